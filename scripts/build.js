@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Build: compile TypeScript to dist/ and write the oclif manifest (so startup never scans command files).
+// Runs on `npm ci` / `npm install` (prepare), before `npm test` and before `npm run bench`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const run = (script, args) => execFileSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' });
+
+let tsc;
+try {
+  tsc = require.resolve('typescript/bin/tsc');
+} catch {
+  // Installed without devDependencies (a consumer of the published package): dist/ ships prebuilt.
+  if (existsSync(join(root, 'dist'))) process.exit(0);
+  console.error('build: typescript is not installed; run `npm ci` first');
+  process.exit(1);
+}
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+run(tsc, ['-p', 'tsconfig.build.json']);
+run(require.resolve('oclif/bin/run.js'), ['manifest']);

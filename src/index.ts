@@ -1,0 +1,4 @@
+// payorch as a library: the typed client, the test-mode server and the contract's types.
+export * from './lib/client/index.js';
+export { startServer, openEmbedded, type ServerOptions, type RunningServer, type EmbeddedServer } from './lib/server/server.js';
+export type * from './lib/contract/index.js';

@@ -1,0 +1,159 @@
+// The embedded API client: bearer auth, an Idempotency-Key on every POST/PATCH/DELETE (reused across its
+// retries), retries with jittered exponential backoff on 429 (honouring Retry-After), 5xx, 409
+// idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors.
+import { randomUUID } from 'node:crypto';
+import type { ErrorBody } from '../contract/common.js';
+import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
+import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
+import { SessionsResource } from './resources/sessions.js';
+
+export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
+
+export interface ClientOptions {
+  /** `sk_test_…` (or a session's client secret for confirm-style calls). */
+  apiKey?: string;
+  /** `http://127.0.0.1:4242/functions/v1`. Ignored when `transport` is given. */
+  baseUrl?: string;
+  transport?: Transport;
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms (default 30 000). */
+  timeoutMs?: number;
+  /** Base of the exponential backoff in ms (default 500). */
+  retryBaseMs?: number;
+  /** Longest wait the client accepts between attempts, incl. Retry-After (default 20 000 ms). */
+  maxRetryDelayMs?: number;
+  userAgent?: string;
+}
+
+export interface RequestOptions {
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Defaults to a new random key for POST/PATCH/DELETE. */
+  idempotencyKey?: string;
+  /** Overrides the client's API key (e.g. a client secret for one call). */
+  bearer?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+/** A raw response (for `payorch api`): status, headers and the parsed body, errors included. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4242/functions/v1';
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+function encodeQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const sp = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) sp.append(k.endsWith('[]') ? k : `${k}[]`, String(item));
+    else sp.append(k, String(v));
+  }
+  const s = sp.toString();
+  return s ? `?${s}` : '';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Client {
+  readonly sessions: SessionsResource;
+  private transportPromise?: Promise<Transport>;
+  private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
+
+  constructor(options: ClientOptions = {}) {
+    this.opts = { maxRetries: 2, timeoutMs: 30_000, retryBaseMs: 500, maxRetryDelayMs: 20_000, ...options };
+    if (options.transport) this.transportPromise = Promise.resolve(options.transport);
+    this.sessions = new SessionsResource(this);
+  }
+
+  /** Where requests go: the base URL or "embedded test-mode server". */
+  get baseUrl(): string {
+    return this.opts.transport?.description ?? this.opts.baseUrl ?? DEFAULT_BASE_URL;
+  }
+
+  private transport(): Promise<Transport> {
+    // undici is loaded only when the first HTTP request is made (it costs ~90 ms to import).
+    this.transportPromise ??= import('./http.js').then((m) => new m.HttpTransport(this.opts.baseUrl ?? DEFAULT_BASE_URL));
+    return this.transportPromise;
+  }
+
+  /** Sends a request and returns the parsed success body; failures throw ApiError/ConnectionError. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const res = await this.send(method, path, options);
+    if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
+    return res.body as T;
+  }
+
+  /** Sends a request (with retries) and returns status, headers and body whatever the status. */
+  async raw(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
+    return this.send(method, path, options);
+  }
+
+  private async send(method: string, path: string, options: RequestOptions): Promise<RawResponse> {
+    method = method.toUpperCase();
+    const transport = await this.transport();
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent ?? 'payorch-client' };
+    const bearer = options.bearer ?? this.opts.apiKey;
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    if (method !== 'GET' && method !== 'HEAD') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const fullPath = path + encodeQuery(options.query);
+    const maxRetries = options.maxRetries ?? this.opts.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
+
+    for (let attempt = 0; ; attempt++) {
+      let res: TransportResponse;
+      try {
+        res = await transport.send({ method, path: fullPath, headers, body, timeoutMs });
+      } catch (err) {
+        if (!(err instanceof TransportFailure)) throw err;
+        if (attempt < maxRetries) {
+          await sleep(this.backoff(attempt));
+          continue;
+        }
+        const E = err.timeout ? TimeoutError : ConnectionError;
+        throw new E(`${err.message} (after ${attempt + 1} attempt${attempt ? 's' : ''})`, transport.description, err.cause);
+      }
+      let parsed: unknown;
+      try {
+        parsed = res.body === '' ? undefined : JSON.parse(res.body);
+      } catch {
+        throw new ProtocolError(`The server answered ${res.status} with a body that is not JSON.`, res.status);
+      }
+      if (res.status >= 400 && !(parsed && typeof parsed === 'object' && 'error' in parsed)) {
+        throw new ProtocolError(`The server answered ${res.status} without the API's error body.`, res.status);
+      }
+      const retryable =
+        RETRYABLE_STATUS.has(res.status) || (res.status === 409 && (parsed as ErrorBody).error?.code === 'idempotency_key_in_use');
+      if (retryable && attempt < maxRetries) {
+        const retryAfter = Number(res.headers['retry-after']);
+        const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt);
+        if (delay <= this.opts.maxRetryDelayMs) {
+          await sleep(delay);
+          continue;
+        }
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    }
+  }
+
+  /** Full-jitter exponential backoff. */
+  private backoff(attempt: number): number {
+    const cap = Math.min(this.opts.maxRetryDelayMs, this.opts.retryBaseMs * 2 ** attempt);
+    return cap / 2 + Math.random() * (cap / 2);
+  }
+
+  async close(): Promise<void> {
+    if (this.transportPromise) await (await this.transportPromise).close?.();
+  }
+}

@@ -1,0 +1,55 @@
+// Typed errors of the client: an API error carries the contract's error body; the others say the server
+// could not be reached or did not answer in time.
+import type { ErrorBody, ErrorType } from '../contract/common.js';
+
+export class PayorchError extends Error {
+  override name = 'PayorchError';
+}
+
+/** The server answered with the contract's error body. */
+export class ApiError extends PayorchError {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string;
+  readonly param?: string;
+  readonly requestId?: string;
+  readonly declineCode?: string;
+  readonly paymentId?: string;
+  /** `Retry-After` seconds on 429. */
+  readonly retryAfter?: number;
+
+  constructor(status: number, readonly body: ErrorBody, headers: Record<string, string> = {}) {
+    super(body.error.message);
+    this.status = status;
+    this.type = body.error.type;
+    this.code = body.error.code;
+    this.param = body.error.param;
+    this.requestId = body.error.request_id ?? headers['request-id'];
+    this.declineCode = body.error.decline_code;
+    this.paymentId = body.error.payment_id;
+    const ra = headers['retry-after'];
+    if (ra !== undefined && ra !== '') this.retryAfter = Number(ra);
+  }
+}
+
+/** The server could not be reached (refused, reset, DNS), after retries. */
+export class ConnectionError extends PayorchError {
+  override name = 'ConnectionError';
+  constructor(message: string, readonly url: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+/** No answer within the timeout, after retries. */
+export class TimeoutError extends ConnectionError {
+  override name = 'TimeoutError';
+}
+
+/** The server answered something that is not the contract's JSON (a proxy page, say). */
+export class ProtocolError extends PayorchError {
+  override name = 'ProtocolError';
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}

@@ -1,0 +1,27 @@
+import type { List, ListParams } from '../../contract/common.js';
+import type { QueryValue, RequestOptions } from '../client.js';
+
+/** What a resource needs of the client. */
+export interface Requester {
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+}
+
+export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 'maxRetries'>;
+
+export const enc = encodeURIComponent;
+
+/** Every page of a list, following `starting_after` until `has_more` is false. */
+export async function* paginate<T extends { id: string }, P extends ListParams>(
+  fetchPage: (params: P) => Promise<List<T>>,
+  params: P,
+): AsyncGenerator<T> {
+  let cursor = params.starting_after;
+  for (;;) {
+    const page = await fetchPage({ ...params, starting_after: cursor, limit: params.limit ?? 100 });
+    for (const item of page.data) yield item;
+    if (!page.has_more || page.data.length === 0) return;
+    cursor = page.data[page.data.length - 1]!.id;
+  }
+}
+
+export const asQuery = (params: object | undefined) => params as Record<string, QueryValue> | undefined;

@@ -1,0 +1,100 @@
+// Shared building blocks of every resource and request schema (contract.md §1, §2, §6).
+// TypeBox schemas are plain JSON Schema: the server validates with them, the client and CLI take their
+// static types from them, and /openapi.json is generated from them.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** Base path of every API route (service-interface.md: `{base_url}` ends in `/functions/v1`). */
+export const API_PREFIX = '/functions/v1';
+
+/** `metadata`: at most 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
+export const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { maxLength: 40, minLength: 1 },
+  additionalProperties: { type: 'string', maxLength: 500 },
+  description: 'Key-value pairs: at most 50 keys, keys up to 40 characters, string values up to 500 characters.',
+});
+
+/** Three-letter ISO 4217 code, any case on input, UPPERCASE on output. */
+export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
+
+/** Absolute http(s) URL. */
+export const HttpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s/$.?#][^\\s]*$', description: 'absolute http(s) URL' });
+
+export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+
+/** ISO 8601 UTC date-time with milliseconds. */
+export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds' });
+export const UnixSeconds = Type.Integer({ description: 'Unix seconds' });
+
+export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' });
+
+/** Path parameter holding an object id: validated loosely (an unknown id is a 404, not a 400). */
+export const IdParam = Type.String({ minLength: 1, maxLength: 255 });
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+// ---------------------------------------------------------------------------------------------- errors
+
+export const ErrorType = Type.Union([
+  Type.Literal('api_error'),
+  Type.Literal('authentication_error'),
+  Type.Literal('card_error'),
+  Type.Literal('invalid_request_error'),
+  Type.Literal('validation_error'),
+]);
+export type ErrorType = Static<typeof ErrorType>;
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      type: ErrorType,
+      code: Type.String(),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+      request_id: Type.Optional(Type.String()),
+      decline_code: Type.Optional(Type.String()),
+      payment_id: Type.Optional(Type.String()),
+    }),
+  },
+  { $id: 'ErrorBody', description: 'The body of every failure' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+// ----------------------------------------------------------------------------------------------- lists
+
+/** Query parameters shared by every `{object: "list"}` listing (contract §6). */
+export const ListQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  starting_after: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  ending_before: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+};
+export interface ListParams {
+  limit?: number;
+  starting_after?: string;
+  ending_before?: string;
+}
+
+export const ListOf = <T extends TSchema>(item: T) =>
+  Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    has_more: Type.Boolean(),
+    total_count: Type.Integer(),
+    url: Type.String(),
+  });
+
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  total_count: number;
+  url: string;
+}
+
+export const DeletedObject = (object: string) =>
+  Type.Object({ id: Type.String(), object: Type.Literal(object), deleted: Type.Literal(true) });
+
+/** Body of POSTs that take no parameters: `{}` or no body; any field is unknown. */
+export const EmptyBody = Type.Object({}, { additionalProperties: false });
+export const EmptyQuery = Type.Object({}, { additionalProperties: false });

@@ -1,0 +1,3 @@
+export * from './common.js';
+export * from './sessions.js';
+export * from './meta.js';

@@ -1,0 +1,35 @@
+// Secrets at rest: AES-256-GCM with a key kept in the data directory (mode 0600), and hashes for lookups.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export class Sealer {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('Sealer needs a 32-byte key');
+  }
+
+  static random(): Sealer {
+    return new Sealer(randomBytes(32));
+  }
+
+  /** `v1.<iv>.<tag>.<ciphertext>` in base64url. */
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, ct] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognised sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]).toString('utf8');
+  }
+}
+
+export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/** Constant-time comparison of two secrets (through their hashes, so lengths never leak). */
+export function secretsEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}

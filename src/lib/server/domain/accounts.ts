@@ -1,0 +1,87 @@
+// Merchant accounts and their API keys. Keys are stored as SHA-256 hashes; each key belongs to one account.
+import type { Statement } from 'better-sqlite3';
+import type { Store } from '../store/db.js';
+import { newApiKey, newId } from '../ids.js';
+import { sha256 } from '../crypto.js';
+import { errors } from '../errors.js';
+
+export interface ApiKeyInfo {
+  id: string;
+  account_id: string;
+  /** `sk_test_…abcd` — never the whole key. */
+  masked: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  last4: string;
+  created_ms: number;
+  revoked_ms: number | null;
+}
+
+const info = (r: KeyRow): ApiKeyInfo => ({
+  id: r.id,
+  account_id: r.account_id,
+  masked: `sk_test_…${r.last4}`,
+  created_at: new Date(r.created_ms).toISOString(),
+  revoked_at: r.revoked_ms === null ? null : new Date(r.revoked_ms).toISOString(),
+});
+
+export class Accounts {
+  private readonly byHash: Statement;
+
+  constructor(private readonly store: Store) {
+    this.byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');
+  }
+
+  /** A new account with its first key. The plaintext key is returned once and never stored. */
+  createAccountWithKey(): { account_id: string; api_key: string; key: ApiKeyInfo } {
+    return this.store.tx(() => {
+      const accountId = newId('acct');
+      this.store.db.prepare('INSERT INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, Date.now());
+      const { api_key, key } = this.addKey(accountId);
+      return { account_id: accountId, api_key, key };
+    });
+  }
+
+  private addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
+    const apiKey = newApiKey();
+    const row: KeyRow = { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: Date.now(), revoked_ms: null };
+    this.store.db
+      .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
+      .run(row.id, accountId, sha256(apiKey), row.last4, row.created_ms);
+    return { api_key: apiKey, key: info(row) };
+  }
+
+  listKeys(): ApiKeyInfo[] {
+    return (this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id').all() as KeyRow[]).map(info);
+  }
+
+  /** Revokes by key id (`key_…`) or by the key itself. */
+  revoke(idOrKey: string): ApiKeyInfo {
+    const row = (idOrKey.startsWith('sk_')
+      ? this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE hash = ?').get(sha256(idOrKey))
+      : this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?').get(idOrKey)) as KeyRow | undefined;
+    if (!row) throw errors.notFound('api key', idOrKey.startsWith('sk_') ? `sk_test_…${idOrKey.slice(-4)}` : idOrKey);
+    if (row.revoked_ms === null) {
+      row.revoked_ms = Date.now();
+      this.store.db.prepare('UPDATE api_keys SET revoked_ms = ? WHERE id = ?').run(row.revoked_ms, row.id);
+    }
+    return info(row);
+  }
+
+  /** The account a bearer key authenticates, or the 401 that explains why not (contract.md §2, §3). */
+  authenticate(token: string | undefined): { accountId: string; keyId: string } {
+    if (!token) throw errors.authentication('missing_api_key', 'No API key provided. Send `Authorization: Bearer sk_test_...`.');
+    if (token.startsWith('sk_live_')) {
+      throw errors.authentication('livemode_unavailable', 'Live keys (sk_live_...) are not accepted by the local test-mode server. Use an sk_test_ key.');
+    }
+    const row = token.startsWith('sk_test_') ? (this.byHash.get(sha256(token)) as { id: string; account_id: string; revoked_ms: number | null } | undefined) : undefined;
+    if (!row) throw errors.authentication('invalid_api_key', `Invalid API key provided: ${token.startsWith('sk_') ? token.slice(0, 8) : ''}…${token.length > 12 ? token.slice(-4) : ''}`);
+    if (row.revoked_ms !== null) throw errors.authentication('api_key_revoked', 'This API key has been revoked.');
+    return { accountId: row.account_id, keyId: row.id };
+  }
+}

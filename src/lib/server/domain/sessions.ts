@@ -1,0 +1,147 @@
+// Payment sessions: creation, update, cancel, expiry (contract.md §7). The state machine lives here.
+import type { CancelSessionBody, CreateSessionBody, ListSessionsQuery, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
+import type { List } from '../../contract/common.js';
+import type { Store } from '../store/db.js';
+import { Collection } from '../store/collection.js';
+import { newClientSecret, newUuid } from '../ids.js';
+import { isoTime, unixSeconds } from '../clock.js';
+import { sha256, secretsEqual, type Sealer } from '../crypto.js';
+import { errors } from '../errors.js';
+import { normalizeCurrency, mergeMetadata } from './values.js';
+import type { DueWork } from './due.js';
+
+export const SESSION_TTL_MS = 24 * 3600 * 1000;
+
+/** States a session can still be canceled from (an authorized manual-capture payment is voided). */
+const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action', 'processing'];
+/** States in which an unpaid session expires. */
+const EXPIRABLE: SessionStatus[] = ['requires_payment_method', 'requires_action'];
+
+/** What is stored: the API object with the client secret sealed (AES-GCM) instead of in clear. */
+type StoredSession = Omit<PaymentSession, 'client_secret'> & { client_secret_sealed: string; client_secret_hash: string; expires_ms: number };
+
+export class Sessions implements DueWork {
+  readonly name = 'session expiry';
+  readonly collection: Collection<StoredSession>;
+
+  constructor(private readonly store: Store, private readonly sealer: Sealer) {
+    this.collection = new Collection<StoredSession>(store, 'payment_sessions', {
+      status: (s) => s.status,
+      external_id: (s) => s.external_id,
+      expires_ms: (s) => s.expires_ms,
+      secret_hash: (s) => s.client_secret_hash,
+    });
+  }
+
+  private toApi(stored: StoredSession): PaymentSession {
+    const { client_secret_sealed, client_secret_hash: _hash, expires_ms: _expires, ...rest } = stored;
+    return { ...rest, client_secret: this.sealer.open(client_secret_sealed) };
+  }
+
+  create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
+    const id = newUuid();
+    const secret = newClientSecret();
+    const stored: StoredSession = {
+      id,
+      object: 'payment_session',
+      status: 'requires_payment_method',
+      amount: body.amount,
+      currency: normalizeCurrency(body.currency, 'currency'),
+      external_id: body.external_id ?? null,
+      description: body.description ?? null,
+      customer_email: body.customer?.email ?? null,
+      customer_name: body.customer?.name ?? null,
+      capture_method: body.capture_method ?? 'automatic',
+      payment_method_types: body.payment_method_types ?? ['card'],
+      success_url: body.success_url ?? null,
+      cancel_url: body.cancel_url ?? null,
+      fallback_url: `${checkoutBaseUrl}/pay/${id}`,
+      metadata: body.metadata ?? {},
+      cancellation_reason: null,
+      canceled_at: null,
+      expires_at: isoTime(now + SESSION_TTL_MS),
+      created_at: isoTime(now),
+      livemode: false,
+      client_secret_sealed: this.sealer.seal(secret),
+      client_secret_hash: sha256(secret),
+      expires_ms: now + SESSION_TTL_MS,
+    };
+    this.collection.insert(accountId, stored);
+    return this.toApi(stored);
+  }
+
+  /** The stored session, expired first if its time has come (so a read never shows a stale state). */
+  private load(accountId: string, id: string, now: number): StoredSession {
+    const s = this.collection.require(accountId, id, 'payment_session', 'session_id');
+    if (EXPIRABLE.includes(s.status) && s.expires_ms <= now) return this.expire(accountId, s);
+    return s;
+  }
+
+  get(accountId: string, id: string, now: number): PaymentSession {
+    return this.toApi(this.load(accountId, id, now));
+  }
+
+  update(accountId: string, id: string, body: UpdateSessionBody, now: number): PaymentSession {
+    const s = this.load(accountId, id, now);
+    if (s.status !== 'requires_payment_method') {
+      throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be updated while requires_payment_method.`);
+    }
+    if (body.amount !== undefined) s.amount = body.amount;
+    if (body.currency !== undefined) s.currency = normalizeCurrency(body.currency, 'currency');
+    if (body.description !== undefined) s.description = body.description;
+    if (body.customer?.email !== undefined) s.customer_email = body.customer.email;
+    if (body.customer?.name !== undefined) s.customer_name = body.customer.name;
+    if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
+    this.collection.update(accountId, s);
+    return this.toApi(s);
+  }
+
+  cancel(accountId: string, id: string, body: CancelSessionBody, now: number): PaymentSession {
+    const s = this.load(accountId, id, now);
+    if (!CANCELABLE.includes(s.status)) {
+      throw errors.unexpectedState('session', `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`);
+    }
+    s.status = 'canceled';
+    s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
+    s.canceled_at = unixSeconds(now);
+    this.collection.update(accountId, s);
+    return this.toApi(s);
+  }
+
+  list(accountId: string, url: string, query: ListSessionsQuery, now: number): List<PaymentSession> {
+    this.runDue(now, accountId);
+    const page = this.collection.list(accountId, url, { ...query, where: { status: query.status, external_id: query.external_id } });
+    return { ...page, data: page.data.map((s) => this.toApi(s)) };
+  }
+
+  /** For client-secret authentication: the session's account when `secret` is this session's live secret. */
+  authenticateSecret(sessionId: string, secret: string): { accountId: string; expiresMs: number } | undefined {
+    const rows = this.collection.selectWhere('id = ? AND secret_hash = ?', sessionId, sha256(secret));
+    const row = rows[0];
+    if (!row || !secretsEqual(this.sealer.open(row.doc.client_secret_sealed), secret)) return undefined;
+    return { accountId: row.accountId, expiresMs: row.doc.expires_ms };
+  }
+
+  private expire(accountId: string, s: StoredSession): StoredSession {
+    s.status = 'canceled';
+    s.cancellation_reason = 'abandoned';
+    s.canceled_at = unixSeconds(s.expires_ms);
+    this.collection.update(accountId, s);
+    return s;
+  }
+
+  // DueWork: unpaid sessions 24 h old become canceled/abandoned.
+  nextDue(accountId: string): number | undefined {
+    const row = this.store.db
+      .prepare(`SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status IN (${EXPIRABLE.map(() => '?').join(', ')})`)
+      .get(accountId, ...EXPIRABLE) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  runDue(now: number, accountId?: string): number {
+    const cond = `status IN (${EXPIRABLE.map(() => '?').join(', ')}) AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
+    const due = this.collection.selectWhere(cond, ...EXPIRABLE, now, ...(accountId ? [accountId] : []));
+    for (const { accountId: acct, doc } of due) this.expire(acct, doc);
+    return due.length;
+  }
+}

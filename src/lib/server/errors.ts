@@ -1,0 +1,96 @@
+// The one place that decides error shapes and status codes (contract.md §2).
+import type { ErrorBody, ErrorType } from '../contract/common.js';
+
+export interface ErrorInit {
+  status: number;
+  type: ErrorType;
+  code: string;
+  message: string;
+  param?: string;
+  decline_code?: string;
+  payment_id?: string;
+  /** Extra response headers (Retry-After, Allow). */
+  headers?: Record<string, string>;
+}
+
+/** A failure the API answers with the contract's error body. Thrown by routes and domain code. */
+export class ServiceError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string;
+  readonly param?: string;
+  readonly decline_code?: string;
+  readonly payment_id?: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(init: ErrorInit) {
+    super(init.message);
+    this.name = 'ServiceError';
+    this.status = init.status;
+    this.type = init.type;
+    this.code = init.code;
+    this.param = init.param;
+    this.decline_code = init.decline_code;
+    this.payment_id = init.payment_id;
+    this.headers = init.headers;
+  }
+
+  body(requestId: string): ErrorBody {
+    const error: ErrorBody['error'] = { type: this.type, code: this.code, message: this.message };
+    if (this.param !== undefined) error.param = this.param;
+    if (this.decline_code !== undefined) error.decline_code = this.decline_code;
+    if (this.payment_id !== undefined) error.payment_id = this.payment_id;
+    error.request_id = requestId;
+    return { error };
+  }
+}
+
+/** Human names used in "No such …" messages, by id prefix / resource. */
+export const errors = {
+  parameterMissing: (param: string) =>
+    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_missing', param, message: `Missing required param: ${param}.` }),
+  parameterInvalid: (param: string, detail: string) =>
+    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_invalid', param, message: `Invalid ${param}: ${detail}.` }),
+  parameterUnknown: (param: string) =>
+    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_unknown', param, message: `Received unknown parameter: ${param}.` }),
+  invalidRequest: (code: string, message: string, param?: string) =>
+    new ServiceError({ status: 400, type: 'invalid_request_error', code, message, param }),
+  invalidJson: (detail: string) =>
+    new ServiceError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Invalid JSON in the request body: ${detail}` }),
+  authentication: (code: string, message: string) => new ServiceError({ status: 401, type: 'authentication_error', code, message }),
+  notFound: (resource: string, id: string, param?: string) =>
+    new ServiceError({ status: 404, type: 'invalid_request_error', code: 'resource_missing', param, message: `No such ${resource}: '${id}'` }),
+  routeNotFound: (method: string, path: string) =>
+    new ServiceError({
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'route_not_found',
+      message: `Unrecognized request URL (${method}: ${path}). See docs/api.md for the routes this server answers.`,
+    }),
+  methodNotAllowed: (method: string, path: string, allow: string[]) =>
+    new ServiceError({
+      status: 405,
+      type: 'invalid_request_error',
+      code: 'method_not_allowed',
+      message: `${method} is not allowed on ${path}; allowed: ${allow.join(', ')}.`,
+      headers: { Allow: allow.join(', ') },
+    }),
+  /** 409 `<resource>_unexpected_state`. */
+  unexpectedState: (resource: string, message: string) =>
+    new ServiceError({ status: 409, type: 'invalid_request_error', code: `${resource}_unexpected_state`, message }),
+  conflict: (code: string, message: string, param?: string) =>
+    new ServiceError({ status: 409, type: 'invalid_request_error', code, message, param }),
+  payloadTooLarge: (limit: number) =>
+    new ServiceError({ status: 413, type: 'invalid_request_error', code: 'payload_too_large', message: `The request body exceeds ${limit} bytes.` }),
+  unsupportedMediaType: (got: string) =>
+    new ServiceError({
+      status: 415,
+      type: 'invalid_request_error',
+      code: 'unsupported_media_type',
+      message: `Request bodies must be JSON with Content-Type: application/json (got ${JSON.stringify(got)}).`,
+    }),
+  rateLimited: (code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded', message: string, retryAfter: number) =>
+    new ServiceError({ status: 429, type: 'invalid_request_error', code, message, headers: { 'Retry-After': String(retryAfter) } }),
+  internal: () =>
+    new ServiceError({ status: 500, type: 'api_error', code: 'internal_error', message: 'An internal error occurred. The request id identifies it in the server log.' }),
+};

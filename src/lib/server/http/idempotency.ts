@@ -1,0 +1,108 @@
+// Idempotency keys (contract.md §4): scope (account, key), 24 h, replay with `Idempotent-Replayed: true`,
+// reuse with another request → 400, a key whose first request is still running → 409.
+// The record is written in the same transaction as the operation's own writes, so a crash can never leave
+// an acknowledged write without its replayable response, nor a response without its write.
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Store } from '../store/db.js';
+import { errors, ServiceError } from '../errors.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/** An in-progress record older than this is taken to be from a process that died mid-request. */
+const ABANDONED_AFTER_MS = 60_000;
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+interface Row {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  status: number | null;
+  body: string | null;
+  created_ms: number;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(canonical(body ?? {}))}`).digest('hex');
+}
+
+/** Whether a failure is the operation's recorded outcome (replayed later) or a request that never ran. */
+export function isSavedOutcome(err: ServiceError): boolean {
+  if (err.status === 402 || err.status === 404 || err.status === 409) return true;
+  return err.status === 400 && err.type === 'invalid_request_error';
+}
+
+export class IdempotencyStore {
+  private readonly find: Statement;
+  private readonly insert: Statement;
+  private readonly remove: Statement;
+  private readonly purgeStmt: Statement;
+
+  constructor(private readonly store: Store, private readonly owner: string, private readonly now: () => number = Date.now) {
+    const db = store.db;
+    this.find = db.prepare('SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?');
+    this.insert = db.prepare(
+      `INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, owner = excluded.owner,
+         status = excluded.status, body = excluded.body, created_ms = excluded.created_ms`,
+    );
+    this.remove = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?');
+    this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE created_ms < ?');
+  }
+
+  static validateKey(key: string): void {
+    if (key.length === 0 || key.length > 255) throw errors.parameterInvalid('Idempotency-Key', 'must be 1 to 255 characters');
+  }
+
+  /**
+   * Inside a transaction: the earlier outcome for this key (replay), a conflict, or undefined when the
+   * request should run. Expired records are ignored.
+   */
+  lookup(accountId: string, key: string, fp: string): StoredResponse | undefined {
+    const row = this.find.get(accountId, key) as Row | undefined;
+    if (!row) return undefined;
+    const age = this.now() - row.created_ms;
+    if (age >= IDEMPOTENCY_TTL_MS) return undefined;
+    if (row.fingerprint !== fp) {
+      throw errors.invalidRequest(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request (method, path or body). Use a new key for a new request.',
+      );
+    }
+    if (row.state === 'in_progress') {
+      if (age < ABANDONED_AFTER_MS) {
+        throw errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.');
+      }
+      return undefined;
+    }
+    return { status: row.status!, body: row.body!, replayed: true };
+  }
+
+  save(accountId: string, key: string, fp: string, status: number, body: string): void {
+    this.insert.run(accountId, key, fp, 'done', this.owner, status, body, this.now());
+  }
+
+  /** For requests that await between transactions: mark the key taken before the work starts. */
+  claim(accountId: string, key: string, fp: string): void {
+    this.insert.run(accountId, key, fp, 'in_progress', this.owner, null, null, this.now());
+  }
+
+  release(accountId: string, key: string): void {
+    this.remove.run(accountId, key);
+  }
+
+  purgeExpired(): number {
+    return this.purgeStmt.run(this.now() - IDEMPOTENCY_TTL_MS).changes;
+  }
+}

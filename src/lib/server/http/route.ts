@@ -1,0 +1,72 @@
+// One way to declare a route: method, path, schemas, auth mode, status, handler. The app turns these into
+// fastify routes (validation, auth, rate limits, idempotency, error bodies) and into /openapi.json.
+import type { TSchema, Static } from '@sinclair/typebox';
+import type { Services } from '../services.js';
+import { ServiceError } from '../errors.js';
+
+export type AuthMode =
+  /** `Authorization: Bearer sk_test_…` */
+  | 'api_key'
+  /** the payment session's `client_secret` as bearer; the session id is the `session_id` path param */
+  | 'client_secret'
+  /** either of the above (contract.md §3) */
+  | 'api_key_or_client_secret'
+  | 'none';
+
+export interface RouteContext<B, Q, P> {
+  /** The authenticated merchant account ('' on routes with auth 'none'). */
+  accountId: string;
+  body: B;
+  query: Q;
+  params: P;
+  requestId: string;
+  /** The account's clock (ms), read once per request. */
+  now: number;
+  /** The request path without the query string (used as a list's `url`). */
+  path: string;
+  /** Absolute base URL of the API as the caller reached it (for hosted-page links). */
+  baseUrl: string;
+  services: Services;
+}
+
+export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path under the API prefix (`/functions/v1`), fastify syntax for params (`/sessions/:session_id`). */
+  url: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  body?: TSchema;
+  query?: TSchema;
+  params?: TSchema;
+  response: TSchema;
+  /** Success status: 201 for POSTs that create, else 200 (contract.md §1). */
+  status?: 200 | 201;
+  /** Error statuses this route can answer, beyond the ones every route can (for the OpenAPI document). */
+  errors?: number[];
+  /**
+   * Synchronous handlers run inside one SQLite transaction together with the idempotency record, so an
+   * acknowledged write and its replayable response commit atomically. Return the response body, or an
+   * `Outcome` for a committed failure (e.g. a 402 decline that also records the failed payment).
+   */
+  handler: (ctx: RouteContext<B, Q, P>) => unknown;
+}
+
+/** A failure whose side effects are committed (unlike a thrown ServiceError, which rolls back). */
+export class Outcome {
+  constructor(readonly error: ServiceError) {}
+}
+
+export function defineRoute<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined>(
+  spec: Omit<RouteSpec, 'handler' | 'body' | 'query' | 'params'> & {
+    body?: B;
+    query?: Q;
+    params?: P;
+    handler: (
+      ctx: RouteContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined, P extends TSchema ? Static<P> : undefined>,
+    ) => unknown;
+  },
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}

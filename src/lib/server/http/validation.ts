@@ -1,0 +1,87 @@
+// JSON Schema validation: bodies strictly (no type coercion), query strings and path params with coercion
+// (they arrive as strings). Ajv errors become the contract's validation errors.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { errors, ServiceError } from '../errors.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const queryAjv = makeAjv(true);
+
+export function compileValidator(schema: object, httpPart: string | undefined) {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
+  return ajv.compile(schema);
+}
+
+/** `/customer/email` + `name` → `customer.email.name`; `/items/0/price` → `items[0].price`. */
+function paramPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'type':
+      return `must be of type ${String(p.type)}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${String(p.comparison)} ${String(p.limit)}`;
+    case 'minLength':
+      return `must be at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'maxProperties':
+      return `must have at most ${String(p.limit)} keys`;
+    case 'uniqueItems':
+      return 'must not contain duplicates';
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'pattern':
+    case 'format':
+      return `is not a valid ${e.keyword === 'format' ? String(p.format) : 'value'}`;
+    case 'propertyNames':
+      return 'has an invalid key';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** Turns the validation failure fastify reports into the contract's error. */
+export function validationError(list: ErrorObject[], context: string | undefined): ServiceError {
+  // A union (anyOf) of literals reports one error per branch: treat as an enum.
+  const first = list[0]!;
+  const unknown = list.find((e) => e.keyword === 'additionalProperties');
+  if (unknown) {
+    const name = paramPath(unknown.instancePath, String((unknown.params as { additionalProperty: string }).additionalProperty));
+    return errors.parameterUnknown(name);
+  }
+  const missing = list.find((e) => e.keyword === 'required');
+  if (missing) return errors.parameterMissing(paramPath(missing.instancePath, String((missing.params as { missingProperty: string }).missingProperty)));
+  const where = paramPath(first.instancePath) || (context === 'body' ? 'body' : context ?? 'request');
+  if (first.instancePath === '' && first.keyword === 'type' && context === 'body') {
+    return errors.invalidRequest('invalid_body', 'The request body must be a JSON object.');
+  }
+  const literals = list.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath);
+  if (literals.length > 1) {
+    const allowed = literals.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)).join(', ');
+    return errors.parameterInvalid(where, `must be one of ${allowed}`);
+  }
+  return errors.parameterInvalid(where, describe(first));
+}

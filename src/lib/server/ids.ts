@@ -1,0 +1,54 @@
+// The one place that makes identifiers (contract.md §1).
+// Payment sessions and payments: UUIDv7 (time-ordered, indexes well). Everything else: prefix + 24 base62
+// characters, the first 8 encoding the millisecond time so ids also sort by creation, the rest random.
+import { randomBytes } from 'node:crypto';
+import { uuidv7 } from 'uuidv7';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'; // ASCII order: sorts as it counts
+
+export type IdPrefix =
+  | 'acct' | 'key' | 'cus' | 'prod' | 'price' | 'sub' | 'si' | 'in' | 'il' | 'ur' | 'ba' | 'nt' | 'cks' | 'pts'
+  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att';
+
+/** `n` random base62 characters (rejection sampling: no modulo bias). */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    const bytes = randomBytes(n * 2);
+    for (let i = 0; i < bytes.length && out.length < n; i++) {
+      const b = bytes[i]! & 63;
+      if (b < 62) out += ALPHABET[b];
+    }
+  }
+  return out;
+}
+
+function base62Time(ms: number): string {
+  let out = '';
+  let v = Math.floor(ms);
+  for (let i = 0; i < 8; i++) {
+    out = ALPHABET[v % 62] + out;
+    v = Math.floor(v / 62);
+  }
+  return out;
+}
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${base62Time(Date.now())}${randomBase62(16)}`;
+}
+
+export function newUuid(): string {
+  return uuidv7();
+}
+
+export function newRequestId(): string {
+  return `req_${randomBase62(20)}`;
+}
+
+export function newClientSecret(): string {
+  return `cs_${randomBase62(48)}`;
+}
+
+export function newApiKey(): string {
+  return `sk_test_${randomBase62(32)}`;
+}

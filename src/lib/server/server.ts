@@ -1,0 +1,136 @@
+// Starting the test-mode server: on loopback over HTTP (`payorch server start`, `startServer()`), or
+// in-process for the CLI's embedded default (`openEmbedded()`: the same app, reached through inject).
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { API_PREFIX } from '../contract/common.js';
+import { buildApp } from './app.js';
+import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir } from './datadir.js';
+import { createServices, type Services } from './services.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
+import { fileLogger } from './log.js';
+import { VERSION } from './version.js';
+
+export interface ServerOptions {
+  /** Default 4242; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default: the user's data directory (see `defaultDataDir`). */
+  dataDir?: string;
+  /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
+  memory?: boolean;
+  rateLimits?: Partial<RateLimitConfig>;
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:PORT/functions/v1` */
+  baseUrl: string;
+  host: string;
+  port: number;
+  /** The data directory's first key (printed on first start). */
+  apiKey: string;
+  accountId: string;
+  dataDir: string | null;
+  /** True when this start created the data directory's account and key. */
+  created: boolean;
+  pid: number;
+  app: FastifyInstance;
+  services: Services;
+  close(): Promise<void>;
+}
+
+async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string) {
+  if (dataDir) ensureDir(dataDir);
+  const opened = openDataDir(memory ? null : dataDir);
+  const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
+  const services = createServices(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...limits });
+  const app = await buildApp({ services, logger: log.logger, publicUrl, version: VERSION });
+  return { opened, log, services, app };
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const memory = options.memory ?? false;
+  const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
+  const lock = dataDir ? acquireLock(dataDir) : undefined;
+  let baseUrl = '';
+  try {
+    const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl);
+    try {
+      await app.listen({ port: options.port ?? 4242, host });
+    } catch (err) {
+      await app.close();
+      opened.store.close();
+      throw err;
+    }
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (options.port ?? 4242);
+    baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
+    lock?.update(baseUrl);
+    log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
+
+    const tick = setInterval(() => {
+      try {
+        services.scheduler.tick();
+      } catch (err) {
+        log.logger.error({ err }, 'scheduled work failed');
+      }
+    }, 1000);
+    const purge = setInterval(() => services.idempotency.purgeExpired(), 10 * 60_000);
+    tick.unref();
+    purge.unref();
+
+    let closing: Promise<void> | undefined;
+    return {
+      baseUrl,
+      host,
+      port,
+      apiKey: opened.credentials.api_key,
+      accountId: opened.credentials.account_id,
+      dataDir,
+      created: opened.created,
+      pid: process.pid,
+      app,
+      services,
+      close() {
+        closing ??= (async () => {
+          clearInterval(tick);
+          clearInterval(purge);
+          await app.close(); // stops accepting, waits for requests in flight
+          log.logger.info('server stopped');
+          log.flush();
+          opened.store.close();
+          lock?.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+export interface EmbeddedServer {
+  app: FastifyInstance;
+  apiKey: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The server in this process, with no socket: the CLI's zero-configuration default. */
+export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<EmbeddedServer> {
+  const { opened, log, services, app } = await assemble(dataDir, false, undefined, () => `http://127.0.0.1:4242${API_PREFIX}`);
+  await app.ready();
+  services.scheduler.tick();
+  return {
+    app,
+    apiKey: opened.credentials.api_key,
+    dataDir,
+    async close() {
+      await app.close();
+      log.flush();
+      opened.store.close();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// A typed document table: insert, get, update, and keyset-paginated lists (newest first) with equality
+// filters on indexed columns. Every area stores its objects through one of these.
+import type { Statement } from 'better-sqlite3';
+import type { List } from '../../contract/common.js';
+import { errors } from '../errors.js';
+import type { Store } from './db.js';
+
+export interface ListOptions {
+  limit?: number;
+  starting_after?: string;
+  ending_before?: string;
+  /** Equality filters on indexed columns (undefined values are ignored). */
+  where?: Record<string, string | number | null | undefined>;
+}
+
+export class Collection<T extends { id: string }> {
+  private readonly stmts = new Map<string, Statement>();
+
+  /**
+   * @param columns indexed columns and how to read each from a document
+   */
+  constructor(
+    private readonly store: Store,
+    readonly table: string,
+    private readonly columns: Record<string, (doc: T) => string | number | null> = {},
+  ) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.store.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  private values(doc: T): (string | number | null)[] {
+    return Object.values(this.columns).map((read) => read(doc));
+  }
+
+  insert(accountId: string, doc: T): T {
+    const names = Object.keys(this.columns);
+    const sql = `INSERT INTO ${this.table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (?, ?, ${names.map(() => '?, ').join('')}?)`;
+    this.stmt(sql).run(doc.id, accountId, ...this.values(doc), JSON.stringify(doc));
+    return doc;
+  }
+
+  update(accountId: string, doc: T): T {
+    const names = Object.keys(this.columns);
+    const sql = `UPDATE ${this.table} SET ${names.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`;
+    const r = this.stmt(sql).run(...this.values(doc), JSON.stringify(doc), doc.id, accountId);
+    if (r.changes !== 1) throw new Error(`${this.table}: update of ${doc.id} touched ${r.changes} rows`);
+    return doc;
+  }
+
+  delete(accountId: string, id: string): boolean {
+    return this.stmt(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ?`).run(id, accountId).changes === 1;
+  }
+
+  get(accountId: string, id: string): T | undefined {
+    const row = this.stmt(`SELECT data FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { data: string } | undefined;
+    return row ? (JSON.parse(row.data) as T) : undefined;
+  }
+
+  /** The document, or 404 `resource_missing` naming `resource`. */
+  require(accountId: string, id: string, resource: string, param?: string): T {
+    const doc = this.get(accountId, id);
+    if (!doc) throw errors.notFound(resource, id, param);
+    return doc;
+  }
+
+  /** Documents matching `where` (all accounts when accountId is null), by a raw SQL condition — for due work. */
+  selectWhere(condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
+    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY seq`).all(...params) as {
+      account_id: string;
+      data: string;
+    }[];
+    return rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as T }));
+  }
+
+  list(accountId: string, url: string, opts: ListOptions = {}): List<T> {
+    const limit = opts.limit ?? 10;
+    const filters = Object.entries(opts.where ?? {}).filter(([, v]) => v !== undefined);
+    for (const [name] of filters) if (!(name in this.columns)) throw new Error(`${this.table}: no indexed column ${name}`);
+    const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
+    const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
+
+    let cursorCond = '';
+    let cursor: number | undefined;
+    const cursorId = opts.starting_after ?? opts.ending_before;
+    if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
+      throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
+    }
+    if (cursorId !== undefined) {
+      const row = this.stmt(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(cursorId, accountId) as { seq: number } | undefined;
+      const param = opts.starting_after !== undefined ? 'starting_after' : 'ending_before';
+      if (!row) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
+      cursor = row.seq;
+      cursorCond = opts.starting_after !== undefined ? ' AND seq < ?' : ' AND seq > ?';
+    }
+    const where = cond.join(' AND ');
+    const order = opts.ending_before !== undefined ? 'ASC' : 'DESC';
+    const rows = this.stmt(`SELECT data FROM ${this.table} WHERE ${where}${cursorCond} ORDER BY seq ${order} LIMIT ?`).all(
+      ...params,
+      ...(cursor !== undefined ? [cursor] : []),
+      limit + 1,
+    ) as { data: string }[];
+    const has_more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    if (order === 'ASC') page.reverse();
+    const total = this.stmt(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
+    return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: total.n, url };
+  }
+}

@@ -1,0 +1,68 @@
+// SQLite store: one file per data directory (WAL), migrations, and the transaction helper.
+import Database from 'better-sqlite3';
+import { migrations } from './migrations.js';
+
+export interface Store {
+  readonly db: Database.Database;
+  readonly path: string;
+  /** Runs `fn` in one transaction (nested calls become savepoints). */
+  tx<T>(fn: () => T): T;
+  close(): void;
+}
+
+export function openStore(path: string): Store {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return {
+    db,
+    path,
+    tx<T>(fn: () => T): T {
+      return db.transaction(fn)();
+    },
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const newest = Math.max(0, ...applied);
+  if (newest > known) {
+    throw new Error(`This data directory was written by a newer payorch (schema ${newest}; this build knows ${known}). Upgrade payorch or use another --data-dir.`);
+  }
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    })();
+  }
+}
+
+/**
+ * SQL for a document table: `seq` orders rows (newest = highest, keyset pagination), `id` is the public id,
+ * `data` the JSON document; `columns` are extra indexed columns that lists filter on.
+ */
+export function documentTable(table: string, columns: Record<string, string> = {}, indexes: string[][] = []): string {
+  const cols = Object.entries(columns).map(([name, type]) => `  ${name} ${type},`).join('\n');
+  const idx = indexes
+    .map((cs) => `CREATE INDEX IF NOT EXISTS ${table}_${cs.join('_')} ON ${table} (account_id, ${cs.join(', ')}, seq);`)
+    .join('\n');
+  return `
+CREATE TABLE ${table} (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+${cols}
+  data TEXT NOT NULL
+);
+CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);
+${idx}`;
+}

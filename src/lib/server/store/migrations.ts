@@ -1,0 +1,52 @@
+// Schema migrations, in order. Each area appends its own; a version is never edited once released.
+import { documentTable } from './db.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'core: accounts, api keys, idempotency',
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE accounts (
+  id TEXT PRIMARY KEY,
+  created_ms INTEGER NOT NULL,
+  clock_offset_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  hash TEXT NOT NULL UNIQUE,
+  last4 TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  revoked_ms INTEGER
+);
+CREATE TABLE idempotency_keys (
+  account_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  status INTEGER,
+  body TEXT,
+  created_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, key)
+) WITHOUT ROWID;
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
+`,
+  },
+  {
+    version: 2,
+    name: 'payment sessions',
+    sql:
+      documentTable('payment_sessions', { status: 'TEXT NOT NULL', external_id: 'TEXT', expires_ms: 'INTEGER NOT NULL', secret_hash: 'TEXT NOT NULL' }, [
+        ['status'],
+        ['external_id'],
+      ]) + '\nCREATE INDEX payment_sessions_due ON payment_sessions (status, expires_ms);',
+  },
+];
