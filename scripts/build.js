@@ -2,7 +2,7 @@
 // Build: compile TypeScript to dist/ and write the oclif manifest (so startup never scans command files).
 // Runs on `npm ci` / `npm install` (prepare), before `npm test` and before `npm run bench`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -20,6 +20,6 @@ try {
   console.error('build: typescript is not installed; run `npm ci` first');
   process.exit(1);
 }
-rmSync(join(root, 'dist'), { recursive: true, force: true });
+// dist/ is overwritten in place (not removed first) so that a build never pulls files from under a running test.
 run(tsc, ['-p', 'tsconfig.build.json']);
 run(require.resolve('oclif/bin/run.js'), ['manifest']);

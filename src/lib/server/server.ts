@@ -43,7 +43,7 @@ async function assemble(dataDir: string | null, memory: boolean, limits: Partial
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
-  const services = createServices(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...limits });
+  const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) } });
   const app = await buildApp({ services, logger: log.logger, publicUrl, version: VERSION });
   return { opened, log, services, app };
 }
@@ -133,4 +133,8 @@ export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<
       opened.store.close();
     },
   };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,4 +1,5 @@
-// Everything a route handler can reach: the store, the clock, the sealer and one object per domain area.
+// Everything a route handler can reach: the store, the clock, the sealer, cross-area hooks, and one
+// object per domain area. Each area builds its own services in domain/<area>/area.ts.
 import { randomBytes } from 'node:crypto';
 import type { Store } from './store/db.js';
 import { AccountClock, type Clock } from './clock.js';
@@ -6,31 +7,52 @@ import type { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
 import { Sessions } from './domain/sessions.js';
 import { Scheduler } from './domain/due.js';
+import { Hooks } from './domain/hooks.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './http/ratelimit.js';
+import { createPaymentsArea, type PaymentsArea } from './domain/payments/area.js';
+import { createBillingArea, type BillingArea } from './domain/billing/area.js';
+import { createLedgerArea, type LedgerArea } from './domain/ledger/area.js';
+import { createIdentityArea, type IdentityArea } from './domain/identity/area.js';
 
-export interface Services {
+export interface ServerConfig {
+  limits: RateLimitConfig;
+}
+
+export interface CoreServices {
   store: Store;
   clock: Clock;
   sealer: Sealer;
+  hooks: Hooks;
+  config: ServerConfig;
   accounts: Accounts;
   sessions: Sessions;
-  scheduler: Scheduler;
   idempotency: IdempotencyStore;
   limiter: RateLimiter;
 }
 
-export function createServices(store: Store, sealer: Sealer, limits: RateLimitConfig): Services {
+export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea {
+  scheduler: Scheduler;
+}
+
+export function createServices(store: Store, sealer: Sealer, config: ServerConfig): Services {
   const clock = new AccountClock(store);
-  const sessions = new Sessions(store, sealer);
-  return {
+  const core: CoreServices = {
     store,
     clock,
     sealer,
+    hooks: new Hooks(),
+    config,
     accounts: new Accounts(store),
-    sessions,
-    scheduler: new Scheduler(store, clock, [sessions]),
+    sessions: new Sessions(store, sealer),
     idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex')),
-    limiter: new RateLimiter(limits),
+    limiter: new RateLimiter(config.limits),
   };
+  // Ledger first: it subscribes to payment events that the payments and billing areas emit.
+  const ledger = createLedgerArea(core);
+  const identity = createIdentityArea(core);
+  const payments = createPaymentsArea(core);
+  const billing = createBillingArea({ ...core, ...payments.area });
+  const due = [core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due];
+  return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, scheduler: new Scheduler(store, clock, due) };
 }

@@ -1,6 +1,10 @@
-// Every route of the API, by area. An area adds its list here.
+// Every route of the API, by area. Each area keeps its routes in routes/<area>.ts.
 import type { RouteSpec } from '../http/route.js';
 import { metaRoutes } from './meta.js';
 import { sessionRoutes } from './sessions.js';
+import { paymentsRoutes } from './payments.js';
+import { billingRoutes } from './billing.js';
+import { ledgerRoutes } from './ledger.js';
+import { identityRoutes } from './identity.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes];

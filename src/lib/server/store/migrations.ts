@@ -1,5 +1,9 @@
 // Schema migrations, in order. Each area appends its own; a version is never edited once released.
 import { documentTable } from './db.js';
+import { paymentsMigrations } from './migrations/payments.js';
+import { billingMigrations } from './migrations/billing.js';
+import { ledgerMigrations } from './migrations/ledger.js';
+import { identityMigrations } from './migrations/identity.js';
 
 export interface Migration {
   version: number;
@@ -7,7 +11,7 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [
+const coreMigrations: Migration[] = [
   {
     version: 1,
     name: 'core: accounts, api keys, idempotency',
@@ -50,3 +54,6 @@ CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
       ]) + '\nCREATE INDEX payment_sessions_due ON payment_sessions (status, expires_ms);',
   },
 ];
+
+/** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
+export const migrations: Migration[] = [...coreMigrations, ...paymentsMigrations, ...billingMigrations, ...ledgerMigrations, ...identityMigrations];

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../lib/cli/base.js';
+import { CliError, EXIT } from '../lib/cli/errors.js';
+import { ApiError } from '../lib/client/errors.js';
+import type { ErrorBody } from '../lib/contract/common.js';
+
+export default class Api extends ApiCommand {
+  static override summary = 'Send a raw API request and print the JSON answer';
+  static override description = 'PATH is relative to the base URL (…/functions/v1). The body comes from --data: inline JSON, @file, or - for stdin.';
+  static override examples = [
+    '<%= config.bin %> api GET /sessions',
+    '<%= config.bin %> api POST /create-session --data \'{"amount":1999,"currency":"usd"}\'',
+    'echo \'{}\' | <%= config.bin %> api POST /sessions/ID/cancel --data -',
+  ];
+  static override args = {
+    method: Args.string({ required: true, options: ['GET', 'POST', 'PATCH', 'DELETE', 'get', 'post', 'patch', 'delete'], description: 'HTTP method' }),
+    path: Args.string({ required: true, description: 'Path, e.g. /sessions/ID (query string allowed)' }),
+  };
+  static override flags = {
+    data: Flags.string({ char: 'd', description: 'JSON body: inline, @file or - (stdin)' }),
+    query: Flags.string({ char: 'q', description: 'Query parameter key=value (repeatable)', multiple: true }),
+    'idempotency-key': idempotencyFlag,
+    include: Flags.boolean({ char: 'i', description: 'Print the status line and headers to stderr' }),
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Api);
+    const method = args.method.toUpperCase();
+    const body = flags.data === undefined ? undefined : parseBody(flags.data);
+    const query: Record<string, string> = {};
+    for (const pair of flags.query ?? []) {
+      const i = pair.indexOf('=');
+      if (i <= 0) throw new CliError(`--query takes key=value (got "${pair}").`, EXIT.USAGE);
+      query[pair.slice(0, i)] = pair.slice(i + 1);
+    }
+    const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
+    const client = await this.client(flags);
+    if (method !== 'GET') await this.confirmChange(`${method} ${path}`, flags.yes);
+    const res = await client.raw(method, path, { body, query, idempotencyKey: flags['idempotency-key'] });
+    if (flags.include) {
+      process.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
+    }
+    if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
+    await this.print(res.body, () => JSON.stringify(res.body, null, 2));
+  }
+}
+
+function parseBody(data: string): unknown {
+  let text = data;
+  if (data === '-') text = readFileSync(0, 'utf8');
+  else if (data.startsWith('@')) {
+    try {
+      text = readFileSync(data.slice(1), 'utf8');
+    } catch (err) {
+      throw new CliError(`Cannot read ${data.slice(1)}: ${(err as Error).message}`, EXIT.USAGE);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`--data is not valid JSON: ${(err as Error).message}`, EXIT.USAGE);
+  }
+}

@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../../lib/cli/base.js';
+import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { PROFILE_NAME, readProfiles, saveProfile } from '../../lib/profiles/store.js';
+import { maskSecret } from '../../lib/output/mask.js';
+
+export default class ProfilesAdd extends BaseCommand {
+  static override summary = 'Store an API key (and base URL) under a name';
+  static override description = 'Without --api-key the key is asked for on a terminal (input hidden). The first profile becomes the active one.';
+  static override examples = ['<%= config.bin %> profiles add local --api-key sk_test_... --base-url http://127.0.0.1:4242/functions/v1'];
+  static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
+  static override flags = {
+    'api-key': Flags.string({ description: 'sk_test_… or sk_live_… key' }),
+    'base-url': Flags.string({ description: 'API base URL (default http://127.0.0.1:4242/functions/v1)' }),
+    use: Flags.boolean({ description: 'Make it the active profile' }),
+    force: Flags.boolean({ description: 'Replace an existing profile of that name' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ProfilesAdd);
+    if (!PROFILE_NAME.test(args.name)) throw new CliError('Profile names are letters, digits, ".", "_" and "-" (up to 64).', EXIT.USAGE);
+    if (readProfiles().profiles[args.name] && !flags.force) throw new CliError(`Profile "${args.name}" exists; pass --force to replace it.`, EXIT.USAGE);
+    const apiKey = await this.need(flags['api-key'], { flag: 'api-key', message: `API key for "${args.name}"`, kind: 'password' });
+    if (!/^(sk|rk)_(test|live)_\S+$/.test(apiKey)) throw new CliError('That does not look like an API key (sk_test_… or sk_live_…).', EXIT.USAGE);
+    const baseUrl = flags['base-url'];
+    if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) throw new CliError('--base-url must be an http(s) URL.', EXIT.USAGE);
+    await saveProfile(args.name, baseUrl ? { api_key: apiKey, base_url: baseUrl } : { api_key: apiKey }, flags.use);
+    const data = readProfiles();
+    const view = { name: args.name, api_key: apiKey, base_url: baseUrl ?? null, live: apiKey.includes('_live_'), active: data.active === args.name };
+    this.print(view, () => `Saved profile ${args.name} (${view.live ? 'LIVE ' : ''}${maskSecret(apiKey)})${view.active ? ', active' : ''}.`);
+  }
+}

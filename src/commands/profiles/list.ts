@@ -1,0 +1,27 @@
+import { BaseCommand } from '../../lib/cli/base.js';
+import { readProfiles } from '../../lib/profiles/store.js';
+import { maskSecret } from '../../lib/output/mask.js';
+import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
+
+export default class ProfilesList extends BaseCommand {
+  static override summary = 'List stored profiles (keys masked)';
+
+  async run(): Promise<void> {
+    await this.parse(ProfilesList);
+    const data = readProfiles();
+    const rows = Object.entries(data.profiles).map(([name, p]) => ({
+      name,
+      active: data.active === name,
+      mode: p.api_key.includes('_live_') ? 'LIVE' : 'test',
+      api_key: maskSecret(p.api_key),
+      base_url: p.base_url ?? DEFAULT_BASE_URL,
+    }));
+    await this.table({ data: rows }, [
+      { header: '', value: (r) => (r.active ? '*' : '') },
+      { header: 'NAME', value: (r) => r.name },
+      { header: 'MODE', value: (r) => r.mode },
+      { header: 'KEY', value: (r) => r.api_key },
+      { header: 'BASE URL', value: (r) => r.base_url },
+    ], 'No profiles. Add one with `payorch profiles add NAME --api-key KEY`.');
+  }
+}

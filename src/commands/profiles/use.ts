@@ -1,0 +1,16 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../lib/cli/base.js';
+import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { readProfiles, setActive } from '../../lib/profiles/store.js';
+
+export default class ProfilesUse extends BaseCommand {
+  static override summary = 'Make a profile the active one';
+  static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
+
+  async run(): Promise<void> {
+    const { args } = await this.parse(ProfilesUse);
+    if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
+    await setActive(args.name);
+    this.print({ active: args.name }, () => `Active profile: ${args.name}`);
+  }
+}

@@ -1,0 +1,21 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { sessionFields } from '../../lib/output/views/sessions.js';
+
+export default class SessionsCancel extends ApiCommand {
+  static override summary = 'Cancel a payment session';
+  static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
+  static override flags = {
+    reason: Flags.string({ options: ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'], description: 'Cancellation reason (default requested_by_customer)' }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(SessionsCancel);
+    const client = await this.client(flags);
+    await this.confirmChange(`cancel payment session ${args.id}`, flags.yes);
+    const session = await client.sessions.cancel(args.id, { cancellation_reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(session, 'Payment session canceled', sessionFields);
+  }
+}

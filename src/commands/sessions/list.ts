@@ -1,0 +1,29 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { sessionColumns } from '../../lib/output/views/sessions.js';
+
+export default class SessionsList extends ApiCommand {
+  static override summary = 'List payment sessions, newest first';
+  static override flags = {
+    ...listFlags,
+    status: Flags.string({
+      description: 'Only sessions in this status',
+      options: ['requires_payment_method', 'requires_action', 'processing', 'succeeded', 'failed', 'canceled'],
+    }),
+    'external-id': Flags.string({ description: 'Only sessions with this external id' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SessionsList);
+    const client = await this.client(flags);
+    const params = {
+      limit: flags.limit,
+      starting_after: flags['starting-after'],
+      ending_before: flags['ending-before'],
+      status: flags.status as never,
+      external_id: flags['external-id'],
+    };
+    const list = flags.all ? await listAll(client.sessions.listAll(params), this.jsonMode) : await client.sessions.list(params);
+    await this.table(list, sessionColumns, 'No payment sessions.');
+  }
+}

@@ -1,0 +1,31 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
+import { sessionFields } from '../../lib/output/views/sessions.js';
+
+export default class SessionsUpdate extends ApiCommand {
+  static override summary = 'Update a payment session (only while it requires a payment method)';
+  static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
+  static override flags = {
+    amount: Flags.integer({ description: 'New amount in minor units', min: 1 }),
+    currency: Flags.string({ description: 'New currency' }),
+    description: Flags.string({ description: 'New description' }),
+    'customer-email': Flags.string({ description: 'Customer email' }),
+    'customer-name': Flags.string({ description: 'Customer name' }),
+    metadata: metadataFlag,
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(SessionsUpdate);
+    const customer = flags['customer-email'] || flags['customer-name'] ? { email: flags['customer-email'], name: flags['customer-name'] } : undefined;
+    const client = await this.client(flags);
+    await this.confirmChange(`update payment session ${args.id}`, flags.yes);
+    const session = await client.sessions.update(
+      args.id,
+      { amount: flags.amount, currency: flags.currency, description: flags.description, customer, metadata: parseMetadata(flags.metadata) },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
+    this.detail(session, 'Payment session updated', sessionFields);
+  }
+}

@@ -1,0 +1,68 @@
+// Rendering API objects for people (detail views and tables, colour when stdout is a terminal) and for
+// scripts (`--json`: exactly the API object, secrets masked). Commands describe *what* to show; this
+// file decides *how*.
+import { Chalk, type ChalkInstance } from 'chalk';
+import { maskSecrets } from './mask.js';
+
+export interface Field<T> {
+  label: string;
+  value: (obj: T) => string | number | boolean | null | undefined;
+  /** Colour the value as a status. */
+  status?: boolean;
+}
+
+export interface Column<T> {
+  header: string;
+  value: (obj: T) => string | number | boolean | null | undefined;
+  status?: boolean;
+}
+
+export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
+  if ('NO_COLOR' in env && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+let chalkOut: ChalkInstance | undefined;
+let chalkErr: ChalkInstance | undefined;
+export const color = () => (chalkOut ??= new Chalk({ level: useColor(process.stdout) ? 1 : 0 }));
+export const colorErr = () => (chalkErr ??= new Chalk({ level: useColor(process.stderr) ? 1 : 0 }));
+
+const GOOD = new Set(['succeeded', 'active', 'paid', 'verified', 'captured', 'authenticated', 'passed', 'ok', 'true']);
+const BAD = new Set(['failed', 'canceled', 'void', 'uncollectible', 'unpaid', 'rejected', 'closed', 'frozen', 'revoked', 'past_due', 'refunded', 'expired']);
+
+export function statusText(value: string, c: ChalkInstance = color()): string {
+  if (GOOD.has(value)) return c.green(value);
+  if (BAD.has(value)) return c.red(value);
+  return c.yellow(value);
+}
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+
+export function jsonText(value: unknown): string {
+  return JSON.stringify(maskSecrets(value), null, 2);
+}
+
+export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string {
+  const c = color();
+  const width = Math.max(...fields.map((f) => f.label.length));
+  const lines = [c.bold(title)];
+  for (const f of fields) {
+    const raw = text(f.value(obj));
+    if (raw === '') continue;
+    lines.push(`  ${c.dim(f.label.padEnd(width))}  ${f.status ? statusText(raw, c) : raw}`);
+  }
+  return lines.join('\n');
+}
+
+export async function tableText<T>(rows: T[], columns: Column<T>[]): Promise<string> {
+  const { default: Table } = await import('cli-table3');
+  const c = color();
+  const table = new Table({
+    head: columns.map((col) => c.bold(col.header)),
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '   ' },
+  });
+  for (const row of rows) table.push(columns.map((col) => (col.status ? statusText(text(col.value(row)), c) : text(col.value(row)))));
+  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+}

@@ -1,0 +1,33 @@
+// Cross-area events inside one transaction. Areas subscribe in their factory (e.g. the ledger posts
+// captured and refunded payments); the area that owns the event calls `emit`. Listeners run synchronously
+// in the caller's transaction, so a failure rolls everything back together.
+
+export interface PaymentMoneyEvent {
+  payment_id: string;
+  amount: number;
+  /** UPPERCASE ISO 4217 */
+  currency: string;
+  /** Unix ms on the account clock */
+  at: number;
+}
+
+export interface HookEvents {
+  /** Money was captured on a payment (automatic capture, manual capture, ACH settlement). */
+  paymentCaptured: PaymentMoneyEvent;
+  /** Money was refunded on a payment. */
+  paymentRefunded: PaymentMoneyEvent;
+}
+
+type Listener<K extends keyof HookEvents> = (accountId: string, event: HookEvents[K]) => void;
+
+export class Hooks {
+  private readonly listeners: { [K in keyof HookEvents]?: Listener<K>[] } = {};
+
+  on<K extends keyof HookEvents>(name: K, listener: Listener<K>): void {
+    ((this.listeners[name] ??= []) as Listener<K>[]).push(listener);
+  }
+
+  emit<K extends keyof HookEvents>(name: K, accountId: string, event: HookEvents[K]): void {
+    for (const l of (this.listeners[name] ?? []) as Listener<K>[]) l(accountId, event);
+  }
+}

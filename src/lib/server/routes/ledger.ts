@@ -1,0 +1,3 @@
+import type { RouteSpec } from '../http/route.js';
+
+export const ledgerRoutes: RouteSpec[] = [];

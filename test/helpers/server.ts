@@ -1,0 +1,45 @@
+// A real test-mode server on loopback (port 0), from the built package — the same code the binary runs.
+import { startServer, type RunningServer, type ServerOptions } from '../../dist/index.js';
+import { tempDir } from './tmp.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestServer {
+  server: RunningServer;
+  baseUrl: string;
+  apiKey: string;
+  dataDir: string | null;
+  /** A raw HTTP request with the server's API key (override with `key`, or `key: null` for none). */
+  request<T = any>(method: string, path: string, opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.memory ? undefined : (options.dataDir ?? tempDir());
+  const server = await startServer({ port: 0, ...options, dataDir });
+  const request: TestServer['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? server.apiKey : opts.key;
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(server.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+  return { server, baseUrl: server.baseUrl, apiKey: server.apiKey, dataDir: server.dataDir, request, close: () => server.close() };
+}

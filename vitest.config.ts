@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+    // Long variants (soak, full fuzz) run with `npm run test:soak`.
+    exclude: ['test/soak/**', 'node_modules/**'],
+  },
+});
