@@ -256,6 +256,16 @@ describe('embedded default (no key configured anywhere)', () => {
     expect(elsewhere.json().total_count).toBe(0);
   });
 
+  it('commands started together on a fresh PAYORCH_HOME agree on one data directory and account', async () => {
+    const home = tempDir();
+    const runs = await Promise.all(
+      [1, 2, 3, 4].map((i) => runCli(['sessions', 'create', '--amount', String(i), '--currency', 'usd', '--json'], { home })),
+    );
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const list = await runCli(['sessions', 'list', '--json'], { home });
+    expect(list.json().data.map((x: { amount: number }) => x.amount).sort()).toEqual([1, 2, 3, 4]);
+  });
+
   it('the embedded server applies the same validation and errors', async () => {
     const home = tempDir();
     const [bad, missing, api] = await Promise.all([
@@ -267,7 +277,7 @@ describe('embedded default (no key configured anywhere)', () => {
     expect(bad.json().error).toMatchObject({ type: 'validation_error', code: 'parameter_invalid', param: 'currency', request_id: expect.stringMatching(/^req_/) });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('resource_missing');
-    expect(api.code).toBe(1);
+    expect(api.code, api.stderr).toBe(1);
     expect(api.json().error).toMatchObject({ code: 'parameter_unknown', param: 'bogus' });
   });
 });
