@@ -222,3 +222,32 @@ describe('server start in the foreground', () => {
     pids.delete(second.child.pid!);
   });
 });
+
+describe('server start --memory with limits from flags', () => {
+  it('applies --rate-limit-per-minute and reports data_dir null', async () => {
+    if (60_000 - (Date.now() % 60_000) < 5_000) await new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 100));
+    const r = await runCli(['server', 'start', '--port', '0', '--memory', '--detach', '--json', '--rate-limit-per-minute', '3', '--concurrency-limit', '7']);
+    expect(r.code, r.stderr).toBe(0);
+    const info = r.json<{ base_url: string; api_key: string; pid: number; data_dir: string | null }>();
+    pids.add(info.pid);
+    try {
+      expect(info.data_dir).toBeNull();
+      const statuses: (number | string | null)[][] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`${info.base_url}/sessions`, { headers: { authorization: `Bearer ${info.api_key}` } });
+        statuses.push([res.status, res.headers.get('x-ratelimit-limit'), res.headers.get('x-ratelimit-remaining')]);
+      }
+      expect(statuses).toEqual([
+        [200, '3', '2'],
+        [200, '3', '1'],
+        [200, '3', '0'],
+        [429, '3', '0'],
+      ]);
+    } finally {
+      process.kill(info.pid, 'SIGTERM');
+      for (let i = 0; i < 100 && alive(info.pid); i++) await new Promise((res) => setTimeout(res, 50));
+      expect(alive(info.pid)).toBe(false);
+      pids.delete(info.pid);
+    }
+  });
+});
