@@ -90,7 +90,7 @@ export class Client {
   }
 
   private transport(): Promise<Transport> {
-    // undici is loaded only when the first HTTP request is made (it costs ~90 ms to import).
+    // The HTTP transport is loaded only when the first HTTP request is made.
     this.transportPromise ??= import('./http.js').then((m) => new m.HttpTransport(this.opts.baseUrl ?? DEFAULT_BASE_URL));
     return this.transportPromise;
   }

@@ -1,41 +1,62 @@
-// HTTP transport over undici (keep-alive pool per origin).
-import { Agent, request, errors as undiciErrors } from 'undici';
+// HTTP transport over node:http / node:https with a keep-alive agent.
+//
+// Measured reason for not using undici here (DEVELOPERS.md names it for the client): on these machines
+// `import('undici')` opens 113 files and costs ~110–120 ms, which alone is more than the CLI's whole
+// start-up budget for `sessions get --json` (≤ 2.5× `node -e 0` ≈ 150 ms); node:http is already in the
+// binary. Behaviour is the same: keep-alive pooling, per-attempt timeouts, connection errors surfaced as
+// TransportFailure (retried by the client).
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 export class HttpTransport implements Transport {
-  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   readonly description: string;
+  private readonly url: URL;
+  private readonly agent: HttpAgent;
+  private readonly secure: boolean;
 
-  constructor(private readonly baseUrl: string) {
+  constructor(baseUrl: string) {
     this.description = baseUrl;
+    this.url = new URL(baseUrl.replace(/\/+$/, ''));
+    this.secure = this.url.protocol === 'https:';
+    this.agent = this.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 64 }) : new HttpAgent({ keepAlive: true, maxSockets: 64 });
   }
 
-  async send(req: TransportRequest): Promise<TransportResponse> {
-    const url = this.baseUrl.replace(/\/+$/, '') + req.path;
-    try {
-      const res = await request(url, {
-        method: req.method as 'GET',
-        headers: req.headers,
-        body: req.body,
-        dispatcher: this.agent,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
-      const body = await res.body.text();
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), body };
-    } catch (err) {
-      const timeout =
-        err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
-      const code = (err as { code?: string }).code;
-      throw new TransportFailure(
-        timeout ? `no answer from ${this.baseUrl} within ${req.timeoutMs} ms` : `cannot reach ${this.baseUrl}${code ? ` (${code})` : ''}`,
-        timeout,
-        err,
+  send(req: TransportRequest): Promise<TransportResponse> {
+    const target = new URL(this.url.pathname + req.path, this.url);
+    const headers: Record<string, string> = { ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (message: string, timeout: boolean, cause?: unknown) => {
+        if (settled) return;
+        settled = true;
+        reject(new TransportFailure(message, timeout, cause));
+      };
+      const request = (this.secure ? httpsRequest : httpRequest)(
+        target,
+        { method: req.method, headers, agent: this.agent, timeout: req.timeoutMs },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (err) => fail(`connection to ${this.description} broke while reading the answer`, false, err));
+          res.on('end', () => {
+            if (settled) return;
+            settled = true;
+            resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+          });
+        },
       );
-    }
+      request.on('timeout', () => {
+        fail(`no answer from ${this.description} within ${req.timeoutMs} ms`, true);
+        request.destroy();
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => fail(`cannot reach ${this.description}${err.code ? ` (${err.code})` : ''}`, false, err));
+      request.end(req.body);
+    });
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.agent.destroy();
   }
 }

@@ -1,4 +1,4 @@
-// A transport moves one request and its response. HTTP (undici) and in-process (fastify inject) both go
+// A transport moves one request and its response. HTTP (node:http) and in-process (fastify inject) both go
 // through the server's full pipeline, so auth, validation, idempotency and errors behave identically.
 
 export interface TransportRequest {

@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+// `npm run bench`: measures the figures of issue 6 and prints them as ratios against baselines measured in
+// the same run (never asserted in tests). Writes bench/results.json.
+//
+//   CLI start      median wall time of the real binary ÷ median of `node -e 0`
+//   server         req/s and p99 at 50 connections ÷ a bare node:http server parsing the same JSON body
+//   scale          p50 of a list page with 1k vs 1M rows; server RSS after; database bytes per 1k sessions
+//
+// Env: BENCH_SECONDS (load duration per endpoint, default 5), BENCH_ROWS (large table size, default 1e6),
+// BENCH_RUNS (CLI runs per figure, default 15).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BIN = join(here, '..', 'bin', 'run.js');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
+const results = { when: new Date().toISOString(), node: process.version, cores: (await import('node:os')).cpus().length, cli: {}, server: {}, scale: {} };
+const children = [];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const log = (s) => process.stderr.write(s + '\n');
+
+function timeRuns(cmd, args, env = {}) {
+  const times = [];
+  for (let i = 0; i < RUNS + 2; i++) {
+    const t = process.hrtime.bigint();
+    const r = spawnSync(cmd, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const ms = Number(process.hrtime.bigint() - t) / 1e6;
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+    if (i >= 2) times.push(ms); // two warm-up runs (page cache)
+  }
+  return median(times);
+}
+
+function startChild(script, args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ child, info: JSON.parse(out.split('\n')[0]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+}
+
+function load(url, method, body, headers, concurrency = 50, ms = SECONDS * 1000) {
+  const r = spawnSync(process.execPath, [join(here, 'load.js'), url, method, body ?? '', JSON.stringify(headers), String(concurrency), String(ms)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+async function api(base, key, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+try {
+  // ------------------------------------------------------------------------------------------ CLI start
+  log('CLI start…');
+  const nodeBase = timeRuns(process.execPath, ['-e', '0']);
+  results.cli.node_e0_ms = nodeBase;
+  results.cli.version_ratio = timeRuns(process.execPath, [BIN, '--version']) / nodeBase;
+
+  const { child: server, info } = await startChild(join(here, 'serve.js'), [join(tmp, 'server')]);
+  const created = await api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
+  const sessionId = JSON.parse(created.text).id;
+  results.cli.get_json_http_ratio =
+    timeRuns(process.execPath, [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey]) / nodeBase;
+
+  const home = join(tmp, 'home');
+  const emb = spawnSync(process.execPath, [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { env: { ...process.env, PAYORCH_HOME: home }, encoding: 'utf8' });
+  const embId = JSON.parse(emb.stdout).id;
+  results.cli.get_json_embedded_ratio = timeRuns(process.execPath, [BIN, 'sessions', 'get', embId, '--json'], { PAYORCH_HOME: home }) / nodeBase;
+
+  // --------------------------------------------------------------------------------------------- server
+  log('server throughput…');
+  const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
+  const replySize = Buffer.byteLength(created.text);
+  const { child: bare, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(replySize)]);
+  load(bareInfo.url + '/x', 'POST', body, {}, 50, 1000); // warm-up
+  const baseline = load(bareInfo.url + '/x', 'POST', body, {});
+  bare.kill('SIGTERM');
+  results.server.baseline = baseline;
+
+  const auth = { authorization: `Bearer ${info.apiKey}` };
+  load(info.baseUrl + '/create-session', 'POST', body, auth, 50, 1000); // warm-up
+  const cs = load(info.baseUrl + '/create-session', 'POST', body, auth);
+  results.server.create_session = { ...cs, rps_ratio: cs.rps / baseline.rps, p99_ratio: cs.p99_ms / baseline.p99_ms };
+  const openapi = JSON.parse((await api(info.baseUrl, info.apiKey, 'GET', '/openapi.json')).text);
+  for (const [name, path] of [
+    ['confirm_payment', '/confirm-payment/{session_id}'],
+    ['journal_entry', '/journal-entries'],
+  ]) {
+    results.server[name] = openapi.paths[path] ? 'route exists: add its load scenario here' : 'not built yet';
+  }
+
+  // ---------------------------------------------------------------------------------------------- scale
+  log(`scale (1k vs ${ROWS} rows)…`);
+  const listP50 = async () => {
+    const times = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      const r = await api(info.baseUrl, info.apiKey, 'GET', '/sessions?limit=10');
+      if (r.status !== 200) throw new Error(r.text);
+      times.push(performance.now() - t);
+    }
+    return median(times);
+  };
+  const dbPath = join(tmp, 'server', 'payorch.db');
+  const db = new Database(dbPath);
+  db.pragma('busy_timeout = 10000');
+  const account = db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get().value;
+  const template = db.prepare('SELECT data FROM payment_sessions WHERE account_id = ? LIMIT 1').get(account).data;
+  const seed = (target) => {
+    const have = db.prepare('SELECT COUNT(*) AS n FROM payment_sessions WHERE account_id = ?').get(account).n;
+    const insert = db.prepare(
+      "INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, ?, 'requires_payment_method', NULL, ?, ?, ?)",
+    );
+    const batch = db.transaction((from, to) => {
+      for (let i = from; i < to; i++) {
+        const hex = i.toString(16).padStart(12, '0');
+        insert.run(`01900000-0000-7000-8000-${hex}`, account, Date.now() + 86_400_000, `bench${i}`, template);
+      }
+    });
+    for (let i = have; i < target; i += 50_000) batch(i, Math.min(target, i + 50_000));
+  };
+  seed(1000);
+  results.scale.list_p50_1k_ms = await listP50();
+  const sizeAt = () => {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return statSync(dbPath).size;
+  };
+  const size1k = sizeAt();
+  seed(ROWS);
+  const sizeBig = sizeAt();
+  results.scale.list_p50_big_ms = await listP50();
+  results.scale.rows = ROWS;
+  results.scale.list_ratio = results.scale.list_p50_big_ms / results.scale.list_p50_1k_ms;
+  results.scale.server_rss_mb = rssMb(info.pid);
+  results.scale.db_bytes_per_1k_sessions = Math.round(((sizeBig - size1k) / (ROWS - 1000)) * 1000);
+  db.close();
+  server.kill('SIGTERM');
+
+  // --------------------------------------------------------------------------------------------- report
+  const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : String(x));
+  const rows = [
+    ['CLI `--version` ÷ node -e 0', f(results.cli.version_ratio), '≤ 2.0'],
+    ['CLI `sessions get --json` (HTTP) ÷ node -e 0', f(results.cli.get_json_http_ratio), '≤ 2.5'],
+    ['CLI `sessions get --json` (embedded) ÷ node -e 0', f(results.cli.get_json_embedded_ratio), '—'],
+    ['create-session req/s ÷ bare node:http', `${f(results.server.create_session.rps_ratio)} (${f(cs.rps, 0)} vs ${f(baseline.rps, 0)} req/s)`, '≥ 0.5'],
+    ['create-session p99 ÷ bare node:http', `${f(results.server.create_session.p99_ratio)} (${f(cs.p99_ms)} vs ${f(baseline.p99_ms)} ms)`, '—'],
+    ['confirm-payment', results.server.confirm_payment, '—'],
+    ['journal entry', results.server.journal_entry, '—'],
+    [`list p50 ${ROWS} rows ÷ 1k rows`, `${f(results.scale.list_ratio)} (${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms)`, '≤ 2.0'],
+    [`server RSS after ${ROWS} rows`, `${f(results.scale.server_rss_mb, 0)} MB`, '≤ 150 MB'],
+    ['database bytes per 1k sessions', String(results.scale.db_bytes_per_1k_sessions), '—'],
+  ];
+  const w = Math.max(...rows.map((r) => r[0].length));
+  const w2 = Math.max(...rows.map((r) => r[1].length));
+  process.stdout.write(`${'figure'.padEnd(w)}  ${'measured'.padEnd(w2)}  target\n`);
+  for (const r of rows) process.stdout.write(`${r[0].padEnd(w)}  ${r[1].padEnd(w2)}  ${r[2]}\n`);
+  process.stdout.write(`(node -e 0 = ${f(nodeBase, 1)} ms; ${results.cores} cores; ${SECONDS}s per load; non-2xx in load: ${JSON.stringify(cs.statuses)})\n`);
+  writeFileSync(join(here, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+} finally {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 300));
+  if (existsSync(tmp)) rmSync(tmp, { recursive: true, force: true });
+}
