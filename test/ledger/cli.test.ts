@@ -135,9 +135,12 @@ describe('ledger unfreeze confirmation', () => {
     expect(r.json()).not.toHaveProperty('recent_entries');
     const ev = await s.request('GET', `/ledger-accounts/${id}/events?limit=1`);
     expect(ev.body.data[0]).toMatchObject({ type: 'unfrozen', reason: 'cleared by risk', actor: 'agent:dana' });
-    const again = await cli('ledger', 'unfreeze', id, '--yes');
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('ledger_account_unexpected_state');
+    // Not frozen: nothing to confirm; the server's 409 is the answer (exit 1), with or without --yes.
+    for (const extra of [['--yes'], []]) {
+      const again = await cli('ledger', 'unfreeze', id, ...extra);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('ledger_account_unexpected_state');
+    }
   });
 
   it.skipIf(!hasPty)('on a terminal it shows the summary and asks; "n" leaves the account frozen, "y" unfreezes it', async () => {

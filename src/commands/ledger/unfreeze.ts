@@ -22,7 +22,8 @@ export default class LedgerUnfreeze extends ApiCommand {
     const { args, flags } = await this.parse(LedgerUnfreeze);
     const client = await this.client(flags);
     const account = await client.ledgerAccounts.retrieve(args.id);
-    if (!flags.yes) {
+    // Only a frozen account can change; anything else goes straight to the server, which answers 409.
+    if (!flags.yes && account.status === 'frozen') {
       // The summary goes to stderr: stdout stays the command's result.
       if (!this.jsonMode) process.stderr.write(`${await accountSummary(account, 'About to unfreeze')}\n\n`);
       const ok = this.isLive

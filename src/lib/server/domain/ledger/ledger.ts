@@ -70,7 +70,6 @@ interface PostSpec {
   reverses?: string | null;
   hold_id?: string | null;
   payment_id?: string | null;
-  /** Hold capture: the source account's hold has already been taken off pending_balance. */
 }
 
 export class Ledger implements DueWork {
@@ -163,7 +162,12 @@ export class Ledger implements DueWork {
   get(accountId: string, id: string, now: number): LedgerAccount {
     this.runDue(now, accountId);
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    const recent = this.entries.list(accountId, '', { limit: RECENT_ENTRIES, where: { ledger_account_id: id } }).data.map(toApiEntry);
+    // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
+    const recent = (
+      this.store.db
+        .prepare('SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?')
+        .all(accountId, id, RECENT_ENTRIES) as { data: string }[]
+    ).map((r) => toApiEntry(JSON.parse(r.data) as StoredEntry));
     const active = this.holds.selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, id, 'active').map((r) => toApiHold(r.doc));
     return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
   }
@@ -309,7 +313,7 @@ export class Ledger implements DueWork {
    * Validates and posts one balanced journal entry: ≥ 2 lines, one currency, debits = credits, every account
    * active, no non-system account below 0 available. All checks run before the first write.
    */
-  private post(accountId: string, spec: PostSpec, now: number, skipAvailableFor?: string): JournalEntry {
+  private post(accountId: string, spec: PostSpec, now: number): JournalEntry {
     const accts = new Map<string, StoredAccount>();
     for (const line of spec.lines) {
       if (accts.has(line.account_id)) continue;
@@ -347,7 +351,7 @@ export class Ledger implements DueWork {
       const a = accts.get(id)!;
       const balance = a.balance + delta;
       if (!Number.isSafeInteger(balance)) throw errors.invalidRequest('amount_too_large', `The balance of ${id} would exceed the largest amount this ledger keeps exactly.`, 'entries');
-      if (delta < 0 && !a.is_system_account && id !== skipAvailableFor && balance - a.pending_balance < 0) {
+      if (delta < 0 && !a.is_system_account && balance - a.pending_balance < 0) {
         throw errors.conflict(
           'insufficient_available_balance',
           `Ledger account ${id} has ${a.balance - a.pending_balance} available; this entry would take ${-delta}.`,
