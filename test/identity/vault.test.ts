@@ -109,30 +109,42 @@ describe('identity tokens', () => {
     expectError(await s.request('DELETE', `/identity-tokens/${r.body.token_id}`), 404, 'invalid_request_error', 'resource_missing');
   });
 
-  it('stores only ciphertext: the plaintext is in no database file, WAL included, nor in the log', async () => {
-    const secrets = ['987654321', '9 8 7 1 2 3 4 5 6'.replace(/ /g, ''), 'PASSPORT-SECRET-X9Q'];
-    await create({ type: 'ssn', value: secrets[0] }, { 'idempotency-key': 'vault-1' });
-    await create({ type: 'itin', value: secrets[1] });
-    await create({ type: 'passport', value: secrets[2], field_name: 'passport' });
+  it('stores only ciphertext: the plaintext is in no file of the data directory (database, WAL, log, after close)', async () => {
+    const t = await startTestServer();
+    const secrets = ['987654321', '912345670', 'PASSPORT-SECRET-X9Q'];
+    const add = (body: Record<string, unknown>, headers?: Record<string, string>) => t.request('POST', '/identity-tokens', { body, headers });
+    expect((await add({ type: 'ssn', value: secrets[0] }, { 'idempotency-key': 'vault-1' })).status).toBe(201);
+    expect((await add({ type: 'itin', value: secrets[1] })).status).toBe(201);
+    expect((await add({ type: 'passport', value: secrets[2], field_name: 'passport' })).status).toBe(201);
     // A rejected value is not stored or logged either.
-    await create({ type: 'ssn', value: '55555555x' });
-    const files = readdirSync(s.dataDir!, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
-    const dbFiles = files.filter((d) => /payorch\.db/.test(d.name));
-    expect(dbFiles.length).toBeGreaterThan(0);
-    let checked = 0;
-    for (const f of files) {
-      const bytes = readFileSync(join(f.parentPath ?? (f as any).path, f.name));
-      for (const secret of [...secrets, '55555555x']) {
-        expect(bytes.includes(Buffer.from(secret, 'utf8')), `${secret} in ${f.name}`).toBe(false);
-        expect(bytes.includes(Buffer.from(secret, 'utf16le')), `${secret} (utf16) in ${f.name}`).toBe(false);
-      }
-      checked += bytes.length;
-    }
-    expect(checked).toBeGreaterThan(10_000);
-    // And the sealed form is there: the row holds a v1.<iv>.<tag>.<ct> value.
-    const row = s.server.services.store.db.prepare("SELECT data FROM identity_tokens WHERE instr(data, 'PASSPORT-SECRET') > 0 OR instr(data, '987654321') > 0").all();
-    expect(row).toEqual([]);
-    const sealed = s.server.services.store.db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
+    expect((await add({ type: 'ssn', value: '55555555x' })).status).toBe(400);
+    const sealed = t.server.services.store.db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
+    expect(sealed).toHaveLength(3);
     for (const r of sealed) expect(JSON.parse(r.data).value_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The sealed values open to the originals (so the test would notice if nothing were stored at all).
+    const opened = sealed.map((r) => t.server.services.sealer.open(JSON.parse(r.data).value_sealed)).sort();
+    expect(opened).toEqual([...secrets].sort());
+
+    // Scan while running (WAL not yet checkpointed) and again after close (log flushed, WAL folded in).
+    const scan = () => {
+      const files = readdirSync(t.dataDir!, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+      let bytesChecked = 0;
+      for (const f of files) {
+        const bytes = readFileSync(join(f.parentPath ?? (f as any).path, f.name));
+        for (const secret of [...secrets, '55555555x']) {
+          expect(bytes.includes(Buffer.from(secret, 'utf8')), `${secret} in ${f.name}`).toBe(false);
+          expect(bytes.includes(Buffer.from(secret, 'utf16le')), `${secret} (utf16) in ${f.name}`).toBe(false);
+        }
+        bytesChecked += bytes.length;
+      }
+      return { names: files.map((f) => f.name), bytesChecked };
+    };
+    const running = scan();
+    expect(running.names).toContain('payorch.db');
+    await t.close();
+    const closed = scan();
+    expect(closed.names).toEqual(expect.arrayContaining(['payorch.db', 'server.log']));
+    expect(readFileSync(join(t.dataDir!, 'server.log'), 'utf8')).toContain('/identity-tokens');
+    expect(closed.bytesChecked).toBeGreaterThan(10_000);
   });
 });
