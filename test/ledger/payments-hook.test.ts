@@ -60,6 +60,12 @@ describe('payments post to the ledger', () => {
     expectError(await s.request('POST', `/ledger-accounts/${a.id}/close`), 409, 'invalid_request_error', 'ledger_account_unexpected_state');
   });
 
+  it('a zero-amount event posts nothing and does not fail the payment', async () => {
+    const before = (await s.request('GET', '/journal-entries?limit=1')).body.total_count;
+    emit('paymentCaptured', { payment_id: 'p0', amount: 0, currency: 'USD' });
+    expect((await s.request('GET', '/journal-entries?limit=1')).body.total_count).toBe(before);
+  });
+
   it('a listener failure rolls back with the emitter (one transaction)', async () => {
     const before = (await s.request('GET', '/journal-entries?limit=1')).body.total_count;
     expect(() => emit('paymentCaptured', { payment_id: 'p', amount: 5, currency: 'XXQ' })).toThrow();

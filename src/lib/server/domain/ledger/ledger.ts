@@ -522,7 +522,9 @@ export class Ledger implements DueWork {
   // ----------------------------------------------------------------------------------- payment events
 
   /** A captured payment: debit processor clearing (asset), credit merchant balance (liability). */
-  postPayment(accountId: string, kind: 'captured' | 'refunded', ev: { payment_id: string; amount: number; currency: string; at: number }): JournalEntry {
+  postPayment(accountId: string, kind: 'captured' | 'refunded', ev: { payment_id: string; amount: number; currency: string; at: number }): JournalEntry | undefined {
+    // Nothing moved (e.g. a zero-amount capture): nothing to post, and the payment must not fail for it.
+    if (!(Number.isSafeInteger(ev.amount) && ev.amount > 0)) return undefined;
     const currency = normalizeCurrency(ev.currency, 'currency');
     const clearing = this.systemAccount(accountId, 'processor_clearing', currency, ev.at);
     const merchant = this.systemAccount(accountId, 'merchant_balance', currency, ev.at);
