@@ -220,7 +220,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       out = store.tx(invoke);
     } else {
       IdempotencyStore.validateKey(key);
-      const fp = fingerprint(spec.method, ctx.path, request.body);
+      const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, request.body);
       try {
         out = store.tx(() => {
           const earlier = idempotency.lookup(accountId, key, fp);
