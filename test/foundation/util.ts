@@ -53,3 +53,23 @@ export async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T
   );
   return out;
 }
+
+/**
+ * At most `n` of the wrapped calls run at once (a file's CLI processes: its tests may run concurrently to
+ * use both cores, but never more than `n` processes at a time).
+ */
+export function limiter(n: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve)); // the slot is handed over
+    else active++;
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
