@@ -20,6 +20,8 @@ const run = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => slot(()
 const cli = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => run([...args, ...against(s)], opts);
 const MASKED_SECRET = /^cs_…[0-9A-Za-z]{4}$/;
 
+// Every scenario below is independent: they run side by side (CLI processes capped by `slot`).
+describe.concurrent('cli', () => {
 describe.concurrent('sessions commands over HTTP', () => {
   it('create --json prints exactly the API object (client_secret masked) and nothing else', async () => {
     const r = await cli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--external-id', 'cli-1', '--metadata', 'a=1', '--metadata', 'b=x=y', '--json']);
@@ -264,4 +266,5 @@ describe.concurrent('embedded default (no key configured anywhere)', () => {
     expect(api.code, api.stderr).toBe(1);
     expect(api.json().error).toMatchObject({ code: 'parameter_unknown', param: 'bogus' });
   });
+});
 });

@@ -55,6 +55,8 @@ async function logContains(file: string, text: string): Promise<void> {
   throw new Error(`${file} never contained ${text}`);
 }
 
+// The three scenarios are independent (own data directories, own processes): run them side by side.
+describe.concurrent('server commands', () => {
 describe('server start --detach / status / logs / stop / reset', () => {
   it('runs the whole life cycle of a data directory', async () => {
     const dir = join(tempDir(), 'data');
@@ -250,4 +252,5 @@ describe('server start --memory with limits from flags', () => {
       pids.delete(info.pid);
     }
   });
+});
 });
