@@ -55,7 +55,7 @@ export class BankAccounts {
     if (!abaValid(routing)) throw errors.parameterInvalid('routing_number', 'fails the ABA checksum');
     if (!/^\d{4,17}$/.test(number)) throw errors.parameterInvalid('account_number', 'must be 4 to 17 digits');
     if (routing === ACH_TEST.routing && number === ACH_TEST.rejectedAtCreation) {
-      throw errors.invalidRequest('bank_account_rejected', 'The bank rejected this account (test account 000111111116).', 'account_number');
+      throw errors.invalidRequest('bank_account_rejected', `The bank rejected the account ending ${number.slice(-4)}.`, 'account_number');
     }
     const country = (body.country ?? 'US').toUpperCase();
     const currency = normalizeCurrency(body.currency ?? 'USD', 'currency');
