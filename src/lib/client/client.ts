@@ -6,6 +6,15 @@ import type { ErrorBody } from '../contract/common.js';
 import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
+import {
+  BankAccountsResource,
+  NetworkTokensResource,
+  PaymentsResource,
+  ProcessorsResource,
+  ThreeDSResource,
+  VaultResource,
+  WalletsResource,
+} from './resources/payments.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -63,6 +72,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Client {
   readonly sessions: SessionsResource;
+  // payments area
+  readonly payments: PaymentsResource;
+  readonly threeds: ThreeDSResource;
+  readonly wallets: WalletsResource;
+  readonly vault: VaultResource;
+  readonly bankAccounts: BankAccountsResource;
+  readonly networkTokens: NetworkTokensResource;
+  readonly processors: ProcessorsResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -70,6 +87,13 @@ export class Client {
     this.opts = { maxRetries: 2, timeoutMs: 30_000, retryBaseMs: 500, maxRetryDelayMs: 20_000, ...options };
     if (options.transport) this.transportPromise = Promise.resolve(options.transport);
     this.sessions = new SessionsResource(this);
+    this.payments = new PaymentsResource(this);
+    this.threeds = new ThreeDSResource(this);
+    this.wallets = new WalletsResource(this);
+    this.vault = new VaultResource(this);
+    this.bankAccounts = new BankAccountsResource(this);
+    this.networkTokens = new NetworkTokensResource(this);
+    this.processors = new ProcessorsResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */
