@@ -88,6 +88,7 @@ export function checkoutPage(services: Services, sessionId: string, baseUrl: str
       <button id="pay-button" type="submit">Pay ${esc(data.amountText)}</button>
     </form>
     <div id="wallets"></div>
+    ${session.payment_method_types.includes('bank_account') ? '<p class="muted" id="ach-note">To pay by US bank account, the merchant confirms with your verified account (API or <code>payorch sessions confirm --bank-account</code>).</p>' : ''}
     <p class="error" id="form-error" role="alert" aria-live="assertive"></p>
     <p id="cancel-link-wrap" hidden><a id="cancel-link" href="#">Cancel and return to the merchant</a></p>
   </section>
