@@ -6,6 +6,7 @@ const PREFIX = /^(sk_test_|sk_live_|rk_test_|rk_live_|cs_)/;
 export function maskSecret(value: string | null | undefined): string {
   if (!value) return '';
   const prefix = PREFIX.exec(value)?.[1] ?? '';
+  if (value.startsWith('…', prefix.length)) return value; // already masked: masking twice must not lose the last four
   const tail = value.length - prefix.length > 8 ? value.slice(-4) : '';
   return `${prefix}…${tail}`;
 }
