@@ -12,7 +12,7 @@ export interface ProcessorRequest {
   currency: string;
   method: PaymentMethodType;
   capture: 'automatic' | 'manual';
-  /** Card behaviour (from the vault token / test token); wallets carry `wallet_token`. */
+  /** Test behaviour of the card (a simulation hint from the vault / test token; a real adapter ignores it). */
   card?: { outcome: CardOutcome };
   wallet_token?: string;
   /** 0 for the first processor tried, 1 for the second … */
@@ -31,8 +31,8 @@ export type ProcessorResult =
 
 export interface Processor {
   readonly id: string;
+  /** Card and wallet authorizations; ACH debits are accepted here and settle later (engine's DueWork). */
   authorize(req: ProcessorRequest): ProcessorResult;
-  /** ACH debits: the processor accepts them now; the outcome comes with settlement. */
 }
 
 const DECLINE_MESSAGES: Record<string, string> = {
