@@ -132,6 +132,28 @@ describe('processors marked down', () => {
     expectError(await s.request('POST', '/test-helpers/processors/aurora', { body: { status: 'sideways' } }), 400, 'validation_error', 'parameter_invalid', 'status');
   });
 
+  it('a processor is replaceable behind the interface (an adapter answering a retryable error)', async () => {
+    const t = await startTestServer({ memory: true });
+    try {
+      const calls: any[] = [];
+      t.server.services.processors.register({
+        id: 'aurora',
+        authorize(req) {
+          calls.push({ amount: req.amount, currency: req.currency, method: req.method });
+          return { kind: 'error', code: 'processing_error', message: 'adapter timeout' };
+        },
+      });
+      const r = await confirm(t, await newSession(t), { token_id: 'tok_visa' });
+      expect(calls).toEqual([{ amount: 5000, currency: 'USD', method: 'card' }]); // never a card number
+      expect(r.body.attempts).toEqual([
+        { psp: 'aurora', status: 'failed', code: 'processing_error' },
+        { psp: 'basalt', status: 'succeeded', code: null },
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('lists the eleven processors and the routing rules', async () => {
     const r = await s.request('GET', '/test-helpers/processors');
     expect(r.status).toBe(200);
