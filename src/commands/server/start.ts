@@ -28,6 +28,8 @@ export default class ServerStart extends BaseCommand {
     'rate-limit-per-minute': Flags.integer({ description: 'Requests per key per minute (default 1000)', min: 1 }),
     'rate-limit-per-day': Flags.integer({ description: 'Requests per key per day (default 100000)', min: 1 }),
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
+    routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
+    'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
   };
 
   async run(): Promise<void> {
@@ -36,6 +38,15 @@ export default class ServerStart extends BaseCommand {
     const { startServer } = await import('../../lib/server/server.js');
     const { AlreadyRunningError } = await import('../../lib/server/datadir.js');
     let server: Awaited<ReturnType<typeof startServer>>;
+    let routing;
+    if (flags.routing) {
+      const { loadRoutingFile } = await import('../../lib/server/domain/payments/routing.js');
+      try {
+        routing = loadRoutingFile(flags.routing);
+      } catch (err) {
+        throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
+      }
+    }
     try {
       server = await startServer({
         port: flags.port,
@@ -43,9 +54,12 @@ export default class ServerStart extends BaseCommand {
         dataDir: flags['data-dir'],
         memory: flags.memory,
         rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
+        routing,
+        pspDown: flags['psp-down'],
       });
     } catch (err) {
       if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
+      if (/processor|routing/i.test((err as Error).message)) throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new CliError(`Port ${flags.port} on ${flags.host} is in use. Pick another with --port (0 picks a free one).`, EXIT.USAGE, 'address_in_use');
       if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${flags.host}:${flags.port} (${code}).`, EXIT.USAGE, 'cannot_listen');

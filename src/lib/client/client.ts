@@ -8,6 +8,15 @@ import { TransportFailure, type Transport, type TransportResponse } from './tran
 import { SessionsResource } from './resources/sessions.js';
 import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';
 import { IdentityTokensResource, KycVerificationsResource } from './resources/identity.js';
+import {
+  BankAccountsResource,
+  NetworkTokensResource,
+  PaymentsResource,
+  ProcessorsResource,
+  ThreeDSResource,
+  VaultResource,
+  WalletsResource,
+} from './resources/payments.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -70,6 +79,14 @@ export class Client {
   readonly holds: HoldsResource;
   readonly identityTokens: IdentityTokensResource;
   readonly kycVerifications: KycVerificationsResource;
+  // payments area
+  readonly payments: PaymentsResource;
+  readonly threeds: ThreeDSResource;
+  readonly wallets: WalletsResource;
+  readonly vault: VaultResource;
+  readonly bankAccounts: BankAccountsResource;
+  readonly networkTokens: NetworkTokensResource;
+  readonly processors: ProcessorsResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -82,6 +99,13 @@ export class Client {
     this.holds = new HoldsResource(this);
     this.identityTokens = new IdentityTokensResource(this);
     this.kycVerifications = new KycVerificationsResource(this);
+    this.payments = new PaymentsResource(this);
+    this.threeds = new ThreeDSResource(this);
+    this.wallets = new WalletsResource(this);
+    this.vault = new VaultResource(this);
+    this.bankAccounts = new BankAccountsResource(this);
+    this.networkTokens = new NetworkTokensResource(this);
+    this.processors = new ProcessorsResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */

@@ -12,6 +12,7 @@ import { compileValidator, validationError } from './http/validation.js';
 import { fingerprint, IdempotencyStore, isSavedOutcome } from './http/idempotency.js';
 import { Outcome, type RouteContext, type RouteSpec } from './http/route.js';
 import { allRoutes } from './routes/index.js';
+import { paymentsPages } from './routes/payments.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -190,6 +191,25 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         Object.entries({ body: spec.body, querystring: spec.query, params: spec.params }).filter(([, v]) => v !== undefined),
       ),
       handler: (request, reply) => runRoute(spec, request, reply),
+    });
+  }
+
+  // HTML pages (payments: the hosted checkout page at a session's fallback_url). defineRoute answers JSON,
+  // so pages register here: GET, no auth (rate-limited per address like other unauthenticated calls),
+  // text/html, never cached, no external resources, not framed. A handler returning undefined → 404.
+  for (const page of paymentsPages) {
+    const url = API_PREFIX + page.url;
+    known.on('GET', url, () => undefined);
+    app.get(url, (request, reply) => {
+      const html = page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services });
+      reply
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+        .type('text/html; charset=utf-8');
+      if (html === undefined) return reply.code(404).send('<!doctype html><html lang="en"><title>Not found</title><h1>No such checkout page</h1></html>');
+      return reply.code(200).send(html);
     });
   }
 

@@ -9,6 +9,8 @@ import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
 import { fileLogger } from './log.js';
 import { VERSION } from './version.js';
+import type { RoutingRule } from '../contract/payments.js';
+import type { PaymentsConfig } from './domain/payments/area.js';
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -20,6 +22,10 @@ export interface ServerOptions {
   /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
   memory?: boolean;
   rateLimits?: Partial<RateLimitConfig>;
+  /** Payment routing rules replacing the default set (see docs/api.md "Routing"). */
+  routing?: RoutingRule[];
+  /** Processors marked down at start (`--psp-down ID`). */
+  pspDown?: string[];
 }
 
 export interface RunningServer {
@@ -39,11 +45,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string) {
+async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}) {
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
-  const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) } });
+  const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
   const app = await buildApp({ services, logger: log.logger, publicUrl, version: VERSION });
   return { opened, log, services, app };
 }
@@ -55,7 +61,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const lock = dataDir ? acquireLock(dataDir) : undefined;
   let baseUrl = '';
   try {
-    const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl);
+    const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
+      routing: options.routing,
+      pspDown: options.pspDown,
+    });
     try {
       await app.listen({ port: options.port ?? 4242, host });
     } catch (err) {

@@ -10,13 +10,15 @@ import { Scheduler } from './domain/due.js';
 import { Hooks } from './domain/hooks.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './http/ratelimit.js';
-import { createPaymentsArea, type PaymentsArea } from './domain/payments/area.js';
+import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './domain/payments/area.js';
 import { createBillingArea, type BillingArea } from './domain/billing/area.js';
 import { createLedgerArea, type LedgerArea } from './domain/ledger/area.js';
 import { createIdentityArea, type IdentityArea } from './domain/identity/area.js';
 
 export interface ServerConfig {
   limits: RateLimitConfig;
+  /** Routing rules and processors down at start (payments area). */
+  payments?: PaymentsConfig;
 }
 
 export interface CoreServices {

@@ -20,9 +20,14 @@ const EXPIRABLE: SessionStatus[] = ['requires_payment_method', 'requires_action'
 /** What is stored: the API object with the client secret sealed (AES-GCM) instead of in clear. */
 type StoredSession = Omit<PaymentSession, 'client_secret'> & { client_secret_sealed: string; client_secret_hash: string; expires_ms: number };
 
+/** Called inside the cancel/expiry transaction, before the session becomes canceled (e.g. payments voids). May throw. */
+export type SessionCancelHook = (accountId: string, sessionId: string, now: number) => void;
+
 export class Sessions implements DueWork {
   readonly name = 'session expiry';
   readonly collection: Collection<StoredSession>;
+  /** Other areas' reactions to a session being canceled or expiring (payments voids its payment). */
+  readonly cancelHooks: SessionCancelHook[] = [];
 
   constructor(private readonly store: Store, private readonly sealer: Sealer) {
     this.collection = new Collection<StoredSession>(store, 'payment_sessions', {
@@ -101,6 +106,7 @@ export class Sessions implements DueWork {
     if (!CANCELABLE.includes(s.status)) {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`);
     }
+    for (const hook of this.cancelHooks) hook(accountId, id, now);
     s.status = 'canceled';
     s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
     s.canceled_at = unixSeconds(now);
@@ -122,7 +128,22 @@ export class Sessions implements DueWork {
     return { accountId: row.accountId, expiresMs: row.doc.expires_ms };
   }
 
+  /**
+   * Moves the session from one of `from` to `to` (expiring it first if due), or throws 409
+   * session_unexpected_state. Runs inside the caller's transaction: the check and the set are one step.
+   */
+  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed'): PaymentSession {
+    const s = this.load(accountId, id, now);
+    if (!from.includes(s.status)) {
+      throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`);
+    }
+    s.status = to;
+    this.collection.update(accountId, s);
+    return this.toApi(s);
+  }
+
   private expire(accountId: string, s: StoredSession): StoredSession {
+    for (const hook of this.cancelHooks) hook(accountId, s.id, s.expires_ms);
     s.status = 'canceled';
     s.cancellation_reason = 'abandoned';
     s.canceled_at = unixSeconds(s.expires_ms);

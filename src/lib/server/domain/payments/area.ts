@@ -1,30 +1,39 @@
 // The payments area's services: created once per server, reachable from handlers as ctx.services.
 import type { CoreServices } from '../../services.js';
 import type { DueWork } from '../due.js';
-import type { Charger, ChargeResult } from '../charges.js';
-import { testCardByToken } from '../testcards.js';
+import type { Charger } from '../charges.js';
+import type { RoutingRule } from '../../../contract/payments.js';
+import { ProcessorRegistry } from './processors.js';
+import { DEFAULT_ROUTING, parseRouting } from './routing.js';
+import { Cards } from './cards.js';
+import { BankAccounts } from './bankaccounts.js';
+import { PaymentsEngine } from './engine.js';
 
-export interface PaymentsArea {
-  /** Off-session charges for billing. */
-  charger: Charger;
+/** Server options of this area (`payorch server start --routing FILE --psp-down ID`). */
+export interface PaymentsConfig {
+  /** Replaces the default routing rules. */
+  routing?: RoutingRule[];
+  /** Processors marked down at start. */
+  pspDown?: string[];
 }
 
-/**
- * Until the routed payments engine exists: charges follow the test-card table directly and create no
- * payment object.
- */
-const tableCharger: Charger = {
-  charge(_accountId, req): ChargeResult {
-    const card = testCardByToken(req.payment_method);
-    if (!card) return { status: 'failed', payment_id: null, code: 'card_declined', decline_code: 'generic_decline', message: 'Unknown payment method.' };
-    const o = card.outcome;
-    if (o.kind === 'success' || o.kind === 'processor_unavailable') return { status: 'succeeded', payment_id: null };
-    if (o.kind === 'decline') return { status: 'failed', payment_id: null, code: 'card_declined', decline_code: o.code, message: `The card was declined (${o.code}).` };
-    if (o.kind === 'threeds') return { status: 'failed', payment_id: null, code: 'authentication_required', message: 'This card requires 3D Secure authentication.' };
-    return { status: 'failed', payment_id: null, code: 'processing_error', message: 'An error occurred while processing the card.' };
-  },
-};
+export interface PaymentsArea {
+  /** Off-session charges for billing: real payments through the routed engine. */
+  charger: Charger;
+  payments: PaymentsEngine;
+  processors: ProcessorRegistry;
+  routing: RoutingRule[];
+  cards: Cards;
+  bankAccounts: BankAccounts;
+}
 
-export function createPaymentsArea(_core: CoreServices): { area: PaymentsArea; due: DueWork[] } {
-  return { area: { charger: tableCharger }, due: [] };
+export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; due: DueWork[] } {
+  const config = core.config.payments ?? {};
+  const routing = config.routing ? parseRouting(config.routing) : DEFAULT_ROUTING;
+  const processors = new ProcessorRegistry(config.pspDown ?? []);
+  for (const rule of routing) for (const id of rule.candidates) if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
+  const cards = new Cards(core.store);
+  const bankAccounts = new BankAccounts(core.store, core.sealer);
+  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, sessions: core.sessions, cards, bankAccounts, processors, routing });
+  return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments] };
 }

@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { bankAccountColumns } from '../../lib/output/views/payments.js';
+
+export default class BankAccountsList extends ApiCommand {
+  static override summary = 'List bank accounts, newest first';
+  static override flags = {
+    ...listFlags,
+    customer: Flags.string({ description: 'Only this customer’s accounts' }),
+    status: Flags.string({ options: ['unverified', 'pending', 'verified', 'failed'], description: 'Only accounts with this verification status' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(BankAccountsList);
+    const client = await this.client(flags);
+    const params = {
+      limit: flags.limit,
+      starting_after: flags['starting-after'],
+      ending_before: flags['ending-before'],
+      customer_id: flags.customer,
+      verification_status: flags.status as never,
+    };
+    const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.jsonMode) : await client.bankAccounts.list(params);
+    await this.table(list, bankAccountColumns, 'No bank accounts.');
+  }
+}

@@ -1,0 +1,13 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { networkTokenFields } from '../../lib/output/views/payments.js';
+
+export default class NetworkTokensGet extends ApiCommand {
+  static override summary = 'Show a network token';
+  static override args = { id: Args.string({ description: 'Network token id (nt_…)', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(NetworkTokensGet);
+    this.detail(await (await this.client(flags)).networkTokens.retrieve(args.id), 'Network token', networkTokenFields);
+  }
+}

@@ -1,0 +1,21 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { paymentFields } from '../../lib/output/views/payments.js';
+
+export default class PaymentsCapture extends ApiCommand {
+  static override summary = 'Capture an authorized payment (all of it, or --amount)';
+  static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
+  static override flags = {
+    amount: Flags.integer({ description: 'Amount to capture in minor units (default: the whole authorization)', min: 1 }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(PaymentsCapture);
+    const client = await this.client(flags);
+    await this.confirmChange(`capture payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
+    const payment = await client.payments.capture(args.id, { amount: flags.amount }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(payment, 'Payment captured', paymentFields);
+  }
+}

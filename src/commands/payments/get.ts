@@ -1,0 +1,14 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { paymentFields } from '../../lib/output/views/payments.js';
+
+export default class PaymentsGet extends ApiCommand {
+  static override summary = 'Show a payment (with its processor attempts)';
+  static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(PaymentsGet);
+    const payment = await (await this.client(flags)).payments.retrieve(args.id);
+    this.detail(payment, 'Payment', paymentFields);
+  }
+}

@@ -1,0 +1,26 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { paymentColumns } from '../../lib/output/views/payments.js';
+
+export default class PaymentsList extends ApiCommand {
+  static override summary = 'List payments, newest first';
+  static override flags = {
+    ...listFlags,
+    session: Flags.string({ description: 'Only payments of this session' }),
+    status: Flags.string({ options: ['pending', 'authorized', 'captured', 'failed', 'canceled', 'refunded'], description: 'Only payments in this status' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(PaymentsList);
+    const client = await this.client(flags);
+    const params = {
+      limit: flags.limit,
+      starting_after: flags['starting-after'],
+      ending_before: flags['ending-before'],
+      session_id: flags.session,
+      status: flags.status as never,
+    };
+    const list = flags.all ? await listAll(client.payments.listAll(params), this.jsonMode) : await client.payments.list(params);
+    await this.table(list, paymentColumns, 'No payments.');
+  }
+}

@@ -1,0 +1,22 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { paymentFields } from '../../lib/output/views/payments.js';
+
+export default class PaymentsRefund extends ApiCommand {
+  static override summary = 'Refund a captured payment (the rest of it, or --amount)';
+  static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
+  static override flags = {
+    amount: Flags.integer({ description: 'Amount to refund in minor units (default: everything not yet refunded)', min: 1 }),
+    reason: Flags.string({ options: ['duplicate', 'fraudulent', 'requested_by_customer'], description: 'Reason' }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(PaymentsRefund);
+    const client = await this.client(flags);
+    await this.confirmChange(`refund payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
+    const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(payment, 'Payment refunded', paymentFields);
+  }
+}

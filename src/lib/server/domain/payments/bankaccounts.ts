@@ -1,0 +1,155 @@
+// ACH bank accounts (contract §8): ABA checksum, full numbers sealed at rest and never returned or logged,
+// micro-deposit verification (32 and 45 cents, three attempts, ten days).
+import type { BankAccount, CreateBankAccountBody, ListBankAccountsQuery, MicrodepositResult, VerifyResult } from '../../../contract/payments.js';
+import type { List } from '../../../contract/common.js';
+import type { Store } from '../../store/db.js';
+import type { Sealer } from '../../crypto.js';
+import { Collection } from '../../store/collection.js';
+import { newId } from '../../ids.js';
+import { isoTime, unixSeconds } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { normalizeCurrency } from '../values.js';
+import { ACH_TEST } from '../testcards.js';
+
+export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
+export const MICRODEPOSIT_TTL_MS = 10 * 86_400_000;
+export const MICRODEPOSIT_ATTEMPTS = 3;
+
+type StoredBankAccount = BankAccount & {
+  /** AES-GCM sealed full numbers */
+  account_number_sealed: string;
+  routing_number_sealed: string;
+  microdeposit_expires_ms: number | null;
+};
+
+/** ABA routing number checksum: 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10). */
+export function abaValid(routing: string): boolean {
+  if (!/^\d{9}$/.test(routing)) return false;
+  const d = [...routing].map(Number);
+  const sum = 3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!);
+  return sum % 10 === 0;
+}
+
+/** What a test ACH debit from this account does at settlement. */
+export type AchOutcome = 'settles' | 'insufficient_funds';
+
+export class BankAccounts {
+  readonly collection: Collection<StoredBankAccount>;
+
+  constructor(store: Store, private readonly sealer: Sealer) {
+    this.collection = new Collection<StoredBankAccount>(store, 'bank_accounts', {
+      customer_id: (b) => b.customer_id,
+      verification_status: (b) => b.verification_status,
+    });
+  }
+
+  private toApi(b: StoredBankAccount): BankAccount {
+    const { account_number_sealed: _a, routing_number_sealed: _r, microdeposit_expires_ms: _e, ...api } = b;
+    return api;
+  }
+
+  create(accountId: string, body: CreateBankAccountBody, now: number): BankAccount {
+    const routing = body.routing_number.trim();
+    const number = body.account_number.trim();
+    if (!/^\d{9}$/.test(routing)) throw errors.parameterInvalid('routing_number', 'must be 9 digits');
+    if (!abaValid(routing)) throw errors.parameterInvalid('routing_number', 'fails the ABA checksum');
+    if (!/^\d{4,17}$/.test(number)) throw errors.parameterInvalid('account_number', 'must be 4 to 17 digits');
+    if (routing === ACH_TEST.routing && number === ACH_TEST.rejectedAtCreation) {
+      throw errors.invalidRequest('bank_account_rejected', `The bank rejected the account ending ${number.slice(-4)}.`, 'account_number');
+    }
+    const country = (body.country ?? 'US').toUpperCase();
+    const currency = normalizeCurrency(body.currency ?? 'USD', 'currency');
+    const customer = body.customer_id ?? null;
+    const hasDefault = customer !== null && this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer).length > 0;
+    const b: StoredBankAccount = {
+      id: newId('ba'),
+      object: 'bank_account',
+      customer_id: customer,
+      holder_name: body.holder_name,
+      account_type: body.account_type ?? 'checking',
+      last4: number.slice(-4),
+      routing_last4: routing.slice(-4),
+      bank_name: routing === ACH_TEST.routing ? 'STRIPE TEST BANK' : 'TEST BANK',
+      country,
+      currency,
+      is_default: customer !== null && !hasDefault,
+      verification_status: 'unverified',
+      verification_method: null,
+      microdeposits: null,
+      nickname: body.nickname ?? null,
+      metadata: body.metadata ?? {},
+      created: unixSeconds(now),
+      livemode: false,
+      account_number_sealed: this.sealer.seal(number),
+      routing_number_sealed: this.sealer.seal(routing),
+      microdeposit_expires_ms: null,
+    };
+    this.collection.insert(accountId, b);
+    return this.toApi(b);
+  }
+
+  private load(accountId: string, id: string): StoredBankAccount {
+    return this.collection.require(accountId, id, 'bank_account', 'bank_account_id');
+  }
+
+  get(accountId: string, id: string): BankAccount {
+    return this.toApi(this.load(accountId, id));
+  }
+
+  list(accountId: string, url: string, q: ListBankAccountsQuery): List<BankAccount> {
+    const page = this.collection.list(accountId, url, { ...q, where: { customer_id: q.customer_id, verification_status: q.verification_status } });
+    return { ...page, data: page.data.map((b) => this.toApi(b)) };
+  }
+
+  delete(accountId: string, id: string): { id: string; object: 'bank_account'; deleted: true } {
+    this.load(accountId, id);
+    this.collection.delete(accountId, id);
+    return { id, object: 'bank_account', deleted: true };
+  }
+
+  initiateMicrodeposits(accountId: string, id: string, now: number): MicrodepositResult {
+    const b = this.load(accountId, id);
+    if (b.verification_status === 'pending') return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits!.expires_at };
+    if (b.verification_status !== 'unverified') {
+      throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; micro-deposits can only be sent to an unverified account.`);
+    }
+    b.verification_status = 'pending';
+    b.verification_method = 'microdeposits';
+    b.microdeposit_expires_ms = now + MICRODEPOSIT_TTL_MS;
+    b.microdeposits = { expires_at: isoTime(b.microdeposit_expires_ms), attempts_remaining: MICRODEPOSIT_ATTEMPTS };
+    this.collection.update(accountId, b);
+    return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits.expires_at };
+  }
+
+  verify(accountId: string, id: string, amounts: number[], now: number): VerifyResult {
+    const b = this.load(accountId, id);
+    if (b.verification_status !== 'pending') {
+      throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; only a pending account can be verified.`);
+    }
+    if (b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms) {
+      throw errors.unexpectedState('bank_account', 'The micro-deposits for this bank account expired; they were valid for 10 days.');
+    }
+    const md = b.microdeposits!;
+    const sorted = [...amounts].sort((x, y) => x - y);
+    if (sorted[0] === MICRODEPOSIT_AMOUNTS[0] && sorted[1] === MICRODEPOSIT_AMOUNTS[1]) {
+      b.verification_status = 'verified';
+    } else {
+      md.attempts_remaining = Math.max(0, md.attempts_remaining - 1);
+      if (md.attempts_remaining === 0) b.verification_status = 'failed';
+    }
+    this.collection.update(accountId, b);
+    return { verified: b.verification_status === 'verified', attempts_remaining: md.attempts_remaining, verification_status: b.verification_status };
+  }
+
+  /** For an ACH debit: the account (404 / 400 bank_account_unverified) and what its debit will do. */
+  forDebit(accountId: string, id: string): { account: BankAccount; outcome: AchOutcome } {
+    const b = this.collection.require(accountId, id, 'bank_account', 'bank_account.bank_account_id');
+    if (b.verification_status !== 'verified') {
+      throw errors.invalidRequest('bank_account_unverified', `This bank account is ${b.verification_status}; verify it with micro-deposits before paying with it.`, 'bank_account.bank_account_id');
+    }
+    const routing = this.sealer.open(b.routing_number_sealed);
+    const number = this.sealer.open(b.account_number_sealed);
+    const outcome: AchOutcome = routing === ACH_TEST.routing && number === ACH_TEST.insufficientFunds ? 'insufficient_funds' : 'settles';
+    return { account: this.toApi(b), outcome };
+  }
+}

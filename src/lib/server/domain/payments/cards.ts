@@ -1,0 +1,126 @@
+// Card payment methods: the test tokenization vault (raw numbers go no further than `tokenize`), the
+// predefined test tokens (tok_visa …) and network tokens. Everything downstream sees only brand, last4,
+// expiry and the test behaviour (CardOutcome) — never a card number.
+import { randomBytes } from 'node:crypto';
+import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
+import type { Static } from '@sinclair/typebox';
+import type { Store } from '../../store/db.js';
+import { Collection } from '../../store/collection.js';
+import { newId } from '../../ids.js';
+import { isoTime } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '../testcards.js';
+
+type Card = Static<typeof CardDetails>;
+
+/** A card as the payments engine sees it. */
+export interface ResolvedCard {
+  card: Card;
+  outcome: CardOutcome;
+}
+
+/** Vault tokens are not bound to a merchant account (the vault stands for an external one). */
+const VAULT_ACCOUNT = '';
+
+interface StoredVaultToken {
+  id: string;
+  card: Card;
+  /** The predefined test token whose behaviour this card has (tok_visa when the number is not a test value). */
+  behaves_as: string;
+  created_ms: number;
+}
+
+interface StoredNetworkToken {
+  id: string;
+  card: Card;
+  behaves_as: string;
+  network_token_last4: string;
+  created_ms: number;
+}
+
+export function brandOf(number: string): string {
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^6(011|5)/.test(number)) return 'discover';
+  return 'unknown';
+}
+
+export class Cards {
+  readonly vault: Collection<StoredVaultToken>;
+  readonly networkTokens: Collection<StoredNetworkToken>;
+
+  constructor(store: Store) {
+    this.vault = new Collection<StoredVaultToken>(store, 'vault_tokens');
+    this.networkTokens = new Collection<StoredNetworkToken>(store, 'network_tokens');
+  }
+
+  /** POST /vault/tokens. The number, CVC and anything derived from them beyond last4 are dropped here. */
+  tokenize(body: VaultTokenBody, now: number): VaultToken {
+    const number = body.number.replace(/[\s-]/g, '');
+    if (!luhnValid(number)) throw errors.parameterInvalid('number', 'this is not a valid card number');
+    if (body.cvc !== undefined && !/^\d{3,4}$/.test(body.cvc)) throw errors.parameterInvalid('cvc', 'must be 3 or 4 digits');
+    const d = new Date(now);
+    const [y, m] = [d.getUTCFullYear(), d.getUTCMonth() + 1];
+    if (body.exp_year < y || (body.exp_year === y && body.exp_month < m)) throw errors.parameterInvalid('exp_year', 'the card has expired');
+    const test = testCardByNumber(number);
+    const card: Card = { brand: test?.brand ?? brandOf(number), last4: number.slice(-4), exp_month: body.exp_month, exp_year: body.exp_year };
+    const stored: StoredVaultToken = { id: newId('tok'), card, behaves_as: test?.token ?? 'tok_visa', created_ms: now };
+    this.vault.insert(VAULT_ACCOUNT, stored);
+    return { object: 'token', token_id: stored.id, card, created_at: isoTime(now) };
+  }
+
+  /** A card token (predefined test token, vault token, or network token of this account) → card + behaviour. */
+  resolve(accountId: string, token: string, now: number, param = 'token_id'): ResolvedCard {
+    const predefined = testCardByToken(token);
+    if (predefined) {
+      const year = new Date(now).getUTCFullYear() + 3;
+      return { card: { brand: predefined.brand, last4: predefined.number?.slice(-4) ?? '0000', exp_month: 12, exp_year: year }, outcome: predefined.outcome };
+    }
+    const stored = token.startsWith('nt_') ? this.networkTokens.get(accountId, token) : this.vault.get(VAULT_ACCOUNT, token);
+    if (!stored) throw errors.invalidRequest('resource_missing', `No such token: '${token}'`, param);
+    return { card: stored.card, outcome: testCardByToken(stored.behaves_as)!.outcome };
+  }
+
+  private behaviourOf(token: string): string {
+    if (testCardByToken(token)) return token;
+    const stored = token.startsWith('nt_') ? undefined : this.vault.get(VAULT_ACCOUNT, token);
+    return stored?.behaves_as ?? 'tok_visa';
+  }
+
+  // ------------------------------------------------------------------------------ network tokens
+
+  private ntApi(t: StoredNetworkToken): NetworkToken {
+    return { id: t.id, object: 'network_token', status: 'active', card: t.card, network_token_last4: t.network_token_last4, created_at: isoTime(t.created_ms), livemode: false };
+  }
+
+  createNetworkToken(accountId: string, tokenId: string, now: number): NetworkToken {
+    if (tokenId.startsWith('nt_')) throw errors.parameterInvalid('token_id', 'give a card token (tok_…), not a network token');
+    const { card } = this.resolve(accountId, tokenId, now);
+    const t: StoredNetworkToken = {
+      id: newId('nt'),
+      card,
+      behaves_as: this.behaviourOf(tokenId),
+      network_token_last4: String(1000 + (randomBytes(2).readUInt16BE(0) % 9000)),
+      created_ms: now,
+    };
+    this.networkTokens.insert(accountId, t);
+    return this.ntApi(t);
+  }
+
+  getNetworkToken(accountId: string, id: string): NetworkToken {
+    return this.ntApi(this.networkTokens.require(accountId, id, 'network_token', 'network_token_id'));
+  }
+
+  deleteNetworkToken(accountId: string, id: string): { id: string; object: 'network_token'; deleted: true } {
+    this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
+    this.networkTokens.delete(accountId, id);
+    return { id, object: 'network_token', deleted: true };
+  }
+
+  cryptogram(accountId: string, id: string, now: number): Cryptogram {
+    this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
+    return { object: 'network_token_cryptogram', network_token_id: id, cryptogram: randomBytes(20).toString('base64'), eci: '05', expires_at: isoTime(now + 15 * 60_000) };
+  }
+}
+

@@ -1,0 +1,496 @@
+// The payments engine: confirm (routing + failover across processors), 3DS continuation, capture, refund,
+// void on session cancel, ACH settlement on the clock, and off-session charges for billing.
+// Every method runs synchronously inside the caller's transaction.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentAttempt, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
+import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
+import type { List } from '../../../contract/common.js';
+import type { Store } from '../../store/db.js';
+import type { Hooks } from '../hooks.js';
+import type { Sessions } from '../sessions.js';
+import type { DueWork } from '../due.js';
+import type { Charger, ChargeRequest, ChargeResult } from '../charges.js';
+import type { CardOutcome } from '../testcards.js';
+import { Collection } from '../../store/collection.js';
+import { newUuid } from '../../ids.js';
+import { isoTime, unixSeconds } from '../../clock.js';
+import { errors, ServiceError } from '../../errors.js';
+import { Outcome } from '../../http/route.js';
+import { ProcessorRegistry, declineMessage, type ProcessorRequest } from './processors.js';
+import { candidatesFor, MAX_ATTEMPTS } from './routing.js';
+import type { Cards } from './cards.js';
+import type { AchOutcome, BankAccounts } from './bankaccounts.js';
+
+/** An ACH debit settles this long after confirmation (test mode). */
+export const ACH_SETTLE_MS = 2 * 86_400_000;
+
+interface ThreeDSRecord {
+  status: 'challenge_required' | 'authenticated' | 'failed';
+  authentication_value: string | null;
+  eci: string | null;
+  ds_transaction_id: string;
+  liability_shift: boolean;
+}
+
+/** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
+type StoredPayment = Payment & {
+  card_outcome: CardOutcome | null;
+  ach_outcome: AchOutcome | null;
+  settle_ms: number | null;
+  threeds: ThreeDSRecord | null;
+};
+
+type Source =
+  | { method: 'card'; outcome: CardOutcome; card: Payment['card'] }
+  | { method: 'walletone_pay' | 'wallettwo_pay' | 'walletthree'; token: string }
+  | { method: 'bank_account'; bank: NonNullable<Payment['bank_account']>; outcome: AchOutcome };
+
+const SOURCE_FIELDS = ['token_id', 'walletone_pay_token', 'wallettwo_pay_token', 'walletthree_token', 'bank_account'] as const;
+const METHOD_OF: Record<(typeof SOURCE_FIELDS)[number], PaymentMethodType> = {
+  token_id: 'card',
+  walletone_pay_token: 'walletone_pay',
+  wallettwo_pay_token: 'wallettwo_pay',
+  walletthree_token: 'walletthree',
+  bank_account: 'bank_account',
+};
+
+interface RouteResult {
+  attempts: PaymentAttempt[];
+  psp: string | null;
+  outcome: { kind: 'approved' | 'requires_3ds'; transaction_id: string } | { kind: 'failed'; code: string; message: string; decline_code: string };
+}
+
+export interface PaymentsDeps {
+  store: Store;
+  hooks: Hooks;
+  sessions: Sessions;
+  cards: Cards;
+  bankAccounts: BankAccounts;
+  processors: ProcessorRegistry;
+  routing: RoutingRule[];
+}
+
+export class PaymentsEngine implements DueWork, Charger {
+  readonly name = 'ach settlement';
+  readonly collection: Collection<StoredPayment>;
+
+  constructor(private readonly d: PaymentsDeps) {
+    this.collection = new Collection<StoredPayment>(d.store, 'payments', {
+      session_id: (p) => p.session_id,
+      status: (p) => p.status,
+      settle_ms: (p) => p.settle_ms,
+    });
+    // Void on session cancel / expiry.
+    d.sessions.cancelHooks.push((accountId, sessionId, now) => this.onSessionCanceled(accountId, sessionId, now));
+  }
+
+  private toApi(p: StoredPayment): Payment {
+    const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds: _t, ...api } = p;
+    return api;
+  }
+
+  // ------------------------------------------------------------------------------------- routing
+
+  /** Tries the candidates in order: at most MAX_ATTEMPTS, failover on retryable failures, never on declines. */
+  private route(method: PaymentMethodType, currency: string, amount: number, forced: string | undefined, base: Omit<ProcessorRequest, 'attempt_index'>): RouteResult {
+    const { processors } = this.d;
+    const candidates = forced ? [forced] : candidatesFor(this.d.routing, method, currency, amount, processors.ids()).slice(0, MAX_ATTEMPTS);
+    const attempts: PaymentAttempt[] = [];
+    let last = { code: 'processing_error', message: 'No processor could take this payment.' };
+    for (const psp of candidates) {
+      if (processors.isDown(psp) || !processors.has(psp)) {
+        attempts.push({ psp, status: 'failed', code: 'processor_unavailable' });
+        last = { code: 'processor_unavailable', message: `Processor ${psp} is unavailable.` };
+        continue;
+      }
+      const r = processors.get(psp).authorize({ ...base, attempt_index: attempts.length });
+      if (r.kind === 'approved' || r.kind === 'requires_3ds') {
+        attempts.push({ psp, status: r.kind === 'approved' ? 'succeeded' : 'requires_action', code: null });
+        return { attempts, psp, outcome: { kind: r.kind, transaction_id: r.transaction_id } };
+      }
+      attempts.push({ psp, status: 'failed', code: r.code });
+      if (r.kind === 'declined') {
+        return { attempts, psp, outcome: { kind: 'failed', code: r.code, message: r.message, decline_code: r.code === 'card_declined' ? 'generic_decline' : r.code } };
+      }
+      last = { code: r.code, message: r.message };
+    }
+    const tried = attempts.length;
+    return {
+      attempts,
+      psp: attempts.at(-1)?.psp ?? null,
+      outcome: {
+        kind: 'failed',
+        code: 'processing_error',
+        decline_code: last.code,
+        message: `An error occurred while processing the payment (${tried} processor${tried === 1 ? '' : 's'} tried: ${last.message})`,
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------------------------- confirm
+
+  private resolveSource(accountId: string, session: PaymentSession, body: ConfirmPaymentBody, now: number): Source {
+    const given = SOURCE_FIELDS.filter((f) => body[f] !== undefined);
+    if (given.length !== 1) {
+      throw new ServiceError({
+        status: 400,
+        type: 'validation_error',
+        code: given.length === 0 ? 'parameter_missing' : 'parameter_invalid',
+        param: given[1] ?? 'token_id',
+        message: `Give exactly one payment source: ${SOURCE_FIELDS.join(', ')}${given.length ? ` (got ${given.join(', ')})` : ''}.`,
+      });
+    }
+    const field = given[0]!;
+    const method = METHOD_OF[field];
+    if (body.payment_method_type !== undefined && body.payment_method_type !== method) {
+      throw errors.parameterInvalid('payment_method_type', `${body.payment_method_type} does not match the source ${field} (${method})`);
+    }
+    if (!session.payment_method_types.includes(method)) {
+      throw errors.invalidRequest(
+        'payment_method_not_allowed',
+        `This payment session does not allow ${method}; allowed: ${session.payment_method_types.join(', ')}.`,
+        'payment_method_type',
+      );
+    }
+    switch (field) {
+      case 'token_id': {
+        const { card, outcome } = this.d.cards.resolve(accountId, body.token_id!, now);
+        return { method: 'card', card, outcome };
+      }
+      case 'bank_account': {
+        if (session.currency !== 'USD') throw errors.invalidRequest('payment_method_not_allowed', 'ACH debits are in USD only.', 'bank_account');
+        const { account, outcome } = this.d.bankAccounts.forDebit(accountId, body.bank_account!.bank_account_id);
+        return {
+          method: 'bank_account',
+          outcome,
+          bank: { id: account.id, last4: account.last4, routing_last4: account.routing_last4, account_holder_name: body.bank_account!.account_holder_name },
+        };
+      }
+      default:
+        return { method: method as 'walletone_pay', token: body[field] as string };
+    }
+  }
+
+  private newPayment(
+    p: { session_id: string | null; amount: number; currency: string; capture_method: 'automatic' | 'manual'; description: string | null; metadata: Record<string, string> },
+    source: Source,
+    now: number,
+  ): StoredPayment {
+    return {
+      id: newUuid(),
+      object: 'payment',
+      session_id: p.session_id,
+      amount: p.amount,
+      currency: p.currency,
+      status: 'pending',
+      capture_method: source.method === 'bank_account' ? 'automatic' : p.capture_method,
+      payment_method_type: source.method,
+      psp: null,
+      psp_transaction_id: null,
+      captured_amount: 0,
+      refunded_amount: 0,
+      card: source.method === 'card' ? source.card : null,
+      wallet: source.method !== 'card' && source.method !== 'bank_account' ? { type: source.method } : null,
+      bank_account: source.method === 'bank_account' ? source.bank : null,
+      attempts: [],
+      next_action: null,
+      failure_code: null,
+      failure_message: null,
+      decline_code: null,
+      refunds: [],
+      description: p.description,
+      metadata: p.metadata,
+      settles_at: null,
+      canceled_at: null,
+      created_at: isoTime(now),
+      livemode: false,
+      card_outcome: source.method === 'card' ? source.outcome : null,
+      ach_outcome: source.method === 'bank_account' ? source.outcome : null,
+      settle_ms: null,
+      threeds: null,
+    };
+  }
+
+  /** Applies a routing result to a new payment; returns the session status it leads to. */
+  private apply(accountId: string, p: StoredPayment, r: RouteResult, now: number, baseUrl: string): SessionStatus {
+    p.attempts = r.attempts;
+    p.psp = r.psp;
+    const o = r.outcome;
+    if (o.kind === 'failed') {
+      this.fail(p, o.code, o.message, o.decline_code);
+      return 'failed';
+    }
+    p.psp_transaction_id = o.transaction_id;
+    if (o.kind === 'requires_3ds') {
+      p.status = 'pending';
+      p.next_action = { type: 'threeds_challenge', url: `${baseUrl}/pay/${p.session_id}?step=threeds` };
+      p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
+      return 'requires_action';
+    }
+    if (p.payment_method_type === 'bank_account') {
+      p.status = 'pending';
+      p.settle_ms = now + ACH_SETTLE_MS;
+      p.settles_at = isoTime(p.settle_ms);
+      return 'processing';
+    }
+    return this.authorized(accountId, p, now);
+  }
+
+  /** An approved authorization: captured at once (automatic) or held for capture (manual). */
+  private authorized(accountId: string, p: StoredPayment, now: number): SessionStatus {
+    p.next_action = null;
+    if (p.capture_method === 'manual') {
+      p.status = 'authorized';
+      return 'processing';
+    }
+    p.status = 'captured';
+    p.captured_amount = p.amount;
+    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount: p.amount, currency: p.currency, at: now });
+    return 'succeeded';
+  }
+
+  private fail(p: StoredPayment, code: string, message: string, declineCode: string): void {
+    p.status = 'failed';
+    p.next_action = null;
+    p.failure_code = code;
+    p.failure_message = message;
+    p.decline_code = declineCode;
+  }
+
+  private cardError(p: StoredPayment): ServiceError {
+    return new ServiceError({
+      status: 402,
+      type: 'card_error',
+      code: p.failure_code ?? 'card_declined',
+      message: p.failure_message ?? 'The payment was declined.',
+      decline_code: p.decline_code ?? undefined,
+      payment_id: p.id,
+    });
+  }
+
+  /**
+   * POST /confirm-payment/{session_id}. The session moves out of requires_payment_method in the same
+   * transaction that checks it, so of racing confirms exactly one creates a payment; the others get 409.
+   */
+  confirm(accountId: string, sessionId: string, body: ConfirmPaymentBody, now: number, baseUrl: string): Payment | Outcome {
+    const session = this.d.sessions.get(accountId, sessionId, now);
+    if (session.status !== 'requires_payment_method') {
+      throw errors.unexpectedState('session', `This payment session is ${session.status}; it can only be confirmed while requires_payment_method.`);
+    }
+    const source = this.resolveSource(accountId, session, body, now);
+    const p = this.newPayment(
+      { session_id: session.id, amount: session.amount, currency: session.currency, capture_method: session.capture_method, description: session.description, metadata: {} },
+      source,
+      now,
+    );
+    const r = this.route(source.method, session.currency, session.amount, body.psp, {
+      amount: session.amount,
+      currency: session.currency,
+      method: source.method,
+      capture: p.capture_method,
+      card: source.method === 'card' ? { outcome: source.outcome } : undefined,
+      wallet_token: 'token' in source ? source.token : undefined,
+    });
+    const next = this.apply(accountId, p, r, now, baseUrl);
+    this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next);
+    this.collection.insert(accountId, p);
+    return p.status === 'failed' ? new Outcome(this.cardError(p)) : this.toApi(p);
+  }
+
+  // ------------------------------------------------------------------------------------ 3DS
+
+  private threedsPayment(accountId: string, sessionId: string): StoredPayment {
+    this.d.sessions.collection.require(accountId, sessionId, 'payment_session', 'session_id');
+    const p = this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).map((r) => r.doc).find((x) => x.threeds);
+    if (!p) throw errors.notFound('threeds_authentication', sessionId, 'session_id');
+    return p;
+  }
+
+  private threedsApi(p: StoredPayment): ThreeDSResult {
+    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: p.status };
+  }
+
+  threedsResult(accountId: string, sessionId: string): ThreeDSResult {
+    return this.threedsApi(this.threedsPayment(accountId, sessionId));
+  }
+
+  /** The cardholder finished the challenge: the test card decides; the payment proceeds on the same processor. */
+  threedsComplete(accountId: string, sessionId: string, now: number): ThreeDSResult {
+    const p = this.threedsPayment(accountId, sessionId);
+    const t = p.threeds!;
+    if (t.status !== 'challenge_required') return this.threedsApi(p);
+    if (p.status !== 'pending') throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
+    const o = p.card_outcome;
+    const authenticated = o?.kind === 'threeds' && o.then === 'success';
+    Object.assign(t, authenticated
+      ? { status: 'authenticated', authentication_value: randomBytes(20).toString('base64'), eci: '05', liability_shift: true }
+      : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false });
+    const r = this.d.processors.get(p.psp!).authorize({
+      amount: p.amount,
+      currency: p.currency,
+      method: 'card',
+      capture: p.capture_method,
+      card: o ? { outcome: o } : undefined,
+      attempt_index: p.attempts.length - 1,
+      threeds: authenticated ? 'authenticated' : 'failed',
+    });
+    let next: SessionStatus;
+    if (r.kind === 'approved') {
+      p.attempts.at(-1)!.status = 'succeeded';
+      p.psp_transaction_id = r.transaction_id;
+      next = this.authorized(accountId, p, now);
+    } else {
+      const code = r.kind === 'requires_3ds' ? 'authentication_failed' : r.code;
+      p.attempts.at(-1)!.status = 'failed';
+      p.attempts.at(-1)!.code = code;
+      this.fail(p, code, declineMessage(code), code);
+      next = 'failed';
+    }
+    this.d.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
+    this.collection.update(accountId, p);
+    return this.threedsApi(p);
+  }
+
+  // -------------------------------------------------------------------------- read, capture, refund
+
+  private load(accountId: string, id: string): StoredPayment {
+    return this.collection.require(accountId, id, 'payment', 'payment_id');
+  }
+
+  get(accountId: string, id: string): Payment {
+    return this.toApi(this.load(accountId, id));
+  }
+
+  forSession(accountId: string, sessionId: string): Payment | null {
+    const rows = this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId);
+    const last = rows.at(-1)?.doc;
+    return last ? this.toApi(last) : null;
+  }
+
+  list(accountId: string, url: string, q: ListPaymentsQuery): List<Payment> {
+    const page = this.collection.list(accountId, url, { ...q, where: { session_id: q.session_id, status: q.status } });
+    return { ...page, data: page.data.map((p) => this.toApi(p)) };
+  }
+
+  capture(accountId: string, id: string, body: CapturePaymentBody, now: number): Payment {
+    const p = this.load(accountId, id);
+    if (p.status !== 'authorized') throw errors.unexpectedState('payment', `This payment is ${p.status}; only an authorized payment can be captured.`);
+    const amount = body.amount ?? p.amount;
+    if (amount > p.amount) throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
+    p.status = 'captured';
+    p.captured_amount = amount;
+    if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
+    this.collection.update(accountId, p);
+    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
+    return this.toApi(p);
+  }
+
+  refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment {
+    const p = this.load(accountId, id);
+    if (p.status !== 'captured') throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
+    const remaining = p.captured_amount - p.refunded_amount;
+    const amount = body.amount ?? remaining;
+    if (amount > remaining) throw errors.parameterInvalid('amount', `must be at most the amount not yet refunded (${remaining})`);
+    p.refunded_amount += amount;
+    p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
+    if (p.refunded_amount === p.captured_amount) p.status = 'refunded';
+    this.collection.update(accountId, p);
+    this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
+    return this.toApi(p);
+  }
+
+  /** Session canceled or expired: void an authorization or an unfinished 3DS payment. A pending ACH debit cannot be recalled. */
+  private onSessionCanceled(accountId: string, sessionId: string, now: number): void {
+    for (const { doc: p } of this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId)) {
+      if (p.status === 'pending' && p.payment_method_type === 'bank_account') {
+        throw errors.unexpectedState('session', 'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.');
+      }
+      if (p.status === 'authorized' || p.status === 'pending') {
+        p.status = 'canceled';
+        p.next_action = null;
+        p.canceled_at = unixSeconds(now);
+        this.collection.update(accountId, p);
+      }
+    }
+  }
+
+  /** GET /get-session-config/{session_id}: what a checkout page needs. */
+  sessionConfig(accountId: string, sessionId: string, now: number): SessionConfig {
+    const s = this.d.sessions.get(accountId, sessionId, now);
+    const p = this.forSession(accountId, sessionId);
+    return {
+      object: 'session_config',
+      session_id: s.id,
+      status: s.status,
+      amount: s.amount,
+      currency: s.currency,
+      description: s.description,
+      external_id: s.external_id,
+      capture_method: s.capture_method,
+      payment_method_types: s.payment_method_types,
+      success_url: s.success_url,
+      cancel_url: s.cancel_url,
+      expires_at: s.expires_at,
+      payment: p ? { id: p.id, status: p.status, next_action: p.next_action, failure_code: p.failure_code, failure_message: p.failure_message } : null,
+      livemode: false,
+    };
+  }
+
+  // ------------------------------------------------------------------------- ACH settlement (DueWork)
+
+  nextDue(accountId: string): number | undefined {
+    const row = this.d.store.db
+      .prepare("SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL")
+      .get(accountId) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  runDue(now: number, accountId?: string): number {
+    const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
+    const due = this.collection.selectWhere(cond, now, ...(accountId ? [accountId] : []));
+    for (const { accountId: acct, doc: p } of due) {
+      const at = p.settle_ms!;
+      p.settle_ms = null;
+      let next: SessionStatus;
+      if (p.ach_outcome === 'insufficient_funds') {
+        this.fail(p, 'insufficient_funds', 'The ACH debit was returned: insufficient funds (R01).', 'insufficient_funds');
+        next = 'failed';
+      } else {
+        next = this.authorized(acct, p, at);
+      }
+      if (p.session_id) this.d.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
+      this.collection.update(acct, p);
+    }
+    return due.length;
+  }
+
+  // ------------------------------------------------------------------------ off-session (Charger)
+
+  /** Billing's charges: a real payment through routing, without a session (no 3DS possible off-session). */
+  charge(accountId: string, req: ChargeRequest, now: number): ChargeResult {
+    let resolved;
+    try {
+      resolved = this.d.cards.resolve(accountId, req.payment_method, now, 'payment_method');
+    } catch (err) {
+      if (err instanceof ServiceError) return { status: 'failed', payment_id: null, code: 'resource_missing', message: err.message };
+      throw err;
+    }
+    const source: Source = { method: 'card', card: resolved.card, outcome: resolved.outcome };
+    const p = this.newPayment(
+      { session_id: null, amount: req.amount, currency: req.currency, capture_method: 'automatic', description: req.description ?? null, metadata: req.metadata ?? {} },
+      source,
+      now,
+    );
+    const r = this.route('card', req.currency, req.amount, undefined, { amount: req.amount, currency: req.currency, method: 'card', capture: 'automatic', card: { outcome: resolved.outcome } });
+    if (r.outcome.kind === 'requires_3ds') {
+      p.attempts = r.attempts;
+      p.psp = r.psp;
+      this.fail(p, 'authentication_required', 'This card requires 3D Secure authentication, which is not possible off-session.', 'authentication_required');
+    } else {
+      this.apply(accountId, p, r, now, '');
+    }
+    this.collection.insert(accountId, p);
+    if (p.status === 'captured') return { status: 'succeeded', payment_id: p.id };
+    return { status: 'failed', payment_id: p.id, code: p.failure_code!, decline_code: p.decline_code ?? undefined, message: p.failure_message! };
+  }
+}
