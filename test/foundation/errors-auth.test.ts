@@ -1,6 +1,8 @@
 // Every failure status with the contract's error body, authentication (incl. keys revoked with the CLI),
 // tenancy across keys, and the unauthenticated meta routes (issue 2, contract.md §1–§3).
 import { request as httpRequest } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
@@ -214,5 +216,47 @@ describe('meta routes (no authentication)', () => {
   it('every response carries a distinct Request-Id', async () => {
     const ids = await Promise.all([1, 2, 3].map(async () => (await s.request('GET', '/health', { key: null })).headers.get('request-id')));
     expect(new Set(ids).size).toBe(3);
+  });
+});
+
+describe('500: an unexpected failure', () => {
+  it('answers api_error internal_error without internals, and logs the details under the request id', async () => {
+    const f = await startTestServer();
+    const sessions = f.server.services.sessions;
+    // fault injection: the handler's domain call throws something unexpected
+    sessions.get = () => {
+      throw new TypeError('boom: internal detail /very/secret/path');
+    };
+    const res = await f.request('GET', '/sessions/0190a8b0-0000-7000-8000-000000000000');
+    expectError(res, 500, 'api_error', 'internal_error');
+    expect(res.text).not.toContain('boom');
+    expect(res.text).not.toContain('/very/secret/path');
+    expect(res.text).not.toMatch(/at .*\.js:\d+/);
+    // the server keeps serving
+    expect((await f.request('GET', '/sessions')).status).toBe(200);
+
+    // a 5xx is not saved under its Idempotency-Key: the retry runs (and nothing half-written remains)
+    const create = sessions.create.bind(sessions);
+    let failOnce = true;
+    sessions.create = (...args: Parameters<typeof create>) => {
+      const made = create(...args);
+      if (failOnce) {
+        failOnce = false;
+        throw new Error('boom after the insert');
+      }
+      return made;
+    };
+    const headers = { 'idempotency-key': 'five-hundred' };
+    const body = { amount: 100, currency: 'usd', external_id: 'five-hundred' };
+    expectError(await f.request('POST', '/create-session', { body, headers }), 500, 'api_error', 'internal_error');
+    expect((await f.request('GET', '/sessions?external_id=five-hundred')).body.total_count).toBe(0); // rolled back
+    const retry = await f.request('POST', '/create-session', { body, headers });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect((await f.request('GET', '/sessions?external_id=five-hundred')).body.total_count).toBe(1);
+    await f.close();
+    const log = readFileSync(join(f.dataDir!, 'server.log'), 'utf8');
+    const line = log.split('\n').find((l) => l.includes(res.body.error.request_id) && l.includes('boom'));
+    expect(line).toBeDefined();
   });
 });

@@ -51,6 +51,18 @@ export default class ServerStart extends BaseCommand {
       if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${flags.host}:${flags.port} (${code}).`, EXIT.USAGE, 'cannot_listen');
       throw err;
     }
+    // Signal handlers before the banner: whoever reads the banner may stop the server at once.
+    const detached = process.env.PAYORCH_DETACHED === '1';
+    const stopped = new Promise<void>((resolve) => {
+      const stop = () => {
+        void server.close().then(() => {
+          if (!detached && !this.jsonMode) process.stderr.write('payorch server stopped.\n');
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
     const started: Started = { base_url: server.baseUrl, api_key: server.apiKey, pid: server.pid, data_dir: server.dataDir };
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else {
@@ -66,17 +78,7 @@ export default class ServerStart extends BaseCommand {
         ].join('\n') + '\n',
       );
     }
-    const detached = process.env.PAYORCH_DETACHED === '1';
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        void server.close().then(() => {
-          if (!detached && !this.jsonMode) process.stderr.write('payorch server stopped.\n');
-          resolve();
-        });
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
   }
 
   /** Starts a child `server start --json` and returns once it has printed its address and answers /health. */
@@ -93,22 +95,23 @@ export default class ServerStart extends BaseCommand {
     const started = await new Promise<Started | undefined>((resolve) => {
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        const line = out.split('\n')[0];
-        if (out.includes('\n') && line) {
-          try {
-            resolve(JSON.parse(line) as Started);
-          } catch {
-            resolve(undefined);
-          }
+        const nl = out.indexOf('\n');
+        if (nl < 0) return;
+        try {
+          const first = JSON.parse(out.slice(0, nl)) as Partial<Started>;
+          if (typeof first.base_url === 'string') resolve(first as Started);
+        } catch {
+          /* not the one-line start record: the child is failing (a pretty-printed error body follows) */
         }
       });
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('exit', () => resolve(undefined));
+      // 'close' (not 'exit'): all of the child's output has been read by then.
+      child.on('close', () => resolve(undefined));
     });
     if (!started) {
       const failure = (() => {
         try {
-          return (JSON.parse(out.trim().split('\n').pop() ?? '') as { error?: { message?: string } }).error?.message;
+          return (JSON.parse(out) as { error?: { message?: string } }).error?.message;
         } catch {
           return undefined;
         }

@@ -25,15 +25,17 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = proce
     const known = Object.keys(data.profiles);
     throw new CliError(`No profile named "${explicitProfile}".${known.length ? ` Known profiles: ${known.join(', ')}.` : ' Add one with `payorch profiles add NAME`.'}`, EXIT.AUTH);
   }
-  const apiKey = flags['api-key'] ?? env.PAYORCH_API_KEY ?? profile?.api_key;
-  const baseUrl = flags['base-url'] ?? env.PAYORCH_BASE_URL ?? profile?.base_url ?? DEFAULT_BASE_URL;
+  // A profile named by --profile is a flag: it beats PAYORCH_API_KEY / PAYORCH_BASE_URL (flags > env).
+  const flagProfile = flags.profile ? profile : undefined;
+  const apiKey = flags['api-key'] ?? flagProfile?.api_key ?? env.PAYORCH_API_KEY ?? profile?.api_key;
+  const baseUrl = flags['base-url'] ?? flagProfile?.base_url ?? env.PAYORCH_BASE_URL ?? profile?.base_url ?? DEFAULT_BASE_URL;
   if (!apiKey) {
     if (flags['base-url'] ?? env.PAYORCH_BASE_URL) {
       throw new CliError(`No API key for ${baseUrl}. Pass --api-key, set PAYORCH_API_KEY, or add a profile with \`payorch profiles add\`.`, EXIT.AUTH);
     }
     return { kind: 'embedded' };
   }
-  const source = flags['api-key'] ? '--api-key' : env.PAYORCH_API_KEY ? 'PAYORCH_API_KEY' : `profile "${profileName}"`;
+  const source = flags['api-key'] ? '--api-key' : !flagProfile && env.PAYORCH_API_KEY ? 'PAYORCH_API_KEY' : `profile "${profileName}"`;
   return { kind: 'http', apiKey, baseUrl, profile: profile ? profileName : undefined, source };
 }
 

@@ -6,6 +6,8 @@ import type { ErrorBody } from '../contract/common.js';
 import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
+import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';
+import { IdentityTokensResource, KycVerificationsResource } from './resources/identity.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -63,6 +65,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Client {
   readonly sessions: SessionsResource;
+  readonly ledgerAccounts: LedgerAccountsResource;
+  readonly journalEntries: JournalEntriesResource;
+  readonly holds: HoldsResource;
+  readonly identityTokens: IdentityTokensResource;
+  readonly kycVerifications: KycVerificationsResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -70,6 +77,11 @@ export class Client {
     this.opts = { maxRetries: 2, timeoutMs: 30_000, retryBaseMs: 500, maxRetryDelayMs: 20_000, ...options };
     if (options.transport) this.transportPromise = Promise.resolve(options.transport);
     this.sessions = new SessionsResource(this);
+    this.ledgerAccounts = new LedgerAccountsResource(this);
+    this.journalEntries = new JournalEntriesResource(this);
+    this.holds = new HoldsResource(this);
+    this.identityTokens = new IdentityTokensResource(this);
+    this.kycVerifications = new KycVerificationsResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */

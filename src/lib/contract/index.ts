@@ -1,3 +1,5 @@
 export * from './common.js';
 export * from './sessions.js';
 export * from './meta.js';
+export * from './ledger.js';
+export * from './identity.js';

@@ -25,6 +25,8 @@ export interface AppOptions {
 
 interface RequestState {
   accountId: string;
+  /** The API key that authenticated the request (for audit trails), when one did. */
+  keyId?: string;
   rateKey: string;
   admitted: boolean;
   started: bigint;
@@ -141,6 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       } else {
         const auth = services.accounts.authenticate(token);
         state.accountId = auth.accountId;
+        state.keyId = auth.keyId;
         state.rateKey = `key:${auth.keyId}`;
       }
     }
@@ -194,6 +197,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const accountId = request.payorch?.accountId ?? '';
     const ctx: RouteContext<unknown, unknown, unknown> = {
       accountId,
+      apiKeyId: request.payorch?.keyId,
       body: request.body ?? {},
       query: request.query ?? {},
       params: request.params ?? {},
@@ -217,7 +221,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       out = spec.method === 'GET' ? store.tx(invoke) : await store.grouped(invoke);
     } else {
       IdempotencyStore.validateKey(key);
-      const fp = fingerprint(spec.method, ctx.path, request.body);
+      const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, request.body);
       try {
         out = await store.grouped(() => {
           const earlier = idempotency.lookup(accountId, key, fp);

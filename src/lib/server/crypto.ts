@@ -1,5 +1,5 @@
 // Secrets at rest: AES-256-GCM with a key kept in the data directory (mode 0600), and hashes for lookups.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export class Sealer {
   constructor(private readonly key: Buffer) {
@@ -9,6 +9,17 @@ export class Sealer {
   static random(): Sealer {
     return new Sealer(randomBytes(32));
   }
+
+  /**
+   * A keyed digest (HMAC-SHA256 under a key derived from the sealing key) for values that must be compared
+   * later but must not be guessable from what is stored — a plain hash of a 9-digit SSN can be brute-forced.
+   */
+  mac(data: string): string {
+    this.macKey ??= createHmac('sha256', this.key).update('payorch mac v1').digest();
+    return createHmac('sha256', this.macKey).update(data).digest('hex');
+  }
+
+  private macKey?: Buffer;
 
   /** `v1.<iv>.<tag>.<ciphertext>` in base64url. */
   seal(plaintext: string): string {

@@ -63,7 +63,12 @@ export function openDataDir(dir: string | null): OpenedDataDir {
   const sealer = new Sealer(Buffer.from(writeOnce(join(dir, KEY_FILE), randomBytes(32).toString('hex')).trim(), 'hex'));
   const store = openStore(join(dir, DB_FILE));
   for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
-    if (existsSync(join(dir, f))) chmodSync(join(dir, f), 0o600);
+    try {
+      chmodSync(join(dir, f), 0o600);
+    } catch (err) {
+      // -wal/-shm come and go as other processes close the database
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
   const credPath = join(dir, CREDENTIALS_FILE);
   // First use: one account and key, created under an immediate transaction so that two processes opening

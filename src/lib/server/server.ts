@@ -75,6 +75,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       } catch (err) {
         log.logger.error({ err }, 'scheduled work failed');
       }
+      // The log buffers 4 KiB before writing; write what is pending once a second so that
+      // `payorch server logs [--follow]` shows a running server's requests (asynchronously, off the hot path).
+      log.logger.flush();
     }, 1000);
     const purge = setInterval(() => services.idempotency.purgeExpired(), 10 * 60_000);
     tick.unref();

@@ -2,7 +2,6 @@
 // reuse with another request → 400, a key whose first request is still running → 409.
 // The record is written in the same transaction as the operation's own writes, so a crash can never leave
 // an acknowledged write without its replayable response, nor a response without its write.
-import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/db.js';
 import { errors, ServiceError } from '../errors.js';
@@ -33,8 +32,13 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(canonical(body ?? {}))}`).digest('hex');
+/**
+ * What identifies "the same request" under one key. Keyed (`mac`, an HMAC under the data directory's
+ * secret): bodies can hold vault values or account numbers, and a plain hash of a short number could be
+ * reversed by trying every value.
+ */
+export function fingerprint(mac: (data: string) => string, method: string, path: string, body: unknown): string {
+  return mac(`${method} ${path}\n${JSON.stringify(canonical(body ?? {}))}`);
 }
 
 /** Whether a failure is the operation's recorded outcome (replayed later) or a request that never ran. */

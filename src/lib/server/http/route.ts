@@ -16,6 +16,8 @@ export type AuthMode =
 export interface RouteContext<B, Q, P> {
   /** The authenticated merchant account ('' on routes with auth 'none'). */
   accountId: string;
+  /** The id of the API key that authenticated the request (undefined for client-secret and unauthenticated routes). */
+  apiKeyId?: string;
   body: B;
   query: Q;
   params: P;

@@ -1,10 +1,16 @@
 // The identity area's services: created once per server, reachable from handlers as ctx.services.
 import type { CoreServices } from '../../services.js';
 import type { DueWork } from '../due.js';
+import { Vault } from './vault.js';
+import { Kyc } from './kyc.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface IdentityArea {}
+export interface IdentityArea {
+  vault: Vault;
+  kyc: Kyc;
+}
 
-export function createIdentityArea(_core: CoreServices): { area: IdentityArea; due: DueWork[] } {
-  return { area: {}, due: [] };
+export function createIdentityArea(core: CoreServices): { area: IdentityArea; due: DueWork[] } {
+  const vault = new Vault(core.store, core.sealer);
+  const kyc = new Kyc(core.store, vault);
+  return { area: { vault, kyc }, due: [kyc] };
 }

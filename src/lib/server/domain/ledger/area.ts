@@ -1,10 +1,17 @@
 // The ledger area's services: created once per server, reachable from handlers as ctx.services.
 import type { CoreServices } from '../../services.js';
 import type { DueWork } from '../due.js';
+import { Ledger } from './ledger.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface LedgerArea {}
+export interface LedgerArea {
+  ledger: Ledger;
+}
 
-export function createLedgerArea(_core: CoreServices): { area: LedgerArea; due: DueWork[] } {
-  return { area: {}, due: [] };
+export function createLedgerArea(core: CoreServices): { area: LedgerArea; due: DueWork[] } {
+  const ledger = new Ledger(core.store);
+  // Captured and refunded payments post themselves (in the emitter's transaction) into the per-currency
+  // system accounts: processor clearing (asset) and merchant balance (liability).
+  core.hooks.on('paymentCaptured', (accountId, ev) => void ledger.postPayment(accountId, 'captured', ev));
+  core.hooks.on('paymentRefunded', (accountId, ev) => void ledger.postPayment(accountId, 'refunded', ev));
+  return { area: { ledger }, due: [ledger] };
 }

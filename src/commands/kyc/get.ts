@@ -1,0 +1,14 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { kycFields } from '../../lib/output/views/identity.js';
+
+export default class KycGet extends ApiCommand {
+  static override summary = 'Show a KYC verification and its checks';
+  static override args = { id: Args.string({ description: 'Verification id (kyc_…)', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(KycGet);
+    const k = await (await this.client(flags)).kycVerifications.retrieve(args.id);
+    this.detail(k, 'KYC verification', kycFields);
+  }
+}

@@ -1,0 +1,23 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { cliActor } from '../../lib/cli/actor.js';
+import { accountFields } from '../../lib/output/views/ledger.js';
+
+export default class LedgerClose extends ApiCommand {
+  static override summary = 'Close a ledger account (zero balance, no active holds; cannot be undone)';
+  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
+  static override flags = {
+    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
+    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LedgerClose);
+    const client = await this.client(flags);
+    await this.confirmChange(`close ledger account ${args.id} (terminal)`, flags.yes);
+    const account = await client.ledgerAccounts.close(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(account, 'Ledger account closed', accountFields);
+  }
+}

@@ -1,0 +1,15 @@
+import { Args } from '@oclif/core';
+import { ApiCommand, listFlags } from '../../lib/cli/base.js';
+import { eventColumns } from '../../lib/output/views/ledger.js';
+
+export default class LedgerEvents extends ApiCommand {
+  static override summary = "A ledger account's audit trail: created, frozen, unfrozen, closed — who, why, when";
+  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
+  static override flags = { limit: listFlags.limit, 'starting-after': listFlags['starting-after'] };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LedgerEvents);
+    const list = await (await this.client(flags)).ledgerAccounts.events(args.id, { limit: flags.limit, starting_after: flags['starting-after'] });
+    await this.table(list, eventColumns, 'No events.');
+  }
+}

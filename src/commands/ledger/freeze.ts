@@ -1,0 +1,25 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { cliActor } from '../../lib/cli/actor.js';
+import { accountFields } from '../../lib/output/views/ledger.js';
+
+export default class LedgerFreeze extends ApiCommand {
+  static override summary = 'Freeze a ledger account (no entries or holds until it is unfrozen)';
+  static override examples = ['<%= config.bin %> ledger freeze la_123 --reason "chargeback investigation #4411"'];
+  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
+  static override flags = {
+    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
+    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LedgerFreeze);
+    const reason = await this.need(flags.reason, { flag: 'reason', message: 'Reason for freezing' });
+    const client = await this.client(flags);
+    await this.confirmChange(`freeze ledger account ${args.id} (${reason})`, flags.yes);
+    const account = await client.ledgerAccounts.freeze(args.id, { reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(account, 'Ledger account frozen', accountFields);
+  }
+}

@@ -1,0 +1,29 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../../lib/cli/base.js';
+import { holdFields } from '../../../lib/output/views/ledger.js';
+
+export default class HoldsCreate extends ApiCommand {
+  static override summary = 'Place a hold on a ledger account';
+  static override args = { account: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
+  static override flags = {
+    amount: Flags.integer({ description: 'Amount in minor units', min: 1 }),
+    description: Flags.string({ description: 'Description' }),
+    'expires-at': Flags.string({ description: 'ISO 8601 date-time (default: 7 days)' }),
+    metadata: metadataFlag,
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(HoldsCreate);
+    const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units)', kind: 'integer' });
+    const client = await this.client(flags);
+    await this.confirmChange(`hold ${amount} on ledger account ${args.account}`, flags.yes);
+    const hold = await client.ledgerAccounts.createHold(
+      args.account,
+      { amount, description: flags.description, expires_at: flags['expires-at'], metadata: parseMetadata(flags.metadata) },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
+    this.detail(hold, 'Hold placed', holdFields);
+  }
+}

@@ -1,0 +1,28 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { accountColumns } from '../../lib/output/views/ledger.js';
+
+export default class LedgerList extends ApiCommand {
+  static override summary = 'List ledger accounts, newest first';
+  static override flags = {
+    ...listFlags,
+    status: Flags.string({ options: ['active', 'frozen', 'closed'], description: 'Only accounts in this status' }),
+    customer: Flags.string({ description: 'Only accounts of this customer id' }),
+    currency: Flags.string({ description: 'Only accounts in this currency' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(LedgerList);
+    const client = await this.client(flags);
+    const params = {
+      limit: flags.limit,
+      starting_after: flags['starting-after'],
+      ending_before: flags['ending-before'],
+      status: flags.status as never,
+      customer: flags.customer,
+      currency: flags.currency,
+    };
+    const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.jsonMode) : await client.ledgerAccounts.list(params);
+    await this.table(list, accountColumns, 'No ledger accounts.');
+  }
+}

@@ -1,0 +1,37 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { cliActor } from '../../lib/cli/actor.js';
+import { confirm, confirmByTyping } from '../../lib/cli/prompt.js';
+import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { accountFields, accountSummary } from '../../lib/output/views/ledger.js';
+
+export default class LedgerUnfreeze extends ApiCommand {
+  static override summary = 'Unfreeze a ledger account, after showing it and asking for confirmation';
+  static override description =
+    'Shows the account (balances, holds, recent entries, who froze it, why and when) and asks for confirmation. With a live key the confirmation is typing the account id. --yes skips the question; without a terminal and without --yes the command refuses (exit 2).';
+  static override examples = ['<%= config.bin %> ledger unfreeze la_123', '<%= config.bin %> ledger unfreeze la_123 --reason "cleared by risk" --yes'];
+  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
+  static override flags = {
+    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
+    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(LedgerUnfreeze);
+    const client = await this.client(flags);
+    const account = await client.ledgerAccounts.retrieve(args.id);
+    // Only a frozen account can change; anything else goes straight to the server, which answers 409.
+    if (!flags.yes && account.status === 'frozen') {
+      // The summary goes to stderr: stdout stays the command's result.
+      if (!this.jsonMode) process.stderr.write(`${await accountSummary(account, 'About to unfreeze')}\n\n`);
+      const ok = this.isLive
+        ? await confirmByTyping(`Unfreeze ledger account ${args.id} with a LIVE key?`, args.id, this.jsonMode)
+        : await confirm(`Unfreeze ledger account ${args.id}?`, this.jsonMode);
+      if (!ok) throw new CliError('Aborted; nothing was changed.', EXIT.API, 'aborted');
+    }
+    const updated = await client.ledgerAccounts.unfreeze(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
+    this.detail(updated, 'Ledger account unfrozen', accountFields);
+  }
+}

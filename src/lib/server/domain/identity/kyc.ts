@@ -1,0 +1,196 @@
+// KYC verifications (contract.md §11): created `pending` with the checks of their level, submitted to
+// `processing`, decided on the account's clock KYC_PROCESSING_MS later. The outcome follows documented
+// test values of the linked identity tokens (docs/api.md "KYC verifications").
+import type { CreateKycBody, KycCheck, KycCheckType, KycVerification, ListKycQuery, SubmitKycBody, VerificationLevel } from '../../../contract/identity.js';
+import type { List } from '../../../contract/common.js';
+import type { Store } from '../../store/db.js';
+import { Collection } from '../../store/collection.js';
+import { newId, randomBase62 } from '../../ids.js';
+import { isoTime } from '../../clock.js';
+import { errors } from '../../errors.js';
+import type { DueWork } from '../due.js';
+import type { Vault } from './vault.js';
+
+/** How long a submitted verification stays `processing`. */
+export const KYC_PROCESSING_MS = 30_000;
+
+export const CHECKS_BY_LEVEL: Record<VerificationLevel, KycCheckType[]> = {
+  basic: ['identity', 'watchlist'],
+  enhanced: ['identity', 'watchlist', 'document', 'address'],
+};
+
+/** Test values (the value stored in a linked identity token). */
+export const KYC_TEST_VALUES = {
+  /** identity check fails → rejected */
+  identityMismatch: '000000000',
+  /** identity check cannot decide → requires_input */
+  identityUnverifiable: '111111111',
+  /** watchlist check matches → rejected */
+  watchlistMatch: '222222222',
+} as const;
+
+const NUMBER_TYPES = new Set(['ssn', 'ssn_last4', 'ein', 'itin', 'tax_id', 'national_id']);
+const DOCUMENT_TYPES = new Set(['passport', 'drivers_license', 'national_id']);
+/** Failure reasons that end in `rejected` (the rest ask for input). */
+const REJECTING = new Set(['identity_mismatch', 'watchlist_match']);
+
+type StoredKyc = KycVerification & { due_ms: number | null };
+
+export class Kyc implements DueWork {
+  readonly name = 'kyc processing';
+  readonly collection: Collection<StoredKyc>;
+
+  constructor(private readonly store: Store, private readonly vault: Vault) {
+    this.collection = new Collection<StoredKyc>(store, 'kyc_verifications', {
+      status: (k) => k.status,
+      customer_id: (k) => k.customer_id,
+      due_ms: (k) => k.due_ms,
+    });
+  }
+
+  private checkTokens(accountId: string, ids: string[] | undefined): string[] {
+    (ids ?? []).forEach((id, i) => {
+      if (!this.vault.tokens.get(accountId, id)) throw errors.notFound('identity_token', id, `identity_token_ids[${i}]`);
+    });
+    return ids ?? [];
+  }
+
+  private newChecks(level: VerificationLevel, now: number): KycCheck[] {
+    return CHECKS_BY_LEVEL[level].map((check_type) => ({
+      id: newId('kchk'),
+      check_type,
+      status: 'pending',
+      status_reason: null,
+      confidence_score: null,
+      created_at: isoTime(now),
+      completed_at: null,
+    }));
+  }
+
+  create(accountId: string, body: CreateKycBody, now: number): KycVerification {
+    const tokenIds = this.checkTokens(accountId, body.identity_token_ids);
+    const k: StoredKyc = {
+      id: newId('kyc'),
+      object: 'kyc_verification',
+      status: 'pending',
+      status_reason: null,
+      customer_id: body.customer_id,
+      verification_level: body.verification_level,
+      identity_token_ids: tokenIds,
+      provider: 'payorch_test',
+      provider_session_token: `kst_${randomBase62(32)}`,
+      risk_score: null,
+      checks: this.newChecks(body.verification_level, now),
+      metadata: body.metadata ?? {},
+      created_at: isoTime(now),
+      submitted_at: null,
+      completed_at: null,
+      livemode: false,
+      due_ms: null,
+    };
+    this.collection.insert(accountId, k);
+    return toApi(k);
+  }
+
+  private load(accountId: string, id: string, now: number): StoredKyc {
+    const k = this.collection.require(accountId, id, 'kyc_verification', 'verification_id');
+    if (k.status === 'processing' && k.due_ms !== null && k.due_ms <= now) this.decide(accountId, k);
+    return k;
+  }
+
+  get(accountId: string, id: string, now: number): KycVerification {
+    return toApi(this.load(accountId, id, now));
+  }
+
+  list(accountId: string, url: string, q: ListKycQuery, now: number): List<KycVerification> {
+    this.runDue(now, accountId);
+    const page = this.collection.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { status: q.status, customer_id: q.customer } });
+    return { ...page, data: page.data.map(toApi) };
+  }
+
+  submit(accountId: string, id: string, body: SubmitKycBody, now: number): KycVerification {
+    const k = this.load(accountId, id, now);
+    if (k.status !== 'pending' && k.status !== 'requires_input') {
+      throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be submitted.`);
+    }
+    const added = this.checkTokens(accountId, body.identity_token_ids);
+    k.identity_token_ids = [...new Set([...k.identity_token_ids, ...added])];
+    if (k.status === 'requires_input') k.checks = this.newChecks(k.verification_level, now);
+    k.status = 'processing';
+    k.status_reason = null;
+    k.risk_score = null;
+    k.submitted_at = isoTime(now);
+    k.completed_at = null;
+    k.due_ms = now + KYC_PROCESSING_MS;
+    this.collection.update(accountId, k);
+    return toApi(k);
+  }
+
+  cancel(accountId: string, id: string, now: number): KycVerification {
+    const k = this.load(accountId, id, now);
+    if (k.status !== 'pending' && k.status !== 'requires_input') {
+      throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be canceled.`);
+    }
+    k.status = 'canceled';
+    k.completed_at = isoTime(now);
+    this.collection.update(accountId, k);
+    return toApi(k);
+  }
+
+  /** Runs the checks against the linked tokens (values opened in memory only) and sets the outcome. */
+  private decide(accountId: string, k: StoredKyc): void {
+    const at = k.due_ms!;
+    const tokens = k.identity_token_ids.map((id) => this.vault.reveal(accountId, id)).filter((t) => t !== undefined);
+    const numbers = tokens.filter((t) => NUMBER_TYPES.has(t.type));
+    const values = new Set(tokens.map((t) => t.value));
+    for (const c of k.checks) {
+      let reason: string | null = null;
+      if (c.check_type === 'identity') {
+        if (numbers.length === 0) reason = 'missing_identity_number';
+        else if (values.has(KYC_TEST_VALUES.identityMismatch)) reason = 'identity_mismatch';
+        else if (values.has(KYC_TEST_VALUES.identityUnverifiable)) reason = 'identity_unverifiable';
+      } else if (c.check_type === 'watchlist') {
+        if (values.has(KYC_TEST_VALUES.watchlistMatch)) reason = 'watchlist_match';
+      } else if (c.check_type === 'document') {
+        if (!tokens.some((t) => DOCUMENT_TYPES.has(t.type))) reason = 'missing_document';
+      }
+      c.status = reason ? 'failed' : 'passed';
+      c.status_reason = reason;
+      c.confidence_score = reason ? (REJECTING.has(reason) ? 95 : 0) : 95;
+      c.completed_at = isoTime(at);
+    }
+    const failed = k.checks.filter((c) => c.status === 'failed');
+    const rejecting = failed.find((c) => REJECTING.has(c.status_reason ?? ''));
+    if (rejecting) {
+      k.status = 'rejected';
+      k.status_reason = rejecting.status_reason;
+      k.risk_score = rejecting.status_reason === 'watchlist_match' ? 100 : 90;
+    } else if (failed.length) {
+      k.status = 'requires_input';
+      k.status_reason = failed[0]!.status_reason;
+      k.risk_score = 50;
+    } else {
+      k.status = 'verified';
+      k.risk_score = k.verification_level === 'enhanced' ? 5 : 10;
+    }
+    k.completed_at = isoTime(at);
+    k.due_ms = null;
+    this.collection.update(accountId, k);
+  }
+
+  nextDue(accountId: string): number | undefined {
+    const row = this.store.db.prepare(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`).get(accountId) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  runDue(now: number, accountId?: string): number {
+    const due = this.collection.selectWhere(`status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+    for (const { accountId: acct, doc } of due) this.decide(acct, doc);
+    return due.length;
+  }
+}
+
+function toApi(k: StoredKyc): KycVerification {
+  const { due_ms: _d, ...rest } = k;
+  return rest;
+}

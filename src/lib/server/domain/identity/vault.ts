@@ -1,0 +1,110 @@
+// The identity vault (contract.md §11): personal identifiers stored sealed (AES-256-GCM, services.sealer),
+// never returned, never logged, never echoed in an error. Only `masked_value` (at most the last 4) leaves.
+import type { CreateIdentityTokenBody, DeletedIdentityToken, IdentityToken, IdentityTokenPage, IdentityTokenType, ListIdentityTokensQuery } from '../../../contract/identity.js';
+import type { Store } from '../../store/db.js';
+import type { Sealer } from '../../crypto.js';
+import { Collection } from '../../store/collection.js';
+import { newId } from '../../ids.js';
+import { isoTime } from '../../clock.js';
+import { errors } from '../../errors.js';
+
+type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_sealed: string };
+
+const NINE_DIGITS = new Set<IdentityTokenType>(['ssn', 'ein', 'itin']);
+
+/**
+ * The canonical value for `type`, or a 400 that never contains the value. ssn/ein/itin: 9 digits (dashes and
+ * spaces are ignored), itin starting with 9; ssn_last4: 4 digits; every other type: 1–100 characters.
+ */
+export function normalizeValue(type: IdentityTokenType, raw: string): string {
+  if (NINE_DIGITS.has(type)) {
+    const digits = raw.replace(/[\s-]/g, '');
+    if (!/^\d{9}$/.test(digits)) throw errors.parameterInvalid('value', `an ${type} is 9 digits`);
+    if (type === 'itin' && !digits.startsWith('9')) throw errors.parameterInvalid('value', 'an itin starts with 9');
+    return digits;
+  }
+  if (type === 'ssn_last4') {
+    if (!/^\d{4}$/.test(raw.trim())) throw errors.parameterInvalid('value', 'an ssn_last4 is 4 digits');
+    return raw.trim();
+  }
+  const v = raw.trim();
+  if (v.length < 1 || [...v].length > 100) throw errors.parameterInvalid('value', 'must be 1–100 characters');
+  return v;
+}
+
+/** At most the last 4 characters, and never more than half of the value (a 4-digit value shows 2). */
+export function maskValue(type: IdentityTokenType, value: string): string {
+  const chars = [...value];
+  const shown = Math.min(4, Math.floor(chars.length / 2));
+  const tail = chars.slice(chars.length - shown).join('');
+  switch (type) {
+    case 'ssn':
+    case 'itin':
+      return `***-**-${tail}`;
+    case 'ein':
+      return `**-***${tail}`;
+    default:
+      return `****${tail}`;
+  }
+}
+
+export class Vault {
+  readonly tokens: Collection<StoredToken>;
+
+  constructor(private readonly store: Store, private readonly sealer: Sealer) {
+    this.tokens = new Collection<StoredToken>(store, 'identity_tokens', { type: (t) => t.type });
+  }
+
+  create(accountId: string, body: CreateIdentityTokenBody, now: number): IdentityToken {
+    const value = normalizeValue(body.type, body.value);
+    const stored: StoredToken = {
+      id: newId('idt'),
+      object: 'identity_token',
+      type: body.type,
+      masked_value: maskValue(body.type, value),
+      field_name: body.field_name ?? null,
+      environment: 'test',
+      created_at: isoTime(now),
+      value_sealed: this.sealer.seal(value),
+    };
+    this.tokens.insert(accountId, stored);
+    return toApi(stored);
+  }
+
+  get(accountId: string, id: string): IdentityToken {
+    return toApi(this.tokens.require(accountId, id, 'identity_token', 'token_id'));
+  }
+
+  /** Offset pagination (the contract's `pagination` object), newest first. */
+  list(accountId: string, q: ListIdentityTokensQuery): IdentityTokenPage {
+    const limit = q.limit ?? 10;
+    const offset = q.offset ?? 0;
+    const where = q.type ? 'account_id = ? AND type = ?' : 'account_id = ?';
+    const params = q.type ? [accountId, q.type] : [accountId];
+    const db = this.store.db;
+    const rows = db.prepare(`SELECT data FROM identity_tokens WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit, offset) as { data: string }[];
+    const total = (db.prepare(`SELECT COUNT(*) AS n FROM identity_tokens WHERE ${where}`).get(...params) as { n: number }).n;
+    return {
+      object: 'list',
+      data: rows.map((r) => toApi(JSON.parse(r.data) as StoredToken)),
+      pagination: { total, limit, offset, has_more: offset + rows.length < total },
+    };
+  }
+
+  delete(accountId: string, id: string): DeletedIdentityToken {
+    this.tokens.require(accountId, id, 'identity_token', 'token_id');
+    this.tokens.delete(accountId, id);
+    return { token_id: id, object: 'identity_token', deleted: true };
+  }
+
+  /** The clear value, for in-process checks only (KYC); never to be returned or logged. */
+  reveal(accountId: string, id: string): { type: IdentityTokenType; value: string } | undefined {
+    const t = this.tokens.get(accountId, id);
+    return t ? { type: t.type, value: this.sealer.open(t.value_sealed) } : undefined;
+  }
+}
+
+function toApi(t: StoredToken): IdentityToken {
+  const { id, value_sealed: _sealed, ...rest } = t;
+  return { token_id: id, ...rest };
+}

@@ -1,0 +1,583 @@
+// The double-entry ledger (contract.md §10): accounts, journal entries, holds, account events, hold expiry.
+// Every operation runs inside the request's one SQLite transaction: checks and writes happen together, so
+// the invariants (per currency debits = credits; every balance = the sum of its entries; available ≥ 0 on
+// non-system accounts) hold at every committed instant. Balances are stored (exact integers, O(1) reads)
+// and changed only by `applyLine`, in the same transaction that writes the line.
+import type {
+  AccountType,
+  CaptureHoldBody,
+  CreateHoldBody,
+  CreateJournalEntryBody,
+  CreateLedgerAccountBody,
+  Direction,
+  Hold,
+  JournalEntry,
+  LedgerAccount,
+  LedgerAccountActionBody,
+  LedgerAccountEvent,
+  LedgerEntry,
+  ListEntriesQuery,
+  ListHoldsQuery,
+  ListJournalEntriesQuery,
+  ListLedgerAccountsQuery,
+  ReverseJournalEntryBody,
+} from '../../../contract/ledger.js';
+import type { List } from '../../../contract/common.js';
+import type { Store } from '../../store/db.js';
+import { Collection } from '../../store/collection.js';
+import { randomInt } from 'node:crypto';
+import { newId } from '../../ids.js';
+import { isoTime } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { normalizeCurrency } from '../values.js';
+import type { DueWork } from '../due.js';
+
+/** Default hold lifetime when `expires_at` is not given. */
+export const HOLD_DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
+/** Number of lines GET /ledger-accounts/{id} shows in recent_entries. */
+export const RECENT_ENTRIES = 10;
+
+type StoredAccount = Omit<LedgerAccount, 'recent_entries' | 'active_holds'> & { system_key: string | null };
+type StoredJournal = Omit<JournalEntry, 'reversed_by'>;
+type StoredEntry = LedgerEntry & { delta: number };
+type StoredHold = Hold & { expires_ms: number | null };
+
+export const normalBalanceOf = (type: AccountType): Direction => (type === 'asset' || type === 'expense' ? 'debit' : 'credit');
+
+const opposite = (d: Direction): Direction => (d === 'debit' ? 'credit' : 'debit');
+
+/** Who did something, for the audit trail. */
+export interface Actor {
+  actor?: string;
+  apiKeyId?: string;
+}
+
+/** A line to post (internal form). */
+interface LineSpec {
+  account_id: string;
+  direction: Direction;
+  amount: number;
+  description?: string | null;
+  /** Parameter path named in errors (`entries[1].account_id`). */
+  param: string;
+}
+
+interface PostSpec {
+  description: string | null;
+  lines: LineSpec[];
+  currency?: string;
+  metadata?: Record<string, string>;
+  reverses?: string | null;
+  hold_id?: string | null;
+  payment_id?: string | null;
+}
+
+export class Ledger implements DueWork {
+  readonly name = 'ledger hold expiry';
+  readonly accounts: Collection<StoredAccount>;
+  readonly journals: Collection<StoredJournal>;
+  readonly entries: Collection<StoredEntry>;
+  readonly holds: Collection<StoredHold>;
+  readonly events: Collection<LedgerAccountEvent>;
+
+  constructor(private readonly store: Store) {
+    this.accounts = new Collection<StoredAccount>(store, 'ledger_accounts', {
+      status: (a) => a.status,
+      customer_id: (a) => a.customer_id,
+      currency: (a) => a.currency,
+      account_number: (a) => a.account_number,
+      system_key: (a) => a.system_key,
+      balance: (a) => a.balance,
+      pending: (a) => a.pending_balance,
+    });
+    this.journals = new Collection<StoredJournal>(store, 'journal_entries', { currency: (j) => j.currency, reverses: (j) => j.reverses });
+    this.entries = new Collection<StoredEntry>(store, 'ledger_entries', {
+      ledger_account_id: (e) => e.ledger_account_id,
+      journal_entry_id: (e) => e.journal_entry_id,
+      direction: (e) => e.entry_type,
+      amount: (e) => e.amount,
+      delta: (e) => e.delta,
+      currency: (e) => e.currency,
+    });
+    this.holds = new Collection<StoredHold>(store, 'ledger_holds', {
+      ledger_account_id: (h) => h.ledger_account_id,
+      status: (h) => h.status,
+      expires_ms: (h) => h.expires_ms,
+    });
+    this.events = new Collection<LedgerAccountEvent>(store, 'ledger_account_events', { ledger_account_id: (e) => e.ledger_account_id });
+  }
+
+  // ------------------------------------------------------------------------------------------ accounts
+
+  create(accountId: string, body: CreateLedgerAccountBody, now: number, who: Actor, systemKey: string | null = null): LedgerAccount {
+    const currency = normalizeCurrency(body.currency, 'currency');
+    let accountNumber = body.account_number;
+    if (accountNumber !== undefined) {
+      if (this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length) {
+        throw errors.conflict('resource_exists', `A ledger account with account_number '${accountNumber}' already exists.`, 'account_number');
+      }
+    } else {
+      accountNumber = this.newAccountNumber(accountId);
+    }
+    const acct: StoredAccount = {
+      id: newId('la'),
+      object: 'ledger_account',
+      account_number: accountNumber,
+      name: body.name,
+      description: body.description ?? null,
+      account_type: body.account_type,
+      normal_balance: normalBalanceOf(body.account_type),
+      status: 'active',
+      currency,
+      balance: 0,
+      available_balance: 0,
+      pending_balance: 0,
+      balance_updated_at: isoTime(now),
+      customer_id: body.customer_id ?? null,
+      external_reference: body.external_reference ?? null,
+      is_system_account: body.is_system_account ?? systemKey !== null,
+      frozen_at: null,
+      frozen_reason: null,
+      frozen_by: null,
+      closed_at: null,
+      created_at: isoTime(now),
+      metadata: body.metadata ?? {},
+      livemode: false,
+      system_key: systemKey,
+    };
+    this.accounts.insert(accountId, acct);
+    this.recordEvent(accountId, acct.id, 'created', null, who, now);
+    return toApiAccount(acct);
+  }
+
+  private newAccountNumber(accountId: string): string {
+    for (;;) {
+      let n = 'LA';
+      for (let i = 0; i < 12; i++) n += String(randomInt(10));
+      if (!this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, n).length) return n;
+    }
+  }
+
+  /** GET: the account with recent_entries (last 10, newest first) and active_holds (holds expire first). */
+  get(accountId: string, id: string, now: number): LedgerAccount {
+    this.runDue(now, accountId);
+    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
+    const recent = (
+      this.store.db
+        .prepare('SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?')
+        .all(accountId, id, RECENT_ENTRIES) as { data: string }[]
+    ).map((r) => toApiEntry(JSON.parse(r.data) as StoredEntry));
+    const active = this.holds.selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, id, 'active').map((r) => toApiHold(r.doc));
+    return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
+  }
+
+  list(accountId: string, url: string, q: ListLedgerAccountsQuery, now: number): List<LedgerAccount> {
+    this.runDue(now, accountId);
+    const page = this.accounts.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { status: q.status, customer_id: q.customer, currency: q.currency ? normalizeCurrency(q.currency, 'currency') : undefined },
+    });
+    return { ...page, data: page.data.map(toApiAccount) };
+  }
+
+  freeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
+    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    if (acct.status !== 'active') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only active accounts can be frozen.`);
+    if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be frozen.');
+    const actor = actorOf(who);
+    acct.status = 'frozen';
+    acct.frozen_at = isoTime(now);
+    acct.frozen_reason = body.reason ?? null;
+    acct.frozen_by = actor;
+    this.accounts.update(accountId, acct);
+    this.recordEvent(accountId, id, 'frozen', body.reason ?? null, who, now);
+    return toApiAccount(acct);
+  }
+
+  unfreeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
+    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    if (acct.status !== 'frozen') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only frozen accounts can be unfrozen.`);
+    acct.status = 'active';
+    acct.frozen_at = null;
+    acct.frozen_reason = null;
+    acct.frozen_by = null;
+    this.accounts.update(accountId, acct);
+    this.recordEvent(accountId, id, 'unfrozen', body.reason ?? null, who, now);
+    return toApiAccount(acct);
+  }
+
+  close(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
+    this.runDue(now, accountId);
+    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    if (acct.status === 'closed') throw errors.unexpectedState('ledger_account', 'This ledger account is already closed.');
+    if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be closed.');
+    if (acct.pending_balance !== 0) throw errors.unexpectedState('ledger_account', 'This ledger account has active holds; release or capture them before closing it.');
+    if (acct.balance !== 0) throw errors.unexpectedState('ledger_account', `This ledger account's balance is ${acct.balance}, not zero; move it out before closing the account.`);
+    acct.status = 'closed';
+    acct.closed_at = isoTime(now);
+    this.accounts.update(accountId, acct);
+    this.recordEvent(accountId, id, 'closed', body.reason ?? null, who, now);
+    return toApiAccount(acct);
+  }
+
+  listEvents(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerAccountEvent> {
+    this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    return this.events.list(accountId, url, { ...q, where: { ledger_account_id: id } });
+  }
+
+  private recordEvent(accountId: string, ledgerAccountId: string, type: LedgerAccountEvent['type'], reason: string | null, who: Actor, now: number): void {
+    this.events.insert(accountId, {
+      id: newId('evt'),
+      object: 'ledger_account_event',
+      ledger_account_id: ledgerAccountId,
+      type,
+      reason,
+      actor: actorOf(who),
+      api_key_id: who.apiKeyId ?? null,
+      created_at: isoTime(now),
+    });
+  }
+
+  /** The per-currency system account (processor clearing asset, merchant balance liability), created on demand. */
+  systemAccount(accountId: string, kind: 'processor_clearing' | 'merchant_balance', currency: string, now: number): StoredAccount {
+    const key = `${kind}:${currency}`;
+    const found = this.accounts.selectWhere('account_id = ? AND system_key = ?', accountId, key)[0];
+    if (found) return found.doc;
+    const name = kind === 'processor_clearing' ? `Processor clearing (${currency})` : `Merchant balance (${currency})`;
+    const created = this.create(
+      accountId,
+      { name, account_type: kind === 'processor_clearing' ? 'asset' : 'liability', currency, description: `System account: ${kind.replace('_', ' ')}`, is_system_account: true },
+      now,
+      { actor: 'system' },
+      key,
+    );
+    return this.accounts.require(accountId, created.id, 'ledger_account');
+  }
+
+  // ----------------------------------------------------------------------------------- journal entries
+
+  postJournal(accountId: string, body: CreateJournalEntryBody, now: number): JournalEntry {
+    return this.post(
+      accountId,
+      {
+        description: body.description ?? null,
+        currency: body.currency,
+        metadata: body.metadata,
+        lines: body.entries.map((e, i) => ({ ...e, param: `entries[${i}]` })),
+      },
+      now,
+    );
+  }
+
+  reverse(accountId: string, id: string, body: ReverseJournalEntryBody, now: number): JournalEntry {
+    const original = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
+    if (original.reverses) throw errors.invalidRequest('journal_entry_is_reversal', `Journal entry ${id} is itself a reversal; post a new entry instead.`, 'journal_entry_id');
+    const already = this.reversedBy(accountId, id);
+    if (already) throw errors.conflict('journal_entry_already_reversed', `Journal entry ${id} was already reversed by ${already}.`);
+    return this.post(
+      accountId,
+      {
+        description: body.description ?? `Reversal of ${id}${original.description ? `: ${original.description}` : ''}`,
+        metadata: body.metadata,
+        reverses: id,
+        lines: original.entries.map((l, i) => ({ account_id: l.account_id, direction: opposite(l.direction), amount: l.amount, description: l.description, param: `entries[${i}]` })),
+      },
+      now,
+    );
+  }
+
+  getJournal(accountId: string, id: string): JournalEntry {
+    const j = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
+    return { ...j, reversed_by: this.reversedBy(accountId, id) };
+  }
+
+  listJournals(accountId: string, url: string, q: ListJournalEntriesQuery): List<JournalEntry> {
+    const page = this.journals.list(accountId, url, q);
+    return { ...page, data: page.data.map((j) => ({ ...j, reversed_by: this.reversedBy(accountId, j.id) })) };
+  }
+
+  private reversedBy(accountId: string, id: string): string | null {
+    return this.journals.selectWhere('account_id = ? AND reverses = ?', accountId, id)[0]?.doc.id ?? null;
+  }
+
+  listEntries(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerEntry> {
+    this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    const page = this.entries.list(accountId, url, { ...q, where: { ledger_account_id: id } });
+    return { ...page, data: page.data.map(toApiEntry) };
+  }
+
+  /**
+   * Validates and posts one balanced journal entry: ≥ 2 lines, one currency, debits = credits, every account
+   * active, no non-system account below 0 available. All checks run before the first write.
+   */
+  private post(accountId: string, spec: PostSpec, now: number): JournalEntry {
+    const accts = new Map<string, StoredAccount>();
+    for (const line of spec.lines) {
+      if (accts.has(line.account_id)) continue;
+      accts.set(line.account_id, this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`));
+    }
+    const first = accts.get(spec.lines[0]!.account_id)!;
+    const currency = spec.currency ? normalizeCurrency(spec.currency, 'currency') : first.currency;
+    for (const line of spec.lines) {
+      const a = accts.get(line.account_id)!;
+      if (a.currency !== currency) {
+        throw errors.invalidRequest('currency_mismatch', `All lines of a journal entry must be in one currency: ${a.id} is ${a.currency}, the entry is ${currency}.`, `${line.param}.account_id`);
+      }
+    }
+    let debits = 0;
+    let credits = 0;
+    for (const line of spec.lines) {
+      if (line.direction === 'debit') debits += line.amount;
+      else credits += line.amount;
+    }
+    if (debits !== credits) {
+      throw errors.invalidRequest('journal_entry_unbalanced', `Debits (${debits}) must equal credits (${credits}).`, 'entries');
+    }
+    if (debits === 0) throw errors.invalidRequest('journal_entry_unbalanced', 'A journal entry needs at least one debit and one credit.', 'entries');
+    for (const a of accts.values()) {
+      if (a.status === 'frozen') throw errors.conflict('ledger_account_frozen', `Ledger account ${a.id} is frozen; no entries can be posted to it until it is unfrozen.`);
+      if (a.status === 'closed') throw errors.unexpectedState('ledger_account', `Ledger account ${a.id} is closed; no entries can be posted to it.`);
+    }
+    // Net effect per account in its normal direction.
+    const net = new Map<string, number>();
+    for (const line of spec.lines) {
+      const a = accts.get(line.account_id)!;
+      net.set(a.id, (net.get(a.id) ?? 0) + (line.direction === a.normal_balance ? line.amount : -line.amount));
+    }
+    for (const [id, delta] of net) {
+      const a = accts.get(id)!;
+      const balance = a.balance + delta;
+      if (!Number.isSafeInteger(balance)) throw errors.invalidRequest('amount_too_large', `The balance of ${id} would exceed the largest amount this ledger keeps exactly.`, 'entries');
+      if (delta < 0 && !a.is_system_account && balance - a.pending_balance < 0) {
+        throw errors.conflict(
+          'insufficient_available_balance',
+          `Ledger account ${id} has ${a.balance - a.pending_balance} available; this entry would take ${-delta}.`,
+        );
+      }
+    }
+    // Writes.
+    const journal: StoredJournal = {
+      id: newId('je'),
+      object: 'journal_entry',
+      description: spec.description,
+      currency,
+      amount: debits,
+      entries: [],
+      reverses: spec.reverses ?? null,
+      hold_id: spec.hold_id ?? null,
+      payment_id: spec.payment_id ?? null,
+      metadata: spec.metadata ?? {},
+      created_at: isoTime(now),
+      livemode: false,
+    };
+    for (const line of spec.lines) {
+      const a = accts.get(line.account_id)!;
+      const delta = line.direction === a.normal_balance ? line.amount : -line.amount;
+      a.balance += delta;
+      a.available_balance = a.balance - a.pending_balance;
+      a.balance_updated_at = isoTime(now);
+      const entry: StoredEntry = {
+        id: newId('ent'),
+        object: 'ledger_entry',
+        ledger_account_id: a.id,
+        journal_entry_id: journal.id,
+        entry_type: line.direction,
+        amount: line.amount,
+        currency,
+        description: line.description ?? spec.description,
+        running_balance: a.balance,
+        created_at: isoTime(now),
+        delta,
+      };
+      this.entries.insert(accountId, entry);
+      journal.entries.push({ id: entry.id, account_id: a.id, direction: line.direction, amount: line.amount, description: line.description ?? null });
+    }
+    for (const a of accts.values()) this.accounts.update(accountId, a);
+    this.journals.insert(accountId, journal);
+    return { ...journal, reversed_by: null };
+  }
+
+  // --------------------------------------------------------------------------------------------- holds
+
+  createHold(accountId: string, ledgerAccountId: string, body: CreateHoldBody, now: number): Hold {
+    this.runDue(now, accountId);
+    const a = this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
+    let expiresMs: number = now + HOLD_DEFAULT_TTL_MS;
+    if (body.expires_at !== undefined) {
+      expiresMs = Date.parse(body.expires_at);
+      if (!(expiresMs > now)) throw errors.parameterInvalid('expires_at', 'must be in the future');
+    }
+    if (a.status === 'frozen') throw errors.conflict('ledger_account_frozen', `Ledger account ${a.id} is frozen; no holds can be placed on it until it is unfrozen.`);
+    if (a.status === 'closed') throw errors.unexpectedState('ledger_account', `Ledger account ${a.id} is closed.`);
+    if (!a.is_system_account && a.balance - a.pending_balance < body.amount) {
+      throw errors.conflict('insufficient_available_balance', `Ledger account ${a.id} has ${a.balance - a.pending_balance} available; the hold needs ${body.amount}.`);
+    }
+    const hold: StoredHold = {
+      id: newId('hold'),
+      object: 'hold',
+      ledger_account_id: a.id,
+      amount: body.amount,
+      currency: a.currency,
+      description: body.description ?? null,
+      status: 'active',
+      expires_at: isoTime(expiresMs),
+      created_at: isoTime(now),
+      captured_at: null,
+      released_at: null,
+      expired_at: null,
+      captured_amount: null,
+      destination_account_id: null,
+      journal_entry_id: null,
+      metadata: body.metadata ?? {},
+      expires_ms: expiresMs,
+    };
+    this.holds.insert(accountId, hold);
+    this.adjustPending(accountId, a, body.amount, now);
+    return toApiHold(hold);
+  }
+
+  getHold(accountId: string, id: string, now: number): Hold {
+    this.runDue(now, accountId);
+    return toApiHold(this.holds.require(accountId, id, 'hold', 'hold_id'));
+  }
+
+  listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery, now: number): List<Hold> {
+    this.runDue(now, accountId);
+    this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
+    const page = this.holds.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { ledger_account_id: ledgerAccountId, status: q.status } });
+    return { ...page, data: page.data.map(toApiHold) };
+  }
+
+  /** Captures (all or part of) an active hold into `destination_account_id`, posting the journal entry; any rest is released. */
+  captureHold(accountId: string, id: string, body: CaptureHoldBody, now: number): Hold {
+    this.runDue(now, accountId);
+    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+    if (hold.status !== 'active') throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be captured.`);
+    const amount = body.amount ?? hold.amount;
+    if (amount > hold.amount) throw errors.parameterInvalid('amount', `must be at most the held amount (${hold.amount})`);
+    if (body.destination_account_id === hold.ledger_account_id) throw errors.parameterInvalid('destination_account_id', 'must differ from the held account');
+    const source = this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account');
+    this.accounts.require(accountId, body.destination_account_id, 'ledger_account', 'destination_account_id');
+    // The hold stops counting as pending in the same transaction that posts the money out.
+    this.adjustPending(accountId, source, -hold.amount, now);
+    const journal = this.post(
+      accountId,
+      {
+        description: body.description ?? hold.description ?? `Capture of hold ${hold.id}`,
+        hold_id: hold.id,
+        lines: [
+          { account_id: source.id, direction: opposite(source.normal_balance), amount, param: 'hold', description: null },
+          { account_id: body.destination_account_id, direction: source.normal_balance, amount, param: 'destination_account_id', description: null },
+        ],
+      },
+      now,
+    );
+    hold.status = 'captured';
+    hold.captured_at = isoTime(now);
+    hold.captured_amount = amount;
+    hold.destination_account_id = body.destination_account_id;
+    hold.journal_entry_id = journal.id;
+    this.holds.update(accountId, hold);
+    return toApiHold(hold);
+  }
+
+  releaseHold(accountId: string, id: string, now: number): Hold {
+    this.runDue(now, accountId);
+    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+    if (hold.status !== 'active') throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
+    hold.status = 'released';
+    hold.released_at = isoTime(now);
+    this.holds.update(accountId, hold);
+    this.adjustPending(accountId, this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'), -hold.amount, now);
+    return toApiHold(hold);
+  }
+
+  private adjustPending(accountId: string, a: StoredAccount, delta: number, now: number): void {
+    a.pending_balance += delta;
+    a.available_balance = a.balance - a.pending_balance;
+    a.balance_updated_at = isoTime(now);
+    this.accounts.update(accountId, a);
+  }
+
+  // DueWork: active holds past expires_at become expired and stop counting as pending.
+  nextDue(accountId: string): number | undefined {
+    const row = this.store.db.prepare(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`).get(accountId) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  runDue(now: number, accountId?: string): number {
+    const due = this.holds.selectWhere(`status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+    for (const { accountId: acct, doc } of due) {
+      doc.status = 'expired';
+      doc.expired_at = isoTime(doc.expires_ms ?? now);
+      this.holds.update(acct, doc);
+      this.adjustPending(acct, this.accounts.require(acct, doc.ledger_account_id, 'ledger_account'), -doc.amount, now);
+    }
+    return due.length;
+  }
+
+  // ----------------------------------------------------------------------------------- payment events
+
+  /** A captured payment: debit processor clearing (asset), credit merchant balance (liability). */
+  postPayment(accountId: string, kind: 'captured' | 'refunded', ev: { payment_id: string; amount: number; currency: string; at: number }): JournalEntry | undefined {
+    // Nothing moved (e.g. a zero-amount capture): nothing to post, and the payment must not fail for it.
+    if (!(Number.isSafeInteger(ev.amount) && ev.amount > 0)) return undefined;
+    const currency = normalizeCurrency(ev.currency, 'currency');
+    const clearing = this.systemAccount(accountId, 'processor_clearing', currency, ev.at);
+    const merchant = this.systemAccount(accountId, 'merchant_balance', currency, ev.at);
+    const captured = kind === 'captured';
+    return this.post(
+      accountId,
+      {
+        description: `Payment ${ev.payment_id} ${kind}`,
+        payment_id: ev.payment_id,
+        metadata: { payment_id: ev.payment_id },
+        lines: [
+          { account_id: clearing.id, direction: captured ? 'debit' : 'credit', amount: ev.amount, param: 'payment' },
+          { account_id: merchant.id, direction: captured ? 'credit' : 'debit', amount: ev.amount, param: 'payment' },
+        ],
+      },
+      ev.at,
+    );
+  }
+
+  /** For tests and operators: per currency debits vs credits, and every stored balance vs the sum of its entries. */
+  audit(accountId: string): { currencies: { currency: string; debits: number; credits: number }[]; mismatched: string[] } {
+    const db = this.store.db;
+    const currencies = db
+      .prepare(
+        `SELECT currency, SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END) AS debits, SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END) AS credits
+         FROM ledger_entries WHERE account_id = ? GROUP BY currency ORDER BY currency`,
+      )
+      .all(accountId) as { currency: string; debits: number; credits: number }[];
+    const mismatched = (
+      db
+        .prepare(
+          `SELECT a.id FROM ledger_accounts a LEFT JOIN (SELECT ledger_account_id, SUM(delta) AS s FROM ledger_entries WHERE account_id = ? GROUP BY ledger_account_id) e
+           ON e.ledger_account_id = a.id WHERE a.account_id = ? AND a.balance != COALESCE(e.s, 0)`,
+        )
+        .all(accountId, accountId) as { id: string }[]
+    ).map((r) => r.id);
+    return { currencies, mismatched };
+  }
+}
+
+const actorOf = (who: Actor): string => who.actor ?? who.apiKeyId ?? 'unknown';
+
+function toApiAccount(a: StoredAccount): LedgerAccount {
+  const { system_key: _k, ...rest } = a;
+  return rest;
+}
+
+function toApiEntry(e: StoredEntry): LedgerEntry {
+  const { delta: _d, ...rest } = e;
+  return rest;
+}
+
+function toApiHold(h: StoredHold): Hold {
+  const { expires_ms: _e, ...rest } = h;
+  return rest;
+}
