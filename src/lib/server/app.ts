@@ -237,12 +237,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const key = spec.method !== 'GET' && accountId ? (Array.isArray(rawKey) ? rawKey[0] : rawKey) : undefined;
     let out: { status: number; body: string; replayed?: boolean };
     if (key === undefined) {
-      out = store.tx(invoke);
+      // Reads run in a plain (deferred) transaction: no write lock, no wait for the next group commit.
+      out = spec.method === 'GET' ? store.tx(invoke) : await store.grouped(invoke);
     } else {
       IdempotencyStore.validateKey(key);
       const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, request.body);
       try {
-        out = store.tx(() => {
+        out = await store.grouped(() => {
           const earlier = idempotency.lookup(accountId, key, fp);
           if (earlier) return earlier;
           const result = invoke();
@@ -253,7 +254,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         // A thrown failure rolled the operation back; if it is the operation's outcome (404, 409, …),
         // record it so that a retry with this key gets the same answer.
         if (err instanceof ServiceError && isSavedOutcome(err) && !err.code.startsWith('idempotency_key_')) {
-          store.tx(() => {
+          await store.grouped(() => {
             if (!idempotency.lookup(accountId, key, fp)) idempotency.save(accountId, key, fp, err.status, JSON.stringify(err.body(request.id)));
           });
         }

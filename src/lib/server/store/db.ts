@@ -7,6 +7,12 @@ export interface Store {
   readonly path: string;
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   tx<T>(fn: () => T): T;
+  /**
+   * Group commit: runs `fn` at once in its own savepoint of the shared batch transaction, and resolves only
+   * after that batch has committed. Requests that arrive in the same event-loop turn share one COMMIT.
+   * A throw from `fn` rolls back only its savepoint and rejects at once (nothing of it was written).
+   */
+  grouped<T>(fn: () => T): Promise<T>;
   close(): void;
 }
 
@@ -18,16 +24,69 @@ export function openStore(path: string): Store {
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
   db.pragma('foreign_keys = ON');
   migrate(db);
+  const group = new GroupCommit(db);
   return {
     db,
     path,
     tx<T>(fn: () => T): T {
       return db.transaction(fn)();
     },
+    grouped<T>(fn: () => T): Promise<T> {
+      return group.run(fn);
+    },
     close() {
       if (db.open) db.close();
     },
   };
+}
+
+/**
+ * One write transaction shared by every request handled in the same event-loop turn, committed in the
+ * check phase (setImmediate) — after the poll phase has run every handler whose request was ready.
+ * Measured here: one COMMIT per request caps create-session near 0.2× a bare node:http server; sharing
+ * commits writes each touched b-tree page once per batch instead of once per request. Durability is
+ * unchanged: nothing is acknowledged before its COMMIT returned (WAL, synchronous=NORMAL: survives a
+ * process crash).
+ */
+class GroupCommit {
+  private waiters: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private open = false;
+
+  constructor(private readonly db: Database.Database) {}
+
+  run<T>(fn: () => T): Promise<T> {
+    if (!this.open) {
+      if (this.db.inTransaction) return Promise.resolve(this.db.transaction(fn)()); // inside someone else's tx
+      this.db.exec('BEGIN IMMEDIATE');
+      this.open = true;
+      setImmediate(() => this.commit());
+    }
+    let result: T;
+    try {
+      result = this.db.transaction(fn)(); // a SAVEPOINT inside the batch
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<T>((resolve, reject) => this.waiters.push({ resolve: () => resolve(result), reject }));
+  }
+
+  private commit(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.open = false;
+    try {
+      this.db.exec('COMMIT');
+    } catch (err) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* already rolled back */
+      }
+      for (const w of waiters) w.reject(err);
+      return;
+    }
+    for (const w of waiters) w.resolve();
+  }
 }
 
 function migrate(db: Database.Database): void {
