@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir } from './datadir.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
-import { fileLogger } from './log.js';
+import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
@@ -110,7 +110,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           clearInterval(purge);
           await app.close(); // stops accepting, waits for requests in flight
           log.logger.info('server stopped');
-          log.flush();
+          await drainLog(log);
           opened.store.close();
           lock?.release();
         })();
@@ -141,10 +141,26 @@ export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<
     dataDir,
     async close() {
       await app.close();
-      log.flush();
+      await drainLog(log);
       opened.store.close();
     },
   };
+}
+
+/**
+ * Waits until every line logged so far is in the file. The destination opens the file asynchronously, and
+ * a synchronous flush before it is open throws (and was swallowed): a server or embedded command that
+ * closed within milliseconds of starting lost its whole log.
+ */
+async function drainLog(log: FileLogger): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000);
+    log.logger.flush(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  log.flush();
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
