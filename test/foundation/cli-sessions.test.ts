@@ -1,6 +1,6 @@
 // The real binary against a real server on loopback, and against the embedded default (issue 2, CLI):
 // --json output, human views, errors on stderr, exit codes, no prompts without a TTY, `payorch api`.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -251,6 +251,11 @@ describe.concurrent('embedded default (no key configured anywhere)', () => {
     const [again, elsewhere] = await Promise.all([run(['sessions', 'cancel', session.id], { home }), run(['sessions', 'list', '--json'], { home: tempDir() })]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('session_unexpected_state');
+    // the embedded server logs like a real one, and a one-command process keeps its lines
+    const requestId = /request (req_[0-9A-Za-z]+)/.exec(again.stderr)?.[1];
+    const log = readFileSync(join(home, 'server', 'server.log'), 'utf8');
+    expect(log).toContain(requestId);
+    expect(log).not.toContain(JSON.parse(readFileSync(join(home, 'server', 'credentials.json'), 'utf8')).api_key);
     // another PAYORCH_HOME is another embedded server
     expect(elsewhere.json().total_count).toBe(0);
   });
