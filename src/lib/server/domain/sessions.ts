@@ -153,9 +153,10 @@ export class Sessions implements DueWork {
 
   // DueWork: unpaid sessions 24 h old become canceled/abandoned.
   nextDue(accountId: string): number | undefined {
+    // One MIN per status: each is a single seek on (account_id, status, expires_ms); an IN list would scan.
     const row = this.store.db
-      .prepare(`SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status IN (${EXPIRABLE.map(() => '?').join(', ')})`)
-      .get(accountId, ...EXPIRABLE) as { t: number | null };
+      .prepare(`SELECT MIN(t) AS t FROM (${EXPIRABLE.map(() => 'SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status = ?').join(' UNION ALL ')})`)
+      .get(...EXPIRABLE.flatMap((s) => [accountId, s])) as { t: number | null };
     return row.t ?? undefined;
   }
 

@@ -71,7 +71,7 @@ export class Collection<T extends { id: string }> {
 
   /** Documents matching `where` (all accounts when accountId is null), by a raw SQL condition — for due work. */
   selectWhere(condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
-    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY seq`).all(...params) as {
+    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq`).all(...params) as {
       account_id: string;
       data: string;
     }[];

@@ -51,7 +51,7 @@ CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
       documentTable('payment_sessions', { status: 'TEXT NOT NULL', external_id: 'TEXT', expires_ms: 'INTEGER NOT NULL', secret_hash: 'TEXT NOT NULL' }, [
         ['status'],
         ['external_id'],
-      ]) + '\nCREATE INDEX payment_sessions_due ON payment_sessions (status, expires_ms);',
+      ]) + '\nCREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);',
   },
 ];
 

@@ -9,7 +9,7 @@ export const identityMigrations: Migration[] = [
     sql: [
       documentTable('identity_tokens', { type: 'TEXT NOT NULL' }, [['type']]),
       documentTable('kyc_verifications', { status: 'TEXT NOT NULL', customer_id: 'TEXT NOT NULL', due_ms: 'INTEGER' }, [['status'], ['customer_id']]),
-      'CREATE INDEX kyc_verifications_due ON kyc_verifications (status, due_ms);',
+      'CREATE INDEX kyc_verifications_due ON kyc_verifications (account_id, status, due_ms);',
     ].join('\n'),
   },
 ];

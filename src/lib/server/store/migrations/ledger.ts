@@ -37,7 +37,7 @@ export const ledgerMigrations: Migration[] = [
         [['ledger_account_id']],
       ),
       documentTable('ledger_holds', { ledger_account_id: 'TEXT NOT NULL', status: 'TEXT NOT NULL', expires_ms: 'INTEGER' }, [['ledger_account_id'], ['ledger_account_id', 'status']]),
-      'CREATE INDEX ledger_holds_due ON ledger_holds (status, expires_ms);',
+      'CREATE INDEX ledger_holds_due ON ledger_holds (account_id, status, expires_ms);',
       documentTable('ledger_account_events', { ledger_account_id: 'TEXT NOT NULL' }, [['ledger_account_id']]),
     ].join('\n'),
   },

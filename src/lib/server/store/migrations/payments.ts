@@ -8,7 +8,7 @@ export const paymentsMigrations: Migration[] = [
     name: 'payments: payments, vault tokens, network tokens, bank accounts',
     sql: [
       documentTable('payments', { session_id: 'TEXT', status: 'TEXT NOT NULL', settle_ms: 'INTEGER' }, [['session_id'], ['status']]),
-      'CREATE INDEX payments_settle ON payments (status, settle_ms);',
+      'CREATE INDEX payments_settle ON payments (account_id, status, settle_ms);',
       documentTable('vault_tokens'),
       documentTable('network_tokens'),
       documentTable('bank_accounts', { customer_id: 'TEXT', verification_status: 'TEXT NOT NULL' }, [['customer_id'], ['verification_status']]),
