@@ -1,7 +1,8 @@
 // `payorch server start|stop|status|logs|reset` as a user runs them, and secrets at rest: the API key and
 // client secrets never reach the log or the database file (issue 2, server core + CLI).
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
@@ -175,6 +176,58 @@ describe('server start --detach / status / logs / stop / reset', () => {
   });
 });
 
+/**
+ * A create-session whose headers are sent with `Expect: 100-continue` and whose body is held back: once the
+ * server answers "100 Continue" (`admitted`) the request is in flight; `finish` sends the body and gives the
+ * final status.
+ */
+function holdCreate(baseUrl: string, key: string, externalId: string) {
+  const url = new URL(baseUrl);
+  const body = JSON.stringify({ amount: 100, currency: 'usd', external_id: externalId });
+  const socket = connect(Number(url.port), url.hostname);
+  let data = '';
+  let onData = () => undefined as void;
+  socket.on('data', (d) => {
+    data += d;
+    onData();
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write(
+    `POST ${url.pathname}/create-session HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+  );
+  const admitted = new Promise<void>((resolve) => {
+    onData = () => {
+      if (data.includes('100 Continue')) resolve();
+    };
+  });
+  return {
+    admitted,
+    async finish(): Promise<number> {
+      socket.write(body);
+      await closed;
+      const statuses = [...data.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+      return statuses.at(-1)!;
+    },
+  };
+}
+
+/** Polls until the server no longer takes new requests (refused or 503). */
+async function untilClosing(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(`${url}/health`);
+      await res.arrayBuffer();
+      if (res.status === 503) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the server kept taking requests after SIGTERM');
+}
+
 describe('server start in the foreground', () => {
   /** Starts `payorch server start` in the foreground and resolves once it has printed its banner. */
   function foreground(dir: string) {
@@ -208,7 +261,12 @@ describe('server start in the foreground', () => {
     expect((await fetch(`${url}/health`)).status).toBe(200);
     expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).api_key).toBe(key);
 
+    // graceful shutdown: a request in flight when SIGTERM arrives still completes
+    const held = holdCreate(url!, key!, 'in-flight-at-sigterm');
+    await held.admitted;
     first.child.kill('SIGTERM');
+    await untilClosing(url!);
+    expect(await held.finish()).toBe(201);
     expect(await first.exited).toBe(0);
     expect(first.stderr()).toMatch(/stopped/);
     pids.delete(first.child.pid!);
@@ -219,9 +277,29 @@ describe('server start in the foreground', () => {
     const banner2 = await second.ready;
     expect(banner2).not.toContain(key!);
     expect(banner2).toContain(`sk_test_…${key!.slice(-4)}`);
+    const url2 = /listening on (\S+)/.exec(banner2)?.[1];
+    const kept = await api(url2!, key!, 'GET', '/sessions?external_id=in-flight-at-sigterm');
+    expect(kept.body.total_count).toBe(1);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     pids.delete(second.child.pid!);
+  });
+});
+
+describe('a lock left by a dead server', () => {
+  it('does not block: status says not running (exit 4) and a new start takes the directory over', async () => {
+    const dir = join(tempDir(), 'stale');
+    mkdirSync(dir, { recursive: true });
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    expect(alive(dead)).toBe(false);
+    writeFileSync(join(dir, 'server.lock'), JSON.stringify({ pid: dead, base_url: 'http://127.0.0.1:9/functions/v1', data_dir: dir, started_at: new Date().toISOString() }));
+    const status = await runCli(['server', 'status', '--data-dir', dir]);
+    expect(status.code).toBe(4);
+    const srv = await startDetached(dir);
+    expect((await fetch(`${srv.base_url}/health`)).status).toBe(200);
+    expect(JSON.parse(readFileSync(join(dir, 'server.lock'), 'utf8')).pid).toBe(srv.pid);
+    expect((await runCli(['server', 'stop', '--data-dir', dir])).code).toBe(0);
+    pids.delete(srv.pid);
   });
 });
 
