@@ -1,7 +1,10 @@
 // The embedded client as a library (`import { Client, startServer } from 'payorch'`): typed resources over
 // HTTP and in-process, ApiError fields, retries that reuse one Idempotency-Key (429 with Retry-After, 5xx,
 // dropped connections), timeouts (issue 2, Client).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Client, ConnectionError, InProcessTransport, openEmbedded, TimeoutError } from '../../dist/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -187,5 +190,34 @@ describe('Client in-process (the CLI’s embedded default)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the package', () => {
+  it('is importable by name: `import { Client, startServer } from "payorch"` works in plain Node', () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const script = `
+      import { Client, startServer, ApiError } from 'payorch';
+      const s = await startServer({ port: 0, memory: true });
+      const c = new Client({ apiKey: s.apiKey, baseUrl: s.baseUrl });
+      const made = await c.sessions.create({ amount: 42, currency: 'usd' });
+      const err = await c.sessions.retrieve('nope').catch((e) => e);
+      console.log(JSON.stringify({ amount: made.amount, api: err instanceof ApiError, code: err.code }));
+      await c.close();
+      await s.close();`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ amount: 42, api: true, code: 'resource_missing' });
+  });
+
+  it('ships the oclif manifest with every foundation command', () => {
+    const manifest = JSON.parse(readFileSync(fileURLToPath(new URL('../../oclif.manifest.json', import.meta.url)), 'utf8'));
+    const names = Object.keys(manifest.commands);
+    for (const c of ['api', 'profiles:add', 'profiles:list', 'profiles:remove', 'profiles:show', 'profiles:use', 'server:keys:create', 'server:keys:list', 'server:keys:revoke', 'server:logs', 'server:reset', 'server:start', 'server:status', 'server:stop', 'sessions:cancel', 'sessions:create', 'sessions:get', 'sessions:list', 'sessions:update']) {
+      expect(names).toContain(c);
+    }
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));
+    expect(pkg.files).toContain('oclif.manifest.json');
+    expect(pkg.bin).toEqual({ payorch: 'bin/run.js' });
   });
 });
