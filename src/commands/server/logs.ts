@@ -34,6 +34,15 @@ export default class ServerLogs extends BaseCommand {
     const file = join(flags['data-dir'] ?? defaultDataDir(), LOG_FILE);
     if (!existsSync(file) && !flags.follow) throw new CliError(`No log at ${file} (has a server run on this data directory?).`, EXIT.USAGE, 'no_log');
     const show = (line: string) => line && process.stdout.write((this.jsonMode ? line : pretty(line)) + '\n');
+    // With --follow, Ctrl-C/SIGTERM end it cleanly; the handlers come first, before anything is printed.
+    let stop = () => undefined as void;
+    const stopped = flags.follow
+      ? new Promise<void>((resolve) => {
+          stop = resolve;
+          process.once('SIGINT', () => stop());
+          process.once('SIGTERM', () => stop());
+        })
+      : undefined;
     let offset = 0;
     if (existsSync(file)) {
       const text = readFileSync(file, 'utf8');
@@ -56,13 +65,7 @@ export default class ServerLogs extends BaseCommand {
       });
     };
     watchFile(file, { interval: 250 }, readMore);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        unwatchFile(file);
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopped;
+    unwatchFile(file);
   }
 }
