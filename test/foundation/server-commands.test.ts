@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CLIENT_SECRET } from './util.js';
+import { startTestServer } from '../helpers/server.js';
 
 const pids = new Set<number>();
 afterAll(() => {
@@ -283,6 +284,42 @@ describe('server start in the foreground', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     pids.delete(second.child.pid!);
+  });
+});
+
+describe('server logs --follow', () => {
+  it('prints new request lines of a running server as they come, until interrupted', async () => {
+    const srv = await startTestServer();
+    try {
+      const child = spawn(process.execPath, [BIN, 'server', 'logs', '--follow', '--data-dir', srv.dataDir!], {
+        env: { ...process.env, NO_COLOR: '1', PAYORCH_HOME: tempDir() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      pids.add(child.pid!);
+      let out = '';
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const seen = (text: string) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => out.includes(text) && resolve();
+          child.stdout.on('data', (d) => {
+            out += d;
+            check();
+          });
+          check();
+          void exited.then(() => reject(new Error(`logs --follow exited; output: ${out}`)));
+        });
+      const res = await srv.request('POST', '/create-session', { body: { amount: 1, currency: 'usd' } });
+      expect(res.status).toBe(201);
+      await seen(res.headers.get('request-id')!);
+      expect(out).toContain('/functions/v1/create-session');
+      expect(out).not.toContain(srv.apiKey);
+      expect(out).not.toContain(res.body.client_secret);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      pids.delete(child.pid!);
+    } finally {
+      await srv.close();
+    }
   });
 });
 
