@@ -313,6 +313,19 @@ describe('expiry on the test clock (own server: the clock is per account)', () =
     expect((await c.request('GET', `/sessions/${fresh.id}`)).body.status).toBe('requires_payment_method');
   });
 
+  it("a session's client secret authenticates only its own session, and only until the session expires", async () => {
+    const a = (await create({ amount: 100, currency: 'usd' }, c)).body;
+    const b = (await create({ amount: 100, currency: 'usd' }, c)).body;
+    // a body the route rejects: the secret got past authentication (400, not 401), nothing is charged
+    const probe = (id: string, key: string | null) => c.request('POST', `/confirm-payment/${id}`, { key, body: { bogus: true } });
+    expect((await probe(a.id, a.client_secret)).status).toBe(400);
+    expectError(await probe(a.id, b.client_secret), 401, 'authentication_error', 'invalid_client_secret');
+    expectError(await probe(a.id, c.apiKey), 401, 'authentication_error', 'invalid_client_secret');
+    expectError(await probe(a.id, null), 401, 'authentication_error', 'missing_client_secret');
+    await c.request('POST', '/test-helpers/advance-clock', { body: { seconds: 24 * 3600 + 1 } });
+    expectError(await probe(a.id, a.client_secret), 401, 'authentication_error', 'invalid_client_secret');
+  });
+
   it('the clock only moves forward and takes exactly one of seconds / to', async () => {
     expectError(await c.request('POST', '/test-helpers/advance-clock', { body: { to: 0 } }), 400, 'validation_error', 'parameter_invalid', 'to');
     expectError(await c.request('POST', '/test-helpers/advance-clock', { body: {} }), 400, 'validation_error', 'parameter_missing', 'seconds');
