@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { List } from '../../contract/common.js';
 import { errors } from '../errors.js';
-import type { Store } from './db.js';
+import { countColumns, countValues, type Store } from './db.js';
 
 export interface ListOptions {
   limit?: number;
@@ -15,6 +15,7 @@ export interface ListOptions {
 
 export class Collection<T extends { id: string }> {
   private readonly stmts = new Map<string, Statement>();
+  private countSpecs?: Set<string>;
 
   /**
    * @param columns indexed columns and how to read each from a document
@@ -108,7 +109,26 @@ export class Collection<T extends { id: string }> {
     const has_more = rows.length > limit;
     const page = rows.slice(0, limit);
     if (order === 'ASC') page.reverse();
+    return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: this.count(accountId, filters, where, params), url };
+  }
+
+  /** Exact count of the filter's matches: O(1) from the trigger-kept counters when the filter set has one. */
+  private count(accountId: string, filters: [string, string | number | null | undefined][], where: string, params: (string | number)[]): number {
+    this.countSpecs ??= new Set(
+      (this.store.db.prepare('SELECT cols FROM count_specs WHERE tbl = ?').all(this.table) as { cols: string }[]).map((r) => r.cols),
+    );
+    const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const cols = countColumns(sorted.map(([n]) => n));
+    if (this.countSpecs.has(cols)) {
+      const row = this.stmt('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
+        this.table,
+        accountId,
+        cols,
+        countValues(sorted.map(([, v]) => v ?? null)),
+      ) as { n: number } | undefined;
+      return row?.n ?? 0;
+    }
     const total = this.stmt(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
-    return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: total.n, url };
+    return total.n;
   }
 }

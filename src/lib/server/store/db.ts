@@ -108,15 +108,37 @@ function migrate(db: Database.Database): void {
   }).immediate();
 }
 
+/** The key of a count series: its columns sorted, comma-joined ('' = every row of the account). */
+export const countColumns = (cols: string[]) => [...cols].sort().join(',');
+/** How a value is written into a count key (same rule in SQL below and in Collection). */
+export const COUNT_NULL = '\u0000';
+export const COUNT_SEPARATOR = '\u001f';
+export const countValues = (values: (string | number | null)[]) => values.map((v) => (v === null ? COUNT_NULL : String(v))).join(COUNT_SEPARATOR);
+
 /**
  * SQL for a document table: `seq` orders rows (newest = highest, keyset pagination), `id` is the public id,
- * `data` the JSON document; `columns` are extra indexed columns that lists filter on.
+ * `data` the JSON document; `columns` are extra columns, `indexes` the filter sets lists use (each gets an
+ * index and an exact row count per account, kept by triggers in `list_counts`, so that a list's
+ * `total_count` costs the same with a thousand rows as with a million).
  */
 export function documentTable(table: string, columns: Record<string, string> = {}, indexes: string[][] = []): string {
   const cols = Object.entries(columns).map(([name, type]) => `  ${name} ${type},`).join('\n');
   const idx = indexes
     .map((cs) => `CREATE INDEX IF NOT EXISTS ${table}_${cs.join('_')} ON ${table} (account_id, ${cs.join(', ')}, seq);`)
     .join('\n');
+  const specs = [[], ...indexes].map((cs) => [...cs].sort());
+  const key = (row: 'NEW' | 'OLD', cs: string[]) =>
+    cs.length === 0 ? "''" : cs.map((c) => `COALESCE(CAST(${row}.${c} AS TEXT), char(0))`).join(' || char(31) || ');
+  const bump = (row: 'NEW' | 'OLD', cs: string[], delta: '+ 1' | '- 1', when = '') => {
+    const where = `tbl = '${table}' AND account_id = ${row}.account_id AND cols = '${cs.join(',')}' AND vals = ${key(row, cs)}`;
+    const ins =
+      delta === '+ 1'
+        ? `  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT '${table}', ${row}.account_id, '${cs.join(',')}', ${key(row, cs)}, 0${when ? ` WHERE ${when}` : ''};\n`
+        : '';
+    return `${ins}  UPDATE list_counts SET n = n ${delta} WHERE ${where}${when ? ` AND ${when}` : ''};`;
+  };
+  const changed = (cs: string[]) => (cs.length ? `(${key('OLD', cs)}) IS NOT (${key('NEW', cs)})` : '0');
+  const watched = [...new Set(indexes.flat())];
   return `
 CREATE TABLE ${table} (
   seq INTEGER PRIMARY KEY,
@@ -126,5 +148,22 @@ ${cols}
   data TEXT NOT NULL
 );
 CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);
-${idx}`;
+${idx}
+${specs.map((cs) => `INSERT INTO count_specs (tbl, cols) VALUES ('${table}', '${cs.join(',')}');`).join('\n')}
+CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} BEGIN
+${specs.map((cs) => bump('NEW', cs, '+ 1')).join('\n')}
+END;
+CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN
+${specs.map((cs) => bump('OLD', cs, '- 1')).join('\n')}
+END;
+${
+  watched.length
+    ? `CREATE TRIGGER ${table}_count_update AFTER UPDATE OF ${watched.join(', ')} ON ${table} BEGIN
+${specs
+  .filter((cs) => cs.length)
+  .map((cs) => `${bump('OLD', cs, '- 1', changed(cs))}\n${bump('NEW', cs, '+ 1', changed(cs))}`)
+  .join('\n')}
+END;`
+    : ''
+}`;
 }

@@ -17,6 +17,16 @@ const coreMigrations: Migration[] = [
     name: 'core: accounts, api keys, idempotency',
     sql: `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Exact row counts per (table, account, filter columns, values), kept by triggers (store/db.ts documentTable).
+CREATE TABLE list_counts (
+  tbl TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  cols TEXT NOT NULL,
+  vals TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (tbl, account_id, cols, vals)
+) WITHOUT ROWID;
+CREATE TABLE count_specs (tbl TEXT NOT NULL, cols TEXT NOT NULL, PRIMARY KEY (tbl, cols)) WITHOUT ROWID;
 CREATE TABLE accounts (
   id TEXT PRIMARY KEY,
   created_ms INTEGER NOT NULL,
