@@ -38,7 +38,8 @@ const run = (args: string[], opts: Parameters<typeof runCli>[1] = {}) => slot(()
 const LIVE_KEY = 'sk_live_' + 'L1veKey'.repeat(4) + 'WXYZ';
 
 // Every scenario below is independent: they run side by side (CLI processes capped by `slot`).
-describe.concurrent('cli', () => {
+// Concurrent tests share 3 CLI slots, so a test's time includes waiting for slots: a wider timeout.
+describe.concurrent('cli', { timeout: 120_000 }, () => {
 describe.concurrent('profiles', () => {
   it('add/list/show/use/remove keep $PAYORCH_HOME/config.json at mode 0600 and never print a key in full', async () => {
     const home = tempDir();

@@ -58,7 +58,7 @@ async function logContains(file: string, text: string): Promise<void> {
 }
 
 // The three scenarios are independent (own data directories, own processes): run them side by side.
-describe.concurrent('server commands', () => {
+describe.concurrent('server commands', { timeout: 120_000 }, () => {
 describe('server start --detach / status / logs / stop / reset', () => {
   it('runs the whole life cycle of a data directory', async () => {
     const dir = join(tempDir(), 'data');
