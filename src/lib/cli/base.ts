@@ -60,7 +60,15 @@ export abstract class BaseCommand extends Command {
     // oclif's own exits and parse errors (exit 2) keep oclif's handling.
     if (err.oclif?.exit !== undefined && !(err instanceof PayorchError) && !(err instanceof CliError)) {
       if (this.jsonMode && err.oclif.exit !== 0) {
-        process.stdout.write(jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message: err.message.split('\n')[0] } }) + '\n');
+        // oclif's message spans lines ("Missing 1 required arg:\nid  Session id\nSee more help…"): keep what
+        // names the problem, drop the help pointer.
+        const message = err.message
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('See more help'))
+          .join(' ')
+          .replace(/\s+/g, ' ');
+        process.stdout.write(jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message } }) + '\n');
       }
       throw err;
     }
