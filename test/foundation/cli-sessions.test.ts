@@ -119,13 +119,17 @@ describe.concurrent('sessions commands over HTTP', () => {
 
   it('exit 2: missing required flag without a TTY names the flag and prompts nothing; bad flag values', async () => {
     const ext = ['--external-id', 'exit-two'];
-    const [noAmount, jsonMode, badOpt, badMeta] = await Promise.all([
+    const [noAmount, jsonMode, badOpt, badMeta, noArg, unknownFlag] = await Promise.all([
       cli(['sessions', 'create', '--currency', 'usd', ...ext], { input: '1999\n' }),
       cli(['sessions', 'create', '--currency', 'usd', '--json', ...ext]),
       cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--capture-method', 'later', ...ext]),
       cli(['sessions', 'create', '--amount', '1', '--currency', 'usd', '--metadata', 'novalue', ...ext]),
+      cli(['sessions', 'get', '--json']),
+      cli(['sessions', 'list', '--bogus']),
     ]);
-    for (const r of [noAmount, jsonMode, badOpt, badMeta]) expect(r.code).toBe(2);
+    for (const r of [noAmount, jsonMode, badOpt, badMeta, noArg, unknownFlag]) expect(r.code).toBe(2);
+    expect(noArg.json().error).toMatchObject({ code: 'usage_error', message: expect.stringMatching(/Missing 1 required arg: id\b/) });
+    expect(unknownFlag.stderr).toContain('--bogus');
     expect(noAmount.stderr).toContain('--amount');
     expect(noAmount.stdout).toBe(''); // no prompt was written
     expect(jsonMode.json().error.message).toContain('--amount');
