@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
@@ -34,7 +36,7 @@ export default class ServerStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
-    if (flags.detach) return this.detach();
+    if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null));
     const { startServer } = await import('../../lib/server/server.js');
     const { AlreadyRunningError } = await import('../../lib/server/datadir.js');
     let server: Awaited<ReturnType<typeof startServer>>;
@@ -95,8 +97,14 @@ export default class ServerStart extends BaseCommand {
     await stopped;
   }
 
-  /** Starts a child `server start --json` and returns once it has printed its address and answers /health. */
-  private async detach(): Promise<void> {
+  /**
+   * Starts a child `server start --json` and returns once it has printed its address and answers /health.
+   * @param dataDir the data directory (null: the default one; undefined: --memory).
+   */
+  private async detach(dataDir: string | null | undefined): Promise<void> {
+    // A first start creates the key: then it is printed in full, as the foreground start does.
+    const { defaultDataDir } = await import('../../lib/server/datadir.js');
+    const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
     const bin = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
     const args = this.argv.filter((a) => a !== '--detach' && a !== '--json');
     const child = spawn(process.execPath, [bin, 'server', 'start', ...args, '--json'], {
@@ -137,6 +145,6 @@ export default class ServerStart extends BaseCommand {
     child.stderr.destroy();
     child.unref();
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
-    else process.stdout.write(`payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, key ${maskSecret(started.api_key)}).\nStop it with \`payorch server stop\`${started.data_dir ? '' : ` or kill ${started.pid}`}.\n`);
+    else process.stdout.write(`payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, key ${fresh ? started.api_key : maskSecret(started.api_key)}).\nStop it with \`payorch server stop\`${started.data_dir ? '' : ` or kill ${started.pid}`}.\n`);
   }
 }
