@@ -323,6 +323,28 @@ describe('server logs --follow', () => {
   });
 });
 
+describe('server start --detach (human output)', () => {
+  it('prints the new key in full on the first start of a data directory, masked afterwards', async () => {
+    const dir = join(tempDir(), 'human');
+    const first = await runCli(['server', 'start', '--port', '0', '--data-dir', dir, '--detach']);
+    expect(first.code, first.stderr).toBe(0);
+    const key: string = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).api_key;
+    expect(first.stdout).toContain(key);
+    const pid = Number(/pid (\d+)/.exec(first.stdout)?.[1]);
+    pids.add(pid);
+    expect((await runCli(['server', 'stop', '--data-dir', dir])).code).toBe(0);
+    pids.delete(pid);
+    const second = await runCli(['server', 'start', '--port', '0', '--data-dir', dir, '--detach']);
+    expect(second.code, second.stderr).toBe(0);
+    const pid2 = Number(/pid (\d+)/.exec(second.stdout)?.[1]);
+    pids.add(pid2);
+    expect(second.stdout).not.toContain(key);
+    expect(second.stdout).toContain(`sk_test_…${key.slice(-4)}`);
+    expect((await runCli(['server', 'stop', '--data-dir', dir])).code).toBe(0);
+    pids.delete(pid2);
+  });
+});
+
 describe('a lock left by a dead server', () => {
   it('does not block: status says not running (exit 4) and a new start takes the directory over', async () => {
     const dir = join(tempDir(), 'stale');
