@@ -82,6 +82,26 @@ describe('per-minute limit', () => {
   });
 });
 
+describe('headers on every response', () => {
+  it('404 route_not_found, 405, 401 and 413 answers carry the three headers too', async () => {
+    const s = await server({ perMinute: 50 });
+    await awayFromMinuteBoundary();
+    const answers = [
+      await s.request('GET', '/no-such-route'),
+      await s.request('DELETE', '/sessions'),
+      await s.request('GET', '/sessions', { key: null }),
+      await s.request('POST', '/create-session', { rawBody: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } }),
+      await s.request('GET', '/openapi.json', { key: null }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([404, 405, 401, 413, 200]);
+    for (const a of answers) {
+      expect(a.headers.get('x-ratelimit-limit')).toBe('50');
+      expect(a.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(Number(a.headers.get('x-ratelimit-reset'))).toBe(endOfMinute());
+    }
+  });
+});
+
 describe('per-day limit', () => {
   it('shows the day window once it is the tighter one, and answers 429 daily_limit_exceeded', async () => {
     const s = await server({ perMinute: 100, perDay: 3 });
