@@ -50,7 +50,7 @@ async function api(base: string, key: string, method: string, path: string, body
 
 /** Waits (polling the file, not sleeping blindly) until the server's log holds `text`. */
 async function logContains(file: string, text: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 200; i++) {
     if (existsSync(file) && readFileSync(file, 'utf8').includes(text)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
