@@ -39,21 +39,6 @@ export function closedPort(): Promise<number> {
   });
 }
 
-/** Runs `tasks` with at most `n` at a time (CLI processes: parallel, but without overloading 2 cores). */
-export async function pool<T>(n: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, tasks.length) }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        out[i] = await tasks[i]!();
-      }
-    }),
-  );
-  return out;
-}
-
 /**
  * At most `n` of the wrapped calls run at once (a file's CLI processes: its tests may run concurrently to
  * use both cores, but never more than `n` processes at a time).
