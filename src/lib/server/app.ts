@@ -130,28 +130,42 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const state: RequestState = { accountId: '', rateKey: `ip:${request.ip}`, admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
     if (spec && spec.auth !== 'none') {
-      const token = bearer(request);
-      const useSecret = spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
-      if (useSecret) {
-        if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
-        const sessionId = (request.params as Record<string, string>).session_id ?? '';
-        const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(sessionId, token) : undefined;
-        if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
-          throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
-        }
-        state.accountId = auth.accountId;
-        state.rateKey = `cs:${sessionId}`;
-      } else {
-        const auth = services.accounts.authenticate(token);
-        state.accountId = auth.accountId;
-        state.keyId = auth.keyId;
-        state.rateKey = `key:${auth.keyId}`;
+      try {
+        authenticate(request, spec, state);
+      } catch (err) {
+        // A failed authentication counts against the caller's address, so that guessing keys or client
+        // secrets is throttled like any other traffic (429 once the address is over its limit).
+        const admission = limiter.admit(state.rateKey);
+        if (!admission.ok) throw errors.rateLimited(admission.code, admission.message, admission.retryAfter);
+        state.admitted = true;
+        throw err;
       }
     }
     const admission = limiter.admit(state.rateKey);
     if (!admission.ok) throw errors.rateLimited(admission.code, admission.message, admission.retryAfter);
     state.admitted = true;
   });
+
+  /** Sets the account (and the rate-limit bucket) the bearer credential stands for, or throws the 401. */
+  function authenticate(request: FastifyRequest, spec: RouteSpec, state: RequestState): void {
+    const token = bearer(request);
+    const useSecret = spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
+    if (useSecret) {
+      if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
+      const sessionId = (request.params as Record<string, string>).session_id ?? '';
+      const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(sessionId, token) : undefined;
+      if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
+        throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+      }
+      state.accountId = auth.accountId;
+      state.rateKey = `cs:${sessionId}`;
+    } else {
+      const auth = services.accounts.authenticate(token);
+      state.accountId = auth.accountId;
+      state.keyId = auth.keyId;
+      state.rateKey = `key:${auth.keyId}`;
+    }
+  }
 
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};

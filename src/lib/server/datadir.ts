@@ -30,7 +30,7 @@ export interface OpenedDataDir {
   store: Store;
   sealer: Sealer;
   credentials: Credentials;
-  /** True when this call created the account and its first key. */
+  /** True when this call created the default account's key (first use, or after the key was revoked). */
   created: boolean;
 }
 
@@ -75,8 +75,17 @@ export function openDataDir(dir: string | null): OpenedDataDir {
   // a fresh directory at once agree on a single default account.
   const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
     const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
-    if (row && existsSync(credPath)) return { credentials: JSON.parse(readFileSync(credPath, 'utf8')) as Credentials, created: false };
-    const { account_id, api_key } = new Accounts(store).createAccountWithKey();
+    const accounts = new Accounts(store);
+    if (row && existsSync(credPath)) {
+      const stored = JSON.parse(readFileSync(credPath, 'utf8')) as Credentials;
+      if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
+      // The default key was revoked (`server keys revoke`): the default account gets a new one, so that
+      // `server start --json` and the CLI's embedded default keep working.
+      const { api_key } = accounts.addKey(stored.account_id);
+      writeFileSync(credPath, JSON.stringify({ api_key, account_id: stored.account_id }, null, 2) + '\n', { mode: 0o600 });
+      return { credentials: { api_key, account_id: stored.account_id }, created: true };
+    }
+    const { account_id, api_key } = accounts.createAccountWithKey();
     store.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('default_account', ?)").run(account_id);
     writeFileSync(credPath, JSON.stringify({ api_key, account_id }, null, 2) + '\n', { mode: 0o600 });
     return { credentials: { api_key, account_id }, created: true };

@@ -27,7 +27,7 @@ export interface FileLogger {
 
 export function fileLogger(path: string | null, level = process.env.PAYORCH_LOG_LEVEL ?? 'info'): FileLogger {
   if (path === null) return { logger: pino({ level: 'silent' }), flush: () => undefined };
-  const dest = pino.destination({ dest: path, sync: false, mkdir: true, minLength: 4096 });
+  const dest = pino.destination({ dest: path, sync: false, mkdir: true, minLength: 4096, mode: 0o600 });
   const logger = pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, dest);
   return {
     logger,

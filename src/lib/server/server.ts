@@ -37,7 +37,7 @@ export interface RunningServer {
   apiKey: string;
   accountId: string;
   dataDir: string | null;
-  /** True when this start created the data directory's account and key. */
+  /** True when this start created the data directory's key (first start, or its key had been revoked). */
   created: boolean;
   pid: number;
   app: FastifyInstance;

@@ -47,7 +47,14 @@ export class Accounts {
     });
   }
 
-  private addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
+  /** True when `apiKey` exists and is not revoked. */
+  isActive(apiKey: string): boolean {
+    const row = this.byHash.get(sha256(apiKey)) as { revoked_ms: number | null } | undefined;
+    return row !== undefined && row.revoked_ms === null;
+  }
+
+  /** A further key for an existing account (printed once, stored hashed). */
+  addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
     const apiKey = newApiKey();
     const row: KeyRow = { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: Date.now(), revoked_ms: null };
     this.store.db

@@ -1,0 +1,63 @@
+// Hardening found in review: failed authentication is throttled per address, the log is private to its
+// owner, and revoking the data directory's default key does not leave the CLI's embedded default stuck.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { expectError } from './util.js';
+
+/** Waits until at least `margin` seconds remain in the current UTC minute (fixed rate-limit windows). */
+async function awayFromMinuteEdge(margin = 5): Promise<void> {
+  const left = 60 - (Date.now() / 1000) % 60;
+  if (left < margin) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+}
+
+describe('hardening', () => {
+  it('failed authentication counts against the caller address: guessing keys ends in 429', async () => {
+    const s = await startTestServer({ rateLimits: { perMinute: 3 } });
+    try {
+      await awayFromMinuteEdge();
+      for (let i = 0; i < 3; i++) {
+        const r = await s.request('GET', '/sessions', { key: `sk_test_guess${i}` });
+        expectError(r, 401, 'authentication_error', 'invalid_api_key');
+        expect(r.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
+      }
+      const over = await s.request('GET', '/sessions', { key: 'sk_test_guess3' });
+      expectError(over, 429, 'invalid_request_error', 'rate_limit_exceeded');
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      // The real key has its own bucket and is unaffected.
+      expect((await s.request('GET', '/sessions')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('server.log is created with mode 0600', async () => {
+    const s = await startTestServer();
+    try {
+      await s.request('GET', '/sessions');
+    } finally {
+      await s.close();
+    }
+    expect(statSync(join(s.dataDir!, 'server.log')).mode & 0o777).toBe(0o600);
+  });
+
+  it('after the default key is revoked, the embedded default gets a new key for the same account', async () => {
+    const home = tempDir();
+    const first = await runCli(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { home });
+    expect(first.code, first.stderr).toBe(0);
+    const keys = await runCli(['server', 'keys', 'list', '--json', '--data-dir', join(home, 'server')], { home });
+    const [key] = keys.json().data;
+    const revoked = await runCli(['server', 'keys', 'revoke', key.id, '--data-dir', join(home, 'server')], { home });
+    expect(revoked.code, revoked.stderr).toBe(0);
+
+    const again = await runCli(['sessions', 'get', first.json().id, '--json'], { home });
+    expect(again.code, again.stderr).toBe(0); // same account: the session is still visible
+    const after = (await runCli(['server', 'keys', 'list', '--json', '--data-dir', join(home, 'server')], { home })).json().data;
+    expect(after).toHaveLength(2);
+    expect(after.filter((k: { revoked_at: string | null }) => k.revoked_at === null)).toHaveLength(1);
+    expect(new Set(after.map((k: { account_id: string }) => k.account_id)).size).toBe(1);
+  });
+});
