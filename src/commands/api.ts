@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../lib/cli/base.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
+import { readJsonData } from '../lib/cli/data.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { ErrorBody } from '../lib/contract/common.js';
 
@@ -28,7 +28,7 @@ export default class Api extends ApiCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Api);
     const method = args.method.toUpperCase();
-    const body = flags.data === undefined ? undefined : parseBody(flags.data);
+    const body = flags.data === undefined ? undefined : readJsonData(flags.data);
     const query: Record<string, string> = {};
     for (const pair of flags.query ?? []) {
       const i = pair.indexOf('=');
@@ -44,22 +44,5 @@ export default class Api extends ApiCommand {
     }
     if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
     await this.print(res.body, () => JSON.stringify(res.body, null, 2));
-  }
-}
-
-function parseBody(data: string): unknown {
-  let text = data;
-  if (data === '-') text = readFileSync(0, 'utf8');
-  else if (data.startsWith('@')) {
-    try {
-      text = readFileSync(data.slice(1), 'utf8');
-    } catch (err) {
-      throw new CliError(`Cannot read ${data.slice(1)}: ${(err as Error).message}`, EXIT.USAGE);
-    }
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`--data is not valid JSON: ${(err as Error).message}`, EXIT.USAGE);
   }
 }

@@ -1,4 +1,4 @@
-// `--data JSON|@file|-` for commands that accept a whole request body (ledger post).
+// `--data JSON|@file|-` for commands that accept a whole request body (`payorch api`, `ledger post`).
 import { readFileSync } from 'node:fs';
 import { CliError, EXIT } from './errors.js';
 
