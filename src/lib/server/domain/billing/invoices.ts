@@ -248,16 +248,27 @@ export class Invoices {
     return { ok: false, error };
   }
 
-  /** The subscription follows its latest invoice: paid → active; failed → past_due; retries exhausted → unpaid. */
+  /**
+   * The subscription follows its invoices: any failed automatic attempt → past_due; retries exhausted on any
+   * invoice → unpaid; a payment → active again once no other invoice of it is overdue, failed or uncollectible.
+   */
   private syncSubscription(accountId: string, inv: StoredInvoice, event: 'paid' | 'failed' | 'exhausted', now: number): void {
     if (!inv.subscription) return;
     const sub = this.db.subscriptions.get(accountId, inv.subscription);
-    if (!sub || sub.latest_invoice !== inv.id) return;
+    if (!sub) return;
     if (sub.status === 'canceled' || sub.status === 'paused') return;
-    if (event === 'paid' && (sub.status === 'past_due' || sub.status === 'unpaid')) sub.status = 'active';
-    else if (event === 'failed' && (sub.status === 'active' || sub.status === 'trialing')) sub.status = 'past_due';
-    else if (event === 'exhausted') sub.status = 'unpaid';
-    else return;
+    if (event === 'paid') {
+      if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
+      const others = this.db.invoices
+        .selectWhere("account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')", accountId, sub.id, inv.id)
+        .map((r) => r.doc)
+        .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
+      if (others.length > 0) return;
+      sub.status = 'active';
+    } else if (event === 'failed') {
+      if (sub.status !== 'active' && sub.status !== 'trialing') return;
+      sub.status = 'past_due';
+    } else sub.status = 'unpaid';
     sub.due_ms = subscriptionDue(sub);
     if (sub.due_ms !== null && sub.due_ms < now) sub.due_ms = now; // a revived subscription catches up at once
     this.db.subscriptions.update(accountId, sub);
