@@ -6,6 +6,7 @@ import type { ErrorBody } from '../contract/common.js';
 import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
 import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
+import * as billing from './resources/billing.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -63,6 +64,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Client {
   readonly sessions: SessionsResource;
+  readonly customers: billing.CustomersResource;
+  readonly products: billing.ProductsResource;
+  readonly prices: billing.PricesResource;
+  readonly coupons: billing.CouponsResource;
+  readonly subscriptions: billing.SubscriptionsResource;
+  readonly subscriptionItems: billing.SubscriptionItemsResource;
+  readonly usageRecords: billing.UsageRecordsResource;
+  readonly invoices: billing.InvoicesResource;
+  readonly checkoutSessions: billing.CheckoutSessionsResource;
+  readonly portalSessions: billing.PortalSessionsResource;
+  readonly testClock: billing.TestClockResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -70,6 +82,17 @@ export class Client {
     this.opts = { maxRetries: 2, timeoutMs: 30_000, retryBaseMs: 500, maxRetryDelayMs: 20_000, ...options };
     if (options.transport) this.transportPromise = Promise.resolve(options.transport);
     this.sessions = new SessionsResource(this);
+    this.customers = new billing.CustomersResource(this);
+    this.products = new billing.ProductsResource(this);
+    this.prices = new billing.PricesResource(this);
+    this.coupons = new billing.CouponsResource(this);
+    this.subscriptions = new billing.SubscriptionsResource(this);
+    this.subscriptionItems = new billing.SubscriptionItemsResource(this);
+    this.usageRecords = new billing.UsageRecordsResource(this);
+    this.invoices = new billing.InvoicesResource(this);
+    this.checkoutSessions = new billing.CheckoutSessionsResource(this);
+    this.portalSessions = new billing.PortalSessionsResource(this);
+    this.testClock = new billing.TestClockResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */
