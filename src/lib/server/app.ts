@@ -12,6 +12,8 @@ import { compileValidator, validationError } from './http/validation.js';
 import { fingerprint, IdempotencyStore, isSavedOutcome } from './http/idempotency.js';
 import { Outcome, type RouteContext, type RouteSpec } from './http/route.js';
 import { allRoutes } from './routes/index.js';
+import { registerPages } from './http/pages.js';
+import { billingPages } from './pages/billing.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -189,6 +191,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       handler: (request, reply) => runRoute(spec, request, reply),
     });
   }
+
+  // HTML pages (billing: hosted invoice page, customer portal).
+  registerPages(app, billingPages, { services, publicUrl: opts.publicUrl });
 
   async function runRoute(spec: RouteSpec, request: FastifyRequest, reply: FastifyReply) {
     const accountId = request.payorch?.accountId ?? '';

@@ -320,3 +320,28 @@ export const billingRoutes: RouteSpec[] = [
     handler: ({ accountId, params, services }) => services.billing.portals.get(accountId, params.portal_session_id),
   }),
 ];
+
+// ------------------------------------------------------------------ hosted-page actions (no API key)
+const CardBody = Type.Object({ card_number: Type.String({ minLength: 12, maxLength: 23 }) }, { additionalProperties: false });
+
+billingRoutes.push(
+  defineRoute({
+    method: 'POST', url: '/invoice/:invoice_id/pay', operationId: 'payHostedInvoice', summary: 'Hosted invoice page: pay the invoice with a test card', tag: t.invoices, auth: 'none',
+    params: B.InvoiceIdParams, body: CardBody, response: B.Invoice, errors: [402, 404, 409],
+    handler: ({ params, body, baseUrl, services }) => {
+      const r = services.billing.hosted.payInvoice(params.invoice_id, body.card_number, baseUrl);
+      return r.error ? new Outcome(r.error) : r.inv;
+    },
+  }),
+  defineRoute({
+    method: 'POST', url: '/portal/:portal_session_id/payment-method', operationId: 'portalUpdateCard', summary: "Customer portal: replace the customer's default card", tag: t.portal, auth: 'none',
+    params: B.PortalSessionIdParams, body: CardBody, response: Type.Object({ default_payment_method: Type.String(), card: Type.Union([Type.String(), Type.Null()]) }), errors: [404],
+    handler: ({ params, body, services }) => services.billing.hosted.updateCard(params.portal_session_id, body.card_number),
+  }),
+  defineRoute({
+    method: 'POST', url: '/portal/:portal_session_id/subscriptions/:subscription_id/cancel', operationId: 'portalCancelSubscription', summary: 'Customer portal: cancel a subscription at period end', tag: t.portal, auth: 'none',
+    params: Type.Object({ portal_session_id: Type.String({ minLength: 1, maxLength: 255 }), subscription_id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+    body: EmptyBody, response: B.Subscription, errors: [404, 409],
+    handler: ({ params, services }) => services.billing.hosted.cancelAtPeriodEnd(params.portal_session_id, params.subscription_id),
+  }),
+);

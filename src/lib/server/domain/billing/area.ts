@@ -13,6 +13,7 @@ import { UsageRecords } from './usage.js';
 import { Checkouts } from './checkout.js';
 import { Portals } from './portal.js';
 import { billingDueWork } from './engine.js';
+import { Hosted } from './hosted.js';
 
 export interface Billing {
   customers: Customers;
@@ -24,6 +25,7 @@ export interface Billing {
   invoices: Invoices;
   checkouts: Checkouts;
   portals: Portals;
+  hosted: Hosted;
 }
 
 export interface BillingArea {
@@ -42,8 +44,9 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const usage = new UsageRecords(db);
   const checkouts = new Checkouts(db, core.sessions, customers, subscriptions);
   const portals = new Portals(db);
+  const hosted = new Hosted(db, core.clock, invoices, subscriptions);
   return {
-    area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals } },
+    area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted } },
     due: billingDueWork(subscriptions, invoices),
   };
 }
