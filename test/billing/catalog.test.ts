@@ -191,5 +191,7 @@ describe('coupons', () => {
     const other = await ok(s, 'POST', '/coupons', { id: 'SHARED', percent_off: 5 });
     expect(other.id).toBe('SHARED');
     await fails(s, 'POST', '/coupons', { id: 'bad id!', percent_off: 5 }, 400, 'parameter_invalid');
+    const e = await fails(s, 'POST', '/coupons', { percent_off: 5, applies_to: { products: ['prod_missing'] } }, 404, 'resource_missing');
+    expect(e.param).toBe('applies_to.products[0]');
   });
 });

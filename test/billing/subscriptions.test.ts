@@ -51,6 +51,10 @@ describe('create', () => {
     await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: inactive.id }] }, 400, 'parameter_invalid');
     await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], trial_end: 1 }, 400, 'parameter_invalid');
     await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], days_until_due: 3 }, 400, 'parameter_invalid');
+    // amounts stay exact: a line beyond 99 999 999 999 minor units is refused up front
+    const dear = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 99_999_999_999, recurring: { interval: 'month' } });
+    const big = await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: dear.id, quantity: 2 }] }, 400, 'parameter_invalid');
+    expect(big.param).toBe('items[0].quantity');
   });
 
   it('a trial needs no payment method; billing_cycle_anchor prorates the first period', async () => {

@@ -9,7 +9,7 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Sessions } from '../sessions.js';
 import { priceAmount } from './money.js';
-import type { BillingStore, StoredCheckout } from './store.js';
+import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
 
@@ -44,6 +44,7 @@ export class Checkouts {
       interval = every;
       const metered = p.recurring?.usage_type === 'metered';
       const quantity = metered ? 0 : (li.quantity ?? 1);
+      assertBillable(p, quantity, `line_items[${i}].quantity`);
       const product = this.db.products.get(accountId, p.product);
       return { price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product };
     });

@@ -33,6 +33,7 @@ export class Coupons {
     if (duration === 'repeating' && body.duration_in_months === undefined) throw errors.parameterMissing('duration_in_months');
     if (duration !== 'repeating' && body.duration_in_months !== undefined) throw errors.parameterInvalid('duration_in_months', 'only with duration "repeating"');
     if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now)) throw errors.parameterInvalid('redeem_by', 'must be in the future');
+    (body.applies_to?.products ?? []).forEach((id, i) => this.db.products.require(accountId, id, 'product', `applies_to.products[${i}]`));
     if (body.id !== undefined && this.db.coupons.get(accountId, body.id)) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }

@@ -12,7 +12,7 @@ import type { Charger, ChargeResult } from '../charges.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import { percentOf, priceAmount } from './money.js';
-import { subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
+import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
 import { formatMoney } from '../../../output/format.js';
 
 const DAY = 86_400;
@@ -320,6 +320,7 @@ export class Invoices {
         if (cur !== undefined && p.currency !== cur) throw errors.parameterInvalid(`lines[${i}].price`, `price is in ${p.currency}, the invoice in ${cur}`);
         cur = p.currency;
         const q = l.quantity ?? 1;
+        assertBillable(p, q, `lines[${i}].quantity`);
         const product = this.db.products.get(accountId, p.product);
         return {
           type: 'invoiceitem',

@@ -9,6 +9,7 @@ export function mulDivRound(a: number, num: number, den: number): number {
   const p = BigInt(Math.abs(a)) * BigInt(Math.abs(num));
   const d = BigInt(den);
   const q = (p * 2n + d) / (2n * d); // floor((2p + d) / 2d) = round half up of p/d for p ≥ 0
+  if (q > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('result beyond the exact integer range');
   const r = Number(q);
   return neg ? -r : r;
 }
@@ -20,26 +21,47 @@ export const prorate = (amount: number, remaining: number, total: number): numbe
 /** `percent` % of `amount`, rounded half away from zero. */
 export const percentOf = (amount: number, percent: number): number => mulDivRound(amount, percent, 100);
 
-/** What `quantity` units of `price` cost for one period (per_unit, or tiered graduated/volume). */
+/** The largest amount one invoice line may carry (the same ceiling as a payment amount). */
+export const MAX_LINE_AMOUNT = 99_999_999_999;
+
+/**
+ * What `quantity` units of `price` cost for one period (per_unit, or tiered graduated/volume), computed in
+ * BigInt; a result beyond Number.MAX_SAFE_INTEGER throws a RangeError (callers bound inputs with
+ * `billableAmount` first, so the engine never meets one).
+ */
 export function priceAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>, quantity: number): number {
-  if (price.billing_scheme === 'per_unit') return (price.unit_amount ?? 0) * quantity;
-  const tiers = price.tiers ?? [];
-  if (quantity <= 0) return 0;
-  if (price.tiers_mode === 'volume') {
-    const tier = tierFor(tiers, quantity);
-    return tier.flat_amount + tier.unit_amount * quantity;
+  const q = BigInt(quantity);
+  let total = 0n;
+  if (price.billing_scheme === 'per_unit') total = BigInt(price.unit_amount ?? 0) * q;
+  else if (quantity > 0) {
+    const tiers = price.tiers ?? [];
+    if (price.tiers_mode === 'volume') {
+      const tier = tierFor(tiers, quantity);
+      total = BigInt(tier.flat_amount) + BigInt(tier.unit_amount) * q;
+    } else {
+      // graduated: each unit at the price of the tier it falls in; a tier's flat amount once any unit falls in it
+      let lower = 0;
+      for (const t of tiers) {
+        if (quantity <= lower) break;
+        const upper = t.up_to ?? Infinity;
+        const units = Math.min(quantity, upper) - lower;
+        total += BigInt(t.flat_amount) + BigInt(t.unit_amount) * BigInt(units);
+        lower = upper;
+      }
+    }
   }
-  // graduated: each unit at the price of the tier it falls in; a tier's flat amount once any unit falls in it
-  let total = 0;
-  let lower = 0;
-  for (const t of tiers) {
-    const upper = t.up_to ?? Infinity;
-    if (quantity <= lower) break;
-    const units = Math.min(quantity, upper) - lower;
-    total += t.flat_amount + t.unit_amount * units;
-    lower = upper;
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('amount beyond the exact integer range');
+  return Number(total);
+}
+
+/** The amount, or undefined when it would exceed MAX_LINE_AMOUNT (callers answer 400). */
+export function billableAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>, quantity: number): number | undefined {
+  try {
+    const a = priceAmount(price, quantity);
+    return a <= MAX_LINE_AMOUNT ? a : undefined;
+  } catch {
+    return undefined;
   }
-  return total;
 }
 
 function tierFor(tiers: Tier[], quantity: number): Tier {

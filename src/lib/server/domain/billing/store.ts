@@ -2,6 +2,8 @@
 import type { RecurringInterval, Customer, Invoice, LineItem, Price, Product, Coupon, SubscriptionItem, Subscription, UsageRecord, CheckoutSession, PortalSession } from '../../../contract/billing.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
+import { errors } from '../../errors.js';
+import { billableAmount, MAX_LINE_AMOUNT } from './money.js';
 
 export type StoredProduct = Omit<Product, 'prices' | 'deleted'>;
 export type StoredCoupon = Omit<Coupon, 'valid'>;
@@ -102,4 +104,10 @@ export function subscriptionDue(s: Pick<StoredSubscription, 'status' | 'trial_en
   if (s.status === 'trialing') return (s.trial_end ?? s.current_period_end) * 1000;
   if (s.status === 'active' || s.status === 'past_due') return s.current_period_end * 1000;
   return null;
+}
+
+
+/** 400 `parameter_invalid` on `param` when `quantity` units of `price` would exceed the largest line amount. */
+export function assertBillable(price: Price, quantity: number, param: string): void {
+  if (billableAmount(price, quantity) === undefined) throw errors.parameterInvalid(param, `${quantity} units of ${price.id} would cost more than ${MAX_LINE_AMOUNT} (the largest amount of one line)`);
 }

@@ -25,7 +25,7 @@ import { mergeMetadata } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import type { Invoices } from './invoices.js';
 import { addInterval, priceAmount, prorate } from './money.js';
-import { subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
+import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
 import { aggregateUsage } from './usage.js';
 import { formatTime } from '../../../output/format.js';
 
@@ -192,6 +192,7 @@ export class Subscriptions {
       if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
       seen.add(p.id);
       if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined) throw errors.parameterInvalid(`items[${i}].quantity`, 'metered items take usage records, not a quantity');
+      if (p.recurring!.usage_type === 'licensed') assertBillable(p, it.quantity ?? 1, `items[${i}].quantity`);
       return p;
     });
     const method = body.collection_method ?? 'charge_automatically';
@@ -306,6 +307,7 @@ export class Subscriptions {
         const metered = p.recurring!.usage_type === 'metered';
         if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/price$/, 'quantity'), 'metered items take usage records, not a quantity');
         const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: p.id, quantity: metered ? 0 : (c.quantity ?? 1), metadata: c.metadata ?? {}, created: nowS };
+        assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
         this.db.items.insert(accountId, item);
         byId.set(item.id, item);
         proration(p, item.quantity, 1);
@@ -326,6 +328,7 @@ export class Subscriptions {
       const metered = newPrice.recurring!.usage_type === 'metered';
       if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/id$/, 'quantity'), 'metered items take usage records, not a quantity');
       const newQty = metered ? 0 : (c.quantity ?? (oldPrice.recurring!.usage_type === 'metered' ? 1 : item.quantity));
+      assertBillable(newPrice, newQty, c.param.replace(/id$/, 'quantity'));
       if (newPrice.id !== oldPrice.id || newQty !== item.quantity) {
         proration(oldPrice, item.quantity, -1);
         proration(newPrice, newQty, 1);

@@ -5,7 +5,7 @@ import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { BillingStore, StoredUsage } from './store.js';
+import { assertBillable, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
 export function aggregateUsage(db: BillingStore, accountId: string, itemId: string, mode: AggregateUsage, start: number, end: number): number {
@@ -45,11 +45,17 @@ export class UsageRecords {
     if (ts < sub.current_period_start) throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
     const action = body.action ?? 'increment';
     const existing = this.db.usage.selectWhere('account_id = ? AND subscription_item = ? AND ts = ?', accountId, item.id, ts)[0]?.doc;
+    const bounded = (rec: StoredUsage): UsageRecord => {
+      // the period's usage must stay billable (a thrown error rolls this write back)
+      const total = aggregateUsage(this.db, accountId, item.id, price.recurring!.aggregate_usage ?? 'sum', sub.current_period_start, sub.current_period_end);
+      assertBillable(price, total, 'quantity');
+      return toApi(rec);
+    };
     if (existing) {
       existing.quantity = action === 'set' ? body.quantity : existing.quantity + body.quantity;
       existing.action = action;
       this.db.usage.update(accountId, existing);
-      return toApi(existing);
+      return bounded(existing);
     }
     const rec: StoredUsage = {
       id: newId('ur'),
@@ -63,7 +69,7 @@ export class UsageRecords {
       livemode: false,
     };
     this.db.usage.insert(accountId, rec);
-    return toApi(rec);
+    return bounded(rec);
   }
 
   /** One summary per period of the subscription (billed ones and the current one), newest first. */
