@@ -146,11 +146,16 @@ describe('dunning', () => {
     await advance(s, { to: sub.current_period_end + DAY });
     expect((await ok(s, 'GET', `/invoices?subscription=${sub.id}`)).total_count).toBe(1);
 
-    // paying the invoice with a working card revives it; the missed renewal follows at once on the clock
+    // paying the invoice revives it; the missed renewal follows at once (charged to the new default card)
     await fails(s, 'POST', `/invoices/${inv.id}/pay`, {}, 402, 'card_declined');
-    const paid = await ok(s, 'POST', `/invoices/${inv.id}/pay`, { payment_method: 'tok_visa' });
+    await ok(s, 'PATCH', `/customers/${cus.id}`, { default_payment_method: 'tok_visa' });
+    const paid = await ok(s, 'POST', `/invoices/${inv.id}/pay`, {});
     expect(paid).toMatchObject({ status: 'paid', amount_paid: 1500, attempt_count: 6 });
-    expect((await ok(s, 'GET', `/subscriptions/${sub.id}`)).status).toBe('active');
+    const revived = await ok(s, 'GET', `/subscriptions/${sub.id}`);
+    expect(revived.status).toBe('active');
+    expect(revived.current_period_start).toBe(sub.current_period_end);
+    const renewal = await ok(s, 'GET', `/invoices/${revived.latest_invoice}`);
+    expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', total: 1500 });
   });
 
   it('is deterministic: the same calls give the same invoices', async () => {

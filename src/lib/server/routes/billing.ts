@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import * as B from '../../contract/billing.js';
 import { DeletedObject, EmptyBody, ListQuery } from '../../contract/common.js';
 import { defineRoute, Outcome, type RouteSpec } from '../http/route.js';
+import type { Services } from '../services.js';
 
 const t = {
   customers: 'Customers',
@@ -16,6 +17,10 @@ const t = {
   invoices: 'Invoices',
   checkout: 'Checkout sessions',
   portal: 'Portal sessions',
+};
+/** Before a read of a time-dependent object: run what came due on the account's clock (renewals, dunning…). */
+const catchUp = (ctx: { accountId: string; now: number; services: Services }) => {
+  ctx.services.scheduler.advanceTo(ctx.accountId, ctx.now);
 };
 const DeletedProductOrArchived = Type.Union([DeletedObject('product'), B.Product]);
 const ListOnly = Type.Object({ ...ListQuery }, { additionalProperties: false });
@@ -136,12 +141,18 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'GET', url: '/subscriptions', operationId: 'listSubscriptions', summary: 'List subscriptions, newest first (filters: customer, status)', tag: t.subs, auth: 'api_key',
     query: B.ListSubscriptionsQuery, response: B.SubscriptionList,
-    handler: ({ accountId, query, path, now, services }) => services.billing.subscriptions.list(accountId, path, query, now),
+    handler: ({ accountId, query, path, now, services }) => {
+      catchUp({ accountId, now, services });
+      return services.billing.subscriptions.list(accountId, path, query, now);
+    },
   }),
   defineRoute({
     method: 'GET', url: '/subscriptions/:subscription_id', operationId: 'getSubscription', summary: 'Retrieve a subscription', tag: t.subs, auth: 'api_key',
     params: B.SubscriptionIdParams, response: B.Subscription, errors: [404],
-    handler: ({ accountId, params, now, services }) => services.billing.subscriptions.get(accountId, params.subscription_id, now),
+    handler: ({ accountId, params, now, services }) => {
+      catchUp({ accountId, now, services });
+      return services.billing.subscriptions.get(accountId, params.subscription_id, now);
+    },
   }),
   defineRoute({
     method: 'PATCH', url: '/subscriptions/:subscription_id', operationId: 'updateSubscription', summary: 'Update a subscription (quantity, items, cancel_at_period_end, coupon, …)', tag: t.subs, auth: 'api_key',
@@ -212,7 +223,10 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'GET', url: '/usage-records/summary', operationId: 'listUsageSummaries', summary: "A metered item's usage per period, newest first", tag: t.usage, auth: 'api_key',
     query: B.UsageSummaryQuery, response: B.UsageSummaryList, errors: [404],
-    handler: ({ accountId, query, path, services }) => services.billing.usage.summaries(accountId, path, query),
+    handler: ({ accountId, query, path, services, now }) => {
+      catchUp({ accountId, now, services });
+      return services.billing.usage.summaries(accountId, path, query);
+    },
   }),
 
   // ------------------------------------------------------------------------------------------- invoices
@@ -228,6 +242,7 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/invoices', operationId: 'listInvoices', summary: 'List invoices, newest first (filters: customer, subscription, status)', tag: t.invoices, auth: 'api_key',
     query: B.ListInvoicesQuery, response: B.InvoiceList,
     handler: ({ accountId, query, path, now, baseUrl, services }) => {
+      catchUp({ accountId, now, services });
       const i = services.billing.invoices;
       const page = i.list(accountId, path, query);
       return { ...page, data: page.data.map((x) => i.toApi(x, baseUrl, now)) };
@@ -237,6 +252,7 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/invoices/:invoice_id', operationId: 'getInvoice', summary: 'Retrieve an invoice', tag: t.invoices, auth: 'api_key',
     params: B.InvoiceIdParams, response: B.Invoice, errors: [404],
     handler: ({ accountId, params, now, baseUrl, services }) => {
+      catchUp({ accountId, now, services });
       const i = services.billing.invoices;
       return i.toApi(i.load(accountId, params.invoice_id), baseUrl, now);
     },
