@@ -47,13 +47,20 @@ describe('checkout sessions', () => {
     expect(sub.items.data[0]).toMatchObject({ quantity: 2, price: { id: price.id } });
     expect(await ok(s, 'GET', `/customers/${done.customer}`)).toMatchObject({ email: 'new@example.com', default_payment_method: 'tok_visa' });
     await fails(s, 'POST', `/checkout-sessions/${cks.id}/complete`, { payment_method: 'tok_visa' }, 409, 'checkout_session_unexpected_state');
+    // a declined first charge creates nothing
+    const before = (await ok(s, 'GET', '/subscriptions?limit=1')).total_count;
+    const c3 = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id }], customer_email: 'declined@example.com' });
+    const e = await fails(s, 'POST', `/checkout-sessions/${c3.id}/complete`, { payment_method: 'tok_chargeDeclined' }, 402, 'card_declined');
+    expect(e.type).toBe('card_error');
+    expect((await ok(s, 'GET', `/checkout-sessions/${c3.id}`)).status).toBe('open');
+    expect((await ok(s, 'GET', '/subscriptions?limit=1')).total_count).toBe(before);
     // an existing customer keeps its id and gets the card as default
     const cus = await customer(s, null);
     const c2 = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id }], customer: cus.id });
     const d2 = await ok(s, 'POST', `/checkout-sessions/${c2.id}/complete`, { payment_method: 'tok_visa' });
     expect(d2.customer).toBe(cus.id);
     expect((await ok(s, 'GET', `/subscriptions/${d2.subscription}`)).status).toBe('active');
-    expect((await ok(s, 'GET', '/checkout-sessions?limit=2')).data.map((x: any) => x.id)).toEqual([c2.id, cks.id]);
+    expect((await ok(s, 'GET', '/checkout-sessions?limit=3')).data.map((x: any) => x.id)).toEqual([c2.id, c3.id, cks.id]);
   });
 });
 

@@ -89,6 +89,25 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
     await p.close();
   });
 
+  it('the subscription checkout page subscribes with a test card and goes to success_url', async () => {
+    const prod = await product(s, 'Newsletter');
+    const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'eur', unit_amount: 500, recurring: { interval: 'month' } });
+    const cks = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id, quantity: 2 }], customer_email: 'reader@example.com', success_url: `${s.baseUrl}/health` });
+    const p = await page(cks.url);
+    expect(await p.textContent('#total')).toBe('10.00 EUR');
+    await p.fill('#card-number', '4000000000000002');
+    await p.click('#subscribe');
+    await p.waitForSelector('#message.error');
+    expect(await p.textContent('#message')).toMatch(/declined/i);
+    expect((await ok(s, 'GET', `/checkout-sessions/${cks.id}`)).status).toBe('open');
+    await p.fill('#card-number', '4242424242424242');
+    await Promise.all([p.waitForURL(`${s.baseUrl}/health`), p.click('#subscribe')]);
+    const done = await ok(s, 'GET', `/checkout-sessions/${cks.id}`);
+    expect(done.status).toBe('complete');
+    expect(await ok(s, 'GET', `/subscriptions/${done.subscription}`)).toMatchObject({ status: 'active', customer: done.customer });
+    await p.close();
+  });
+
   it('an expired or unknown portal session is a 404 page', async () => {
     const cus = await customer(s);
     const portal = await ok(s, 'POST', '/portal-sessions', { customer: cus.id });

@@ -1,7 +1,7 @@
 // The billing pages: the hosted invoice page (pay an open invoice with a test card) and the customer portal
 // (subscriptions, invoices, cancel at period end, update the default card). Plain HTML + a little script that
 // calls the page-action routes (routes/billing.ts, auth 'none').
-import type { Invoice, Subscription } from '../../contract/billing.js';
+import type { CheckoutSession, Invoice, Subscription } from '../../contract/billing.js';
 import { formatMoney, formatTime } from '../../output/format.js';
 import { escapeHtml as h, type PageSpec } from '../http/pages.js';
 
@@ -16,7 +16,7 @@ function layout(title: string, body: string, script: string): string {
 
 /** Posts JSON to a page action; shows the API error message in #message, or reloads on success. */
 const POST_SCRIPT = `
-async function act(url, body, okText) {
+async function act(url, body, okText, next) {
   const msg = document.getElementById('message');
   msg.className = ''; msg.textContent = 'Working…';
   try {
@@ -24,7 +24,7 @@ async function act(url, body, okText) {
     const j = await r.json();
     if (!r.ok) { msg.className = 'error'; msg.textContent = (j.error && j.error.message) || ('Failed (' + r.status + ')'); return; }
     msg.className = 'ok'; msg.textContent = okText;
-    setTimeout(() => location.reload(), 300);
+    setTimeout(() => { if (next) location.href = next; else location.reload(); }, 300);
   } catch (e) { msg.className = 'error'; msg.textContent = String(e); }
 }`;
 
@@ -59,7 +59,28 @@ function subscriptionRow(s: Subscription): string {
   return `<tr data-subscription="${h(s.id)}"><td>${h(items)}</td><td class="status">${h(s.status)}</td><td class="note">${note}</td><td>${cancelable ? `<button class="secondary cancel" data-id="${h(s.id)}">Cancel at period end</button>` : ''}</td></tr>`;
 }
 
+function checkoutPage(c: CheckoutSession, baseUrl: string): string {
+  const rows = c.line_items.data.map((l) => `<tr><td>${h(`${l.quantity} × ${l.description}`)}</td><td class="num">${h(formatMoney(l.amount, c.currency))}</td></tr>`).join('');
+  const open = c.status === 'open';
+  const body = `<h1>Subscribe</h1>
+<p>Status: <span class="status" id="status">${h(c.status)}</span>${c.trial_period_days ? ` · ${h(c.trial_period_days)}-day free trial` : ''}</p>
+<table id="lines"><tbody>${rows}</tbody><tfoot><tr><th>Every period</th><th class="num" id="total">${h(formatMoney(c.amount_total, c.currency))}</th></tr></tfoot></table>
+${open ? `<form id="subscribe-form"><label>Card number <input id="card-number" autocomplete="cc-number" inputmode="numeric" placeholder="4242 4242 4242 4242" required></label> <button type="submit" id="subscribe">Subscribe</button></form>` : ''}
+${c.subscription ? `<p id="done" class="ok">Subscribed (${h(c.subscription)}).</p>` : ''}
+<p id="message" role="status"></p>`;
+  const script = `${POST_SCRIPT}
+const f = document.getElementById('subscribe-form');
+const success = ${JSON.stringify(c.success_url)};
+if (f) f.addEventListener('submit', async (e) => { e.preventDefault();
+  await act(${JSON.stringify(`${baseUrl}/checkout/${c.id}/complete`)}, { card_number: document.getElementById('card-number').value }, 'Subscribed.', success); });`;
+  return layout('Subscribe', body, script);
+}
+
 export const billingPages: PageSpec[] = [
+  {
+    url: '/checkout/:checkout_session_id',
+    handler: ({ params, baseUrl, services }) => checkoutPage(services.billing.hosted.checkoutPage(params.checkout_session_id!), baseUrl),
+  },
   {
     url: '/invoice/:invoice_id',
     handler: ({ params, baseUrl, services }) => {

@@ -342,6 +342,11 @@ const CardBody = Type.Object({ card_number: Type.String({ minLength: 12, maxLeng
 
 billingRoutes.push(
   defineRoute({
+    method: 'POST', url: '/checkout/:checkout_session_id/complete', operationId: 'completeHostedCheckout', summary: 'Hosted checkout page: subscribe with a test card', tag: t.checkout, auth: 'none',
+    params: B.CheckoutSessionIdParams, body: CardBody, response: B.CheckoutSession, errors: [404, 409],
+    handler: ({ params, body, services }) => services.billing.hosted.completeCheckout(params.checkout_session_id, body.card_number),
+  }),
+  defineRoute({
     method: 'POST', url: '/invoice/:invoice_id/pay', operationId: 'payHostedInvoice', summary: 'Hosted invoice page: pay the invoice with a test card', tag: t.invoices, auth: 'none',
     params: B.InvoiceIdParams, body: CardBody, response: B.Invoice, errors: [402, 404, 409],
     handler: ({ params, body, baseUrl, services }) => {

@@ -44,7 +44,7 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const usage = new UsageRecords(db);
   const checkouts = new Checkouts(db, core.sessions, customers, subscriptions);
   const portals = new Portals(db);
-  const hosted = new Hosted(db, core.clock, invoices, subscriptions);
+  const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
   return {
     area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted } },
     due: billingDueWork(subscriptions, invoices),

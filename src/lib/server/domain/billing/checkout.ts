@@ -5,7 +5,7 @@
 import type { CheckoutSession, CompleteCheckoutSessionBody, CreateCheckoutSessionBody } from '../../../contract/billing.js';
 import type { List, ListParams } from '../../../contract/common.js';
 import { isoTime, unixSeconds } from '../../clock.js';
-import { errors } from '../../errors.js';
+import { errors, ServiceError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Sessions } from '../sessions.js';
 import { priceAmount } from './money.js';
@@ -125,6 +125,7 @@ export class Checkouts {
   /**
    * Completes a subscription-mode session with a payment method (what the hosted page does): the customer
    * (created from customer_email when none was given) gets it as default and the subscription is created.
+   * A declined first charge answers 402 and creates nothing.
    */
   complete(accountId: string, id: string, body: CompleteCheckoutSessionBody, now: number): CheckoutSession {
     const c = this.load(accountId, id, now);
@@ -148,6 +149,11 @@ export class Checkouts {
       },
       now,
     );
+    if (sub.status === 'past_due') {
+      // the first charge was declined: nothing is created (the thrown error rolls it all back)
+      const err = this.db.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
+      throw new ServiceError({ status: 402, type: 'card_error', code: err?.code ?? 'card_declined', decline_code: err?.decline_code ?? undefined, message: err?.message ?? 'The card was declined.' });
+    }
     c.customer = customer.id;
     c.subscription = sub.id;
     c.status = 'complete';

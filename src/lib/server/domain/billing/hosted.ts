@@ -2,7 +2,8 @@
 // capability); the portal (a live portal session id is the capability) shows one customer's subscriptions
 // and invoices, cancels a subscription at period end and replaces the default card. Card numbers are
 // turned into test-card tokens at once and never stored.
-import type { Customer, Invoice, PortalSession, Subscription } from '../../../contract/billing.js';
+import type { CheckoutSession, Customer, Invoice, PortalSession, Subscription } from '../../../contract/billing.js';
+import type { Checkouts } from './checkout.js';
 import type { Clock } from '../../clock.js';
 import { errors, type ServiceError } from '../../errors.js';
 import { testCardByNumber, testCardByToken, luhnValid } from '../testcards.js';
@@ -40,7 +41,25 @@ export class Hosted {
     private readonly clock: Clock,
     private readonly invoices: Invoices,
     private readonly subscriptions: Subscriptions,
+    private readonly checkouts: Checkouts,
   ) {}
+
+  /** A subscription-mode checkout session (payment mode has the payment session's own page). */
+  private findCheckout(id: string): { accountId: string; now: number } {
+    const row = this.db.checkouts.selectWhere('id = ?', id)[0];
+    if (!row || row.doc.mode !== 'subscription') throw errors.notFound('checkout_session', id, 'checkout_session_id');
+    return { accountId: row.accountId, now: this.clock.now(row.accountId) };
+  }
+
+  checkoutPage(id: string): CheckoutSession {
+    const { accountId, now } = this.findCheckout(id);
+    return this.checkouts.get(accountId, id, now);
+  }
+
+  completeCheckout(id: string, cardNumber: string): CheckoutSession {
+    const { accountId, now } = this.findCheckout(id);
+    return this.checkouts.complete(accountId, id, { payment_method: tokenForCard(cardNumber) }, now);
+  }
 
   /** The invoice's account (drafts are not shown on the hosted page). */
   private findInvoice(id: string): { accountId: string; now: number } {
