@@ -201,6 +201,7 @@ export class Subscriptions {
     const s0 = unixSeconds(now);
     if (body.trial_end !== undefined && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_end', 'give either trial_end or trial_period_days');
     if (body.trial_end !== undefined && body.trial_end <= s0) throw errors.parameterInvalid('trial_end', 'must be in the future');
+    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * 86_400) throw errors.parameterInvalid('trial_end', 'must be at most 730 days ahead');
     const trialEnd = body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * 86_400 : undefined);
     if (trialEnd !== undefined && body.billing_cycle_anchor !== undefined) throw errors.parameterInvalid('billing_cycle_anchor', 'cannot be combined with a trial');
     const interval = like.interval as Stored['interval'];
