@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class InvoicesDelete extends ApiCommand {
-  static override summary = 'Delete a invoice (drafts only)';
+  static override summary = 'Delete an invoice (drafts only)';
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

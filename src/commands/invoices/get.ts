@@ -3,7 +3,7 @@ import { ApiCommand } from '../../lib/cli/base.js';
 import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesGet extends ApiCommand {
-  static override summary = 'Show a invoice';
+  static override summary = 'Show an invoice';
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
 
   async run(): Promise<void> {
