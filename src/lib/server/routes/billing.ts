@@ -25,6 +25,8 @@ const catchUp = (ctx: { accountId: string; now: number; services: Services }) =>
 const DeletedProductOrArchived = Type.Union([DeletedObject('product'), B.Product]);
 const ListOnly = Type.Object({ ...ListQuery }, { additionalProperties: false });
 
+const CardBody = Type.Object({ card_number: Type.String({ minLength: 12, maxLength: 23 }) }, { additionalProperties: false });
+
 export const billingRoutes: RouteSpec[] = [
   // ------------------------------------------------------------------------------------------ customers
   defineRoute({
@@ -335,12 +337,8 @@ export const billingRoutes: RouteSpec[] = [
     params: B.PortalSessionIdParams, response: B.PortalSession, errors: [404],
     handler: ({ accountId, params, services }) => services.billing.portals.get(accountId, params.portal_session_id),
   }),
-];
 
-// ------------------------------------------------------------------ hosted-page actions (no API key)
-const CardBody = Type.Object({ card_number: Type.String({ minLength: 12, maxLength: 23 }) }, { additionalProperties: false });
-
-billingRoutes.push(
+  // ---------------------------------------------------------------- hosted-page actions (no API key)
   defineRoute({
     method: 'POST', url: '/checkout/:checkout_session_id/complete', operationId: 'completeHostedCheckout', summary: 'Hosted checkout page: subscribe with a test card', tag: t.checkout, auth: 'none',
     params: B.CheckoutSessionIdParams, body: CardBody, response: B.CheckoutSession, errors: [404, 409],
@@ -365,4 +363,4 @@ billingRoutes.push(
     body: EmptyBody, response: B.Subscription, errors: [404, 409],
     handler: ({ params, services }) => services.billing.hosted.cancelAtPeriodEnd(params.portal_session_id, params.subscription_id),
   }),
-);
+];
