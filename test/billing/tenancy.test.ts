@@ -2,7 +2,7 @@
 // bills only its own subscriptions; a retried create with the same Idempotency-Key charges once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { customer, fails, monthlyPrice, ok, product } from './helpers.js';
+import { customer, monthlyPrice, ok, product } from './helpers.js';
 
 let s: TestServer;
 let keyB: string;
