@@ -17,6 +17,7 @@ import {
   VaultResource,
   WalletsResource,
 } from './resources/payments.js';
+import * as billing from './resources/billing.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -87,6 +88,17 @@ export class Client {
   readonly bankAccounts: BankAccountsResource;
   readonly networkTokens: NetworkTokensResource;
   readonly processors: ProcessorsResource;
+  readonly customers: billing.CustomersResource;
+  readonly products: billing.ProductsResource;
+  readonly prices: billing.PricesResource;
+  readonly coupons: billing.CouponsResource;
+  readonly subscriptions: billing.SubscriptionsResource;
+  readonly subscriptionItems: billing.SubscriptionItemsResource;
+  readonly usageRecords: billing.UsageRecordsResource;
+  readonly invoices: billing.InvoicesResource;
+  readonly checkoutSessions: billing.CheckoutSessionsResource;
+  readonly portalSessions: billing.PortalSessionsResource;
+  readonly testClock: billing.TestClockResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -106,6 +118,17 @@ export class Client {
     this.bankAccounts = new BankAccountsResource(this);
     this.networkTokens = new NetworkTokensResource(this);
     this.processors = new ProcessorsResource(this);
+    this.customers = new billing.CustomersResource(this);
+    this.products = new billing.ProductsResource(this);
+    this.prices = new billing.PricesResource(this);
+    this.coupons = new billing.CouponsResource(this);
+    this.subscriptions = new billing.SubscriptionsResource(this);
+    this.subscriptionItems = new billing.SubscriptionItemsResource(this);
+    this.usageRecords = new billing.UsageRecordsResource(this);
+    this.invoices = new billing.InvoicesResource(this);
+    this.checkoutSessions = new billing.CheckoutSessionsResource(this);
+    this.portalSessions = new billing.PortalSessionsResource(this);
+    this.testClock = new billing.TestClockResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */

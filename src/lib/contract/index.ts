@@ -4,3 +4,4 @@ export * from './payments.js';
 export * from './meta.js';
 export * from './ledger.js';
 export * from './identity.js';
+export * from './billing.js';

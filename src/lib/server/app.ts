@@ -13,6 +13,8 @@ import { fingerprint, IdempotencyStore, isSavedOutcome } from './http/idempotenc
 import { Outcome, type RouteContext, type RouteSpec } from './http/route.js';
 import { allRoutes } from './routes/index.js';
 import { paymentsPages } from './routes/payments.js';
+import { registerPages } from './http/pages.js';
+import { billingPages } from './pages/billing.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -208,24 +210,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     });
   }
 
-  // HTML pages (payments: the hosted checkout page at a session's fallback_url). defineRoute answers JSON,
-  // so pages register here: GET, no auth (rate-limited per address like other unauthenticated calls),
-  // text/html, never cached, no external resources, not framed. A handler returning undefined → 404.
-  for (const page of paymentsPages) {
-    const url = API_PREFIX + page.url;
-    known.on('GET', url, () => undefined);
-    app.get(url, (request, reply) => {
-      const html = page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services });
-      reply
-        .header('Cache-Control', 'no-store')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-        .type('text/html; charset=utf-8');
-      if (html === undefined) return reply.code(404).send('<!doctype html><html lang="en"><title>Not found</title><h1>No such checkout page</h1></html>');
-      return reply.code(200).send(html);
-    });
-  }
+  // HTML pages (http/pages.ts): payments' hosted checkout page; billing's invoice page, portal and
+  // subscription checkout page.
+  registerPages(app, [...paymentsPages, ...billingPages], { services, publicUrl: opts.publicUrl, onUrl: (url) => known.on('GET', url, () => undefined) });
 
   async function runRoute(spec: RouteSpec, request: FastifyRequest, reply: FastifyReply) {
     const accountId = request.payorch?.accountId ?? '';

@@ -34,6 +34,7 @@ import {
   VerifyResult,
 } from '../../contract/payments.js';
 import { DeletedObject, EmptyBody, EmptyQuery } from '../../contract/common.js';
+import type { PageSpec } from '../http/pages.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
@@ -360,10 +361,5 @@ export const paymentsRoutes: RouteSpec[] = [
  * HTML pages served by the local server (auth none, text/html), registered by app.ts. A page handler
  * is synchronous and returns the HTML, or undefined for "no such page" (404).
  */
-export interface PageSpec {
-  url: string;
-  handler: (ctx: { params: Record<string, string>; baseUrl: string; services: import('../services.js').Services }) => string | undefined;
-}
-
 export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 

@@ -1,11 +1,52 @@
-// The billing area's services: created once per server, reachable from handlers as ctx.services.
+// The billing area's services: created once per server, reachable from handlers as ctx.services.billing.
 import type { CoreServices } from '../../services.js';
 import type { DueWork } from '../due.js';
 import type { PaymentsArea } from '../payments/area.js';
+import { BillingStore } from './store.js';
+import { Customers } from './customers.js';
+import { Products } from './products.js';
+import { Prices } from './prices.js';
+import { Coupons } from './coupons.js';
+import { Invoices } from './invoices.js';
+import { Subscriptions } from './subscriptions.js';
+import { UsageRecords } from './usage.js';
+import { Checkouts } from './checkout.js';
+import { Portals } from './portal.js';
+import { billingDueWork } from './engine.js';
+import { Hosted } from './hosted.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface BillingArea {}
+export interface Billing {
+  customers: Customers;
+  products: Products;
+  prices: Prices;
+  coupons: Coupons;
+  subscriptions: Subscriptions;
+  usage: UsageRecords;
+  invoices: Invoices;
+  checkouts: Checkouts;
+  portals: Portals;
+  hosted: Hosted;
+}
 
-export function createBillingArea(_core: CoreServices & PaymentsArea): { area: BillingArea; due: DueWork[] } {
-  return { area: {}, due: [] };
+export interface BillingArea {
+  billing: Billing;
+}
+
+export function createBillingArea(core: CoreServices & PaymentsArea): { area: BillingArea; due: DueWork[] } {
+  const db = new BillingStore(core.store);
+  const customers = new Customers(db);
+  const products = new Products(db);
+  const prices = new Prices(db, products);
+  const coupons = new Coupons(db);
+  // Charges go through whatever implements Charger at call time (the payments area may replace it).
+  const invoices = new Invoices(db, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons);
+  const subscriptions = new Subscriptions(db, invoices, coupons);
+  const usage = new UsageRecords(db);
+  const checkouts = new Checkouts(db, core.sessions, customers, subscriptions);
+  const portals = new Portals(db);
+  const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
+  return {
+    area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted } },
+    due: billingDueWork(subscriptions, invoices),
+  };
 }

@@ -1,0 +1,17 @@
+import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { checkoutColumns } from '../../lib/output/views/billing.js';
+
+export default class CheckoutList extends ApiCommand {
+  static override summary = 'List checkout sessions, newest first';
+  static override flags = {
+    ...listFlags,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(CheckoutList);
+    const client = await this.client(flags);
+    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
+    const list = flags.all ? await listAll(client.checkoutSessions.listAll(params), this.jsonMode) : await client.checkoutSessions.list(params);
+    await this.table(list, checkoutColumns, 'No checkout sessions.');
+  }
+}

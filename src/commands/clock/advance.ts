@@ -1,0 +1,37 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
+import { parseDuration } from '../../lib/cli/billing.js';
+import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { clockRunColumns } from '../../lib/output/views/billing.js';
+import { tableText } from '../../lib/output/render.js';
+import { formatTime } from '../../lib/output/format.js';
+
+export default class ClockAdvance extends ApiCommand {
+  static override summary = "Move the account's test clock forward and run everything that came due (renewals, dunning, expiries…)";
+  static override examples = ['<%= config.bin %> clock advance 30d', '<%= config.bin %> clock advance 1d12h', '<%= config.bin %> clock advance --to 2027-01-01'];
+  static override args = { duration: Args.string({ description: 'How far: 30d, 12h, 90m, 45s, 2w, 1d12h' }) };
+  static override flags = {
+    to: Flags.string({ description: 'Advance to this date/time (ISO 8601, e.g. 2027-01-01 or 2027-01-01T09:00:00Z)' }),
+    'idempotency-key': idempotencyFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ClockAdvance);
+    if ((args.duration === undefined) === (flags.to === undefined)) throw new CliError('Give a duration (e.g. 30d) or --to DATE, not both.', EXIT.USAGE);
+    let to: string | undefined;
+    if (flags.to !== undefined) {
+      const ms = Date.parse(flags.to);
+      if (Number.isNaN(ms)) throw new CliError(`--to takes an ISO date or time (got "${flags.to}").`, EXIT.USAGE);
+      to = new Date(ms).toISOString();
+    }
+    const body = args.duration !== undefined ? { seconds: parseDuration(args.duration) } : { to };
+    const client = await this.client(flags);
+    const state = await client.testClock.advance(body, { idempotencyKey: flags['idempotency-key'] });
+    await this.print(state, async () => {
+      const head = `Clock now ${formatTime(state.now_iso)}.`;
+      if (!state.ran.length) return `${head}\nNothing came due.`;
+      const total = state.ran.reduce((a, r) => a + r.count, 0);
+      return `${head}\nRan ${total} due item${total === 1 ? '' : 's'}:\n${await tableText(state.ran, clockRunColumns)}`;
+    });
+  }
+}

@@ -1,0 +1,12 @@
+import { ApiCommand } from '../../lib/cli/base.js';
+import { clockFields } from '../../lib/output/views/billing.js';
+
+export default class ClockGet extends ApiCommand {
+  static override summary = "Show the account's test clock";
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ClockGet);
+    const state = await (await this.client(flags)).testClock.retrieve();
+    this.detail(state, 'Test clock', clockFields);
+  }
+}

@@ -1,0 +1,16 @@
+import { Args } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+
+export default class CouponsDelete extends ApiCommand {
+  static override summary = 'Delete a coupon (discounts already applied keep running)';
+  static override args = { id: Args.string({ description: 'Coupon id', required: true }) };
+  static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(CouponsDelete);
+    const client = await this.client(flags);
+    await this.confirmChange(`delete coupon ${args.id}`, flags.yes);
+    const out = await client.coupons.del(args.id, { idempotencyKey: flags['idempotency-key'] });
+    this.print(out, () => `Deleted coupon ${out.id}.`);
+  }
+}

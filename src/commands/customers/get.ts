@@ -1,0 +1,14 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { customerFields } from '../../lib/output/views/billing.js';
+
+export default class CustomersGet extends ApiCommand {
+  static override summary = 'Show a customer';
+  static override args = { id: Args.string({ description: 'Customer id', required: true }) };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(CustomersGet);
+    const obj = await (await this.client(flags)).customers.retrieve(args.id);
+    this.detail(obj, 'Customer', customerFields);
+  }
+}

@@ -1,0 +1,28 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { itemFields } from '../../lib/output/views/billing.js';
+
+export default class SubscriptionItemsCreate extends ApiCommand {
+  static override summary = 'Add an item to a subscription';
+  static override flags = {
+    subscription: Flags.string({ description: 'Subscription id' }),
+    price: Flags.string({ description: 'Price id' }),
+    quantity: Flags.integer({ description: 'Quantity (default 1; not for metered prices)', min: 0 }),
+    'proration-behavior': Flags.string({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] }),
+    'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(SubscriptionItemsCreate);
+    const subscription = await this.need(flags.subscription, { flag: 'subscription', message: 'Subscription id' });
+    const price = await this.need(flags.price, { flag: 'price', message: 'Price id' });
+    const client = await this.client(flags);
+    await this.confirmChange(`add ${price} to ${subscription}`, flags.yes);
+    const item = await client.subscriptionItems.create(
+      { subscription, price, quantity: flags.quantity, proration_behavior: flags['proration-behavior'] as 'none' | undefined },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
+    this.detail(item, 'Subscription item added', itemFields);
+  }
+}

@@ -1,0 +1,19 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { usageSummaryColumns } from '../../lib/output/views/billing.js';
+
+export default class UsageRecordsSummary extends ApiCommand {
+  static override summary = "A metered item's usage per billing period, newest first";
+  static override flags = {
+    ...listFlags,
+    'subscription-item': Flags.string({ description: 'Subscription item id', required: true }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(UsageRecordsSummary);
+    const client = await this.client(flags);
+    const params = { subscription_item: flags['subscription-item'], limit: flags.limit, starting_after: flags['starting-after'] };
+    const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.jsonMode) : await client.usageRecords.summaries(params);
+    await this.table(list, usageSummaryColumns, 'No usage periods.');
+  }
+}

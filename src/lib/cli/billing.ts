@@ -1,0 +1,33 @@
+// Small parsers shared by the billing commands.
+import { CliError, EXIT } from './errors.js';
+
+/** `price_123` or `price_123:3` → {price, quantity?}. */
+export function parsePriceQuantity(value: string, flag: string): { price: string; quantity?: number } {
+  const [price, qty, ...rest] = value.split(':');
+  if (!price || rest.length || (qty !== undefined && !/^\d+$/.test(qty))) throw new CliError(`--${flag} takes PRICE_ID or PRICE_ID:QUANTITY (got "${value}").`, EXIT.USAGE);
+  return qty === undefined ? { price } : { price, quantity: Number(qty) };
+}
+
+/** `10:500` / `10:500:1000` / `inf:300` → a tier (up_to : unit_amount [: flat_amount]). */
+export function parseTier(value: string): { up_to: number | 'inf'; unit_amount: number; flat_amount?: number } {
+  const m = /^(inf|\d+):(\d+)(?::(\d+))?$/.exec(value);
+  if (!m) throw new CliError(`--tier takes UP_TO:UNIT_AMOUNT[:FLAT_AMOUNT], UP_TO a number or inf (got "${value}").`, EXIT.USAGE);
+  return { up_to: m[1] === 'inf' ? 'inf' : Number(m[1]), unit_amount: Number(m[2]), ...(m[3] !== undefined ? { flat_amount: Number(m[3]) } : {}) };
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400 };
+
+/** `30d`, `12h`, `90m`, `45s`, `2w`, `1d12h` → seconds. */
+export function parseDuration(value: string): number {
+  const parts = [...value.matchAll(/(\d+)([smhdw])/g)];
+  if (!parts.length || parts.map((p) => p[0]).join('') !== value) throw new CliError(`A duration looks like 30d, 12h, 90m, 45s, 2w or 1d12h (got "${value}").`, EXIT.USAGE);
+  return parts.reduce((a, p) => a + Number(p[1]) * UNITS[p[2]!]!, 0);
+}
+
+/** A date flag: Unix seconds, or anything Date.parse reads (2027-01-01, 2027-01-01T12:00:00Z). */
+export function parseDate(value: string, flag: string): number {
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new CliError(`--${flag} takes a date (2027-01-31 or an ISO time) or Unix seconds (got "${value}").`, EXIT.USAGE);
+  return Math.floor(ms / 1000);
+}

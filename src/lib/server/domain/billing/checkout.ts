@@ -1,0 +1,169 @@
+// Checkout sessions: `mode: "payment"` (one-time prices) creates a payment session at once (its hosted page is
+// the checkout URL; the checkout session completes when that payment succeeds); `mode: "subscription"`
+// (recurring prices) creates the customer's subscription when it is completed with a payment method.
+// Open sessions expire after 24 h.
+import type { CheckoutSession, CompleteCheckoutSessionBody, CreateCheckoutSessionBody } from '../../../contract/billing.js';
+import type { List, ListParams } from '../../../contract/common.js';
+import { isoTime, unixSeconds } from '../../clock.js';
+import { errors, ServiceError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Sessions } from '../sessions.js';
+import { priceAmount } from './money.js';
+import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
+import type { Subscriptions } from './subscriptions.js';
+import type { Customers } from './customers.js';
+
+export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
+
+export class Checkouts {
+  constructor(
+    private readonly db: BillingStore,
+    private readonly sessions: Sessions,
+    private readonly customers: Customers,
+    private readonly subscriptions: Subscriptions,
+  ) {}
+
+  private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
+    return c;
+  }
+
+  create(accountId: string, body: CreateCheckoutSessionBody, now: number, baseUrl: string): CheckoutSession {
+    const customer = body.customer !== undefined ? this.customers.get(accountId, body.customer, 'customer') : undefined;
+    let currency: string | undefined;
+    let interval: string | undefined;
+    const lines = body.line_items.map((li, i) => {
+      const param = `line_items[${i}].price`;
+      const p = this.db.prices.require(accountId, li.price, 'price', param);
+      if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
+      if (body.mode === 'payment' && p.recurring) throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
+      if (body.mode === 'subscription' && !p.recurring) throw errors.parameterInvalid(param, 'mode "subscription" takes recurring prices');
+      if (currency !== undefined && p.currency !== currency) throw errors.parameterInvalid(param, `all prices must be in one currency (${currency})`);
+      currency = p.currency;
+      const every = p.recurring ? `${p.recurring.interval_count} ${p.recurring.interval}` : undefined;
+      if (interval !== undefined && every !== interval) throw errors.parameterInvalid(param, 'all prices must bill on the same interval');
+      interval = every;
+      const metered = p.recurring?.usage_type === 'metered';
+      const quantity = metered ? 0 : (li.quantity ?? 1);
+      assertBillable(p, quantity, `line_items[${i}].quantity`);
+      const product = this.db.products.get(accountId, p.product);
+      return { price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product };
+    });
+    if (body.mode === 'payment' && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_period_days', 'only with mode "subscription"');
+    const amount_total = lines.reduce((a, l) => a + l.amount, 0);
+    const id = newId('cks');
+    let url = `${baseUrl}/checkout/${id}`;
+    let payment_session: string | null = null;
+    if (body.mode === 'payment') {
+      if (amount_total < 1) throw errors.parameterInvalid('line_items', 'the total must be at least 1');
+      const session = this.sessions.create(
+        accountId,
+        {
+          amount: amount_total,
+          currency: currency!,
+          description: lines.map((l) => `${l.quantity} × ${l.description}`).join(', '),
+          customer: { email: body.customer_email ?? customer?.email ?? undefined, name: customer?.name ?? undefined },
+          success_url: body.success_url,
+          cancel_url: body.cancel_url,
+          metadata: { checkout_session: id },
+        },
+        now,
+        baseUrl,
+      );
+      payment_session = session.id;
+      url = session.fallback_url;
+    }
+    const c: StoredCheckout = {
+      id,
+      object: 'checkout_session',
+      mode: body.mode,
+      status: 'open',
+      customer: customer?.id ?? null,
+      customer_email: body.customer_email ?? customer?.email ?? null,
+      line_items: { object: 'list', data: lines },
+      amount_total,
+      currency: currency!,
+      url,
+      payment_session,
+      subscription: null,
+      success_url: body.success_url ?? null,
+      cancel_url: body.cancel_url ?? null,
+      trial_period_days: body.trial_period_days ?? null,
+      metadata: body.metadata ?? {},
+      created: unixSeconds(now),
+      completed_at: null,
+      expires_at: isoTime(now + CHECKOUT_TTL_MS),
+      livemode: false,
+      expires_ms: now + CHECKOUT_TTL_MS,
+    };
+    this.db.checkouts.insert(accountId, c);
+    return this.toApi(c);
+  }
+
+  /** The stored session brought up to date: completed when its payment succeeded, expired after 24 h. */
+  private load(accountId: string, id: string, now: number): StoredCheckout {
+    const c = this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
+    if (c.status !== 'open') return c;
+    if (c.mode === 'payment' && c.payment_session) {
+      const ps = this.sessions.get(accountId, c.payment_session, now);
+      if (ps.status === 'succeeded') {
+        c.status = 'complete';
+        c.completed_at = isoTime(now);
+        return this.db.checkouts.update(accountId, c);
+      }
+    }
+    if (c.expires_ms <= now) {
+      c.status = 'expired';
+      return this.db.checkouts.update(accountId, c);
+    }
+    return c;
+  }
+
+  get(accountId: string, id: string, now: number): CheckoutSession {
+    return this.toApi(this.load(accountId, id, now));
+  }
+
+  /**
+   * Completes a subscription-mode session with a payment method (what the hosted page does): the customer
+   * (created from customer_email when none was given) gets it as default and the subscription is created.
+   * A declined first charge answers 402 and creates nothing.
+   */
+  complete(accountId: string, id: string, body: CompleteCheckoutSessionBody, now: number): CheckoutSession {
+    const c = this.load(accountId, id, now);
+    if (c.status !== 'open') throw errors.unexpectedState('checkout_session', `Checkout session ${id} is ${c.status}; only open sessions can be completed.`);
+    if (c.mode !== 'subscription') {
+      throw errors.unexpectedState('checkout_session', `Checkout session ${id} is in payment mode; it completes when its payment session (${c.payment_session}) succeeds.`);
+    }
+    const customer = c.customer
+      ? this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method })
+      : this.customers.create(accountId, { email: c.customer_email ?? undefined, default_payment_method: body.payment_method }, now);
+    const sub = this.subscriptions.create(
+      accountId,
+      {
+        customer: customer.id,
+        items: c.line_items.data.map((l) => {
+          const p = this.db.prices.get(accountId, l.price)!;
+          return p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity };
+        }),
+        trial_period_days: c.trial_period_days ?? undefined,
+        metadata: { checkout_session: c.id },
+      },
+      now,
+    );
+    if (sub.status === 'past_due') {
+      // the first charge was declined: nothing is created (the thrown error rolls it all back)
+      const err = this.db.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
+      throw new ServiceError({ status: 402, type: 'card_error', code: err?.code ?? 'card_declined', decline_code: err?.decline_code ?? undefined, message: err?.message ?? 'The card was declined.' });
+    }
+    c.customer = customer.id;
+    c.subscription = sub.id;
+    c.status = 'complete';
+    c.completed_at = isoTime(now);
+    this.db.checkouts.update(accountId, c);
+    return this.toApi(c);
+  }
+
+  list(accountId: string, url: string, q: ListParams, now: number): List<CheckoutSession> {
+    const page = this.db.checkouts.list(accountId, url, q);
+    return { ...page, data: page.data.map((c) => this.toApi(this.load(accountId, c.id, now))) };
+  }
+}

@@ -1,0 +1,108 @@
+// Coupons (contract.md §9): exactly one of percent_off (1–100) and amount_off (+ currency); duration once |
+// repeating (+ duration_in_months) | forever; `valid` is false once redeem_by has passed or max_redemptions
+// is reached. Caller-chosen ids are allowed (unique per account).
+import type { Coupon, CreateCouponBody, DeletedResource, ListCouponsQuery, UpdateCouponBody } from '../../../contract/billing.js';
+import type { List } from '../../../contract/common.js';
+import { unixSeconds } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { mergeMetadata, normalizeCurrency } from '../values.js';
+import { addMonths } from './money.js';
+import type { BillingStore, StoredCoupon, StoredDiscount } from './store.js';
+
+export function couponValid(c: StoredCoupon, now: number): boolean {
+  if (c.redeem_by !== null && unixSeconds(now) >= c.redeem_by) return false;
+  if (c.max_redemptions !== null && c.times_redeemed >= c.max_redemptions) return false;
+  return true;
+}
+
+export const couponApi = (c: StoredCoupon, now: number): Coupon => ({ ...c, valid: couponValid(c, now) });
+
+export class Coupons {
+  constructor(private readonly db: BillingStore) {}
+
+  create(accountId: string, body: CreateCouponBody, now: number): Coupon {
+    const hasPercent = body.percent_off !== undefined;
+    const hasAmount = body.amount_off !== undefined;
+    if (hasPercent === hasAmount) {
+      throw hasPercent ? errors.parameterInvalid('amount_off', 'give exactly one of percent_off and amount_off') : errors.parameterMissing('percent_off');
+    }
+    if (hasAmount && body.currency === undefined) throw errors.parameterMissing('currency');
+    if (hasPercent && body.currency !== undefined) throw errors.parameterInvalid('currency', 'only with amount_off');
+    const duration = body.duration ?? 'once';
+    if (duration === 'repeating' && body.duration_in_months === undefined) throw errors.parameterMissing('duration_in_months');
+    if (duration !== 'repeating' && body.duration_in_months !== undefined) throw errors.parameterInvalid('duration_in_months', 'only with duration "repeating"');
+    if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now)) throw errors.parameterInvalid('redeem_by', 'must be in the future');
+    (body.applies_to?.products ?? []).forEach((id, i) => this.db.products.require(accountId, id, 'product', `applies_to.products[${i}]`));
+    if (body.id !== undefined && this.db.coupons.get(accountId, body.id)) {
+      throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
+    }
+    const c: StoredCoupon = {
+      id: body.id ?? newId('co'),
+      object: 'coupon',
+      name: body.name ?? null,
+      percent_off: body.percent_off ?? null,
+      amount_off: body.amount_off ?? null,
+      currency: body.currency !== undefined ? normalizeCurrency(body.currency, 'currency') : null,
+      duration,
+      duration_in_months: body.duration_in_months ?? null,
+      max_redemptions: body.max_redemptions ?? null,
+      times_redeemed: 0,
+      redeem_by: body.redeem_by ?? null,
+      applies_to: body.applies_to ? { products: [...new Set(body.applies_to.products)] } : null,
+      metadata: body.metadata ?? {},
+      created: unixSeconds(now),
+      livemode: false,
+    };
+    this.db.coupons.insert(accountId, c);
+    return couponApi(c, now);
+  }
+
+  load(accountId: string, id: string, param = 'coupon_id'): StoredCoupon {
+    return this.db.coupons.require(accountId, id, 'coupon', param);
+  }
+
+  get(accountId: string, id: string, now: number): Coupon {
+    return couponApi(this.load(accountId, id), now);
+  }
+
+  update(accountId: string, id: string, body: UpdateCouponBody, now: number): Coupon {
+    const c = this.load(accountId, id);
+    if (body.name !== undefined) c.name = body.name === '' ? null : body.name;
+    if (body.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, body.metadata);
+    this.db.coupons.update(accountId, c);
+    return couponApi(c, now);
+  }
+
+  /** Deleting a coupon stops new redemptions; discounts already applied keep running. */
+  delete(accountId: string, id: string): DeletedResource {
+    this.load(accountId, id);
+    this.db.coupons.delete(accountId, id);
+    return { id, object: 'coupon', deleted: true };
+  }
+
+  list(accountId: string, url: string, q: ListCouponsQuery, now: number): List<Coupon> {
+    const page = this.db.coupons.list(accountId, url, q);
+    return { ...page, data: page.data.map((c) => couponApi(c, now)) };
+  }
+
+  /**
+   * Redeems coupon `id` for a subscription or invoice in `currency`: 400 `coupon_invalid` when it is not
+   * valid or its amount_off is in another currency. Counts the redemption and returns the discount.
+   */
+  redeem(accountId: string, id: string, currency: string, now: number, param = 'coupon'): StoredDiscount {
+    const c = this.db.coupons.get(accountId, id);
+    if (!c) throw errors.notFound('coupon', id, param);
+    if (!couponValid(c, now)) throw errors.invalidRequest('coupon_invalid', `Coupon ${id} is no longer valid (expired or fully redeemed).`, param);
+    if (c.amount_off !== null && c.currency !== currency) {
+      throw errors.invalidRequest('coupon_invalid', `Coupon ${id} takes ${c.amount_off} off in ${c.currency}; this is billed in ${currency}.`, param);
+    }
+    c.times_redeemed += 1;
+    this.db.coupons.update(accountId, c);
+    const start = unixSeconds(now);
+    const end = c.duration === 'repeating' ? addMonths(start, c.duration_in_months!) : null;
+    return { coupon: { ...c }, start, end, used: false };
+  }
+}
+
+export const discountApi = (d: StoredDiscount | null, now: number) => (d ? { coupon: couponApi(d.coupon, now), start: d.start, end: d.end } : null);

@@ -1,0 +1,45 @@
+// The billing engine on the test clock: four kinds of due work, run by the scheduler in time order (and, at
+// equal times, in this order): trial ends, renewals (incl. cancel at period end), dunning retries, due dates.
+import type { DueWork } from '../due.js';
+import type { Invoices } from './invoices.js';
+import type { Subscriptions } from './subscriptions.js';
+
+export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork[] {
+  const trialEnds: DueWork = {
+    name: 'subscription trial ends',
+    nextDue: (accountId) => subs.nextDue(accountId, ['trialing']),
+    runDue(now, accountId) {
+      const due = subs.due(['trialing'], now, accountId);
+      for (const { accountId: acct, doc } of due) subs.endTrial(acct, doc, now);
+      return due.length;
+    },
+  };
+  const renewals: DueWork = {
+    name: 'subscription renewals',
+    nextDue: (accountId) => subs.nextDue(accountId, ['active', 'past_due']),
+    runDue(now, accountId) {
+      const due = subs.due(['active', 'past_due'], now, accountId);
+      for (const { accountId: acct, doc } of due) subs.renew(acct, doc, now);
+      return due.length;
+    },
+  };
+  const retries: DueWork = {
+    name: 'invoice payment retries',
+    nextDue: (accountId) => invoices.nextDue(accountId, 'retry'),
+    runDue(now, accountId) {
+      const due = invoices.due('retry', now, accountId);
+      for (const { accountId: acct, doc } of due) invoices.retry(acct, doc, now);
+      return due.length;
+    },
+  };
+  const dueDates: DueWork = {
+    name: 'invoice due dates',
+    nextDue: (accountId) => invoices.nextDue(accountId, 'due'),
+    runDue(now, accountId) {
+      const due = invoices.due('due', now, accountId);
+      for (const { accountId: acct, doc } of due) invoices.pastDue(acct, doc, now);
+      return due.length;
+    },
+  };
+  return [trialEnds, renewals, retries, dueDates];
+}

@@ -1,0 +1,119 @@
+// What the hosted pages may do without an API key: the invoice page pays one open invoice (its id is the
+// capability); the portal (a live portal session id is the capability) shows one customer's subscriptions
+// and invoices, cancels a subscription at period end and replaces the default card. Card numbers are
+// turned into test-card tokens at once and never stored.
+import type { CheckoutSession, Customer, Invoice, PortalSession, Subscription } from '../../../contract/billing.js';
+import type { Checkouts } from './checkout.js';
+import type { Clock } from '../../clock.js';
+import { errors, type ServiceError } from '../../errors.js';
+import { testCardByNumber, testCardByToken, luhnValid } from '../testcards.js';
+import type { Invoices } from './invoices.js';
+import type { BillingStore } from './store.js';
+import type { Subscriptions } from './subscriptions.js';
+
+export interface PortalView {
+  accountId: string;
+  session: PortalSession;
+  customer: Customer;
+  card: string | null;
+  subscriptions: Subscription[];
+  invoices: Invoice[];
+}
+
+/** A card number typed on a page → its test-card token (400 when it is not a known test card). */
+export function tokenForCard(number: string, param = 'card_number'): string {
+  const digits = number.replace(/[\s-]/g, '');
+  if (!luhnValid(digits)) throw errors.parameterInvalid(param, 'is not a valid card number');
+  const card = testCardByNumber(digits);
+  if (!card) throw errors.invalidRequest('card_declined', 'The test-mode server only accepts the test card numbers (see GET /test-cards or docs/api.md).', param);
+  return card.token;
+}
+
+export function cardLabel(pm: string | null): string | null {
+  if (!pm) return null;
+  const card = testCardByToken(pm);
+  return card?.number ? `${card.brand} •••• ${card.number.slice(-4)}` : pm;
+}
+
+export class Hosted {
+  constructor(
+    private readonly db: BillingStore,
+    private readonly clock: Clock,
+    private readonly invoices: Invoices,
+    private readonly subscriptions: Subscriptions,
+    private readonly checkouts: Checkouts,
+  ) {}
+
+  /** A subscription-mode checkout session (payment mode has the payment session's own page). */
+  private findCheckout(id: string): { accountId: string; now: number } {
+    const row = this.db.checkouts.selectWhere('id = ?', id)[0];
+    if (!row || row.doc.mode !== 'subscription') throw errors.notFound('checkout_session', id, 'checkout_session_id');
+    return { accountId: row.accountId, now: this.clock.now(row.accountId) };
+  }
+
+  checkoutPage(id: string): CheckoutSession {
+    const { accountId, now } = this.findCheckout(id);
+    return this.checkouts.get(accountId, id, now);
+  }
+
+  completeCheckout(id: string, cardNumber: string): CheckoutSession {
+    const { accountId, now } = this.findCheckout(id);
+    return this.checkouts.complete(accountId, id, { payment_method: tokenForCard(cardNumber) }, now);
+  }
+
+  /** The invoice's account (drafts are not shown on the hosted page). */
+  private findInvoice(id: string): { accountId: string; now: number } {
+    const row = this.db.invoices.selectWhere('id = ?', id)[0];
+    if (!row || row.doc.status === 'draft') throw errors.notFound('invoice', id, 'invoice_id');
+    return { accountId: row.accountId, now: this.clock.now(row.accountId) };
+  }
+
+  invoicePage(id: string, baseUrl: string): { inv: Invoice; customer: Customer | undefined } {
+    const { accountId, now } = this.findInvoice(id);
+    const inv = this.invoices.toApi(this.invoices.load(accountId, id), baseUrl, now);
+    return { inv, customer: this.db.customers.get(accountId, inv.customer) };
+  }
+
+  /** Pays an open (or past_due, uncollectible) invoice with a test card typed on the page. */
+  payInvoice(id: string, cardNumber: string, baseUrl: string): { inv?: Invoice; error?: ServiceError } {
+    const { accountId, now } = this.findInvoice(id);
+    const pm = tokenForCard(cardNumber);
+    const r = this.invoices.pay(accountId, id, { payment_method: pm }, now);
+    return r.error ? { error: r.error } : { inv: this.invoices.toApi(r.inv, baseUrl, now) };
+  }
+
+  private portal(id: string): { accountId: string; session: PortalSession; now: number } {
+    const row = this.db.portals.selectWhere('id = ?', id)[0];
+    if (!row) throw errors.notFound('portal_session', id, 'portal_session_id');
+    const now = this.clock.now(row.accountId);
+    if (Date.parse(row.doc.expires_at) <= now) throw errors.notFound('portal_session', id, 'portal_session_id');
+    return { accountId: row.accountId, session: row.doc, now };
+  }
+
+  portalView(id: string, baseUrl: string): PortalView {
+    const { accountId, session, now } = this.portal(id);
+    const customer = this.db.customers.require(accountId, session.customer, 'customer');
+    const subscriptions = this.db.subscriptions.selectWhere('account_id = ? AND customer = ?', accountId, customer.id).map((r) => this.subscriptions.toApi(accountId, r.doc, now)).reverse();
+    const invoices = this.db.invoices
+      .selectWhere("account_id = ? AND customer = ? AND status != 'draft'", accountId, customer.id)
+      .map((r) => this.invoices.toApi(r.doc, baseUrl, now))
+      .reverse();
+    return { accountId, session, customer, card: cardLabel(customer.default_payment_method), subscriptions, invoices };
+  }
+
+  cancelAtPeriodEnd(portalId: string, subscriptionId: string): Subscription {
+    const { accountId, session, now } = this.portal(portalId);
+    const sub = this.db.subscriptions.get(accountId, subscriptionId);
+    if (!sub || sub.customer !== session.customer) throw errors.notFound('subscription', subscriptionId, 'subscription_id');
+    return this.subscriptions.toApi(accountId, this.subscriptions.cancel(accountId, subscriptionId, { at_period_end: true }, now), now);
+  }
+
+  updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {
+    const { accountId, session } = this.portal(portalId);
+    const pm = tokenForCard(cardNumber);
+    const c = this.db.customers.require(accountId, session.customer, 'customer');
+    c.default_payment_method = pm;
+    this.db.customers.update(accountId, c);
+    return { default_payment_method: pm, card: cardLabel(pm) };
+  }
+}

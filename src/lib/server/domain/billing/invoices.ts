@@ -1,0 +1,453 @@
+// Invoices (contract.md §9): draft → open (finalize); open, past_due → paid, void, uncollectible;
+// uncollectible → paid, void; open → past_due when due_date passes. Anything else → 409
+// invoice_unexpected_state. Lines carry periods; a coupon is applied as a discount line. `number` is
+// sequential per account (assigned at finalization). Automatic collection charges through the Charger and,
+// on failure, schedules the dunning retries (+1, +3, +7 days after the first failure).
+import type { CreateInvoiceBody, Invoice, InvoiceStatus, LineItem, ListInvoicesQuery, PayInvoiceBody, Price, UpdateInvoiceBody, DeletedResource } from '../../../contract/billing.js';
+import type { List } from '../../../contract/common.js';
+import { unixSeconds } from '../../clock.js';
+import { errors, ServiceError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { Charger, ChargeResult } from '../charges.js';
+import { mergeMetadata, normalizeCurrency } from '../values.js';
+import { discountApi, type Coupons } from './coupons.js';
+import { percentOf, priceAmount } from './money.js';
+import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
+import { formatMoney } from '../../../output/format.js';
+
+const DAY = 86_400;
+/** Dunning: automatic retries this many days after the first failed attempt; after the last, uncollectible. */
+export const RETRY_DAYS = [1, 3, 7] as const;
+
+export interface InvoiceDraft {
+  customer: string;
+  subscription: string | null;
+  currency: string;
+  collection_method: 'charge_automatically' | 'send_invoice';
+  days_until_due: number | null;
+  billing_reason: string;
+  description: string | null;
+  period_start: number;
+  period_end: number;
+  lines: PendingLine[];
+  discount: StoredDiscount | null;
+  metadata: Record<string, string>;
+}
+
+export type AttemptResult = { ok: true } | { ok: false; error: ServiceError };
+
+export class Invoices {
+  constructor(
+    private readonly db: BillingStore,
+    private readonly charger: Charger,
+    private readonly coupons: Coupons,
+  ) {}
+
+  toApi(inv: StoredInvoice, baseUrl: string, now: number): Invoice {
+    const { first_failed_at: _f, action_kind: _k, action_ms: _m, discount, ...rest } = inv;
+    return { ...rest, discount: discountApi(discount, now), hosted_invoice_url: `${baseUrl}/invoice/${inv.id}` };
+  }
+
+  // ------------------------------------------------------------------------------------------ building
+
+  /** The discount line for `lines` (or none): applies to lines of the coupon's products, never below zero. */
+  private discountLine(d: StoredDiscount | null, lines: PendingLine[], currency: string, periodStart: number): PendingLine | null {
+    if (!d || d.used) return null;
+    if (d.end !== null && periodStart >= d.end) return null;
+    const c = d.coupon;
+    const products = c.applies_to?.products;
+    const base = lines.filter((l) => !products || (l.price && products.includes(l.price.product))).reduce((a, l) => a + l.amount, 0);
+    if (base <= 0) return null;
+    const off = c.percent_off !== null ? percentOf(base, c.percent_off) : Math.min(c.amount_off ?? 0, base);
+    if (off <= 0) return null;
+    const what = c.percent_off !== null ? `${c.percent_off}% off` : `${formatMoney(c.amount_off, currency)} off`;
+    return {
+      type: 'discount',
+      amount: -off,
+      currency,
+      description: `Discount: ${c.name ?? c.id} (${what})`,
+      price: null,
+      quantity: null,
+      period: { start: periodStart, end: periodStart },
+    };
+  }
+
+  private totals(inv: StoredInvoice): void {
+    const items = inv.lines.data.filter((l) => l.type !== 'discount');
+    const discount = -inv.lines.data.filter((l) => l.type === 'discount').reduce((a, l) => a + l.amount, 0);
+    inv.subtotal = items.reduce((a, l) => a + l.amount, 0);
+    inv.discount_amount = discount;
+    inv.tax = 0;
+    inv.total = inv.subtotal - discount + inv.tax;
+    inv.amount_due = Math.max(0, inv.total);
+    inv.amount_remaining = Math.max(0, inv.amount_due - inv.amount_paid);
+  }
+
+  /** Lines + discount line from the draft's item lines (replacing any earlier discount line). */
+  private setLines(inv: StoredInvoice, lines: PendingLine[]): void {
+    const items = lines.filter((l) => l.type !== 'discount');
+    const dl = this.discountLine(inv.discount, items, inv.currency, inv.period_start);
+    const all = dl ? [...items, dl] : items;
+    inv.lines = {
+      object: 'list',
+      data: all.map((l): LineItem => ({ id: newId('il'), object: 'line_item', coupon: l.type === 'discount' ? inv.discount!.coupon.id : null, ...l })),
+    };
+    this.totals(inv);
+  }
+
+  /** A draft invoice from `draft` (stored). A `once` discount is used up by it. */
+  build(accountId: string, draft: InvoiceDraft, now: number): StoredInvoice {
+    const inv: StoredInvoice = {
+      id: newId('in'),
+      object: 'invoice',
+      number: null,
+      customer: draft.customer,
+      subscription: draft.subscription,
+      billing_reason: draft.billing_reason,
+      collection_method: draft.collection_method,
+      currency: draft.currency,
+      description: draft.description,
+      status: 'draft',
+      subtotal: 0,
+      discount_amount: 0,
+      tax: 0,
+      total: 0,
+      amount_due: 0,
+      amount_paid: 0,
+      amount_remaining: 0,
+      paid: false,
+      attempt_count: 0,
+      next_payment_attempt: null,
+      last_payment_error: null,
+      payment_id: null,
+      discount: draft.discount ? { ...draft.discount } : null,
+      days_until_due: draft.days_until_due,
+      due_date: null,
+      period_start: draft.period_start,
+      period_end: draft.period_end,
+      finalized_at: null,
+      paid_at: null,
+      voided_at: null,
+      marked_uncollectible_at: null,
+      lines: { object: 'list', data: [] },
+      metadata: draft.metadata,
+      created: unixSeconds(now),
+      livemode: false,
+      first_failed_at: null,
+      action_kind: null,
+      action_ms: null,
+    };
+    this.setLines(inv, draft.lines);
+    if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
+    return this.db.invoices.insert(accountId, inv);
+  }
+
+  private save(accountId: string, inv: StoredInvoice): StoredInvoice {
+    return this.db.invoices.update(accountId, inv);
+  }
+
+  // ------------------------------------------------------------------------------------- transitions
+
+  /** draft → open: number, due date; a zero amount is paid at once. */
+  finalizeDoc(accountId: string, inv: StoredInvoice, now: number): StoredInvoice {
+    if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
+    const s = unixSeconds(now);
+    inv.status = 'open';
+    inv.number = `INV-${String(this.db.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
+    inv.finalized_at = s;
+    if (inv.collection_method === 'send_invoice') {
+      const days = inv.days_until_due ?? 0;
+      inv.due_date = s + days * DAY;
+      inv.action_kind = 'due';
+      inv.action_ms = inv.due_date * 1000;
+    }
+    if (inv.amount_due === 0) this.markPaid(accountId, inv, now, null);
+    else this.save(accountId, inv);
+    return inv;
+  }
+
+  private markPaid(accountId: string, inv: StoredInvoice, now: number, paymentId: string | null): void {
+    inv.status = 'paid';
+    inv.paid = true;
+    inv.amount_paid = inv.amount_due;
+    inv.amount_remaining = 0;
+    inv.paid_at = unixSeconds(now);
+    inv.payment_id = paymentId;
+    inv.next_payment_attempt = null;
+    inv.action_kind = null;
+    inv.action_ms = null;
+    this.save(accountId, inv);
+    this.syncSubscription(accountId, inv, 'paid', now);
+  }
+
+  private paymentMethodFor(accountId: string, inv: StoredInvoice): string | null {
+    if (inv.subscription) {
+      const sub = this.db.subscriptions.get(accountId, inv.subscription);
+      if (sub?.default_payment_method) return sub.default_payment_method;
+    }
+    return this.db.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
+  }
+
+  /**
+   * One charge attempt for the amount remaining. `automatic`: an attempt of the collection engine (creation,
+   * renewal, dunning retry) — a failure schedules the next retry or, after the last, makes the invoice
+   * uncollectible. A manual attempt (pay) only records the failure.
+   */
+  attempt(accountId: string, inv: StoredInvoice, now: number, opts: { automatic: boolean; paymentMethod?: string }): AttemptResult {
+    const pm = opts.paymentMethod ?? this.paymentMethodFor(accountId, inv);
+    const s = unixSeconds(now);
+    inv.attempt_count += 1;
+    const result: ChargeResult = pm
+      ? this.charger.charge(
+          accountId,
+          {
+            amount: inv.amount_remaining,
+            currency: inv.currency,
+            payment_method: pm,
+            description: `Invoice ${inv.number ?? inv.id}`,
+            metadata: { invoice: inv.id, ...(inv.subscription ? { subscription: inv.subscription } : {}) },
+          },
+          now,
+        )
+      : { status: 'failed', payment_id: null, code: 'payment_method_missing', message: 'The customer has no default payment method.' };
+    if (result.status === 'succeeded') {
+      inv.last_payment_error = null;
+      this.markPaid(accountId, inv, now, result.payment_id);
+      return { ok: true };
+    }
+    inv.last_payment_error = { code: result.code, decline_code: result.decline_code ?? null, message: result.message };
+    if (opts.automatic) {
+      inv.first_failed_at ??= s;
+      const retry = inv.attempt_count - 1; // retries already made
+      if (retry < RETRY_DAYS.length) {
+        inv.next_payment_attempt = inv.first_failed_at + RETRY_DAYS[retry]! * DAY;
+        inv.action_kind = 'retry';
+        inv.action_ms = inv.next_payment_attempt * 1000;
+        this.save(accountId, inv);
+        this.syncSubscription(accountId, inv, 'failed', now);
+      } else {
+        inv.next_payment_attempt = null;
+        inv.status = 'uncollectible';
+        inv.marked_uncollectible_at = s;
+        inv.action_kind = null;
+        inv.action_ms = null;
+        this.save(accountId, inv);
+        this.syncSubscription(accountId, inv, 'exhausted', now);
+      }
+    } else {
+      this.save(accountId, inv);
+    }
+    const error = new ServiceError({
+      status: 402,
+      type: 'card_error',
+      code: result.code,
+      message: result.message,
+      decline_code: result.decline_code,
+      payment_id: result.payment_id ?? undefined,
+    });
+    return { ok: false, error };
+  }
+
+  /**
+   * The subscription follows its invoices: any failed automatic attempt → past_due; retries exhausted on any
+   * invoice → unpaid; a payment → active again once no other invoice of it is overdue, failed or uncollectible.
+   */
+  private syncSubscription(accountId: string, inv: StoredInvoice, event: 'paid' | 'failed' | 'exhausted', now: number): void {
+    if (!inv.subscription) return;
+    const sub = this.db.subscriptions.get(accountId, inv.subscription);
+    if (!sub) return;
+    if (sub.status === 'canceled' || sub.status === 'paused') return;
+    if (event === 'paid') {
+      if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
+      const others = this.db.invoices
+        .selectWhere("account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')", accountId, sub.id, inv.id)
+        .map((r) => r.doc)
+        .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
+      if (others.length > 0) return;
+      sub.status = 'active';
+    } else if (event === 'failed') {
+      if (sub.status !== 'active' && sub.status !== 'trialing') return;
+      sub.status = 'past_due';
+    } else sub.status = 'unpaid';
+    sub.due_ms = subscriptionDue(sub);
+    if (sub.due_ms !== null && sub.due_ms < now) sub.due_ms = now; // a revived subscription catches up at once
+    this.db.subscriptions.update(accountId, sub);
+  }
+
+  // ------------------------------------------------------------------------------------ the due work
+
+  nextDue(accountId: string, kind: 'retry' | 'due'): number | undefined {
+    const row = this.db.store.db.prepare('SELECT MIN(action_ms) AS t FROM invoices WHERE account_id = ? AND action_kind = ?').get(accountId, kind) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  due(kind: 'retry' | 'due', now: number, accountId?: string) {
+    return this.db.invoices.selectWhere(`action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, kind, now, ...(accountId ? [accountId] : []));
+  }
+
+  /** A dunning retry that came due. */
+  retry(accountId: string, inv: StoredInvoice, now: number): void {
+    inv.action_kind = null;
+    inv.action_ms = null;
+    if (inv.status !== 'open' && inv.status !== 'past_due') {
+      this.save(accountId, inv);
+      return;
+    }
+    this.attempt(accountId, inv, now, { automatic: true });
+  }
+
+  /** open → past_due once the due date has passed. */
+  pastDue(accountId: string, inv: StoredInvoice, now: number): void {
+    inv.action_kind = null;
+    inv.action_ms = null;
+    if (inv.status === 'open') inv.status = 'past_due';
+    this.save(accountId, inv);
+    if (inv.status === 'past_due' && inv.subscription) this.syncSubscription(accountId, inv, 'failed', now);
+  }
+
+  // ------------------------------------------------------------------------------------- API methods
+
+  private linesFromInput(accountId: string, input: NonNullable<CreateInvoiceBody['lines']>, currency: string | undefined, now: number): { lines: PendingLine[]; currency: string } {
+    const s = unixSeconds(now);
+    let cur = currency;
+    const lines: PendingLine[] = input.map((l, i) => {
+      if ((l.price === undefined) === (l.amount === undefined)) {
+        throw l.price === undefined ? errors.parameterMissing(`lines[${i}].price`) : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
+      }
+      if (l.price !== undefined) {
+        const p: Price = this.db.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
+        if (p.recurring?.usage_type === 'metered') throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
+        if (cur !== undefined && p.currency !== cur) throw errors.parameterInvalid(`lines[${i}].price`, `price is in ${p.currency}, the invoice in ${cur}`);
+        cur = p.currency;
+        const q = l.quantity ?? 1;
+        assertBillable(p, q, `lines[${i}].quantity`);
+        const product = this.db.products.get(accountId, p.product);
+        return {
+          type: 'invoiceitem',
+          amount: priceAmount(p, q),
+          currency: p.currency,
+          description: l.description ?? `${q} × ${product?.name ?? p.product}`,
+          price: { id: p.id, product: p.product },
+          quantity: q,
+          period: { start: s, end: s },
+        };
+      }
+      if (l.quantity !== undefined) throw errors.parameterInvalid(`lines[${i}].quantity`, 'only with price');
+      if (cur === undefined) throw errors.parameterMissing('currency');
+      return { type: 'invoiceitem', amount: l.amount!, currency: cur, description: l.description ?? 'Invoice item', price: null, quantity: null, period: { start: s, end: s } };
+    });
+    if (cur === undefined) throw errors.parameterMissing('currency');
+    return { lines, currency: cur };
+  }
+
+  create(accountId: string, body: CreateInvoiceBody, now: number): StoredInvoice {
+    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const method = body.collection_method ?? 'charge_automatically';
+    if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
+    if (method === 'charge_automatically' && body.days_until_due !== undefined) throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
+    const { lines, currency } = this.linesFromInput(accountId, body.lines ?? [], body.currency !== undefined ? normalizeCurrency(body.currency, 'currency') : undefined, now);
+    const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, currency, now) : null;
+    const s = unixSeconds(now);
+    return this.build(
+      accountId,
+      {
+        customer: customer.id,
+        subscription: null,
+        currency,
+        collection_method: method,
+        days_until_due: body.days_until_due ?? null,
+        billing_reason: 'manual',
+        description: body.description ?? null,
+        period_start: s,
+        period_end: s,
+        lines,
+        discount,
+        metadata: body.metadata ?? {},
+      },
+      now,
+    );
+  }
+
+  load(accountId: string, id: string): StoredInvoice {
+    return this.db.invoices.require(accountId, id, 'invoice', 'invoice_id');
+  }
+
+  update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): StoredInvoice {
+    const inv = this.load(accountId, id);
+    const onlyMeta = Object.keys(body).every((k) => k === 'metadata' || k === 'description');
+    if (inv.status !== 'draft' && !onlyMeta) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only description and metadata change after finalization.`);
+    if (body.description !== undefined) inv.description = body.description === '' ? null : body.description;
+    if (body.metadata !== undefined) inv.metadata = mergeMetadata(inv.metadata, body.metadata);
+    if (body.collection_method !== undefined) inv.collection_method = body.collection_method;
+    if (body.days_until_due !== undefined) inv.days_until_due = body.days_until_due;
+    if (inv.collection_method === 'send_invoice' && inv.days_until_due === null) throw errors.parameterMissing('days_until_due');
+    if (body.coupon !== undefined) inv.discount = body.coupon === '' ? null : this.coupons.redeem(accountId, body.coupon, inv.currency, now);
+    if (body.lines !== undefined || body.coupon !== undefined) {
+      const lines = body.lines !== undefined ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines : inv.lines.data.filter((l) => l.type !== 'discount');
+      this.setLines(inv, lines);
+    }
+    return this.save(accountId, inv);
+  }
+
+  delete(accountId: string, id: string): DeletedResource {
+    const inv = this.load(accountId, id);
+    if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`);
+    this.db.invoices.delete(accountId, id);
+    return { id, object: 'invoice', deleted: true };
+  }
+
+  finalize(accountId: string, id: string, now: number): StoredInvoice {
+    return this.finalizeDoc(accountId, this.load(accountId, id), now);
+  }
+
+  /** open, past_due, uncollectible → paid (a charge of the payment method, or out of band). */
+  pay(accountId: string, id: string, body: PayInvoiceBody, now: number): { inv: StoredInvoice; error?: ServiceError } {
+    const inv = this.load(accountId, id);
+    const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
+    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be paid.`);
+    if (body.paid_out_of_band) {
+      if (body.payment_method !== undefined) throw errors.parameterInvalid('payment_method', 'not with paid_out_of_band');
+      this.markPaid(accountId, inv, now, null);
+      return { inv };
+    }
+    if (!body.payment_method && !this.paymentMethodFor(accountId, inv)) {
+      throw errors.invalidRequest('payment_method_missing', 'The customer has no default payment method; pass payment_method or paid_out_of_band.', 'payment_method');
+    }
+    const r = this.attempt(accountId, inv, now, { automatic: false, paymentMethod: body.payment_method });
+    return r.ok ? { inv } : { inv, error: r.error };
+  }
+
+  void(accountId: string, id: string, now: number): StoredInvoice {
+    const inv = this.load(accountId, id);
+    const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
+    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be voided.`);
+    inv.status = 'void';
+    inv.voided_at = unixSeconds(now);
+    inv.amount_remaining = 0;
+    inv.next_payment_attempt = null;
+    inv.action_kind = null;
+    inv.action_ms = null;
+    return this.save(accountId, inv);
+  }
+
+  markUncollectible(accountId: string, id: string, now: number): StoredInvoice {
+    const inv = this.load(accountId, id);
+    const from: InvoiceStatus[] = ['open', 'past_due'];
+    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be marked uncollectible.`);
+    inv.status = 'uncollectible';
+    inv.marked_uncollectible_at = unixSeconds(now);
+    inv.next_payment_attempt = null;
+    inv.action_kind = null;
+    inv.action_ms = null;
+    return this.save(accountId, inv);
+  }
+
+  list(accountId: string, url: string, q: ListInvoicesQuery): List<StoredInvoice> {
+    return this.db.invoices.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { customer: q.customer, subscription: q.subscription, status: q.status },
+    });
+  }
+}

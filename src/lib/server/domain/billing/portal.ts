@@ -1,0 +1,31 @@
+// Customer portal sessions: a short-lived link (1 h) to the customer's self-service page.
+import type { CreatePortalSessionBody, PortalSession } from '../../../contract/billing.js';
+import { isoTime, unixSeconds } from '../../clock.js';
+import { newId } from '../../ids.js';
+import type { BillingStore } from './store.js';
+
+export const PORTAL_TTL_MS = 3600 * 1000;
+
+export class Portals {
+  constructor(private readonly db: BillingStore) {}
+
+  create(accountId: string, body: CreatePortalSessionBody, now: number, baseUrl: string): PortalSession {
+    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const id = newId('pts');
+    const p: PortalSession = {
+      id,
+      object: 'portal_session',
+      customer: customer.id,
+      return_url: body.return_url ?? null,
+      url: `${baseUrl}/portal/${id}`,
+      created: unixSeconds(now),
+      expires_at: isoTime(now + PORTAL_TTL_MS),
+      livemode: false,
+    };
+    return this.db.portals.insert(accountId, p);
+  }
+
+  get(accountId: string, id: string): PortalSession {
+    return this.db.portals.require(accountId, id, 'portal_session', 'portal_session_id');
+  }
+}

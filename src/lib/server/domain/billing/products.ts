@@ -1,0 +1,93 @@
+// Products: CRUD, `expand=prices`; PATCH takes `is_active` and answers `active`; deleting a product that has
+// prices archives it (active → false) instead.
+import type { CreateProductBody, DeletedResource, ListProductsQuery, Product, ProductExpandQuery, UpdateProductBody } from '../../../contract/billing.js';
+import type { List } from '../../../contract/common.js';
+import { unixSeconds } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { mergeMetadata } from '../values.js';
+import type { BillingStore, StoredProduct } from './store.js';
+
+export const wantsPrices = (q: ProductExpandQuery | ListProductsQuery): boolean =>
+  Boolean(q.expand?.includes('prices') || q['expand[]']?.includes('prices'));
+
+export class Products {
+  constructor(private readonly db: BillingStore) {}
+
+  private toApi(accountId: string, p: StoredProduct, expand: boolean): Product {
+    if (!expand) return { ...p };
+    const prices = this.db.prices.selectWhere('account_id = ? AND product = ?', accountId, p.id).map((r) => r.doc);
+    return { ...p, prices: prices.reverse() };
+  }
+
+  create(accountId: string, body: CreateProductBody, now: number): Product {
+    const s = unixSeconds(now);
+    const p: StoredProduct = {
+      id: newId('prod'),
+      object: 'product',
+      name: body.name,
+      description: body.description ?? null,
+      statement_descriptor: body.statement_descriptor ?? null,
+      unit_label: body.unit_label ?? null,
+      images: body.images ?? [],
+      active: body.active ?? true,
+      default_price: null,
+      metadata: body.metadata ?? {},
+      created: s,
+      updated: s,
+      livemode: false,
+    };
+    return this.db.products.insert(accountId, p);
+  }
+
+  load(accountId: string, id: string, param = 'product_id'): StoredProduct {
+    return this.db.products.require(accountId, id, 'product', param);
+  }
+
+  get(accountId: string, id: string, q: ProductExpandQuery): Product {
+    return this.toApi(accountId, this.load(accountId, id), wantsPrices(q));
+  }
+
+  update(accountId: string, id: string, body: UpdateProductBody, now: number): Product {
+    const p = this.load(accountId, id);
+    if (body.name !== undefined) p.name = body.name;
+    if (body.description !== undefined) p.description = body.description;
+    if (body.statement_descriptor !== undefined) p.statement_descriptor = body.statement_descriptor;
+    if (body.unit_label !== undefined) p.unit_label = body.unit_label;
+    if (body.images !== undefined) p.images = body.images;
+    if (body.is_active !== undefined) p.active = body.is_active;
+    if (body.metadata !== undefined) p.metadata = mergeMetadata(p.metadata, body.metadata);
+    if (body.default_price !== undefined) {
+      if (body.default_price === '') p.default_price = null;
+      else {
+        const price = this.db.prices.require(accountId, body.default_price, 'price', 'default_price');
+        if (price.product !== p.id) throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
+        p.default_price = price.id;
+      }
+    }
+    p.updated = unixSeconds(now);
+    this.db.products.update(accountId, p);
+    return this.toApi(accountId, p, false);
+  }
+
+  /** Deleted when it has no prices; archived (`active: false`, `deleted: false`) when it has. */
+  delete(accountId: string, id: string, now: number): Product | DeletedResource {
+    const p = this.load(accountId, id);
+    const prices = this.db.prices.selectWhere('account_id = ? AND product = ?', accountId, id);
+    if (prices.length === 0) {
+      this.db.products.delete(accountId, id);
+      return { id, object: 'product', deleted: true };
+    }
+    p.active = false;
+    p.updated = unixSeconds(now);
+    this.db.products.update(accountId, p);
+    return { ...p, deleted: false };
+  }
+
+  list(accountId: string, url: string, q: ListProductsQuery): List<Product> {
+    const active = q.active === undefined ? undefined : q.active ? 1 : 0;
+    const page = this.db.products.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { active } });
+    const expand = wantsPrices(q);
+    return { ...page, data: page.data.map((p) => this.toApi(accountId, p, expand)) };
+  }
+}

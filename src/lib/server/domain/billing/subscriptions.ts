@@ -1,0 +1,549 @@
+// Subscriptions (contract.md §9) and their items. Creation: a trial → `trialing`; otherwise the first invoice
+// at once — charged automatically with the default payment method (→ `active`, or `past_due` on failure), or
+// `send_invoice` with `days_until_due` (→ `active` with an `open` invoice). The engine (engine.ts) calls
+// `endTrial` and `renew` when their time comes. Licensed items are billed in advance, metered usage in
+// arrears; quantity/price changes create proration lines for the next invoice.
+import type {
+  CancelSubscriptionBody,
+  CreateSubscriptionBody,
+  CreateSubscriptionItemBody,
+  DeletedResource,
+  ListSubscriptionItemsQuery,
+  ListSubscriptionsQuery,
+  Price,
+  Subscription,
+  SubscriptionItem,
+  SubscriptionStatus,
+  UpdateSubscriptionBody,
+  UpdateSubscriptionItemBody,
+} from '../../../contract/billing.js';
+import type { List } from '../../../contract/common.js';
+import { unixSeconds } from '../../clock.js';
+import { errors } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { mergeMetadata } from '../values.js';
+import { discountApi, type Coupons } from './coupons.js';
+import type { Invoices } from './invoices.js';
+import { addInterval, priceAmount, prorate } from './money.js';
+import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
+import { aggregateUsage } from './usage.js';
+import { formatTime } from '../../../output/format.js';
+
+type Stored = StoredSubscription & { paused_from?: SubscriptionStatus | null };
+
+type ItemChange =
+  | { kind: 'add'; price: string; quantity?: number; metadata?: Record<string, string>; param: string }
+  | { kind: 'update'; id: string; price?: string; quantity?: number; metadata?: Record<string, string>; param: string }
+  | { kind: 'delete'; id: string; param: string };
+
+const ENDED: SubscriptionStatus[] = ['canceled'];
+
+export class Subscriptions {
+  constructor(
+    private readonly db: BillingStore,
+    private readonly invoices: Invoices,
+    private readonly coupons: Coupons,
+  ) {}
+
+  // ------------------------------------------------------------------------------------------- views
+
+  private itemApi(accountId: string, i: StoredItem): SubscriptionItem {
+    return { ...i, price: this.db.prices.get(accountId, i.price)! };
+  }
+
+  toApi(accountId: string, s: Stored, now: number): Subscription {
+    const {
+      period_index: _pi,
+      interval: _i,
+      interval_count: _ic,
+      pending_lines: _pl,
+      period_history: _ph,
+      due_ms: _d,
+      paused_from: _pf,
+      discount,
+      ...rest
+    } = s;
+    const items = this.db.itemsOf(accountId, s.id).map((i) => this.itemApi(accountId, i));
+    return { ...rest, discount: discountApi(discount, now), items: { object: 'list', data: items } };
+  }
+
+  load(accountId: string, id: string, param = 'subscription_id'): Stored {
+    return this.db.subscriptions.require(accountId, id, 'subscription', param);
+  }
+
+  private save(accountId: string, s: Stored): Stored {
+    s.due_ms = subscriptionDue(s);
+    return this.db.subscriptions.update(accountId, s);
+  }
+
+  // ---------------------------------------------------------------------------------------- helpers
+
+  /** A price usable on this subscription: recurring, active, and (when given) the same currency and interval. */
+  private usablePrice(accountId: string, id: string, param: string, like?: { currency: string; interval: string; interval_count: number }): Price {
+    const p = this.db.prices.require(accountId, id, 'price', param);
+    if (!p.recurring) throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
+    if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
+    if (like && p.currency !== like.currency) throw errors.parameterInvalid(param, `price ${p.id} is in ${p.currency}; the subscription is in ${like.currency}`);
+    if (like && (p.recurring.interval !== like.interval || p.recurring.interval_count !== like.interval_count)) {
+      throw errors.parameterInvalid(param, `price ${p.id} bills every ${p.recurring.interval_count} ${p.recurring.interval}; the subscription every ${like.interval_count} ${like.interval}`);
+    }
+    return p;
+  }
+
+  private productName(accountId: string, productId: string): string {
+    return this.db.products.get(accountId, productId)?.name ?? productId;
+  }
+
+  private bounds(s: Stored, index: number): { start: number; end: number } {
+    return { start: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index), end: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index + 1) };
+  }
+
+  /** Length of a full period around the current one (the denominator of prorations). */
+  private fullLength(s: Stored): number {
+    if (s.period_index >= 0) return s.current_period_end - s.current_period_start;
+    return s.billing_cycle_anchor - addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, -1);
+  }
+
+  /** Lines for licensed items over `period` (scaled by `fraction` for a prorated stub). */
+  private licensedLines(accountId: string, items: StoredItem[], period: { start: number; end: number }, fraction?: { num: number; den: number }): PendingLine[] {
+    const out: PendingLine[] = [];
+    for (const i of items) {
+      const p = this.db.prices.get(accountId, i.price)!;
+      if (p.recurring?.usage_type === 'metered') continue;
+      const full = priceAmount(p, i.quantity);
+      out.push({
+        type: 'subscription',
+        amount: fraction ? prorate(full, fraction.num, fraction.den) : full,
+        currency: p.currency,
+        description: `${i.quantity} × ${this.productName(accountId, p.product)}${fraction ? ' (prorated)' : ''} (${formatTime(period.start)} – ${formatTime(period.end)})`,
+        price: { id: p.id, product: p.product },
+        quantity: i.quantity,
+        period,
+      });
+    }
+    return out;
+  }
+
+  /** Usage lines of metered items for `period` (billed in arrears). */
+  private usageLines(accountId: string, items: StoredItem[], period: { start: number; end: number }): PendingLine[] {
+    const out: PendingLine[] = [];
+    for (const i of items) {
+      const p = this.db.prices.get(accountId, i.price)!;
+      if (p.recurring?.usage_type !== 'metered') continue;
+      const q = aggregateUsage(this.db, accountId, i.id, p.recurring.aggregate_usage ?? 'sum', period.start, period.end);
+      out.push({
+        type: 'usage',
+        amount: priceAmount(p, q),
+        currency: p.currency,
+        description: `Usage: ${q} × ${this.productName(accountId, p.product)} (${formatTime(period.start)} – ${formatTime(period.end)})`,
+        price: { id: p.id, product: p.product },
+        quantity: q,
+        period,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Makes the subscription's next invoice from `lines` (+ pending prorations, + the discount), finalizes it
+   * and collects it: a charge for charge_automatically, a due date for send_invoice. Returns the
+   * subscription as stored afterwards (the invoice's outcome may have changed its status).
+   */
+  private invoiceAndCollect(accountId: string, s: Stored, lines: PendingLine[], reason: string, now: number): Stored {
+    const inv = this.invoices.build(
+      accountId,
+      {
+        customer: s.customer,
+        subscription: s.id,
+        currency: s.currency,
+        collection_method: s.collection_method,
+        days_until_due: s.days_until_due,
+        billing_reason: reason,
+        description: null,
+        period_start: s.current_period_start,
+        period_end: s.current_period_end,
+        lines: [...lines, ...s.pending_lines],
+        discount: s.discount, // a `once` discount is marked used on this object
+        metadata: {},
+      },
+      now,
+    );
+    s.pending_lines = [];
+    s.latest_invoice = inv.id;
+    this.save(accountId, s);
+    const open = this.invoices.finalizeDoc(accountId, inv, now);
+    if (open.status === 'open' && s.collection_method === 'charge_automatically') this.invoices.attempt(accountId, open, now, { automatic: true });
+    return this.load(accountId, s.id);
+  }
+
+  private paymentMethodOf(accountId: string, s: { default_payment_method: string | null; customer: string }): string | null {
+    return s.default_payment_method ?? this.db.customers.get(accountId, s.customer)?.default_payment_method ?? null;
+  }
+
+  // ------------------------------------------------------------------------------------------ create
+
+  create(accountId: string, body: CreateSubscriptionBody, now: number): Stored {
+    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const first = this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
+    const like = { currency: first.currency, interval: first.recurring!.interval, interval_count: first.recurring!.interval_count };
+    const seen = new Set<string>();
+    const prices = body.items.map((it, i) => {
+      const p = this.usablePrice(accountId, it.price, `items[${i}].price`, like);
+      if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
+      seen.add(p.id);
+      if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined) throw errors.parameterInvalid(`items[${i}].quantity`, 'metered items take usage records, not a quantity');
+      if (p.recurring!.usage_type === 'licensed') assertBillable(p, it.quantity ?? 1, `items[${i}].quantity`);
+      return p;
+    });
+    const method = body.collection_method ?? 'charge_automatically';
+    if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
+    if (method === 'charge_automatically' && body.days_until_due !== undefined) throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
+    const s0 = unixSeconds(now);
+    if (body.trial_end !== undefined && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_end', 'give either trial_end or trial_period_days');
+    if (body.trial_end !== undefined && body.trial_end <= s0) throw errors.parameterInvalid('trial_end', 'must be in the future');
+    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * 86_400) throw errors.parameterInvalid('trial_end', 'must be at most 730 days ahead');
+    const trialEnd = body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * 86_400 : undefined);
+    if (trialEnd !== undefined && body.billing_cycle_anchor !== undefined) throw errors.parameterInvalid('billing_cycle_anchor', 'cannot be combined with a trial');
+    const interval = like.interval as Stored['interval'];
+    if (body.billing_cycle_anchor !== undefined) {
+      const a = body.billing_cycle_anchor;
+      if (a < s0) throw errors.parameterInvalid('billing_cycle_anchor', 'must not be in the past');
+      if (a > addInterval(s0, interval, like.interval_count, 1)) throw errors.parameterInvalid('billing_cycle_anchor', 'must be within one billing period from now');
+    }
+    if (trialEnd === undefined && method === 'charge_automatically' && !(body.default_payment_method ?? customer.default_payment_method)) {
+      throw errors.invalidRequest('payment_method_missing', `Customer ${customer.id} has no default_payment_method; pass default_payment_method or a trial.`, 'default_payment_method');
+    }
+    const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, like.currency, now) : null;
+
+    const anchor = trialEnd ?? body.billing_cycle_anchor ?? s0;
+    const stub = trialEnd === undefined && anchor > s0;
+    const s: Stored = {
+      id: newId('sub'),
+      object: 'subscription',
+      customer: customer.id,
+      status: trialEnd !== undefined ? 'trialing' : 'active',
+      currency: like.currency,
+      current_period_start: s0,
+      current_period_end: trialEnd ?? (stub ? anchor : addInterval(anchor, interval, like.interval_count, 1)),
+      billing_cycle_anchor: anchor,
+      trial_start: trialEnd !== undefined ? s0 : null,
+      trial_end: trialEnd ?? null,
+      cancel_at_period_end: body.cancel_at_period_end ?? false,
+      canceled_at: body.cancel_at_period_end ? s0 : null,
+      ended_at: null,
+      paused_at: null,
+      collection_method: method,
+      days_until_due: body.days_until_due ?? null,
+      default_payment_method: body.default_payment_method ?? null,
+      discount,
+      latest_invoice: null,
+      metadata: body.metadata ?? {},
+      created: s0,
+      livemode: false,
+      period_index: trialEnd !== undefined || stub ? -1 : 0,
+      interval,
+      interval_count: like.interval_count,
+      pending_lines: [],
+      period_history: [],
+      due_ms: null,
+      paused_from: null,
+    };
+    s.due_ms = subscriptionDue(s);
+    this.db.subscriptions.insert(accountId, s);
+    const items = body.items.map((it, i) => {
+      const metered = prices[i]!.recurring!.usage_type === 'metered';
+      const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: prices[i]!.id, quantity: metered ? 0 : (it.quantity ?? 1), metadata: it.metadata ?? {}, created: s0 };
+      return this.db.items.insert(accountId, item);
+    });
+    if (s.status === 'trialing') return s;
+    const period = { start: s.current_period_start, end: s.current_period_end };
+    const lines = this.licensedLines(accountId, items, period, stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined);
+    return this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now);
+  }
+
+  get(accountId: string, id: string, now: number): Subscription {
+    return this.toApi(accountId, this.load(accountId, id), now);
+  }
+
+  list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): List<Subscription> {
+    const page = this.db.subscriptions.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { customer: q.customer, status: q.status } });
+    return { ...page, data: page.data.map((s) => this.toApi(accountId, s, now)) };
+  }
+
+  // ------------------------------------------------------------------------------------------ update
+
+  private requireLive(s: Stored): void {
+    if (ENDED.includes(s.status)) throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; it can no longer change.`);
+  }
+
+  /** Applies item changes; prorations (credit for the old, charge for the new) for the rest of the period. */
+  private changeItems(accountId: string, s: Stored, changes: ItemChange[], prorations: boolean, now: number): StoredItem[] {
+    const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
+    const items = this.db.itemsOf(accountId, s.id);
+    const byId = new Map(items.map((i) => [i.id, i]));
+    const nowS = unixSeconds(now);
+    const prorate_ = prorations && (s.status === 'active' || s.status === 'past_due') && nowS < s.current_period_end;
+    const rem = s.current_period_end - Math.max(nowS, s.current_period_start);
+    const len = this.fullLength(s);
+    const lines: PendingLine[] = [];
+    const proration = (price: Price, quantity: number, sign: 1 | -1) => {
+      if (!prorate_ || price.recurring?.usage_type === 'metered') return;
+      const amount = prorate(priceAmount(price, quantity), rem, len);
+      if (amount === 0) return;
+      lines.push({
+        type: 'proration',
+        amount: sign * amount,
+        currency: price.currency,
+        description: `${sign < 0 ? 'Unused' : 'Remaining'} time on ${quantity} × ${this.productName(accountId, price.product)} after ${formatTime(nowS)}`,
+        price: { id: price.id, product: price.product },
+        quantity,
+        period: { start: nowS, end: s.current_period_end },
+      });
+    };
+    const touched: StoredItem[] = [];
+    for (const c of changes) {
+      if (c.kind === 'add') {
+        const p = this.usablePrice(accountId, c.price, c.param, like);
+        if ([...byId.values()].some((i) => i.price === p.id)) throw errors.parameterInvalid(c.param, `price ${p.id} is already on the subscription`);
+        const metered = p.recurring!.usage_type === 'metered';
+        if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/price$/, 'quantity'), 'metered items take usage records, not a quantity');
+        const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: p.id, quantity: metered ? 0 : (c.quantity ?? 1), metadata: c.metadata ?? {}, created: nowS };
+        assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
+        this.db.items.insert(accountId, item);
+        byId.set(item.id, item);
+        proration(p, item.quantity, 1);
+        touched.push(item);
+        continue;
+      }
+      const item = byId.get(c.id);
+      if (!item) throw errors.notFound('subscription_item', c.id, c.param);
+      const oldPrice = this.db.prices.get(accountId, item.price)!;
+      if (c.kind === 'delete') {
+        if (byId.size === 1) throw errors.invalidRequest('subscription_item_last', `Item ${item.id} is the subscription's last item; cancel the subscription instead.`, c.param);
+        proration(oldPrice, item.quantity, -1);
+        this.db.items.delete(accountId, item.id);
+        byId.delete(item.id);
+        continue;
+      }
+      const newPrice = c.price !== undefined && c.price !== item.price ? this.usablePrice(accountId, c.price, c.param.replace(/id$/, 'price'), like) : oldPrice;
+      const metered = newPrice.recurring!.usage_type === 'metered';
+      if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/id$/, 'quantity'), 'metered items take usage records, not a quantity');
+      const newQty = metered ? 0 : (c.quantity ?? (oldPrice.recurring!.usage_type === 'metered' ? 1 : item.quantity));
+      assertBillable(newPrice, newQty, c.param.replace(/id$/, 'quantity'));
+      if (newPrice.id !== oldPrice.id || newQty !== item.quantity) {
+        proration(oldPrice, item.quantity, -1);
+        proration(newPrice, newQty, 1);
+      }
+      item.price = newPrice.id;
+      item.quantity = newQty;
+      if (c.metadata !== undefined) item.metadata = mergeMetadata(item.metadata, c.metadata);
+      this.db.items.update(accountId, item);
+      touched.push(item);
+    }
+    s.pending_lines.push(...lines);
+    return touched;
+  }
+
+  update(accountId: string, id: string, body: UpdateSubscriptionBody, now: number): Stored {
+    const s = this.load(accountId, id);
+    this.requireLive(s);
+    const prorations = (body.proration_behavior ?? 'create_prorations') === 'create_prorations';
+    const changes: ItemChange[] = [];
+    if (body.quantity !== undefined) {
+      if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
+      const items = this.db.itemsOf(accountId, s.id);
+      if (items.length !== 1) throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
+      changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
+    }
+    (body.items ?? []).forEach((it, i) => {
+      const param = `items[${i}]`;
+      if (it.id === undefined) {
+        if (it.price === undefined) throw errors.parameterMissing(`${param}.price`);
+        if (it.deleted) throw errors.parameterMissing(`${param}.id`);
+        changes.push({ kind: 'add', price: it.price, quantity: it.quantity, metadata: it.metadata, param: `${param}.price` });
+      } else if (it.deleted) changes.push({ kind: 'delete', id: it.id, param: `${param}.id` });
+      else changes.push({ kind: 'update', id: it.id, price: it.price, quantity: it.quantity, metadata: it.metadata, param: `${param}.id` });
+    });
+    if (changes.length) this.changeItems(accountId, s, changes, prorations, now);
+    if (body.cancel_at_period_end !== undefined) {
+      s.cancel_at_period_end = body.cancel_at_period_end;
+      s.canceled_at = body.cancel_at_period_end ? unixSeconds(now) : null;
+    }
+    if (body.coupon !== undefined) s.discount = body.coupon === '' ? null : this.coupons.redeem(accountId, body.coupon, s.currency, now);
+    if (body.default_payment_method !== undefined) s.default_payment_method = body.default_payment_method;
+    if (body.collection_method !== undefined) s.collection_method = body.collection_method;
+    if (body.days_until_due !== undefined) s.days_until_due = body.days_until_due;
+    if (s.collection_method === 'send_invoice' && s.days_until_due === null) throw errors.parameterMissing('days_until_due');
+    if (s.collection_method === 'charge_automatically') s.days_until_due = null;
+    if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
+    return this.save(accountId, s);
+  }
+
+  /** Now: `canceled` at once (open invoices stay as they are). At period end: `cancel_at_period_end`. */
+  cancel(accountId: string, id: string, body: CancelSubscriptionBody, now: number): Stored {
+    const s = this.load(accountId, id);
+    this.requireLive(s);
+    const nowS = unixSeconds(now);
+    if (body.at_period_end) {
+      if (!['active', 'trialing', 'past_due'].includes(s.status)) {
+        throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can cancel at period end.`);
+      }
+      s.cancel_at_period_end = true;
+      s.canceled_at = nowS;
+      return this.save(accountId, s);
+    }
+    s.status = 'canceled';
+    s.canceled_at = nowS;
+    s.ended_at = nowS;
+    s.cancel_at_period_end = false;
+    s.pending_lines = [];
+    s.period_history.push({ start: s.current_period_start, end: Math.min(nowS, s.current_period_end), invoice: null });
+    return this.save(accountId, s);
+  }
+
+  pause(accountId: string, id: string, now: number): Stored {
+    const s = this.load(accountId, id);
+    if (!['active', 'trialing', 'past_due'].includes(s.status)) {
+      throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can be paused.`);
+    }
+    s.paused_from = s.status;
+    s.status = 'paused';
+    s.paused_at = unixSeconds(now);
+    return this.save(accountId, s);
+  }
+
+  /** paused → a new period starts now (new billing_cycle_anchor) with its invoice at once. */
+  resume(accountId: string, id: string, now: number): Stored {
+    const s = this.load(accountId, id);
+    if (s.status !== 'paused') throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only paused subscriptions can be resumed.`);
+    const nowS = unixSeconds(now);
+    const items = this.db.itemsOf(accountId, s.id);
+    const pausedAt = s.paused_at ?? nowS;
+    const usage = s.paused_from === 'trialing' ? [] : this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
+    if (s.trial_end !== null && s.trial_end > nowS) s.trial_end = nowS;
+    s.period_history.push({ start: s.current_period_start, end: pausedAt, invoice: null });
+    s.billing_cycle_anchor = nowS;
+    s.period_index = 0;
+    const b = this.bounds(s, 0);
+    s.current_period_start = b.start;
+    s.current_period_end = b.end;
+    s.status = 'active';
+    s.paused_at = null;
+    s.paused_from = null;
+    const lines = [...this.licensedLines(accountId, items, b), ...usage];
+    const out = this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now);
+    if (usage.length) {
+      out.period_history[out.period_history.length - 1]!.invoice = out.latest_invoice;
+      this.save(accountId, out);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------ the engine
+
+  /** The trial is over: the first paid period starts at trial_end (the new billing_cycle_anchor). */
+  endTrial(accountId: string, s: Stored, now: number): void {
+    const end = s.trial_end ?? s.current_period_end;
+    s.period_history.push({ start: s.current_period_start, end, invoice: null });
+    if (s.cancel_at_period_end) {
+      s.status = 'canceled';
+      s.ended_at = end;
+      this.save(accountId, s);
+      return;
+    }
+    s.billing_cycle_anchor = end;
+    s.period_index = 0;
+    const b = this.bounds(s, 0);
+    s.current_period_start = b.start;
+    s.current_period_end = b.end;
+    s.status = 'active';
+    const items = this.db.itemsOf(accountId, s.id);
+    this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now);
+  }
+
+  /** The period is over: usage of the ended period in arrears + the next period in advance; or the end. */
+  renew(accountId: string, s: Stored, now: number): void {
+    const items = this.db.itemsOf(accountId, s.id);
+    const ended = { start: s.current_period_start, end: s.current_period_end };
+    const usage = this.usageLines(accountId, items, ended);
+    const record = { ...ended, invoice: null as string | null };
+    s.period_history.push(record);
+    if (s.cancel_at_period_end) {
+      s.status = 'canceled';
+      s.ended_at = ended.end;
+      if (usage.some((l) => l.amount !== 0) || s.pending_lines.length) {
+        const after = this.invoiceAndCollect(accountId, s, usage, 'subscription_final', now);
+        after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
+        this.save(accountId, after);
+        return;
+      }
+      this.save(accountId, s);
+      return;
+    }
+    s.period_index += 1;
+    const b = this.bounds(s, s.period_index);
+    s.current_period_start = b.start;
+    s.current_period_end = b.end;
+    const after = this.invoiceAndCollect(accountId, s, [...this.licensedLines(accountId, items, b), ...usage], 'subscription_cycle', now);
+    after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
+    this.db.subscriptions.update(accountId, after);
+  }
+
+  nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
+    const row = this.db.store.db
+      .prepare(`SELECT MIN(due_ms) AS t FROM subscriptions WHERE account_id = ? AND status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL`)
+      .get(accountId, ...statuses) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  due(statuses: SubscriptionStatus[], now: number, accountId?: string) {
+    return this.db.subscriptions.selectWhere(
+      `status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+      ...statuses,
+      now,
+      ...(accountId ? [accountId] : []),
+    ) as { accountId: string; doc: Stored }[];
+  }
+
+  // ------------------------------------------------------------------------------ subscription items
+
+  private itemOwner(accountId: string, itemId: string): { item: StoredItem; sub: Stored } {
+    const item = this.db.items.require(accountId, itemId, 'subscription_item', 'item_id');
+    return { item, sub: this.load(accountId, item.subscription) };
+  }
+
+  addItem(accountId: string, body: CreateSubscriptionItemBody, now: number): SubscriptionItem {
+    const s = this.load(accountId, body.subscription, 'subscription');
+    this.requireLive(s);
+    const [item] = this.changeItems(accountId, s, [{ kind: 'add', price: body.price, quantity: body.quantity, metadata: body.metadata, param: 'price' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
+    this.save(accountId, s);
+    return this.itemApi(accountId, item!);
+  }
+
+  getItem(accountId: string, id: string): SubscriptionItem {
+    return this.itemApi(accountId, this.itemOwner(accountId, id).item);
+  }
+
+  updateItem(accountId: string, id: string, body: UpdateSubscriptionItemBody, now: number): SubscriptionItem {
+    const { sub } = this.itemOwner(accountId, id);
+    this.requireLive(sub);
+    const [item] = this.changeItems(accountId, sub, [{ kind: 'update', id, quantity: body.quantity, metadata: body.metadata, param: 'quantity' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
+    this.save(accountId, sub);
+    return this.itemApi(accountId, item!);
+  }
+
+  deleteItem(accountId: string, id: string, proration: 'create_prorations' | 'none' | undefined, now: number): DeletedResource {
+    const { sub } = this.itemOwner(accountId, id);
+    this.requireLive(sub);
+    this.changeItems(accountId, sub, [{ kind: 'delete', id, param: 'item_id' }], (proration ?? 'create_prorations') === 'create_prorations', now);
+    this.save(accountId, sub);
+    return { id, object: 'subscription_item', deleted: true };
+  }
+
+  listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): List<SubscriptionItem> {
+    this.load(accountId, q.subscription, 'subscription');
+    const page = this.db.items.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { subscription: q.subscription } });
+    return { ...page, data: page.data.map((i) => this.itemApi(accountId, i)) };
+  }
+}
+

@@ -1,0 +1,64 @@
+// HTML pages served by the local server (payments: the hosted checkout page at a session's fallback_url;
+// billing: the hosted invoice page, the customer portal, the subscription checkout page). defineRoute answers
+// JSON, so pages register here: GET under the API prefix, no API key (the object id in the URL is the
+// capability; rate-limited per address like other unauthenticated calls), text/html, never cached, no
+// external resources, not framed. Their actions are ordinary JSON routes (routes/<area>.ts).
+import type { FastifyInstance } from 'fastify';
+import { API_PREFIX } from '../../contract/common.js';
+import type { Services } from '../services.js';
+import { ServiceError } from '../errors.js';
+
+export interface PageContext {
+  params: Record<string, string>;
+  baseUrl: string;
+  services: Services;
+}
+
+export interface PageSpec {
+  url: string;
+  /** The page's HTML (200); undefined → a 404 page; a thrown ServiceError → a small error page. */
+  handler: (ctx: PageContext) => string | undefined;
+}
+
+export const escapeHtml = (s: unknown): string =>
+  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function errorPage(status: number, message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status === 404 ? 'Not found' : 'Unavailable'}</h1><p id="error">${escapeHtml(message)}</p></main></body></html>`;
+}
+
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** Registers `pages`; `onUrl` learns each full URL (the app's 405 detection). */
+export function registerPages(
+  app: FastifyInstance,
+  pages: PageSpec[],
+  opts: { services: Services; publicUrl: () => string; onUrl?: (url: string) => void },
+): void {
+  for (const page of pages) {
+    const url = API_PREFIX + page.url;
+    opts.onUrl?.(url);
+    app.route({
+      method: 'GET',
+      url,
+      handler: (request, reply) => {
+        reply
+          .header('Cache-Control', 'no-store')
+          .header('Referrer-Policy', 'no-referrer')
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('X-Frame-Options', 'DENY')
+          .header('Content-Security-Policy', CSP)
+          .type('text/html; charset=utf-8');
+        try {
+          const html = opts.services.store.tx(() => page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services: opts.services }));
+          if (html === undefined) return reply.code(404).send(errorPage(404, 'There is no such page.'));
+          return reply.code(200).send(html);
+        } catch (err) {
+          if (err instanceof ServiceError && err.status < 500) return reply.code(err.status).send(errorPage(err.status, err.message));
+          throw err;
+        }
+      },
+    });
+  }
+}
