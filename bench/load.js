@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Closed-loop load generator: C connections (keep-alive), each sending the next request as soon as the
 // last answered, for D ms. Prints {requests, errors, statuses, rps, p50_ms, p99_ms}. Loopback only.
+// With TARGETS (a JSON file of [{path, headers}]), request i goes to url + targets[i].path with its headers
+// (each used once: e.g. one confirm per session); the run ends early when they run out.
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
-const [url, method, body, headersJson, concurrencyArg, durationArg] = process.argv.slice(2);
+const [url, method, body, headersJson, concurrencyArg, durationArg, targetsFile] = process.argv.slice(2);
+const targets = targetsFile ? JSON.parse(readFileSync(targetsFile, 'utf8')) : null;
 const concurrency = Number(concurrencyArg ?? 50);
 const duration = Number(durationArg ?? 5000);
 const headers = { ...JSON.parse(headersJson || '{}') };
@@ -22,10 +26,12 @@ const end = performance.now() + duration;
 
 function once() {
   return new Promise((resolve) => {
-    const h = { ...headers };
-    if (method !== 'GET') h['idempotency-key'] = `bench-${process.pid}-${seq++}`;
+    const n = seq++;
+    const h = { ...headers, ...(targets ? targets[n].headers : {}) };
+    if (method !== 'GET') h['idempotency-key'] = `bench-${process.pid}-${n}`;
+    const dest = targets ? new URL(url + targets[n].path) : target;
     const t = performance.now();
-    const req = request(target, { method, headers: h, agent }, (res) => {
+    const req = request(dest, { method, headers: h, agent }, (res) => {
       res.resume();
       res.on('end', () => {
         latencies.push(performance.now() - t);
@@ -42,7 +48,7 @@ function once() {
 }
 
 async function loop() {
-  while (performance.now() < end) await once();
+  while (performance.now() < end && (!targets || seq < targets.length)) await once();
 }
 
 const started = performance.now();

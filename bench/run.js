@@ -52,8 +52,9 @@ function startChild(script, args = []) {
   });
 }
 
-function load(url, method, body, headers, concurrency = 50, ms = SECONDS * 1000) {
-  const r = spawnSync(process.execPath, [join(here, 'load.js'), url, method, body ?? '', JSON.stringify(headers), String(concurrency), String(ms)], {
+function load(url, method, body, headers, concurrency = 50, ms = SECONDS * 1000, targetsFile) {
+  const args = [join(here, 'load.js'), url, method, body ?? '', JSON.stringify(headers), String(concurrency), String(ms), ...(targetsFile ? [targetsFile] : [])];
+  const r = spawnSync(process.execPath, args, {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
@@ -100,20 +101,39 @@ try {
   const { child: bare, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(replySize)]);
   load(bareInfo.url + '/x', 'POST', body, {}, 50, 1000); // warm-up
   const baseline = load(bareInfo.url + '/x', 'POST', body, {});
-  bare.kill('SIGTERM');
   results.server.baseline = baseline;
+  const bareInfo2 = () => bareInfo.url;
 
   const auth = { authorization: `Bearer ${info.apiKey}` };
   load(info.baseUrl + '/create-session', 'POST', body, auth, 50, 1000); // warm-up
   const cs = load(info.baseUrl + '/create-session', 'POST', body, auth);
   results.server.create_session = { ...cs, rps_ratio: cs.rps / baseline.rps, p99_ratio: cs.p99_ms / baseline.p99_ms };
-  const openapi = JSON.parse((await api(info.baseUrl, info.apiKey, 'GET', '/openapi.json')).text);
-  for (const [name, path] of [
-    ['confirm_payment', '/confirm-payment/{session_id}'],
-    ['journal_entry', '/journal-entries'],
-  ]) {
-    results.server[name] = openapi.paths[path] ? 'route exists: add its load scenario here' : 'not built yet';
+  // confirm-payment: one confirm per session (each with its own client secret), card tok_visa.
+  const confirmBody = JSON.stringify({ token_id: 'tok_visa' });
+  const sessionsNeeded = Math.ceil(Math.max(cs.rps, 500) * SECONDS * 1.5) + 2000;
+  const targets = [];
+  for (let i = 0; i < sessionsNeeded; i += 200) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(200, sessionsNeeded - i) }, () => api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' })),
+    );
+    for (const r of batch) {
+      const x = JSON.parse(r.text);
+      targets.push({ path: `/confirm-payment/${x.id}`, headers: { authorization: `Bearer ${x.client_secret}` } });
+    }
   }
+  const targetsFile = join(tmp, 'confirm-targets.json');
+  writeFileSync(targetsFile, JSON.stringify(targets));
+  const confirmBare = load(bareInfo2() + '/x', 'POST', confirmBody, {}); // the baseline, with this route's body
+  const cp = load(info.baseUrl, 'POST', confirmBody, {}, 50, SECONDS * 1000, targetsFile);
+  results.server.confirm_payment = { ...cp, rps_ratio: cp.rps / confirmBare.rps, p99_ratio: cp.p99_ms / confirmBare.p99_ms };
+
+  // journal entry: a two-line entry between two system accounts (no balance limits), same body each time.
+  const a1 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true })).text);
+  const a2 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true })).text);
+  const jeBody = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
+  const je = load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth);
+  const jeBare = load(bareInfo2() + '/x', 'POST', jeBody, {});
+  results.server.journal_entry = { ...je, rps_ratio: je.rps / jeBare.rps, p99_ratio: je.p99_ms / jeBare.p99_ms };
 
   // ---------------------------------------------------------------------------------------------- scale
   log(`scale (1k vs ${ROWS} rows)…`);
@@ -170,8 +190,10 @@ try {
     ['CLI `sessions get --json` (embedded) ÷ node -e 0', f(results.cli.get_json_embedded_ratio), '—'],
     ['create-session req/s ÷ bare node:http', `${f(results.server.create_session.rps_ratio)} (${f(cs.rps, 0)} vs ${f(baseline.rps, 0)} req/s)`, '≥ 0.5'],
     ['create-session p99 ÷ bare node:http', `${f(results.server.create_session.p99_ratio)} (${f(cs.p99_ms)} vs ${f(baseline.p99_ms)} ms)`, '—'],
-    ['confirm-payment', results.server.confirm_payment, '—'],
-    ['journal entry', results.server.journal_entry, '—'],
+    ['confirm-payment req/s ÷ bare node:http', `${f(results.server.confirm_payment.rps_ratio)} (${f(cp.rps, 0)} vs ${f(confirmBare.rps, 0)} req/s)`, '—'],
+    ['confirm-payment p99 ÷ bare node:http', `${f(results.server.confirm_payment.p99_ratio)} (${f(cp.p99_ms)} vs ${f(confirmBare.p99_ms)} ms)`, '—'],
+    ['journal entry req/s ÷ bare node:http', `${f(results.server.journal_entry.rps_ratio)} (${f(je.rps, 0)} vs ${f(jeBare.rps, 0)} req/s)`, '—'],
+    ['journal entry p99 ÷ bare node:http', `${f(results.server.journal_entry.p99_ratio)} (${f(je.p99_ms)} vs ${f(jeBare.p99_ms)} ms)`, '—'],
     [`list p50 ${ROWS} rows ÷ 1k rows`, `${f(results.scale.list_ratio)} (${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms)`, '≤ 2.0'],
     [`server RSS after ${ROWS} rows`, `${f(results.scale.server_rss_mb, 0)} MB`, '≤ 150 MB'],
     ['database bytes per 1k sessions', String(results.scale.db_bytes_per_1k_sessions), '—'],
@@ -180,7 +202,7 @@ try {
   const w2 = Math.max(...rows.map((r) => r[1].length));
   process.stdout.write(`${'figure'.padEnd(w)}  ${'measured'.padEnd(w2)}  target\n`);
   for (const r of rows) process.stdout.write(`${r[0].padEnd(w)}  ${r[1].padEnd(w2)}  ${r[2]}\n`);
-  process.stdout.write(`(node -e 0 = ${f(nodeBase, 1)} ms; ${results.cores} cores; ${SECONDS}s per load; non-2xx in load: ${JSON.stringify(cs.statuses)})\n`);
+  process.stdout.write(`(node -e 0 = ${f(nodeBase, 1)} ms; ${results.cores} cores; ${SECONDS}s per load; statuses: create ${JSON.stringify(cs.statuses)}, confirm ${JSON.stringify(cp.statuses)}, journal ${JSON.stringify(je.statuses)})\n`);
   writeFileSync(join(here, 'results.json'), JSON.stringify(results, null, 2) + '\n');
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
