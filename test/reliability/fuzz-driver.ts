@@ -107,6 +107,7 @@ export class Pools {
   readonly sessions: { id: string; client_secret: string }[] = [];
 
   add(param: string, id: string): void {
+    if (!id) return; // an empty segment would be another route
     if (!this.byParam.has(param)) this.byParam.set(param, new Set());
     this.byParam.get(param)!.add(id);
     this.any.add(id);
@@ -124,7 +125,7 @@ export class Pools {
       if (!v || typeof v !== 'object' || depth > 3) return;
       if (Array.isArray(v)) return v.slice(0, 20).forEach((x) => visit(x, depth + 1));
       for (const [k, x] of Object.entries(v)) {
-        if (typeof x === 'string' && (k === 'id' || k.endsWith('_id')) && x.length < 100) this.any.add(x);
+        if (typeof x === 'string' && (k === 'id' || k.endsWith('_id')) && x.length > 0 && x.length < 100) this.any.add(x);
         else if (typeof x === 'object') visit(x, depth + 1);
       }
       if (typeof v.client_secret === 'string' && typeof v.id === 'string' && v.client_secret.startsWith('cs_')) {
