@@ -34,8 +34,8 @@ export async function seed(s: TestServer): Promise<Pools> {
   add('bank_account_id', await post('/bank-accounts', { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' }));
   add('network_token_id', await post('/network-tokens', { token_id: 'tok_mastercard' }));
   const idt = await post('/identity-tokens', { type: 'ssn', value: '123456789' });
-  add('token_id', idt);
-  add('verification_id', await post('/kyc-verifications', { customer_id: 'cus_fuzz', verification_level: 'basic', ...(idt ? { identity_token_ids: [idt.id] } : {}) }));
+  if (idt?.token_id) pools.add('token_id', idt.token_id);
+  add('verification_id', await post('/kyc-verifications', { customer_id: 'cus_fuzz', verification_level: 'basic', ...(idt ? { identity_token_ids: [idt.token_id] } : {}) }));
   for (const psp of ['aurora', 'basalt']) pools.add('psp', psp);
   return pools;
 }
