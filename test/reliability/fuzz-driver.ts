@@ -275,7 +275,9 @@ export function routeCases(route: Route, ctx: { apiKey: string; pools: Pools }):
         }),
       fc.tuple(base, fc.constantFrom('x'.repeat(256), '', ' ', 'é'.repeat(10), 'a\tb', 'k'.repeat(1000))).map(([b, key]) => {
         const r = build('bad-idempotency-key', b);
-        return { ...r, headers: { ...r.headers, 'idempotency-key': key } };
+        // over 255 characters, or empty: 400 wherever a key is looked at (authenticated routes)
+        const refused = route.auth !== 'none' && (key.length > 255 || key === '');
+        return { ...r, headers: { ...r.headers, 'idempotency-key': key }, ...(refused ? { expect: [400, ...authFail] } : {}) };
       }),
     );
   }
