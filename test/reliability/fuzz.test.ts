@@ -45,6 +45,11 @@ describe('fuzz: every route', () => {
     expect(failures).toEqual([]);
   });
 
+  it('every route fuzzed at once (writes share group commits with failing neighbours): same guarantees', async () => {
+    const failures = (await Promise.all(routes.map((route) => fuzzRoute(s, route, pools, Math.ceil(RUNS / 3))))).flat();
+    expect(failures).toEqual([]);
+  });
+
   it('reaches the domain: schema-valid requests succeed on most routes', () => {
     const ok = [...stats].filter(([, row]) => Object.entries(row).some(([k, n]) => /^valid:2\d\d$/.test(k) && n > 0));
     if (process.env.FUZZ_STATS) {

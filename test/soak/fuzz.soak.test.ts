@@ -35,4 +35,18 @@ describe('soak: fuzz every route', () => {
       expect(log.split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
     });
   }
+
+  it(`all routes at once: ${Math.ceil(RUNS / 4)} cases per route, every route's fuzzer running concurrently (group commit under mixed failures)`, { timeout: 30 * 60_000 }, async () => {
+    const s = await startTestServer({ rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 } });
+    try {
+      const pools = await seed(s);
+      const failures = (await Promise.all(routes.map((route) => fuzzRoute(s, route, pools, Math.ceil(RUNS / 4))))).flat();
+      expect(failures).toEqual([]);
+      await healthy(s);
+    } finally {
+      await s.close();
+    }
+    const log = readFileSync(join(s.dataDir!, 'server.log'), 'utf8');
+    expect(log.split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
+  });
 });
