@@ -2,7 +2,7 @@
 // restart on the same data directory, then check what survived. Shared by test/reliability/crash.test.ts (one cycle)
 // and test/soak/crash.soak.test.ts (many cycles on one directory).
 //
-// Writes: create-session (external_id = the key), journal entries (description = the key; funding → wallet, and
+// Writes: create-session (external_id = the key), confirm-payment of those sessions (client secret), journal entries (description = the key; funding → wallet, and
 // wallet → wallet transfers that may be refused for insufficient balance) and holds (description = the key), each
 // with its own Idempotency-Key. After the restart:
 //  - every acknowledged answer (2xx, and the 4xx outcomes the contract saves) replays byte-identically under its key,
@@ -16,7 +16,9 @@ import { ledgerViolations, listAll, requester, type Requester } from './health.j
 
 export interface Op {
   key: string;
-  kind: 'session' | 'journal' | 'hold';
+  kind: 'session' | 'journal' | 'hold' | 'confirm';
+  /** Bearer credential when not the API key (confirm: the session's client secret). */
+  auth?: string;
   method: 'POST';
   path: string;
   body: Record<string, unknown>;
@@ -76,7 +78,7 @@ function makeOp(setup: Setup, cycle: number, worker: number, n: number): Op {
 async function sendOp(baseUrl: string, apiKey: string, op: Op): Promise<{ status: number; text: string; replayed: boolean }> {
   const res = await fetch(baseUrl + op.path, {
     method: op.method,
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': op.key },
+    headers: { authorization: `Bearer ${op.auth ?? apiKey}`, 'content-type': 'application/json', 'idempotency-key': op.key },
     body: JSON.stringify(op.body),
   });
   return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed') === 'true' };
@@ -88,12 +90,17 @@ export async function loadAndKill(child: Child, setup: Setup, cycle: number, opt
   let acked = 0;
   let killed: Promise<void> | undefined;
   const worker = async (i: number) => {
+    let open: { id: string; client_secret: string } | undefined; // a session this worker created, to confirm next
     for (let n = 0; ; n++) {
-      const op = makeOp(setup, cycle, i, n);
+      const op: Op = open
+        ? { key: `crash-${cycle}-${i}-${n}`, kind: 'confirm', method: 'POST', path: `/confirm-payment/${open.id}`, body: { token_id: 'tok_visa' }, auth: open.client_secret }
+        : makeOp(setup, cycle, i, n);
+      open = undefined;
       ops.push(op);
       try {
         const r = await sendOp(child.baseUrl, child.apiKey, op);
         op.answer = { status: r.status, text: r.text };
+        if (op.kind === 'session' && r.status === 201) open = JSON.parse(r.text);
         if (++acked >= opts.ackTarget) killed ??= child.kill9();
       } catch (err) {
         op.error = (err as Error).message;
@@ -130,11 +137,12 @@ export async function verifyAfterRestart(child: Child, setup: Setup, ops: Op[]):
       // 2. The acknowledged object reads back as acknowledged.
       if (op.answer.status < 300) {
         const acked = JSON.parse(op.answer.text);
-        const path = op.kind === 'session' ? `/sessions/${acked.id}` : op.kind === 'journal' ? `/journal-entries/${acked.id}` : `/holds/${acked.id}`;
+        const path = { session: `/sessions/${acked.id}`, journal: `/journal-entries/${acked.id}`, hold: `/holds/${acked.id}`, confirm: `/payments/${acked.id}` }[op.kind];
         const got = await req('GET', path);
         if (got.status !== 200) out.push(`${op.key}: acknowledged ${acked.id} is missing after the restart (${got.status})`);
         else if (op.kind === 'session') {
-          for (const f of ['id', 'amount', 'currency', 'external_id', 'status', 'metadata', 'created_at']) {
+          // not status: a later confirm moves it
+          for (const f of ['id', 'amount', 'currency', 'external_id', 'metadata', 'created_at']) {
             if (JSON.stringify(got.body[f]) !== JSON.stringify(acked[f])) out.push(`${op.key}: session ${f} ${JSON.stringify(got.body[f])} ≠ acknowledged ${JSON.stringify(acked[f])}`);
           }
         } else if (got.text !== op.answer.text && JSON.stringify(got.body) !== JSON.stringify(acked)) {
@@ -164,6 +172,13 @@ export async function verifyAfterRestart(child: Child, setup: Setup, ops: Op[]):
     const want = f.status < 300 ? 1 : 0;
     let have: number;
     if (op.kind === 'session') have = (await req('GET', `/sessions?external_id=${encodeURIComponent(op.key)}&limit=1`)).body.total_count;
+    else if (op.kind === 'confirm') {
+      const sessionId = op.path.split('/').pop()!;
+      have = (await req('GET', `/payments?session_id=${sessionId}&limit=1`)).body.total_count;
+      // the session agrees with its payment
+      const status = (await req('GET', `/sessions/${sessionId}`)).body.status;
+      if (f.status === 200 && status !== 'succeeded') out.push(`${op.key}: session ${sessionId} is ${status} after a captured payment`);
+    }
     else if (op.kind === 'journal') have = entryCount.get(op.key) ?? 0;
     else have = holdCount.get(op.key) ?? 0;
     if (have !== want) out.push(`${op.key}: ${have} ${op.kind} object(s) for a ${f.status} outcome (want ${want})`);
@@ -171,7 +186,7 @@ export async function verifyAfterRestart(child: Child, setup: Setup, ops: Op[]):
 
   // 5. Nothing half-written.
   out.push(...(await ledgerViolations(req)));
-  for (const path of ['/sessions', '/journal-entries', '/ledger-accounts']) {
+  for (const path of ['/sessions', '/payments', '/journal-entries', '/ledger-accounts']) {
     const all = await listAll(req, path);
     const head = await req('GET', `${path}?limit=1`);
     if (head.body.total_count !== all.length) out.push(`${path}: total_count ${head.body.total_count} ≠ ${all.length} rows listed`);
