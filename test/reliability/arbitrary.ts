@@ -1,8 +1,9 @@
 // JSON Schema (as TypeBox emits it for the routes) → fast-check arbitraries: `valid(schema)` generates values the
 // schema accepts, `invalid(schema)` values it rejects (wrong type, unknown field, missing required, out of range,
 // too long, odd unicode). Supports what the route schemas use: object (properties, required, additionalProperties
-// false or a schema, maxProperties, propertyNames), string (minLength, maxLength, pattern, format date-time),
-// integer/number (minimum, maximum), boolean, array (items, minItems, maxItems, uniqueItems), anyOf, const.
+// false or a schema, patternProperties '^(.*)$' (Type.Record), maxProperties, propertyNames), string (minLength,
+// maxLength, pattern, format date-time), integer/number (minimum, maximum, exclusive bounds), boolean, null,
+// array (items, minItems, maxItems, uniqueItems), anyOf, const, enum.
 // Anything else throws, so a new schema feature shows up as a failing test instead of silently weak fuzzing.
 import fc, { type Arbitrary } from 'fast-check';
 
@@ -11,7 +12,7 @@ export type Schema = Record<string, any>;
 const KNOWN = new Set([
   'type', 'properties', 'required', 'additionalProperties', 'maxProperties', 'minProperties', 'propertyNames', 'minLength', 'maxLength',
   'pattern', 'format', 'minimum', 'maximum', 'items', 'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'const', 'description', 'default',
-  'title', 'examples', '$id',
+  'title', 'examples', '$id', 'exclusiveMinimum', 'exclusiveMaximum', 'enum', 'patternProperties',
 ]);
 const TYPEBOX_KIND = Symbol.for('TypeBox.Kind');
 
@@ -53,8 +54,9 @@ function stringArb(s: Schema): Arbitrary<string> {
 }
 
 function numberArb(s: Schema, integer: boolean): Arbitrary<number> {
-  const min = s.minimum ?? -1e12;
-  const max = s.maximum ?? 1e12;
+  const step = integer ? 1 : 1e-6;
+  const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + step : -1e12);
+  const max = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - step : 1e12);
   if (integer) {
     const edges = fc.constantFrom(min, max);
     return fc.oneof({ weight: 4, arbitrary: fc.bigInt({ min: BigInt(Math.ceil(min)), max: BigInt(Math.floor(max)) }).map(Number) }, { weight: 1, arbitrary: edges });
@@ -71,6 +73,7 @@ export type Hint = (name: string, schema: Schema) => Arbitrary<unknown> | undefi
 export function valid(schema: Schema, hint?: Hint): Arbitrary<unknown> {
   check(schema);
   if ('const' in schema) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   if (schema.anyOf) return fc.oneof(...(schema.anyOf as Schema[]).map((b) => valid(b, hint)));
   switch (schema.type) {
     case 'string':
@@ -81,6 +84,8 @@ export function valid(schema: Schema, hint?: Hint): Arbitrary<unknown> {
       return numberArb(schema, false);
     case 'boolean':
       return fc.boolean();
+    case 'null':
+      return fc.constant(null);
     case 'array': {
       const item = valid(schema.items ?? {}, hint);
       const c = { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) };
@@ -96,7 +101,10 @@ export function valid(schema: Schema, hint?: Hint): Arbitrary<unknown> {
         model[k] = hinted ? fc.oneof({ weight: 2, arbitrary: hinted }, { weight: 1, arbitrary: valid(v, hint) }) : valid(v, hint);
       }
       const fixed = fc.record(model, { requiredKeys: required });
-      const extra = schema.additionalProperties;
+      // Type.Record(Type.String(), X) emits patternProperties {'^(.*)$': X}: treat it like additionalProperties X
+      const pp = schema.patternProperties as Record<string, Schema> | undefined;
+      const extra = pp && Object.keys(pp).length === 1 && Object.keys(pp)[0] === '^(.*)$' ? Object.values(pp)[0] : schema.additionalProperties;
+      if (pp && extra === schema.additionalProperties) throw new Error(`arbitrary: unsupported patternProperties ${JSON.stringify(pp)}`);
       if (extra && typeof extra === 'object') {
         const names = schema.propertyNames ?? {};
         const maxKeys = Math.min(schema.maxProperties ?? 5, 5);
@@ -128,7 +136,8 @@ function wrongType(schema: Schema): Arbitrary<unknown> {
   const collect = (s: Schema) => {
     if (s.anyOf) (s.anyOf as Schema[]).forEach(collect);
     else if (s.type) types.add(s.type);
-    else if ('const' in s) types.add(typeof s.const === 'number' ? 'integer' : typeof s.const);
+    else if ('const' in s) types.add(s.const === null ? 'null' : typeof s.const === 'number' ? 'integer' : typeof s.const);
+    else if (s.enum) (s.enum as unknown[]).forEach((v) => types.add(v === null ? 'null' : typeof v === 'number' ? 'integer' : typeof v));
   };
   collect(schema);
   if (types.has('number')) types.add('integer');
@@ -138,9 +147,9 @@ function wrongType(schema: Schema): Arbitrary<unknown> {
 
 /** One value that violates the schema itself (not a nested part). Undefined when no such value exists. */
 function violation(schema: Schema): Arbitrary<unknown> | undefined {
-  if (schema.type === undefined && !schema.anyOf && !('const' in schema)) return undefined; // anything goes
+  if (schema.type === undefined && !schema.anyOf && !schema.enum && !('const' in schema)) return undefined; // anything goes
   const out: Arbitrary<unknown>[] = [wrongType(schema)];
-  const literals = 'const' in schema || (schema.anyOf && (schema.anyOf as Schema[]).every((b) => 'const' in b));
+  const literals = 'const' in schema || schema.enum || (schema.anyOf && (schema.anyOf as Schema[]).every((b) => 'const' in b));
   if (literals) out.push(fc.constant('not-one-of-the-allowed-values\u202e'));
   if (schema.type === 'string') {
     if (schema.maxLength !== undefined) out.push(fc.constant('y'.repeat(schema.maxLength + 1)), fc.constant('\ud83d\udca5'.repeat(schema.maxLength + 1)));
@@ -150,6 +159,8 @@ function violation(schema: Schema): Arbitrary<unknown> | undefined {
   }
   if (schema.type === 'integer' || schema.type === 'number') {
     if (schema.minimum !== undefined) out.push(fc.constant(schema.minimum - 1));
+    if (schema.exclusiveMinimum !== undefined) out.push(fc.constant(schema.exclusiveMinimum));
+    if (schema.exclusiveMaximum !== undefined) out.push(fc.constant(schema.exclusiveMaximum));
     if (schema.maximum !== undefined) out.push(fc.constant(schema.maximum + 1));
     if (schema.type === 'integer') out.push(fc.constant(1.5));
   }
