@@ -28,17 +28,23 @@ function rate(res: HttpResult) {
 
 describe('default limits (contract §5)', () => {
   it('1,000 requests in a minute pass with exact headers; the 1,001st → 429 rate_limit_exceeded with Retry-After', async () => {
-    const s = await server();
-    await awayFromMinuteBoundary(8_000);
-    const start = Date.now();
+    // One at a time, so that each answer's Remaining is exactly what is left after it. On a loaded machine the run
+    // can cross a minute boundary despite the guard: then it starts over once, on a fresh server (fresh window).
+    let run: { seen: HttpResult[]; over: HttpResult; start: number; before: number; end: number } | undefined;
+    for (let attempt = 0; attempt < 2 && !run; attempt++) {
+      const s = await server();
+      await awayFromMinuteBoundary(8_000);
+      const start = Date.now();
+      const seen: HttpResult[] = [];
+      for (let i = 0; i < 1000; i++) seen.push(await s.request('GET', '/sessions?limit=1'));
+      const before = Date.now();
+      const over = await s.request('GET', '/sessions?limit=1');
+      const end = Date.now();
+      if (minuteOf(end) === minuteOf(start)) run = { seen, over, start, before, end };
+    }
+    expect(run, 'the requests stayed in one UTC minute').toBeDefined();
+    const { seen, over, start, before, end } = run!;
     const reset = String((minuteOf(start) + 1) * 60);
-    // One at a time, so that each answer's Remaining is exactly what is left after it.
-    const seen: HttpResult[] = [];
-    for (let i = 0; i < 1000; i++) seen.push(await s.request('GET', '/sessions?limit=1'));
-    const before = Date.now();
-    const over = await s.request('GET', '/sessions?limit=1');
-    const end = Date.now();
-    expect(minuteOf(end), 'the requests stayed in one UTC minute').toBe(minuteOf(start));
 
     expect(seen.map((r) => r.status)).toEqual(Array(1000).fill(200));
     expect(new Set(seen.map((r) => r.headers.get('x-ratelimit-limit')))).toEqual(new Set(['1000']));
