@@ -99,12 +99,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
       const requestId = newRequestId();
       const se =
-        err.code === 'HPE_HEADER_OVERFLOW'
-          ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
-          : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ServiceError({ status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request headers did not arrive in time.' })
+          : err.code === 'HPE_HEADER_OVERFLOW'
+            ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
+            : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
       const body = JSON.stringify(se.body(requestId));
       socket.end(
-        `HTTP/1.1 ${se.status} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `HTTP/1.1 ${se.status} ${se.status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );
       log?.warn({ req: requestId, code: err.code, status: se.status }, 'malformed request');
