@@ -47,7 +47,7 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
     config,
     accounts: new Accounts(store),
     sessions: new Sessions(store, sealer),
-    idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex')),
+    idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer),
     limiter: new RateLimiter(config.limits),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.

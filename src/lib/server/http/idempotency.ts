@@ -53,7 +53,16 @@ export class IdempotencyStore {
   private readonly remove: Statement;
   private readonly purgeStmt: Statement;
 
-  constructor(private readonly store: Store, private readonly owner: string, private readonly now: () => number = Date.now) {
+  /**
+   * `sealer` encrypts the saved responses at rest: they can hold secrets (create-session answers carry the
+   * session's client_secret). Rows written before sealing (plain JSON) still replay.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly owner: string,
+    private readonly now: () => number = Date.now,
+    private readonly sealer?: { seal(plaintext: string): string; open(sealed: string): string },
+  ) {
     const db = store.db;
     this.find = db.prepare('SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?');
     this.insert = db.prepare(
@@ -90,11 +99,12 @@ export class IdempotencyStore {
       }
       return undefined;
     }
-    return { status: row.status!, body: row.body!, replayed: true };
+    const body = this.sealer && !row.body!.startsWith('{') ? this.sealer.open(row.body!) : row.body!;
+    return { status: row.status!, body, replayed: true };
   }
 
   save(accountId: string, key: string, fp: string, status: number, body: string): void {
-    this.insert.run(accountId, key, fp, 'done', this.owner, status, body, this.now());
+    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer ? this.sealer.seal(body) : body, this.now());
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */

@@ -1,0 +1,50 @@
+// Starts test/reliability/child-server.mjs (the real server from dist/) as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface Child {
+  proc: ChildProcess;
+  baseUrl: string;
+  apiKey: string;
+  pid: number;
+  /** Everything the child wrote to stdout/stderr. */
+  output(): string;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const SCRIPT = fileURLToPath(new URL('./child-server.mjs', import.meta.url));
+
+export function startChild(dataDir: string, limits?: object): Promise<Child> {
+  const proc = spawn(process.execPath, [SCRIPT, dataDir, ...(limits ? [JSON.stringify(limits)] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child server did not start: ${out}`)), 20_000);
+    proc.stderr!.on('data', (d) => (out += d));
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (!line) return;
+      clearTimeout(timer);
+      const info = JSON.parse(line) as { baseUrl: string; apiKey: string; pid: number };
+      resolve({
+        proc,
+        ...info,
+        output: () => out,
+        async kill9() {
+          proc.kill('SIGKILL');
+          await exited;
+        },
+        async stop() {
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child server exited (${code}): ${out}`));
+    });
+  });
+}

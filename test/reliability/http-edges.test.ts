@@ -1,0 +1,48 @@
+// Requests that never reach a route (issue 6 fuzzing found these answered outside the contract): bytes Node's HTTP
+// parser rejects, a URL that cannot be percent-decoded, a path parameter longer than the router's default 100
+// characters. Each now gets the contract's error body with a Request-Id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expectError } from '../foundation/util.js';
+import { send, sendRaw } from './fuzz-driver.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ memory: true });
+});
+afterAll(() => s.close());
+
+function asResult(a: { status: number; headers: Record<string, string | undefined>; text: string }) {
+  return { status: a.status, headers: new Headers(a.headers as Record<string, string>), body: JSON.parse(a.text), text: a.text };
+}
+
+describe('requests rejected before routing', () => {
+  it('broken framing → 400 malformed_request with a Request-Id, and the connection closes', async () => {
+    const { host, pathname } = new URL(s.baseUrl);
+    const res = await sendRaw(s.baseUrl, `POST ${pathname}/create-session HTTP/1.1\r\nHost: ${host}\r\nContent-Length: abc\r\n\r\n{}`);
+    expect(res).not.toBeNull();
+    expectError(asResult(res!), 400, 'invalid_request_error', 'malformed_request');
+    expect(res!.headers.connection).toBe('close');
+  });
+
+  it('a request head over 16 KiB → 400 request_header_too_large', async () => {
+    const { host, pathname } = new URL(s.baseUrl);
+    const res = await sendRaw(s.baseUrl, `GET ${pathname}/sessions HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    expectError(asResult(res!), 400, 'invalid_request_error', 'request_header_too_large');
+  });
+
+  it('a path that is not valid percent-encoded UTF-8 → 400 invalid_url', async () => {
+    const res = await send(s.baseUrl, { method: 'GET', path: '/sessions/%ED%A0%80', headers: { authorization: `Bearer ${s.apiKey}` } });
+    expectError(asResult(res), 400, 'invalid_request_error', 'invalid_url');
+  });
+
+  it('a path parameter over 100 characters is validated by the route (no 414 from the router)', async () => {
+    const long = await s.request('GET', `/sessions/${'a'.repeat(150)}`);
+    expect(long.status).toBe(404);
+    expectError(long, 404, 'invalid_request_error', 'resource_missing');
+    const tooLong = await s.request('GET', `/ledger-accounts/${'a'.repeat(300)}`);
+    expectError(tooLong, 400, 'validation_error', 'parameter_invalid', 'account_id');
+    const huge = await s.request('GET', `/ledger-accounts/${'a'.repeat(3000)}`);
+    expectError(huge, 400, 'invalid_request_error', 'invalid_url');
+  });
+});
