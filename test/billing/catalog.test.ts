@@ -44,7 +44,7 @@ describe('customers', () => {
     const p = await product(s);
     const price = await ok(s, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 500, recurring: { interval: 'month' } });
     const sub = await ok(s, 'POST', '/subscriptions', { customer: c.id, items: [{ price: price.id }] });
-    await fails(s, 'DELETE', `/customers/${c.id}`, undefined, 409, 'customer_has_active_subscriptions');
+    await fails(s, 'DELETE', `/customers/${c.id}`, undefined, 409, 'customer_unexpected_state');
     await ok(s, 'POST', `/subscriptions/${sub.id}/cancel`, {});
     await ok(s, 'DELETE', `/customers/${c.id}`);
   });

@@ -15,6 +15,20 @@ async function awayFromMinuteEdge(margin = 5): Promise<void> {
 }
 
 describe('hardening', () => {
+  it('the test clock moves at most 366 days per call (each call runs everything due on the way)', async () => {
+    const s = await startTestServer({ memory: true });
+    try {
+      const now = (await s.request('GET', '/test-helpers/clock')).body.now as number;
+      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { to: 2 ** 40 } }), 400, 'validation_error', 'parameter_invalid', 'to');
+      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { to: '9999-01-01T00:00:00.000Z' } }), 400, 'validation_error', 'parameter_invalid', 'to');
+      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 366 * 86400 + 1 } }), 400, 'validation_error', 'parameter_invalid', 'seconds');
+      const ok = await s.request('POST', '/test-helpers/advance-clock', { body: { to: now + 366 * 86400 - 5 } });
+      expect(ok.status, ok.text).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('failed authentication counts against the caller address: guessing keys ends in 429', async () => {
     const s = await startTestServer({ rateLimits: { perMinute: 3 } });
     try {

@@ -231,7 +231,7 @@ describe('journal entries', () => {
     expect(again.body).toEqual({ ...orig.body, reversed_by: rev.body.id });
     expect((await get(s, wallet.id)).balance).toBe(0);
     expect((await get(s, cash.id)).balance).toBe(0);
-    expectError(await s.request('POST', `/journal-entries/${orig.body.id}/reverse`), 409, 'invalid_request_error', 'journal_entry_already_reversed');
+    expectError(await s.request('POST', `/journal-entries/${orig.body.id}/reverse`), 409, 'invalid_request_error', 'journal_entry_unexpected_state');
     expectError(await s.request('POST', `/journal-entries/${rev.body.id}/reverse`), 400, 'invalid_request_error', 'journal_entry_is_reversal');
     // Immutable: no route changes or deletes a posted entry.
     expect((await s.request('PATCH', `/journal-entries/${orig.body.id}`, { body: {} })).status).toBe(405);

@@ -1,5 +1,5 @@
 // Real objects for the fuzzer to aim at: sessions with client secrets, payments, ledger accounts with a hold and an
-// entry, a bank account, a network token, an identity token, a KYC verification. Seeded by path-param name; areas
+// entry, a bank account, a network token, an identity token, a KYC verification, billing objects. Seeded by path-param name; areas
 // added later are found by the fuzzer itself (ids it sees in 2xx answers). A failed seed is not fatal.
 import type { TestServer } from '../helpers/server.js';
 import { Pools } from './fuzz-driver.js';
@@ -37,5 +37,27 @@ export async function seed(s: TestServer): Promise<Pools> {
   if (idt?.token_id) pools.add('token_id', idt.token_id);
   add('verification_id', await post('/kyc-verifications', { customer_id: 'cus_fuzz', verification_level: 'basic', ...(idt ? { identity_token_ids: [idt.token_id] } : {}) }));
   for (const psp of ['aurora', 'basalt']) pools.add('psp', psp);
+
+  // Billing: a customer with a card, a product with a monthly and a one-time price, a coupon, a subscription
+  // (and its item), a draft invoice, a checkout and a portal session.
+  const customer = await post('/customers', { email: 'fuzz@example.com', name: 'Fuzz', default_payment_method: 'tok_visa' });
+  add('customer_id', customer);
+  const product = await post('/products', { name: 'Fuzz plan' });
+  add('product_id', product);
+  if (product) {
+    const monthly = await post('/prices', { product: product.id, currency: 'usd', unit_amount: 1500, recurring: { interval: 'month' } });
+    const once = await post('/prices', { product: product.id, currency: 'usd', unit_amount: 900 });
+    add('price_id', monthly);
+    add('price_id', once);
+    add('coupon_id', await post('/coupons', { percent_off: 10, duration: 'once' }));
+    if (customer && monthly) {
+      const sub = await post('/subscriptions', { customer: customer.id, items: [{ price: monthly.id, quantity: 1 }] });
+      add('subscription_id', sub);
+      add('item_id', sub?.items?.data?.[0]);
+      add('invoice_id', await post('/invoices', { customer: customer.id }));
+      add('portal_session_id', await post('/portal-sessions', { customer: customer.id, return_url: 'https://example.com/account' }));
+    }
+    if (once) add('checkout_session_id', await post('/checkout-sessions', { mode: 'payment', line_items: [{ price: once.id, quantity: 1 }] }));
+  }
   return pools;
 }

@@ -4,9 +4,15 @@ import { Type, type Static } from '@sinclair/typebox';
 export const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String(), livemode: Type.Boolean(), time: Type.String() });
 export type Health = Static<typeof Health>;
 
+/**
+ * How far one advance may move the clock: each call runs everything that comes due on the way (a renewal
+ * per period per subscription), so an unbounded jump would hold the server for as long as it likes.
+ */
+export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
+
 export const AdvanceClockBody = Type.Object(
   {
-    seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 * 366 * 86400 })),
+    seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_CLOCK_ADVANCE_SECONDS })),
     to: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ format: 'date-time' })])),
   },
   { additionalProperties: false },

@@ -46,8 +46,8 @@ export class Customers {
     this.get(accountId, id);
     const live = this.db.subscriptions.selectWhere("account_id = ? AND customer = ? AND status != 'canceled'", accountId, id);
     if (live.length > 0) {
-      throw errors.conflict(
-        'customer_has_active_subscriptions',
+      throw errors.unexpectedState(
+        'customer',
         `Customer ${id} has ${live.length} subscription(s) that are not canceled (${live.map((r) => r.doc.id).join(', ')}); cancel them first.`,
       );
     }

@@ -276,7 +276,7 @@ export class Ledger implements DueWork {
     const original = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
     if (original.reverses) throw errors.invalidRequest('journal_entry_is_reversal', `Journal entry ${id} is itself a reversal; post a new entry instead.`, 'journal_entry_id');
     const already = this.reversedBy(accountId, id);
-    if (already) throw errors.conflict('journal_entry_already_reversed', `Journal entry ${id} was already reversed by ${already}.`);
+    if (already) throw errors.unexpectedState('journal_entry', `Journal entry ${id} was already reversed by ${already}.`);
     return this.post(
       accountId,
       {
