@@ -5,6 +5,8 @@ import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { clockRunColumns } from '../../lib/output/views/billing.js';
 import { tableText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';
+import { MAX_CLOCK_ADVANCE_SECONDS } from '../../lib/contract/limits.js';
+import type { ClockState } from '../../lib/contract/meta.js';
 
 export default class ClockAdvance extends ApiCommand {
   static override summary = "Move the account's test clock forward and run everything that came due (renewals, dunning, expiries…)";
@@ -24,9 +26,21 @@ export default class ClockAdvance extends ApiCommand {
       if (Number.isNaN(ms)) throw new CliError(`--to takes an ISO date or time (got "${flags.to}").`, EXIT.USAGE);
       to = new Date(ms).toISOString();
     }
-    const body = args.duration !== undefined ? { seconds: parseDuration(args.duration) } : { to };
     const client = await this.client(flags);
-    const state = await client.testClock.advance(body, { idempotencyKey: flags['idempotency-key'] });
+    // The server moves the clock at most MAX_CLOCK_ADVANCE_SECONDS per call; longer spans go in steps, the
+    // last one exact. Each step runs what came due in it; the runs are reported together.
+    let left = args.duration !== undefined ? parseDuration(args.duration) : Math.ceil((Date.parse(to!) / 1000) - (await client.testClock.retrieve()).now);
+    const ran: ClockState['ran'] = [];
+    let state: ClockState | undefined;
+    for (let step = 0; state === undefined || left > 0; step++) {
+      const last = left <= MAX_CLOCK_ADVANCE_SECONDS;
+      const body = last && to !== undefined ? { to } : { seconds: Math.max(0, Math.min(left, MAX_CLOCK_ADVANCE_SECONDS)) };
+      const key = flags['idempotency-key'] && (step === 0 ? flags['idempotency-key'] : `${flags['idempotency-key']}.${step}`);
+      state = await client.testClock.advance(body, { idempotencyKey: key });
+      ran.push(...state.ran);
+      left -= body.seconds ?? left;
+    }
+    state = { ...state, ran };
     await this.print(state, async () => {
       const head = `Clock now ${formatTime(state.now_iso)}.`;
       if (!state.ran.length) return `${head}\nNothing came due.`;

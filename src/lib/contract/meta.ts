@@ -4,11 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 export const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String(), livemode: Type.Boolean(), time: Type.String() });
 export type Health = Static<typeof Health>;
 
-/**
- * How far one advance may move the clock: each call runs everything that comes due on the way (a renewal
- * per period per subscription), so an unbounded jump would hold the server for as long as it likes.
- */
-export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
+import { MAX_CLOCK_ADVANCE_SECONDS } from './limits.js';
+
+export { MAX_CLOCK_ADVANCE_SECONDS };
 
 export const AdvanceClockBody = Type.Object(
   {
