@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    reporters: ['default', './test/reporters/summary.ts'],
     // Long variants (soak, full fuzz) run with `npm run test:soak`.
     exclude: soak ? ['node_modules/**'] : ['test/soak/**', 'node_modules/**'],
   },
