@@ -3,7 +3,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
 import { ask, interactive } from '../../lib/cli/prompt.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { IDENTITY_TOKEN_TYPES } from '../../lib/contract/identity.js';
+import { IDENTITY_TOKEN_TYPES } from '../../lib/contract/limits.js';
 import { tokenFields } from '../../lib/output/views/identity.js';
 
 export default class IdentityTokensCreate extends ApiCommand {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../lib/cli/base.js';
-import { IDENTITY_TOKEN_TYPES } from '../../lib/contract/identity.js';
+import { IDENTITY_TOKEN_TYPES } from '../../lib/contract/limits.js';
 import { tokenColumns } from '../../lib/output/views/identity.js';
 import { color, tableText } from '../../lib/output/render.js';
 

@@ -14,7 +14,7 @@ export const IdentityTokenType = Type.Union([
   Type.Literal('custom'),
 ]);
 export type IdentityTokenType = Static<typeof IdentityTokenType>;
-export const IDENTITY_TOKEN_TYPES: IdentityTokenType[] = ['ssn', 'ssn_last4', 'ein', 'itin', 'passport', 'drivers_license', 'national_id', 'tax_id', 'custom'];
+export { IDENTITY_TOKEN_TYPES } from './limits.js';
 
 export const IdentityToken = Type.Object(
   {

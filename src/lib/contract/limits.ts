@@ -1,5 +1,5 @@
-// Limits shared by the server's schemas and the CLI, kept free of runtime imports (the CLI loads this
-// without TypeBox).
+// Limits and value lists shared by the server's schemas and the CLI, kept free of runtime imports (the CLI
+// loads this without TypeBox, which costs ~100 ms to import).
 
 /**
  * How far one advance-clock call may move an account's test clock: each call runs everything that comes due
@@ -7,3 +7,6 @@
  * as it liked. `payorch clock advance` steps through longer spans in calls of this size.
  */
 export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
+
+/** Identity vault token types (service-interface.md "Identity token"). */
+export const IDENTITY_TOKEN_TYPES = ['ssn', 'ssn_last4', 'ein', 'itin', 'passport', 'drivers_license', 'national_id', 'tax_id', 'custom'] as const;
