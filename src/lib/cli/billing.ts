@@ -1,4 +1,6 @@
 // Small parsers shared by the billing commands.
+import { Flags } from '@oclif/core';
+import { metadataFlag, parseMetadata } from './base.js';
 import { CliError, EXIT } from './errors.js';
 
 /** `price_123` or `price_123:3` → {price, quantity?}. */
@@ -30,4 +32,25 @@ export function parseDate(value: string, flag: string): number {
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) throw new CliError(`--${flag} takes a date (2027-01-31 or an ISO time) or Unix seconds (got "${value}").`, EXIT.USAGE);
   return Math.floor(ms / 1000);
+}
+
+/** The customer fields `customers create` and `customers update` both take, and how they map to the body. */
+export const customerFlags = {
+  email: Flags.string({ description: 'Email' }),
+  name: Flags.string({ description: 'Name' }),
+  phone: Flags.string({ description: 'Phone' }),
+  description: Flags.string({ description: 'Description' }),
+  'payment-method': Flags.string({ description: 'Default payment method (a card token such as tok_visa)' }),
+  metadata: metadataFlag,
+};
+
+export function customerParams(flags: { email?: string; name?: string; phone?: string; description?: string; 'payment-method'?: string; metadata?: string[] }) {
+  return {
+    email: flags.email,
+    name: flags.name,
+    phone: flags.phone,
+    description: flags.description,
+    default_payment_method: flags['payment-method'],
+    metadata: parseMetadata(flags.metadata),
+  };
 }
