@@ -7,7 +7,8 @@
 //   scale          p50 of a list page with 1k vs 1M rows; server RSS after; database bytes per 1k sessions
 //
 // Env: BENCH_SECONDS (load duration per endpoint, default 5), BENCH_ROWS (large table size, default 1e6),
-// BENCH_RUNS (CLI runs per figure, default 15).
+// BENCH_RUNS (CLI runs per figure, default 15), BENCH_ONLY (comma-separated parts to run: cli, server, scale;
+// default all — a partial run prints and writes only its own figures).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ const BIN = join(here, '..', 'bin', 'run.js');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
+const want = (part) => !ONLY || ONLY.has(part);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
 const results = { when: new Date().toISOString(), node: process.version, cores: (await import('node:os')).cpus().length, cli: {}, server: {}, scale: {} };
 const children = [];
@@ -78,14 +81,15 @@ function rssMb(pid) {
 
 try {
   // ------------------------------------------------------------------------------------------ CLI start
-  log('CLI start…');
-  const nodeBase = timeRuns(process.execPath, ['-e', '0']);
-  results.cli.node_e0_ms = nodeBase;
-  results.cli.version_ratio = timeRuns(process.execPath, [BIN, '--version']) / nodeBase;
-
   const { child: server, info } = await startChild(join(here, 'serve.js'), [join(tmp, 'server')]);
   const created = await api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
   const sessionId = JSON.parse(created.text).id;
+  let nodeBase;
+  if (want('cli')) {
+  log('CLI start…');
+  nodeBase = timeRuns(process.execPath, ['-e', '0']);
+  results.cli.node_e0_ms = nodeBase;
+  results.cli.version_ratio = timeRuns(process.execPath, [BIN, '--version']) / nodeBase;
   results.cli.get_json_http_ratio =
     timeRuns(process.execPath, [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey]) / nodeBase;
 
@@ -93,20 +97,23 @@ try {
   const emb = spawnSync(process.execPath, [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { env: { ...process.env, PAYORCH_HOME: home }, encoding: 'utf8' });
   const embId = JSON.parse(emb.stdout).id;
   results.cli.get_json_embedded_ratio = timeRuns(process.execPath, [BIN, 'sessions', 'get', embId, '--json'], { PAYORCH_HOME: home }) / nodeBase;
+  }
 
   // --------------------------------------------------------------------------------------------- server
+  let cs, cp, je, baseline, confirmBare, jeBare;
+  if (want('server')) {
   log('server throughput…');
   const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
   const replySize = Buffer.byteLength(created.text);
   const { child: bare, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(replySize)]);
   load(bareInfo.url + '/x', 'POST', body, {}, 50, 1000); // warm-up
-  const baseline = load(bareInfo.url + '/x', 'POST', body, {});
+  baseline = load(bareInfo.url + '/x', 'POST', body, {});
   results.server.baseline = baseline;
   const bareInfo2 = () => bareInfo.url;
 
   const auth = { authorization: `Bearer ${info.apiKey}` };
   load(info.baseUrl + '/create-session', 'POST', body, auth, 50, 1000); // warm-up
-  const cs = load(info.baseUrl + '/create-session', 'POST', body, auth);
+  cs = load(info.baseUrl + '/create-session', 'POST', body, auth);
   results.server.create_session = { ...cs, rps_ratio: cs.rps / baseline.rps, p99_ratio: cs.p99_ms / baseline.p99_ms };
   // confirm-payment: one confirm per session (each with its own client secret), card tok_visa.
   const confirmBody = JSON.stringify({ token_id: 'tok_visa' });
@@ -123,19 +130,21 @@ try {
   }
   const targetsFile = join(tmp, 'confirm-targets.json');
   writeFileSync(targetsFile, JSON.stringify(targets));
-  const confirmBare = load(bareInfo2() + '/x', 'POST', confirmBody, {}); // the baseline, with this route's body
-  const cp = load(info.baseUrl, 'POST', confirmBody, {}, 50, SECONDS * 1000, targetsFile);
+  confirmBare = load(bareInfo2() + '/x', 'POST', confirmBody, {}); // the baseline, with this route's body
+  cp = load(info.baseUrl, 'POST', confirmBody, {}, 50, SECONDS * 1000, targetsFile);
   results.server.confirm_payment = { ...cp, rps_ratio: cp.rps / confirmBare.rps, p99_ratio: cp.p99_ms / confirmBare.p99_ms };
 
   // journal entry: a two-line entry between two system accounts (no balance limits), same body each time.
   const a1 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true })).text);
   const a2 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true })).text);
   const jeBody = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
-  const je = load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth);
-  const jeBare = load(bareInfo2() + '/x', 'POST', jeBody, {});
+  je = load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth);
+  jeBare = load(bareInfo2() + '/x', 'POST', jeBody, {});
   results.server.journal_entry = { ...je, rps_ratio: je.rps / jeBare.rps, p99_ratio: je.p99_ms / jeBare.p99_ms };
+  }
 
   // ---------------------------------------------------------------------------------------------- scale
+  if (want('scale')) {
   log(`scale (1k vs ${ROWS} rows)…`);
   const listP50 = async () => {
     const times = [];
@@ -180,30 +189,45 @@ try {
   results.scale.server_rss_mb = rssMb(info.pid);
   results.scale.db_bytes_per_1k_sessions = Math.round(((sizeBig - size1k) / (ROWS - 1000)) * 1000);
   db.close();
+  }
   server.kill('SIGTERM');
 
   // --------------------------------------------------------------------------------------------- report
   const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : String(x));
   const rows = [
-    ['CLI `--version` ÷ node -e 0', f(results.cli.version_ratio), '≤ 2.0'],
-    ['CLI `sessions get --json` (HTTP) ÷ node -e 0', f(results.cli.get_json_http_ratio), '≤ 2.5'],
-    ['CLI `sessions get --json` (embedded) ÷ node -e 0', f(results.cli.get_json_embedded_ratio), '—'],
-    ['create-session req/s ÷ bare node:http', `${f(results.server.create_session.rps_ratio)} (${f(cs.rps, 0)} vs ${f(baseline.rps, 0)} req/s)`, '≥ 0.5'],
-    ['create-session p99 ÷ bare node:http', `${f(results.server.create_session.p99_ratio)} (${f(cs.p99_ms)} vs ${f(baseline.p99_ms)} ms)`, '—'],
-    ['confirm-payment req/s ÷ bare node:http', `${f(results.server.confirm_payment.rps_ratio)} (${f(cp.rps, 0)} vs ${f(confirmBare.rps, 0)} req/s)`, '—'],
-    ['confirm-payment p99 ÷ bare node:http', `${f(results.server.confirm_payment.p99_ratio)} (${f(cp.p99_ms)} vs ${f(confirmBare.p99_ms)} ms)`, '—'],
-    ['journal entry req/s ÷ bare node:http', `${f(results.server.journal_entry.rps_ratio)} (${f(je.rps, 0)} vs ${f(jeBare.rps, 0)} req/s)`, '—'],
-    ['journal entry p99 ÷ bare node:http', `${f(results.server.journal_entry.p99_ratio)} (${f(je.p99_ms)} vs ${f(jeBare.p99_ms)} ms)`, '—'],
-    [`list p50 ${ROWS} rows ÷ 1k rows`, `${f(results.scale.list_ratio)} (${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms)`, '≤ 2.0'],
-    [`server RSS after ${ROWS} rows`, `${f(results.scale.server_rss_mb, 0)} MB`, '≤ 150 MB'],
-    ['database bytes per 1k sessions', String(results.scale.db_bytes_per_1k_sessions), '—'],
+    ...(want('cli')
+      ? [
+          ['CLI `--version` ÷ node -e 0', f(results.cli.version_ratio), '≤ 2.0'],
+          ['CLI `sessions get --json` (HTTP) ÷ node -e 0', f(results.cli.get_json_http_ratio), '≤ 2.5'],
+          ['CLI `sessions get --json` (embedded) ÷ node -e 0', f(results.cli.get_json_embedded_ratio), '—'],
+        ]
+      : []),
+    ...(want('server')
+      ? [
+          ['create-session req/s ÷ bare node:http', `${f(results.server.create_session.rps_ratio)} (${f(cs.rps, 0)} vs ${f(baseline.rps, 0)} req/s)`, '≥ 0.5'],
+          ['create-session p99 ÷ bare node:http', `${f(results.server.create_session.p99_ratio)} (${f(cs.p99_ms)} vs ${f(baseline.p99_ms)} ms)`, '—'],
+          ['confirm-payment req/s ÷ bare node:http', `${f(results.server.confirm_payment.rps_ratio)} (${f(cp.rps, 0)} vs ${f(confirmBare.rps, 0)} req/s)`, '—'],
+          ['confirm-payment p99 ÷ bare node:http', `${f(results.server.confirm_payment.p99_ratio)} (${f(cp.p99_ms)} vs ${f(confirmBare.p99_ms)} ms)`, '—'],
+          ['journal entry req/s ÷ bare node:http', `${f(results.server.journal_entry.rps_ratio)} (${f(je.rps, 0)} vs ${f(jeBare.rps, 0)} req/s)`, '—'],
+          ['journal entry p99 ÷ bare node:http', `${f(results.server.journal_entry.p99_ratio)} (${f(je.p99_ms)} vs ${f(jeBare.p99_ms)} ms)`, '—'],
+        ]
+      : []),
+    ...(want('scale')
+      ? [
+          [`list p50 ${ROWS} rows ÷ 1k rows`, `${f(results.scale.list_ratio)} (${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms)`, '≤ 2.0'],
+          [`server RSS after ${ROWS} rows`, `${f(results.scale.server_rss_mb, 0)} MB`, '≤ 150 MB'],
+          ['database bytes per 1k sessions', String(results.scale.db_bytes_per_1k_sessions), '—'],
+        ]
+      : []),
   ];
   const w = Math.max(...rows.map((r) => r[0].length));
   const w2 = Math.max(...rows.map((r) => r[1].length));
   process.stdout.write(`${'figure'.padEnd(w)}  ${'measured'.padEnd(w2)}  target\n`);
   for (const r of rows) process.stdout.write(`${r[0].padEnd(w)}  ${r[1].padEnd(w2)}  ${r[2]}\n`);
-  process.stdout.write(`(node -e 0 = ${f(nodeBase, 1)} ms; ${results.cores} cores; ${SECONDS}s per load; statuses: create ${JSON.stringify(cs.statuses)}, confirm ${JSON.stringify(cp.statuses)}, journal ${JSON.stringify(je.statuses)})\n`);
-  writeFileSync(join(here, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  process.stdout.write(
+    `(${nodeBase ? `node -e 0 = ${f(nodeBase, 1)} ms; ` : ''}${results.cores} cores; ${SECONDS}s per load${cs ? `; statuses: create ${JSON.stringify(cs.statuses)}, confirm ${JSON.stringify(cp.statuses)}, journal ${JSON.stringify(je.statuses)}` : ''})\n`,
+  );
+  writeFileSync(join(here, ONLY ? `results.${[...ONLY].sort().join('+')}.json` : 'results.json'), JSON.stringify(results, null, 2) + '\n');
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
