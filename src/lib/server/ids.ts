@@ -1,7 +1,7 @@
 // The one place that makes identifiers (contract.md §1).
 // Payment sessions and payments: UUIDv7 (time-ordered, indexes well). Everything else: prefix + 24 base62
 // characters, the first 8 encoding the millisecond time so ids also sort by creation, the rest random.
-import { randomBytes } from 'node:crypto';
+import { secureRandomBytes } from './crypto.js';
 import { uuidv7 } from 'uuidv7';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'; // ASCII order: sorts as it counts
@@ -14,7 +14,7 @@ export type IdPrefix =
 export function randomBase62(n: number): string {
   let out = '';
   while (out.length < n) {
-    const bytes = randomBytes(n * 2);
+    const bytes = secureRandomBytes(n * 2);
     for (let i = 0; i < bytes.length && out.length < n; i++) {
       const b = bytes[i]! & 63;
       if (b < 62) out += ALPHABET[b];
