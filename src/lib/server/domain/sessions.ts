@@ -72,7 +72,8 @@ export class Sessions implements DueWork {
       expires_ms: now + SESSION_TTL_MS,
     };
     this.collection.insert(accountId, stored);
-    return this.toApi(stored);
+    const { client_secret_sealed: _sealed, client_secret_hash: _hash, expires_ms: _expires, ...rest } = stored;
+    return { ...rest, client_secret: secret }; // the secret in hand: no need to open what was just sealed
   }
 
   /** The stored session, expired first if its time has come (so a read never shows a stale state). */

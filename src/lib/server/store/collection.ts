@@ -39,17 +39,26 @@ export class Collection<T extends { id: string }> {
     return Object.values(this.columns).map((read) => read(doc));
   }
 
+  private insertStmt?: Statement;
+  private updateStmt?: Statement;
+
   insert(accountId: string, doc: T): T {
-    const names = Object.keys(this.columns);
-    const sql = `INSERT INTO ${this.table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (?, ?, ${names.map(() => '?, ').join('')}?)`;
-    this.stmt(sql).run(doc.id, accountId, ...this.values(doc), JSON.stringify(doc));
+    if (!this.insertStmt) {
+      const names = Object.keys(this.columns);
+      this.insertStmt = this.stmt(
+        `INSERT INTO ${this.table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (?, ?, ${names.map(() => '?, ').join('')}?)`,
+      );
+    }
+    this.insertStmt.run(doc.id, accountId, ...this.values(doc), JSON.stringify(doc));
     return doc;
   }
 
   update(accountId: string, doc: T): T {
-    const names = Object.keys(this.columns);
-    const sql = `UPDATE ${this.table} SET ${names.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`;
-    const r = this.stmt(sql).run(...this.values(doc), JSON.stringify(doc), doc.id, accountId);
+    if (!this.updateStmt) {
+      const names = Object.keys(this.columns);
+      this.updateStmt = this.stmt(`UPDATE ${this.table} SET ${names.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`);
+    }
+    const r = this.updateStmt.run(...this.values(doc), JSON.stringify(doc), doc.id, accountId);
     if (r.changes !== 1) throw new Error(`${this.table}: update of ${doc.id} touched ${r.changes} rows`);
     return doc;
   }
