@@ -24,12 +24,28 @@ interface Row {
   created_ms: number;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+const isIndexKey = (k: string) => INDEX_KEY.test(k) && Number(k) < 4294967295;
+
+/**
+ * JSON with object keys sorted — the same text as JSON.stringify of a copy built from the sorted keys (so
+ * fingerprints stored by earlier versions still match), without building the copy. A JavaScript object lists
+ * array-index keys ("0", "12") first in numeric order, then the others in insertion order.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  const indexKeys = keys.filter(isIndexKey);
+  const ordered = indexKeys.length ? [...indexKeys.sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndexKey(k))] : keys;
+  let out = '';
+  for (const k of ordered) {
+    const v = obj[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    out += `${out ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(v)}`;
   }
-  return value;
+  return `{${out}}`;
 }
 
 /**
@@ -38,7 +54,7 @@ function canonical(value: unknown): unknown {
  * reversed by trying every value.
  */
 export function fingerprint(mac: (data: string) => string, method: string, path: string, body: unknown): string {
-  return mac(`${method} ${path}\n${JSON.stringify(canonical(body ?? {}))}`);
+  return mac(`${method} ${path}\n${canonicalJson(body ?? {})}`);
 }
 
 /** Whether a failure is the operation's recorded outcome (replayed later) or a request that never ran. */
