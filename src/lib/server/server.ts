@@ -76,6 +76,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 4242);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
+    await opened.store.checkpointInBackground();
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
 
     const tick = setInterval(() => {
@@ -111,6 +112,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           await app.close(); // stops accepting, waits for requests in flight
           log.logger.info('server stopped');
           await drainLog(log);
+          await opened.store.stopBackgroundCheckpoints();
           opened.store.close();
           lock?.release();
         })();
