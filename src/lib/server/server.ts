@@ -50,7 +50,7 @@ async function assemble(dataDir: string | null, memory: boolean, limits: Partial
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
-  const app = await buildApp({ services, logger: log.logger, publicUrl, version: VERSION });
+  const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION });
   return { opened, log, services, app };
 }
 
