@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../dist/lib/server/store/db.js';
-import { canonicalJson } from '../../dist/lib/server/http/idempotency.js';
-import { secureRandomBytes } from '../../dist/lib/server/crypto.js';
+import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
+import { Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const stores: Store[] = [];
@@ -46,6 +46,32 @@ describe('migration 3: idempotency keys become a rowid table', () => {
       /UNIQUE/,
     );
     expect(store.db.prepare('SELECT version FROM schema_migrations WHERE version = 3').get()).toEqual({ version: 3 });
+  });
+});
+
+describe('saved idempotent responses', () => {
+  it('are sealed bytes at rest; rows written as sealed text or plain JSON by earlier versions still replay', () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    const sealer = Sealer.random();
+    const idem = new IdempotencyStore(store, 'owner', () => 5000, sealer);
+    const body = JSON.stringify({ id: 'sess_1', client_secret: 'cs_secretsecretsecret' });
+    store.tx(() => idem.save('acct_1', 'new', 'fp', 201, body));
+    const raw = store.db.prepare("SELECT body FROM idempotency_keys WHERE key = 'new'").pluck().get() as Buffer;
+    expect(Buffer.isBuffer(raw)).toBe(true);
+    expect(raw.includes('cs_secret')).toBe(false);
+    expect(raw.length).toBeLessThan(body.length + 40); // iv, tag and a version byte: no base64
+    expect(store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).toEqual({ status: 201, body, replayed: true });
+
+    const insert = store.db.prepare(
+      "INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms) VALUES ('acct_1', ?, 'fp', 'done', 'o', 201, ?, 5000)",
+    );
+    insert.run('sealed-text', sealer.seal(body));
+    insert.run('plain', body);
+    expect(store.tx(() => idem.lookup('acct_1', 'sealed-text', 'fp'))?.body).toBe(body);
+    expect(store.tx(() => idem.lookup('acct_1', 'plain', 'fp'))?.body).toBe(body);
+    raw[raw.length - 1]! ^= 1; // tampered bytes do not open
+    store.db.prepare("UPDATE idempotency_keys SET body = ? WHERE key = 'new'").run(raw);
+    expect(() => store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).toThrow();
   });
 });
 

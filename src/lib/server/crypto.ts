@@ -1,6 +1,7 @@
 // Secrets at rest: AES-256-GCM with a key kept in the data directory (mode 0600), and hashes for lookups.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
 
+const SEALED_BYTES_V1 = Buffer.from([1]);
 const POOL_SIZE = 8192;
 const pool = Buffer.alloc(POOL_SIZE);
 let poolOffset = POOL_SIZE;
@@ -48,6 +49,23 @@ export class Sealer {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  }
+
+  /** The same AEAD as `seal`, as bytes: 0x01, iv (12), tag (16), ciphertext — a third smaller than base64 text. */
+  sealBytes(plaintext: string): Buffer {
+    const iv = secureRandomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const ct = cipher.update(plaintext, 'utf8');
+    const last = cipher.final();
+    return Buffer.concat([SEALED_BYTES_V1, iv, cipher.getAuthTag(), ct, last]);
+  }
+
+  openBytes(sealed: Uint8Array): string {
+    const buf = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    if (buf.length < 29 || buf[0] !== SEALED_BYTES_V1[0]) throw new Error('unrecognised sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, buf.subarray(1, 13));
+    decipher.setAuthTag(buf.subarray(13, 29));
+    return Buffer.concat([decipher.update(buf.subarray(29)), decipher.final()]).toString('utf8');
   }
 
   open(sealed: string): string {

@@ -20,7 +20,8 @@ interface Row {
   fingerprint: string;
   state: 'in_progress' | 'done';
   status: number | null;
-  body: string | null;
+  /** Sealed bytes (sealBytes); older rows: sealed text (seal) or plain JSON. */
+  body: Buffer | string | null;
   created_ms: number;
 }
 
@@ -77,7 +78,7 @@ export class IdempotencyStore {
     private readonly store: Store,
     private readonly owner: string,
     private readonly now: () => number = Date.now,
-    private readonly sealer?: { seal(plaintext: string): string; open(sealed: string): string },
+    private readonly sealer?: { sealBytes(plaintext: string): Buffer; openBytes(sealed: Uint8Array): string; open(sealed: string): string },
   ) {
     const db = store.db;
     this.find = db.prepare('SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?');
@@ -115,12 +116,14 @@ export class IdempotencyStore {
       }
       return undefined;
     }
-    const body = this.sealer && !row.body!.startsWith('{') ? this.sealer.open(row.body!) : row.body!;
+    const stored = row.body!;
+    const body =
+      typeof stored !== 'string' ? this.sealer!.openBytes(stored) : this.sealer && !stored.startsWith('{') ? this.sealer.open(stored) : stored;
     return { status: row.status!, body, replayed: true };
   }
 
   save(accountId: string, key: string, fp: string, status: number, body: string): void {
-    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer ? this.sealer.seal(body) : body, this.now());
+    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer ? this.sealer.sealBytes(body) : body, this.now());
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */
