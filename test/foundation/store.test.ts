@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../dist/lib/server/store/db.js';
+import { countTriggers, openStore, type Store } from '../../dist/lib/server/store/db.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -46,6 +46,55 @@ describe('migration 3: idempotency keys become a rowid table', () => {
       /UNIQUE/,
     );
     expect(store.db.prepare('SELECT version FROM schema_migrations WHERE version = 3').get()).toEqual({ version: 3 });
+  });
+});
+
+describe('migration 900: nullable list filters', () => {
+  const count = (store: Store, cols: string, vals: string) =>
+    (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+  const insert = (store: Store, id: string, ext: string | null) =>
+    store.db
+      .prepare("INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')")
+      .run(id, ext);
+
+  it('drops the NULL counters of an existing database, keeps the others exact, and counts correctly from then on', () => {
+    const path = join(tempDir(), 'payorch.db');
+    open(path).close();
+    // The database as it was before version 900: a full index, and triggers that count NULL external ids.
+    const before = new Database(path);
+    before.exec(`DROP INDEX payment_sessions_external_id;
+      CREATE INDEX payment_sessions_external_id ON payment_sessions (account_id, external_id, seq);
+      DROP TRIGGER payment_sessions_count_insert; DROP TRIGGER payment_sessions_count_delete; DROP TRIGGER payment_sessions_count_update;
+      ${countTriggers('payment_sessions', [['status'], ['external_id']])}
+      DELETE FROM schema_migrations WHERE version = 900;`);
+    const rows = [['s1', null], ['s2', null], ['s3', 'order-1'], ['s4', 'order-1']] as const;
+    for (const [id, ext] of rows) before.prepare("INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')").run(id, ext);
+    expect(before.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id' AND vals = char(0)").pluck().get()).toBe(2);
+    before.close();
+
+    const store = open(path); // runs 900
+    expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
+    expect(count(store, 'external_id', 'order-1')).toBe(2);
+    expect(count(store, '', '')).toBe(4);
+    expect(count(store, 'status', 'open')).toBe(4);
+    const indexSql = store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'payment_sessions_external_id'").pluck().get() as string;
+    expect(indexSql).toMatch(/WHERE external_id IS NOT NULL/);
+
+    insert(store, 's5', null);
+    insert(store, 's6', 'order-1');
+    expect(count(store, 'external_id', 'order-1')).toBe(3);
+    expect(count(store, '', '')).toBe(6);
+    expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
+    // NULL → value, value → other value, value → NULL, delete
+    store.db.prepare("UPDATE payment_sessions SET external_id = 'order-2' WHERE id = 's5'").run();
+    store.db.prepare("UPDATE payment_sessions SET external_id = 'order-2' WHERE id = 's3'").run();
+    store.db.prepare("UPDATE payment_sessions SET external_id = NULL WHERE id = 's4'").run();
+    store.db.prepare("DELETE FROM payment_sessions WHERE id = 's6'").run();
+    expect(count(store, 'external_id', 'order-1')).toBe(0);
+    expect(count(store, 'external_id', 'order-2')).toBe(2);
+    expect(count(store, '', '')).toBe(5);
+    const actual = store.db.prepare("SELECT external_id, COUNT(*) AS n FROM payment_sessions WHERE external_id IS NOT NULL GROUP BY external_id").all();
+    expect(actual).toEqual([{ external_id: 'order-2', n: 2 }]);
   });
 });
 
