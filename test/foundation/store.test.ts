@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countTriggers, openStore, type Store } from '../../dist/lib/server/store/db.js';
+import { countTriggers, documentTable, openStore, type Store } from '../../dist/lib/server/store/db.js';
+import { Collection } from '../../dist/lib/server/store/collection.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -95,6 +96,40 @@ describe('migration 900: nullable list filters', () => {
     expect(count(store, '', '')).toBe(5);
     const actual = store.db.prepare("SELECT external_id, COUNT(*) AS n FROM payment_sessions WHERE external_id IS NOT NULL GROUP BY external_id").all();
     expect(actual).toEqual([{ external_id: 'order-2', n: 2 }]);
+  });
+});
+
+describe('Collection.update', () => {
+  it('keeps indexed columns, counters and the document in step, whether or not a column changed', () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    type Thing = { id: string; status: string; owner: string | null; note: string };
+    const things = new Collection<Thing>(store, 'things', { status: (t) => t.status, owner: (t) => t.owner });
+    const counter = (cols: string, vals: string) =>
+      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+    const row = (id: string) => store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as { status: string; owner: string | null; data: string };
+
+    store.tx(() => {
+      things.insert('a', { id: 't1', status: 'open', owner: null, note: 'x' });
+      things.insert('a', { id: 't2', status: 'open', owner: 'bob', note: 'y' });
+    });
+    const t1 = things.get('a', 't1')!;
+    store.tx(() => things.update('a', { ...t1, note: 'only the document' }));
+    expect(row('t1')).toEqual({ status: 'open', owner: null, data: JSON.stringify({ ...t1, note: 'only the document' }) });
+    expect(counter('status', 'open')).toBe(2);
+
+    store.tx(() => things.update('a', { ...t1, status: 'done', owner: 'ann', note: 'z' }));
+    expect(row('t1')).toMatchObject({ status: 'done', owner: 'ann' });
+    expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([1, 1, 1, 1]);
+    expect(things.list('a', '/things', { where: { owner: 'ann' } }).data.map((t) => t.note)).toEqual(['z']);
+
+    store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'y' })); // a value → NULL
+    expect(row('t2').owner).toBeNull();
+    expect(counter('owner', 'bob')).toBe(0);
+    expect(things.list('a', '/things', { where: { owner: 'bob' } }).total_count).toBe(0);
+
+    things.delete('a', 't2');
+    expect(() => store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'gone' }))).toThrow(/touched 0 rows/);
   });
 });
 

@@ -36,6 +36,13 @@ const run = () => {
     /* busy or closing: the next round checkpoints */
   }
   if (walSize() > resetBytes) {
+    // Once more at once: this round copies only what arrived during the last one, so that what is left for the
+    // HTTP thread is as small as can be.
+    try {
+      checkpoint.run();
+    } catch {
+      /* as above */
+    }
     waiting = true;
     parentPort!.postMessage('finish-checkpoint');
   }

@@ -40,7 +40,9 @@ export class Collection<T extends { id: string }> {
   }
 
   private insertStmt?: Statement;
-  private updateStmt?: Statement;
+  private currentStmt?: Statement;
+  /** UPDATE statements by the set of indexed columns they write (bit i = column i). */
+  private readonly updateStmts = new Map<number, Statement>();
 
   insert(accountId: string, doc: T): T {
     if (!this.insertStmt) {
@@ -53,12 +55,28 @@ export class Collection<T extends { id: string }> {
     return doc;
   }
 
+  /**
+   * Writes the document, and of its indexed columns only those whose value changed. Measured: SQLite rewrites
+   * every index on a column named in SET, and fires the count triggers watching it, whether or not the value
+   * changed — a ledger posting's two balance updates cost ~30 µs each when all columns were set.
+   */
   update(accountId: string, doc: T): T {
-    if (!this.updateStmt) {
-      const names = Object.keys(this.columns);
-      this.updateStmt = this.stmt(`UPDATE ${this.table} SET ${names.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`);
+    const names = Object.keys(this.columns);
+    const next = this.values(doc);
+    let mask = 0;
+    if (names.length) {
+      this.currentStmt ??= this.stmt(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`).raw(true);
+      const current = this.currentStmt.get(doc.id, accountId) as (string | number | null)[] | undefined;
+      if (!current) throw new Error(`${this.table}: update of ${doc.id} touched 0 rows`);
+      for (let i = 0; i < names.length; i++) if (current[i] !== next[i]) mask |= 1 << i;
     }
-    const r = this.updateStmt.run(...this.values(doc), JSON.stringify(doc), doc.id, accountId);
+    let stmt = this.updateStmts.get(mask);
+    if (!stmt) {
+      const set = names.filter((_, i) => mask & (1 << i));
+      stmt = this.store.db.prepare(`UPDATE ${this.table} SET ${set.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`);
+      this.updateStmts.set(mask, stmt);
+    }
+    const r = stmt.run(...next.filter((_, i) => mask & (1 << i)), JSON.stringify(doc), doc.id, accountId);
     if (r.changes !== 1) throw new Error(`${this.table}: update of ${doc.id} touched ${r.changes} rows`);
     return doc;
   }

@@ -56,7 +56,7 @@ export function openStore(path: string): Store {
     grouped<T>(fn: () => T): Promise<T> {
       return group.run(fn);
     },
-    async checkpointInBackground({ intervalMs = 200, resetBytes = 16 * 1024 * 1024 } = {}) {
+    async checkpointInBackground({ intervalMs = 100, resetBytes = 16 * 1024 * 1024 } = {}) {
       if (checkpointer || path === ':memory:') return;
       const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
       await new Promise<void>((resolve, reject) => {
