@@ -7,7 +7,8 @@
 //   scale          p50 of a list page with 1k vs 1M rows; server RSS after; database bytes per 1k sessions
 //
 // Env: BENCH_SECONDS (load duration per endpoint, default 5), BENCH_ROWS (large table size, default 1e6),
-// BENCH_RUNS (CLI runs per figure, default 15), BENCH_ONLY (comma-separated parts to run: cli, server, scale;
+// BENCH_RUNS (CLI runs per figure, default 15), BENCH_ROUNDS (server: baseline/endpoint load pairs per figure,
+// alternated so that background load on the machine hits both alike; the median pair is reported; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, scale;
 // default all — a partial run prints and writes only its own figures).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -21,6 +22,7 @@ const BIN = join(here, '..', 'bin', 'run.js');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const want = (part) => !ONLY || ONLY.has(part);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
@@ -105,42 +107,64 @@ try {
   log('server throughput…');
   const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
   const replySize = Buffer.byteLength(created.text);
-  const { child: bare, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(replySize)]);
-  load(bareInfo.url + '/x', 'POST', body, {}, 50, 1000); // warm-up
-  baseline = load(bareInfo.url + '/x', 'POST', body, {});
-  results.server.baseline = baseline;
-  const bareInfo2 = () => bareInfo.url;
+  const { info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(replySize)]);
+  const bare = (reqBody) => () => load(bareInfo.url + '/x', 'POST', reqBody, {});
+  // Baseline and endpoint alternate, ROUNDS times; the figure is the round with the median ratio.
+  const paired = (baselineRun, targetRun) => {
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const base = baselineRun(r);
+      const target = targetRun(r);
+      rounds.push({ base, target, ratio: target.rps / base.rps });
+    }
+    const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    return {
+      base: mid.base,
+      target: mid.target,
+      result: { ...mid.target, rps_ratio: mid.ratio, p99_ratio: mid.target.p99_ms / mid.base.p99_ms, baseline: mid.base, rounds: rounds.map((x) => Number(x.ratio.toFixed(3))) },
+    };
+  };
 
+  load(bareInfo.url + '/x', 'POST', body, {}, 50, 1000); // warm-up
   const auth = { authorization: `Bearer ${info.apiKey}` };
   load(info.baseUrl + '/create-session', 'POST', body, auth, 50, 1000); // warm-up
-  cs = load(info.baseUrl + '/create-session', 'POST', body, auth);
-  results.server.create_session = { ...cs, rps_ratio: cs.rps / baseline.rps, p99_ratio: cs.p99_ms / baseline.p99_ms };
+  const createPair = paired(bare(body), () => load(info.baseUrl + '/create-session', 'POST', body, auth));
+  cs = createPair.target;
+  baseline = createPair.base;
+  results.server.baseline = baseline;
+  results.server.create_session = createPair.result;
+
   // confirm-payment: one confirm per session (each with its own client secret), card tok_visa.
   const confirmBody = JSON.stringify({ token_id: 'tok_visa' });
-  const sessionsNeeded = Math.ceil(Math.max(cs.rps, 500) * SECONDS * 1.5) + 2000;
-  const targets = [];
-  for (let i = 0; i < sessionsNeeded; i += 200) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(200, sessionsNeeded - i) }, () => api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' })),
-    );
-    for (const r of batch) {
-      const x = JSON.parse(r.text);
-      targets.push({ path: `/confirm-payment/${x.id}`, headers: { authorization: `Bearer ${x.client_secret}` } });
+  const perRound = Math.ceil(Math.max(cs.rps / 2, 500) * SECONDS * 1.5) + 1000;
+  const targetFiles = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const targets = [];
+    for (let i = 0; i < perRound; i += 200) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(200, perRound - i) }, () => api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' })),
+      );
+      for (const res of batch) {
+        const x = JSON.parse(res.text);
+        targets.push({ path: `/confirm-payment/${x.id}`, headers: { authorization: `Bearer ${x.client_secret}` } });
+      }
     }
+    targetFiles.push(join(tmp, `confirm-targets-${r}.json`));
+    writeFileSync(targetFiles[r], JSON.stringify(targets));
   }
-  const targetsFile = join(tmp, 'confirm-targets.json');
-  writeFileSync(targetsFile, JSON.stringify(targets));
-  confirmBare = load(bareInfo2() + '/x', 'POST', confirmBody, {}); // the baseline, with this route's body
-  cp = load(info.baseUrl, 'POST', confirmBody, {}, 50, SECONDS * 1000, targetsFile);
-  results.server.confirm_payment = { ...cp, rps_ratio: cp.rps / confirmBare.rps, p99_ratio: cp.p99_ms / confirmBare.p99_ms };
+  const confirmPair = paired(bare(confirmBody), (r) => load(info.baseUrl, 'POST', confirmBody, {}, 50, SECONDS * 1000, targetFiles[r]));
+  cp = confirmPair.target;
+  confirmBare = confirmPair.base;
+  results.server.confirm_payment = confirmPair.result;
 
   // journal entry: a two-line entry between two system accounts (no balance limits), same body each time.
   const a1 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true })).text);
   const a2 = JSON.parse((await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true })).text);
   const jeBody = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
-  je = load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth);
-  jeBare = load(bareInfo2() + '/x', 'POST', jeBody, {});
-  results.server.journal_entry = { ...je, rps_ratio: je.rps / jeBare.rps, p99_ratio: je.p99_ms / jeBare.p99_ms };
+  const journalPair = paired(bare(jeBody), () => load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth));
+  je = journalPair.target;
+  jeBare = journalPair.base;
+  results.server.journal_entry = journalPair.result;
   }
 
   // ---------------------------------------------------------------------------------------------- scale
@@ -225,7 +249,7 @@ try {
   process.stdout.write(`${'figure'.padEnd(w)}  ${'measured'.padEnd(w2)}  target\n`);
   for (const r of rows) process.stdout.write(`${r[0].padEnd(w)}  ${r[1].padEnd(w2)}  ${r[2]}\n`);
   process.stdout.write(
-    `(${nodeBase ? `node -e 0 = ${f(nodeBase, 1)} ms; ` : ''}${results.cores} cores; ${SECONDS}s per load${cs ? `; statuses: create ${JSON.stringify(cs.statuses)}, confirm ${JSON.stringify(cp.statuses)}, journal ${JSON.stringify(je.statuses)}` : ''})\n`,
+    `(${nodeBase ? `node -e 0 = ${f(nodeBase, 1)} ms; ` : ''}${results.cores} cores; ${SECONDS}s per load${cs ? `, median of ${ROUNDS} alternated baseline/endpoint rounds (create-session ratios ${results.server.create_session.rounds.join(', ')})` : ''}${cs ? `; statuses: create ${JSON.stringify(cs.statuses)}, confirm ${JSON.stringify(cp.statuses)}, journal ${JSON.stringify(je.statuses)}` : ''})\n`,
   );
   writeFileSync(join(here, ONLY ? `results.${[...ONLY].sort().join('+')}.json` : 'results.json'), JSON.stringify(results, null, 2) + '\n');
 } finally {
