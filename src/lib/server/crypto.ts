@@ -43,6 +43,21 @@ export class Sealer {
 
   private macKey?: Buffer;
 
+  /**
+   * A secret derived from `subject` (HMAC-SHA512 under a key of its own, derived from the sealing key): the
+   * same subject always gives the same secret, and nothing about it needs to be stored.
+   */
+  derive(purpose: string, subject: string): Buffer {
+    let key = this.derivedKeys.get(purpose);
+    if (!key) {
+      key = createHmac('sha256', this.key).update(`payorch derive v1 ${purpose}`).digest();
+      this.derivedKeys.set(purpose, key);
+    }
+    return createHmac('sha512', key).update(subject).digest();
+  }
+
+  private readonly derivedKeys = new Map<string, Buffer>();
+
   /** `v1.<iv>.<tag>.<ciphertext>` in base64url. */
   seal(plaintext: string): string {
     const iv = secureRandomBytes(12);

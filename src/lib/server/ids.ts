@@ -45,8 +45,21 @@ export function newRequestId(): string {
   return `req_${randomBase62(20)}`;
 }
 
-export function newClientSecret(): string {
-  return `cs_${randomBase62(48)}`;
+/**
+ * A client secret (`cs_` + 48 base62, contract.md §1) made from 64 pseudo-random bytes, such as an HMAC output
+ * (rejection sampling: no modulo bias; 64 bytes leave more than 48 usable characters but in ~10⁻¹⁵ of cases).
+ */
+export function clientSecretFrom(bytes: Uint8Array, more: () => Uint8Array): string {
+  let out = '';
+  let source = bytes;
+  while (out.length < 48) {
+    for (let i = 0; i < source.length && out.length < 48; i++) {
+      const b = source[i]! & 63;
+      if (b < 62) out += ALPHABET[b];
+    }
+    if (out.length < 48) source = more();
+  }
+  return `cs_${out}`;
 }
 
 export function newApiKey(): string {

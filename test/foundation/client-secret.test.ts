@@ -1,0 +1,44 @@
+// Client secrets (contract.md §1): derived from the session id under the data directory's key, never stored;
+// sessions stored before that (secret sealed, with its hash) keep working.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { sha256 } from '../../dist/lib/server/crypto.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s?.close());
+
+const config = (id: string, secret: string) => s.request('GET', `/get-session-config/${id}`, { key: secret });
+const storedRow = (id: string) => s.server.services.store.db.prepare('SELECT secret_hash, data FROM payment_sessions WHERE id = ?').get(id) as { secret_hash: string; data: string };
+
+describe('client secrets', () => {
+  it('are cs_ + 48 base62, the same on every retrieve, work only for their own session, and are not stored', async () => {
+    const a = (await s.request('POST', '/create-session', { body: { amount: 500, currency: 'usd' } })).body;
+    const b = (await s.request('POST', '/create-session', { body: { amount: 500, currency: 'usd' } })).body;
+    expect(a.client_secret).toMatch(/^cs_[0-9A-Za-z]{48}$/);
+    expect(a.client_secret).not.toBe(b.client_secret);
+    expect((await s.request('GET', `/sessions/${a.id}`)).body.client_secret).toBe(a.client_secret);
+    expect((await config(a.id, a.client_secret)).status).toBe(200);
+    expect((await config(a.id, b.client_secret)).status).toBe(401);
+    expect((await config(a.id, a.client_secret.slice(0, -1) + (a.client_secret.endsWith('A') ? 'B' : 'A'))).status).toBe(401);
+    const row = storedRow(a.id);
+    expect(row.data).not.toContain(a.client_secret.slice(3));
+    expect(row.secret_hash).not.toBe(sha256(a.client_secret));
+  });
+
+  it('a session stored with a sealed secret (earlier versions) keeps that secret for retrieve and authentication', async () => {
+    const created = (await s.request('POST', '/create-session', { body: { amount: 700, currency: 'eur' } })).body;
+    const old = `cs_${'Old0'.repeat(12)}`;
+    const { store, sealer } = s.server.services;
+    const doc = JSON.parse(storedRow(created.id).data);
+    store.db
+      .prepare('UPDATE payment_sessions SET secret_hash = ?, data = ? WHERE id = ?')
+      .run(sha256(old), JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }), created.id);
+
+    expect((await s.request('GET', `/sessions/${created.id}`)).body.client_secret).toBe(old);
+    expect((await config(created.id, old)).status).toBe(200);
+    expect((await config(created.id, created.client_secret)).status).toBe(401); // the derived one is not this session's secret
+  });
+});
