@@ -12,6 +12,12 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const env = process.env;
   const skipSet = env.OCLIF_DISABLE_ENGINE_WARNING === undefined;
   if (skipSet) env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+  // V8 code cache for the CommonJS that oclif loads (see src/lib/cli/compile-cache.ts); never fails the run.
+  try {
+    (await import('../dist/lib/cli/compile-cache.js')).enableCompileCache();
+  } catch {
+    // run without it
+  }
   const { execute } = await import('@oclif/core');
   if (skipSet) delete env.OCLIF_DISABLE_ENGINE_WARNING;
   await execute({ dir: import.meta.url });
