@@ -2,16 +2,18 @@
 // cache directory, changes nothing in what the CLI prints, follows a cached file that changes, and is
 // harmless when its directory cannot be written or its file is corrupt.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import envPaths from 'env-paths';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const COMPILE_CACHE = fileURLToPath(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url));
+const { compileCacheDir } = (await import(COMPILE_CACHE)) as typeof import('../../src/lib/cli/compile-cache.js');
 /** Node < 22.1 uses the project's own CommonJS hook (one file); later versions Node's own cache. */
 const ownHook = typeof (Module as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
 
@@ -35,7 +37,22 @@ function filesUnder(dir: string): string[] {
     .map((d) => join(d.parentPath ?? (d as unknown as { path: string }).path, d.name));
 }
 
+/** The project's cache file with bytes flipped in V8's data of every entry (its sources left intact). */
+function flipCachedData(file: Buffer): Buffer {
+  const b = Buffer.from(file);
+  const nl = b.indexOf(10);
+  const base = nl + 1 + Number(b.toString('latin1', 0, nl).split(' ')[1]);
+  const index = JSON.parse(b.toString('utf8', nl + 1, base)) as Record<string, [number, number, number, number]>;
+  for (const [offset, dataBytes] of Object.values(index)) for (let i = 16; i < dataBytes; i += 61) b[base + offset + i]! ^= 0x5a;
+  return b;
+}
+
 describe('compile cache', { timeout: 60_000 }, () => {
+  it("lives in env-paths' per-user cache directory (the convention of the profiles' config directory)", () => {
+    expect(compileCacheDir()).toBe(join(envPaths('payorch').cache, 'compile-cache'));
+    expect(compileCacheDir({ XDG_CACHE_HOME: '/xdg' }, 'linux')).toBe(join('/xdg', 'payorch-nodejs', 'compile-cache'));
+  });
+
   it('is written to the per-user cache directory and changes nothing in the output', async () => {
     const plain = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: { NODE_DISABLE_COMPILE_CACHE: '1' } });
     expect(plain.code).toBe(0);
@@ -62,15 +79,23 @@ describe('compile cache', { timeout: 60_000 }, () => {
     writeFileSync(blocked, 'x');
     const r1 = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(blocked, { HOME: tempDir() }) });
     expect([r1.code, r1.stderr, r1.stdout]).toEqual([0, '', expected]);
-    // Every cache file overwritten with garbage (truncated / random bytes).
+    // Damaged cache files: bytes flipped past the header and index (V8 itself does not verify code cache data
+    // and would crash on it), cut short, or garbage. Each time: the same answer, twice (the cache is rebuilt).
     const home = tempDir();
-    await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
-    const files = filesUnder(cacheDirOf(home));
-    expect(files.length).toBeGreaterThan(0);
-    files.forEach((f, i) => writeFileSync(f, i % 2 ? Buffer.from('payorch-v8-cache-1\n{"x":[1,2,3,4]}\n') : Buffer.alloc(1000, 7)));
-    for (let i = 0; i < 2; i++) {
-      const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
-      expect([r.code, r.stderr, r.stdout]).toEqual([0, '', expected]);
+    const damages: [string, (b: Buffer) => Buffer][] = [
+      ['flipped', (b) => (ownHook ? flipCachedData(b) : (b.map((x, i) => (i > b.length / 5 && i % 97 === 0 ? x ^ 0x5a : x)) as Buffer))],
+      ['cut short', (b) => b.subarray(0, Math.floor(b.length * 0.6))],
+      ['garbage', (b) => Buffer.alloc(b.length, 7)],
+    ];
+    for (const [, damage] of damages) {
+      await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
+      const files = filesUnder(cacheDirOf(home));
+      expect(files.length).toBeGreaterThan(0);
+      for (const f of files) writeFileSync(f, damage(readFileSync(f)));
+      for (let i = 0; i < 2; i++) {
+        const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
+        expect([r.code, r.stderr, r.stdout]).toEqual([0, '', expected]);
+      }
     }
     // Errors still come out as before (exit code and JSON body).
     const bad = await runCli(['sessions', 'get', sessionId, '--json', '--base-url', s.baseUrl, '--api-key', 'sk_test_wrong'], { env: cacheEnv(home) });
