@@ -140,7 +140,8 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
 
   M.prototype._compile = function (this: ModuleInternals, content: string, filename: string, format?: string) {
     // ES module syntax, a hashbang, or a dynamic import() (which needs Node's own loader callback): Node does it.
-    if ((format !== undefined && format !== 'commonjs') || content.startsWith('#!') || /\bimport\s*\(/.test(content) || process.sourceMapsEnabled) {
+    // (`import()` with nothing inside is not code: it can only be text, as in an error message.)
+    if ((format !== undefined && format !== 'commonjs') || content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content) || process.sourceMapsEnabled) {
       return original.call(this, content, filename, format);
     }
     const source = Buffer.from(content, 'utf8');
