@@ -8,8 +8,9 @@
 //                checksum it was written with (V8 does not verify code cache data in release builds: a
 //                corrupt entry would crash the process, and every run after it). V8 checks version, flags
 //                and source length itself and rejects what does not fit. Entries live in one file per Node
-//                version and architecture, read entry by entry, rewritten at exit only when something was
-//                compiled afresh.
+//                version, architecture and Node options (V8 rejects data made under other flags: runs with
+//                and without, say, NODE_OPTIONS=--max-old-space-size=… would otherwise keep rewriting one
+//                file), read entry by entry, rewritten at exit only when something was compiled afresh.
 //
 // The cache lives in the per-user cache directory (`$XDG_CACHE_HOME/payorch-nodejs/compile-cache`, else
 // `~/.cache/…`; macOS `~/Library/Caches/payorch-nodejs/…`; Windows `%LOCALAPPDATA%\payorch-nodejs\Cache\…`),
@@ -17,7 +18,8 @@
 // compiles as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
 //
 // Start-up cost matters here (this runs before everything else): no env-paths (the first package import
-// costs ~4 ms), no hash (node:zlib's crc32 costs ~2.5 ms to load), no reading of entries that are not used.
+// costs ~4 ms), no node:zlib for its crc32 (~2.5 ms to load; a small checksum in JS instead), no reading of
+// entries that are not used.
 import Module from 'node:module';
 import { closeSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -59,7 +61,9 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
       M.enableCompileCache(dir);
       return;
     }
-    installCommonJsHook(M, join(dir, `cjs-${process.version}-${process.arch}.bin`), env);
+    const options = [...process.execArgv, env.NODE_OPTIONS ?? ''].join(' ').trim();
+    const variant = options ? `-${checksum(Buffer.from(options)).toString(16)}` : '';
+    installCommonJsHook(M, join(dir, `cjs-${process.version}-${process.arch}${variant}.bin`), env);
   } catch {
     // No cache: compile as usual.
   }
