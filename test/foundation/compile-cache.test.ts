@@ -115,12 +115,17 @@ describe('compile cache', { timeout: 60_000 }, () => {
       `  resolved: require.resolve('./lib/other.js'), paths: Array.isArray(require.resolve.paths('x')), self: this === module.exports,\n` +
       `  file: __filename, dir: __dirname, cache: require.cache[__filename] === module, main: require.main === process.mainModule };\n`;
     writeFileSync(join(dir, 'fixture.js'), fixture('aaaa'));
+    // A CommonJS file with a dynamic import() (as oclif's module loader has): left to Node, import() works.
+    writeFileSync(join(dir, 'dynamic.js'), `exports.load = () => import('./esm.mjs');\n`);
+    writeFileSync(join(dir, 'esm.mjs'), `export const x = 'esm';\n`);
     const script = join(dir, 'load.mjs');
     writeFileSync(
       script,
       `import { createRequire } from 'node:module';\n` +
         `(await import(${JSON.stringify(COMPILE_CACHE)})).enableCompileCache();\n` +
-        `process.stdout.write(JSON.stringify(createRequire(import.meta.url)('./fixture.js')));\n`,
+        `const require = createRequire(import.meta.url);\n` +
+        `const { x } = await require('./dynamic.js').load();\n` +
+        `process.stdout.write(JSON.stringify({ ...require('./fixture.js'), x }));\n`,
     );
     const load = (extra: Record<string, string> = {}) => {
       const r = spawnSync(process.execPath, [script], { env: { ...process.env, XDG_CACHE_HOME: home, HOME: home, LOCALAPPDATA: home, NODE_DISABLE_COMPILE_CACHE: '', ...extra }, encoding: 'utf8' });
@@ -129,7 +134,7 @@ describe('compile cache', { timeout: 60_000 }, () => {
       return JSON.parse(r.stdout);
     };
     const reference = load({ NODE_DISABLE_COMPILE_CACHE: '1' });
-    expect(reference).toMatchObject({ v: 'aaaa', other: 42, resolved: join(dir, 'lib', 'other.js'), paths: true, self: true, file: join(dir, 'fixture.js'), dir, cache: true });
+    expect(reference).toMatchObject({ x: 'esm', v: 'aaaa', other: 42, resolved: join(dir, 'lib', 'other.js'), paths: true, self: true, file: join(dir, 'fixture.js'), dir, cache: true });
     expect(load()).toEqual(reference); // compiles, writes the cache
     const cacheFile = ownHook ? filesUnder(cacheDirOf(home)).find((f) => f.endsWith('.bin')) : undefined;
     const written = cacheFile ? statSync(cacheFile).mtimeMs : 0;

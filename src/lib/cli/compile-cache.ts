@@ -143,11 +143,7 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
   const wrapperColumns = M.wrapper[0].length;
 
   M.prototype._compile = function (this: ModuleInternals, content: string, filename: string, format?: string) {
-    // ES module syntax, a hashbang, or a dynamic import() (which needs Node's own loader callback): Node does it.
-    // (`import()` with nothing inside is not code: it can only be text, as in an error message.)
-    if ((format !== undefined && format !== 'commonjs') || content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content) || process.sourceMapsEnabled) {
-      return original.call(this, content, filename, format);
-    }
+    if ((format !== undefined && format !== 'commonjs') || process.sourceMapsEnabled) return original.call(this, content, filename, format);
     const source = Buffer.from(content, 'utf8');
     const e = index[filename];
     let cachedData: Buffer | undefined;
@@ -155,6 +151,10 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
       const bytes = readEntry(e);
       if (bytes && bytes.subarray(e[1]).equals(source) && checksum(bytes.subarray(0, e[1])) === e[3]) cachedData = bytes.subarray(0, e[1]);
     }
+    // A hashbang, or a dynamic import() (which needs Node's own loader callback): Node does it. (Checked only
+    // without an entry: entries are made only for sources without them. `import()` with nothing inside is not
+    // code: it can only be text, as in an error message.)
+    if (!cachedData && (content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content))) return original.call(this, content, filename, format);
     let script: vm.Script;
     try {
       // Module.wrap puts the wrapper on line 1: the negative column offset keeps line-1 columns in stack traces right.
