@@ -4,7 +4,7 @@
 import { Command, Flags } from '@oclif/core';
 import type { Client } from '../client/client.js';
 import { ApiError, ConnectionError, PayorchError, ProtocolError } from '../client/errors.js';
-import { jsonText, detailText, tableText, colorErr, type Column, type Field } from '../output/render.js';
+import { jsonText, detailText, tableText, colorErr, loadColor, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
 import { ask, askInteger, confirm, type AskOptions } from './prompt.js';
@@ -14,6 +14,11 @@ export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
   };
+
+  override async init(): Promise<void> {
+    await loadColor();
+    return super.init();
+  }
 
   /** Set from argv at once, so that even a failing parse knows whether to answer in JSON. */
   protected get jsonMode(): boolean {
@@ -72,6 +77,7 @@ export abstract class BaseCommand extends Command {
       }
       throw err;
     }
+    await loadColor();
     const c = colorErr();
     let exit: number = EXIT.API;
     let body: unknown;

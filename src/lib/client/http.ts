@@ -5,21 +5,28 @@
 // start-up budget for `sessions get --json` (≤ 2.5× `node -e 0` ≈ 150 ms); node:http is already in the
 // binary. Behaviour is the same: keep-alive pooling, per-attempt timeouts, connection errors surfaced as
 // TransportFailure (retried by the client).
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import * as http from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+
+/** The transport for `baseUrl`; node:https (TLS, ~1 ms of CLI start-up) is loaded only for https URLs. */
+export async function httpTransport(baseUrl: string): Promise<HttpTransport> {
+  const secure = new URL(baseUrl.replace(/\/+$/, '')).protocol === 'https:';
+  return new HttpTransport(baseUrl, secure ? await import('node:https') : http);
+}
 
 export class HttpTransport implements Transport {
   readonly description: string;
   private readonly url: URL;
-  private readonly agent: HttpAgent;
-  private readonly secure: boolean;
+  private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
 
-  constructor(baseUrl: string) {
+  /** `lib` is node:http, or node:https for an https base URL. */
+  constructor(baseUrl: string, lib: Pick<typeof http, 'Agent' | 'request'>) {
     this.description = baseUrl;
     this.url = new URL(baseUrl.replace(/\/+$/, ''));
-    this.secure = this.url.protocol === 'https:';
-    this.agent = this.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 64 }) : new HttpAgent({ keepAlive: true, maxSockets: 64 });
+    this.agent = new lib.Agent({ keepAlive: true, maxSockets: 64 });
+    this.request = lib.request;
   }
 
   send(req: TransportRequest): Promise<TransportResponse> {
@@ -33,7 +40,7 @@ export class HttpTransport implements Transport {
         settled = true;
         reject(new TransportFailure(message, timeout, cause));
       };
-      const request = (this.secure ? httpsRequest : httpRequest)(
+      const request = this.request(
         target,
         { method: req.method, headers, agent: this.agent, timeout: req.timeoutMs },
         (res: IncomingMessage) => {

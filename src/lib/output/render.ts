@@ -1,7 +1,7 @@
 // Rendering API objects for people (detail views and tables, colour when stdout is a terminal) and for
 // scripts (`--json`: exactly the API object, secrets masked). Commands describe *what* to show; this
 // file decides *how*.
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 import { maskSecrets } from './mask.js';
 
 export interface Field<T> {
@@ -23,10 +23,29 @@ export function useColor(stream: NodeJS.WriteStream = process.stdout, env = proc
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
+// chalk is loaded only when a stream is coloured (a terminal without NO_COLOR, or FORCE_COLOR): importing it
+// costs ~7–9 ms of CLI start-up, and without colour chalk (level 0) returns its arguments unchanged — which
+// `plain` does too, with chalk's own rule (one argument → '' + it; several → joined with spaces).
+let chalkModule: typeof import('chalk') | undefined;
+
+/** Loads chalk when stdout or stderr will be coloured. BaseCommand runs it before a command runs or reports. */
+export async function loadColor(): Promise<void> {
+  if (!chalkModule && (useColor(process.stdout) || useColor(process.stderr))) chalkModule = await import('chalk');
+}
+
+const plainStyle = (...args: unknown[]): string => (args.length === 1 ? '' + (args[0] as string) : args.join(' '));
+const plain = new Proxy(plainStyle, { get: (_target, prop) => (prop === 'level' ? 0 : plain) }) as unknown as ChalkInstance;
+
+function chalkFor(stream: NodeJS.WriteStream): ChalkInstance {
+  if (!useColor(stream)) return plain;
+  if (!chalkModule) throw new Error('internal: colour output before loadColor()');
+  return new chalkModule.Chalk({ level: 1 });
+}
+
 let chalkOut: ChalkInstance | undefined;
 let chalkErr: ChalkInstance | undefined;
-export const color = () => (chalkOut ??= new Chalk({ level: useColor(process.stdout) ? 1 : 0 }));
-export const colorErr = () => (chalkErr ??= new Chalk({ level: useColor(process.stderr) ? 1 : 0 }));
+export const color = () => (chalkOut ??= chalkFor(process.stdout));
+export const colorErr = () => (chalkErr ??= chalkFor(process.stderr));
 
 const GOOD = new Set(['succeeded', 'active', 'paid', 'verified', 'captured', 'authenticated', 'passed', 'ok', 'true']);
 const BAD = new Set(['failed', 'canceled', 'void', 'uncollectible', 'unpaid', 'rejected', 'closed', 'frozen', 'revoked', 'past_due', 'refunded', 'expired']);

@@ -1,0 +1,243 @@
+// V8 code cache for the CLI's CommonJS dependencies (oclif and what it loads; fastify & co. on the embedded
+// path), so that a run does not compile the same ~100 files again. Enabled by bin/run.js before @oclif/core
+// is imported.
+//
+//   Node ≥ 22.1: Node's own `module.enableCompileCache(dir)` (CommonJS and ES modules, keyed by content).
+//   Node 20/21:  a CommonJS compile hook (below). Each entry holds the exact source it was made from and is
+//                used only when the file's source is byte for byte the same, and when its data matches the
+//                checksum it was written with (V8 does not verify code cache data in release builds: a
+//                corrupt entry would crash the process, and every run after it). V8 checks version, flags
+//                and source length itself and rejects what does not fit. Entries live in one file per Node
+//                version, architecture and Node options (V8 rejects data made under other flags: runs with
+//                and without, say, NODE_OPTIONS=--max-old-space-size=… would otherwise keep rewriting one
+//                file), read entry by entry, rewritten at exit only when something was compiled afresh.
+//
+// The cache lives in the per-user cache directory (`$XDG_CACHE_HOME/payorch-nodejs/compile-cache`, else
+// `~/.cache/…`; macOS `~/Library/Caches/payorch-nodejs/…`; Windows `%LOCALAPPDATA%\payorch-nodejs\Cache\…`),
+// never in the installed package. Any failure (unwritable or corrupt cache) is ignored: the CLI then
+// compiles as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
+//
+// Start-up cost matters here (this runs before everything else): no env-paths (the first package import
+// costs ~4 ms), no node:zlib for its crc32 (~2.5 ms to load; a small checksum in JS instead), no reading of
+// entries that are not used.
+import Module from 'node:module';
+import { closeSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import * as vm from 'node:vm';
+
+interface ModuleInternals {
+  exports: unknown;
+  require(id: string): unknown;
+}
+interface ModuleStatics {
+  prototype: { _compile(this: ModuleInternals, content: string, filename: string, format?: string): unknown };
+  wrap(content: string): string;
+  wrapper: [string, string];
+  _resolveFilename(request: string, parent: ModuleInternals, isMain: boolean, options?: unknown): string;
+  _resolveLookupPaths(request: string, parent: ModuleInternals): string[] | null;
+  _extensions: unknown;
+  _cache: unknown;
+  enableCompileCache?: (dir: string) => unknown;
+}
+
+/** `envPaths('payorch').cache` (env-paths 3, the package the profiles use) + `/compile-cache`. */
+export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  const name = 'payorch-nodejs';
+  let dir: string;
+  if (platform === 'darwin') dir = join(homedir(), 'Library', 'Caches', name);
+  else if (platform === 'win32') dir = join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), name, 'Cache');
+  else dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), name);
+  return join(dir, 'compile-cache');
+}
+
+/** Turns the cache on for this process (no-op when disabled); never throws. */
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    const M = Module as unknown as ModuleStatics;
+    const dir = compileCacheDir(env);
+    if (typeof M.enableCompileCache === 'function') {
+      M.enableCompileCache(dir);
+      return;
+    }
+    const options = [...process.execArgv, env.NODE_OPTIONS ?? ''].join(' ').trim();
+    const variant = options ? `-${checksum(Buffer.from(options)).toString(16)}` : '';
+    installCommonJsHook(M, join(dir, `cjs-${process.version}-${process.arch}${variant}.bin`), env);
+  } catch {
+    // No cache: compile as usual.
+  }
+}
+
+// Node options under which Node's own compile step does more than compile (policies, source maps, the
+// inspector, ES module detection/require, loaders): there the hook stays out of the way.
+const NODE_OPTIONS_LEFT_ALONE = /^--(experimental-policy|policy-integrity|enable-source-maps|inspect|debug|experimental-detect-module|experimental-require-module|experimental-loader|loader|experimental-vm-modules)/;
+
+// File layout: `${MAGIC} ${index bytes}\n`, the index (JSON: { [filename]: [offset, data bytes, source bytes,
+// checksum of the data] }), then the entries (offsets from the end of the index), each: V8's cached data, then
+// the UTF-8 source.
+const MAGIC = 'payorch-v8-cache-3';
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+type Entry = [offset: number, dataBytes: number, sourceBytes: number, checksum: number];
+
+const isEntry = (e: unknown): e is Entry => Array.isArray(e) && e.length === 4 && e.every((n) => Number.isSafeInteger(n) && n >= 0) && e[1] > 0;
+
+/** A 32-bit checksum (multiplicative hashing over 32-bit words) that detects corrupt data. */
+export function checksum(b: Buffer): number {
+  if (b.byteOffset % 4 !== 0) b = Buffer.from(b); // a copy with aligned memory
+  const n = b.length >>> 2;
+  const words = new Int32Array(b.buffer, b.byteOffset, n);
+  let h = 0x2545f491 ^ b.length;
+  for (let i = 0; i < n; i++) {
+    h = Math.imul(h ^ words[i]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  for (let i = n << 2; i < b.length; i++) {
+    h = Math.imul(h ^ b[i]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  return h >>> 0;
+}
+
+function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.ProcessEnv): void {
+  const options = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (options.some((o) => NODE_OPTIONS_LEFT_ALONE.test(o))) return;
+
+  let fd = -1;
+  let index: Record<string, unknown> = {};
+  let base = 0;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(64);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const nl = head.subarray(0, n).indexOf(10);
+    const [magic, size] = head.toString('latin1', 0, Math.max(nl, 0)).split(' ');
+    const indexBytes = Number(size);
+    if (magic === MAGIC && Number.isSafeInteger(indexBytes) && indexBytes > 0 && indexBytes < MAX_FILE_BYTES) {
+      const raw = Buffer.alloc(indexBytes);
+      if (readSync(fd, raw, 0, indexBytes, nl + 1) === indexBytes) {
+        const parsed: unknown = JSON.parse(raw.toString('utf8'));
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+          index = parsed as Record<string, unknown>;
+          base = nl + 1 + indexBytes;
+        }
+      }
+    }
+  } catch {
+    index = {};
+  }
+  /** An entry's bytes (data + source), or undefined when the file does not hold them. */
+  const readEntry = (e: Entry): Buffer | undefined => {
+    if (fd < 0) return undefined;
+    try {
+      const b = Buffer.allocUnsafeSlow(e[1] + e[2]); // its own memory: 4-byte aligned for the checksum
+      return readSync(fd, b, 0, b.length, base + e[0]) === b.length ? b : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const compiled = new Map<string, { source: Buffer; script: vm.Script }>();
+  const original = M.prototype._compile;
+  const wrapperColumns = M.wrapper[0].length;
+
+  M.prototype._compile = function (this: ModuleInternals, content: string, filename: string, format?: string) {
+    if ((format !== undefined && format !== 'commonjs') || process.sourceMapsEnabled) return original.call(this, content, filename, format);
+    const source = Buffer.from(content, 'utf8');
+    const e = index[filename];
+    let cachedData: Buffer | undefined;
+    if (isEntry(e) && e[2] === source.length) {
+      const bytes = readEntry(e);
+      if (bytes && bytes.subarray(e[1]).equals(source) && checksum(bytes.subarray(0, e[1])) === e[3]) cachedData = bytes.subarray(0, e[1]);
+    }
+    // A hashbang, or a dynamic import() (which needs Node's own loader callback): Node does it. (Checked only
+    // without an entry: entries are made only for sources without them. `import()` with nothing inside is not
+    // code: it can only be text, as in an error message.)
+    if (!cachedData && (content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content))) return original.call(this, content, filename, format);
+    let script: vm.Script;
+    try {
+      // Module.wrap puts the wrapper on line 1: the negative column offset keeps line-1 columns in stack traces right.
+      script = new vm.Script(M.wrap(content), { filename, columnOffset: -wrapperColumns, cachedData });
+    } catch {
+      return original.call(this, content, filename, format); // a syntax error is reported by Node, as usual
+    }
+    if (!cachedData || script.cachedDataRejected) compiled.set(filename, { source, script });
+    const fn = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
+    return fn.call(this.exports, this.exports, makeRequire(M, this), this, filename, dirname(filename));
+  };
+
+  process.once('exit', () => {
+    try {
+      if (compiled.size > 0) write(file, index, readEntry, compiled);
+    } catch {
+      // An unwritable cache directory: next time compiles again.
+    }
+    try {
+      if (fd >= 0) closeSync(fd);
+    } catch {
+      // already closed
+    }
+  });
+}
+
+function write(file: string, index: Record<string, unknown>, readEntry: (e: Entry) => Buffer | undefined, compiled: Map<string, { source: Buffer; script: vm.Script }>): void {
+  const parts: Buffer[] = [];
+  const next: Record<string, Entry> = {};
+  let offset = 0;
+  const add = (name: string, data: Buffer, source: Buffer, sum: number) => {
+    const pad = (4 - (offset % 4)) % 4; // data starts 4-byte aligned in the file too
+    if (pad) parts.push(Buffer.alloc(pad));
+    offset += pad;
+    next[name] = [offset, data.length, source.length, sum];
+    parts.push(data, source);
+    offset += data.length + source.length;
+  };
+  // Entries of files this run did not load are kept (other commands load other files), within a size bound.
+  for (const [name, e] of Object.entries(index)) {
+    if (compiled.has(name) || !isEntry(e) || offset > MAX_FILE_BYTES) continue;
+    const bytes = readEntry(e);
+    if (bytes) add(name, bytes.subarray(0, e[1]), bytes.subarray(e[1]), e[3]);
+  }
+  for (const [name, c] of compiled) {
+    const data = c.script.createCachedData();
+    add(name, data, c.source, checksum(data));
+  }
+  const rawIndex = Buffer.from(JSON.stringify(next));
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${MAGIC} ${rawIndex.length}\n`), rawIndex, ...parts]), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing was written
+    }
+    throw err;
+  }
+}
+
+/** Node's `require` for a module (what its loader hands each CommonJS module). */
+function makeRequire(M: ModuleStatics, mod: ModuleInternals) {
+  const require = function require(id: string) {
+    return mod.require(id);
+  } as NodeJS.Require;
+  const check = (request: unknown) => {
+    if (typeof request !== 'string') throw Object.assign(new TypeError(`The "request" argument must be of type string. Received ${typeof request}`), { code: 'ERR_INVALID_ARG_TYPE' });
+  };
+  const resolve = (request: string, options?: { paths?: string[] }) => {
+    check(request);
+    return M._resolveFilename(request, mod, false, options);
+  };
+  resolve.paths = (request: string) => {
+    check(request);
+    return M._resolveLookupPaths(request, mod);
+  };
+  require.resolve = resolve as NodeJS.RequireResolve;
+  Object.defineProperty(require, 'main', { value: process.mainModule, writable: true, enumerable: true, configurable: true });
+  require.extensions = M._extensions as NodeJS.Require['extensions'];
+  require.cache = M._cache as NodeJS.Require['cache'];
+  return require;
+}
