@@ -2,7 +2,7 @@
 // `npm run bench`: measures the figures of issue 6 and prints them as ratios against baselines measured in
 // the same run (never asserted in tests). Writes bench/results.json.
 //
-//   CLI start      median wall time of the real binary ÷ median of `node -e 0`
+//   CLI start      median wall time of the real binary ÷ median of `node -e 0` (runs alternated)
 //   server         req/s and p99 at 50 connections ÷ a bare node:http server parsing the same JSON body
 //   scale          p50 of a list page with 1k vs 1M rows; server RSS after; database bytes per 1k sessions
 //
@@ -32,16 +32,22 @@ const children = [];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (s) => process.stderr.write(s + '\n');
 
-function timeRuns(cmd, args, env = {}) {
-  const times = [];
+/**
+ * Median wall time of each command, the commands run in turn (one of each per round, RUNS rounds after two
+ * warm-up rounds), so that a burst of other work on the machine hits the baseline and the commands alike.
+ */
+function timeAlternated(commands) {
+  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   for (let i = 0; i < RUNS + 2; i++) {
-    const t = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const ms = Number(process.hrtime.bigint() - t) / 1e6;
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-    if (i >= 2) times.push(ms); // two warm-up runs (page cache)
+    for (const [name, { args, env = {} }] of Object.entries(commands)) {
+      const t = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
+      if (i >= 2) times[name].push(ms); // two warm-up rounds (page cache, code cache)
+    }
   }
-  return median(times);
+  return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs)]));
 }
 
 function startChild(script, args = []) {
@@ -89,16 +95,21 @@ try {
   let nodeBase;
   if (want('cli')) {
   log('CLI start…');
-  nodeBase = timeRuns(process.execPath, ['-e', '0']);
-  results.cli.node_e0_ms = nodeBase;
-  results.cli.version_ratio = timeRuns(process.execPath, [BIN, '--version']) / nodeBase;
-  results.cli.get_json_http_ratio =
-    timeRuns(process.execPath, [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey]) / nodeBase;
-
   const home = join(tmp, 'home');
   const emb = spawnSync(process.execPath, [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { env: { ...process.env, PAYORCH_HOME: home }, encoding: 'utf8' });
   const embId = JSON.parse(emb.stdout).id;
-  results.cli.get_json_embedded_ratio = timeRuns(process.execPath, [BIN, 'sessions', 'get', embId, '--json'], { PAYORCH_HOME: home }) / nodeBase;
+  const t = timeAlternated({
+    node: { args: ['-e', '0'] },
+    version: { args: [BIN, '--version'] },
+    http: { args: [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey] },
+    embedded: { args: [BIN, 'sessions', 'get', embId, '--json'], env: { PAYORCH_HOME: home } },
+  });
+  nodeBase = t.node;
+  results.cli.node_e0_ms = nodeBase;
+  results.cli.version_ratio = t.version / nodeBase;
+  results.cli.get_json_http_ratio = t.http / nodeBase;
+  results.cli.get_json_embedded_ratio = t.embedded / nodeBase;
+  results.cli.ms = t;
   }
 
   // --------------------------------------------------------------------------------------------- server
