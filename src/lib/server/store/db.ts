@@ -16,7 +16,7 @@ export interface Store {
   grouped<T>(fn: () => T): Promise<T>;
   /**
    * For a long-running server: checkpoint the WAL from a worker thread instead of inside COMMITs on this
-   * thread. Resolves once the worker runs; `close()` (or the returned stop) ends it.
+   * thread. Resolves once the worker runs; `stopBackgroundCheckpoints()` (or `close()`) ends it.
    */
   checkpointInBackground(options?: { intervalMs?: number; resetBytes?: number }): Promise<void>;
   /** Stops background checkpoints (a last checkpoint first); a no-op when none run. */
@@ -32,8 +32,8 @@ export function openStore(path: string): Store {
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
   db.pragma('foreign_keys = ON');
   migrate(db);
-  const group = new GroupCommit(db);
   const tx = new Transactions(db);
+  const group = new GroupCommit(db, tx);
   let checkpointer: Worker | undefined;
   const stopCheckpointer = async () => {
     const worker = checkpointer;
@@ -131,15 +131,14 @@ class Transactions {
 
   private outer<T>(fn: () => T): T {
     this.begin.run();
-    let result: T;
     try {
-      result = fn();
+      const result = fn();
+      this.commit.run();
+      return result;
     } catch (err) {
       if (this.db.inTransaction) this.rollback.run();
       throw err;
     }
-    this.commit.run();
-    return result;
   }
 }
 
@@ -159,12 +158,13 @@ interface Batch {
  */
 class GroupCommit {
   private batch?: Batch;
-  private readonly tx: Transactions;
   private checkpointWanted?: () => void;
   private readonly checkpoint: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
-    this.tx = new Transactions(db);
+  constructor(
+    private readonly db: Database.Database,
+    private readonly tx: Transactions,
+  ) {
     this.checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   }
 
