@@ -37,15 +37,17 @@ const plainStyle = (...args: unknown[]): string => (args.length === 1 ? '' + (ar
 const plain = new Proxy(plainStyle, { get: (_target, prop) => (prop === 'level' ? 0 : plain) }) as unknown as ChalkInstance;
 
 function chalkFor(stream: NodeJS.WriteStream): ChalkInstance {
-  if (!useColor(stream)) return plain;
-  if (!chalkModule) throw new Error('internal: colour output before loadColor()');
+  // Without chalk loaded (a path that rendered before BaseCommand's loadColor()), plain text rather than a crash.
+  if (!useColor(stream) || !chalkModule) return plain;
   return new chalkModule.Chalk({ level: 1 });
 }
 
 let chalkOut: ChalkInstance | undefined;
 let chalkErr: ChalkInstance | undefined;
-export const color = () => (chalkOut ??= chalkFor(process.stdout));
-export const colorErr = () => (chalkErr ??= chalkFor(process.stderr));
+// Cached once chalk is loaded; until then each use decides again (plain text: cheap).
+const settled = () => Boolean(chalkModule);
+export const color = () => chalkOut ?? (settled() ? (chalkOut = chalkFor(process.stdout)) : chalkFor(process.stdout));
+export const colorErr = () => chalkErr ?? (settled() ? (chalkErr = chalkFor(process.stderr)) : chalkFor(process.stderr));
 
 const GOOD = new Set(['succeeded', 'active', 'paid', 'verified', 'captured', 'authenticated', 'passed', 'ok', 'true']);
 const BAD = new Set(['failed', 'canceled', 'void', 'uncollectible', 'unpaid', 'rejected', 'closed', 'frozen', 'revoked', 'past_due', 'refunded', 'expired']);
