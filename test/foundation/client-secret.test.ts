@@ -42,3 +42,57 @@ describe('client secrets', () => {
     expect((await config(created.id, created.client_secret)).status).toBe(401); // the derived one is not this session's secret
   });
 });
+
+describe('saved for idempotent replays', () => {
+  const savedRow = (key: string) =>
+    s.server.services.store.db.prepare('SELECT status, body FROM idempotency_keys WHERE key = ?').get(key) as { status: number; body: string | Buffer };
+  const withKey = (method: 'POST' | 'PATCH', path: string, key: string, body: unknown) => s.request(method, path, { body, headers: { 'idempotency-key': key } });
+
+  it('a session response is saved without its client secret, in clear, and replayed byte for byte with it', async () => {
+    const key = `cs-replay-${Date.now()}`;
+    const first = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
+    expect(first.status).toBe(201);
+    const row = savedRow(key);
+    expect(typeof row.body).toBe('string'); // JSON text, not sealed bytes
+    expect(row.body).not.toContain(first.body.client_secret.slice(3));
+    const { client_secret: _secret, ...rest } = first.body;
+    expect(JSON.parse(row.body as string)).toEqual(rest);
+
+    const again = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+
+    // update and cancel answer a session too
+    for (const [method, path, body] of [
+      ['PATCH', `/sessions/${first.body.id}`, { amount: 1300 }],
+      ['POST', `/sessions/${first.body.id}/cancel`, {}],
+    ] as const) {
+      const k = `${key}-${method}`;
+      const done = await withKey(method, path, k, body);
+      expect(done.status).toBe(200);
+      expect(savedRow(k).body).not.toContain(first.body.client_secret.slice(3));
+      const replay = await withKey(method, path, k, body);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(done.text);
+    }
+  });
+
+  it('responses saved sealed by earlier versions, and sessions whose secret is sealed, replay their own secret', async () => {
+    const key = `cs-old-${Date.now()}`;
+    const first = await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' });
+    const { store, sealer } = s.server.services;
+    // as an earlier version saved it: the whole response, sealed
+    store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(sealer.sealBytes(first.text), key);
+    expect((await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' })).text).toBe(first.text);
+
+    // a session from before derived secrets, replayed from a response saved without the secret
+    const old = `cs_${'Seal'.repeat(12)}`;
+    const doc = JSON.parse(storedRow(first.body.id).data);
+    store.db
+      .prepare('UPDATE payment_sessions SET secret_hash = ?, data = ? WHERE id = ?')
+      .run(sha256(old), JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }), first.body.id);
+    const { client_secret: _secret, ...rest } = first.body;
+    store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(rest), key);
+    expect((await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' })).body.client_secret).toBe(old);
+  });
+});

@@ -280,10 +280,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       baseUrl: opts.publicUrl(),
       services,
     };
-    const invoke = (): { status: number; body: string } => {
+    /** The handler's answer; `response`: its success object (to save without its secret, RouteSpec.saved). */
+    const invoke = (): { status: number; body: string; response?: unknown } => {
       const r = spec.handler(ctx);
       if (r instanceof Outcome) return { status: r.error.status, body: JSON.stringify(r.error.body(request.id)) };
-      return { status: spec.status ?? 200, body: JSON.stringify(r) };
+      return { status: spec.status ?? 200, body: JSON.stringify(r), response: r };
     };
 
     const rawKey = request.headers['idempotency-key'];
@@ -298,9 +299,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       try {
         out = await store.grouped(() => {
           const earlier = idempotency.lookup(accountId, key, fp);
-          if (earlier) return earlier;
+          if (earlier) {
+            if (!spec.saved || earlier.status >= 400) return earlier;
+            return { ...earlier, body: JSON.stringify(spec.saved.restore(JSON.parse(earlier.body), { accountId, services })) };
+          }
           const result = invoke();
-          idempotency.save(accountId, key, fp, result.status, result.body);
+          if (spec.saved && result.response !== undefined) {
+            idempotency.save(accountId, key, fp, result.status, JSON.stringify(spec.saved.strip(result.response)), false);
+          } else {
+            idempotency.save(accountId, key, fp, result.status, result.body);
+          }
           return result;
         });
       } catch (err) {

@@ -51,6 +51,12 @@ export class Sessions implements DueWork {
     return clientSecretFrom(this.sealer.derive('client_secret', id), () => this.sealer.derive('client_secret', `${id}#${++round}`));
   }
 
+  /** A session's client secret (for an idempotent replay of a response saved without it). */
+  clientSecret(accountId: string, id: string): string {
+    const stored = this.collection.get(accountId, id);
+    return stored?.client_secret_sealed ? this.sealer.open(stored.client_secret_sealed) : this.secretFor(id);
+  }
+
   private toApi(stored: StoredSession): PaymentSession {
     const { client_secret_sealed, client_secret_hash: _hash, expires_ms: _expires, ...rest } = stored;
     return { ...rest, client_secret: client_secret_sealed ? this.sealer.open(client_secret_sealed) : this.secretFor(stored.id) };

@@ -122,8 +122,9 @@ export class IdempotencyStore {
     return { status: row.status!, body, replayed: true };
   }
 
-  save(accountId: string, key: string, fp: string, status: number, body: string): void {
-    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer ? this.sealer.sealBytes(body) : body, this.now());
+  /** `sealed: false` for a body that holds no secret (RouteSpec.saved): kept as JSON text. */
+  save(accountId: string, key: string, fp: string, status: number, body: string, sealed = true): void {
+    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer && sealed ? this.sealer.sealBytes(body) : body, this.now());
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */

@@ -7,9 +7,18 @@ import {
   SessionList,
   UpdateSessionBody,
 } from '../../contract/sessions.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, type SavedWithoutSecret } from '../http/route.js';
 
 const tag = 'Payment sessions';
+
+/** A session's only secret is its client secret, which the session id gives back (Sessions.clientSecret). */
+const withoutClientSecret: SavedWithoutSecret = {
+  strip: (response) => ({ ...(response as PaymentSession), client_secret: undefined }),
+  restore: (saved, { accountId, services }) => {
+    const session = saved as PaymentSession;
+    return { ...session, client_secret: services.sessions.clientSecret(accountId, session.id) };
+  },
+};
 
 export const sessionRoutes = [
   defineRoute({
@@ -22,6 +31,7 @@ export const sessionRoutes = [
     body: CreateSessionBody,
     response: PaymentSession,
     status: 201,
+    saved: withoutClientSecret,
     handler: ({ accountId, body, now, baseUrl, services }) => services.sessions.create(accountId, body, now, baseUrl),
   }),
   defineRoute({
@@ -57,6 +67,7 @@ export const sessionRoutes = [
     params: SessionIdParams,
     body: UpdateSessionBody,
     response: PaymentSession,
+    saved: withoutClientSecret,
     errors: [404, 409],
     handler: ({ accountId, params, body, now, services }) => services.sessions.update(accountId, params.session_id, body, now),
   }),
@@ -70,6 +81,7 @@ export const sessionRoutes = [
     params: SessionIdParams,
     body: CancelSessionBody,
     response: PaymentSession,
+    saved: withoutClientSecret,
     errors: [404, 409],
     handler: ({ accountId, params, body, now, services }) => services.sessions.cancel(accountId, params.session_id, body, now),
   }),
