@@ -41,6 +41,7 @@ export class Accounts {
    */
   private readonly active = new Map<string, { id: string; account_id: string }>();
   private activeVersion = -1;
+  private versionChecked = false;
 
   constructor(private readonly store: Store) {
     this.byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');
@@ -97,10 +98,16 @@ export class Accounts {
     if (token.startsWith('sk_live_')) {
       throw errors.authentication('livemode_unavailable', 'Live keys (sk_live_...) are not accepted by the local test-mode server. Use an sk_test_ key.');
     }
-    const version = this.dataVersion.get() as number;
-    if (version !== this.activeVersion) {
-      this.active.clear();
-      this.activeVersion = version;
+    if (!this.versionChecked) {
+      // Once per event-loop turn: outside a transaction the PRAGMA opens a read transaction of its own (a
+      // shared-memory lock and unlock, measured ~8 µs), and the requests of one turn arrived together anyway.
+      this.versionChecked = true;
+      setImmediate(() => (this.versionChecked = false));
+      const version = this.dataVersion.get() as number;
+      if (version !== this.activeVersion) {
+        this.active.clear();
+        this.activeVersion = version;
+      }
     }
     const known = this.active.get(token);
     if (known) return { accountId: known.account_id, keyId: known.id };
