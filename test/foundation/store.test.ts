@@ -1,6 +1,6 @@
 // The store's own machinery, below the HTTP pipeline: migrations of existing data, background checkpoints,
 // group commit, the random pool, and the idempotency fingerprint's canonical form.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
@@ -208,6 +208,37 @@ describe('group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
     expect(store.db.inTransaction).toBe(false);
+  });
+
+  it('keeps the savepoints\' sub-journal in memory: a request that changes many pages opens no temporary file', async () => {
+    // SQLite names its temporary files etilqs_*: unlinked at once, open while in use. A file-backed sub-journal
+    // spills to one past 64 KiB (the pages a request's savepoint changed), and every later write goes there.
+    const tempFiles = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.includes('etilqs_'));
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    store.tx(() => {
+      const insert = store.db.prepare('INSERT INTO t (v) VALUES (?)');
+      for (let i = 0; i < 100; i++) insert.run('a'.repeat(3000)); // a page each
+    });
+    let during: string[] = [];
+    await Promise.all([
+      store.grouped(() => store.db.prepare('INSERT INTO t (v) VALUES (?)').run('first request of the batch')),
+      store.grouped(() => {
+        store.db.prepare("UPDATE t SET v = replace(v, 'a', 'b')").run(); // ~100 pages in this savepoint
+        during = tempFiles();
+      }),
+    ]);
+    expect(during).toEqual([]);
+    expect(store.db.prepare("SELECT count(*) FROM t WHERE v LIKE 'b%'").pluck().get()).toBe(100);
   });
 
   it('tx() nests as savepoints and rolls back only the inner failure', () => {
