@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { countTriggers, documentTable, openStore, type Store } from '../../dist/lib/server/store/db.js';
 import { Collection } from '../../dist/lib/server/store/collection.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
-import { Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
+import { createHmac } from 'node:crypto';
+import { KeyedHmac, Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const stores: Store[] = [];
@@ -262,6 +263,30 @@ describe('group commit', () => {
       }),
     ).toThrow('outer');
     expect(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
+  });
+});
+
+describe('KeyedHmac (the fingerprint and derived secrets)', () => {
+  it('gives exactly createHmac\'s bytes, for any key up to a block and any text, short or long', () => {
+    const long = 'x'.repeat(70_000) + 'é'; // beyond the buffer KeyedHmac keeps
+    fc.assert(
+      fc.property(fc.constantFrom('sha256' as const, 'sha512' as const), fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 2000 }), fc.constant(long)), { maxLength: 4 }), (alg, key, texts) => {
+        const hmac = new KeyedHmac(alg, Buffer.from(key));
+        for (const text of texts) expect(hmac.digest(text).toString('hex')).toBe(createHmac(alg, Buffer.from(key)).update(text).digest('hex'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves Sealer.mac and Sealer.derive as they were (saved fingerprints and derived client secrets still match)', () => {
+    const key = Buffer.alloc(32, 7);
+    const sealer = new Sealer(key);
+    const macKey = createHmac('sha256', key).update('payorch mac v1').digest();
+    const deriveKey = createHmac('sha256', key).update('payorch derive v1 client_secret').digest();
+    for (const text of ['', 'POST /functions/v1/create-session\n{"amount":1999}', 'é€😀'.repeat(300)]) {
+      expect(sealer.mac(text)).toBe(createHmac('sha256', macKey).update(text).digest('hex'));
+      expect(sealer.derive('client_secret', text).equals(createHmac('sha512', deriveKey).update(text).digest())).toBe(true);
+    }
   });
 });
 
