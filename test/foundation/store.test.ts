@@ -9,7 +9,8 @@ import { countTriggers, documentTable, openStore, type Store } from '../../dist/
 import { Collection } from '../../dist/lib/server/store/collection.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { createHmac } from 'node:crypto';
-import { KeyedHmac, Sealer, secureRandomBytes } from '../../dist/lib/server/crypto.js';
+import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
+import { newUuid } from '../../dist/lib/server/ids.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const stores: Store[] = [];
@@ -300,6 +301,20 @@ describe('secureRandomBytes', () => {
     }
     expect(seen.size).toBe(5000);
     expect(secureRandomBytes(4096).length).toBe(4096); // larger than the pool hands out: straight from the OS
+  });
+
+  it('gives uniform-looking 32-bit integers from the same pool, and UUIDv7s built on them are valid, unique and ordered', () => {
+    const values = Array.from({ length: 20_000 }, () => secureRandomUint32()); // 80 KB: several refills
+    expect(values.every((v) => Number.isInteger(v) && v >= 0 && v < 2 ** 32)).toBe(true);
+    expect(new Set(values).size).toBeGreaterThan(19_990);
+    const highBit = values.filter((v) => v >= 2 ** 31).length; // a byte order or pool mistake skews this
+    expect(highBit).toBeGreaterThan(9_500);
+    expect(highBit).toBeLessThan(10_500);
+
+    const ids = Array.from({ length: 5000 }, () => newUuid());
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids); // time-ordered, also within one millisecond
   });
 });
 

@@ -23,6 +23,18 @@ export function secureRandomBytes(n: number): Buffer {
   return out;
 }
 
+/** A random 32-bit unsigned integer from the same pool (each byte handed out once). */
+export function secureRandomUint32(): number {
+  if (poolOffset + 4 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const value = pool.readUInt32BE(poolOffset);
+  pool.fill(0, poolOffset, poolOffset + 4);
+  poolOffset += 4;
+  return value;
+}
+
 /**
  * HMAC (RFC 2104) under one fixed key, as two one-shot hashes (`crypto.hash`) over buffers that hold the padded
  * key: the same bytes as `createHmac(algorithm, key)` without a Hmac object per call. Measured in-process: a
