@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { sha256 } from '../../dist/lib/server/crypto.js';
+import { allRoutes } from '../../dist/lib/server/routes/index.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -75,6 +76,17 @@ describe('saved for idempotent replays', () => {
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.text).toBe(done.text);
     }
+  });
+
+  it('strip removes the secret whatever the order of the members (the fast path cuts the last one off the text)', () => {
+    const { saved } = allRoutes.find((r) => r.operationId === 'createSession')!;
+    const session = { id: 'x', amount: 5, client_secret: 'cs_secret"\\value' };
+    const secretLast = JSON.stringify(session);
+    expect(JSON.parse(saved!.strip(session, secretLast))).toEqual({ id: 'x', amount: 5 });
+    const secretFirst = JSON.stringify({ client_secret: session.client_secret, id: 'x', amount: 5 });
+    const stripped = saved!.strip(session, secretFirst);
+    expect(stripped).not.toContain('cs_secret');
+    expect(JSON.parse(stripped)).toEqual({ id: 'x', amount: 5 });
   });
 
   it('responses saved sealed by earlier versions, and sessions whose secret is sealed, replay their own secret', async () => {

@@ -305,7 +305,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
           }
           const result = invoke();
           if (spec.saved && result.response !== undefined) {
-            idempotency.save(accountId, key, fp, result.status, JSON.stringify(spec.saved.strip(result.response)), false);
+            idempotency.save(accountId, key, fp, result.status, spec.saved.strip(result.response, result.body), false);
           } else {
             idempotency.save(accountId, key, fp, result.status, result.body);
           }

@@ -13,7 +13,13 @@ const tag = 'Payment sessions';
 
 /** A session's only secret is its client secret, which the session id gives back (Sessions.clientSecret). */
 const withoutClientSecret: SavedWithoutSecret = {
-  strip: (response) => ({ ...(response as PaymentSession), client_secret: undefined }),
+  strip: (response, json) => {
+    // The secret is the object's last member (Sessions.toApi): cut it off the text sent rather than serialise
+    // a copy (measured ~1% of a create-session); any other shape is serialised without it.
+    const session = response as PaymentSession;
+    const last = `,"client_secret":${JSON.stringify(session.client_secret)}}`;
+    return json.endsWith(last) ? `${json.slice(0, -last.length)}}` : JSON.stringify({ ...session, client_secret: undefined });
+  },
   restore: (saved, { accountId, services }) => {
     const session = saved as PaymentSession;
     return { ...session, client_secret: services.sessions.clientSecret(accountId, session.id) };
