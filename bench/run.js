@@ -12,6 +12,7 @@
 // default all — a partial run prints and writes only its own figures).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,13 +74,21 @@ function load(url, method, body, headers, concurrency = 50, ms = SECONDS * 1000,
   return JSON.parse(r.stdout);
 }
 
+/**
+ * One API call for set-up. A keep-alive connection left idle past the server's keepAliveTimeout (72 s; a long
+ * BENCH_ROUNDS run leaves them so) can be closed just as it is reused ("other side closed"): retried, under
+ * an Idempotency-Key so that a write the server did take is not made twice.
+ */
 async function api(base, key, method, path, body) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, text: await res.text() };
+  const headers = { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}), ...(method !== 'GET' ? { 'idempotency-key': randomUUID() } : {}) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+      return { status: res.status, text: await res.text() };
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
 
 function rssMb(pid) {

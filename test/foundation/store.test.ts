@@ -161,6 +161,38 @@ describe('saved idempotent responses', () => {
   });
 });
 
+describe('expired idempotency records', () => {
+  it('are purged from the oldest row on, without an index on created_ms; a reused key becomes a new row', () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'idempotency_keys_created'").get()).toBeUndefined(); // migration 901
+    const DAY = 24 * 3600 * 1000;
+    let now = 1_000_000;
+    const idem = new IdempotencyStore(store, 'owner', () => now);
+    const keys = () => store.db.prepare('SELECT key FROM idempotency_keys ORDER BY seq').pluck().all();
+    for (let i = 0; i < 2500; i++) {
+      now += 10;
+      store.tx(() => idem.save('acct_1', `k${i}`, 'fp', 201, '{}')); // more than one purge step (1000 rows)
+    }
+    now += 10;
+    store.tx(() => idem.save('acct_1', 'young', 'fp', 201, '{}'));
+
+    now = 1_000_000 + 10 * 2000 + DAY; // k0…k1998 are 24 h old or more
+    expect(idem.purgeExpired()).toBe(1999);
+    expect(keys().slice(0, 3)).toEqual(['k1999', 'k2000', 'k2001']);
+
+    // An expired key used again: the old row goes and the new record is the newest row, so it does not hold back
+    // the purge of the rows after its first use.
+    now += 10_000;
+    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toBeUndefined(); // expired: free again
+    store.tx(() => idem.save('acct_1', 'k1999', 'other request', 201, '{"again":true}'));
+    expect(keys().at(-1)).toBe('k1999');
+    now = 1_000_000 + 10 * 2501 + 1 + DAY;
+    expect(idem.purgeExpired()).toBe(501); // k2000…k2499 and 'young'
+    expect(keys()).toEqual(['k1999']);
+    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toEqual({ status: 201, body: '{"again":true}', replayed: true });
+  });
+});
+
 describe('background checkpoints', () => {
   it('under constant writes the WAL file stays bounded, and everything is in the database file after stopping', async () => {
     const path = join(tempDir(), 'payorch.db');
