@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { FastifyValidationResult } from "fastify/types/schema.js";
 import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
+import type { AccessLog } from './log.js';
 import { API_PREFIX } from '../contract/common.js';
 import type { Services } from './services.js';
 import { errors, ServiceError } from './errors.js';
@@ -22,8 +23,8 @@ export const BODY_LIMIT = 1024 * 1024;
 export interface AppOptions {
   services: Services;
   logger?: Logger;
-  /** Where the one line per request goes (log.ts: unredacted fixed fields); `logger` when absent. */
-  accessLog?: Logger;
+  /** Where the one line per request goes (log.ts: unredacted fixed fields); none when absent. */
+  accessLog?: AccessLog;
   /** The API's public base URL (…/functions/v1), used for links such as a session's fallback_url. */
   publicUrl: () => string;
   version: string;
@@ -81,7 +82,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services } = opts;
   const { limiter, idempotency, store } = services;
   const log = opts.logger;
-  const accessLog = opts.accessLog ?? log;
+  const accessLog = opts.accessLog;
   const app = Fastify({
     logger: false, // one line per request is written below, straight to pino
     genReqId: () => newRequestId(),
@@ -244,7 +245,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     finish(request);
     const state = request.payorch;
     const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
-    accessLog?.info({ req: request.id, method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms, account: state?.accountId || undefined }, 'request');
+    accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status: reply.statusCode, ms, account: state?.accountId || undefined });
     done();
   });
 

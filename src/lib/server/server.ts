@@ -85,8 +85,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       } catch (err) {
         log.logger.error({ err }, 'scheduled work failed');
       }
-      // The log buffers 4 KiB before writing; write what is pending once a second so that
-      // `payorch server logs [--follow]` shows a running server's requests (asynchronously, off the hot path).
+      // The log buffers 16 KiB (and the access lines 64 lines) before writing; write what is pending once a
+      // second so that `payorch server logs [--follow]` shows a running server's requests (asynchronously, off
+      // the hot path).
+      log.access.flush();
       log.logger.flush();
     }, 1000);
     const purge = setInterval(() => services.idempotency.purgeExpired(), 10 * 60_000);
@@ -155,6 +157,7 @@ export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<
  * closed within milliseconds of starting lost its whole log.
  */
 async function drainLog(log: FileLogger): Promise<void> {
+  log.access.flush();
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 2000);
     log.logger.flush(() => {
