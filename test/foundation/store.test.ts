@@ -11,6 +11,7 @@ import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idem
 import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
 import { newUuid } from '../../dist/lib/server/ids.js';
+import { AccountClock } from '../../dist/lib/server/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const stores: Store[] = [];
@@ -244,6 +245,63 @@ describe('group commit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
     expect(store.db.inTransaction).toBe(false);
+  });
+
+  it('a failure undoes the batch and runs the earlier requests again: each takes effect once, with its new result', async () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec('CREATE TABLE t (v INTEGER UNIQUE)');
+    const insert = store.db.prepare('INSERT INTO t (v) VALUES (?)');
+    const count = () => store.db.prepare('SELECT COUNT(*) FROM t').pluck().get() as number;
+    let firstRuns = 0;
+    let flakyRuns = 0;
+    const results = await Promise.allSettled([
+      store.grouped(() => {
+        firstRuns++;
+        insert.run(1);
+        return count();
+      }),
+      store.grouped(() => {
+        if (++flakyRuns > 1) throw new Error('fails when run again'); // its own savepoint undoes it alone
+        insert.run(5);
+      }),
+      store.grouped(() => {
+        insert.run(2);
+        insert.run(1); // UNIQUE: fails after a write of its own
+      }),
+      store.grouped(() => {
+        insert.run(3);
+        return count();
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(firstRuns).toBe(2);
+    expect((results[1] as PromiseRejectedResult).reason.message).toBe('fails when run again');
+    expect((results[0] as PromiseFulfilledResult<number>).value).toBe(1);
+    expect((results[3] as PromiseFulfilledResult<number>).value).toBe(2);
+    expect(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
+  });
+
+  it('a clock advance undone with its batch is not kept in memory, and is applied once when run again', async () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    const clock = new AccountClock(store, () => 1_000_000);
+    store.db.prepare("INSERT INTO accounts (id, created_ms) VALUES ('acct_c', 0)").run();
+    const results = await Promise.allSettled([
+      store.grouped(() => clock.advance('acct_c', 5000)),
+      store.grouped(() => {
+        throw new Error('a failing neighbour');
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(clock.now('acct_c')).toBe(1_005_000);
+    expect(store.db.prepare("SELECT clock_offset_ms FROM accounts WHERE id = 'acct_c'").pluck().get()).toBe(5000);
+    // a rolled-back advance alone
+    expect(() =>
+      store.tx(() => {
+        clock.advance('acct_c', 7000);
+        throw new Error('undone');
+      }),
+    ).toThrow('undone');
+    expect(clock.now('acct_c')).toBe(1_005_000);
   });
 
   it('keeps the savepoints\' sub-journal in memory: a request that changes many pages opens no temporary file', async () => {
