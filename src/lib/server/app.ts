@@ -84,7 +84,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const log = opts.logger;
   const accessLog = opts.accessLog;
   const app = Fastify({
-    logger: false, // one line per request is written below, straight to pino
+    logger: false, // one line per request is written below (log.ts, AccessLog)
     genReqId: () => newRequestId(),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,

@@ -35,14 +35,14 @@ export function secureRandomUint32(): number {
   return value;
 }
 
+/** The longest text KeyedHmac keeps a buffer for. */
+const MAX_KEPT = 64 * 1024;
+
 /**
  * HMAC (RFC 2104) under one fixed key, as two one-shot hashes (`crypto.hash`) over buffers that hold the padded
  * key: the same bytes as `createHmac(algorithm, key)` without a Hmac object per call. Measured in-process: a
  * create-session (one fingerprint, one derived client secret) ~4% faster than with createHmac.
  */
-/** The longest text KeyedHmac keeps a buffer for. */
-const MAX_KEPT = 64 * 1024;
-
 export class KeyedHmac {
   private inner: Buffer;
   private readonly outer: Buffer;

@@ -64,7 +64,7 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
 export interface SavedWithoutSecret {
   /** The response as saved, JSON text with no secret left in it (`json`: the response as sent). */
   strip(response: unknown, json: string): string;
-  /** The response to replay, from the saved one (inside a read transaction). */
+  /** The response to replay, from the saved one (inside the replaying request's transaction). */
   restore(saved: unknown, ctx: { accountId: string; services: Services }): unknown;
 }
 

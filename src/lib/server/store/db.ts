@@ -11,7 +11,8 @@ export interface Store {
   /**
    * Group commit: runs `fn` at once in its own savepoint of the shared batch transaction, and resolves only
    * after that batch has committed. Requests that arrive in the same event-loop turn share one COMMIT.
-   * A throw from `fn` rolls back only its savepoint and rejects at once (nothing of it was written).
+   * A throw from `fn` undoes only its own writes and rejects at once (nothing of it was written; see
+   * GroupCommit.run for how).
    */
   grouped<T>(fn: () => T): Promise<T>;
   /**
@@ -38,10 +39,10 @@ export function openStore(path: string): Store {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
   db.pragma('foreign_keys = ON');
-  // Each request of a group commit runs in a savepoint, and SQLite keeps the pages a savepoint changes in a
-  // sub-journal so it can roll back to it. Past 64 KiB a file-backed sub-journal spills to a temporary file
-  // and stops being truncated when savepoints are released: measured, its writes were ~15% of a
-  // create-session's server time. In memory it is emptied at every release.
+  // Savepoints (nested tx(), a group commit's requests after a failure in their batch) and statements that fire
+  // triggers keep the pages they change in a sub-journal, so that they can be rolled back alone. Past 64 KiB a
+  // file-backed sub-journal spills to a temporary file and stops being truncated: measured, when every request
+  // had a savepoint, its writes were ~15% of a create-session's server time. In memory it is emptied as it goes.
   db.pragma('temp_store = MEMORY');
   migrate(db);
   const tx = new Transactions(db);
