@@ -1,6 +1,7 @@
 // A real test-mode server on loopback (port 0), from the built package — the same code the binary runs.
 import { startServer, type RunningServer, type ServerOptions } from '../../dist/index.js';
 import { tempDir } from './tmp.js';
+import { responseViolation } from './responses.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -39,6 +40,8 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     } catch {
       parsed = undefined;
     }
+    const violation = responseViolation(method, path, res.status, text);
+    if (violation) throw new Error(violation);
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
   return { server, baseUrl: server.baseUrl, apiKey: server.apiKey, dataDir: server.dataDir, request, close: () => server.close() };

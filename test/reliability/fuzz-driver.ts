@@ -8,6 +8,7 @@ import { API_PREFIX } from '../../dist/lib/contract/common.js';
 import type { TestServer } from '../helpers/server.js';
 import { invalid, oddUnicode, valid, type Hint, type Schema } from './arbitrary.js';
 import { violations } from './contract.js';
+import { responseViolation } from '../helpers/responses.js';
 
 export interface Route {
   method: string;
@@ -331,6 +332,8 @@ export async function runCase(baseUrl: string, req: Req, pools: Pools, names: st
   row[`${req.kind}:${res.status}`] = (row[`${req.kind}:${res.status}`] ?? 0) + 1;
   stats.set(key, row);
   const out = violations(res);
+  const schema = responseViolation(req.method, req.path, res.status, res.text);
+  if (schema) out.push(schema);
   // A path that is not valid UTF-8 once decoded is refused before auth and routing (400 invalid_url).
   const badUrl = /%E[0-9A-F]%[AB][0-9A-F]%[89AB][0-9A-F]/i.test(req.path) && res.status === 400 && /"invalid_url"/.test(res.text);
   if (req.expect && !req.expect.includes(res.status) && !badUrl) out.push(`expected ${req.expect.join('|')}, got ${res.status} ${res.text.slice(0, 300)}`);

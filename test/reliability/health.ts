@@ -3,6 +3,7 @@
 // debits = credits, every journal entry balanced with ≥ 2 lines). Over HTTP only, so it also works against a server
 // in another process.
 import { expect } from 'vitest';
+import { responseViolation } from '../helpers/responses.js';
 import type { TestServer } from '../helpers/server.js';
 
 export type Requester = (method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string> }) => Promise<{ status: number; body: any; text: string }>;
@@ -19,6 +20,8 @@ export function requester(baseUrl: string, apiKey: string): Requester {
     } catch {
       body = undefined;
     }
+    const violation = responseViolation(method, path, res.status, text);
+    if (violation) throw new Error(violation);
     return { status: res.status, body, text };
   };
 }

@@ -27,20 +27,26 @@ export default class ClockAdvance extends ApiCommand {
       to = new Date(ms).toISOString();
     }
     const client = await this.client(flags);
-    // The server moves the clock at most MAX_CLOCK_ADVANCE_SECONDS per call; longer spans go in steps, the
-    // last one exact. Each step runs what came due in it; the runs are reported together.
-    let left = args.duration !== undefined ? parseDuration(args.duration) : Math.ceil((Date.parse(to!) / 1000) - (await client.testClock.retrieve()).now);
+    // Every step names its target time (`to`), so that a retried step never moves the clock twice. The server
+    // moves it at most MAX_CLOCK_ADVANCE_SECONDS per call; on a terminal the steps are a month at most, with
+    // progress shown, since a year of renewals can take a while.
+    const start = (await client.testClock.retrieve()).now;
+    const target = to !== undefined ? Math.ceil(Date.parse(to) / 1000) : start + parseDuration(args.duration!);
+    const progress = !flags.json && Boolean(process.stderr.isTTY);
+    const stepSeconds = progress ? Math.min(MAX_CLOCK_ADVANCE_SECONDS, 31 * 86400) : MAX_CLOCK_ADVANCE_SECONDS;
+    const steps = Math.max(1, Math.ceil((target - start) / stepSeconds));
     const ran: ClockState['ran'] = [];
     let state: ClockState | undefined;
-    for (let step = 0; state === undefined || left > 0; step++) {
-      const last = left <= MAX_CLOCK_ADVANCE_SECONDS;
-      const body = last && to !== undefined ? { to } : { seconds: Math.max(0, Math.min(left, MAX_CLOCK_ADVANCE_SECONDS)) };
+    for (let step = 0; step < steps; step++) {
+      const last = step === steps - 1;
+      const body = last && to !== undefined ? { to } : { to: Math.min(target, start + (step + 1) * stepSeconds) };
       const key = flags['idempotency-key'] && (step === 0 ? flags['idempotency-key'] : `${flags['idempotency-key']}.${step}`);
+      if (progress && steps > 1) process.stderr.write(`\rAdvancing the clock: step ${step + 1} of ${steps}…`);
       state = await client.testClock.advance(body, { idempotencyKey: key });
       ran.push(...state.ran);
-      left -= body.seconds ?? left;
     }
-    state = { ...state, ran };
+    if (progress && steps > 1) process.stderr.write('\r\x1b[K');
+    state = { ...state!, ran };
     await this.print(state, async () => {
       const head = `Clock now ${formatTime(state.now_iso)}.`;
       if (!state.ran.length) return `${head}\nNothing came due.`;

@@ -9,6 +9,7 @@ import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
+import { runSteps, runStepsNow } from './domain/due.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
 
@@ -26,6 +27,8 @@ export interface ServerOptions {
   routing?: RoutingRule[];
   /** Processors marked down at start (`--psp-down ID`). */
   pspDown?: string[];
+  /** How often due work is caught up (ms, default 1000); 0: only by `catchUp()` and clock advances (tests). */
+  dueWorkIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -42,6 +45,8 @@ export interface RunningServer {
   pid: number;
   app: FastifyInstance;
   services: Services;
+  /** Runs what is due on every account's clock now, as the periodic catch-up does; resolves with the count. */
+  catchUp(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -79,12 +84,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await opened.store.checkpointInBackground();
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
 
+    // Due work (domain/due.ts): every second, what came due on every account's clock, in steps that let
+    // other requests run between them; one catch-up at a time.
+    let catchingUp: Promise<unknown> | undefined;
+    let stopping = false;
+    const dueEvery = options.dueWorkIntervalMs ?? 1000;
+    const due = dueEvery > 0 ? setInterval(() => {
+      catchingUp ??= runSteps(services.store, services.scheduler.catchUp(), () => stopping)
+        .catch((err) => log.logger.error({ err }, 'scheduled work failed'))
+        .finally(() => (catchingUp = undefined));
+    }, dueEvery) : undefined;
+    due?.unref();
     const tick = setInterval(() => {
-      try {
-        services.scheduler.tick();
-      } catch (err) {
-        log.logger.error({ err }, 'scheduled work failed');
-      }
       // The log buffers 16 KiB (and the access lines 64 lines) before writing; write what is pending once a
       // second so that `payorch server logs [--follow]` shows a running server's requests (asynchronously, off
       // the hot path).
@@ -107,10 +118,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       pid: process.pid,
       app,
       services,
+      catchUp: () => runSteps(services.store, services.scheduler.catchUp()),
       close() {
         closing ??= (async () => {
           clearInterval(tick);
           clearInterval(purge);
+          clearInterval(due);
+          stopping = true;
+          await catchingUp;
           await app.close(); // stops accepting, waits for requests in flight
           log.logger.info('server stopped');
           await drainLog(log);
@@ -138,7 +153,7 @@ export interface EmbeddedServer {
 export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<EmbeddedServer> {
   const { opened, log, services, app } = await assemble(dataDir, false, undefined, () => `http://127.0.0.1:4242${API_PREFIX}`);
   await app.ready();
-  services.scheduler.tick();
+  runStepsNow(services.store, services.scheduler.catchUp());
   return {
     app,
     apiKey: opened.credentials.api_key,

@@ -56,5 +56,7 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
   const payments = createPaymentsArea(core);
   const billing = createBillingArea({ ...core, ...payments.area });
   const due = [core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due];
-  return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, scheduler: new Scheduler(store, clock, due) };
+  const scheduler = new Scheduler(store, clock, due);
+  core.hooks.on('dueNow', (accountId) => scheduler.wake(accountId));
+  return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, scheduler };
 }

@@ -1,5 +1,13 @@
-// Work that comes due with time (session expiry now; settlements, renewals, dunning, hold expiry later).
-// Every area registers one DueWork; the scheduler runs them from the one clock, in time order.
+// Work that comes due with time: session expiry, ACH settlement, hold expiry, KYC decisions, trial ends,
+// renewals, dunning retries, invoice due dates. Every area registers its DueWork; the scheduler is the one
+// place that runs them — from the one clock, in time order, in bounded steps.
+//
+// The catch-up policy (docs/api.md "Time-driven work"): reads never run due work. It runs
+//   - on a running server, from its tick (every second), for every account that has something due;
+//   - when a test clock is advanced (POST /test-helpers/advance-clock), up to the new time;
+//   - when the embedded default opens the data directory, before the command's request.
+// A write that acts on one object whose time has come applies that object's own change first (confirming a
+// session past its expiry finds it expired): that is part of the write, in its transaction.
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/db.js';
 
@@ -7,8 +15,11 @@ export interface DueWork {
   readonly name: string;
   /** The earliest time (ms) at which something of this kind comes due for the account, if any. */
   nextDue(accountId: string): number | undefined;
-  /** Runs everything due at or before `now` (for one account, or all). Returns how many items ran. */
-  runDue(now: number, accountId?: string): number;
+  /**
+   * Runs what is due at or before `now` (for one account, or all), the earliest first, at most `limit` items
+   * (all when absent). Returns how many ran. Each item is whole: its writes and nothing else.
+   */
+  runDue(now: number, accountId?: string, limit?: number): number;
 }
 
 export interface DueRun {
@@ -17,42 +28,115 @@ export interface DueRun {
   count: number;
 }
 
-export class Scheduler {
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly work: DueWork[]) {}
+/**
+ * Long work as steps: each `next()` does a bounded amount of work and must run inside a transaction of its
+ * own (see runSteps); the generator's return value is the result.
+ */
+export type Steps<T> = Generator<void, T, void>;
 
-  /** Runs what is due on every account's own clock (the server's periodic tick). */
-  tick(): number {
-    const accounts = this.store.db.prepare('SELECT id FROM accounts').all() as { id: string }[];
-    let n = 0;
-    for (const { id } of accounts) {
-      const now = this.clock.now(id);
-      for (const w of this.work) n += this.store.tx(() => w.runDue(now, id));
-    }
-    return n;
-  }
+/** Items per runDue call inside a step. */
+const BATCH = 8;
+/** A step stops starting new items after this long (ms): other requests run between steps. */
+export const STEP_BUDGET_MS = 25;
+
+export class Scheduler {
+  /** Accounts a write made something due for at once (Hooks 'dueNow'). */
+  private readonly woken = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly work: DueWork[],
+    private readonly elapsed: () => number = () => performance.now(),
+  ) {}
 
   /**
-   * Moves the account's clock to `target`, stopping at each moment something comes due so that work runs
-   * in time order (a renewal before the dunning it causes). Deterministic for the same sequence of calls.
+   * Moves the account's clock to `target`, stopping at each moment something comes due so that work runs in
+   * time order (a renewal before the dunning it causes), as steps. Deterministic for the same sequence of
+   * calls: how the work is cut into steps changes nothing but the transactions.
    */
-  advanceTo(accountId: string, target: number): DueRun[] {
+  *advance(accountId: string, target: number): Steps<DueRun[]> {
     const runs: DueRun[] = [];
-    for (let guard = 0; guard < 100_000; guard++) {
-      let next: { at: number; w: DueWork } | undefined;
-      for (const w of this.work) {
-        const at = w.nextDue(accountId);
-        if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w };
-      }
+    let stepStarted = this.elapsed();
+    for (let guard = 0; guard < 10_000_000; guard++) {
+      const next = this.next(accountId, target);
       if (!next) break;
       const now = this.clock.now(accountId);
       if (next.at > now) this.clock.advance(accountId, next.at - now);
       const at = Math.max(next.at, now);
-      const count = this.store.tx(() => next!.w.runDue(at, accountId));
+      const count = next.w.runDue(at, accountId, BATCH);
       if (count === 0) break; // nothing moved: stop rather than spin
-      runs.push({ name: next.w.name, at: new Date(at).toISOString(), count });
+      const iso = new Date(at).toISOString();
+      const last = runs[runs.length - 1];
+      if (last && last.name === next.w.name && last.at === iso) last.count += count;
+      else runs.push({ name: next.w.name, at: iso, count });
+      if (this.elapsed() - stepStarted >= STEP_BUDGET_MS) {
+        yield;
+        stepStarted = this.elapsed();
+      }
     }
     const now = this.clock.now(accountId);
     if (target > now) this.clock.advance(accountId, target - now);
     return runs;
+  }
+
+  /** Marks the account as having work due now (run by `afterWrite`). */
+  wake(accountId: string): void {
+    this.woken.add(accountId);
+  }
+
+  /**
+   * After a write has committed: what it made due at once, run before the write is answered (so that the
+   * next read sees it), in steps. Nothing when no write woke an account (the usual case: no query).
+   */
+  afterWrite(): Promise<unknown> | undefined {
+    if (this.woken.size === 0) return undefined;
+    const accounts = [...this.woken];
+    this.woken.clear();
+    return runSteps(this.store, this.catchUp(accounts));
+  }
+
+  /** What is due on the clocks of `accounts` (all when absent), as steps (the server's tick; the embedded default's start). */
+  *catchUp(accounts?: string[]): Steps<number> {
+    const ids = accounts ?? (this.store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id);
+    let n = 0;
+    for (const id of ids) {
+      const runs = yield* this.advance(id, this.clock.now(id));
+      for (const r of runs) n += r.count;
+    }
+    return n;
+  }
+
+  private next(accountId: string, target: number): { at: number; w: DueWork } | undefined {
+    let next: { at: number; w: DueWork } | undefined;
+    for (const w of this.work) {
+      const at = w.nextDue(accountId);
+      if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w };
+    }
+    return next;
+  }
+}
+
+/**
+ * Runs `steps` to the end, each step in a write transaction of its own that waits for the group commit's open
+ * batch (store.alone: never run again by a batch's re-run), yielding to other requests between steps.
+ */
+export function runSteps<T>(store: Store, steps: Steps<T>): Promise<T>;
+/** …or until `stop()` says so between two steps (undefined then: what ran is committed, the rest still due). */
+export function runSteps<T>(store: Store, steps: Steps<T>, stop: () => boolean): Promise<T | undefined>;
+export async function runSteps<T>(store: Store, steps: Steps<T>, stop?: () => boolean): Promise<T | undefined> {
+  for (;;) {
+    const r = await store.alone(() => steps.next());
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (stop?.()) return undefined;
+  }
+}
+
+/** Runs `steps` to the end at once, all in the caller's thread (the embedded default: no other clients). */
+export function runStepsNow<T>(store: Store, steps: Steps<T>): T {
+  for (;;) {
+    const r = store.tx(() => steps.next());
+    if (r.done) return r.value;
   }
 }

@@ -16,6 +16,9 @@ export interface HookEvents {
   paymentCaptured: PaymentMoneyEvent;
   /** Money was refunded on a payment. */
   paymentRefunded: PaymentMoneyEvent;
+  /** A write made something due at once (a revived subscription's missed renewal): the scheduler runs it
+   * right after the write has committed, before the write is answered (domain/due.ts). */
+  dueNow: Record<string, never>;
 }
 
 type Listener<K extends keyof HookEvents> = (accountId: string, event: HookEvents[K]) => void;

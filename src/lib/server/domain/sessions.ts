@@ -32,6 +32,8 @@ export class Sessions implements DueWork {
   readonly collection: Collection<StoredSession>;
   /** Other areas' reactions to a session being canceled or expiring (payments voids its payment). */
   readonly cancelHooks: SessionCancelHook[] = [];
+  /** Called in the transaction that moves a session to succeeded (billing completes its checkout session). */
+  readonly succeededHooks: SessionCancelHook[] = [];
 
   constructor(private readonly store: Store, private readonly sealer: Sealer) {
     this.collection = new Collection<StoredSession>(store, 'payment_sessions', {
@@ -100,8 +102,14 @@ export class Sessions implements DueWork {
     return s;
   }
 
-  get(accountId: string, id: string, now: number): PaymentSession {
+  /** For a write acting on the session: the session, expired first if its time has come. */
+  current(accountId: string, id: string, now: number): PaymentSession {
     return this.toApi(this.load(accountId, id, now));
+  }
+
+  /** The session as committed (reads never run due work: the scheduler expires sessions, domain/due.ts). */
+  get(accountId: string, id: string): PaymentSession {
+    return this.toApi(this.collection.require(accountId, id, 'payment_session', 'session_id'));
   }
 
   update(accountId: string, id: string, body: UpdateSessionBody, now: number): PaymentSession {
@@ -132,8 +140,7 @@ export class Sessions implements DueWork {
     return this.toApi(s);
   }
 
-  list(accountId: string, url: string, query: ListSessionsQuery, now: number): List<PaymentSession> {
-    this.runDue(now, accountId);
+  list(accountId: string, url: string, query: ListSessionsQuery): List<PaymentSession> {
     const page = this.collection.list(accountId, url, { ...query, where: { status: query.status, external_id: query.external_id } });
     return { ...page, data: page.data.map((s) => this.toApi(s)) };
   }
@@ -159,6 +166,7 @@ export class Sessions implements DueWork {
     }
     s.status = to;
     this.collection.update(accountId, s);
+    if (to === 'succeeded') for (const hook of this.succeededHooks) hook(accountId, id, now);
     return this.toApi(s);
   }
 
@@ -180,9 +188,9 @@ export class Sessions implements DueWork {
     return row.t ?? undefined;
   }
 
-  runDue(now: number, accountId?: string): number {
+  runDue(now: number, accountId?: string, limit = -1): number {
     const cond = `status IN (${EXPIRABLE.map(() => '?').join(', ')}) AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
-    const due = this.collection.selectWhere(cond, ...EXPIRABLE, now, ...(accountId ? [accountId] : []));
+    const due = this.collection.selectFirst(limit, cond, ...EXPIRABLE, now, ...(accountId ? [accountId] : []));
     for (const { accountId: acct, doc } of due) this.expire(acct, doc);
     return due.length;
   }

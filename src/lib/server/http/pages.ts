@@ -42,7 +42,7 @@ export function registerPages(
     app.route({
       method: 'GET',
       url,
-      handler: (request, reply) => {
+      handler: async (request, reply) => {
         reply
           .header('Cache-Control', 'no-store')
           .header('Referrer-Policy', 'no-referrer')
@@ -51,7 +51,8 @@ export function registerPages(
           .header('Content-Security-Policy', CSP)
           .type('text/html; charset=utf-8');
         try {
-          const html = opts.services.store.tx(() => page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services: opts.services }));
+          // A page is a read: committed data only, never a write (store.read).
+          const html = await opts.services.store.read(() => page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services: opts.services }));
           if (html === undefined) return reply.code(404).send(errorPage(404, 'There is no such page.'));
           return reply.code(200).send(html);
         } catch (err) {

@@ -2,7 +2,8 @@
 // fastify routes (validation, auth, rate limits, idempotency, error bodies) and into /openapi.json.
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Services } from '../services.js';
-import { ServiceError } from '../errors.js';
+import type { Outcome } from '../domain/outcome.js';
+import type { Steps } from '../domain/due.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */
@@ -56,9 +57,23 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   /**
    * Synchronous handlers run inside one SQLite transaction together with the idempotency record, so an
    * acknowledged write and its replayable response commit atomically. Return the response body, or an
-   * `Outcome` for a committed failure (e.g. a 402 decline that also records the failed payment).
+   * `Outcome` (domain/outcome.ts) for a committed failure (e.g. a 402 decline that also records the failed
+   * payment). A handler that returns a Promise does not compile (see defineRoute).
    */
-  handler: (ctx: RouteContext<B, Q, P>) => unknown;
+  handler: (ctx: RouteContext<B, Q, P>) => HandlerResult;
+}
+
+/** A handler's answer: the response object, or a committed failure. Never a Promise (see defineRoute). */
+export type HandlerResult = object | Outcome;
+
+/**
+ * A handler's answer for long work (a test clock advanced over a year of renewals): the steps that compute
+ * the answer. Each step runs in a write transaction of its own, and other requests run between steps
+ * (domain/due.ts runSteps); with an Idempotency-Key, the key is claimed first and the answer saved in the
+ * last step's transaction.
+ */
+export class InSteps {
+  constructor(readonly steps: Steps<HandlerResult>) {}
 }
 
 export interface SavedWithoutSecret {
@@ -68,20 +83,25 @@ export interface SavedWithoutSecret {
   restore(saved: unknown, ctx: { accountId: string; services: Services }): unknown;
 }
 
-/** A failure whose side effects are committed (unlike a thrown ServiceError, which rolls back). */
-export class Outcome {
-  constructor(readonly error: ServiceError) {}
-}
-
-export function defineRoute<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined>(
+/**
+ * Declares a route. Handlers are synchronous by type: they run inside the request's transaction, which an
+ * `await` would leave before the handler is done, so a handler returning a Promise (or other thenable) is a
+ * compile error here (test/foundation/route-types.test.ts proves it).
+ */
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  R extends HandlerResult = HandlerResult,
+>(
   spec: Omit<RouteSpec, 'handler' | 'body' | 'query' | 'params'> & {
     body?: B;
     query?: Q;
     params?: P;
     handler: (
       ctx: RouteContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined, P extends TSchema ? Static<P> : undefined>,
-    ) => unknown;
-  },
+    ) => R;
+  } & (R extends { then: (...args: never[]) => unknown } ? { handler: never } : unknown),
 ): RouteSpec {
   return spec as unknown as RouteSpec;
 }

@@ -2,7 +2,7 @@
 // (subscriptions, invoices, cancel at period end, update the default card). Plain HTML + a little script that
 // calls the page-action routes (routes/billing.ts, auth 'none').
 import type { CheckoutSession, Invoice, Subscription } from '../../contract/billing.js';
-import { formatMoney, formatTime } from '../../output/format.js';
+import { formatMoney, formatTime } from '../../format/values.js';
 import { escapeHtml as h, type PageSpec } from '../http/pages.js';
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1a1f36}main{max-width:720px;margin:32px auto;background:#fff;padding:24px 32px;border-radius:8px;box-shadow:0 1px 3px #0002}

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import * as B from '../../contract/billing.js';
 import { DeletedObject, EmptyBody, ListQuery } from '../../contract/common.js';
-import { defineRoute, Outcome, type RouteSpec } from '../http/route.js';
+import { defineRoute, type RouteSpec } from '../http/route.js';
+import { mapCommitted } from '../domain/outcome.js';
 import type { Services } from '../services.js';
 
 const t = {
@@ -17,10 +18,6 @@ const t = {
   invoices: 'Invoices',
   checkout: 'Checkout sessions',
   portal: 'Portal sessions',
-};
-/** Before a read of a time-dependent object: run what came due on the account's clock (renewals, dunning…). */
-const catchUp = (ctx: { accountId: string; now: number; services: Services }) => {
-  ctx.services.scheduler.advanceTo(ctx.accountId, ctx.now);
 };
 const DeletedProductOrArchived = Type.Union([DeletedObject('product'), B.Product]);
 const ListOnly = Type.Object({ ...ListQuery }, { additionalProperties: false });
@@ -144,7 +141,6 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/subscriptions', operationId: 'listSubscriptions', summary: 'List subscriptions, newest first (filters: customer, status)', tag: t.subs, auth: 'api_key',
     query: B.ListSubscriptionsQuery, response: B.SubscriptionList,
     handler: ({ accountId, query, path, now, services }) => {
-      catchUp({ accountId, now, services });
       return services.billing.subscriptions.list(accountId, path, query, now);
     },
   }),
@@ -152,7 +148,6 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/subscriptions/:subscription_id', operationId: 'getSubscription', summary: 'Retrieve a subscription', tag: t.subs, auth: 'api_key',
     params: B.SubscriptionIdParams, response: B.Subscription, errors: [404],
     handler: ({ accountId, params, now, services }) => {
-      catchUp({ accountId, now, services });
       return services.billing.subscriptions.get(accountId, params.subscription_id, now);
     },
   }),
@@ -226,7 +221,6 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/usage-records/summary', operationId: 'listUsageSummaries', summary: "A metered item's usage per period, newest first", tag: t.usage, auth: 'api_key',
     query: B.UsageSummaryQuery, response: B.UsageSummaryList, errors: [404],
     handler: ({ accountId, query, path, services, now }) => {
-      catchUp({ accountId, now, services });
       return services.billing.usage.summaries(accountId, path, query);
     },
   }),
@@ -244,7 +238,6 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/invoices', operationId: 'listInvoices', summary: 'List invoices, newest first (filters: customer, subscription, status)', tag: t.invoices, auth: 'api_key',
     query: B.ListInvoicesQuery, response: B.InvoiceList,
     handler: ({ accountId, query, path, now, baseUrl, services }) => {
-      catchUp({ accountId, now, services });
       const i = services.billing.invoices;
       const page = i.list(accountId, path, query);
       return { ...page, data: page.data.map((x) => i.toApi(x, baseUrl, now)) };
@@ -254,7 +247,6 @@ export const billingRoutes: RouteSpec[] = [
     method: 'GET', url: '/invoices/:invoice_id', operationId: 'getInvoice', summary: 'Retrieve an invoice', tag: t.invoices, auth: 'api_key',
     params: B.InvoiceIdParams, response: B.Invoice, errors: [404],
     handler: ({ accountId, params, now, baseUrl, services }) => {
-      catchUp({ accountId, now, services });
       const i = services.billing.invoices;
       return i.toApi(i.load(accountId, params.invoice_id), baseUrl, now);
     },
@@ -285,8 +277,7 @@ export const billingRoutes: RouteSpec[] = [
     params: B.InvoiceIdParams, body: B.PayInvoiceBody, response: B.Invoice, errors: [402, 404, 409],
     handler: ({ accountId, params, body, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      const r = i.pay(accountId, params.invoice_id, body, now);
-      return r.error ? new Outcome(r.error) : i.toApi(r.inv, baseUrl, now);
+      return mapCommitted(i.pay(accountId, params.invoice_id, body, now), (inv) => i.toApi(inv, baseUrl, now));
     },
   }),
   defineRoute({
@@ -315,12 +306,12 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'GET', url: '/checkout-sessions', operationId: 'listCheckoutSessions', summary: 'List checkout sessions, newest first', tag: t.checkout, auth: 'api_key',
     query: ListOnly, response: B.CheckoutSessionList,
-    handler: ({ accountId, query, path, now, services }) => services.billing.checkouts.list(accountId, path, query, now),
+    handler: ({ accountId, query, path, services }) => services.billing.checkouts.list(accountId, path, query),
   }),
   defineRoute({
     method: 'GET', url: '/checkout-sessions/:checkout_session_id', operationId: 'getCheckoutSession', summary: 'Retrieve a checkout session', tag: t.checkout, auth: 'api_key',
     params: B.CheckoutSessionIdParams, response: B.CheckoutSession, errors: [404],
-    handler: ({ accountId, params, now, services }) => services.billing.checkouts.get(accountId, params.checkout_session_id, now),
+    handler: ({ accountId, params, services }) => services.billing.checkouts.get(accountId, params.checkout_session_id),
   }),
   defineRoute({
     method: 'POST', url: '/checkout-sessions/:checkout_session_id/complete', operationId: 'completeCheckoutSession', summary: 'Complete a subscription-mode checkout session with a payment method', tag: t.checkout, auth: 'api_key',
@@ -347,10 +338,7 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'POST', url: '/invoice/:invoice_id/pay', operationId: 'payHostedInvoice', summary: 'Hosted invoice page: pay the invoice with a test card', tag: t.invoices, auth: 'none',
     params: B.InvoiceIdParams, body: CardBody, response: B.Invoice, errors: [402, 404, 409],
-    handler: ({ params, body, baseUrl, services }) => {
-      const r = services.billing.hosted.payInvoice(params.invoice_id, body.card_number, baseUrl);
-      return r.error ? new Outcome(r.error) : r.inv;
-    },
+    handler: ({ params, body, baseUrl, services }) => services.billing.hosted.payInvoice(params.invoice_id, body.card_number, baseUrl),
   }),
   defineRoute({
     method: 'POST', url: '/portal/:portal_session_id/payment-method', operationId: 'portalUpdateCard', summary: "Customer portal: replace the customer's default card", tag: t.portal, auth: 'none',

@@ -86,7 +86,7 @@ export const identityRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: ListKycQuery,
     response: KycList,
-    handler: ({ accountId, query, path, now, services }) => services.kyc.list(accountId, path, query, now),
+    handler: ({ accountId, query, path, services }) => services.kyc.list(accountId, path, query),
   }),
   defineRoute({
     method: 'GET',
@@ -98,7 +98,7 @@ export const identityRoutes: RouteSpec[] = [
     params: KycIdParams,
     response: KycVerification,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.kyc.get(accountId, params.verification_id, now),
+    handler: ({ accountId, params, services }) => services.kyc.get(accountId, params.verification_id),
   }),
   defineRoute({
     method: 'POST',

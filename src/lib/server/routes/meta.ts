@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AdvanceClockBody, ClockState, Health, MAX_CLOCK_ADVANCE_SECONDS } from '../../contract/meta.js';
 import { EmptyQuery } from '../../contract/common.js';
-import { defineRoute } from '../http/route.js';
+import { defineRoute, InSteps } from '../http/route.js';
 import { errors } from '../errors.js';
 import { openApiDocument } from '../openapi.js';
 import { VERSION } from '../version.js';
@@ -44,9 +44,13 @@ export const metaRoutes = [
       const target = body.seconds !== undefined ? now + body.seconds * 1000 : typeof body.to === 'number' ? body.to * 1000 : Date.parse(body.to!);
       if (target < now) throw errors.parameterInvalid('to', 'the test clock only moves forward');
       if (target - now > MAX_CLOCK_ADVANCE_SECONDS * 1000) throw errors.parameterInvalid('to', 'the test clock moves at most 366 days per call');
-      const ran = services.scheduler.advanceTo(accountId, target);
-      const t = services.clock.now(accountId);
-      return { object: 'test_clock', now: Math.floor(t / 1000), now_iso: new Date(t).toISOString(), ran };
+      return new InSteps(
+        (function* () {
+          const ran = yield* services.scheduler.advance(accountId, target);
+          const t = services.clock.now(accountId);
+          return { object: 'test_clock', now: Math.floor(t / 1000), now_iso: new Date(t).toISOString(), ran };
+        })(),
+      );
     },
   }),
   defineRoute({

@@ -147,7 +147,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ValidateMerchantBody,
     response: MerchantSession,
     errors: [404],
-    handler: ({ accountId, body, now, services }) => validateMerchant(services.sessions.get(accountId, body.session_id, now), body, now),
+    handler: ({ accountId, body, now, services }) => validateMerchant(services.sessions.current(accountId, body.session_id, now), body, now),
   }),
   defineRoute({
     method: 'POST',
@@ -161,7 +161,7 @@ export const paymentsRoutes: RouteSpec[] = [
     response: MerchantSession,
     errors: [404],
     handler: ({ accountId, params, body, now, services }) =>
-      validateMerchant(services.sessions.get(accountId, params.session_id, now), { ...body, session_id: params.session_id }, now),
+      validateMerchant(services.sessions.current(accountId, params.session_id, now), { ...body, session_id: params.session_id }, now),
   }),
 
   // Test vault, checkout-page config, test values

@@ -49,7 +49,7 @@ export const sessionRoutes = [
     auth: 'api_key',
     query: ListSessionsQuery,
     response: SessionList,
-    handler: ({ accountId, query, path, now, services }) => services.sessions.list(accountId, path, query, now),
+    handler: ({ accountId, query, path, services }) => services.sessions.list(accountId, path, query),
   }),
   defineRoute({
     method: 'GET',
@@ -61,7 +61,7 @@ export const sessionRoutes = [
     params: SessionIdParams,
     response: PaymentSession,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.sessions.get(accountId, params.session_id, now),
+    handler: ({ accountId, params, services }) => services.sessions.get(accountId, params.session_id),
   }),
   defineRoute({
     method: 'PATCH',

@@ -99,7 +99,12 @@ export class Collection<T extends { id: string }> {
 
   /** Documents matching `where` (all accounts when accountId is null), by a raw SQL condition — for due work. */
   selectWhere(condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
-    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq`).all(...params) as {
+    return this.selectFirst(-1, condition, ...params);
+  }
+
+  /** The first `limit` rows (all when -1) matching `condition`, in creation order. */
+  selectFirst(limit: number, condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
+    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq LIMIT ${Math.trunc(limit)}`).all(...params) as {
       account_id: string;
       data: string;
     }[];

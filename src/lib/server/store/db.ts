@@ -16,6 +16,17 @@ export interface Store {
    */
   grouped<T>(fn: () => T): Promise<T>;
   /**
+   * Runs a read in a transaction of its own that sees only committed data: while a group commit's batch is
+   * open, `fn` waits until that batch has committed (or been undone), so that no answer ever shows a write
+   * that could still be rolled back. Read-only by construction (`PRAGMA query_only`): a write throws.
+   */
+  read<T>(fn: () => T): Promise<T>;
+  /**
+   * Runs `fn` in a write transaction of its own once no group-commit batch is open (long work in steps:
+   * unlike a batch's requests, it is never run a second time).
+   */
+  alone<T>(fn: () => T): Promise<T>;
+  /**
    * Calls `listener` after every rollback on this connection (of a transaction, a savepoint or a group): for
    * in-memory copies of stored values (the clock's offsets) that must not outlive the writes undone.
    */
@@ -69,6 +80,12 @@ export function openStore(path: string): Store {
     grouped<T>(fn: () => T): Promise<T> {
       return group.run(fn);
     },
+    read<T>(fn: () => T): Promise<T> {
+      return group.read(fn);
+    },
+    alone<T>(fn: () => T): Promise<T> {
+      return group.alone(fn);
+    },
     onRollback(listener: () => void) {
       tx.rollbackListeners.push(listener);
     },
@@ -112,6 +129,8 @@ class Transactions {
   private readonly savepoint: Database.Statement;
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
+  private readonly queryOnly: Database.Statement;
+  private readonly queryAny: Database.Statement;
   readonly rollbackListeners: (() => void)[] = [];
 
   constructor(private readonly db: Database.Database) {
@@ -122,6 +141,18 @@ class Transactions {
     this.savepoint = db.prepare('SAVEPOINT payorch');
     this.release = db.prepare('RELEASE payorch');
     this.rollbackTo = db.prepare('ROLLBACK TO payorch');
+    this.queryOnly = db.prepare('PRAGMA query_only = 1');
+    this.queryAny = db.prepare('PRAGMA query_only = 0');
+  }
+
+  /** `fn` in a read-only transaction (outside any other: it sees what is committed, and cannot write). */
+  read<T>(fn: () => T): T {
+    this.queryOnly.run();
+    try {
+      return this.outer(fn);
+    } finally {
+      this.queryAny.run();
+    }
   }
 
   run<T>(fn: () => T): T {
@@ -152,8 +183,13 @@ class Transactions {
     return result;
   }
 
-  private outer<T>(fn: () => T): T {
-    this.begin.run();
+  /** `fn` in a write transaction of its own (the write lock first: no deadlock upgrading a read). */
+  immediate<T>(fn: () => T): T {
+    return this.outer(fn, this.beginImmediate);
+  }
+
+  private outer<T>(fn: () => T, begin = this.begin): T {
+    begin.run();
     try {
       const result = fn();
       this.commit.run();
@@ -177,6 +213,8 @@ interface Entry {
 
 interface Batch {
   entries: Entry[];
+  /** Reads (and lone writes) that arrived while the batch was open: they run once it has committed or been undone. */
+  readers: (() => void)[];
   /** SQLite rolled the whole batch back under a failing request (disk full, I/O error). */
   lost: boolean;
   /** A request of this batch failed: from then on each runs in a savepoint of its own. */
@@ -233,7 +271,7 @@ class GroupCommit {
     if (!this.batch) {
       if (this.db.inTransaction) return Promise.resolve(this.tx.run(fn)); // inside someone else's transaction
       this.tx.beginImmediate.run();
-      const batch: Batch = { entries: [], lost: false, guarded: false };
+      const batch: Batch = { entries: [], readers: [], lost: false, guarded: false };
       this.batch = batch;
       setImmediate(() => this.commit(batch));
     }
@@ -255,6 +293,35 @@ class GroupCommit {
       entry.resolve = resolve as (value: unknown) => void;
       entry.reject = reject;
     });
+  }
+
+  /** `fn` as a read of committed data: now when no batch is open, else once the open batch has ended. */
+  read<T>(fn: () => T): Promise<T> {
+    return this.afterBatch(() => this.tx.read(fn), fn);
+  }
+
+  /** `fn` in a write transaction of its own, once no batch is open: it is never run twice (see run). */
+  alone<T>(fn: () => T): Promise<T> {
+    return this.afterBatch(() => this.tx.immediate(fn), fn);
+  }
+
+  private afterBatch<T>(run: () => T, fn: () => T): Promise<T> {
+    try {
+      if (!this.batch) return Promise.resolve(this.db.inTransaction ? this.tx.run(fn) : run()); // in someone else's (synchronous) transaction: as part of it
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const batch = this.batch;
+    return new Promise<T>((resolve, reject) => {
+      batch.readers.push(() => void this.afterBatch(run, fn).then(resolve, reject));
+    });
+  }
+
+  /** Runs the reads that waited for `batch` (or hands them to the batch open now, if one is). */
+  private release(batch: Batch): void {
+    const readers = batch.readers;
+    batch.readers = [];
+    for (const reader of readers) reader();
   }
 
   /** Undoes the batch and runs its requests that had succeeded again, each in its own savepoint. */
@@ -289,6 +356,7 @@ class GroupCommit {
     if (batch.lost) {
       const err = new Error('the group commit was rolled back by SQLite');
       for (const e of batch.entries) e.reject!(err);
+      this.release(batch);
       return;
     }
     try {
@@ -301,12 +369,14 @@ class GroupCommit {
       }
       this.tx.rolledBack();
       for (const e of batch.entries) e.reject!(err);
+      this.release(batch);
       return;
     }
     for (const e of batch.entries) {
       if (e.failed) e.reject!(e.failed.err);
       else e.resolve!(e.result);
     }
+    this.release(batch);
     if (this.checkpointWanted) this.finishCheckpoint(this.checkpointWanted);
   }
 }

@@ -39,7 +39,7 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const prices = new Prices(db, products);
   const coupons = new Coupons(db);
   // Charges go through whatever implements Charger at call time (the payments area may replace it).
-  const invoices = new Invoices(db, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons);
+  const invoices = new Invoices(db, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons, core.hooks);
   const subscriptions = new Subscriptions(db, invoices, coupons);
   const usage = new UsageRecords(db);
   const checkouts = new Checkouts(db, core.sessions, customers, subscriptions);
@@ -47,6 +47,6 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
   return {
     area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted } },
-    due: billingDueWork(subscriptions, invoices),
+    due: [...billingDueWork(subscriptions, invoices), checkouts.expiry],
   };
 }

@@ -1,11 +1,12 @@
 // Checkout sessions: `mode: "payment"` (one-time prices) creates a payment session at once (its hosted page is
 // the checkout URL; the checkout session completes when that payment succeeds); `mode: "subscription"`
 // (recurring prices) creates the customer's subscription when it is completed with a payment method.
-// Open sessions expire after 24 h.
+// Open sessions expire after 24 h (due work, run by the scheduler).
 import type { CheckoutSession, CompleteCheckoutSessionBody, CreateCheckoutSessionBody } from '../../../contract/billing.js';
 import type { List, ListParams } from '../../../contract/common.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
+import type { DueWork } from '../due.js';
 import { newId } from '../../ids.js';
 import type { Sessions } from '../sessions.js';
 import { priceAmount } from './money.js';
@@ -21,7 +22,40 @@ export class Checkouts {
     private readonly sessions: Sessions,
     private readonly customers: Customers,
     private readonly subscriptions: Subscriptions,
-  ) {}
+  ) {
+    // A payment-mode session completes in the transaction in which its payment session succeeds.
+    sessions.succeededHooks.push((accountId, sessionId, now) => {
+      for (const { doc } of this.db.checkouts.selectWhere("account_id = ? AND status = 'open'", accountId)) {
+        if (doc.mode === 'payment' && doc.payment_session === sessionId) {
+          doc.status = 'complete';
+          doc.completed_at = isoTime(now);
+          this.db.checkouts.update(accountId, doc);
+        }
+      }
+    });
+  }
+
+  /** DueWork: open sessions past expires_at become expired. */
+  readonly expiry: DueWork = {
+    name: 'checkout session expiry',
+    nextDue: (accountId) => {
+      const row = this.db.store.db
+        .prepare("SELECT MIN(json_extract(data, '$.expires_ms')) AS t FROM checkout_sessions WHERE account_id = ? AND status = 'open'")
+        .get(accountId) as { t: number | null };
+      return row.t ?? undefined;
+    },
+    runDue: (now, accountId, limit = -1) => {
+      const cond = `status = 'open' AND json_extract(data, '$.expires_ms') <= ?${accountId ? ' AND account_id = ?' : ''}`;
+      const due = this.db.checkouts.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
+      for (const { accountId: acct, doc } of due) this.expire(acct, doc);
+      return due.length;
+    },
+  };
+
+  private expire(accountId: string, c: StoredCheckout): StoredCheckout {
+    c.status = 'expired';
+    return this.db.checkouts.update(accountId, c);
+  }
 
   private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
     return c;
@@ -99,27 +133,15 @@ export class Checkouts {
     return this.toApi(c);
   }
 
-  /** The stored session brought up to date: completed when its payment succeeded, expired after 24 h. */
+  /** For a write acting on the session: the stored session, expired first if its time has come. */
   private load(accountId: string, id: string, now: number): StoredCheckout {
     const c = this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
-    if (c.status !== 'open') return c;
-    if (c.mode === 'payment' && c.payment_session) {
-      const ps = this.sessions.get(accountId, c.payment_session, now);
-      if (ps.status === 'succeeded') {
-        c.status = 'complete';
-        c.completed_at = isoTime(now);
-        return this.db.checkouts.update(accountId, c);
-      }
-    }
-    if (c.expires_ms <= now) {
-      c.status = 'expired';
-      return this.db.checkouts.update(accountId, c);
-    }
-    return c;
+    return c.status === 'open' && c.expires_ms <= now ? this.expire(accountId, c) : c;
   }
 
-  get(accountId: string, id: string, now: number): CheckoutSession {
-    return this.toApi(this.load(accountId, id, now));
+  /** As committed (reads never run due work). */
+  get(accountId: string, id: string): CheckoutSession {
+    return this.toApi(this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
   }
 
   /**
@@ -162,8 +184,8 @@ export class Checkouts {
     return this.toApi(c);
   }
 
-  list(accountId: string, url: string, q: ListParams, now: number): List<CheckoutSession> {
+  list(accountId: string, url: string, q: ListParams): List<CheckoutSession> {
     const page = this.db.checkouts.list(accountId, url, q);
-    return { ...page, data: page.data.map((c) => this.toApi(this.load(accountId, c.id, now))) };
+    return { ...page, data: page.data.map((c) => this.toApi(c)) };
   }
 }

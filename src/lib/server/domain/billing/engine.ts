@@ -8,8 +8,8 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const trialEnds: DueWork = {
     name: 'subscription trial ends',
     nextDue: (accountId) => subs.nextDue(accountId, ['trialing']),
-    runDue(now, accountId) {
-      const due = subs.due(['trialing'], now, accountId);
+    runDue(now, accountId, limit) {
+      const due = subs.due(['trialing'], now, accountId, limit);
       for (const { accountId: acct, doc } of due) subs.endTrial(acct, doc, now);
       return due.length;
     },
@@ -17,8 +17,8 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const renewals: DueWork = {
     name: 'subscription renewals',
     nextDue: (accountId) => subs.nextDue(accountId, ['active', 'past_due']),
-    runDue(now, accountId) {
-      const due = subs.due(['active', 'past_due'], now, accountId);
+    runDue(now, accountId, limit) {
+      const due = subs.due(['active', 'past_due'], now, accountId, limit);
       for (const { accountId: acct, doc } of due) subs.renew(acct, doc, now);
       return due.length;
     },
@@ -26,8 +26,8 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const retries: DueWork = {
     name: 'invoice payment retries',
     nextDue: (accountId) => invoices.nextDue(accountId, 'retry'),
-    runDue(now, accountId) {
-      const due = invoices.due('retry', now, accountId);
+    runDue(now, accountId, limit) {
+      const due = invoices.due('retry', now, accountId, limit);
       for (const { accountId: acct, doc } of due) invoices.retry(acct, doc, now);
       return due.length;
     },
@@ -35,8 +35,8 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const dueDates: DueWork = {
     name: 'invoice due dates',
     nextDue: (accountId) => invoices.nextDue(accountId, 'due'),
-    runDue(now, accountId) {
-      const due = invoices.due('due', now, accountId);
+    runDue(now, accountId, limit) {
+      const due = invoices.due('due', now, accountId, limit);
       for (const { accountId: acct, doc } of due) invoices.pastDue(acct, doc, now);
       return due.length;
     },

@@ -5,7 +5,8 @@
 import type { CheckoutSession, Customer, Invoice, PortalSession, Subscription } from '../../../contract/billing.js';
 import type { Checkouts } from './checkout.js';
 import type { Clock } from '../../clock.js';
-import { errors, type ServiceError } from '../../errors.js';
+import { errors } from '../../errors.js';
+import { mapCommitted, type Committed } from '../outcome.js';
 import { testCardByNumber, testCardByToken, luhnValid } from '../testcards.js';
 import type { Invoices } from './invoices.js';
 import type { BillingStore } from './store.js';
@@ -52,8 +53,7 @@ export class Hosted {
   }
 
   checkoutPage(id: string): CheckoutSession {
-    const { accountId, now } = this.findCheckout(id);
-    return this.checkouts.get(accountId, id, now);
+    return this.checkouts.get(this.findCheckout(id).accountId, id);
   }
 
   completeCheckout(id: string, cardNumber: string): CheckoutSession {
@@ -75,11 +75,10 @@ export class Hosted {
   }
 
   /** Pays an open (or past_due, uncollectible) invoice with a test card typed on the page. */
-  payInvoice(id: string, cardNumber: string, baseUrl: string): { inv?: Invoice; error?: ServiceError } {
+  payInvoice(id: string, cardNumber: string, baseUrl: string): Committed<Invoice> {
     const { accountId, now } = this.findInvoice(id);
     const pm = tokenForCard(cardNumber);
-    const r = this.invoices.pay(accountId, id, { payment_method: pm }, now);
-    return r.error ? { error: r.error } : { inv: this.invoices.toApi(r.inv, baseUrl, now) };
+    return mapCommitted(this.invoices.pay(accountId, id, { payment_method: pm }, now), (inv) => this.invoices.toApi(inv, baseUrl, now));
   }
 
   private portal(id: string): { accountId: string; session: PortalSession; now: number } {

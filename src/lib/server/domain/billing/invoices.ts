@@ -7,13 +7,15 @@ import type { CreateInvoiceBody, Invoice, InvoiceStatus, LineItem, ListInvoicesQ
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
+import { Outcome, type Committed } from '../outcome.js';
+import type { Hooks } from '../hooks.js';
 import { newId } from '../../ids.js';
 import type { Charger, ChargeResult } from '../charges.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import { percentOf, priceAmount } from './money.js';
 import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
-import { formatMoney } from '../../../output/format.js';
+import { formatMoney } from '../../../format/values.js';
 
 const DAY = 86_400;
 /** Dunning: automatic retries this many days after the first failed attempt; after the last, uncollectible. */
@@ -41,6 +43,7 @@ export class Invoices {
     private readonly db: BillingStore,
     private readonly charger: Charger,
     private readonly coupons: Coupons,
+    private readonly hooks?: Hooks,
   ) {}
 
   toApi(inv: StoredInvoice, baseUrl: string, now: number): Invoice {
@@ -270,7 +273,10 @@ export class Invoices {
       sub.status = 'past_due';
     } else sub.status = 'unpaid';
     sub.due_ms = subscriptionDue(sub);
-    if (sub.due_ms !== null && sub.due_ms < now) sub.due_ms = now; // a revived subscription catches up at once
+    if (sub.due_ms !== null && sub.due_ms < now) {
+      sub.due_ms = now; // a revived subscription catches up at once
+      this.hooks?.emit('dueNow', accountId, {});
+    }
     this.db.subscriptions.update(accountId, sub);
   }
 
@@ -281,8 +287,8 @@ export class Invoices {
     return row.t ?? undefined;
   }
 
-  due(kind: 'retry' | 'due', now: number, accountId?: string) {
-    return this.db.invoices.selectWhere(`action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, kind, now, ...(accountId ? [accountId] : []));
+  due(kind: 'retry' | 'due', now: number, accountId?: string, limit = -1) {
+    return this.db.invoices.selectFirst(limit, `action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, kind, now, ...(accountId ? [accountId] : []));
   }
 
   /** A dunning retry that came due. */
@@ -401,20 +407,20 @@ export class Invoices {
   }
 
   /** open, past_due, uncollectible → paid (a charge of the payment method, or out of band). */
-  pay(accountId: string, id: string, body: PayInvoiceBody, now: number): { inv: StoredInvoice; error?: ServiceError } {
+  pay(accountId: string, id: string, body: PayInvoiceBody, now: number): Committed<StoredInvoice> {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
     if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be paid.`);
     if (body.paid_out_of_band) {
       if (body.payment_method !== undefined) throw errors.parameterInvalid('payment_method', 'not with paid_out_of_band');
       this.markPaid(accountId, inv, now, null);
-      return { inv };
+      return inv;
     }
     if (!body.payment_method && !this.paymentMethodFor(accountId, inv)) {
       throw errors.invalidRequest('payment_method_missing', 'The customer has no default payment method; pass payment_method or paid_out_of_band.', 'payment_method');
     }
     const r = this.attempt(accountId, inv, now, { automatic: false, paymentMethod: body.payment_method });
-    return r.ok ? { inv } : { inv, error: r.error };
+    return r.ok ? inv : new Outcome(r.error);
   }
 
   void(accountId: string, id: string, now: number): StoredInvoice {

@@ -27,7 +27,7 @@ import type { Invoices } from './invoices.js';
 import { addInterval, priceAmount, prorate } from './money.js';
 import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
 import { aggregateUsage } from './usage.js';
-import { formatTime } from '../../../output/format.js';
+import { formatTime } from '../../../format/values.js';
 
 type Stored = StoredSubscription & { paused_from?: SubscriptionStatus | null };
 
@@ -496,8 +496,9 @@ export class Subscriptions {
     return row.t ?? undefined;
   }
 
-  due(statuses: SubscriptionStatus[], now: number, accountId?: string) {
-    return this.db.subscriptions.selectWhere(
+  due(statuses: SubscriptionStatus[], now: number, accountId?: string, limit = -1) {
+    return this.db.subscriptions.selectFirst(
+      limit,
       `status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
       ...statuses,
       now,

@@ -98,12 +98,12 @@ export class Kyc implements DueWork {
     return k;
   }
 
-  get(accountId: string, id: string, now: number): KycVerification {
-    return toApi(this.load(accountId, id, now));
+  /** As committed: reads never run due work (the scheduler decides verifications, domain/due.ts). */
+  get(accountId: string, id: string): KycVerification {
+    return toApi(this.collection.require(accountId, id, 'kyc_verification', 'verification_id'));
   }
 
-  list(accountId: string, url: string, q: ListKycQuery, now: number): List<KycVerification> {
-    this.runDue(now, accountId);
+  list(accountId: string, url: string, q: ListKycQuery): List<KycVerification> {
     const page = this.collection.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { status: q.status, customer_id: q.customer } });
     return { ...page, data: page.data.map(toApi) };
   }
@@ -183,8 +183,8 @@ export class Kyc implements DueWork {
     return row.t ?? undefined;
   }
 
-  runDue(now: number, accountId?: string): number {
-    const due = this.collection.selectWhere(`status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+  runDue(now: number, accountId?: string, limit = -1): number {
+    const due = this.collection.selectFirst(limit, `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
     for (const { accountId: acct, doc } of due) this.decide(acct, doc);
     return due.length;
   }

@@ -160,7 +160,6 @@ export class Ledger implements DueWork {
 
   /** GET: the account with recent_entries (last 10, newest first) and active_holds (holds expire first). */
   get(accountId: string, id: string, now: number): LedgerAccount {
-    this.runDue(now, accountId);
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
     const recent = (
@@ -173,7 +172,6 @@ export class Ledger implements DueWork {
   }
 
   list(accountId: string, url: string, q: ListLedgerAccountsQuery, now: number): List<LedgerAccount> {
-    this.runDue(now, accountId);
     const page = this.accounts.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
@@ -440,12 +438,10 @@ export class Ledger implements DueWork {
   }
 
   getHold(accountId: string, id: string, now: number): Hold {
-    this.runDue(now, accountId);
     return toApiHold(this.holds.require(accountId, id, 'hold', 'hold_id'));
   }
 
   listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery, now: number): List<Hold> {
-    this.runDue(now, accountId);
     this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
     const page = this.holds.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { ledger_account_id: ledgerAccountId, status: q.status } });
     return { ...page, data: page.data.map(toApiHold) };
@@ -508,8 +504,8 @@ export class Ledger implements DueWork {
     return row.t ?? undefined;
   }
 
-  runDue(now: number, accountId?: string): number {
-    const due = this.holds.selectWhere(`status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+  runDue(now: number, accountId?: string, limit = -1): number {
+    const due = this.holds.selectFirst(limit, `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
     for (const { accountId: acct, doc } of due) {
       doc.status = 'expired';
       doc.expired_at = isoTime(doc.expires_ms ?? now);

@@ -3,7 +3,7 @@
 // (the only place the number goes), confirms with the session's client secret, runs the 3DS challenge step,
 // and shows success / failure / canceled, honouring success_url and cancel_url.
 import type { Services } from '../../services.js';
-import { formatMoney } from '../../../output/format.js';
+import { formatMoney } from '../../../format/values.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 /** JSON safe inside <script>. */
@@ -23,10 +23,8 @@ export function checkoutPage(services: Services, sessionId: string, baseUrl: str
   if (!row) return undefined;
   const accountId = row.accountId;
   const now = services.clock.now(accountId);
-  const { session, config } = services.store.tx(() => ({
-    session: services.sessions.get(accountId, sessionId, now),
-    config: services.payments.sessionConfig(accountId, sessionId, now),
-  }));
+  const session = services.sessions.get(accountId, sessionId);
+  const config = services.payments.sessionConfig(accountId, sessionId, now);
   const open = session.status === 'requires_payment_method' || session.status === 'requires_action';
   const data = {
     api: baseUrl,

@@ -15,7 +15,7 @@ import { Collection } from '../../store/collection.js';
 import { newUuid } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
-import { Outcome } from '../../http/route.js';
+import { Outcome } from '../outcome.js';
 import { ProcessorRegistry, declineMessage, type ProcessorRequest } from './processors.js';
 import { candidatesFor, MAX_ATTEMPTS } from './routing.js';
 import type { Cards } from './cards.js';
@@ -273,7 +273,7 @@ export class PaymentsEngine implements DueWork, Charger {
    * transaction that checks it, so of racing confirms exactly one creates a payment; the others get 409.
    */
   confirm(accountId: string, sessionId: string, body: ConfirmPaymentBody, now: number, baseUrl: string): Payment | Outcome {
-    const session = this.d.sessions.get(accountId, sessionId, now);
+    const session = this.d.sessions.current(accountId, sessionId, now);
     if (session.status !== 'requires_payment_method') {
       throw errors.unexpectedState('session', `This payment session is ${session.status}; it can only be confirmed while requires_payment_method.`);
     }
@@ -416,7 +416,7 @@ export class PaymentsEngine implements DueWork, Charger {
 
   /** GET /get-session-config/{session_id}: what a checkout page needs. */
   sessionConfig(accountId: string, sessionId: string, now: number): SessionConfig {
-    const s = this.d.sessions.get(accountId, sessionId, now);
+    const s = this.d.sessions.get(accountId, sessionId);
     const p = this.forSession(accountId, sessionId);
     return {
       object: 'session_config',
@@ -445,9 +445,9 @@ export class PaymentsEngine implements DueWork, Charger {
     return row.t ?? undefined;
   }
 
-  runDue(now: number, accountId?: string): number {
+  runDue(now: number, accountId?: string, limit = -1): number {
     const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
-    const due = this.collection.selectWhere(cond, now, ...(accountId ? [accountId] : []));
+    const due = this.collection.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
     for (const { accountId: acct, doc: p } of due) {
       const at = p.settle_ms!;
       p.settle_ms = null;

@@ -1,0 +1,50 @@
+// Who is calling: the bearer credential of a request (an API key, or a payment session's client secret on the
+// routes that take one) turned into the account it acts for, or the 401 that says why not.
+import type { FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+import type { Services } from '../services.js';
+import type { RouteSpec } from './route.js';
+
+export interface Caller {
+  accountId: string;
+  /** The API key that authenticated the request (for audit trails), when one did. */
+  keyId?: string;
+  /** The rate-limit bucket the request counts against. */
+  rateKey: string;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The address bucket of a request no credential identifies. */
+export const anonymous = (request: FastifyRequest): Caller => ({ accountId: '', rateKey: `ip:${request.ip}` });
+
+/**
+ * The bearer credential; two Authorization headers are refused rather than one of them chosen (Node keeps
+ * only the first, and a proxy in front may have read the other).
+ */
+function bearer(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
+  if (seen > 1) throw errors.authentication('invalid_api_key', 'The request has more than one Authorization header; send exactly one.');
+  const h = request.headers.authorization;
+  if (!h) return undefined;
+  return BEARER.exec(h)?.[1] ?? h.trim();
+}
+
+/** The caller the request's credential stands for, or throws the 401. */
+export function identify(request: FastifyRequest, spec: RouteSpec, services: Services): Caller {
+  const token = bearer(request);
+  const useSecret = spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
+  if (!useSecret) {
+    const auth = services.accounts.authenticate(token);
+    return { accountId: auth.accountId, keyId: auth.keyId, rateKey: `key:${auth.keyId}` };
+  }
+  if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
+  const sessionId = (request.params as Record<string, string>).session_id ?? '';
+  const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(sessionId, token) : undefined;
+  if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
+    throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+  }
+  return { accountId: auth.accountId, rateKey: `cs:${sessionId}` };
+}

@@ -1,0 +1,78 @@
+// The fastify instance and what it does before any route runs: the options, the JSON body parser, lazy
+// validator compilation, and the contract's error body for requests fastify or Node reject before routing.
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { FastifyValidationResult } from 'fastify/types/schema.js';
+import type { Logger } from 'pino';
+import { errors, ServiceError } from '../errors.js';
+import { newRequestId } from '../ids.js';
+import { compileValidator } from './validation.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export function createFastify(log: Logger | undefined): FastifyInstance {
+  const app = Fastify({
+    logger: false, // one line per request is written by the lifecycle (http/lifecycle.ts, log.ts AccessLog)
+    genReqId: () => newRequestId(),
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    // Ids are validated by the routes' schemas (up to 255 characters); find-my-way's default of 100 would answer
+    // longer ones outside the pipeline.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 2048 },
+    // A URL that cannot be decoded (`%zz`), or a path parameter over the router's limit: the contract's error body.
+    frameworkErrors: (err, request, generic) => {
+      const reply = generic as unknown as FastifyReply;
+      reply.header('Request-Id', request.id);
+      const se = errors.invalidRequest('invalid_url', `The request URL could not be read (${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'invalid percent-encoding'}).`);
+      return reply.code(se.status).type('application/json; charset=utf-8').send(JSON.stringify(se.body(request.id)));
+    },
+    // Bytes Node's HTTP parser rejects before any request exists (broken framing, bad header bytes, an oversized
+    // head): still the contract's error body with a Request-Id, then the connection closes.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      const requestId = newRequestId();
+      const se =
+        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ServiceError({ status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request headers did not arrive in time.' })
+          : err.code === 'HPE_HEADER_OVERFLOW'
+            ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
+            : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
+      const body = JSON.stringify(se.body(requestId));
+      socket.end(
+        `HTTP/1.1 ${se.status} ${se.status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      log?.warn({ req: requestId, code: err.code, status: se.status }, 'malformed request');
+    },
+  });
+
+  // Each route's validator is compiled on its first request, not at start: compiling every schema of every
+  // area took ~200 ms, which the embedded default (a CLI command that serves one request) paid every time.
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    let compiled: ReturnType<typeof compileValidator> | undefined;
+    const validate: FastifyValidationResult = Object.assign(
+      (...args: unknown[]) => {
+        compiled ??= compileValidator(schema, httpPart);
+        const ok = (compiled as (...a: unknown[]) => boolean)(...args);
+        validate.errors = compiled.errors as FastifyValidationResult['errors'];
+        return ok;
+      },
+      { errors: null },
+    );
+    return validate;
+  });
+
+  // JSON only: anything else with a body → 415; an empty body counts as no body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(errors.invalidJson((err as Error).message), undefined);
+    }
+  });
+  return app;
+}

@@ -1,0 +1,90 @@
+// What happens around every request, in order: it gets an id; its caller is identified (auth.ts); it is
+// admitted or refused by the limits (ratelimit.ts); its answer carries the limit headers; when it ends, its
+// in-flight slot is given back and one access line is written.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccessLog } from '../log.js';
+import { errors, ServiceError } from '../errors.js';
+import type { Services } from '../services.js';
+import { anonymous, identify, type Caller } from './auth.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { RouteSpec } from './route.js';
+
+export interface RequestState extends Caller {
+  /** Holds an in-flight slot of `rateKey` until the request ends. */
+  admitted: boolean;
+  started: bigint;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    payorch?: RequestState;
+  }
+  interface FastifyContextConfig {
+    spec?: RouteSpec;
+  }
+}
+
+/** Takes an in-flight slot for the request, or says why not (429). */
+function admit(limiter: RateLimiter, state: RequestState): ServiceError | undefined {
+  const admission = limiter.admit(state.rateKey);
+  if (!admission.ok) return errors.rateLimited(admission.code, admission.message, admission.retryAfter);
+  state.admitted = true;
+  return undefined;
+}
+
+function release(limiter: RateLimiter, request: FastifyRequest): void {
+  const state = request.payorch;
+  if (state?.admitted) {
+    state.admitted = false;
+    limiter.release(state.rateKey);
+  }
+}
+
+// Hooks take callbacks rather than being async functions: no promise per hook per request.
+export function followEachRequest(app: FastifyInstance, services: Services, accessLog: AccessLog | undefined): void {
+  const { limiter } = services;
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('Request-Id', request.id);
+    const spec = request.routeOptions.config?.spec;
+    const state: RequestState = { ...anonymous(request), admitted: false, started: process.hrtime.bigint() };
+    request.payorch = state;
+    let unauthenticated: ServiceError | undefined;
+    if (spec && spec.auth !== 'none') {
+      try {
+        Object.assign(state, identify(request, spec, services));
+      } catch (err) {
+        // A failed authentication counts against the caller's address, so that guessing keys or client
+        // secrets is throttled like any other traffic (429 once the address is over its limit).
+        unauthenticated = err as ServiceError;
+      }
+    }
+    done(admit(limiter, state) ?? unauthenticated);
+  });
+
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    done();
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const rate = limiter.state(request.payorch?.rateKey ?? `ip:${request.ip}`);
+    reply.header('X-RateLimit-Limit', rate.limit);
+    reply.header('X-RateLimit-Remaining', rate.remaining);
+    reply.header('X-RateLimit-Reset', rate.reset);
+    done(null, payload);
+  });
+
+  app.addHook('onRequestAbort', (request, done) => {
+    release(limiter, request);
+    done();
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    release(limiter, request);
+    const state = request.payorch;
+    const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
+    accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status: reply.statusCode, ms, account: state?.accountId || undefined });
+    done();
+  });
+}

@@ -1,0 +1,23 @@
+// Handlers run inside the request's transaction, so a route handler is synchronous by type: test/types/handlers.ts
+// declares an async handler (and a thenable one) under @ts-expect-error. If either compiled, the directive would be
+// unused and tsc would fail; a synchronous handler and a committed failure (Outcome) must compile.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+
+describe('route handlers', () => {
+  it('returning a Promise does not compile; a synchronous answer or Outcome does', { timeout: 60_000 }, () => {
+    const tsc = require.resolve('typescript/bin/tsc');
+    const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
+    let output = '';
+    try {
+      execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
+    } catch (err) {
+      output = String((err as { stdout?: string }).stdout ?? err);
+    }
+    expect(output).toBe('');
+  });
+});
