@@ -34,6 +34,8 @@ interface RequestState {
   accountId: string;
   /** The API key that authenticated the request (for audit trails), when one did. */
   keyId?: string;
+  /** The payment session whose client secret authenticated the request, when one did. */
+  sessionId?: string;
   rateKey: string;
   admitted: boolean;
   started: bigint;
@@ -202,13 +204,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const useSecret = spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
     if (useSecret) {
       if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
-      const sessionId = (request.params as Record<string, string>).session_id ?? '';
-      const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(sessionId, token) : undefined;
+      // Without a session in the path, the secret names its session (Sessions.authenticateSecret).
+      const pathId = (request.params as Record<string, string | undefined>).session_id;
+      const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(pathId, token) : undefined;
       if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
         throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
       }
       state.accountId = auth.accountId;
-      state.rateKey = `cs:${sessionId}`;
+      state.sessionId = auth.sessionId;
+      state.rateKey = `cs:${auth.sessionId}`;
     } else {
       const auth = services.accounts.authenticate(token);
       state.accountId = auth.accountId;
@@ -272,6 +276,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const ctx: RouteContext<unknown, unknown, unknown> = {
       accountId,
       apiKeyId: request.payorch?.keyId,
+      sessionId: request.payorch?.sessionId,
       body: request.body ?? {},
       query: request.query ?? {},
       params: request.params ?? {},

@@ -19,8 +19,7 @@ const fold = (name: string) => name.toLowerCase().replace(/[_-]/g, '');
 
 /**
  * The known field nearest to `unknown`, as a path from the same place (`prefix` + name), or undefined when none
- * is close: at most a third of the name's length apart after folding case and separators, and never for names
- * of one or two characters.
+ * is close (see `edits`) after folding case and separators, and never for names of one or two characters.
  */
 export function nearestField(unknown: string, parent: unknown, prefix: string): string | undefined {
   const schema = parent as ObjectSchema | undefined;
@@ -37,6 +36,8 @@ export function nearestField(unknown: string, parent: unknown, prefix: string): 
     const score = Math.min(levenshtein(target, fold(c.leaf)), levenshtein(target, fold(c.path))) * 2 + c.depth;
     if (!best || score < best.score) best = { path: c.path, score };
   }
-  if (!best || best.score > 2 * Math.floor(target.length / 3) + 1) return undefined;
+  // Up to one edit in three characters, at least two (a swapped pair: emial → email), one for short names.
+  const edits = target.length <= 3 ? 1 : Math.max(2, Math.floor(target.length / 3));
+  if (!best || best.score > 2 * edits + 1) return undefined;
   return prefix ? `${prefix}.${best.path}` : best.path;
 }

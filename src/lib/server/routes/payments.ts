@@ -38,6 +38,7 @@ import type { PageSpec } from '../http/pages.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
+import { PaymentsEngine } from '../domain/payments/engine.js';
 import { validateMerchant } from '../domain/payments/wallets.js';
 import { testValues } from '../domain/payments/testvalues.js';
 import { checkoutPage } from '../domain/payments/checkout-page.js';
@@ -50,13 +51,34 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/confirm-payment/:session_id',
     operationId: 'confirmPayment',
     summary: "Confirm a payment session with one payment source (bearer: the session's client_secret)",
+    description:
+      'Routes the payment to a processor (failover on retryable failures). A body `session_id`, if given, must be the path\'s. ' +
+      'Answers the payment: `captured` or `authorized`, `requires_action` with `next_action.redirect_to_url` for a 3DS challenge, ' +
+      '`pending` for an ACH debit; a decline answers 402 `card_error` and the failed payment is kept.',
     tag,
     auth: 'client_secret',
     params: SessionIdOnly,
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
-    handler: ({ accountId, params, body, now, baseUrl, services }) => services.payments.confirm(accountId, params.session_id, body, now, baseUrl),
+    handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
+      services.payments.confirm(accountId, PaymentsEngine.confirmTarget(params.session_id, body.session_id, sessionId), body, now, baseUrl),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/confirm-payment',
+    operationId: 'confirmPaymentBySessionInBody',
+    summary: 'Confirm a payment session named by `session_id` in the body (the live service\'s browser SDK calls this form)',
+    description:
+      'The same confirmation as `POST /confirm-payment/{session_id}`, for the session `session_id` names; without it, 400 `parameter_missing`. ' +
+      "The bearer is that session's client secret.",
+    tag,
+    auth: 'client_secret',
+    body: ConfirmPaymentBody,
+    response: Payment,
+    errors: [402, 404, 409],
+    handler: ({ accountId, body, sessionId, now, baseUrl, services }) =>
+      services.payments.confirm(accountId, PaymentsEngine.confirmTarget(undefined, body.session_id, sessionId), body, now, baseUrl),
   }),
   defineRoute({
     method: 'GET',
@@ -177,19 +199,7 @@ export const paymentsRoutes: RouteSpec[] = [
     status: 201,
     handler: ({ body, now, services }) => services.cards.tokenize(body, now),
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/get-session-config/:session_id',
-    operationId: 'getSessionConfig',
-    summary: 'What a checkout page needs to render a session (bearer: API key or the client_secret)',
-    tag,
-    auth: 'api_key_or_client_secret',
-    params: SessionIdOnly,
-    query: EmptyQuery,
-    response: SessionConfig,
-    errors: [404],
-    handler: ({ accountId, params, now, services }) => services.payments.sessionConfig(accountId, params.session_id, now),
-  }),
+  ...sessionConfigRoutes(),
   defineRoute({
     method: 'GET',
     url: '/test-cards',
@@ -363,3 +373,44 @@ export const paymentsRoutes: RouteSpec[] = [
  */
 export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 
+
+/**
+ * The session config, in the four forms clients use: GET (a checkout page, the live service's e-commerce
+ * plugin) or POST (the live service's browser SDK), with the session in the path, or without it for a client
+ * secret, which names its own session.
+ */
+function sessionConfigRoutes(): RouteSpec[] {
+  const description =
+    'Amount, currency, the payment methods and their wallet settings, the URLs, and the latest payment (with its `next_action`). ' +
+    'Every session status answers 200.';
+  const withId = (method: 'GET' | 'POST') =>
+    defineRoute({
+      method,
+      url: '/get-session-config/:session_id',
+      operationId: method === 'GET' ? 'getSessionConfig' : 'getSessionConfigByPost',
+      summary: 'What a checkout page needs to render a session (bearer: API key or the client_secret)',
+      description,
+      tag,
+      auth: 'api_key_or_client_secret',
+      params: SessionIdOnly,
+      ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
+      response: SessionConfig,
+      errors: [404],
+      handler: ({ accountId, params, now, baseUrl, services }) => services.payments.sessionConfig(accountId, params.session_id, now, baseUrl),
+    });
+  const bySecret = (method: 'GET' | 'POST') =>
+    defineRoute({
+      method,
+      url: '/get-session-config',
+      operationId: method === 'GET' ? 'getSessionConfigForClientSecret' : 'getSessionConfigForClientSecretByPost',
+      summary: "The config of the session whose client secret is the bearer (no session id needed)",
+      description: `${description} The client secret names its session, so only it can be the bearer here.`,
+      tag,
+      auth: 'client_secret',
+      ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
+      response: SessionConfig,
+      errors: [404],
+      handler: ({ accountId, sessionId, now, baseUrl, services }) => services.payments.sessionConfig(accountId, sessionId!, now, baseUrl),
+    });
+  return [withId('GET'), withId('POST'), bySecret('GET'), bySecret('POST')];
+}

@@ -15,7 +15,7 @@ export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * 86_400_000;
 export const MICRODEPOSIT_ATTEMPTS = 3;
 
-type StoredBankAccount = BankAccount & {
+type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
   /** AES-GCM sealed full numbers */
   account_number_sealed: string;
   routing_number_sealed: string;
@@ -45,7 +45,8 @@ export class BankAccounts {
 
   private toApi(b: StoredBankAccount): BankAccount {
     const { account_number_sealed: _a, routing_number_sealed: _r, microdeposit_expires_ms: _e, ...api } = b;
-    return api;
+    // created_at is `created` as a date-time, made on read (so accounts stored before it have one too).
+    return { ...api, created_at: isoTime(b.created * 1000) };
   }
 
   create(accountId: string, body: CreateBankAccountBody, now: number): BankAccount {
