@@ -264,6 +264,55 @@ describe('the fields the live service reads', () => {
   });
 });
 
+describe('the other shared routes', () => {
+  it('a browser retrieves its session with the client secret; updating and canceling still need the API key', async () => {
+    const sess = await newSession(s);
+    const got = await fromBrowser('GET', `/sessions/${sess.id}`, sess.client_secret);
+    expect(got.status).toBe(200);
+    expect(got.body.id).toBe(sess.id);
+    expect((await fromBrowser('GET', `/sessions/${(await newSession(s)).id}`, sess.client_secret)).status).toBe(401);
+    expect((await fromBrowser('PATCH', `/sessions/${sess.id}`, sess.client_secret, { amount: 1 })).status).toBe(401);
+    expect((await fromBrowser('POST', `/sessions/${sess.id}/cancel`, sess.client_secret, {})).status).toBe(401);
+    expect((await s.request('GET', `/sessions/${sess.id}`)).body.amount).toBe(5000);
+  });
+
+  it('bank accounts: is_default on create and PATCH {nickname, is_default, metadata}; one default per customer', async () => {
+    const create = (extra: Record<string, unknown>) =>
+      s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen', ...extra } });
+    const first = (await create({ customer_id: 'cus_parity' })).body;
+    const second = (await create({ customer_id: 'cus_parity', is_default: true })).body;
+    const other = (await create({ customer_id: 'cus_other' })).body;
+    expect(second.is_default).toBe(true);
+    expect((await s.request('GET', `/bank-accounts/${first.id}`)).body.is_default).toBe(false);
+    const u = await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { nickname: 'Payroll', is_default: true, metadata: { k: 'v' } } });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ nickname: 'Payroll', is_default: true, metadata: { k: 'v' } });
+    expect((await s.request('GET', `/bank-accounts/${second.id}`)).body.is_default).toBe(false);
+    expect((await s.request('GET', `/bank-accounts/${other.id}`)).body.is_default).toBe(true); // another customer's default stays
+    expect((await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { nickname: null } })).body.nickname).toBeNull();
+    expectError(await create({ is_default: true }), 400, 'validation_error', 'parameter_invalid', 'is_default');
+    expectError(await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { holder_name: 'x' } }), 400, 'validation_error', 'parameter_unknown', 'holder_name');
+    expectError(await s.request('PATCH', '/bank-accounts/ba_missing', { body: {} }), 404, 'invalid_request_error', 'resource_missing');
+  });
+
+  it('network tokens: session_id and request_cryptogram, from a browser with the client secret; the live service\u2019s field names', async () => {
+    const sess = await newSession(s);
+    const nt = await fromBrowser('POST', '/network-tokens', sess.client_secret, { session_id: sess.id, token_id: 'tok_mastercard', request_cryptogram: true });
+    expect(nt.status).toBe(201);
+    expect(nt.body).toMatchObject({ object: 'network_token', networkTokenId: nt.body.id, network: 'mastercard', status: 'active', cryptogramType: 'TAVV' });
+    expect(nt.body.tokenExpiryMonth).toMatch(/^\d{2}$/);
+    expect(nt.body.tokenExpiryYear).toMatch(/^\d{4}$/);
+    expect(typeof nt.body.cryptogram).toBe('string');
+    const c = await fromBrowser('POST', `/network-tokens/${nt.body.id}/cryptogram`, sess.client_secret, { session_id: sess.id });
+    expect(c.body).toMatchObject({ network_token_id: nt.body.id, cryptogramType: 'TAVV', expiresAt: c.body.expires_at });
+    const other = await newSession(s);
+    expectError(await fromBrowser('POST', '/network-tokens', sess.client_secret, { session_id: other.id, token_id: 'tok_visa' }) as never, 401, 'authentication_error', 'invalid_client_secret');
+    expectError(await s.request('POST', '/network-tokens', { body: { session_id: '00000000-0000-7000-8000-000000000000', token_id: 'tok_visa' } }), 404, 'invalid_request_error', 'resource_missing');
+    const plain = await s.request('POST', '/network-tokens', { body: { token_id: 'tok_visa' } });
+    expect(plain.body.cryptogram).toBeUndefined();
+  });
+});
+
 describe('both confirm forms and the secret that names its session', () => {
   it('POST /confirm-payment without session_id → 400 parameter_missing; a mismatch with the path → 400', async () => {
     const sess = await newSession(s);

@@ -339,11 +339,23 @@ export const CreateBankAccountBody = Type.Object(
     country: Type.Optional(Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$' })),
     currency: Type.Optional(Currency),
     nickname: Type.Optional(Type.String({ maxLength: 100 })),
+    /** The customer's default account (needs `customer_id`); default: true for a customer's first account. */
+    is_default: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 );
 export type CreateBankAccountBody = Static<typeof CreateBankAccountBody>;
+
+export const UpdateBankAccountBody = Type.Object(
+  {
+    nickname: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    is_default: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type UpdateBankAccountBody = Static<typeof UpdateBankAccountBody>;
 
 export const ListBankAccountsQuery = Type.Object(
   { ...ListQuery, customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), verification_status: Type.Optional(BankAccountStatus) },
@@ -375,11 +387,26 @@ export const NetworkToken = Type.Object(
     network_token_last4: Type.String(),
     created_at: DateTime,
     livemode: Type.Boolean(),
+    // The live service's names for the same facts (it answers in camelCase here).
+    networkTokenId: Type.String(),
+    /** The card network (`visa`, `mastercard`, …). */
+    network: Type.String(),
+    tokenExpiryMonth: Type.String(),
+    tokenExpiryYear: Type.String(),
+    /** Only on a create with `request_cryptogram: true`. */
+    cryptogram: Type.Optional(Type.String()),
+    cryptogramType: Type.Optional(Type.String()),
   },
   { $id: 'NetworkToken' },
 );
 export type NetworkToken = Static<typeof NetworkToken>;
-export const CreateNetworkTokenBody = Type.Object({ token_id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
+/** `session_id`: the live service's browser form (the session's client secret as bearer) names the session so. */
+const NetworkTokenSession = Type.Optional(Type.String({ minLength: 1, maxLength: 255 }));
+export const CreateNetworkTokenBody = Type.Object(
+  { token_id: Type.String({ minLength: 1, maxLength: 255 }), session_id: NetworkTokenSession, request_cryptogram: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export const CryptogramBody = Type.Object({ session_id: NetworkTokenSession }, { additionalProperties: false });
 export type CreateNetworkTokenBody = Static<typeof CreateNetworkTokenBody>;
 export const NetworkTokenIdParams = Type.Object({ network_token_id: IdParam }, { additionalProperties: false });
 export const Cryptogram = Type.Object({
@@ -388,6 +415,9 @@ export const Cryptogram = Type.Object({
   cryptogram: Type.String(),
   eci: Type.String(),
   expires_at: DateTime,
+  /** The live service's names: the cryptogram's kind and `expires_at` again. */
+  cryptogramType: Type.String(),
+  expiresAt: DateTime,
 });
 export type Cryptogram = Static<typeof Cryptogram>;
 

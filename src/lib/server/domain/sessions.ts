@@ -275,6 +275,21 @@ export class Sessions implements DueWork {
   }
 }
 
+/**
+ * Which session a request is for: the path's (`POST /confirm-payment/{id}`) or the body's `session_id`
+ * (`POST /confirm-payment`); both given must agree, neither → 400 parameter_missing. `authenticated`: the session
+ * whose client secret the request carried — a secret acts for its own session only (else 401).
+ */
+export function requestedSession(path: string | undefined, body: string | undefined, authenticated: string | undefined): string {
+  const id = path ?? body;
+  if (id === undefined) throw errors.parameterMissing('session_id');
+  if (path !== undefined && body !== undefined && path !== body) throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
+  if (authenticated !== undefined && authenticated !== id) {
+    throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+  }
+  return id;
+}
+
 /** Two request fields meaning the same (an alias): either one, or both when they agree. */
 function sameOrEither<T>(a: T | undefined, aName: string, b: T | undefined, bName: string): T | undefined {
   if (a !== undefined && b !== undefined && a !== b) throw errors.parameterInvalid(bName, `says something else than ${aName}; give one of them`);

@@ -9,6 +9,7 @@ import {
   CreateBankAccountBody,
   CreateNetworkTokenBody,
   Cryptogram,
+  CryptogramBody,
   ListBankAccountsQuery,
   ListPaymentsQuery,
   MerchantSession,
@@ -21,6 +22,7 @@ import {
   ProcessorsState,
   PspParams,
   RefundPaymentBody,
+  UpdateBankAccountBody,
   SessionConfig,
   SessionIdOnly,
   SetProcessorBody,
@@ -38,7 +40,8 @@ import type { PageSpec } from '../http/pages.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
-import { PaymentsEngine } from '../domain/payments/engine.js';
+import { requestedSession } from '../domain/sessions.js';
+import type { Services } from '../services.js';
 import { validateMerchant } from '../domain/payments/wallets.js';
 import { testValues } from '../domain/payments/testvalues.js';
 import { checkoutPage } from '../domain/payments/checkout-page.js';
@@ -62,7 +65,7 @@ export const paymentsRoutes: RouteSpec[] = [
     response: Payment,
     errors: [402, 404, 409],
     handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
-      services.payments.confirm(accountId, PaymentsEngine.confirmTarget(params.session_id, body.session_id, sessionId), body, now, baseUrl),
+      services.payments.confirm(accountId, requestedSession(params.session_id, body.session_id, sessionId), body, now, baseUrl),
   }),
   defineRoute({
     method: 'POST',
@@ -78,7 +81,7 @@ export const paymentsRoutes: RouteSpec[] = [
     response: Payment,
     errors: [402, 404, 409],
     handler: ({ accountId, body, sessionId, now, baseUrl, services }) =>
-      services.payments.confirm(accountId, PaymentsEngine.confirmTarget(undefined, body.session_id, sessionId), body, now, baseUrl),
+      services.payments.confirm(accountId, requestedSession(undefined, body.session_id, sessionId), body, now, baseUrl),
   }),
   defineRoute({
     method: 'GET',
@@ -277,6 +280,19 @@ export const paymentsRoutes: RouteSpec[] = [
     handler: ({ accountId, params, services }) => services.bankAccounts.get(accountId, params.bank_account_id),
   }),
   defineRoute({
+    method: 'PATCH',
+    url: '/bank-accounts/:bank_account_id',
+    operationId: 'updateBankAccount',
+    summary: 'Update a bank account: nickname, is_default (one per customer), metadata',
+    tag: 'Bank accounts',
+    auth: 'api_key',
+    params: BankAccountIdParams,
+    body: UpdateBankAccountBody,
+    response: BankAccount,
+    errors: [404],
+    handler: ({ accountId, params, body, services }) => services.bankAccounts.update(accountId, params.bank_account_id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     url: '/bank-accounts/:bank_account_id',
     operationId: 'deleteBankAccount',
@@ -321,12 +337,19 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/network-tokens',
     operationId: 'createNetworkToken',
     summary: 'Create a network token from a card token',
+    description:
+      'With `request_cryptogram: true` the answer carries a first cryptogram. A browser may call it with a session\'s client secret ' +
+      '(then `session_id`, if given, must be that session), as at the live service.',
     tag: 'Network tokens',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     body: CreateNetworkTokenBody,
     response: NetworkToken,
     status: 201,
-    handler: ({ accountId, body, now, services }) => services.cards.createNetworkToken(accountId, body.token_id, now),
+    errors: [404],
+    handler: ({ accountId, body, sessionId, now, services }) => {
+      sessionNamed(body.session_id, sessionId, accountId, now, services);
+      return services.cards.createNetworkToken(accountId, body.token_id, now, body.request_cryptogram ?? false);
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -357,13 +380,17 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/network-tokens/:network_token_id/cryptogram',
     operationId: 'createNetworkTokenCryptogram',
     summary: 'A one-time cryptogram for a network token',
+    description: "The API key, or a session's client secret (then `session_id`, if given, must be that session), as at the live service.",
     tag: 'Network tokens',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     params: NetworkTokenIdParams,
-    body: EmptyBody,
+    body: CryptogramBody,
     response: Cryptogram,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.cards.cryptogram(accountId, params.network_token_id, now),
+    handler: ({ accountId, params, body, sessionId, now, services }) => {
+      sessionNamed(body.session_id, sessionId, accountId, now, services);
+      return services.cards.cryptogram(accountId, params.network_token_id, now);
+    },
   }),
 ];
 
@@ -373,6 +400,15 @@ export const paymentsRoutes: RouteSpec[] = [
  */
 export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 
+
+/**
+ * A `session_id` in a body next to the bearer: with a client secret it must be the secret's session (else 401,
+ * as a secret acts for its own session only); with the API key it must be a session of the account (else 404).
+ */
+function sessionNamed(bodyId: string | undefined, authenticated: string | undefined, accountId: string, now: number, services: Services): void {
+  if (authenticated !== undefined) requestedSession(undefined, bodyId ?? authenticated, authenticated);
+  else if (bodyId !== undefined) services.sessions.get(accountId, bodyId, now);
+}
 
 /**
  * The session config, in the four forms clients use: GET (a checkout page, the live service's e-commerce

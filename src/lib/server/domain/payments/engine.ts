@@ -323,21 +323,6 @@ export class PaymentsEngine implements DueWork, Charger {
   }
 
   /**
-   * Which session a confirm is for: the path's (`POST /confirm-payment/{id}`) or the body's `session_id`
-   * (`POST /confirm-payment`); both given must agree. `authenticated`: the session whose client secret the
-   * request carried — a secret confirms its own session only.
-   */
-  static confirmTarget(path: string | undefined, body: string | undefined, authenticated: string | undefined): string {
-    const id = path ?? body;
-    if (id === undefined) throw errors.parameterMissing('session_id');
-    if (path !== undefined && body !== undefined && path !== body) throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
-    if (authenticated !== undefined && authenticated !== id) {
-      throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
-    }
-    return id;
-  }
-
-  /**
    * POST /confirm-payment/{session_id} and POST /confirm-payment (the id in the body). The session moves out
    * of requires_payment_method in the same transaction that checks it, so of racing confirms exactly one
    * creates a payment; the others get 409.
