@@ -276,6 +276,17 @@ describe('the other shared routes', () => {
     expect((await s.request('GET', `/sessions/${sess.id}`)).body.amount).toBe(5000);
   });
 
+  it("wallet merchant validation on the contract's path with the client secret of the body's session", async () => {
+    const sess = await newSession(s, { payment_method_types: ['walletone_pay'] });
+    const body = { validation_url: 'https://wallet.example/paymentservices/startSession', domain: 'shop.example.com', session_id: sess.id };
+    const ok = await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, body);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ object: 'walletone_merchant_session', session_id: sess.id });
+    const other = await newSession(s, { payment_method_types: ['walletone_pay'] });
+    expectError(await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, { ...body, session_id: other.id }) as never, 401, 'authentication_error', 'invalid_client_secret');
+    expect((await s.request('POST', '/walletone-pay-validate-merchant', { body })).status).toBe(200);
+  });
+
   it('bank accounts: is_default on create and PATCH {nickname, is_default, metadata}; one default per customer', async () => {
     const create = (extra: Record<string, unknown>) =>
       s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen', ...extra } });

@@ -167,12 +167,16 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/walletone-pay-validate-merchant',
     operationId: 'validateWalletMerchant',
     summary: 'Validate the merchant for a walletone_pay payment sheet (validation_url is never fetched)',
+    description:
+      "The API key, or the client secret of the session `session_id` names (the live service's browser form: a secret of another " +
+      'session → 401).',
     tag: 'Wallets',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     body: ValidateMerchantBody,
     response: MerchantSession,
     errors: [404],
-    handler: ({ accountId, body, now, services }) => validateMerchant(services.sessions.get(accountId, body.session_id, now), body, now),
+    handler: ({ accountId, body, sessionId, now, services }) =>
+      validateMerchant(services.sessions.get(accountId, requestedSession(undefined, body.session_id, sessionId), now), body, now),
   }),
   defineRoute({
     method: 'POST',
