@@ -96,7 +96,7 @@ describe('create-session', () => {
     [{ amount: 100, currency: 'usd', success_url: 'ftp://x.example/' }, 'parameter_invalid', 'success_url'],
     [{ amount: 100, currency: 'usd', cancel_url: '/relative' }, 'parameter_invalid', 'cancel_url'],
     [{ amount: 100, currency: 'usd', customer: { email: 'not-an-email' } }, 'parameter_invalid', 'customer.email'],
-    [{ amount: 100, currency: 'usd', customer: { phone: '1' } }, 'parameter_unknown', 'customer.phone'],
+    [{ amount: 100, currency: 'usd', customer: { fax: '1' } }, 'parameter_unknown', 'customer.fax'],
     [{ amount: 100, currency: 'usd', metadata: { k: 1 } }, 'parameter_invalid', 'metadata.k'],
     [{ amount: 100, currency: 'usd', metadata: { ['k'.repeat(41)]: 'v' } }, 'parameter_invalid', 'metadata'],
     [{ amount: 100, currency: 'usd', metadata: { k: 'v'.repeat(501) } }, 'parameter_invalid', 'metadata.k'],

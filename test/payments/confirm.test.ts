@@ -211,7 +211,7 @@ describe('manual capture, refunds, void', () => {
     expect(r2.body).toMatchObject({ status: 'refunded', refunded_amount: 5000 });
     expect(r2.body.refunds.map((x: any) => x.amount)).toEqual([1000, 4000]);
     expectError(await s.request('POST', `/refund-payment/${p.id}`, { body: { amount: 1 } }), 409, 'invalid_request_error', 'payment_unexpected_state');
-    expectError(await s.request('POST', `/refund-payment/${p.id}`, { body: { reason: 'bored' } }), 400, 'validation_error', 'parameter_invalid', 'reason');
+    expectError(await s.request('POST', `/refund-payment/${p.id}`, { body: { reason: '' } }), 400, 'validation_error', 'parameter_invalid', 'reason');
   });
 
   it('canceling a processing session voids its authorized payment', async () => {
@@ -238,8 +238,10 @@ describe('3DS', () => {
     const sess = await newSession(s);
     const r = await confirm(s, sess, { token_id: 'tok_threeDSecureRequired' });
     expect(r.status).toBe(200);
-    expect(r.body.status).toBe('pending');
-    expect(r.body.next_action).toEqual({ type: 'threeds_challenge', url: `${s.baseUrl}/pay/${sess.id}?step=threeds` });
+    expect(r.body.status).toBe('requires_action');
+    const challenge = `${s.baseUrl}/pay/${sess.id}?step=threeds`;
+    expect(r.body.next_action).toEqual({ type: 'redirect_to_url', url: challenge, redirect_to_url: { url: challenge, return_url: `${s.baseUrl}/pay/${sess.id}` } });
+    expect(r.body.three_d_secure).toEqual({ version: '2.2.0', authentication_status: 'challenge_required', eci: null });
     expect(r.body.attempts).toEqual([{ psp: 'aurora', status: 'requires_action', code: null }]);
     expect(await sessionStatus(s, sess.id)).toBe('requires_action');
     const before = await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`);
@@ -269,7 +271,7 @@ describe('3DS', () => {
   it('tok_threeDSecureFail: challenge, then authentication_failed; payment and session fail', async () => {
     const sess = await newSession(s);
     const r = await confirm(s, sess, { token_id: 'tok_threeDSecureFail' });
-    expect(r.body.status).toBe('pending');
+    expect(r.body.status).toBe('requires_action');
     const done = await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { body: {} });
     expect(done.body).toMatchObject({ status: 'failed', liability_shift: false, payment_status: 'failed' });
     const p = (await s.request('GET', `/payments/${r.body.id}`)).body;

@@ -223,7 +223,7 @@ describe('test vault and card tokens', () => {
       const r = await confirm(s, sess, { token_id: tok.body.token_id });
       expect(r.status).toBe(status);
       if (code) expect(r.body.error.code).toBe(code);
-      if (number.endsWith('3220') || number.endsWith('1629')) expect(r.body.status).toBe('pending');
+      if (number.endsWith('3220') || number.endsWith('1629')) expect(r.body.status).toBe('requires_action');
     }
   });
 
@@ -284,11 +284,12 @@ describe('session config and test values', () => {
     const a = await s.request('GET', `/get-session-config/${sess.id}`, { key: sess.client_secret });
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ object: 'session_config', session_id: sess.id, status: 'requires_payment_method', amount: 5000, currency: 'USD', description: 'Order 42', success_url: 'https://shop.example.com/ok', payment: null });
-    expect(a.text).not.toContain(sess.client_secret);
+    // the live service's fields too: its browser SDK and e-commerce plugin read this object
+    expect(a.body).toMatchObject({ client_secret: sess.client_secret, payment_methods: ['card'], fallback_url: sess.fallback_url, environment: 'test', tokenize_url: `${s.baseUrl}/vault/tokens` });
     await confirm(s, sess, { token_id: 'tok_threeDSecureRequired' });
     const b = await s.request('GET', `/get-session-config/${sess.id}`);
     expect(b.body.status).toBe('requires_action');
-    expect(b.body.payment).toMatchObject({ status: 'pending', next_action: { type: 'threeds_challenge' } });
+    expect(b.body.payment).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', redirect_to_url: { url: `${s.baseUrl}/pay/${sess.id}?step=threeds` } } });
     expectError(await s.request('GET', `/get-session-config/${sess.id}`, { key: null }), 401, 'authentication_error', 'missing_api_key');
   });
 

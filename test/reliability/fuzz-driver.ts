@@ -223,7 +223,9 @@ export function routeCases(route: Route, ctx: { apiKey: string; pools: Pools }):
   const badQueryArb = route.query ? fc.oneof(invalid(route.query), fc.constant({ limit: ['1', '2'] }), fc.constant({ zz_unknown: 'x' })) : fc.constant({ zz_unknown: 'x' });
   const bodyArb = route.body ? valid(route.body, hint) : fc.constant(undefined);
   const badBodyArb = route.body ? invalid(route.body) : fc.constant(undefined);
-  const usesSecret = CLIENT_SECRET_AUTH.has(route.auth) && names.includes('session_id');
+  // A client secret names its session: routes without a session in the path (POST /confirm-payment,
+  // /get-session-config) take it as their only credential.
+  const usesSecret = CLIENT_SECRET_AUTH.has(route.auth) && (names.includes('session_id') || route.auth === 'client_secret');
   const sessionArb = fc.nat().map((i) => (pools.sessions.length ? pools.sessions[i % pools.sessions.length]! : { id: 'none', client_secret: 'cs_none' }));
   const withSecretArb = usesSecret ? (route.auth === 'client_secret' ? fc.constant(true) : fc.boolean()) : fc.constant(false);
 
@@ -297,7 +299,8 @@ export function routeCases(route: Route, ctx: { apiKey: string; pools: Pools }):
         `Bearer ${'k'.repeat(8000)}`,
         `Bearer cs_${'0'.repeat(48)}`,
         `Bearer ${apiKey} ${apiKey}`,
-        ...(other ? [`Bearer ${other.client_secret}`] : []),
+        // another session's secret is refused where the path names a session; without one, it names its own
+        ...(other && names.includes('session_id') ? [`Bearer ${other.client_secret}`] : []),
         ...(route.auth === 'client_secret' ? [`Bearer ${apiKey}`] : []),
       ];
     };

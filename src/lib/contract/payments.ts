@@ -2,14 +2,16 @@
 // (service-interface.md "Payment", "Bank account", "3D Secure result"; contract.md §7–§8).
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixSeconds } from './common.js';
-import { PaymentMethodType } from './sessions.js';
+import { NextAction, PaymentMethodType } from './sessions.js';
 
 /** The eleven processors of the local server (contract §7). */
 export const PSP_IDS = ['aurora', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'iris', 'jasper', 'krypton'] as const;
 export type PspId = (typeof PSP_IDS)[number];
 export const PspId = Type.Union(PSP_IDS.map((id) => Type.Literal(id)));
 
+/** `requires_action`: waiting for the payer's 3DS challenge (the live service's value; see docs/api.md "Live-service parity"). */
 export const PaymentStatus = Type.Union([
+  Type.Literal('requires_action'),
   Type.Literal('pending'),
   Type.Literal('authorized'),
   Type.Literal('captured'),
@@ -27,7 +29,21 @@ export const PaymentAttempt = Type.Object({
 });
 export type PaymentAttempt = Static<typeof PaymentAttempt>;
 
-export const NextAction = Type.Object({ type: Type.Literal('threeds_challenge'), url: Type.String() });
+
+export const PaymentRouting = Type.Object({
+  attempts: Type.Integer(),
+  selected_psp: Nullable(Type.String()),
+  /** `forced` (the confirm named a `psp`) or `routing_rules` */
+  selection_reason: Type.String(),
+  is_retry: Type.Boolean(),
+});
+
+export const ThreeDSecure = Type.Object({
+  version: Type.String(),
+  /** challenge_required, authenticated or failed, as the 3DS result's `status` */
+  authentication_status: Type.String(),
+  eci: Nullable(Type.String()),
+});
 
 export const CardDetails = Type.Object({ brand: Type.String(), last4: Type.String(), exp_month: Type.Integer(), exp_year: Type.Integer() });
 
@@ -49,10 +65,23 @@ export const Payment = Type.Object(
     captured_amount: Type.Integer(),
     refunded_amount: Type.Integer(),
     card: Nullable(CardDetails),
-    wallet: Nullable(Type.Object({ type: Type.String() })),
-    bank_account: Nullable(Type.Object({ id: Type.String(), last4: Type.String(), routing_last4: Type.String(), account_holder_name: Type.String() })),
+    wallet: Nullable(Type.Object({ type: Type.String(), card_network: Nullable(Type.String()) })),
+    bank_account: Nullable(
+      Type.Object({
+        id: Type.String(),
+        last4: Type.String(),
+        routing_last4: Type.String(),
+        account_holder_name: Type.String(),
+        bank_name: Nullable(Type.String()),
+        account_type: Nullable(Type.Union([Type.Literal('checking'), Type.Literal('savings')])),
+      }),
+    ),
     attempts: Type.Array(PaymentAttempt),
+    /** The live service's summary of `attempts`. */
+    routing: PaymentRouting,
+    routing_profile_id: Nullable(Type.String()),
     next_action: Nullable(NextAction),
+    three_d_secure: Nullable(ThreeDSecure),
     failure_code: Nullable(Type.String()),
     failure_message: Nullable(Type.String()),
     decline_code: Nullable(Type.String()),
@@ -71,7 +100,22 @@ export type Payment = Static<typeof Payment>;
 export const PaymentList = ListOf(Payment);
 
 export const ConfirmBankAccount = Type.Object(
-  { account_holder_name: Type.String({ minLength: 1, maxLength: 256 }), bank_account_id: Type.String({ minLength: 1, maxLength: 255 }) },
+  {
+    account_holder_name: Type.String({ minLength: 1, maxLength: 256 }),
+    bank_account_id: Type.String({ minLength: 1, maxLength: 255 }),
+    /** Must match the bank account's own type when given. */
+    account_type: Type.Optional(Type.Union([Type.Literal('checking'), Type.Literal('savings')])),
+  },
+  { additionalProperties: false },
+);
+
+/** The live service's VGS field aliases: accepted, never stored or echoed (test mode resolves `token_id` locally). */
+const VgsData = Type.Object(
+  {
+    card_number: Type.Optional(Type.String({ maxLength: 128 })),
+    card_expiry: Type.Optional(Type.String({ maxLength: 128 })),
+    card_cvc: Type.Optional(Type.String({ maxLength: 128 })),
+  },
   { additionalProperties: false },
 );
 
@@ -85,6 +129,13 @@ export const ConfirmPaymentBody = Type.Object(
     bank_account: Type.Optional(ConfirmBankAccount),
     payment_method_type: Type.Optional(PaymentMethodType),
     psp: Type.Optional(PspId),
+    /** The session to confirm, for `POST /confirm-payment` (on `/confirm-payment/{id}` it must equal the path's). */
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    /** Which vault made `token_id`; test mode resolves every token against its own vault. */
+    token_provider: Type.Optional(Type.Union([Type.Literal('atlas'), Type.Literal('basis_theory'), Type.Literal('vgs')])),
+    /** Recorded on the payment; the local server has one routing table. */
+    routing_profile_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    vgs_data: Type.Optional(VgsData),
   },
   { additionalProperties: false },
 );
@@ -93,7 +144,8 @@ export type ConfirmPaymentBody = Static<typeof ConfirmPaymentBody>;
 export const CapturePaymentBody = Type.Object({ amount: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
 export type CapturePaymentBody = Static<typeof CapturePaymentBody>;
 
-export const RefundReason = Type.Union([Type.Literal('duplicate'), Type.Literal('fraudulent'), Type.Literal('requested_by_customer')]);
+/** Free text, as at the live service (its e-commerce plugin sends an order reference); Stripe's three reasons among others. */
+export const RefundReason = Type.String({ minLength: 1, maxLength: 500 });
 export const RefundPaymentBody = Type.Object(
   { amount: Type.Optional(Type.Integer({ minimum: 1 })), reason: Type.Optional(RefundReason) },
   { additionalProperties: false },
@@ -184,6 +236,22 @@ export const SessionConfig = Type.Object({
   external_id: Nullable(Type.String()),
   capture_method: Type.String(),
   payment_method_types: Type.Array(Type.String()),
+  /** The live service's name for the methods the checkout offers (the same list). */
+  payment_methods: Type.Array(Type.String()),
+  client_secret: Type.String(),
+  fallback_url: Type.String(),
+  /** Always `test` on the local server. */
+  environment: Type.Literal('test'),
+  /** The vault that makes card tokens (`atlas`: the service's own; here the local test vault at `tokenize_url`). */
+  capture_provider: Type.Literal('atlas'),
+  tokenize_url: Type.String(),
+  walletone_pay: Type.Optional(
+    Type.Object({ merchant_id: Type.String(), merchant_name: Type.String(), country_code: Type.String(), supported_networks: Type.Array(Type.String()) }),
+  ),
+  wallettwo_pay: Type.Optional(
+    Type.Object({ merchant_id: Type.String(), merchant_name: Type.String(), environment: Type.String(), allowed_card_networks: Type.Array(Type.String()) }),
+  ),
+  bank_account: Type.Optional(Type.Object({ account_types: Type.Array(Type.String()) })),
   success_url: Nullable(Type.String()),
   cancel_url: Nullable(Type.String()),
   expires_at: DateTime,
@@ -252,6 +320,8 @@ export const BankAccount = Type.Object(
     nickname: Nullable(Type.String()),
     metadata: Metadata,
     created: UnixSeconds,
+    /** `created` as a date-time (the live service's field). */
+    created_at: DateTime,
     livemode: Type.Boolean(),
   },
   { $id: 'BankAccount' },
@@ -269,11 +339,23 @@ export const CreateBankAccountBody = Type.Object(
     country: Type.Optional(Type.String({ minLength: 2, maxLength: 2, pattern: '^[A-Za-z]{2}$' })),
     currency: Type.Optional(Currency),
     nickname: Type.Optional(Type.String({ maxLength: 100 })),
+    /** The customer's default account (needs `customer_id`); default: true for a customer's first account. */
+    is_default: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 );
 export type CreateBankAccountBody = Static<typeof CreateBankAccountBody>;
+
+export const UpdateBankAccountBody = Type.Object(
+  {
+    nickname: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    is_default: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+);
+export type UpdateBankAccountBody = Static<typeof UpdateBankAccountBody>;
 
 export const ListBankAccountsQuery = Type.Object(
   { ...ListQuery, customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), verification_status: Type.Optional(BankAccountStatus) },
@@ -305,11 +387,26 @@ export const NetworkToken = Type.Object(
     network_token_last4: Type.String(),
     created_at: DateTime,
     livemode: Type.Boolean(),
+    // The live service's names for the same facts (it answers in camelCase here).
+    networkTokenId: Type.String(),
+    /** The card network (`visa`, `mastercard`, …). */
+    network: Type.String(),
+    tokenExpiryMonth: Type.String(),
+    tokenExpiryYear: Type.String(),
+    /** Only on a create with `request_cryptogram: true`. */
+    cryptogram: Type.Optional(Type.String()),
+    cryptogramType: Type.Optional(Type.String()),
   },
   { $id: 'NetworkToken' },
 );
 export type NetworkToken = Static<typeof NetworkToken>;
-export const CreateNetworkTokenBody = Type.Object({ token_id: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
+/** `session_id`: the live service's browser form (the session's client secret as bearer) names the session so. */
+const NetworkTokenSession = Type.Optional(Type.String({ minLength: 1, maxLength: 255 }));
+export const CreateNetworkTokenBody = Type.Object(
+  { token_id: Type.String({ minLength: 1, maxLength: 255 }), session_id: NetworkTokenSession, request_cryptogram: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export const CryptogramBody = Type.Object({ session_id: NetworkTokenSession }, { additionalProperties: false });
 export type CreateNetworkTokenBody = Static<typeof CreateNetworkTokenBody>;
 export const NetworkTokenIdParams = Type.Object({ network_token_id: IdParam }, { additionalProperties: false });
 export const Cryptogram = Type.Object({
@@ -318,6 +415,9 @@ export const Cryptogram = Type.Object({
   cryptogram: Type.String(),
   eci: Type.String(),
   expires_at: DateTime,
+  /** The live service's names: the cryptogram's kind and `expires_at` again. */
+  cryptogramType: Type.String(),
+  expiresAt: DateTime,
 });
 export type Cryptogram = Static<typeof Cryptogram>;
 

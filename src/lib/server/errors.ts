@@ -51,8 +51,14 @@ export const errors = {
     new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_missing', param, message: `Missing required param: ${param}.` }),
   parameterInvalid: (param: string, detail: string) =>
     new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_invalid', param, message: `Invalid ${param}: ${detail}.` }),
-  parameterUnknown: (param: string) =>
-    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_unknown', param, message: `Received unknown parameter: ${param}.` }),
+  parameterUnknown: (param: string, didYouMean?: string) =>
+    new ServiceError({
+      status: 400,
+      type: 'validation_error',
+      code: 'parameter_unknown',
+      param,
+      message: `Received unknown parameter: ${param}.${didYouMean ? ` Did you mean ${didYouMean}?` : ''}`,
+    }),
   invalidRequest: (code: string, message: string, param?: string) =>
     new ServiceError({ status: 400, type: 'invalid_request_error', code, message, param }),
   invalidJson: (detail: string) =>

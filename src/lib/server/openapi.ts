@@ -18,6 +18,37 @@ const STATUS_TEXT: Record<number, string> = {
   500: 'Internal error',
 };
 
+const AUTH_TEXT: Record<RouteSpec['auth'], string> = {
+  api_key: 'Bearer: an API key (`sk_test_…`).',
+  client_secret: "Bearer: the payment session's client secret (`cs_…`), so a browser can call it.",
+  api_key_or_client_secret: "Bearer: an API key, or the payment session's client secret.",
+  none: 'No authentication.',
+};
+
+/** What each tag groups (the document's top-level `tags`). */
+const TAG_TEXT: Record<string, string> = {
+  'Payment sessions': 'A payment session: what is to be paid, by which methods, and its state until paid, failed or canceled.',
+  Payments: 'Confirming a session with a payment source, and the payments that result: capture, refund, session config.',
+  '3D Secure': 'The 3DS challenge of a card payment that requires one.',
+  Wallets: 'Merchant validation for wallet payment sheets.',
+  'Test vault': 'The local test tokenization vault: card data in, token out.',
+  'Test helpers': 'Test-mode controls: test values, processors up or down, the test clock.',
+  'Bank accounts': 'ACH bank accounts and their micro-deposit verification.',
+  'Network tokens': 'Network tokens of card tokens and their one-time cryptograms.',
+};
+
+/**
+ * An operation's description: the route's own, or one written from its facts (who may call it, what it
+ * answers), so that every operation has one.
+ */
+function describeRoute(r: RouteSpec, errorStatuses: number[]): string {
+  if (r.description) return `${r.description} ${AUTH_TEXT[r.auth]}`;
+  const id = (r.response as { $id?: string }).$id;
+  const success = `Answers ${r.status ?? 200}${id ? ` with the ${id} object` : ''}`;
+  const failures = errorStatuses.filter((s) => s !== 500).map((s) => `${s}`).join(', ');
+  return `${r.summary}. ${AUTH_TEXT[r.auth]} ${success}; failures (${failures}) carry the error body described in docs/api.md, "Errors".`;
+}
+
 /** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document). */
 function plain(schema: unknown): unknown {
   return JSON.parse(JSON.stringify(schema, (k, v) => (k === '$id' ? undefined : v)));
@@ -44,14 +75,15 @@ export function openApiDocument(baseUrl: string, routes?: RouteSpec[]): object {
     const responses: Record<string, unknown> = {
       [String(r.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(r.response) } } },
     };
-    const errorStatuses = new Set([400, ...(r.auth === 'none' ? [] : [401]), 429, 500, ...(r.errors ?? [])]);
-    for (const s of [...errorStatuses].sort()) {
+    const errorStatuses = [...new Set([400, ...(r.auth === 'none' ? [] : [401]), 429, 500, ...(r.errors ?? [])])].sort();
+    for (const s of errorStatuses) {
       responses[String(s)] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
     }
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.summary,
+      description: describeRoute(r, errorStatuses),
       tags: [r.tag],
       security: r.auth === 'none' ? [] : r.auth === 'client_secret' ? [{ clientSecret: [] }] : r.auth === 'api_key' ? [{ apiKey: [] }] : [{ apiKey: [] }, { clientSecret: [] }],
       parameters: params,
@@ -61,8 +93,13 @@ export function openApiDocument(baseUrl: string, routes?: RouteSpec[]): object {
   }
   const doc = {
     openapi: '3.1.0',
-    info: { title: 'payorch test-mode payment orchestration API', version: VERSION, description: 'Contract: service-interface.md 1.0.0 + contract.md. See docs/api.md.' },
+    info: {
+      title: 'payorch test-mode payment orchestration API',
+      version: VERSION,
+      description: "The local test-mode server's API, generated from the schemas it validates with. See docs/api.md.",
+    },
     servers: [{ url: baseUrl }],
+    tags: [...new Set(list.map((r) => r.tag))].map((name) => ({ name, description: TAG_TEXT[name] ?? `Operations on ${name.toLowerCase()}.` })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'sk_test_ API key' },

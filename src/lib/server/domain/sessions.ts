@@ -1,9 +1,9 @@
 // Payment sessions: creation, update, cancel, expiry (contract.md §7). The state machine lives here.
-import type { CancelSessionBody, CreateSessionBody, ListSessionsQuery, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
+import type { CancelSessionBody, CreateSessionBody, LatestAttempt, ListSessionsQuery, NextAction, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';
 import { Collection } from '../store/collection.js';
-import { clientSecretFrom, newUuid } from '../ids.js';
+import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
@@ -17,12 +17,29 @@ const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action
 /** States in which an unpaid session expires. */
 const EXPIRABLE: SessionStatus[] = ['requires_payment_method', 'requires_action'];
 
+/** Fields added to the session object later: rows stored before them lack them (toApi fills the defaults). */
+type LaterFields = 'customer_phone' | 'merchant_reference' | 'statement_descriptor' | 'billing_address' | 'shipping_address' | 'save_payment_method' | 'updated_at';
+
 /**
- * What is stored: the API object without its client secret. The secret is derived from the session id under
- * the data directory's key (Sealer.derive), so nothing of it is stored. Sessions written before that kept it
- * sealed (AES-GCM) with a hash for the lookup; those are still read.
+ * What is stored: the API object without its client secret and without what the payments area reports
+ * (`latest_attempt`, `next_action`). The secret is made from the session id under the data directory's key
+ * (Sealer.derive), so nothing of it is stored: `secret_form: 'named'` secrets carry the session id and a MAC of
+ * it (they identify their session on their own); sessions without it have the earlier derived secret, which
+ * does not name its session. Sessions written before either kept it sealed (AES-GCM) with a hash; those are
+ * still read.
  */
-type StoredSession = Omit<PaymentSession, 'client_secret'> & { client_secret_sealed?: string; client_secret_hash?: string; expires_ms: number };
+type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | 'next_action' | LaterFields> &
+  Partial<Pick<PaymentSession, LaterFields>> & {
+    client_secret_sealed?: string;
+    client_secret_hash?: string;
+    secret_form?: 'named';
+    expires_ms: number;
+    /** The payer's browser (create-session `browser`): kept for 3DS risk checks, never returned. */
+    browser?: { ip_address?: string; user_agent?: string };
+  };
+
+/** What the payments area reports about a session's latest payment (registered by the payments engine). */
+export type SessionPaymentView = (accountId: string, sessionId: string) => { latest_attempt: LatestAttempt; next_action: NextAction | null } | null;
 
 /** Called inside the cancel/expiry transaction, before the session becomes canceled (e.g. payments voids). May throw. */
 export type SessionCancelHook = (accountId: string, sessionId: string, now: number) => void;
@@ -34,6 +51,8 @@ export class Sessions implements DueWork {
   readonly cancelHooks: SessionCancelHook[] = [];
   /** Called in the transaction that moves a session to succeeded (billing completes its checkout session). */
   readonly succeededHooks: SessionCancelHook[] = [];
+  /** The session's latest payment, for `latest_attempt` and `next_action` (the payments engine sets it). */
+  paymentView: SessionPaymentView = () => null;
 
   constructor(private readonly store: Store, private readonly sealer: Sealer) {
     this.collection = new Collection<StoredSession>(store, 'payment_sessions', {
@@ -53,20 +72,64 @@ export class Sessions implements DueWork {
     return clientSecretFrom(this.sealer.derive('client_secret', id), () => this.sealer.derive('client_secret', `${id}#${++round}`));
   }
 
+  /** The secret of sessions created from this version on: the session id and a MAC of it (ids.ts). */
+  private namedSecret(id: string): string {
+    return clientSecretNaming(id, this.sealer.derive('client_secret_named', id));
+  }
+
+  private secretOf(s: StoredSession): string {
+    if (s.client_secret_sealed) return this.sealer.open(s.client_secret_sealed);
+    return s.secret_form === 'named' ? this.namedSecret(s.id) : this.secretFor(s.id);
+  }
+
   /** A session's client secret (for an idempotent replay of a response saved without it). */
   clientSecret(accountId: string, id: string): string {
     const stored = this.collection.get(accountId, id);
-    return stored?.client_secret_sealed ? this.sealer.open(stored.client_secret_sealed) : this.secretFor(id);
+    return stored ? this.secretOf(stored) : this.namedSecret(id);
   }
 
-  private toApi(stored: StoredSession): PaymentSession {
-    const { client_secret_sealed, client_secret_hash: _hash, expires_ms: _expires, ...rest } = stored;
-    return { ...rest, client_secret: client_secret_sealed ? this.sealer.open(client_secret_sealed) : this.secretFor(stored.id) };
+  /**
+   * The API object. `client_secret` stays its last member (routes/sessions.ts cuts it off the saved text);
+   * `payment` is what the payments area reports, looked up unless the caller knows there is none.
+   */
+  private toApi(accountId: string, s: StoredSession, secret = this.secretOf(s), payment = this.paymentView(accountId, s.id)): PaymentSession {
+    return {
+      id: s.id,
+      object: 'payment_session',
+      status: s.status,
+      amount: s.amount,
+      currency: s.currency,
+      external_id: s.external_id,
+      merchant_reference: s.merchant_reference ?? null,
+      description: s.description,
+      statement_descriptor: s.statement_descriptor ?? null,
+      customer_email: s.customer_email,
+      customer_name: s.customer_name,
+      customer_phone: s.customer_phone ?? null,
+      billing_address: s.billing_address ?? null,
+      shipping_address: s.shipping_address ?? null,
+      capture_method: s.capture_method,
+      payment_method_types: s.payment_method_types,
+      success_url: s.success_url,
+      cancel_url: s.cancel_url,
+      fallback_url: s.fallback_url,
+      save_payment_method: s.save_payment_method ?? false,
+      metadata: s.metadata,
+      cancellation_reason: s.cancellation_reason,
+      canceled_at: s.canceled_at,
+      latest_attempt: payment?.latest_attempt ?? null,
+      next_action: s.status === 'requires_action' ? (payment?.next_action ?? null) : null,
+      expires_at: s.expires_at,
+      created_at: s.created_at,
+      updated_at: s.updated_at ?? s.created_at,
+      livemode: false,
+      client_secret: secret,
+    };
   }
 
   create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
     const id = newUuid();
-    const secret = this.secretFor(id);
+    const secret = this.namedSecret(id);
     const stored: StoredSession = {
       id,
       object: 'payment_session',
@@ -74,25 +137,34 @@ export class Sessions implements DueWork {
       amount: body.amount,
       currency: normalizeCurrency(body.currency, 'currency'),
       external_id: body.external_id ?? null,
+      merchant_reference: body.merchant_reference ?? null,
       description: body.description ?? null,
-      customer_email: body.customer?.email ?? null,
+      statement_descriptor: body.statement_descriptor ?? null,
+      customer_email: sameOrEither(body.customer?.email, 'customer.email', body.customer_email, 'customer_email') ?? null,
       customer_name: body.customer?.name ?? null,
+      customer_phone: body.customer?.phone ?? null,
+      billing_address: body.billing_address ?? null,
+      shipping_address: body.shipping_address ?? null,
       capture_method: body.capture_method ?? 'automatic',
       payment_method_types: body.payment_method_types ?? ['card'],
-      success_url: body.success_url ?? null,
+      success_url: sameOrEither(body.success_url, 'success_url', body.return_url, 'return_url') ?? null,
       cancel_url: body.cancel_url ?? null,
       fallback_url: `${checkoutBaseUrl}/pay/${id}`,
+      save_payment_method: body.save_payment_method ?? false,
       metadata: body.metadata ?? {},
       cancellation_reason: null,
       canceled_at: null,
       expires_at: isoTime(now + SESSION_TTL_MS),
       created_at: isoTime(now),
+      updated_at: isoTime(now),
       livemode: false,
+      secret_form: 'named',
       expires_ms: now + SESSION_TTL_MS,
+      ...(body.browser ? { browser: body.browser } : {}),
     };
     this.collection.insert(accountId, stored);
-    const { client_secret_sealed: _sealed, client_secret_hash: _hash, expires_ms: _expires, ...rest } = stored;
-    return { ...rest, client_secret: secret }; // the secret in hand: no need to open what was just sealed
+    // The secret in hand, and no payment yet: nothing to look up.
+    return this.toApi(accountId, stored, secret, null);
   }
 
   /** The stored session, expired first if its time has come (so a read never shows a stale state). */
@@ -104,12 +176,12 @@ export class Sessions implements DueWork {
 
   /** For a write acting on the session: the session, expired first if its time has come. */
   current(accountId: string, id: string, now: number): PaymentSession {
-    return this.toApi(this.load(accountId, id, now));
+    return this.toApi(accountId, this.load(accountId, id, now));
   }
 
   /** The session as committed (reads never run due work: the scheduler expires sessions, domain/due.ts). */
   get(accountId: string, id: string): PaymentSession {
-    return this.toApi(this.collection.require(accountId, id, 'payment_session', 'session_id'));
+    return this.toApi(accountId, this.collection.require(accountId, id, 'payment_session', 'session_id'));
   }
 
   update(accountId: string, id: string, body: UpdateSessionBody, now: number): PaymentSession {
@@ -120,11 +192,17 @@ export class Sessions implements DueWork {
     if (body.amount !== undefined) s.amount = body.amount;
     if (body.currency !== undefined) s.currency = normalizeCurrency(body.currency, 'currency');
     if (body.description !== undefined) s.description = body.description;
+    if (body.statement_descriptor !== undefined) s.statement_descriptor = body.statement_descriptor;
     if (body.customer?.email !== undefined) s.customer_email = body.customer.email;
     if (body.customer?.name !== undefined) s.customer_name = body.customer.name;
+    if (body.customer?.phone !== undefined) s.customer_phone = body.customer.phone;
+    // An address is replaced whole, as at the live service (a partial one would mix two addresses).
+    if (body.billing_address !== undefined) s.billing_address = body.billing_address;
+    if (body.shipping_address !== undefined) s.shipping_address = body.shipping_address;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
+    s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
-    return this.toApi(s);
+    return this.toApi(accountId, s);
   }
 
   cancel(accountId: string, id: string, body: CancelSessionBody, now: number): PaymentSession {
@@ -136,38 +214,46 @@ export class Sessions implements DueWork {
     s.status = 'canceled';
     s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
     s.canceled_at = unixSeconds(now);
+    s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
-    return this.toApi(s);
+    return this.toApi(accountId, s);
   }
 
   list(accountId: string, url: string, query: ListSessionsQuery): List<PaymentSession> {
     const page = this.collection.list(accountId, url, { ...query, where: { status: query.status, external_id: query.external_id } });
-    return { ...page, data: page.data.map((s) => this.toApi(s)) };
+    return { ...page, data: page.data.map((s) => this.toApi(accountId, s)) };
   }
 
-  /** For client-secret authentication: the session's account when `secret` is this session's live secret. */
-  authenticateSecret(sessionId: string, secret: string): { accountId: string; expiresMs: number } | undefined {
-    const row = this.collection.selectWhere('id = ?', sessionId)[0];
+  /**
+   * For client-secret authentication: the session `secret` belongs to, with its account, when the secret is
+   * that session's and `sessionId` (the path's, when the route has one) is that session. A secret of the
+   * current form names its session; the earlier forms do not, so they need `sessionId`. Compared in constant time.
+   */
+  authenticateSecret(sessionId: string | undefined, secret: string): { accountId: string; sessionId: string; expiresMs: number } | undefined {
+    const named = clientSecretParts(secret);
+    const id = sessionId ?? named?.sessionId;
+    if (id === undefined) return undefined;
+    const row = this.collection.selectWhere('id = ?', id)[0];
     if (!row) return undefined;
     const sealed = row.doc.client_secret_sealed;
-    const expected = sealed ? (row.doc.client_secret_hash === sha256(secret) ? this.sealer.open(sealed) : undefined) : this.secretFor(sessionId);
+    const expected = sealed ? (row.doc.client_secret_hash === sha256(secret) ? this.sealer.open(sealed) : undefined) : this.secretOf(row.doc);
     if (expected === undefined || !secretsEqual(expected, secret)) return undefined;
-    return { accountId: row.accountId, expiresMs: row.doc.expires_ms };
+    return { accountId: row.accountId, sessionId: id, expiresMs: row.doc.expires_ms };
   }
 
   /**
    * Moves the session from one of `from` to `to` (expiring it first if due), or throws 409
    * session_unexpected_state. Runs inside the caller's transaction: the check and the set are one step.
    */
-  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed'): PaymentSession {
+  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed'): void {
     const s = this.load(accountId, id, now);
     if (!from.includes(s.status)) {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`);
     }
     s.status = to;
+    s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
     if (to === 'succeeded') for (const hook of this.succeededHooks) hook(accountId, id, now);
-    return this.toApi(s);
   }
 
   private expire(accountId: string, s: StoredSession): StoredSession {
@@ -175,6 +261,7 @@ export class Sessions implements DueWork {
     s.status = 'canceled';
     s.cancellation_reason = 'abandoned';
     s.canceled_at = unixSeconds(s.expires_ms);
+    s.updated_at = isoTime(s.expires_ms);
     this.collection.update(accountId, s);
     return s;
   }
@@ -194,4 +281,25 @@ export class Sessions implements DueWork {
     for (const { accountId: acct, doc } of due) this.expire(acct, doc);
     return due.length;
   }
+}
+
+/**
+ * Which session a request is for: the path's (`POST /confirm-payment/{id}`) or the body's `session_id`
+ * (`POST /confirm-payment`); both given must agree, neither → 400 parameter_missing. `authenticated`: the session
+ * whose client secret the request carried — a secret acts for its own session only (else 401).
+ */
+export function requestedSession(path: string | undefined, body: string | undefined, authenticated: string | undefined): string {
+  const id = path ?? body;
+  if (id === undefined) throw errors.parameterMissing('session_id');
+  if (path !== undefined && body !== undefined && path !== body) throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
+  if (authenticated !== undefined && authenticated !== id) {
+    throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+  }
+  return id;
+}
+
+/** Two request fields meaning the same (an alias): either one, or both when they agree. */
+function sameOrEither<T>(a: T | undefined, aName: string, b: T | undefined, bName: string): T | undefined {
+  if (a !== undefined && b !== undefined && a !== b) throw errors.parameterInvalid(bName, `says something else than ${aName}; give one of them`);
+  return a ?? b;
 }

@@ -9,6 +9,8 @@ export interface Caller {
   accountId: string;
   /** The API key that authenticated the request (for audit trails), when one did. */
   keyId?: string;
+  /** The payment session whose client secret authenticated the request, when one did. */
+  sessionId?: string;
   /** The rate-limit bucket the request counts against. */
   rateKey: string;
 }
@@ -41,10 +43,11 @@ export function identify(request: FastifyRequest, spec: RouteSpec, services: Ser
     return { accountId: auth.accountId, keyId: auth.keyId, rateKey: `key:${auth.keyId}` };
   }
   if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
-  const sessionId = (request.params as Record<string, string>).session_id ?? '';
-  const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(sessionId, token) : undefined;
+  // Without a session in the path, the secret names its session (Sessions.authenticateSecret).
+  const pathId = (request.params as Record<string, string | undefined>).session_id;
+  const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(pathId, token) : undefined;
   if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
     throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
   }
-  return { accountId: auth.accountId, rateKey: `cs:${sessionId}` };
+  return { accountId: auth.accountId, sessionId: auth.sessionId, rateKey: `cs:${auth.sessionId}` };
 }

@@ -61,6 +61,7 @@ function context(request: FastifyRequest, { services, publicUrl }: ServeOptions)
   return {
     accountId,
     apiKeyId: request.payorch?.keyId,
+    sessionId: request.payorch?.sessionId,
     body: request.body ?? {},
     query: request.query ?? {},
     params: request.params ?? {},

@@ -19,6 +19,8 @@ export interface RouteContext<B, Q, P> {
   accountId: string;
   /** The id of the API key that authenticated the request (undefined for client-secret and unauthenticated routes). */
   apiKeyId?: string;
+  /** The payment session whose client secret authenticated the request (undefined otherwise). */
+  sessionId?: string;
   body: B;
   query: Q;
   params: P;
@@ -38,6 +40,8 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   url: string;
   operationId: string;
   summary: string;
+  /** The OpenAPI operation's description; openapi.ts writes one from the route's facts when absent. */
+  description?: string;
   tag: string;
   auth: AuthMode;
   body?: TSchema;

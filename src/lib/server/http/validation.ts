@@ -3,6 +3,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors, ServiceError } from '../errors.js';
+import { nearestField } from './suggest.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -12,7 +13,8 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  * them against the meta-schema instead.
  */
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false, validateSchema: false });
+  // verbose: an error carries the schema it failed (for "did you mean" on an unknown field); bodies only.
+  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false, validateSchema: false, verbose: !coerce });
   addFormats(ajv);
   return ajv;
 }
@@ -74,8 +76,8 @@ export function validationError(list: ErrorObject[], context: string | undefined
   const first = list[0]!;
   const unknown = list.find((e) => e.keyword === 'additionalProperties');
   if (unknown) {
-    const name = paramPath(unknown.instancePath, String((unknown.params as { additionalProperty: string }).additionalProperty));
-    return errors.parameterUnknown(name);
+    const field = String((unknown.params as { additionalProperty: string }).additionalProperty);
+    return errors.parameterUnknown(paramPath(unknown.instancePath, field), nearestField(field, unknown.parentSchema, paramPath(unknown.instancePath)));
   }
   const missing = list.find((e) => e.keyword === 'required');
   if (missing) return errors.parameterMissing(paramPath(missing.instancePath, String((missing.params as { missingProperty: string }).missingProperty)));

@@ -9,6 +9,7 @@ import {
   CreateBankAccountBody,
   CreateNetworkTokenBody,
   Cryptogram,
+  CryptogramBody,
   ListBankAccountsQuery,
   ListPaymentsQuery,
   MerchantSession,
@@ -21,6 +22,7 @@ import {
   ProcessorsState,
   PspParams,
   RefundPaymentBody,
+  UpdateBankAccountBody,
   SessionConfig,
   SessionIdOnly,
   SetProcessorBody,
@@ -38,6 +40,8 @@ import type { PageSpec } from '../http/pages.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
+import { requestedSession } from '../domain/sessions.js';
+import type { Services } from '../services.js';
 import { validateMerchant } from '../domain/payments/wallets.js';
 import { testValues } from '../domain/payments/testvalues.js';
 import { checkoutPage } from '../domain/payments/checkout-page.js';
@@ -50,13 +54,34 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/confirm-payment/:session_id',
     operationId: 'confirmPayment',
     summary: "Confirm a payment session with one payment source (bearer: the session's client_secret)",
+    description:
+      'Routes the payment to a processor (failover on retryable failures). A body `session_id`, if given, must be the path\'s. ' +
+      'Answers the payment: `captured` or `authorized`, `requires_action` with `next_action.redirect_to_url` for a 3DS challenge, ' +
+      '`pending` for an ACH debit; a decline answers 402 `card_error` and the failed payment is kept.',
     tag,
     auth: 'client_secret',
     params: SessionIdOnly,
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
-    handler: ({ accountId, params, body, now, baseUrl, services }) => services.payments.confirm(accountId, params.session_id, body, now, baseUrl),
+    handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
+      services.payments.confirm(accountId, requestedSession(params.session_id, body.session_id, sessionId), body, now, baseUrl),
+  }),
+  defineRoute({
+    method: 'POST',
+    url: '/confirm-payment',
+    operationId: 'confirmPaymentBySessionInBody',
+    summary: 'Confirm a payment session named by `session_id` in the body (the live service\'s browser SDK calls this form)',
+    description:
+      'The same confirmation as `POST /confirm-payment/{session_id}`, for the session `session_id` names; without it, 400 `parameter_missing`. ' +
+      "The bearer is that session's client secret.",
+    tag,
+    auth: 'client_secret',
+    body: ConfirmPaymentBody,
+    response: Payment,
+    errors: [402, 404, 409],
+    handler: ({ accountId, body, sessionId, now, baseUrl, services }) =>
+      services.payments.confirm(accountId, requestedSession(undefined, body.session_id, sessionId), body, now, baseUrl),
   }),
   defineRoute({
     method: 'GET',
@@ -142,12 +167,16 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/walletone-pay-validate-merchant',
     operationId: 'validateWalletMerchant',
     summary: 'Validate the merchant for a walletone_pay payment sheet (validation_url is never fetched)',
+    description:
+      "The API key, or the client secret of the session `session_id` names (the live service's browser form: a secret of another " +
+      'session → 401).',
     tag: 'Wallets',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     body: ValidateMerchantBody,
     response: MerchantSession,
     errors: [404],
-    handler: ({ accountId, body, now, services }) => validateMerchant(services.sessions.current(accountId, body.session_id, now), body, now),
+    handler: ({ accountId, body, sessionId, now, services }) =>
+      validateMerchant(services.sessions.current(accountId, requestedSession(undefined, body.session_id, sessionId), now), body, now),
   }),
   defineRoute({
     method: 'POST',
@@ -177,19 +206,7 @@ export const paymentsRoutes: RouteSpec[] = [
     status: 201,
     handler: ({ body, now, services }) => services.cards.tokenize(body, now),
   }),
-  defineRoute({
-    method: 'GET',
-    url: '/get-session-config/:session_id',
-    operationId: 'getSessionConfig',
-    summary: 'What a checkout page needs to render a session (bearer: API key or the client_secret)',
-    tag,
-    auth: 'api_key_or_client_secret',
-    params: SessionIdOnly,
-    query: EmptyQuery,
-    response: SessionConfig,
-    errors: [404],
-    handler: ({ accountId, params, now, services }) => services.payments.sessionConfig(accountId, params.session_id, now),
-  }),
+  ...sessionConfigRoutes(),
   defineRoute({
     method: 'GET',
     url: '/test-cards',
@@ -267,6 +284,19 @@ export const paymentsRoutes: RouteSpec[] = [
     handler: ({ accountId, params, services }) => services.bankAccounts.get(accountId, params.bank_account_id),
   }),
   defineRoute({
+    method: 'PATCH',
+    url: '/bank-accounts/:bank_account_id',
+    operationId: 'updateBankAccount',
+    summary: 'Update a bank account: nickname, is_default (one per customer), metadata',
+    tag: 'Bank accounts',
+    auth: 'api_key',
+    params: BankAccountIdParams,
+    body: UpdateBankAccountBody,
+    response: BankAccount,
+    errors: [404],
+    handler: ({ accountId, params, body, services }) => services.bankAccounts.update(accountId, params.bank_account_id, body),
+  }),
+  defineRoute({
     method: 'DELETE',
     url: '/bank-accounts/:bank_account_id',
     operationId: 'deleteBankAccount',
@@ -311,12 +341,19 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/network-tokens',
     operationId: 'createNetworkToken',
     summary: 'Create a network token from a card token',
+    description:
+      'With `request_cryptogram: true` the answer carries a first cryptogram. A browser may call it with a session\'s client secret ' +
+      '(then `session_id`, if given, must be that session), as at the live service.',
     tag: 'Network tokens',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     body: CreateNetworkTokenBody,
     response: NetworkToken,
     status: 201,
-    handler: ({ accountId, body, now, services }) => services.cards.createNetworkToken(accountId, body.token_id, now),
+    errors: [404],
+    handler: ({ accountId, body, sessionId, now, services }) => {
+      sessionNamed(body.session_id, sessionId, accountId, now, services);
+      return services.cards.createNetworkToken(accountId, body.token_id, now, body.request_cryptogram ?? false);
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -347,13 +384,17 @@ export const paymentsRoutes: RouteSpec[] = [
     url: '/network-tokens/:network_token_id/cryptogram',
     operationId: 'createNetworkTokenCryptogram',
     summary: 'A one-time cryptogram for a network token',
+    description: "The API key, or a session's client secret (then `session_id`, if given, must be that session), as at the live service.",
     tag: 'Network tokens',
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     params: NetworkTokenIdParams,
-    body: EmptyBody,
+    body: CryptogramBody,
     response: Cryptogram,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.cards.cryptogram(accountId, params.network_token_id, now),
+    handler: ({ accountId, params, body, sessionId, now, services }) => {
+      sessionNamed(body.session_id, sessionId, accountId, now, services);
+      return services.cards.cryptogram(accountId, params.network_token_id, now);
+    },
   }),
 ];
 
@@ -363,3 +404,53 @@ export const paymentsRoutes: RouteSpec[] = [
  */
 export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 
+
+/**
+ * A `session_id` in a body next to the bearer: with a client secret it must be the secret's session (else 401,
+ * as a secret acts for its own session only); with the API key it must be a session of the account (else 404).
+ */
+function sessionNamed(bodyId: string | undefined, authenticated: string | undefined, accountId: string, now: number, services: Services): void {
+  if (authenticated !== undefined) requestedSession(undefined, bodyId ?? authenticated, authenticated);
+  else if (bodyId !== undefined) services.sessions.get(accountId, bodyId);
+}
+
+/**
+ * The session config, in the four forms clients use: GET (a checkout page, the live service's e-commerce
+ * plugin) or POST (the live service's browser SDK), with the session in the path, or without it for a client
+ * secret, which names its own session.
+ */
+function sessionConfigRoutes(): RouteSpec[] {
+  const description =
+    'Amount, currency, the payment methods and their wallet settings, the URLs, and the latest payment (with its `next_action`). ' +
+    'Every session status answers 200.';
+  const withId = (method: 'GET' | 'POST') =>
+    defineRoute({
+      method,
+      url: '/get-session-config/:session_id',
+      operationId: method === 'GET' ? 'getSessionConfig' : 'getSessionConfigByPost',
+      summary: 'What a checkout page needs to render a session (bearer: API key or the client_secret)',
+      description,
+      tag,
+      auth: 'api_key_or_client_secret',
+      params: SessionIdOnly,
+      ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
+      response: SessionConfig,
+      errors: [404],
+      handler: ({ accountId, params, now, baseUrl, services }) => services.payments.sessionConfig(accountId, params.session_id, now, baseUrl),
+    });
+  const bySecret = (method: 'GET' | 'POST') =>
+    defineRoute({
+      method,
+      url: '/get-session-config',
+      operationId: method === 'GET' ? 'getSessionConfigForClientSecret' : 'getSessionConfigForClientSecretByPost',
+      summary: "The config of the session whose client secret is the bearer (no session id needed)",
+      description: `${description} The client secret names its session, so only it can be the bearer here.`,
+      tag,
+      auth: 'client_secret',
+      ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
+      response: SessionConfig,
+      errors: [404],
+      handler: ({ accountId, sessionId, now, baseUrl, services }) => services.payments.sessionConfig(accountId, sessionId!, now, baseUrl),
+    });
+  return [withId('GET'), withId('POST'), bySecret('GET'), bySecret('POST')];
+}

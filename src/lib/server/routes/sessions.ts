@@ -56,8 +56,11 @@ export const sessionRoutes = [
     url: '/sessions/:session_id',
     operationId: 'getSession',
     summary: 'Retrieve a payment session',
+    description:
+      "As at the live service, a browser may retrieve its session with the session's client secret (which the object " +
+      'carries anyway); updating and canceling need the API key.',
     tag,
-    auth: 'api_key',
+    auth: 'api_key_or_client_secret',
     params: SessionIdParams,
     response: PaymentSession,
     errors: [404],

@@ -1,6 +1,6 @@
 // ACH bank accounts (contract §8): ABA checksum, full numbers sealed at rest and never returned or logged,
 // micro-deposit verification (32 and 45 cents, three attempts, ten days).
-import type { BankAccount, CreateBankAccountBody, ListBankAccountsQuery, MicrodepositResult, VerifyResult } from '../../../contract/payments.js';
+import type { BankAccount, CreateBankAccountBody, ListBankAccountsQuery, MicrodepositResult, UpdateBankAccountBody, VerifyResult } from '../../../contract/payments.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Sealer } from '../../crypto.js';
@@ -8,14 +8,14 @@ import { Collection } from '../../store/collection.js';
 import { newId } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
-import { normalizeCurrency } from '../values.js';
+import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { ACH_TEST } from '../testcards.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * 86_400_000;
 export const MICRODEPOSIT_ATTEMPTS = 3;
 
-type StoredBankAccount = BankAccount & {
+type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
   /** AES-GCM sealed full numbers */
   account_number_sealed: string;
   routing_number_sealed: string;
@@ -45,7 +45,8 @@ export class BankAccounts {
 
   private toApi(b: StoredBankAccount): BankAccount {
     const { account_number_sealed: _a, routing_number_sealed: _r, microdeposit_expires_ms: _e, ...api } = b;
-    return api;
+    // created_at is `created` as a date-time, made on read (so accounts stored before it have one too).
+    return { ...api, created_at: isoTime(b.created * 1000) };
   }
 
   create(accountId: string, body: CreateBankAccountBody, now: number): BankAccount {
@@ -60,7 +61,10 @@ export class BankAccounts {
     const country = (body.country ?? 'US').toUpperCase();
     const currency = normalizeCurrency(body.currency ?? 'USD', 'currency');
     const customer = body.customer_id ?? null;
-    const hasDefault = customer !== null && this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer).length > 0;
+    if (body.is_default && customer === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
+    const hasDefault = customer !== null && this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer).some((r) => r.doc.is_default);
+    const isDefault = customer !== null && (body.is_default ?? !hasDefault);
+    if (isDefault) this.clearDefault(accountId, customer);
     const b: StoredBankAccount = {
       id: newId('ba'),
       object: 'bank_account',
@@ -72,7 +76,7 @@ export class BankAccounts {
       bank_name: routing === ACH_TEST.routing ? 'STRIPE TEST BANK' : 'TEST BANK',
       country,
       currency,
-      is_default: customer !== null && !hasDefault,
+      is_default: isDefault,
       verification_status: 'unverified',
       verification_method: null,
       microdeposits: null,
@@ -85,6 +89,33 @@ export class BankAccounts {
       microdeposit_expires_ms: null,
     };
     this.collection.insert(accountId, b);
+    return this.toApi(b);
+  }
+
+  /** A customer has one default account: the others of `customer` stop being it. */
+  private clearDefault(accountId: string, customer: string, except?: string): void {
+    for (const { doc } of this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer)) {
+      if (doc.is_default && doc.id !== except) {
+        doc.is_default = false;
+        this.collection.update(accountId, doc);
+      }
+    }
+  }
+
+  /**
+   * PATCH /bank-accounts/{id}: nickname (null clears it), is_default, metadata (merged). Unlike the live service,
+   * which clears every other account's default in the whole merchant account, only the same customer's.
+   */
+  update(accountId: string, id: string, body: UpdateBankAccountBody): BankAccount {
+    const b = this.load(accountId, id);
+    if (body.is_default === true) {
+      if (b.customer_id === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
+      this.clearDefault(accountId, b.customer_id, b.id);
+    }
+    if (body.is_default !== undefined) b.is_default = body.is_default;
+    if (body.nickname !== undefined) b.nickname = body.nickname;
+    if (body.metadata !== undefined) b.metadata = mergeMetadata(b.metadata, body.metadata);
+    this.collection.update(accountId, b);
     return this.toApi(b);
   }
 

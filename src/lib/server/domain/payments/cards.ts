@@ -91,10 +91,23 @@ export class Cards {
   // ------------------------------------------------------------------------------ network tokens
 
   private ntApi(t: StoredNetworkToken): NetworkToken {
-    return { id: t.id, object: 'network_token', status: 'active', card: t.card, network_token_last4: t.network_token_last4, created_at: isoTime(t.created_ms), livemode: false };
+    return {
+      id: t.id,
+      object: 'network_token',
+      status: 'active',
+      card: t.card,
+      network_token_last4: t.network_token_last4,
+      created_at: isoTime(t.created_ms),
+      livemode: false,
+      networkTokenId: t.id,
+      network: t.card.brand,
+      tokenExpiryMonth: String(t.card.exp_month).padStart(2, '0'),
+      tokenExpiryYear: String(t.card.exp_year),
+    };
   }
 
-  createNetworkToken(accountId: string, tokenId: string, now: number): NetworkToken {
+  /** `withCryptogram`: the live service's `request_cryptogram`, a first cryptogram in the answer. */
+  createNetworkToken(accountId: string, tokenId: string, now: number, withCryptogram = false): NetworkToken {
     if (tokenId.startsWith('nt_')) throw errors.parameterInvalid('token_id', 'give a card token (tok_…), not a network token');
     const { card } = this.resolve(accountId, tokenId, now);
     const t: StoredNetworkToken = {
@@ -105,7 +118,9 @@ export class Cards {
       created_ms: now,
     };
     this.networkTokens.insert(accountId, t);
-    return this.ntApi(t);
+    if (!withCryptogram) return this.ntApi(t);
+    const c = this.cryptogram(accountId, t.id, now);
+    return { ...this.ntApi(t), cryptogram: c.cryptogram, cryptogramType: c.cryptogramType };
   }
 
   getNetworkToken(accountId: string, id: string): NetworkToken {
@@ -120,7 +135,16 @@ export class Cards {
 
   cryptogram(accountId: string, id: string, now: number): Cryptogram {
     this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
-    return { object: 'network_token_cryptogram', network_token_id: id, cryptogram: randomBytes(20).toString('base64'), eci: '05', expires_at: isoTime(now + 15 * 60_000) };
+    const expires = isoTime(now + 15 * 60_000);
+    return {
+      object: 'network_token_cryptogram',
+      network_token_id: id,
+      cryptogram: randomBytes(20).toString('base64'),
+      eci: '05',
+      expires_at: expires,
+      cryptogramType: 'TAVV',
+      expiresAt: expires,
+    };
   }
 }
 

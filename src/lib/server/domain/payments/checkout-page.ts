@@ -24,11 +24,13 @@ export function checkoutPage(services: Services, sessionId: string, baseUrl: str
   const accountId = row.accountId;
   const now = services.clock.now(accountId);
   const session = services.sessions.get(accountId, sessionId);
-  const config = services.payments.sessionConfig(accountId, sessionId, now);
+  const config = services.payments.sessionConfig(accountId, sessionId, now, baseUrl);
+  // The page carries the secret only while the session can be paid (below), not inside the config.
+  const { client_secret: _secret, ...pageConfig } = config;
   const open = session.status === 'requires_payment_method' || session.status === 'requires_action';
   const data = {
     api: baseUrl,
-    config,
+    config: pageConfig,
     // The frontend credential of this session (contract §3), only while it can still be paid.
     clientSecret: open ? session.client_secret : null,
     amountText: formatMoney(session.amount, session.currency),
@@ -140,7 +142,7 @@ export function checkoutPage(services: Services, sessionId: string, baseUrl: str
   };
   const fromPayment = (p) => {
     if (!p) return;
-    if (p.status === 'pending' && p.next_action && p.next_action.type === 'threeds_challenge') { show('threeds'); $('threeds-complete').focus(); return; }
+    if (p.status === 'requires_action' && p.next_action) { show('threeds'); $('threeds-complete').focus(); return; }
     if (p.status === 'captured') return finish('success', 'Payment successful', 'Thank you! Your payment of ' + D.amountText + ' was received.');
     if (p.status === 'authorized') return finish('success', 'Payment authorized', 'Your payment of ' + D.amountText + ' is authorized; the merchant will capture it.');
     if (p.status === 'pending') return finish('success', 'Payment processing', 'Your bank payment is being processed.');

@@ -21,6 +21,12 @@ import { candidatesFor, MAX_ATTEMPTS } from './routing.js';
 import type { Cards } from './cards.js';
 import type { AchOutcome, BankAccounts } from './bankaccounts.js';
 
+/** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
+const THREEDS_VERSION = '2.2.0';
+
+/** The merchant name wallet payment sheets show in test mode. */
+const TEST_MERCHANT_NAME = 'payorch test merchant';
+
 /** An ACH debit settles this long after confirmation (test mode). */
 export const ACH_SETTLE_MS = 2 * 86_400_000;
 
@@ -33,7 +39,10 @@ interface ThreeDSRecord {
 }
 
 /** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
-type StoredPayment = Payment & {
+type StoredPayment = Omit<Payment, 'routing' | 'three_d_secure' | 'routing_profile_id'> & {
+  /** `forced` when the confirm named a processor (absent on payments stored before it was kept). */
+  selection_reason?: 'forced' | 'routing_rules';
+  routing_profile_id?: string | null;
   card_outcome: CardOutcome | null;
   ach_outcome: AchOutcome | null;
   settle_ms: number | null;
@@ -82,11 +91,38 @@ export class PaymentsEngine implements DueWork, Charger {
     });
     // Void on session cancel / expiry.
     d.sessions.cancelHooks.push((accountId, sessionId, now) => this.onSessionCanceled(accountId, sessionId, now));
+    // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.
+    d.sessions.paymentView = (accountId, sessionId) => {
+      const p = this.latestFor(accountId, sessionId);
+      if (!p) return null;
+      const api = this.toApi(p);
+      return { latest_attempt: { id: api.id, psp: api.psp, status: api.status, psp_transaction_id: api.psp_transaction_id }, next_action: api.next_action };
+    };
   }
 
+  /**
+   * The API object. `routing` and `three_d_secure` are made from what is stored; payments stored by earlier
+   * versions (a 3DS payment `pending` with `{type: "threeds_challenge", url}`, wallets and bank accounts
+   * without the later fields) read in today's shape.
+   */
   private toApi(p: StoredPayment): Payment {
-    const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds: _t, ...api } = p;
-    return api;
+    const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds, selection_reason, routing_profile_id, ...api } = p;
+    const challenged = threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
+    const next = api.next_action;
+    return {
+      ...api,
+      status: challenged ? 'requires_action' : api.status,
+      wallet: api.wallet ? { type: api.wallet.type, card_network: api.wallet.card_network ?? null } : null,
+      bank_account: api.bank_account ? { ...api.bank_account, bank_name: api.bank_account.bank_name ?? null, account_type: api.bank_account.account_type ?? null } : null,
+      routing: { attempts: p.attempts.length, selected_psp: p.psp, selection_reason: selection_reason ?? 'routing_rules', is_retry: p.attempts.length > 1 },
+      routing_profile_id: routing_profile_id ?? null,
+      next_action: next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } },
+      three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
+    };
+  }
+
+  private latestFor(accountId: string, sessionId: string): StoredPayment | undefined {
+    return this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).at(-1)?.doc;
   }
 
   // ------------------------------------------------------------------------------------- routing
@@ -160,10 +196,21 @@ export class PaymentsEngine implements DueWork, Charger {
       case 'bank_account': {
         if (session.currency !== 'USD') throw errors.invalidRequest('payment_method_not_allowed', 'ACH debits are in USD only.', 'bank_account');
         const { account, outcome } = this.d.bankAccounts.forDebit(accountId, body.bank_account!.bank_account_id);
+        const type = body.bank_account!.account_type;
+        if (type !== undefined && type !== account.account_type) {
+          throw errors.parameterInvalid('bank_account.account_type', `is ${type}, but bank account ${account.id} is a ${account.account_type} account`);
+        }
         return {
           method: 'bank_account',
           outcome,
-          bank: { id: account.id, last4: account.last4, routing_last4: account.routing_last4, account_holder_name: body.bank_account!.account_holder_name },
+          bank: {
+            id: account.id,
+            last4: account.last4,
+            routing_last4: account.routing_last4,
+            account_holder_name: body.bank_account!.account_holder_name,
+            bank_name: account.bank_name,
+            account_type: account.account_type,
+          },
         };
       }
       default:
@@ -190,7 +237,8 @@ export class PaymentsEngine implements DueWork, Charger {
       captured_amount: 0,
       refunded_amount: 0,
       card: source.method === 'card' ? source.card : null,
-      wallet: source.method !== 'card' && source.method !== 'bank_account' ? { type: source.method } : null,
+      // A wallet token here carries no card, so no network (the live service reports the processor's).
+      wallet: source.method !== 'card' && source.method !== 'bank_account' ? { type: source.method, card_network: null } : null,
       bank_account: source.method === 'bank_account' ? source.bank : null,
       attempts: [],
       next_action: null,
@@ -211,8 +259,11 @@ export class PaymentsEngine implements DueWork, Charger {
     };
   }
 
-  /** Applies a routing result to a new payment; returns the session status it leads to. */
-  private apply(accountId: string, p: StoredPayment, r: RouteResult, now: number, baseUrl: string): SessionStatus {
+  /**
+   * Applies a routing result to a new payment; returns the session status it leads to. `returnUrl`: where the
+   * payer's browser goes after a 3DS challenge.
+   */
+  private apply(accountId: string, p: StoredPayment, r: RouteResult, now: number, baseUrl: string, returnUrl?: string): SessionStatus {
     p.attempts = r.attempts;
     p.psp = r.psp;
     const o = r.outcome;
@@ -222,8 +273,11 @@ export class PaymentsEngine implements DueWork, Charger {
     }
     p.psp_transaction_id = o.transaction_id;
     if (o.kind === 'requires_3ds') {
-      p.status = 'pending';
-      p.next_action = { type: 'threeds_challenge', url: `${baseUrl}/pay/${p.session_id}?step=threeds` };
+      // requires_action, not the contract's pending: the live service answers so and its SDK's challenge
+      // branch tests for it (docs/api.md "Live-service parity").
+      p.status = 'requires_action';
+      const url = `${baseUrl}/pay/${p.session_id}?step=threeds`;
+      p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? `${baseUrl}/pay/${p.session_id}` } };
       p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
       return 'requires_action';
     }
@@ -269,8 +323,9 @@ export class PaymentsEngine implements DueWork, Charger {
   }
 
   /**
-   * POST /confirm-payment/{session_id}. The session moves out of requires_payment_method in the same
-   * transaction that checks it, so of racing confirms exactly one creates a payment; the others get 409.
+   * POST /confirm-payment/{session_id} and POST /confirm-payment (the id in the body). The session moves out
+   * of requires_payment_method in the same transaction that checks it, so of racing confirms exactly one
+   * creates a payment; the others get 409.
    */
   confirm(accountId: string, sessionId: string, body: ConfirmPaymentBody, now: number, baseUrl: string): Payment | Outcome {
     const session = this.d.sessions.current(accountId, sessionId, now);
@@ -283,6 +338,8 @@ export class PaymentsEngine implements DueWork, Charger {
       source,
       now,
     );
+    p.selection_reason = body.psp ? 'forced' : 'routing_rules';
+    p.routing_profile_id = body.routing_profile_id ?? null;
     const r = this.route(source.method, session.currency, session.amount, body.psp, {
       amount: session.amount,
       currency: session.currency,
@@ -291,7 +348,7 @@ export class PaymentsEngine implements DueWork, Charger {
       card: source.method === 'card' ? { outcome: source.outcome } : undefined,
       wallet_token: 'token' in source ? source.token : undefined,
     });
-    const next = this.apply(accountId, p, r, now, baseUrl);
+    const next = this.apply(accountId, p, r, now, baseUrl, session.success_url ?? undefined);
     this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next);
     this.collection.insert(accountId, p);
     return p.status === 'failed' ? new Outcome(this.cardError(p)) : this.toApi(p);
@@ -307,7 +364,7 @@ export class PaymentsEngine implements DueWork, Charger {
   }
 
   private threedsApi(p: StoredPayment): ThreeDSResult {
-    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: p.status };
+    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: this.toApi(p).status };
   }
 
   threedsResult(accountId: string, sessionId: string): ThreeDSResult {
@@ -319,7 +376,10 @@ export class PaymentsEngine implements DueWork, Charger {
     const p = this.threedsPayment(accountId, sessionId);
     const t = p.threeds!;
     if (t.status !== 'challenge_required') return this.threedsApi(p);
-    if (p.status !== 'pending') throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
+    // (pending: a challenge begun before payments awaiting one were requires_action)
+    if (p.status !== 'requires_action' && p.status !== 'pending') {
+      throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
+    }
     const o = p.card_outcome;
     const authenticated = o?.kind === 'threeds' && o.then === 'success';
     Object.assign(t, authenticated
@@ -405,7 +465,7 @@ export class PaymentsEngine implements DueWork, Charger {
       if (p.status === 'pending' && p.payment_method_type === 'bank_account') {
         throw errors.unexpectedState('session', 'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.');
       }
-      if (p.status === 'authorized' || p.status === 'pending') {
+      if (p.status === 'authorized' || p.status === 'pending' || p.status === 'requires_action') {
         p.status = 'canceled';
         p.next_action = null;
         p.canceled_at = unixSeconds(now);
@@ -414,10 +474,15 @@ export class PaymentsEngine implements DueWork, Charger {
     }
   }
 
-  /** GET /get-session-config/{session_id}: what a checkout page needs. */
-  sessionConfig(accountId: string, sessionId: string, now: number): SessionConfig {
+  /**
+   * GET /get-session-config/{session_id} (and POST, and both without the id for a client secret, which names its
+   * session): what a checkout page or the live service's browser SDK needs. Unlike the live service, which
+   * answers 400 once a session is finished, every status answers 200 with the status (a page shows the result).
+   */
+  sessionConfig(accountId: string, sessionId: string, now: number, baseUrl: string): SessionConfig {
     const s = this.d.sessions.get(accountId, sessionId);
     const p = this.forSession(accountId, sessionId);
+    const methods = s.payment_method_types;
     return {
       object: 'session_config',
       session_id: s.id,
@@ -427,7 +492,20 @@ export class PaymentsEngine implements DueWork, Charger {
       description: s.description,
       external_id: s.external_id,
       capture_method: s.capture_method,
-      payment_method_types: s.payment_method_types,
+      payment_method_types: methods,
+      payment_methods: methods,
+      client_secret: s.client_secret,
+      fallback_url: s.fallback_url,
+      environment: 'test',
+      capture_provider: 'atlas',
+      tokenize_url: `${baseUrl}/vault/tokens`,
+      ...(methods.includes('walletone_pay')
+        ? { walletone_pay: { merchant_id: 'merchant.test.payorch', merchant_name: TEST_MERCHANT_NAME, country_code: 'US', supported_networks: ['visa', 'mastercard', 'amex'] } }
+        : {}),
+      ...(methods.includes('wallettwo_pay')
+        ? { wallettwo_pay: { merchant_id: 'payorch-test-merchant', merchant_name: TEST_MERCHANT_NAME, environment: 'TEST', allowed_card_networks: ['VISA', 'MASTERCARD', 'AMEX'] } }
+        : {}),
+      ...(methods.includes('bank_account') ? { bank_account: { account_types: ['checking', 'savings'] } } : {}),
       success_url: s.success_url,
       cancel_url: s.cancel_url,
       expires_at: s.expires_at,
