@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTriggers, documentTable, openStore, type Store } from '../../dist/lib/server/store/db.js';
 import { Collection } from '../../dist/lib/server/store/collection.js';
+import { declareTable } from '../../dist/lib/server/store/tables.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
@@ -107,7 +108,10 @@ describe('Collection.update', () => {
     const store = open(join(tempDir(), 'payorch.db'));
     store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
     type Thing = { id: string; status: string; owner: string | null; note: string };
-    const things = new Collection<Thing>(store, 'things', { status: (t) => t.status, owner: (t) => t.owner });
+    const things = new Collection<Thing>(
+      store,
+      declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] }),
+    );
     const counter = (cols: string, vals: string) =>
       (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
     const row = (id: string) => store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as { status: string; owner: string | null; data: string };
