@@ -2,7 +2,7 @@
 // contract.md §6, §9): customers, products, prices, coupons, subscriptions and their items, usage records,
 // invoices, checkout and portal sessions. Amounts are integers in the currency's minor unit.
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
+import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, UnixSecondsInput } from './common.js';
 
 const Str = (max = 5000) => Type.String({ maxLength: max });
 const Amount = Type.Integer({ minimum: 0, maximum: 99_999_999_999 });
@@ -257,7 +257,7 @@ export const CreateCouponBody = Type.Object(
     duration: Type.Optional(CouponDuration),
     duration_in_months: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
     max_redemptions: Type.Optional(Type.Integer({ minimum: 1 })),
-    redeem_by: Type.Optional(Type.Integer({ minimum: 0 })),
+    redeem_by: Type.Optional(UnixSecondsInput),
     applies_to: Type.Optional(Type.Object({ products: Type.Array(Str(255), { maxItems: 100 }) }, { additionalProperties: false })),
     metadata: Type.Optional(Metadata),
   },
@@ -346,8 +346,8 @@ export const CreateSubscriptionBody = Type.Object(
     customer: Type.String({ minLength: 1, maxLength: 255 }),
     items: Type.Array(ItemInput, { minItems: 1, maxItems: 20 }),
     trial_period_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 730 })),
-    trial_end: Type.Optional(Type.Integer({ minimum: 0 })),
-    billing_cycle_anchor: Type.Optional(Type.Integer({ minimum: 0 })),
+    trial_end: Type.Optional(UnixSecondsInput),
+    billing_cycle_anchor: Type.Optional(UnixSecondsInput),
     cancel_at_period_end: Type.Optional(Type.Boolean()),
     collection_method: Type.Optional(CollectionMethod),
     days_until_due: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
@@ -443,7 +443,7 @@ export const CreateUsageRecordBody = Type.Object(
   {
     subscription_item: Type.String({ minLength: 1, maxLength: 255 }),
     quantity: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
-    timestamp: Type.Optional(Type.Integer({ minimum: 0 })),
+    timestamp: Type.Optional(UnixSecondsInput),
     action: Type.Optional(Type.Union([Type.Literal('increment'), Type.Literal('set')])),
   },
   { additionalProperties: false },

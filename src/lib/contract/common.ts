@@ -2,6 +2,7 @@
 // TypeBox schemas are plain JSON Schema: the server validates with them, the client and CLI take their
 // static types from them, and /openapi.json is generated from them.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { MAX_UNIX_SECONDS } from './numbers.js';
 
 /** Base path of every API route (service-interface.md: `{base_url}` ends in `/functions/v1`). */
 export const API_PREFIX = '/functions/v1';
@@ -26,6 +27,8 @@ export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\
 /** ISO 8601 UTC date-time with milliseconds. */
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds' });
 export const UnixSeconds = Type.Integer({ description: 'Unix seconds' });
+/** A Unix-seconds timestamp a request sets: 1970 to the end of 9999 (docs/api.md "Numbers"). */
+export const UnixSecondsInput = Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix seconds' });
 
 export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' });
 

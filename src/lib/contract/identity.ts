@@ -1,6 +1,7 @@
 // Identity vault and KYC verifications (service-interface.md "Identity token", "KYC verification"; contract.md §11).
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
+import { MAX_OFFSET } from './numbers.js';
 
 export const IdentityTokenType = Type.Union([
   Type.Literal('ssn'),
@@ -44,7 +45,7 @@ export type CreateIdentityTokenBody = Static<typeof CreateIdentityTokenBody>;
 export const ListIdentityTokensQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
     type: Type.Optional(IdentityTokenType),
   },
   { additionalProperties: false },

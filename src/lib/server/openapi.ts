@@ -1,5 +1,6 @@
 // /openapi.json, generated from the route declarations (the same TypeBox schemas the server validates with).
 import { ErrorBody } from '../contract/common.js';
+import { boundedSchema } from '../contract/numbers.js';
 import type { RouteSpec } from './http/route.js';
 import { VERSION } from './version.js';
 // A cycle (routes → meta → openapi → routes) that is safe: allRoutes is only read when the document is built.
@@ -49,10 +50,8 @@ function describeRoute(r: RouteSpec, errorStatuses: number[]): string {
   return `${r.summary}. ${AUTH_TEXT[r.auth]} ${success}; failures (${failures}) carry the error body described in docs/api.md, "Errors".`;
 }
 
-/** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document). */
-function plain(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema, (k, v) => (k === '$id' ? undefined : v)));
-}
+/** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document); numbers with their range. */
+const plain = (schema: unknown): unknown => boundedSchema(schema);
 
 let cached: { base: string; doc: object } | undefined;
 

@@ -3,6 +3,7 @@ import type { CancelSessionBody, CreateSessionBody, LatestAttempt, ListSessionsQ
 import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';
 import { Collection } from '../store/collection.js';
+import { tables } from '../store/tables.js';
 import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { sha256, secretsEqual, type Sealer } from '../crypto.js';
@@ -55,12 +56,7 @@ export class Sessions implements DueWork {
   paymentView: SessionPaymentView = () => null;
 
   constructor(private readonly store: Store, private readonly sealer: Sealer) {
-    this.collection = new Collection<StoredSession>(store, 'payment_sessions', {
-      status: (s) => s.status,
-      external_id: (s) => s.external_id,
-      expires_ms: (s) => s.expires_ms,
-      secret_hash: (s) => s.client_secret_hash ?? '',
-    });
+    this.collection = new Collection<StoredSession>(store, tables.payment_sessions);
   }
 
   /**

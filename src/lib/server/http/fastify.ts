@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { errors, ServiceError } from '../errors.js';
 import { newRequestId } from '../ids.js';
 import { compileValidator } from './validation.js';
+import { jsonBodyParser } from './json.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -65,14 +66,6 @@ export function createFastify(log: Logger | undefined): FastifyInstance {
 
   // JSON only: anything else with a body → 415; an empty body counts as no body.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      done(errors.invalidJson((err as Error).message), undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser); // numbers read exactly or a 400: json.ts
   return app;
 }

@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { errors, ServiceError } from '../errors.js';
 import { nearestField } from './suggest.js';
+import { boundedSchema } from '../../contract/numbers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -22,9 +23,10 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const queryAjv = makeAjv(true);
 
+/** Every integer and number without a bound of its own gets the safe range (contract/numbers.ts). */
 export function compileValidator(schema: object, httpPart: string | undefined) {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-  return ajv.compile(schema);
+  return ajv.compile(boundedSchema(schema));
 }
 
 /** `/customer/email` + `name` → `customer.email.name`; `/items/0/price` → `items[0].price`. */

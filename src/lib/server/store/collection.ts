@@ -4,6 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { List } from '../../contract/common.js';
 import { errors } from '../errors.js';
 import { countColumns, countValues, type Store } from './db.js';
+import type { TableDef } from './tables.js';
 
 export interface ListOptions {
   limit?: number;
@@ -16,15 +17,18 @@ export interface ListOptions {
 export class Collection<T extends { id: string }> {
   private readonly stmts = new Map<string, Statement>();
   private countSpecs?: Set<string>;
+  readonly table: string;
+  /** The table's columns (besides seq, id, account_id and data) and how to read each from a document. */
+  private readonly columns: Record<string, (doc: T) => string | number | null>;
 
-  /**
-   * @param columns indexed columns and how to read each from a document
-   */
+  /** @param def the table's declaration (store/tables.ts) */
   constructor(
     private readonly store: Store,
-    readonly table: string,
-    private readonly columns: Record<string, (doc: T) => string | number | null> = {},
-  ) {}
+    def: TableDef<T>,
+  ) {
+    this.table = def.name;
+    this.columns = Object.fromEntries(Object.entries(def.columns).map(([name, column]) => [name, column.read]));
+  }
 
   private stmt(sql: string): Statement {
     let s = this.stmts.get(sql);

@@ -35,9 +35,10 @@ export interface Store {
    * For a long-running server: checkpoint the WAL from a worker thread instead of inside COMMITs on this
    * thread. Resolves once the worker runs; `stopBackgroundCheckpoints()` (or `close()`) ends it. Past
    * `resetBytes` of WAL this thread finishes one checkpoint (and syncs the database file) between two batches:
-   * at 16 MB that was ~1.4% of a create-session's time under load, hence 64 MB.
+   * at 16 MB that was ~1.4% of a create-session's time under load, hence 64 MB. `onHandOff` is called on this
+   * thread right after each such checkpoint (tests observe the mechanism with it).
    */
-  checkpointInBackground(options?: { intervalMs?: number; resetBytes?: number }): Promise<void>;
+  checkpointInBackground(options?: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void }): Promise<void>;
   /** Stops background checkpoints (a last checkpoint first); a no-op when none run. */
   stopBackgroundCheckpoints(): Promise<void>;
   close(): void;
@@ -89,7 +90,7 @@ export function openStore(path: string): Store {
     onRollback(listener: () => void) {
       tx.rollbackListeners.push(listener);
     },
-    async checkpointInBackground({ intervalMs = 100, resetBytes = 64 * 1024 * 1024 } = {}) {
+    async checkpointInBackground({ intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void } = {}) {
       if (checkpointer || path === ':memory:') return;
       const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
       await new Promise<void>((resolve, reject) => {
@@ -101,7 +102,7 @@ export function openStore(path: string): Store {
         if (checkpointer === worker) checkpointer = undefined;
         if (db.open) db.pragma('wal_autocheckpoint = 1000');
       });
-      worker.on('message', (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished')));
+      worker.on('message', (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished'), onHandOff));
       worker.unref();
       checkpointer = worker;
       db.pragma('wal_autocheckpoint = 0');
@@ -231,7 +232,9 @@ interface Batch {
  */
 class GroupCommit {
   private batch?: Batch;
-  private checkpointWanted?: () => void;
+  private checkpointWanted?: { then: () => void; checkpointed?: () => void };
+  /** Called when the batch after a finished checkpoint commits (see finishCheckpoint). */
+  private afterNextCommit?: () => void;
   private readonly checkpoint: Database.Statement;
 
   constructor(
@@ -245,18 +248,22 @@ class GroupCommit {
    * One checkpoint on this connection, between two batches (background checkpoints cannot finish under
    * constant load; see store/checkpointer.ts): lets the WAL file start over.
    */
-  finishCheckpoint(then: () => void): void {
+  finishCheckpoint(then: () => void, checkpointed?: () => void): void {
     if (this.batch || this.db.inTransaction) {
-      this.checkpointWanted = then; // after the open batch's COMMIT
+      this.checkpointWanted = { then, checkpointed }; // after the open batch's COMMIT
       return;
     }
     this.checkpointWanted = undefined;
     try {
       this.checkpoint.run();
     } catch {
-      /* busy: asked again on the next round */
+      then(); // busy: asked again on the next round
+      return;
     }
-    then();
+    checkpointed?.();
+    // `then` lets the worker checkpoint again; not before the next batch has started the WAL over: a checkpoint
+    // of the worker's that holds a read mark at that moment makes SQLite skip the restart (seen in tests).
+    this.afterNextCommit = then;
   }
 
   /**
@@ -353,6 +360,10 @@ class GroupCommit {
 
   private commit(batch: Batch): void {
     if (this.batch === batch) this.batch = undefined;
+    // This batch's first write has started the WAL over (or could not): the worker may checkpoint again.
+    const resume = this.afterNextCommit;
+    this.afterNextCommit = undefined;
+    resume?.();
     if (batch.lost) {
       const err = new Error('the group commit was rolled back by SQLite');
       for (const e of batch.entries) e.reject!(err);
@@ -377,7 +388,7 @@ class GroupCommit {
       else e.resolve!(e.result);
     }
     this.release(batch);
-    if (this.checkpointWanted) this.finishCheckpoint(this.checkpointWanted);
+    if (this.checkpointWanted) this.finishCheckpoint(this.checkpointWanted.then, this.checkpointWanted.checkpointed);
   }
 }
 

@@ -1,5 +1,6 @@
-// Schema migrations, in order. Each area appends its own; a version is never edited once released.
-import { documentTable, makeFiltersNullable } from './db.js';
+// Schema migrations, in order. Each area appends its own; a version is never edited once released: its SQL is
+// literal text (generated once with store/db.ts's documentTable from the table declarations of the time, then
+// checked in), and test/foundation/migrations.test.ts holds the SHA-256 of every released version.
 import { paymentsMigrations } from './migrations/payments.js';
 import { billingMigrations } from './migrations/billing.js';
 import { ledgerMigrations } from './migrations/ledger.js';
@@ -57,11 +58,45 @@ CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
   {
     version: 2,
     name: 'payment sessions',
-    sql:
-      documentTable('payment_sessions', { status: 'TEXT NOT NULL', external_id: 'TEXT', expires_ms: 'INTEGER NOT NULL', secret_hash: 'TEXT NOT NULL' }, [
-        ['status'],
-        ['external_id'],
-      ]) + '\nCREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);',
+    sql: `
+CREATE TABLE payment_sessions (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  external_id TEXT,
+  expires_ms INTEGER NOT NULL,
+  secret_hash TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX payment_sessions_account_seq ON payment_sessions (account_id, seq);
+CREATE INDEX IF NOT EXISTS payment_sessions_status ON payment_sessions (account_id, status, seq);
+CREATE INDEX IF NOT EXISTS payment_sessions_external_id ON payment_sessions (account_id, external_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', 'status');
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', 'external_id');
+CREATE TRIGGER payment_sessions_count_insert AFTER INSERT ON payment_sessions BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'external_id', COALESCE(CAST(NEW.external_id AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(NEW.external_id AS TEXT), char(0));
+END;
+CREATE TRIGGER payment_sessions_count_delete AFTER DELETE ON payment_sessions BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(OLD.external_id AS TEXT), char(0));
+END;
+CREATE TRIGGER payment_sessions_count_update AFTER UPDATE OF status, external_id ON payment_sessions BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(OLD.external_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'external_id', COALESCE(CAST(NEW.external_id AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(NEW.external_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0)));
+END;
+CREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);`,
   },
   {
     // Measured: a WITHOUT ROWID table stores each ~1.3 KB saved response inside its primary-key b-tree, and an
@@ -99,13 +134,141 @@ const storeMigrations: Migration[] = [
     // two counter statements about a NULL nobody can list by (list filters are strings).
     version: 900,
     name: 'store: nullable list filters — partial indexes, NULLs not counted',
-    sql: [
-      makeFiltersNullable('payment_sessions', [['status'], ['external_id']], ['external_id']),
-      makeFiltersNullable('payments', [['session_id'], ['status']], ['session_id']),
-      makeFiltersNullable('customers', [['email']], ['email']),
-      makeFiltersNullable('invoices', [['customer'], ['subscription'], ['status']], ['subscription']),
-      makeFiltersNullable('bank_accounts', [['customer_id'], ['verification_status']], ['customer_id']),
-    ].join('\n'),
+    sql: `DROP INDEX IF EXISTS payment_sessions_external_id;
+CREATE INDEX payment_sessions_external_id ON payment_sessions (account_id, external_id, seq) WHERE external_id IS NOT NULL;
+DROP TRIGGER IF EXISTS payment_sessions_count_insert;
+DROP TRIGGER IF EXISTS payment_sessions_count_delete;
+DROP TRIGGER IF EXISTS payment_sessions_count_update;
+CREATE TRIGGER payment_sessions_count_insert AFTER INSERT ON payment_sessions BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'external_id', COALESCE(CAST(NEW.external_id AS TEXT), char(0)), 0 WHERE NEW.external_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(NEW.external_id AS TEXT), char(0)) AND NEW.external_id IS NOT NULL;
+END;
+CREATE TRIGGER payment_sessions_count_delete AFTER DELETE ON payment_sessions BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(OLD.external_id AS TEXT), char(0)) AND OLD.external_id IS NOT NULL;
+END;
+CREATE TRIGGER payment_sessions_count_update AFTER UPDATE OF status, external_id ON payment_sessions BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payment_sessions' AND account_id = OLD.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(OLD.external_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0))) AND OLD.external_id IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payment_sessions', NEW.account_id, 'external_id', COALESCE(CAST(NEW.external_id AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0))) AND NEW.external_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(NEW.external_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0))) AND NEW.external_id IS NOT NULL;
+END;
+DELETE FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id' AND vals = char(0);
+DROP INDEX IF EXISTS payments_session_id;
+CREATE INDEX payments_session_id ON payments (account_id, session_id, seq) WHERE session_id IS NOT NULL;
+DROP TRIGGER IF EXISTS payments_count_insert;
+DROP TRIGGER IF EXISTS payments_count_delete;
+DROP TRIGGER IF EXISTS payments_count_update;
+CREATE TRIGGER payments_count_insert AFTER INSERT ON payments BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payments', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payments' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payments', NEW.account_id, 'session_id', COALESCE(CAST(NEW.session_id AS TEXT), char(0)), 0 WHERE NEW.session_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payments' AND account_id = NEW.account_id AND cols = 'session_id' AND vals = COALESCE(CAST(NEW.session_id AS TEXT), char(0)) AND NEW.session_id IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payments', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payments' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0));
+END;
+CREATE TRIGGER payments_count_delete AFTER DELETE ON payments BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payments' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payments' AND account_id = OLD.account_id AND cols = 'session_id' AND vals = COALESCE(CAST(OLD.session_id AS TEXT), char(0)) AND OLD.session_id IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payments' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0));
+END;
+CREATE TRIGGER payments_count_update AFTER UPDATE OF session_id, status ON payments BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payments' AND account_id = OLD.account_id AND cols = 'session_id' AND vals = COALESCE(CAST(OLD.session_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.session_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.session_id AS TEXT), char(0))) AND OLD.session_id IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payments', NEW.account_id, 'session_id', COALESCE(CAST(NEW.session_id AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.session_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.session_id AS TEXT), char(0))) AND NEW.session_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payments' AND account_id = NEW.account_id AND cols = 'session_id' AND vals = COALESCE(CAST(NEW.session_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.session_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.session_id AS TEXT), char(0))) AND NEW.session_id IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'payments' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'payments', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'payments' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+END;
+DELETE FROM list_counts WHERE tbl = 'payments' AND cols = 'session_id' AND vals = char(0);
+DROP INDEX IF EXISTS customers_email;
+CREATE INDEX customers_email ON customers (account_id, email, seq) WHERE email IS NOT NULL;
+DROP TRIGGER IF EXISTS customers_count_insert;
+DROP TRIGGER IF EXISTS customers_count_delete;
+DROP TRIGGER IF EXISTS customers_count_update;
+CREATE TRIGGER customers_count_insert AFTER INSERT ON customers BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'customers', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'customers' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'customers', NEW.account_id, 'email', COALESCE(CAST(NEW.email AS TEXT), char(0)), 0 WHERE NEW.email IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'customers' AND account_id = NEW.account_id AND cols = 'email' AND vals = COALESCE(CAST(NEW.email AS TEXT), char(0)) AND NEW.email IS NOT NULL;
+END;
+CREATE TRIGGER customers_count_delete AFTER DELETE ON customers BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'customers' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'customers' AND account_id = OLD.account_id AND cols = 'email' AND vals = COALESCE(CAST(OLD.email AS TEXT), char(0)) AND OLD.email IS NOT NULL;
+END;
+CREATE TRIGGER customers_count_update AFTER UPDATE OF email ON customers BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'customers' AND account_id = OLD.account_id AND cols = 'email' AND vals = COALESCE(CAST(OLD.email AS TEXT), char(0)) AND (COALESCE(CAST(OLD.email AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.email AS TEXT), char(0))) AND OLD.email IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'customers', NEW.account_id, 'email', COALESCE(CAST(NEW.email AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.email AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.email AS TEXT), char(0))) AND NEW.email IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'customers' AND account_id = NEW.account_id AND cols = 'email' AND vals = COALESCE(CAST(NEW.email AS TEXT), char(0)) AND (COALESCE(CAST(OLD.email AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.email AS TEXT), char(0))) AND NEW.email IS NOT NULL;
+END;
+DELETE FROM list_counts WHERE tbl = 'customers' AND cols = 'email' AND vals = char(0);
+DROP INDEX IF EXISTS invoices_subscription;
+CREATE INDEX invoices_subscription ON invoices (account_id, subscription, seq) WHERE subscription IS NOT NULL;
+DROP TRIGGER IF EXISTS invoices_count_insert;
+DROP TRIGGER IF EXISTS invoices_count_delete;
+DROP TRIGGER IF EXISTS invoices_count_update;
+CREATE TRIGGER invoices_count_insert AFTER INSERT ON invoices BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'customer', COALESCE(CAST(NEW.customer AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'customer' AND vals = COALESCE(CAST(NEW.customer AS TEXT), char(0));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'subscription', COALESCE(CAST(NEW.subscription AS TEXT), char(0)), 0 WHERE NEW.subscription IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'subscription' AND vals = COALESCE(CAST(NEW.subscription AS TEXT), char(0)) AND NEW.subscription IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0));
+END;
+CREATE TRIGGER invoices_count_delete AFTER DELETE ON invoices BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'customer' AND vals = COALESCE(CAST(OLD.customer AS TEXT), char(0));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'subscription' AND vals = COALESCE(CAST(OLD.subscription AS TEXT), char(0)) AND OLD.subscription IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0));
+END;
+CREATE TRIGGER invoices_count_update AFTER UPDATE OF customer, subscription, status ON invoices BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'customer' AND vals = COALESCE(CAST(OLD.customer AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'customer', COALESCE(CAST(NEW.customer AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'customer' AND vals = COALESCE(CAST(NEW.customer AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'subscription' AND vals = COALESCE(CAST(OLD.subscription AS TEXT), char(0)) AND (COALESCE(CAST(OLD.subscription AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.subscription AS TEXT), char(0))) AND OLD.subscription IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'subscription', COALESCE(CAST(NEW.subscription AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.subscription AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.subscription AS TEXT), char(0))) AND NEW.subscription IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'subscription' AND vals = COALESCE(CAST(NEW.subscription AS TEXT), char(0)) AND (COALESCE(CAST(OLD.subscription AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.subscription AS TEXT), char(0))) AND NEW.subscription IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'invoices' AND account_id = OLD.account_id AND cols = 'status' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'invoices', NEW.account_id, 'status', COALESCE(CAST(NEW.status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
+END;
+DELETE FROM list_counts WHERE tbl = 'invoices' AND cols = 'subscription' AND vals = char(0);
+DROP INDEX IF EXISTS bank_accounts_customer_id;
+CREATE INDEX bank_accounts_customer_id ON bank_accounts (account_id, customer_id, seq) WHERE customer_id IS NOT NULL;
+DROP TRIGGER IF EXISTS bank_accounts_count_insert;
+DROP TRIGGER IF EXISTS bank_accounts_count_delete;
+DROP TRIGGER IF EXISTS bank_accounts_count_update;
+CREATE TRIGGER bank_accounts_count_insert AFTER INSERT ON bank_accounts BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, 'customer_id', COALESCE(CAST(NEW.customer_id AS TEXT), char(0)), 0 WHERE NEW.customer_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'customer_id' AND vals = COALESCE(CAST(NEW.customer_id AS TEXT), char(0)) AND NEW.customer_id IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, 'verification_status', COALESCE(CAST(NEW.verification_status AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(NEW.verification_status AS TEXT), char(0));
+END;
+CREATE TRIGGER bank_accounts_count_delete AFTER DELETE ON bank_accounts BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'bank_accounts' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'bank_accounts' AND account_id = OLD.account_id AND cols = 'customer_id' AND vals = COALESCE(CAST(OLD.customer_id AS TEXT), char(0)) AND OLD.customer_id IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'bank_accounts' AND account_id = OLD.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(OLD.verification_status AS TEXT), char(0));
+END;
+CREATE TRIGGER bank_accounts_count_update AFTER UPDATE OF customer_id, verification_status ON bank_accounts BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'bank_accounts' AND account_id = OLD.account_id AND cols = 'customer_id' AND vals = COALESCE(CAST(OLD.customer_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer_id AS TEXT), char(0))) AND OLD.customer_id IS NOT NULL;
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, 'customer_id', COALESCE(CAST(NEW.customer_id AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.customer_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer_id AS TEXT), char(0))) AND NEW.customer_id IS NOT NULL;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'customer_id' AND vals = COALESCE(CAST(NEW.customer_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer_id AS TEXT), char(0))) AND NEW.customer_id IS NOT NULL;
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'bank_accounts' AND account_id = OLD.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(OLD.verification_status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, 'verification_status', COALESCE(CAST(NEW.verification_status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(NEW.verification_status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
+END;
+DELETE FROM list_counts WHERE tbl = 'bank_accounts' AND cols = 'customer_id' AND vals = char(0);`,
   },
   {
     // Expired idempotency records are purged from the oldest row on (IdempotencyStore.purgeExpired), which needs

@@ -2,6 +2,7 @@
 import type { RecurringInterval, Customer, Invoice, LineItem, Price, Product, Coupon, SubscriptionItem, Subscription, UsageRecord, CheckoutSession, PortalSession } from '../../../contract/billing.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { errors } from '../../errors.js';
 import { billableAmount, MAX_LINE_AMOUNT } from './money.js';
 
@@ -56,31 +57,16 @@ export class BillingStore {
   readonly portals: Collection<PortalSession>;
 
   constructor(readonly store: Store) {
-    this.customers = new Collection<Customer>(store, 'customers', { email: (c) => c.email });
-    this.products = new Collection<StoredProduct>(store, 'products', { active: (p) => (p.active ? 1 : 0) });
-    this.prices = new Collection<Price>(store, 'prices', {
-      product: (p) => p.product,
-      type: (p) => p.type,
-      active: (p) => (p.active ? 1 : 0),
-      currency: (p) => p.currency,
-    });
-    this.coupons = new Collection<StoredCoupon>(store, 'coupons');
-    this.subscriptions = new Collection<StoredSubscription>(store, 'subscriptions', {
-      customer: (s) => s.customer,
-      status: (s) => s.status,
-      due_ms: (s) => s.due_ms,
-    });
-    this.items = new Collection<StoredItem>(store, 'subscription_items', { subscription: (i) => i.subscription });
-    this.usage = new Collection<StoredUsage>(store, 'usage_records', { subscription_item: (u) => u.subscription_item, ts: (u) => u.timestamp });
-    this.invoices = new Collection<StoredInvoice>(store, 'invoices', {
-      customer: (i) => i.customer,
-      subscription: (i) => i.subscription,
-      status: (i) => i.status,
-      action_kind: (i) => i.action_kind,
-      action_ms: (i) => i.action_ms,
-    });
-    this.checkouts = new Collection<StoredCheckout>(store, 'checkout_sessions', { status: (c) => c.status });
-    this.portals = new Collection<PortalSession>(store, 'portal_sessions', { customer: (p) => p.customer });
+    this.customers = new Collection<Customer>(store, tables.customers);
+    this.products = new Collection<StoredProduct>(store, tables.products);
+    this.prices = new Collection<Price>(store, tables.prices);
+    this.coupons = new Collection<StoredCoupon>(store, tables.coupons);
+    this.subscriptions = new Collection<StoredSubscription>(store, tables.subscriptions);
+    this.items = new Collection<StoredItem>(store, tables.subscription_items);
+    this.usage = new Collection<StoredUsage>(store, tables.usage_records);
+    this.invoices = new Collection<StoredInvoice>(store, tables.invoices);
+    this.checkouts = new Collection<StoredCheckout>(store, tables.checkout_sessions);
+    this.portals = new Collection<PortalSession>(store, tables.portal_sessions);
   }
 
   /** The next value of a per-account counter (1, 2, 3 …), inside the caller's transaction. */

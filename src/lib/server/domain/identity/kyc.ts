@@ -5,6 +5,7 @@ import type { CreateKycBody, KycCheck, KycCheckType, KycVerification, ListKycQue
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { newId, randomBase62 } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -41,11 +42,7 @@ export class Kyc implements DueWork {
   readonly collection: Collection<StoredKyc>;
 
   constructor(private readonly store: Store, private readonly vault: Vault) {
-    this.collection = new Collection<StoredKyc>(store, 'kyc_verifications', {
-      status: (k) => k.status,
-      customer_id: (k) => k.customer_id,
-      due_ms: (k) => k.due_ms,
-    });
+    this.collection = new Collection<StoredKyc>(store, tables.kyc_verifications);
   }
 
   private checkTokens(accountId: string, ids: string[] | undefined): string[] {

@@ -4,6 +4,7 @@ import type { CreateIdentityTokenBody, DeletedIdentityToken, IdentityToken, Iden
 import type { Store } from '../../store/db.js';
 import type { Sealer } from '../../crypto.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -52,7 +53,7 @@ export class Vault {
   readonly tokens: Collection<StoredToken>;
 
   constructor(private readonly store: Store, private readonly sealer: Sealer) {
-    this.tokens = new Collection<StoredToken>(store, 'identity_tokens', { type: (t) => t.type });
+    this.tokens = new Collection<StoredToken>(store, tables.identity_tokens);
   }
 
   create(accountId: string, body: CreateIdentityTokenBody, now: number): IdentityToken {

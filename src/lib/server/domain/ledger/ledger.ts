@@ -25,6 +25,7 @@ import type {
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { randomInt } from 'node:crypto';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
@@ -81,30 +82,11 @@ export class Ledger implements DueWork {
   readonly events: Collection<LedgerAccountEvent>;
 
   constructor(private readonly store: Store) {
-    this.accounts = new Collection<StoredAccount>(store, 'ledger_accounts', {
-      status: (a) => a.status,
-      customer_id: (a) => a.customer_id,
-      currency: (a) => a.currency,
-      account_number: (a) => a.account_number,
-      system_key: (a) => a.system_key,
-      balance: (a) => a.balance,
-      pending: (a) => a.pending_balance,
-    });
-    this.journals = new Collection<StoredJournal>(store, 'journal_entries', { currency: (j) => j.currency, reverses: (j) => j.reverses });
-    this.entries = new Collection<StoredEntry>(store, 'ledger_entries', {
-      ledger_account_id: (e) => e.ledger_account_id,
-      journal_entry_id: (e) => e.journal_entry_id,
-      direction: (e) => e.entry_type,
-      amount: (e) => e.amount,
-      delta: (e) => e.delta,
-      currency: (e) => e.currency,
-    });
-    this.holds = new Collection<StoredHold>(store, 'ledger_holds', {
-      ledger_account_id: (h) => h.ledger_account_id,
-      status: (h) => h.status,
-      expires_ms: (h) => h.expires_ms,
-    });
-    this.events = new Collection<LedgerAccountEvent>(store, 'ledger_account_events', { ledger_account_id: (e) => e.ledger_account_id });
+    this.accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);
+    this.journals = new Collection<StoredJournal>(store, tables.journal_entries);
+    this.entries = new Collection<StoredEntry>(store, tables.ledger_entries);
+    this.holds = new Collection<StoredHold>(store, tables.ledger_holds);
+    this.events = new Collection<LedgerAccountEvent>(store, tables.ledger_account_events);
   }
 
   // ------------------------------------------------------------------------------------------ accounts

@@ -5,6 +5,7 @@ import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Sealer } from '../../crypto.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -37,10 +38,7 @@ export class BankAccounts {
   readonly collection: Collection<StoredBankAccount>;
 
   constructor(store: Store, private readonly sealer: Sealer) {
-    this.collection = new Collection<StoredBankAccount>(store, 'bank_accounts', {
-      customer_id: (b) => b.customer_id,
-      verification_status: (b) => b.verification_status,
-    });
+    this.collection = new Collection<StoredBankAccount>(store, tables.bank_accounts);
   }
 
   private toApi(b: StoredBankAccount): BankAccount {

@@ -6,6 +6,7 @@ import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram 
 import type { Static } from '@sinclair/typebox';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -51,8 +52,8 @@ export class Cards {
   readonly networkTokens: Collection<StoredNetworkToken>;
 
   constructor(store: Store) {
-    this.vault = new Collection<StoredVaultToken>(store, 'vault_tokens');
-    this.networkTokens = new Collection<StoredNetworkToken>(store, 'network_tokens');
+    this.vault = new Collection<StoredVaultToken>(store, tables.vault_tokens);
+    this.networkTokens = new Collection<StoredNetworkToken>(store, tables.network_tokens);
   }
 
   /** POST /vault/tokens. The number, CVC and anything derived from them beyond last4 are dropped here. */

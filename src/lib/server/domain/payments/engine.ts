@@ -12,6 +12,7 @@ import type { DueWork } from '../due.js';
 import type { Charger, ChargeRequest, ChargeResult } from '../charges.js';
 import type { CardOutcome } from '../testcards.js';
 import { Collection } from '../../store/collection.js';
+import { tables } from '../../store/tables.js';
 import { newUuid } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
@@ -84,11 +85,7 @@ export class PaymentsEngine implements DueWork, Charger {
   readonly collection: Collection<StoredPayment>;
 
   constructor(private readonly d: PaymentsDeps) {
-    this.collection = new Collection<StoredPayment>(d.store, 'payments', {
-      session_id: (p) => p.session_id,
-      status: (p) => p.status,
-      settle_ms: (p) => p.settle_ms,
-    });
+    this.collection = new Collection<StoredPayment>(d.store, tables.payments);
     // Void on session cancel / expiry.
     d.sessions.cancelHooks.push((accountId, sessionId, now) => this.onSessionCanceled(accountId, sessionId, now));
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.

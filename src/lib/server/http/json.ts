@@ -1,0 +1,36 @@
+// Request bodies: JSON only (contract.md §1: anything else with a body → 415), and only numbers JavaScript reads
+// exactly (docs/api.md "Numbers"): JSON.parse turns `1e400` into Infinity and `9007199254740993` into …992
+// without a word, after which no schema can tell what the caller sent.
+import { inexactNumber, MAX_SAFE_INTEGER, MIN_SAFE_INTEGER } from '../../contract/numbers.js';
+import { errors } from '../errors.js';
+
+/** A number literal with an exponent or of 16 digits or more: only then can JSON.parse have lost something. */
+const MAYBE_INEXACT = /\d[eE]|\d{16}/;
+
+/**
+ * The parsed body (`undefined` for an empty one), or the contract's error: `invalid_json`, or
+ * `parameter_invalid` naming the field whose number is not finite or beyond ±(2^53 − 1).
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw errors.invalidJson((err as Error).message);
+  }
+  const inexact = MAYBE_INEXACT.test(text) ? inexactNumber(value) : undefined;
+  if (inexact) throw errors.parameterInvalid(inexact.path || 'body', `must be a number from ${MIN_SAFE_INTEGER} to ${MAX_SAFE_INTEGER}`);
+  return value;
+}
+
+/** fastify's content-type parser for application/json (parseAs: 'string'). */
+export function jsonBodyParser(_request: unknown, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
+  let value: unknown;
+  try {
+    value = parseJsonBody(body as string);
+  } catch (err) {
+    return done(err as Error, undefined);
+  }
+  done(null, value);
+}
