@@ -5,10 +5,14 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runCli } from '../helpers/cli.js';
+import { BIN, runCli as runCliBase } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CLIENT_SECRET } from './util.js';
 import { startTestServer } from '../helpers/server.js';
+
+// A detached start spawns a second process: on 2 shared cores under a full test run it took 10–20 s, over the
+// helper's default 20 s limit (a kill, not a verdict). Nothing here is timed.
+const runCli: typeof runCliBase = (args, opts = {}) => runCliBase(args, { timeoutMs: 90_000, ...opts });
 
 const pids = new Set<number>();
 afterAll(() => {
@@ -58,7 +62,7 @@ async function logContains(file: string, text: string): Promise<void> {
 }
 
 // The three scenarios are independent (own data directories, own processes): run them side by side.
-describe.concurrent('server commands', { timeout: 120_000 }, () => {
+describe.concurrent('server commands', { timeout: 300_000 }, () => {
 describe('server start --detach / status / logs / stop / reset', () => {
   it('runs the whole life cycle of a data directory', async () => {
     const dir = join(tempDir(), 'data');

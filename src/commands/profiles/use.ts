@@ -1,14 +1,21 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { readProfiles, setActive } from '../../lib/profiles/store.js';
+import { clearActive, readProfiles, setActive } from '../../lib/profiles/store.js';
 
 export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';
-  static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
+  static override args = { name: Args.string({ description: 'Profile name' }) };
+  static override flags = { none: Flags.boolean({ description: 'No active profile: back to the local test-mode server (the default data directory)' }) };
 
   async run(): Promise<void> {
-    const { args } = await this.parse(ProfilesUse);
+    const { args, flags } = await this.parse(ProfilesUse);
+    if (flags.none || args.name === undefined) {
+      if (!flags.none || args.name !== undefined) throw new CliError('Name a profile, or pass --none (no active profile: the local test-mode server).', EXIT.USAGE, 'usage_error');
+      await clearActive();
+      this.print({ active: null }, () => 'No active profile: commands with no key configured use the local test-mode server.');
+      return;
+    }
     if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
     await setActive(args.name);
     this.print({ active: args.name }, () => `Active profile: ${args.name}`);

@@ -1,20 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { dataDirFlag, probeHealth } from '../../lib/cli/server.js';
+import { dataDirFlag, dirFlags, idleTimeoutSeconds, probeHealth, registerServer, spawnServer, stopHint, stopProcess, type StartRecord as Started } from '../../lib/cli/server.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { colorErr } from '../../lib/output/render.js';
-
-interface Started {
-  base_url: string;
-  api_key: string;
-  pid: number;
-  data_dir: string | null;
-}
 
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the test-mode server on loopback';
@@ -32,13 +23,17 @@ export default class ServerStart extends BaseCommand {
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
     routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
     'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
+    // How commands with no key configured start the default data directory's server in the background: port
+    // 4242 if free (so that hosted-page links keep working), else any; stops after PAYORCH_IDLE_TIMEOUT
+    // seconds without requests (default 300); `server start` in the foreground takes over from it.
+    auto: Flags.boolean({ hidden: true, exclusive: ['memory', 'data-dir', 'detach'] }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
     if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null));
     const { startServer } = await import('../../lib/server/server.js');
-    const { AlreadyRunningError } = await import('../../lib/server/datadir.js');
+    const { AlreadyRunningError, defaultDataDir } = await import('../../lib/server/datadir.js');
     let server: Awaited<ReturnType<typeof startServer>>;
     let routing;
     if (flags.routing) {
@@ -49,16 +44,34 @@ export default class ServerStart extends BaseCommand {
         throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
       }
     }
+    let idle = () => undefined as void;
+    const options = {
+      port: flags.port,
+      host: flags.host,
+      dataDir: flags['data-dir'],
+      memory: flags.memory,
+      rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
+      routing,
+      pspDown: flags['psp-down'],
+      ...(flags.auto ? { auto: true, idle: { timeoutMs: idleTimeoutSeconds() * 1000, onIdle: () => idle() } } : {}),
+    };
+    const start = async (): Promise<Awaited<ReturnType<typeof startServer>>> => {
+      try {
+        return await startServer(options);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // The background server takes any free port when 4242 is taken.
+        if (flags.auto && code === 'EADDRINUSE' && options.port !== 0) {
+          options.port = 0;
+          return start();
+        }
+        // A server the CLI started on its own for commands with no key: this start takes over (same data).
+        if (err instanceof AlreadyRunningError && err.info.auto && !flags.auto && (await stopProcess(err.info)) !== 'timeout') return startServer(options);
+        throw err;
+      }
+    };
     try {
-      server = await startServer({
-        port: flags.port,
-        host: flags.host,
-        dataDir: flags['data-dir'],
-        memory: flags.memory,
-        rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
-        routing,
-        pspDown: flags['psp-down'],
-      });
+      server = await start();
     } catch (err) {
       if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
       if (/processor|routing/i.test((err as Error).message)) throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
@@ -67,30 +80,36 @@ export default class ServerStart extends BaseCommand {
       if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${flags.host}:${flags.port} (${code}).`, EXIT.USAGE, 'cannot_listen');
       throw err;
     }
+    const unregister = registerServer({ base_url: server.baseUrl, data_dir: server.dataDir, started_at: new Date().toISOString(), auto: Boolean(flags.auto) });
     // Signal handlers before the banner: whoever reads the banner may stop the server at once.
     const detached = process.env.PAYORCH_DETACHED === '1';
     const stopped = new Promise<void>((resolve) => {
       const stop = () => {
+        unregister();
         void server.close().then(() => {
+          unregister();
           if (!detached && !this.jsonMode) process.stderr.write('payorch server stopped.\n');
           resolve();
         });
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      idle = stop;
     });
     const started: Started = { base_url: server.baseUrl, api_key: server.apiKey, pid: server.pid, data_dir: server.dataDir };
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else {
       const c = colorErr();
-      const key = server.created ? `${server.apiKey}  ${c.yellow('(new — shown once here; kept in the data directory)')}` : maskSecret(server.apiKey);
+      const isDefault = server.dataDir !== null && server.dataDir === defaultDataDir();
+      const rec = { pid: server.pid, data_dir: server.dataDir };
       process.stdout.write(
         [
           `${c.bold('payorch test-mode server')} listening on ${server.baseUrl}`,
-          `  API key   ${key}`,
-          `  data      ${server.dataDir ?? '(in memory)'}`,
+          `  API key   ${keyLine(server.apiKey, server.created, server.dataDir)}`,
+          `  data      ${server.dataDir ?? '(in memory: nothing persists)'}`,
           `  pid       ${server.pid}`,
-          `  Press Ctrl-C to stop.`,
+          ...(isDefault ? [`  CLI       payorch commands with no key configured use this server (and its data).`] : []),
+          `  Press Ctrl-C to stop (or \`${stopHint(rec)}\`).`,
         ].join('\n') + '\n',
       );
     }
@@ -102,49 +121,34 @@ export default class ServerStart extends BaseCommand {
    * @param dataDir the data directory (null: the default one; undefined: --memory).
    */
   private async detach(dataDir: string | null | undefined): Promise<void> {
-    // A first start creates the key: then it is printed in full, as the foreground start does.
     const { defaultDataDir } = await import('../../lib/server/datadir.js');
+    // A first start creates the key: then it is printed in full, as the foreground start does.
     const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
-    const bin = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
-    const args = this.argv.filter((a) => a !== '--detach' && a !== '--json');
-    const child = spawn(process.execPath, [bin, 'server', 'start', ...args, '--json'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PAYORCH_DETACHED: '1' },
-    });
-    let out = '';
-    let err = '';
-    const started = await new Promise<Started | undefined>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const nl = out.indexOf('\n');
-        if (nl < 0) return;
-        try {
-          const first = JSON.parse(out.slice(0, nl)) as Partial<Started>;
-          if (typeof first.base_url === 'string') resolve(first as Started);
-        } catch {
-          /* not the one-line start record: the child is failing (a pretty-printed error body follows) */
-        }
-      });
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      // 'close' (not 'exit'): all of the child's output has been read by then.
-      child.on('close', () => resolve(undefined));
-    });
-    if (!started) {
-      const failure = (() => {
-        try {
-          return (JSON.parse(out) as { error?: { message?: string } }).error?.message;
-        } catch {
-          return undefined;
-        }
-      })();
-      throw new CliError(failure ?? (err.trim().split('\n')[0] || 'The server exited before it was ready.'), EXIT.USAGE, 'start_failed');
-    }
-    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await new Promise((r) => setTimeout(r, 100));
-    child.stdout.destroy();
-    child.stderr.destroy();
-    child.unref();
+    const r = await spawnServer(this.argv.filter((a) => a !== '--detach' && a !== '--json'));
+    if (!('started' in r)) throw new CliError(r.failure, EXIT.USAGE, r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed');
+    const started: Started = r.started;
+    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await new Promise((res) => setTimeout(res, 100));
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
-    else process.stdout.write(`payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, key ${fresh ? started.api_key : maskSecret(started.api_key)}).\nStop it with \`payorch server stop\`${started.data_dir ? '' : ` or kill ${started.pid}`}.\n`);
+    else {
+      const dirs = dirFlags(started.data_dir);
+      process.stdout.write(
+        [
+          `payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, data ${started.data_dir ?? 'in memory'}).`,
+          `  API key   ${keyLine(started.api_key, fresh, started.data_dir)}`,
+          `  Status: \`payorch server status${dirs}\`; logs: ${started.data_dir ? `\`payorch server logs${dirs}\`` : 'none (in memory)'}; stop: \`${stopHint(started)}\`.`,
+        ].join('\n') + '\n',
+      );
+    }
   }
+}
+
+/**
+ * The key as the text banner shows it: in full when this start created it (first start of a data directory,
+ * or in memory — it can be shown nowhere else), else masked with the command that prints it.
+ */
+function keyLine(key: string, created: boolean, dataDir: string | null): string {
+  const c = colorErr();
+  if (dataDir === null) return `${key}  ${c.yellow('(in memory: valid while this server runs)')}`;
+  const reveal = `payorch server keys reveal --show${dirFlags(dataDir)}`;
+  return created ? `${key}  ${c.yellow(`(new; \`${reveal}\` prints it again)`)}` : `${maskSecret(key)}  ${c.dim(`(\`${reveal}\` prints it in full)`)}`;
 }

@@ -1,11 +1,14 @@
 import { BaseCommand } from '../../lib/cli/base.js';
-import { dataDirFlag, probeHealth } from '../../lib/cli/server.js';
-import { defaultDataDir, readLock } from '../../lib/server/datadir.js';
+import { dataDirFlag, listServers, probeHealth, stopHint } from '../../lib/cli/server.js';
+import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { EXIT } from '../../lib/cli/errors.js';
 import { detailText } from '../../lib/output/render.js';
 
 export default class ServerStatus extends BaseCommand {
-  static override summary = 'Is a server running on the data directory? (exit 0 yes, 4 no)';
+  static override summary = 'Is a server running on the data directory? Lists the other servers payorch started (exit 0 yes, 4 no)';
+  static override description =
+    'With --data-dir: that directory only. Without: the default data directory, and every other server payorch started (--memory ones included); exit 0 when one of them answers.';
+  static override examples = ['<%= config.bin %> server status', '<%= config.bin %> server status --data-dir ./data --json'];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
@@ -13,17 +16,34 @@ export default class ServerStatus extends BaseCommand {
     const dir = flags['data-dir'] ?? defaultDataDir();
     const lock = readLock(dir);
     const healthy = lock?.base_url ? await probeHealth(lock.base_url) : false;
-    const view = { running: Boolean(lock), healthy, pid: lock?.pid ?? null, base_url: lock?.base_url ?? null, data_dir: dir, started_at: lock?.started_at ?? null };
-    this.print(view, () =>
-      lock
+    const others = flags['data-dir'] ? [] : listServers().filter((s) => s.data_dir !== dir);
+    const otherViews = await Promise.all(
+      others.map(async (s) => ({ pid: s.pid, base_url: s.base_url, data_dir: s.data_dir, memory: s.data_dir === null, started_at: s.started_at, healthy: await probeHealth(s.base_url), stop: stopHint(s) })),
+    );
+    const view = {
+      running: Boolean(lock),
+      healthy,
+      pid: lock?.pid ?? null,
+      base_url: lock?.base_url ?? null,
+      data_dir: dir,
+      started_at: lock?.started_at ?? null,
+      background: Boolean(lock?.auto),
+      ...(flags['data-dir'] ? {} : { others: otherViews }),
+    };
+    this.print(view, () => {
+      const main = lock
         ? detailText(view, `Server ${healthy ? 'running' : 'not answering'}`, [
             { label: 'url', value: (v) => v.base_url },
             { label: 'pid', value: (v) => v.pid },
             { label: 'data', value: (v) => v.data_dir },
             { label: 'since', value: (v) => v.started_at },
+            ...(lock.auto ? [{ label: 'started', value: () => 'in the background for commands with no key; stops when idle' }] : []),
+            { label: 'stop', value: () => stopHint({ pid: lock.pid, data_dir: dir }) },
           ])
-        : `No server is running on ${dir}.`,
-    );
-    if (!healthy) process.exitCode = EXIT.UNREACHABLE;
+        : `No server is running on ${dir}.`;
+      const rest = otherViews.map((o) => `  pid ${o.pid}  ${o.base_url}  ${o.memory ? '(in memory)' : o.data_dir}  ${o.healthy ? 'running' : 'not answering'}  stop: ${o.stop}`);
+      return rest.length ? `${main}\n\nOther servers payorch started:\n${rest.join('\n')}` : main;
+    });
+    if (!healthy && !otherViews.some((o) => o.healthy)) process.exitCode = EXIT.UNREACHABLE;
   }
 }

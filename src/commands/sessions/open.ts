@@ -14,6 +14,8 @@ export default class SessionsOpen extends ApiCommand {
     const session = await (await this.client(flags)).sessions.retrieve(args.id);
     const url = session.fallback_url;
     this.print({ id: session.id, status: session.status, url }, () => url);
+    const hint = await (await import('../../lib/cli/server.js')).unservedPageHint(url);
+    if (hint) this.notice(hint);
     if (flags.browser) {
       const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
       const child = spawn(opener, [url], { detached: true, stdio: 'ignore', shell: process.platform === 'win32' });

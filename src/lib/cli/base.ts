@@ -135,10 +135,21 @@ export abstract class ApiCommand extends BaseCommand {
       this.clientInstance = new Client({ apiKey: target.apiKey, baseUrl: target.baseUrl, userAgent });
       if (isLiveKey(target.apiKey)) this.notice(`LIVE key ${maskSecret(target.apiKey)} (${target.source}) → ${target.baseUrl}`);
     } else {
-      const [{ openEmbedded }, { InProcessTransport }] = await Promise.all([import('../server/server.js'), import('../client/inprocess.js')]);
-      const embedded = await openEmbedded();
-      this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}).`);
-      this.clientInstance = new Client({ apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()), userAgent });
+      // No key configured: the server running on the default data directory (started in the background at a
+      // terminal, see src/lib/cli/server.ts), else the same server inside this process.
+      const { localServer, autoStartWanted } = await import('./server.js');
+      const local = await localServer(autoStartWanted());
+      if (local) {
+        const how = local.started ? `started it in the background, pid ${local.pid}` : `pid ${local.pid}`;
+        const stops = local.auto ? '; it stops after idling, or with `payorch server stop`' : '';
+        this.notice(`payorch: no API key configured — using the test-mode server at ${local.baseUrl} (${how}; data: ${local.dataDir}${stops}).`);
+        this.clientInstance = new Client({ apiKey: local.apiKey, baseUrl: local.baseUrl, userAgent });
+      } else {
+        const [{ openEmbedded }, { InProcessTransport }] = await Promise.all([import('../server/server.js'), import('../client/inprocess.js')]);
+        const embedded = await openEmbedded();
+        this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`);
+        this.clientInstance = new Client({ apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()), userAgent });
+      }
     }
     return this.clientInstance;
   }

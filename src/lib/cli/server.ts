@@ -1,6 +1,14 @@
-// Shared pieces of the `payorch server …` commands.
+// Shared pieces of the `payorch server …` commands, and the local server that commands with no key configured
+// talk to: the one running on the default data directory, started in the background when the CLI runs at a
+// terminal (see `localServer`).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
+import { defaultDataDir, isAlive, isSameProcess, processStart, readCredentials, readLock } from '../server/lock.js';
 
 export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
 
@@ -18,4 +26,218 @@ export function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<boolean>
     });
     req.end();
   });
+}
+
+/** A word for a shell: quoted when it holds anything but plain path characters. */
+export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+// ------------------------------------------------------------------------------- servers the CLI started
+
+/**
+ * Every server `payorch server start` runs (foreground, --detach, --memory, or started on its own for
+ * commands with no key) leaves a record here while it runs, so that `server status` and `server stop` find
+ * them all — an in-memory server has no data directory to hold its lock. `$PAYORCH_HOME/servers`, else
+ * `$XDG_STATE_HOME/payorch/servers` (`~/.local/state/payorch/servers`).
+ */
+export function serversDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PAYORCH_HOME) return join(env.PAYORCH_HOME, 'servers');
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'payorch', 'servers');
+}
+
+export interface ServerRecord {
+  pid: number;
+  proc_start: string | null;
+  base_url: string;
+  /** null: --memory */
+  data_dir: string | null;
+  started_at: string;
+  /** Started by the CLI on its own for commands with no key configured; stops when idle. */
+  auto: boolean;
+}
+
+export function registerServer(record: Omit<ServerRecord, 'proc_start' | 'pid'>, env: NodeJS.ProcessEnv = process.env): () => void {
+  const dir = serversDir(env);
+  const file = join(dir, `${process.pid}.json`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, JSON.stringify({ pid: process.pid, proc_start: processStart(process.pid), ...record } satisfies ServerRecord), { mode: 0o600 });
+  } catch {
+    return () => undefined; // not fatal: the server runs, `server stop --pid` cannot find it
+  }
+  return () => rmSync(file, { force: true });
+}
+
+/** The servers the CLI started that still run (records of processes that are gone, or whose pid was reused, are removed). */
+export function listServers(env: NodeJS.ProcessEnv = process.env): ServerRecord[] {
+  const dir = serversDir(env);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: ServerRecord[] = [];
+  for (const name of names) {
+    let rec: ServerRecord;
+    try {
+      rec = JSON.parse(readFileSync(join(dir, name), 'utf8')) as ServerRecord;
+    } catch {
+      continue; // being written
+    }
+    if (typeof rec.pid !== 'number' || `${rec.pid}.json` !== name) continue;
+    if (isSameProcess(rec)) out.push(rec);
+    else rmSync(join(dir, name), { force: true });
+  }
+  return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
+}
+
+/** SIGTERM to a server (only if it is still the process that was recorded), then wait up to 10 s. */
+export async function stopProcess(rec: { pid: number; proc_start?: string | null }): Promise<'stopped' | 'gone' | 'timeout'> {
+  if (!isSameProcess(rec)) return 'gone';
+  try {
+    process.kill(rec.pid, 'SIGTERM');
+  } catch {
+    return 'gone';
+  }
+  for (let i = 0; i < 100 && isAlive(rec.pid); i++) await new Promise((r) => setTimeout(r, 100));
+  return isAlive(rec.pid) ? 'timeout' : 'stopped';
+}
+
+/** The flags that name a server's data directory in a hint (none for the default one). */
+export function dirFlags(dataDir: string | null, env: NodeJS.ProcessEnv = process.env): string {
+  if (dataDir === null || dataDir === defaultDataDir(env)) return '';
+  return ` --data-dir ${shellWord(dataDir)}`;
+}
+
+/** `payorch server stop …` for this server: by data directory, or by pid for an in-memory one. */
+export function stopHint(rec: { pid: number; data_dir: string | null }, env: NodeJS.ProcessEnv = process.env): string {
+  return rec.data_dir === null ? `payorch server stop --pid ${rec.pid}` : `payorch server stop${dirFlags(rec.data_dir, env)}`;
+}
+
+// ------------------------------------------------------------------------ spawning a background server
+
+export interface StartRecord {
+  base_url: string;
+  api_key: string;
+  pid: number;
+  data_dir: string | null;
+}
+
+/**
+ * Starts `payorch server start ARGS --json` detached and returns its start record once it has printed it
+ * (it listens by then), or the error message it failed with.
+ */
+export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<{ started: StartRecord } | { failure: string; code?: string }> {
+  const bin = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, 'server', 'start', ...args, '--json'], {
+    detached: true,
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...env, PAYORCH_DETACHED: '1' },
+  });
+  let out = '';
+  let err = '';
+  const started = await new Promise<StartRecord | undefined>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      try {
+        const first = JSON.parse(out.slice(0, nl)) as Partial<StartRecord>;
+        if (typeof first.base_url === 'string') resolve(first as StartRecord);
+      } catch {
+        /* not the one-line start record: the child is failing (a pretty-printed error body follows) */
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // 'close' (not 'exit'): all of the child's output has been read by then.
+    child.on('close', () => resolve(undefined));
+    child.on('error', () => resolve(undefined));
+  });
+  child.stdout.destroy();
+  child.stderr.destroy();
+  child.unref();
+  if (started) return { started };
+  try {
+    const e = (JSON.parse(out) as { error?: { message?: string; code?: string } }).error;
+    if (e?.message) return { failure: e.message, code: e.code };
+  } catch {
+    /* not JSON */
+  }
+  return { failure: err.trim().split('\n')[0] || 'The server exited before it was ready.' };
+}
+
+// -------------------------------------------------------------------- the local server of the default
+
+export interface LocalServer {
+  baseUrl: string;
+  apiKey: string;
+  dataDir: string;
+  pid: number;
+  /** Started by this command (in the background). */
+  started: boolean;
+  /** Stops when idle (started by the CLI on its own). */
+  auto: boolean;
+}
+
+/** Seconds an auto-started server waits without requests before it stops (PAYORCH_IDLE_TIMEOUT, default 300). */
+export function idleTimeoutSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.PAYORCH_IDLE_TIMEOUT);
+  return env.PAYORCH_IDLE_TIMEOUT && Number.isFinite(n) && n > 0 ? n : 300;
+}
+
+/**
+ * Whether a command with no key configured starts a background server when none runs: PAYORCH_DAEMON=1
+ * always, =0 never; by default at a terminal and not in CI (a CI job gets the in-process server: nothing
+ * is left running after the job, and every run starts alike).
+ */
+export function autoStartWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.PAYORCH_DAEMON === '1') return true;
+  if (env.PAYORCH_DAEMON === '0') return false;
+  if (env.CI && env.CI !== 'false' && env.CI !== '0') return false;
+  return Boolean(process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY);
+}
+
+/**
+ * The server running on the default data directory, with the directory's key — started in the background
+ * first when `autoStart` and none runs; undefined when none runs (the caller then runs the server in process).
+ */
+export async function localServer(autoStart: boolean, env: NodeJS.ProcessEnv = process.env): Promise<LocalServer | undefined> {
+  const dir = defaultDataDir(env);
+  const running = (started: boolean): LocalServer | undefined => {
+    const lock = readLock(dir);
+    const creds = lock?.base_url ? readCredentials(dir) : undefined;
+    return lock?.base_url && creds ? { baseUrl: lock.base_url, apiKey: creds.api_key, dataDir: dir, pid: lock.pid, started, auto: Boolean(lock.auto) } : undefined;
+  };
+  const found = running(false);
+  if (found || !autoStart) return found;
+  const r = await spawnServer(['--auto'], env, homedir());
+  if ('started' in r) return running(true);
+  if (r.code === 'already_running') {
+    // Another command started one at the same moment: use it once it listens.
+    for (let i = 0; i < 100; i++) {
+      const other = running(false);
+      if (other) return other;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+  return undefined; // could not start one: the caller runs the server in process
+}
+
+/**
+ * For a hosted-page link (checkout, 3DS) on a loopback server: how to serve it when nothing answers there
+ * now (the embedded server has no socket; a background server stops when idle). Undefined when it is served.
+ */
+export async function unservedPageHint(url: string): Promise<string | undefined> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return undefined;
+  const base = url.slice(0, Math.max(url.indexOf('/pay/'), 0)) || u.origin;
+  if (await probeHealth(base, 1000)) return undefined;
+  const port = u.port && u.port !== '4242' ? ` --port ${u.port}` : '';
+  return `Nothing serves ${u.origin} now: \`payorch server start${port}\` serves this page (data of the default data directory).`;
 }

@@ -56,6 +56,11 @@ export async function setActive(name: string): Promise<void> {
   (await conf()).set('active', name);
 }
 
+/** No active profile: commands with no key configured go back to the local test-mode server. */
+export async function clearActive(): Promise<void> {
+  (await conf()).delete('active');
+}
+
 export async function removeProfile(name: string): Promise<void> {
   const c = await conf();
   const profiles = { ...c.get('profiles') };

@@ -1,30 +1,20 @@
 // A data directory holds one server's state: the SQLite database, the key that seals secrets at rest,
 // the first API key (credentials.json, mode 0600, so the CLI's embedded default and `server start --json`
-// can hand it out again), the log, and the lock of the server running on it.
-import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+// can hand it out again), the log, and the lock of the server running on it (./lock.ts: the part a command
+// reads at start-up to find the local server, without loading the database).
+import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from './store/db.js';
+import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
+
+export * from './lock.js';
 
 export const DB_FILE = 'payorch.db';
 export const LOG_FILE = 'server.log';
 const KEY_FILE = 'secret.key';
-const CREDENTIALS_FILE = 'credentials.json';
-const LOCK_FILE = 'server.lock';
-
-/** `$PAYORCH_HOME/server`, else `$XDG_DATA_HOME/payorch`, else `~/.local/share/payorch`. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.PAYORCH_HOME) return join(env.PAYORCH_HOME, 'server');
-  return join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'payorch');
-}
-
-export interface Credentials {
-  api_key: string;
-  account_id: string;
-}
 
 export interface OpenedDataDir {
   store: Store;
@@ -46,10 +36,6 @@ function writeOnce(path: string, content: string): string {
     rmSync(tmp, { force: true });
   }
   return readFileSync(path, 'utf8');
-}
-
-export function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
 /** Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. */
@@ -92,86 +78,6 @@ export function openDataDir(dir: string | null): OpenedDataDir {
   });
   const { credentials, created } = init.immediate();
   return { store, sealer, credentials, created };
-}
-
-// ------------------------------------------------------------------------------------------------ lock
-
-export interface LockInfo {
-  pid: number;
-  base_url: string | null;
-  data_dir: string;
-  started_at: string;
-}
-
-export class AlreadyRunningError extends Error {
-  constructor(readonly info: LockInfo) {
-    super(`A payorch server is already running on ${info.data_dir} (pid ${info.pid}${info.base_url ? `, ${info.base_url}` : ''}). Stop it with \`payorch server stop\` or choose another --data-dir.`);
-    this.name = 'AlreadyRunningError';
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The running server's lock, or undefined (a lock left by a dead process is removed). */
-export function readLock(dir: string): LockInfo | undefined {
-  const path = join(dir, LOCK_FILE);
-  let info: LockInfo;
-  try {
-    info = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-  } catch {
-    return undefined;
-  }
-  if (!isAlive(info.pid)) {
-    rmSync(path, { force: true });
-    return undefined;
-  }
-  return info;
-}
-
-export function acquireLock(dir: string): { update(baseUrl: string): void; release(): void } {
-  ensureDir(dir);
-  const path = join(dir, LOCK_FILE);
-  const info: LockInfo = { pid: process.pid, base_url: null, data_dir: dir, started_at: new Date().toISOString() };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeFileSync(fd, JSON.stringify(info));
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 3) throw err;
-      let existing: LockInfo | undefined;
-      try {
-        existing = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-      } catch {
-        existing = undefined; // being written right now, or garbage
-      }
-      if (existing && isAlive(existing.pid)) throw new AlreadyRunningError(existing);
-      if (!existing && attempt < 2) continue;
-      rmSync(path, { force: true });
-    }
-  }
-  return {
-    update(baseUrl: string) {
-      info.base_url = baseUrl;
-      writeFileSync(path, JSON.stringify(info), { mode: 0o600 });
-    },
-    release() {
-      try {
-        const current = JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
-        if (current.pid === process.pid) unlinkSync(path);
-      } catch {
-        /* already gone */
-      }
-    },
-  };
 }
 
 /** Deletes the directory's state (database, keys, credentials, log). Refuses while a server runs on it. */

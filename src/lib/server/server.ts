@@ -1,10 +1,11 @@
 // Starting the test-mode server: on loopback over HTTP (`payorch server start`, `startServer()`), or
 // in-process for the CLI's embedded default (`openEmbedded()`: the same app, reached through inject).
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { buildApp } from './app.js';
-import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir } from './datadir.js';
+import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
 import { fileLogger, type FileLogger } from './log.js';
@@ -29,6 +30,13 @@ export interface ServerOptions {
   pspDown?: string[];
   /** How often due work is caught up (ms, default 1000); 0: only by `catchUp()` and clock advances (tests). */
   dueWorkIntervalMs?: number;
+  /**
+   * Called once when no request has been in flight for `timeoutMs`, or when the data directory's lock is no
+   * longer this server's (the directory was removed under it): the CLI's background server then stops.
+   */
+  idle?: { timeoutMs: number; onIdle: () => void };
+  /** Marks the data directory's lock as held by a server the CLI started on its own (`server start` may stop it). */
+  auto?: boolean;
 }
 
 export interface RunningServer {
@@ -54,18 +62,27 @@ async function assemble(dataDir: string | null, memory: boolean, limits: Partial
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
-  const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
-  const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION });
-  return { opened, log, services, app };
+  try {
+    const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
+    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION });
+    return { opened, log, services, app };
+  } catch (err) {
+    await drainLog(log); // the log file opens asynchronously: done before the caller may remove the directory
+    opened.store.close();
+    throw err;
+  }
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const memory = options.memory ?? false;
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
-  const lock = dataDir ? acquireLock(dataDir) : undefined;
+  // The first directory this start creates (undefined when it existed): a start that fails removes it again.
+  const createdDir = dataDir ? mkdirSync(dataDir, { recursive: true, mode: 0o700 }) : undefined;
+  let lock: Lock | undefined;
   let baseUrl = '';
   try {
+    lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
     const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
       routing: options.routing,
       pspDown: options.pspDown,
@@ -74,6 +91,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await app.listen({ port: options.port ?? 4242, host });
     } catch (err) {
       await app.close();
+      await drainLog(log);
       opened.store.close();
       throw err;
     }
@@ -105,6 +123,26 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const purge = setInterval(() => services.idempotency.purgeExpired(), 10 * 60_000);
     tick.unref();
     purge.unref();
+    let idleTimer: NodeJS.Timeout | undefined;
+    if (options.idle) {
+      const { timeoutMs, onIdle } = options.idle;
+      let inFlight = 0;
+      let last = Date.now();
+      app.server.on('request', (_req, res) => {
+        inFlight++;
+        res.once('close', () => {
+          inFlight--;
+          last = Date.now();
+        });
+      });
+      idleTimer = setInterval(() => {
+        if ((inFlight === 0 && Date.now() - last >= timeoutMs) || (lock && !lock.held())) {
+          clearInterval(idleTimer);
+          onIdle();
+        }
+      }, Math.min(1000, timeoutMs));
+      idleTimer.unref();
+    }
 
     let closing: Promise<void> | undefined;
     return {
@@ -126,6 +164,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           clearInterval(due);
           stopping = true;
           await catchingUp;
+          clearInterval(idleTimer);
           await app.close(); // stops accepting, waits for requests in flight
           log.logger.info('server stopped');
           await drainLog(log);
@@ -138,6 +177,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
   } catch (err) {
     lock?.release();
+    if (createdDir) rmSync(createdDir, { recursive: true, force: true });
     throw err;
   }
 }

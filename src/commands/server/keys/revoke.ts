@@ -13,7 +13,8 @@ export default class ServerKeysRevoke extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerKeysRevoke);
-    const { store } = openDataDir(flags['data-dir'] ?? defaultDataDir());
+    const dir = flags['data-dir'] ?? defaultDataDir();
+    const { store } = openDataDir(dir);
     try {
       const key = new Accounts(store).revoke(args.key);
       this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
@@ -23,5 +24,8 @@ export default class ServerKeysRevoke extends BaseCommand {
     } finally {
       store.close();
     }
+    // The default key revoked: the default account gets a new one at once (credentials.json), so that
+    // commands with no key configured keep working against a server already running on the directory.
+    openDataDir(dir).store.close();
   }
 }
