@@ -4,10 +4,10 @@ import { tableText } from '../lib/output/render.js';
 export default class TestCards extends ApiCommand {
   static override summary = 'The test cards, wallet tokens and ACH accounts of the local processors, and what each does';
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(TestCards);
     const v = await (await this.client(flags)).processors.testValues();
-    await this.print(v, async () =>
+    return await this.print(v, async () =>
       [
         await tableText(v.cards, [
           { header: 'TOKEN', value: (c) => c.token },

@@ -6,8 +6,8 @@ export default class BankAccountsGet extends ApiCommand {
   static override summary = 'Show a bank account';
   static override args = { id: Args.string({ description: 'Bank account id (ba_…)', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(BankAccountsGet);
-    this.detail(await (await this.client(flags)).bankAccounts.retrieve(args.id), 'Bank account', bankAccountFields);
+    return this.detail(await (await this.client(flags)).bankAccounts.retrieve(args.id), 'Bank account', bankAccountFields);
   }
 }

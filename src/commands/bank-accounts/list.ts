@@ -10,7 +10,7 @@ export default class BankAccountsList extends ApiCommand {
     status: Flags.string({ options: ['unverified', 'pending', 'verified', 'failed'], description: 'Only accounts with this verification status' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(BankAccountsList);
     const client = await this.client(flags);
     const params = {
@@ -21,6 +21,6 @@ export default class BankAccountsList extends ApiCommand {
       verification_status: flags.status as never,
     };
     const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.jsonMode) : await client.bankAccounts.list(params);
-    await this.table(list, bankAccountColumns, 'No bank accounts.');
+    return await this.table(list, bankAccountColumns, 'No bank accounts.');
   }
 }

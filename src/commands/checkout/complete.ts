@@ -11,12 +11,12 @@ export default class CheckoutComplete extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CheckoutComplete);
     const pm = await this.need(flags['payment-method'], { flag: 'payment-method', message: 'Payment method (e.g. tok_visa)' });
     const client = await this.client(flags);
     await this.confirmChange(`complete checkout session ${args.id}`, flags.yes);
     const c = await client.checkoutSessions.complete(args.id, { payment_method: pm }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(c, 'Checkout session completed', checkoutFields);
+    return this.detail(c, 'Checkout session completed', checkoutFields);
   }
 }

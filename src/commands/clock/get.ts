@@ -4,9 +4,9 @@ import { clockFields } from '../../lib/output/views/billing.js';
 export default class ClockGet extends ApiCommand {
   static override summary = "Show the account's test clock";
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(ClockGet);
     const state = await (await this.client(flags)).testClock.retrieve();
-    this.detail(state, 'Test clock', clockFields);
+    return this.detail(state, 'Test clock', clockFields);
   }
 }

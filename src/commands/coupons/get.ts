@@ -6,9 +6,9 @@ export default class CouponsGet extends ApiCommand {
   static override summary = 'Show a coupon';
   static override args = { id: Args.string({ description: 'Coupon id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CouponsGet);
     const obj = await (await this.client(flags)).coupons.retrieve(args.id);
-    this.detail(obj, 'Coupon', couponFields);
+    return this.detail(obj, 'Coupon', couponFields);
   }
 }

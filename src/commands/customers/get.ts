@@ -6,9 +6,9 @@ export default class CustomersGet extends ApiCommand {
   static override summary = 'Show a customer';
   static override args = { id: Args.string({ description: 'Customer id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersGet);
     const obj = await (await this.client(flags)).customers.retrieve(args.id);
-    this.detail(obj, 'Customer', customerFields);
+    return this.detail(obj, 'Customer', customerFields);
   }
 }

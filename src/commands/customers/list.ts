@@ -9,11 +9,11 @@ export default class CustomersList extends ApiCommand {
     email: Flags.string({ description: 'Only customers with this email' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], email: flags.email };
     const list = flags.all ? await listAll(client.customers.listAll(params), this.jsonMode) : await client.customers.list(params);
-    await this.table(list, customerColumns, 'No customers.');
+    return await this.table(list, customerColumns, 'No customers.');
   }
 }

@@ -12,11 +12,11 @@ export default class CustomersUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersUpdate);
     const client = await this.client(flags);
     await this.confirmChange(`update customer ${args.id}`, flags.yes);
     const c = await client.customers.update(args.id, customerParams(flags), { idempotencyKey: flags['idempotency-key'] });
-    this.detail(c, 'Customer updated', customerFields);
+    return this.detail(c, 'Customer updated', customerFields);
   }
 }

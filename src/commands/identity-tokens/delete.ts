@@ -6,11 +6,11 @@ export default class IdentityTokensDelete extends ApiCommand {
   static override args = { id: Args.string({ description: 'Token id (idt_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(IdentityTokensDelete);
     const client = await this.client(flags);
     await this.confirmChange(`delete identity token ${args.id}`, flags.yes);
     const deleted = await client.identityTokens.delete(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.print(deleted, () => `Identity token ${deleted.token_id} deleted.`);
+    return this.print(deleted, () => `Identity token ${deleted.token_id} deleted.`);
   }
 }

@@ -12,10 +12,10 @@ export default class IdentityTokensList extends ApiCommand {
     offset: Flags.integer({ description: 'Skip this many tokens (default 0)', min: 0 }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(IdentityTokensList);
     const page = await (await this.client(flags)).identityTokens.list({ type: flags.type as never, limit: flags.limit, offset: flags.offset });
-    await this.print(page, async () => {
+    return await this.print(page, async () => {
       if (page.data.length === 0) return 'No identity tokens.';
       const p = page.pagination;
       const more = p.has_more ? `\n${color().dim(`… ${p.total} in all; next page: --offset ${p.offset + page.data.length}`)}` : '';

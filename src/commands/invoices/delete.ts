@@ -6,11 +6,11 @@ export default class InvoicesDelete extends ApiCommand {
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesDelete);
     const client = await this.client(flags);
     await this.confirmChange(`delete invoice ${args.id}`, flags.yes);
     const out = await client.invoices.del(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.print(out, () => `Deleted invoice ${out.id}.`);
+    return this.print(out, () => `Deleted invoice ${out.id}.`);
   }
 }

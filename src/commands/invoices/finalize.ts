@@ -7,11 +7,11 @@ export default class InvoicesFinalize extends ApiCommand {
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesFinalize);
     const client = await this.client(flags);
     await this.confirmChange(`finalize invoice ${args.id}`, flags.yes);
     const inv = await client.invoices.finalize(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(inv, 'Invoice finalized', invoiceFields);
+    return this.detail(inv, 'Invoice finalized', invoiceFields);
   }
 }

@@ -7,11 +7,11 @@ export default class InvoicesMarkUncollectible extends ApiCommand {
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesMarkUncollectible);
     const client = await this.client(flags);
     await this.confirmChange(`mark uncollectible invoice ${args.id}`, flags.yes);
     const inv = await client.invoices.markUncollectible(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(inv, 'Invoice marked uncollectible', invoiceFields);
+    return this.detail(inv, 'Invoice marked uncollectible', invoiceFields);
   }
 }

@@ -12,11 +12,11 @@ export default class InvoicesPay extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesPay);
     const client = await this.client(flags);
     await this.confirmChange(`pay invoice ${args.id}`, flags.yes);
     const inv = await client.invoices.pay(args.id, { payment_method: flags['payment-method'], paid_out_of_band: flags['out-of-band'] || undefined }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(inv, 'Invoice paid', invoiceFields);
+    return this.detail(inv, 'Invoice paid', invoiceFields);
   }
 }

@@ -11,11 +11,11 @@ export default class KycSubmit extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(KycSubmit);
     const client = await this.client(flags);
     await this.confirmChange(`submit KYC verification ${args.id}`, flags.yes);
     const k = await client.kycVerifications.submit(args.id, { identity_token_ids: flags.token }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(k, 'KYC verification submitted', kycFields);
+    return this.detail(k, 'KYC verification submitted', kycFields);
   }
 }

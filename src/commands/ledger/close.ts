@@ -13,11 +13,11 @@ export default class LedgerClose extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerClose);
     const client = await this.client(flags);
     await this.confirmChange(`close ledger account ${args.id} (terminal)`, flags.yes);
     const account = await client.ledgerAccounts.close(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(account, 'Ledger account closed', accountFields);
+    return this.detail(account, 'Ledger account closed', accountFields);
   }
 }

@@ -11,7 +11,7 @@ export default class LedgerList extends ApiCommand {
     currency: Flags.string({ description: 'Only accounts in this currency' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerList);
     const client = await this.client(flags);
     const params = {
@@ -23,6 +23,6 @@ export default class LedgerList extends ApiCommand {
       currency: flags.currency,
     };
     const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.jsonMode) : await client.ledgerAccounts.list(params);
-    await this.table(list, accountColumns, 'No ledger accounts.');
+    return await this.table(list, accountColumns, 'No ledger accounts.');
   }
 }

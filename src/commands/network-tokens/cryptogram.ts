@@ -7,8 +7,8 @@ export default class NetworkTokensCryptogram extends ApiCommand {
   static override args = { id: Args.string({ description: 'Network token id (nt_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(NetworkTokensCryptogram);
-    this.detail(await (await this.client(flags)).networkTokens.cryptogram(args.id, { idempotencyKey: flags['idempotency-key'] }), 'Cryptogram', cryptogramFields);
+    return this.detail(await (await this.client(flags)).networkTokens.cryptogram(args.id, { idempotencyKey: flags['idempotency-key'] }), 'Cryptogram', cryptogramFields);
   }
 }

@@ -6,8 +6,8 @@ export default class NetworkTokensGet extends ApiCommand {
   static override summary = 'Show a network token';
   static override args = { id: Args.string({ description: 'Network token id (nt_…)', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(NetworkTokensGet);
-    this.detail(await (await this.client(flags)).networkTokens.retrieve(args.id), 'Network token', networkTokenFields);
+    return this.detail(await (await this.client(flags)).networkTokens.retrieve(args.id), 'Network token', networkTokenFields);
   }
 }

@@ -11,11 +11,11 @@ export default class PaymentsCapture extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(PaymentsCapture);
     const client = await this.client(flags);
     await this.confirmChange(`capture payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
     const payment = await client.payments.capture(args.id, { amount: flags.amount }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(payment, 'Payment captured', paymentFields);
+    return this.detail(payment, 'Payment captured', paymentFields);
   }
 }

@@ -10,7 +10,7 @@ export default class PaymentsList extends ApiCommand {
     status: Flags.string({ options: ['pending', 'authorized', 'captured', 'failed', 'canceled', 'refunded'], description: 'Only payments in this status' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PaymentsList);
     const client = await this.client(flags);
     const params = {
@@ -21,6 +21,6 @@ export default class PaymentsList extends ApiCommand {
       status: flags.status as never,
     };
     const list = flags.all ? await listAll(client.payments.listAll(params), this.jsonMode) : await client.payments.list(params);
-    await this.table(list, paymentColumns, 'No payments.');
+    return await this.table(list, paymentColumns, 'No payments.');
   }
 }

@@ -12,11 +12,11 @@ export default class PaymentsRefund extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(PaymentsRefund);
     const client = await this.client(flags);
     await this.confirmChange(`refund payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
     const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(payment, 'Payment refunded', paymentFields);
+    return this.detail(payment, 'Payment refunded', paymentFields);
   }
 }

@@ -11,12 +11,12 @@ export default class PortalCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PortalCreate);
     const customer = await this.need(flags.customer, { flag: 'customer', message: 'Customer id' });
     const client = await this.client(flags);
     await this.confirmChange(`create a portal session for ${customer}`, flags.yes);
     const p = await client.portalSessions.create({ customer, return_url: flags['return-url'] }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(p, 'Portal session created', portalFields);
+    return this.detail(p, 'Portal session created', portalFields);
   }
 }

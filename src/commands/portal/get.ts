@@ -6,9 +6,9 @@ export default class PortalGet extends ApiCommand {
   static override summary = 'Show a portal session';
   static override args = { id: Args.string({ description: 'Portal session id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(PortalGet);
     const obj = await (await this.client(flags)).portalSessions.retrieve(args.id);
-    this.detail(obj, 'Portal session', portalFields);
+    return this.detail(obj, 'Portal session', portalFields);
   }
 }

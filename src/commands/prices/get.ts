@@ -6,9 +6,9 @@ export default class PricesGet extends ApiCommand {
   static override summary = 'Show a price';
   static override args = { id: Args.string({ description: 'Price id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(PricesGet);
     const obj = await (await this.client(flags)).prices.retrieve(args.id);
-    this.detail(obj, 'Price', priceFields);
+    return this.detail(obj, 'Price', priceFields);
   }
 }

@@ -12,11 +12,11 @@ export default class PricesList extends ApiCommand {
     currency: Flags.string({ description: 'Only prices in this currency' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PricesList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type: flags.type as 'one_time' | 'recurring' | undefined, product: flags.product, active: flags.active, currency: flags.currency };
     const list = flags.all ? await listAll(client.prices.listAll(params), this.jsonMode) : await client.prices.list(params);
-    await this.table(list, priceColumns, 'No prices.');
+    return await this.table(list, priceColumns, 'No prices.');
   }
 }

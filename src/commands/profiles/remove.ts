@@ -7,10 +7,10 @@ export default class ProfilesRemove extends BaseCommand {
   static override summary = 'Delete a stored profile';
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args } = await this.parse(ProfilesRemove);
     if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
     await removeProfile(args.name);
-    this.print({ removed: args.name }, () => `Removed profile ${args.name}.`);
+    return this.print({ removed: args.name }, () => `Removed profile ${args.name}.`);
   }
 }

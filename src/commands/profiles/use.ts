@@ -7,10 +7,10 @@ export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args } = await this.parse(ProfilesUse);
     if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
     await setActive(args.name);
-    this.print({ active: args.name }, () => `Active profile: ${args.name}`);
+    return this.print({ active: args.name }, () => `Active profile: ${args.name}`);
   }
 }

@@ -11,11 +11,11 @@ export default class SessionsCancel extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsCancel);
     const client = await this.client(flags);
     await this.confirmChange(`cancel payment session ${args.id}`, flags.yes);
     const session = await client.sessions.cancel(args.id, { cancellation_reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(session, 'Payment session canceled', sessionFields);
+    return this.detail(session, 'Payment session canceled', sessionFields);
   }
 }

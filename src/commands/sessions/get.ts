@@ -6,9 +6,9 @@ export default class SessionsGet extends ApiCommand {
   static override summary = 'Show a payment session';
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsGet);
     const session = await (await this.client(flags)).sessions.retrieve(args.id);
-    this.detail(session, 'Payment session', sessionFields);
+    return this.detail(session, 'Payment session', sessionFields);
   }
 }

@@ -13,7 +13,7 @@ export default class SessionsList extends ApiCommand {
     'external-id': Flags.string({ description: 'Only sessions with this external id' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SessionsList);
     const client = await this.client(flags);
     const params = {
@@ -24,6 +24,6 @@ export default class SessionsList extends ApiCommand {
       external_id: flags['external-id'],
     };
     const list = flags.all ? await listAll(client.sessions.listAll(params), this.jsonMode) : await client.sessions.list(params);
-    await this.table(list, sessionColumns, 'No payment sessions.');
+    return await this.table(list, sessionColumns, 'No payment sessions.');
   }
 }

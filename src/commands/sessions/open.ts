@@ -9,16 +9,17 @@ export default class SessionsOpen extends ApiCommand {
     browser: Flags.boolean({ description: 'Open the page in the default browser (xdg-open / open / start)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsOpen);
     const session = await (await this.client(flags)).sessions.retrieve(args.id);
     const url = session.fallback_url;
-    this.print({ id: session.id, status: session.status, url }, () => url);
+    const shown = await this.print({ id: session.id, status: session.status, url }, () => url);
     if (flags.browser) {
       const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'start' : 'xdg-open';
       const child = spawn(opener, [url], { detached: true, stdio: 'ignore', shell: process.platform === 'win32' });
       child.on('error', () => this.notice(`Could not start ${opener}; open the URL above yourself.`));
       child.unref();
     }
+    return shown;
   }
 }

@@ -16,7 +16,7 @@ export default class SessionsUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsUpdate);
     const customer = flags['customer-email'] || flags['customer-name'] ? { email: flags['customer-email'], name: flags['customer-name'] } : undefined;
     const client = await this.client(flags);
@@ -26,6 +26,6 @@ export default class SessionsUpdate extends ApiCommand {
       { amount: flags.amount, currency: flags.currency, description: flags.description, customer, metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(session, 'Payment session updated', sessionFields);
+    return this.detail(session, 'Payment session updated', sessionFields);
   }
 }

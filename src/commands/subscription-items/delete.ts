@@ -10,11 +10,11 @@ export default class SubscriptionItemsDelete extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionItemsDelete);
     const client = await this.client(flags);
     await this.confirmChange(`remove subscription item ${args.id}`, flags.yes);
     const out = await client.subscriptionItems.del(args.id, { proration_behavior: flags['proration-behavior'] as 'none' | undefined }, { idempotencyKey: flags['idempotency-key'] });
-    this.print(out, () => `Removed subscription item ${out.id}.`);
+    return this.print(out, () => `Removed subscription item ${out.id}.`);
   }
 }

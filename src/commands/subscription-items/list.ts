@@ -9,11 +9,11 @@ export default class SubscriptionItemsList extends ApiCommand {
     subscription: Flags.string({ description: 'Subscription id', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionItemsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], subscription: flags.subscription };
     const list = flags.all ? await listAll(client.subscriptionItems.listAll(params), this.jsonMode) : await client.subscriptionItems.list(params);
-    await this.table(list, itemColumns, 'No items.');
+    return await this.table(list, itemColumns, 'No items.');
   }
 }

@@ -7,11 +7,11 @@ export default class SubscriptionsPause extends ApiCommand {
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionsPause);
     const client = await this.client(flags);
     await this.confirmChange(`pause subscription ${args.id}`, flags.yes);
     const sub = await client.subscriptions.pause(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(sub, 'Subscription paused', subscriptionFields);
+    return this.detail(sub, 'Subscription paused', subscriptionFields);
   }
 }

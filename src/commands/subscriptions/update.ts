@@ -19,7 +19,7 @@ export default class SubscriptionsUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionsUpdate);
     const items = [
       ...(flags['add-price'] ?? []).map((p) => parsePriceQuantity(p, 'add-price')),
@@ -40,6 +40,6 @@ export default class SubscriptionsUpdate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(sub, 'Subscription updated', subscriptionFields);
+    return this.detail(sub, 'Subscription updated', subscriptionFields);
   }
 }

@@ -6,9 +6,9 @@ export default class ThreedsResult extends ApiCommand {
   static override summary = 'Show the 3D Secure result of a session';
   static override args = { session: Args.string({ description: 'Session id (UUID)', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ThreedsResult);
     const result = await (await this.client(flags)).threeds.result(args.session);
-    this.detail(result, '3D Secure', threedsFields);
+    return this.detail(result, '3D Secure', threedsFields);
   }
 }

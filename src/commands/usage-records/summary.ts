@@ -9,11 +9,11 @@ export default class UsageRecordsSummary extends ApiCommand {
     'subscription-item': Flags.string({ description: 'Subscription item id', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(UsageRecordsSummary);
     const client = await this.client(flags);
     const params = { subscription_item: flags['subscription-item'], limit: flags.limit, starting_after: flags['starting-after'] };
     const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.jsonMode) : await client.usageRecords.summaries(params);
-    await this.table(list, usageSummaryColumns, 'No usage periods.');
+    return await this.table(list, usageSummaryColumns, 'No usage periods.');
   }
 }

@@ -19,9 +19,9 @@ export default class WalletsValidateMerchant extends ApiCommand {
     domain: Flags.string({ description: 'Your checkout domain', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(WalletsValidateMerchant);
     const result = await (await this.client(flags)).wallets.validateMerchant({ session_id: flags.session, validation_url: flags['validation-url'], domain: flags.domain });
-    this.detail(result, 'Merchant session', fields);
+    return this.detail(result, 'Merchant session', fields);
   }
 }

@@ -13,12 +13,12 @@ export default class HoldsCapture extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(HoldsCapture);
     const destination = await this.need(flags.destination, { flag: 'destination', message: 'Destination ledger account id' });
     const client = await this.client(flags);
     await this.confirmChange(`capture hold ${args.id} into ${destination}`, flags.yes);
     const hold = await client.holds.capture(args.id, { destination_account_id: destination, amount: flags.amount, description: flags.description }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(hold, 'Hold captured', holdFields);
+    return this.detail(hold, 'Hold captured', holdFields);
   }
 }

@@ -14,7 +14,7 @@ export default class HoldsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(HoldsCreate);
     const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units)', kind: 'integer' });
     const client = await this.client(flags);
@@ -24,6 +24,6 @@ export default class HoldsCreate extends ApiCommand {
       { amount, description: flags.description, expires_at: flags['expires-at'], metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(hold, 'Hold placed', holdFields);
+    return this.detail(hold, 'Hold placed', holdFields);
   }
 }
