@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class BankAccountsDelete extends ApiCommand {
   static override summary = 'Delete a bank account';
+  static override examples = ['<%= config.bin %> bank-accounts delete ba_…'];
   static override args = { id: Args.string({ description: 'Bank account id (ba_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

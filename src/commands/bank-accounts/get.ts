@@ -4,6 +4,7 @@ import { bankAccountFields } from '../../lib/output/views/payments.js';
 
 export default class BankAccountsGet extends ApiCommand {
   static override summary = 'Show a bank account';
+  static override examples = ['<%= config.bin %> bank-accounts get ba_…'];
   static override args = { id: Args.string({ description: 'Bank account id (ba_…)', required: true }) };
 
   async run(): Promise<unknown> {

@@ -4,6 +4,7 @@ import { formatTime } from '../../lib/output/format.js';
 
 export default class BankAccountsInitiateMicrodeposits extends ApiCommand {
   static override summary = 'Send the two micro-deposits to verify a bank account (test mode: 32 and 45 cents)';
+  static override examples = ['<%= config.bin %> bank-accounts initiate-microdeposits ba_…'];
   static override args = { id: Args.string({ description: 'Bank account id (ba_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -4,6 +4,7 @@ import { bankAccountColumns } from '../../lib/output/views/payments.js';
 
 export default class BankAccountsList extends ApiCommand {
   static override summary = 'List bank accounts, newest first';
+  static override examples = ['<%= config.bin %> bank-accounts list --customer cus_… --status verified'];
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only this customer’s accounts' }),

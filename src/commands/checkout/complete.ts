@@ -4,6 +4,7 @@ import { checkoutFields } from '../../lib/output/views/billing.js';
 
 export default class CheckoutComplete extends ApiCommand {
   static override summary = 'Complete a subscription checkout session with a payment method (what the hosted page does)';
+  static override examples = ['<%= config.bin %> checkout complete cks_… --payment-method tok_visa'];
   static override args = { id: Args.string({ description: 'Checkout session id', required: true }) };
   static override flags = {
     'payment-method': Flags.string({ description: 'Payment method (e.g. tok_visa)' }),

@@ -4,6 +4,7 @@ import { checkoutFields } from '../../lib/output/views/billing.js';
 
 export default class CheckoutGet extends ApiCommand {
   static override summary = 'Show a checkout session';
+  static override examples = ['<%= config.bin %> checkout get cks_…'];
   static override args = { id: Args.string({ description: 'Checkout session id', required: true }) };
 
   async run(): Promise<unknown> {

@@ -3,6 +3,7 @@ import { checkoutColumns } from '../../lib/output/views/billing.js';
 
 export default class CheckoutList extends ApiCommand {
   static override summary = 'List checkout sessions, newest first';
+  static override examples = ['<%= config.bin %> checkout list --limit 20', '<%= config.bin %> checkout list --all --json'];
   static override flags = {
     ...listFlags,
   };

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class CouponsDelete extends ApiCommand {
   static override summary = 'Delete a coupon (discounts already applied keep running)';
+  static override examples = ['<%= config.bin %> coupons delete co_…'];
   static override args = { id: Args.string({ description: 'Coupon id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -4,6 +4,7 @@ import { couponFields } from '../../lib/output/views/billing.js';
 
 export default class CouponsGet extends ApiCommand {
   static override summary = 'Show a coupon';
+  static override examples = ['<%= config.bin %> coupons get co_…'];
   static override args = { id: Args.string({ description: 'Coupon id', required: true }) };
 
   async run(): Promise<unknown> {

@@ -3,6 +3,7 @@ import { couponColumns } from '../../lib/output/views/billing.js';
 
 export default class CouponsList extends ApiCommand {
   static override summary = 'List coupons, newest first';
+  static override examples = ['<%= config.bin %> coupons list --limit 20'];
   static override flags = {
     ...listFlags,
   };

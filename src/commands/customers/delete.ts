@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class CustomersDelete extends ApiCommand {
   static override summary = 'Delete a customer (refused while it has subscriptions that are not canceled)';
+  static override examples = ['<%= config.bin %> customers delete cus_…'];
   static override args = { id: Args.string({ description: 'Customer id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

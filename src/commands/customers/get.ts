@@ -4,6 +4,7 @@ import { customerFields } from '../../lib/output/views/billing.js';
 
 export default class CustomersGet extends ApiCommand {
   static override summary = 'Show a customer';
+  static override examples = ['<%= config.bin %> customers get cus_…', '<%= config.bin %> customers get cus_… --json'];
   static override args = { id: Args.string({ description: 'Customer id', required: true }) };
 
   async run(): Promise<unknown> {

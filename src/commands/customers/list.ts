@@ -4,6 +4,7 @@ import { customerColumns } from '../../lib/output/views/billing.js';
 
 export default class CustomersList extends ApiCommand {
   static override summary = 'List customers, newest first';
+  static override examples = ['<%= config.bin %> customers list --email jenny@example.com', '<%= config.bin %> customers list --all --json'];
   static override flags = {
     ...listFlags,
     email: Flags.string({ description: 'Only customers with this email' }),

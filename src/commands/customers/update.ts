@@ -5,6 +5,7 @@ import { customerFields } from '../../lib/output/views/billing.js';
 
 export default class CustomersUpdate extends ApiCommand {
   static override summary = 'Update a customer';
+  static override examples = ['<%= config.bin %> customers update cus_… --name "Jenny Rosen" --metadata tier=gold'];
   static override args = { id: Args.string({ description: 'Customer id', required: true }) };
   static override flags = {
     ...customerFlags,

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class IdentityTokensDelete extends ApiCommand {
   static override summary = 'Delete an identity token and its sealed value';
+  static override examples = ['<%= config.bin %> identity-tokens delete idt_…'];
   static override args = { id: Args.string({ description: 'Token id (idt_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

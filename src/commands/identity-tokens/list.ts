@@ -6,6 +6,7 @@ import { color, tableText } from '../../lib/output/render.js';
 
 export default class IdentityTokensList extends ApiCommand {
   static override summary = 'List identity tokens (masked), newest first';
+  static override examples = ['<%= config.bin %> identity-tokens list --type ssn --limit 20'];
   static override flags = {
     type: Flags.string({ options: IDENTITY_TOKEN_TYPES, description: 'Only tokens of this type' }),
     limit: Flags.integer({ description: 'Page size, 1–100 (default 10)', min: 1, max: 100 }),

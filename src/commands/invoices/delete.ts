@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class InvoicesDelete extends ApiCommand {
   static override summary = 'Delete an invoice (drafts only)';
+  static override examples = ['<%= config.bin %> invoices delete in_…  # drafts only'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -4,6 +4,7 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesFinalize extends ApiCommand {
   static override summary = 'Finalize a draft invoice (draft → open; numbers it)';
+  static override examples = ['<%= config.bin %> invoices finalize in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

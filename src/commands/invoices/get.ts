@@ -4,6 +4,7 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesGet extends ApiCommand {
   static override summary = 'Show an invoice';
+  static override examples = ['<%= config.bin %> invoices get in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
 
   async run(): Promise<unknown> {

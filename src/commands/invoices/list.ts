@@ -4,6 +4,7 @@ import { invoiceColumns } from '../../lib/output/views/billing.js';
 
 export default class InvoicesList extends ApiCommand {
   static override summary = 'List invoices, newest first';
+  static override examples = ['<%= config.bin %> invoices list --customer cus_… --status open'];
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only invoices of this customer' }),

@@ -4,6 +4,7 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesMarkUncollectible extends ApiCommand {
   static override summary = 'Mark an invoice uncollectible (open or past_due → uncollectible)';
+  static override examples = ['<%= config.bin %> invoices mark-uncollectible in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

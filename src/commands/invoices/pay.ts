@@ -4,6 +4,7 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesPay extends ApiCommand {
   static override summary = 'Pay an invoice (charges the payment method, or records payment out of band)';
+  static override examples = ['<%= config.bin %> invoices pay in_…', '<%= config.bin %> invoices pay in_… --out-of-band'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = {
     'payment-method': Flags.string({ description: "Charge this payment method instead of the customer's default (e.g. tok_visa)" }),

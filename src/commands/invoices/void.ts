@@ -4,6 +4,7 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesVoid extends ApiCommand {
   static override summary = 'Void an invoice (open, past_due or uncollectible → void)';
+  static override examples = ['<%= config.bin %> invoices void in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

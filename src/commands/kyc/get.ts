@@ -4,6 +4,7 @@ import { kycFields } from '../../lib/output/views/identity.js';
 
 export default class KycGet extends ApiCommand {
   static override summary = 'Show a KYC verification and its checks';
+  static override examples = ['<%= config.bin %> kyc get kyc_…'];
   static override args = { id: Args.string({ description: 'Verification id (kyc_…)', required: true }) };
 
   async run(): Promise<unknown> {

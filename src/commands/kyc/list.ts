@@ -4,6 +4,7 @@ import { kycColumns } from '../../lib/output/views/identity.js';
 
 export default class KycList extends ApiCommand {
   static override summary = 'List KYC verifications, newest first';
+  static override examples = ['<%= config.bin %> kyc list --status requires_input'];
   static override flags = {
     ...listFlags,
     status: Flags.string({ options: ['pending', 'processing', 'verified', 'rejected', 'requires_input', 'canceled'], description: 'Only verifications in this status' }),

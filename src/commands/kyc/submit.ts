@@ -4,6 +4,7 @@ import { kycFields } from '../../lib/output/views/identity.js';
 
 export default class KycSubmit extends ApiCommand {
   static override summary = 'Submit a KYC verification for processing (the outcome follows on the clock)';
+  static override examples = ['<%= config.bin %> kyc submit kyc_…', '<%= config.bin %> kyc submit kyc_… --token idt_…'];
   static override args = { id: Args.string({ description: 'Verification id (kyc_…)', required: true }) };
   static override flags = {
     token: Flags.string({ description: 'Add an identity token id (repeatable; e.g. after requires_input)', multiple: true }),

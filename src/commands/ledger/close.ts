@@ -5,6 +5,7 @@ import { accountFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerClose extends ApiCommand {
   static override summary = 'Close a ledger account (zero balance, no active holds; cannot be undone)';
+  static override examples = ['<%= config.bin %> ledger close la_… --reason "customer left"'];
   static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = {
     reason: Flags.string({ description: 'Why (kept in the audit trail)' }),

@@ -4,6 +4,7 @@ import { entryColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerEntries extends ApiCommand {
   static override summary = "List a ledger account's entries with running balances, newest first";
+  static override examples = ['<%= config.bin %> ledger entries la_… --limit 50'];
   static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = { ...listFlags };
 

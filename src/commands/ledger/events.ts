@@ -4,6 +4,7 @@ import { eventColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerEvents extends ApiCommand {
   static override summary = "A ledger account's audit trail: created, frozen, unfrozen, closed — who, why, when";
+  static override examples = ['<%= config.bin %> ledger events la_…'];
   static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = { limit: listFlags.limit, 'starting-after': listFlags['starting-after'] };
 

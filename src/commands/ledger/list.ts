@@ -4,6 +4,7 @@ import { accountColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerList extends ApiCommand {
   static override summary = 'List ledger accounts, newest first';
+  static override examples = ['<%= config.bin %> ledger list --status frozen', '<%= config.bin %> ledger list --customer cus_… --currency usd'];
   static override flags = {
     ...listFlags,
     status: Flags.string({ options: ['active', 'frozen', 'closed'], description: 'Only accounts in this status' }),

@@ -4,6 +4,7 @@ import { journalFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerReverse extends ApiCommand {
   static override summary = 'Reverse a journal entry (posts a new, opposite entry; the original stays)';
+  static override examples = ['<%= config.bin %> ledger reverse je_… --description "posted twice"'];
   static override args = { id: Args.string({ description: 'Journal entry id (je_…)', required: true }) };
   static override flags = { description: Flags.string({ description: 'Description of the reversal' }), 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -28,7 +28,7 @@ export default class LedgerUnfreeze extends ApiCommand {
       const ok = this.isLive
         ? await confirmByTyping(`Unfreeze ledger account ${args.id} with a LIVE key?`, args.id, this.jsonMode, this.io)
         : await confirm(`Unfreeze ledger account ${args.id}?`, this.jsonMode, this.io);
-      if (!ok) throw declined(`ledger account ${args.id} stays frozen`);
+      if (!ok) throw declined();
     }
     // The operation has no body of its own: one is sent only when --reason or --actor says something.
     const body = flags.reason !== undefined || flags.actor !== undefined ? { reason: flags.reason, actor: cliActor(flags.actor) } : undefined;

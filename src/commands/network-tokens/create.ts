@@ -4,6 +4,7 @@ import { networkTokenFields } from '../../lib/output/views/payments.js';
 
 export default class NetworkTokensCreate extends ApiCommand {
   static override summary = 'Create a network token from a card token';
+  static override examples = ['<%= config.bin %> network-tokens create --token tok_visa'];
   static override flags = {
     token: Flags.string({ description: 'Card token (tok_…)', required: true }),
     'idempotency-key': idempotencyFlag,

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class NetworkTokensDelete extends ApiCommand {
   static override summary = 'Delete a network token';
+  static override examples = ['<%= config.bin %> network-tokens delete nt_…'];
   static override args = { id: Args.string({ description: 'Network token id (nt_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

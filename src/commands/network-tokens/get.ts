@@ -4,6 +4,7 @@ import { networkTokenFields } from '../../lib/output/views/payments.js';
 
 export default class NetworkTokensGet extends ApiCommand {
   static override summary = 'Show a network token';
+  static override examples = ['<%= config.bin %> network-tokens get nt_…'];
   static override args = { id: Args.string({ description: 'Network token id (nt_…)', required: true }) };
 
   async run(): Promise<unknown> {

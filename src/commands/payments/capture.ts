@@ -4,6 +4,7 @@ import { paymentFields } from '../../lib/output/views/payments.js';
 
 export default class PaymentsCapture extends ApiCommand {
   static override summary = 'Capture an authorized payment (all of it, or --amount)';
+  static override examples = ['<%= config.bin %> payments capture 0190f3c2-…', '<%= config.bin %> payments capture 0190f3c2-… --amount 500'];
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'Amount to capture in minor units (default: the whole authorization)', min: 1 }),

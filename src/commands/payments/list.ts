@@ -4,6 +4,7 @@ import { paymentColumns } from '../../lib/output/views/payments.js';
 
 export default class PaymentsList extends ApiCommand {
   static override summary = 'List payments, newest first';
+  static override examples = ['<%= config.bin %> payments list --session 0190f3c2-…', '<%= config.bin %> payments list --status captured --all --json'];
   static override flags = {
     ...listFlags,
     session: Flags.string({ description: 'Only payments of this session' }),

@@ -4,6 +4,7 @@ import { portalFields } from '../../lib/output/views/billing.js';
 
 export default class PortalCreate extends ApiCommand {
   static override summary = "Create a link to a customer's self-service portal";
+  static override examples = ['<%= config.bin %> portal create --customer cus_… --return-url https://example.com/account'];
   static override flags = {
     customer: Flags.string({ description: 'Customer id' }),
     'return-url': Flags.string({ description: 'Where the portal sends the customer back to' }),

@@ -4,6 +4,7 @@ import { portalFields } from '../../lib/output/views/billing.js';
 
 export default class PortalGet extends ApiCommand {
   static override summary = 'Show a portal session';
+  static override examples = ['<%= config.bin %> portal get pts_…'];
   static override args = { id: Args.string({ description: 'Portal session id', required: true }) };
 
   async run(): Promise<unknown> {

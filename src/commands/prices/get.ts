@@ -4,6 +4,7 @@ import { priceFields } from '../../lib/output/views/billing.js';
 
 export default class PricesGet extends ApiCommand {
   static override summary = 'Show a price';
+  static override examples = ['<%= config.bin %> prices get price_…'];
   static override args = { id: Args.string({ description: 'Price id', required: true }) };
 
   async run(): Promise<unknown> {

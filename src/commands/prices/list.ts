@@ -4,6 +4,7 @@ import { priceColumns } from '../../lib/output/views/billing.js';
 
 export default class PricesList extends ApiCommand {
   static override summary = 'List prices, newest first';
+  static override examples = ['<%= config.bin %> prices list --product prod_… --type recurring'];
   static override flags = {
     ...listFlags,
     type: Flags.string({ description: 'Only one_time or recurring prices', options: ['one_time', 'recurring'] }),

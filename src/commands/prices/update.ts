@@ -4,6 +4,7 @@ import { priceFields } from '../../lib/output/views/billing.js';
 
 export default class PricesUpdate extends ApiCommand {
   static override summary = 'Update a price (nickname, active, metadata)';
+  static override examples = ['<%= config.bin %> prices update price_… --nickname Monthly --no-active'];
   static override args = { id: Args.string({ description: 'Price id', required: true }) };
   static override flags = {
     nickname: Flags.string({ description: 'Nickname' }),

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class ProductsDelete extends ApiCommand {
   static override summary = 'Delete a product (one with prices is archived instead)';
+  static override examples = ['<%= config.bin %> products delete prod_…'];
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

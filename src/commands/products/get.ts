@@ -4,6 +4,7 @@ import { productFields } from '../../lib/output/views/billing.js';
 
 export default class ProductsGet extends ApiCommand {
   static override summary = 'Show a product';
+  static override examples = ['<%= config.bin %> products get prod_… --expand-prices'];
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
   static override flags = { 'expand-prices': Flags.boolean({ description: 'Include the product\'s prices (expand[]=prices)' }) };
 

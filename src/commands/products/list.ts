@@ -4,6 +4,7 @@ import { productColumns } from '../../lib/output/views/billing.js';
 
 export default class ProductsList extends ApiCommand {
   static override summary = 'List products, newest first';
+  static override examples = ['<%= config.bin %> products list --active'];
   static override flags = {
     ...listFlags,
     active: Flags.boolean({ description: 'Only active (--active) or archived (--no-active) products', allowNo: true }),

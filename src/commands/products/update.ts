@@ -4,6 +4,7 @@ import { productFields } from '../../lib/output/views/billing.js';
 
 export default class ProductsUpdate extends ApiCommand {
   static override summary = 'Update a product';
+  static override examples = ['<%= config.bin %> products update prod_… --name "Pro plan" --unit-label seat'];
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
   static override flags = {
     name: Flags.string({ description: 'Name' }),

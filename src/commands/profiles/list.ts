@@ -5,6 +5,7 @@ import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
 
 export default class ProfilesList extends BaseCommand {
   static override summary = 'List stored profiles (keys masked)';
+  static override examples = ['<%= config.bin %> profiles list'];
 
   async run(): Promise<unknown> {
     await this.parse(ProfilesList);

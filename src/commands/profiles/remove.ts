@@ -5,6 +5,7 @@ import { readProfiles, removeProfile } from '../../lib/profiles/store.js';
 
 export default class ProfilesRemove extends BaseCommand {
   static override summary = 'Delete a stored profile';
+  static override examples = ['<%= config.bin %> profiles remove staging'];
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
 
   async run(): Promise<unknown> {

@@ -8,6 +8,7 @@ import { detailText } from '../../lib/output/render.js';
 
 export default class ProfilesShow extends BaseCommand {
   static override summary = 'Show a profile (default: the active one), key masked';
+  static override examples = ['<%= config.bin %> profiles show', '<%= config.bin %> profiles show prod'];
   static override args = { name: Args.string({ description: 'Profile name' }) };
 
   async run(): Promise<unknown> {

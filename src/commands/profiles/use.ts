@@ -5,6 +5,7 @@ import { readProfiles, setActive } from '../../lib/profiles/store.js';
 
 export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';
+  static override examples = ['<%= config.bin %> profiles use local'];
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
 
   async run(): Promise<unknown> {

@@ -6,6 +6,7 @@ import { detailText } from '../../lib/output/render.js';
 
 export default class ServerStatus extends BaseCommand {
   static override summary = 'Is a server running on the data directory? (exit 0 yes, 4 no)';
+  static override examples = ['<%= config.bin %> server status', '<%= config.bin %> server status --json'];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {

@@ -5,6 +5,7 @@ import { CliError, EXIT } from '../../lib/cli/errors.js';
 
 export default class ServerStop extends BaseCommand {
   static override summary = 'Stop the server running on a data directory (SIGTERM, then wait)';
+  static override examples = ['<%= config.bin %> server stop', '<%= config.bin %> server stop --data-dir ./payorch-data'];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {

@@ -4,6 +4,7 @@ import { sessionFields } from '../../lib/output/views/sessions.js';
 
 export default class SessionsCancel extends ApiCommand {
   static override summary = 'Cancel a payment session';
+  static override examples = ['<%= config.bin %> sessions cancel 0190f3c2-…', '<%= config.bin %> sessions cancel 0190f3c2-… --reason duplicate'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     reason: Flags.string({ options: ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'], description: 'Cancellation reason (default requested_by_customer)' }),

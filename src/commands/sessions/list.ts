@@ -4,6 +4,7 @@ import { sessionColumns } from '../../lib/output/views/sessions.js';
 
 export default class SessionsList extends ApiCommand {
   static override summary = 'List payment sessions, newest first';
+  static override examples = ['<%= config.bin %> sessions list --status requires_payment_method --limit 20', '<%= config.bin %> sessions list --external-id order_42 --json'];
   static override flags = {
     ...listFlags,
     status: Flags.string({

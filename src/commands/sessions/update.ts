@@ -4,6 +4,7 @@ import { sessionFields } from '../../lib/output/views/sessions.js';
 
 export default class SessionsUpdate extends ApiCommand {
   static override summary = 'Update a payment session (only while it requires a payment method)';
+  static override examples = ['<%= config.bin %> sessions update 0190f3c2-… --amount 2500 --metadata order=42'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'New amount in minor units', min: 1 }),

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 
 export default class SubscriptionItemsDelete extends ApiCommand {
   static override summary = 'Remove an item from its subscription (not the last one)';
+  static override examples = ['<%= config.bin %> subscription-items delete si_… --proration-behavior none'];
   static override args = { id: Args.string({ description: 'Subscription item id', required: true }) };
   static override flags = {
     'proration-behavior': Flags.string({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] }),

@@ -4,6 +4,7 @@ import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsGet extends ApiCommand {
   static override summary = 'Show a subscription item';
+  static override examples = ['<%= config.bin %> subscription-items get si_…'];
   static override args = { id: Args.string({ description: 'Subscription item id', required: true }) };
 
   async run(): Promise<unknown> {

@@ -4,6 +4,7 @@ import { itemColumns } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsList extends ApiCommand {
   static override summary = 'List the items of a subscription, newest first';
+  static override examples = ['<%= config.bin %> subscription-items list --subscription sub_…'];
   static override flags = {
     ...listFlags,
     subscription: Flags.string({ description: 'Subscription id', required: true }),

@@ -4,6 +4,7 @@ import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsUpdate extends ApiCommand {
   static override summary = "Change a subscription item's quantity";
+  static override examples = ['<%= config.bin %> subscription-items update si_… --quantity 5'];
   static override args = { id: Args.string({ description: 'Subscription item id', required: true }) };
   static override flags = {
     quantity: Flags.integer({ description: 'New quantity', min: 0 }),

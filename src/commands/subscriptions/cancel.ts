@@ -4,6 +4,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsCancel extends ApiCommand {
   static override summary = 'Cancel a subscription now, or at the end of its period';
+  static override examples = ['<%= config.bin %> subscriptions cancel sub_…', '<%= config.bin %> subscriptions cancel sub_… --at-period-end'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = {
     'at-period-end': Flags.boolean({ description: 'Keep it until the current period ends' }),

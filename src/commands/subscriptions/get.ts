@@ -4,6 +4,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsGet extends ApiCommand {
   static override summary = 'Show a subscription';
+  static override examples = ['<%= config.bin %> subscriptions get sub_…'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
 
   async run(): Promise<unknown> {

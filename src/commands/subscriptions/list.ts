@@ -4,6 +4,7 @@ import { subscriptionColumns } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsList extends ApiCommand {
   static override summary = 'List subscriptions, newest first';
+  static override examples = ['<%= config.bin %> subscriptions list --customer cus_… --status past_due'];
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only subscriptions of this customer' }),

@@ -4,6 +4,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsPause extends ApiCommand {
   static override summary = 'Pause a subscription (no renewals while paused)';
+  static override examples = ['<%= config.bin %> subscriptions pause sub_…'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

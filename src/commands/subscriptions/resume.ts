@@ -4,6 +4,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsResume extends ApiCommand {
   static override summary = 'Resume a paused subscription (a new period and invoice start now)';
+  static override examples = ['<%= config.bin %> subscriptions resume sub_…'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -5,6 +5,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsUpdate extends ApiCommand {
   static override summary = 'Update a subscription (quantity, items, cancel at period end, coupon, payment method)';
+  static override examples = ['<%= config.bin %> subscriptions update sub_… --quantity 3', '<%= config.bin %> subscriptions update sub_… --coupon co_… --proration-behavior none'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = {
     quantity: Flags.integer({ description: 'New quantity (subscriptions with one item)', min: 0 }),

@@ -4,6 +4,7 @@ import { threedsFields } from '../../lib/output/views/payments.js';
 
 export default class ThreedsResult extends ApiCommand {
   static override summary = 'Show the 3D Secure result of a session';
+  static override examples = ['<%= config.bin %> threeds result 0190f3c2-…'];
   static override args = { session: Args.string({ description: 'Session id (UUID)', required: true }) };
 
   async run(): Promise<unknown> {

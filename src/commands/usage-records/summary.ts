@@ -4,6 +4,7 @@ import { usageSummaryColumns } from '../../lib/output/views/billing.js';
 
 export default class UsageRecordsSummary extends ApiCommand {
   static override summary = "A metered item's usage per billing period, newest first";
+  static override examples = ['<%= config.bin %> usage-records summary --subscription-item si_…'];
   static override flags = {
     ...listFlags,
     'subscription-item': Flags.string({ description: 'Subscription item id', required: true }),

@@ -4,6 +4,7 @@ import { holdFields } from '../../../lib/output/views/ledger.js';
 
 export default class HoldsCapture extends ApiCommand {
   static override summary = 'Capture a hold into a destination account (posts the journal entry)';
+  static override examples = ['<%= config.bin %> ledger holds capture hold_… --destination la_…', '<%= config.bin %> ledger holds capture hold_… --destination la_… --amount 500'];
   static override args = { id: Args.string({ description: 'Hold id (hold_…)', required: true }) };
   static override flags = {
     destination: Flags.string({ description: 'Destination ledger account id' }),

@@ -4,6 +4,7 @@ import { holdFields } from '../../../lib/output/views/ledger.js';
 
 export default class HoldsCreate extends ApiCommand {
   static override summary = 'Place a hold on a ledger account';
+  static override examples = ['<%= config.bin %> ledger holds create la_… --amount 2000 --description "pending auth"'];
   static override args = { account: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'Amount in minor units', min: 1 }),

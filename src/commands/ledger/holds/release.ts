@@ -4,6 +4,7 @@ import { holdFields } from '../../../lib/output/views/ledger.js';
 
 export default class HoldsRelease extends ApiCommand {
   static override summary = 'Release a hold';
+  static override examples = ['<%= config.bin %> ledger holds release hold_…'];
   static override args = { id: Args.string({ description: 'Hold id (hold_…)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

@@ -5,6 +5,7 @@ import { Accounts } from '../../../lib/server/domain/accounts.js';
 
 export default class ServerKeysCreate extends BaseCommand {
   static override summary = 'Create an API key with a new account of its own (objects are not shared across accounts)';
+  static override examples = ['<%= config.bin %> server keys create', '<%= config.bin %> server keys create --json'];
   static override description = 'The key is printed once, in full; only its hash is stored.';
   static override flags = { 'data-dir': dataDirFlag };
 
