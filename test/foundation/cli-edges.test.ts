@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { cliConfig, runInProcess } from '../helpers/inprocess.js';
+import { hasPty, runPty } from '../ledger/pty.js';
 import { API_BASE_PATH } from '../../dist/lib/client/url.js';
 import { API_PREFIX } from '../../dist/lib/contract/common.js';
 import { KYC_TEST_VALUES } from '../../dist/lib/server/domain/identity/kyc.js';
@@ -275,6 +276,48 @@ describe('exit codes and messages (finding 9)', () => {
     expect(no.stderr).toContain('Aborted; nothing was changed.');
     expect(no.requests).toEqual([]);
     expect(r1.seen).toEqual([]);
+  });
+});
+
+describe('exit codes on a terminal (finding 9)', () => {
+  const live = 'sk_live_' + 'Q'.repeat(32);
+  const args = () => ['sessions', 'create', '--amount', '100', '--currency', 'usd', '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', live];
+
+  it.skipIf(!hasPty)('"n" at a confirmation exits 2, Ctrl-C exits 130; nothing is sent', async () => {
+    const no = runPty(args());
+    await no.waitFor('LIVE key?');
+    no.type('n\r');
+    const n = await no.done;
+    expect(n.code, n.output).toBe(2);
+    expect(n.output).toContain('Aborted; nothing was changed.');
+    const ctrlC = runPty(args());
+    await ctrlC.waitFor('LIVE key?');
+    ctrlC.type('\x03');
+    const c = await ctrlC.done;
+    expect(c.code, c.output).toBe(130);
+    expect(c.output).toContain('Interrupted; nothing was changed.');
+    expect(r1.seen).toEqual([]);
+  });
+
+  it.skipIf(!hasPty)('--json on a terminal refuses with the real reason, not "no terminal to ask on"', async () => {
+    const r = await runPty([...args(), '--json']).done;
+    expect(r.code).toBe(2);
+    expect(r.output).toContain('--json never asks');
+    expect(r.output).not.toContain('no terminal to ask on');
+    expect(r1.seen).toEqual([]);
+  });
+});
+
+describe('validation messages name the field and the rule (finding 9)', () => {
+  it('a URL field says it must be an http(s) URL; a long metadata key says it is the key', async () => {
+    const url = await runCli(['api', 'POST', '/create-session', '--data', '{"amount":100,"currency":"usd","success_url":"not-a-url"}', '--json', ...against(s)]);
+    expect(url.json().error).toMatchObject({ param: 'success_url', message: 'Invalid success_url: must be an absolute http or https URL (https://…).' });
+    const key = 'k'.repeat(41);
+    const r = await runCli(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--metadata', `${key}=v`, ...against(s)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Invalid metadata: key "${key}" is too long: keys must be at most 40 characters.`);
+    const cur = await s.request('POST', '/create-session', { body: { amount: 100, currency: 'u$d' } });
+    expect(cur.body.error.message).toBe('Invalid currency: must be a three-letter ISO 4217 currency code.');
   });
 });
 
