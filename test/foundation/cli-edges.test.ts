@@ -4,6 +4,7 @@
 // commands' IO seam.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -359,6 +360,20 @@ describe('discoverability (finding 11)', () => {
     const j = await runCli(['sessions', 'lst', '--json']);
     expect(j.code).toBe(2);
     expect(j.json().error.code).toBe('unknown_command');
+  });
+
+  it('shell completion: `payorch completion bash` completes topics, commands and flags in bash', async () => {
+    const script = await runCli(['completion', 'bash']);
+    expect(script.code, script.stderr).toBe(0);
+    const file = join(tempDir(), 'payorch.bash');
+    writeFileSync(file, script.stdout);
+    const complete = (...words: string[]) =>
+      execFileSync('bash', ['-c', `source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _payorch; echo "\${COMPREPLY[*]}"`, file, 'payorch', ...words], { encoding: 'utf8' }).trim();
+    expect(complete('ses')).toBe('sessions');
+    expect(complete('sessions', '').split(' ')).toEqual(['cancel', 'confirm', 'create', 'get', 'list', 'open', 'update']);
+    expect(complete('ledger', 'holds', 'c')).toBe('capture create');
+    expect(complete('sessions', 'get', 'ID', '--ti')).toBe('--timeout');
+    expect((await runCli(['autocomplete', 'zsh'])).stdout).toContain('bashcompinit');
   });
 
   it('every command has an example', async () => {
