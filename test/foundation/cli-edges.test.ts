@@ -53,16 +53,15 @@ afterAll(async () => {
 describe('requests go only to the configured origin (finding 1)', () => {
   it('the path of `payorch api` is appended to the base path: /127.0.0.1:PORT2/x never reaches PORT2', async () => {
     const key = 'sk_test_' + 'K'.repeat(32);
-    for (const path of [`/127.0.0.1:${r2.port}/x`, `//127.0.0.1:${r2.port}/x`, `http://127.0.0.1:${r2.port}/x`]) {
-      const r = await runCli(['api', 'GET', path, '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', key]);
-      expect(r.code, r.stderr).toBe(1); // the recorder's 404
+    for (const base of [`http://127.0.0.1:${r1.port}`, `http://127.0.0.1:${r1.port}/`, `http://127.0.0.1:${r1.port}/functions/v1`]) {
+      for (const path of [`/127.0.0.1:${r2.port}/x`, `//127.0.0.1:${r2.port}/x`, `http://127.0.0.1:${r2.port}/x`]) {
+        const r = await runCli(['api', 'GET', path, '--base-url', base, '--api-key', key]);
+        expect(r.code, `${base} ${path}: ${r.stderr}`).toBe(1); // the recorder's 404
+      }
     }
     expect(r2.seen).toEqual([]);
-    expect(r1.seen.map((x) => x.url)).toEqual([
-      `/functions/v1/127.0.0.1:${r2.port}/x`,
-      `/functions/v1//127.0.0.1:${r2.port}/x`,
-      `/functions/v1/http://127.0.0.1:${r2.port}/x`,
-    ]);
+    const paths = [`/127.0.0.1:${r2.port}/x`, `//127.0.0.1:${r2.port}/x`, `/http://127.0.0.1:${r2.port}/x`];
+    expect(r1.seen.map((x) => x.url)).toEqual([...paths, ...paths, ...paths.map((p) => `/functions/v1${p}`)]);
     expect(r1.seen.every((x) => x.host === `127.0.0.1:${r1.port}` && x.auth === `Bearer ${key}`)).toBe(true);
     r1.seen.length = 0;
   });

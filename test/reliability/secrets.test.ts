@@ -21,10 +21,10 @@ describe('secrets at rest, in logs and in CLI output', () => {
   it('no API key, client secret, card number, account number or vault value appears in clear anywhere', { timeout: 120_000 }, async () => {
     const secrets = new Map<string, string>(); // value → what it is
     const secret = (what: string, value: string) => (secrets.set(value, what), value);
-    const cli: (CliResult & { json?: boolean })[] = [];
+    const cli: (CliResult & { jsonMode?: boolean })[] = [];
     const run = async (args: string[], input?: string) => {
       const r = await runCli([...args, ...against(s)], { input, timeoutMs: 60_000 });
-      cli.push(Object.assign(r, { json: args.includes('--json') }));
+      cli.push(Object.assign(r, { jsonMode: args.includes('--json') }));
       return r;
     };
     const post = (path: string, body: unknown, opts: { key?: string | null; idem?: string } = {}) =>
@@ -111,7 +111,7 @@ describe('secrets at rest, in logs and in CLI output', () => {
     cli.forEach((r, i) => {
       // --json prints the API object exactly (README "Output and exit codes"): a session's client secret is part
       // of it, as the API returns it; every other secret stays out, and human output masks it.
-      scan(`CLI run ${i} stdout`, r.stdout, (what) => Boolean(r.json) && what.startsWith('client secret'));
+      scan(`CLI run ${i} stdout`, r.stdout, (what) => Boolean(r.jsonMode) && what.startsWith('client secret'));
       scan(`CLI run ${i} stderr`, r.stderr);
     });
     await s.close();
