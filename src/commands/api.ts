@@ -4,10 +4,12 @@ import { CliError, EXIT } from '../lib/cli/errors.js';
 import { readJsonData } from '../lib/cli/data.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { ErrorBody } from '../lib/contract/common.js';
+import { jsonText } from '../lib/output/render.js';
 
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw API request and print the JSON answer';
-  static override description = 'PATH is relative to the base URL (…/functions/v1). The body comes from --data: inline JSON, @file, or - for stdin.';
+  static override description =
+    'PATH is appended to the base URL (…/functions/v1) as it is: requests only ever go to the configured server. The body comes from --data: inline JSON, @file, or - for stdin. The answer is printed exactly, secrets included.';
   static override examples = [
     '<%= config.bin %> api GET /sessions',
     '<%= config.bin %> api POST /create-session --data \'{"amount":1999,"currency":"usd"}\'',
@@ -25,7 +27,7 @@ export default class Api extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Api);
     const method = args.method.toUpperCase();
     const body = flags.data === undefined ? undefined : readJsonData(flags.data);
@@ -36,13 +38,16 @@ export default class Api extends ApiCommand {
       query[pair.slice(0, i)] = pair.slice(i + 1);
     }
     const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
+    // PATH is appended to the base URL as text (never parsed as a URL), so it cannot name another host; what
+    // an HTTP request line cannot carry is refused here rather than half-sent.
+    if (/[\u0000-\u0020\u007f]/.test(path)) throw new CliError('PATH must not contain spaces or control characters (percent-encode them, e.g. %20).', EXIT.USAGE);
     const client = await this.client(flags);
     if (method !== 'GET') await this.confirmChange(`${method} ${path}`, flags.yes);
     const res = await client.raw(method, path, { body, query, idempotencyKey: flags['idempotency-key'] });
     if (flags.include) {
-      process.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
+      this.io.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
     }
     if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
-    await this.print(res.body, () => JSON.stringify(res.body, null, 2));
+    return await this.print(res.body, () => jsonText(res.body));
   }
 }

@@ -154,7 +154,7 @@ describe('ledger unfreeze confirmation', () => {
     expect(screen).toMatch(/Recent entries \(1, newest first\)/);
     no.type('n\r');
     const n = await no.done;
-    expect(n.code).toBe(1);
+    expect(n.code).toBe(2); // "no" at a confirmation: exit 2, as gh does
     expect(n.output).toContain('Aborted; nothing was changed.');
     expect((await get(s, id)).status).toBe('frozen');
 
@@ -203,7 +203,7 @@ describe('ledger unfreeze confirmation', () => {
       expect((await wrong.waitFor('LIVE'))).toContain('LIVE');
       wrong.type('y\r');
       const w = await wrong.done;
-      expect(w.code).toBe(1);
+      expect(w.code).toBe(2);
       expect(w.output).toContain('Aborted; nothing was changed.');
       expect((await get(s, id)).status).toBe('frozen');
 

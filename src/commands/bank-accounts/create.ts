@@ -19,7 +19,7 @@ export default class BankAccountsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(BankAccountsCreate);
     const routing = await this.need(flags['routing-number'], { flag: 'routing-number', message: 'Routing number (9 digits)' });
     const number = await this.need(flags['account-number'], { flag: 'account-number', message: 'Account number', kind: 'password' });
@@ -40,6 +40,6 @@ export default class BankAccountsCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(ba, 'Bank account created', bankAccountFields);
+    return this.detail(ba, 'Bank account created', bankAccountFields);
   }
 }

@@ -4,13 +4,14 @@ import { bankAccountColumns } from '../../lib/output/views/payments.js';
 
 export default class BankAccountsList extends ApiCommand {
   static override summary = 'List bank accounts, newest first';
+  static override examples = ['<%= config.bin %> bank-accounts list --customer cus_… --status verified'];
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only this customer’s accounts' }),
     status: Flags.string({ options: ['unverified', 'pending', 'verified', 'failed'], description: 'Only accounts with this verification status' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(BankAccountsList);
     const client = await this.client(flags);
     const params = {
@@ -21,6 +22,6 @@ export default class BankAccountsList extends ApiCommand {
       verification_status: flags.status as never,
     };
     const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.jsonMode) : await client.bankAccounts.list(params);
-    await this.table(list, bankAccountColumns, 'No bank accounts.');
+    return await this.table(list, bankAccountColumns, 'No bank accounts.');
   }
 }

@@ -22,7 +22,7 @@ export default class CheckoutCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CheckoutCreate);
     const mode = await this.need(flags.mode, { flag: 'mode', message: 'Mode (payment or subscription)' });
     const prices = flags.price ?? [await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' })];
@@ -41,6 +41,6 @@ export default class CheckoutCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(c, 'Checkout session created', checkoutFields);
+    return this.detail(c, 'Checkout session created', checkoutFields);
   }
 }

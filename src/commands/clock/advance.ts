@@ -17,7 +17,7 @@ export default class ClockAdvance extends ApiCommand {
     'idempotency-key': idempotencyFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ClockAdvance);
     if ((args.duration === undefined) === (flags.to === undefined)) throw new CliError('Give a duration (e.g. 30d) or --to DATE, not both.', EXIT.USAGE);
     let to: string | undefined;
@@ -47,7 +47,7 @@ export default class ClockAdvance extends ApiCommand {
     }
     if (progress && steps > 1) process.stderr.write('\r\x1b[K');
     state = { ...state!, ran };
-    await this.print(state, async () => {
+    return await this.print(state, async () => {
       const head = `Clock now ${formatTime(state.now_iso)}.`;
       if (!state.ran.length) return `${head}\nNothing came due.`;
       const total = state.ran.reduce((a, r) => a + r.count, 0);

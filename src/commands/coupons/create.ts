@@ -25,7 +25,7 @@ export default class CouponsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CouponsCreate);
     const client = await this.client(flags);
     await this.confirmChange('create a coupon', flags.yes);
@@ -45,6 +45,6 @@ export default class CouponsCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(c, 'Coupon created', couponFields);
+    return this.detail(c, 'Coupon created', couponFields);
   }
 }

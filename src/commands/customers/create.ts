@@ -11,11 +11,11 @@ export default class CustomersCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersCreate);
     const client = await this.client(flags);
     await this.confirmChange(`create customer ${flags.email ?? flags.name ?? ''}`, flags.yes);
     const c = await client.customers.create(customerParams(flags), { idempotencyKey: flags['idempotency-key'] });
-    this.detail(c, 'Customer created', customerFields);
+    return this.detail(c, 'Customer created', customerFields);
   }
 }

@@ -4,16 +4,17 @@ import { customerColumns } from '../../lib/output/views/billing.js';
 
 export default class CustomersList extends ApiCommand {
   static override summary = 'List customers, newest first';
+  static override examples = ['<%= config.bin %> customers list --email jenny@example.com', '<%= config.bin %> customers list --all --json'];
   static override flags = {
     ...listFlags,
     email: Flags.string({ description: 'Only customers with this email' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], email: flags.email };
     const list = flags.all ? await listAll(client.customers.listAll(params), this.jsonMode) : await client.customers.list(params);
-    await this.table(list, customerColumns, 'No customers.');
+    return await this.table(list, customerColumns, 'No customers.');
   }
 }

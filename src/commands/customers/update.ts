@@ -5,6 +5,7 @@ import { customerFields } from '../../lib/output/views/billing.js';
 
 export default class CustomersUpdate extends ApiCommand {
   static override summary = 'Update a customer';
+  static override examples = ['<%= config.bin %> customers update cus_… --name "Jenny Rosen" --metadata tier=gold'];
   static override args = { id: Args.string({ description: 'Customer id', required: true }) };
   static override flags = {
     ...customerFlags,
@@ -12,11 +13,11 @@ export default class CustomersUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(CustomersUpdate);
     const client = await this.client(flags);
     await this.confirmChange(`update customer ${args.id}`, flags.yes);
     const c = await client.customers.update(args.id, customerParams(flags), { idempotencyKey: flags['idempotency-key'] });
-    this.detail(c, 'Customer updated', customerFields);
+    return this.detail(c, 'Customer updated', customerFields);
   }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
 import { ask, interactive } from '../../lib/cli/prompt.js';
@@ -17,20 +16,20 @@ export default class IdentityTokensCreate extends ApiCommand {
     'idempotency-key': idempotencyFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(IdentityTokensCreate);
     const type = await this.need(flags.type, { flag: 'type', message: `Type (${IDENTITY_TOKEN_TYPES.join(', ')})` });
     let value: string;
-    if (!process.stdin.isTTY) {
-      value = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+    if (!this.io.stdinIsTTY) {
+      value = this.io.readStdin().replace(/\r?\n$/, '');
       if (value === '') throw new CliError('No value on stdin: pipe the value in, or run on a terminal to be asked for it (never pass it as an argument).', EXIT.USAGE);
-    } else if (interactive(this.jsonMode)) {
-      value = await ask({ flag: 'value', message: `Value (${type}; input hidden)`, kind: 'password' });
+    } else if (interactive(this.jsonMode, this.io)) {
+      value = await ask({ flag: 'value', message: `Value (${type}; input hidden)`, kind: 'password' }, this.io);
     } else {
       throw new CliError('The value is read from a masked prompt on a terminal or from stdin; neither is available.', EXIT.USAGE);
     }
     const client = await this.client(flags);
     const token = await client.identityTokens.create({ type: type as never, value, field_name: flags['field-name'] }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(token, 'Identity token created', tokenFields);
+    return this.detail(token, 'Identity token created', tokenFields);
   }
 }

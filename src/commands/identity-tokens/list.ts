@@ -6,16 +6,17 @@ import { color, tableText } from '../../lib/output/render.js';
 
 export default class IdentityTokensList extends ApiCommand {
   static override summary = 'List identity tokens (masked), newest first';
+  static override examples = ['<%= config.bin %> identity-tokens list --type ssn --limit 20'];
   static override flags = {
     type: Flags.string({ options: IDENTITY_TOKEN_TYPES, description: 'Only tokens of this type' }),
     limit: Flags.integer({ description: 'Page size, 1–100 (default 10)', min: 1, max: 100 }),
     offset: Flags.integer({ description: 'Skip this many tokens (default 0)', min: 0 }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(IdentityTokensList);
     const page = await (await this.client(flags)).identityTokens.list({ type: flags.type as never, limit: flags.limit, offset: flags.offset });
-    await this.print(page, async () => {
+    return await this.print(page, async () => {
       if (page.data.length === 0) return 'No identity tokens.';
       const p = page.pagination;
       const more = p.has_more ? `\n${color().dim(`… ${p.total} in all; next page: --offset ${p.offset + page.data.length}`)}` : '';

@@ -21,7 +21,7 @@ export default class InvoicesCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(InvoicesCreate);
     const customer = await this.need(flags.customer, { flag: 'customer', message: 'Customer id' });
     const items = (flags.item ?? []).map((v) => {
@@ -44,6 +44,6 @@ export default class InvoicesCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(inv, 'Draft invoice created', invoiceFields);
+    return this.detail(inv, 'Draft invoice created', invoiceFields);
   }
 }

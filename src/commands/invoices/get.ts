@@ -4,11 +4,12 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesGet extends ApiCommand {
   static override summary = 'Show an invoice';
+  static override examples = ['<%= config.bin %> invoices get in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesGet);
     const obj = await (await this.client(flags)).invoices.retrieve(args.id);
-    this.detail(obj, 'Invoice', invoiceFields);
+    return this.detail(obj, 'Invoice', invoiceFields);
   }
 }

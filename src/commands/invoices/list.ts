@@ -4,6 +4,7 @@ import { invoiceColumns } from '../../lib/output/views/billing.js';
 
 export default class InvoicesList extends ApiCommand {
   static override summary = 'List invoices, newest first';
+  static override examples = ['<%= config.bin %> invoices list --customer cus_… --status open'];
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only invoices of this customer' }),
@@ -11,11 +12,11 @@ export default class InvoicesList extends ApiCommand {
     status: Flags.string({ description: 'Only invoices in this status', options: ['draft', 'open', 'paid', 'void', 'uncollectible', 'past_due'] }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(InvoicesList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], customer: flags.customer, subscription: flags.subscription, status: flags.status as 'open' | undefined };
     const list = flags.all ? await listAll(client.invoices.listAll(params), this.jsonMode) : await client.invoices.list(params);
-    await this.table(list, invoiceColumns, 'No invoices.');
+    return await this.table(list, invoiceColumns, 'No invoices.');
   }
 }

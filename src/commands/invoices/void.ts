@@ -4,14 +4,15 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesVoid extends ApiCommand {
   static override summary = 'Void an invoice (open, past_due or uncollectible → void)';
+  static override examples = ['<%= config.bin %> invoices void in_…'];
   static override args = { id: Args.string({ description: 'Invoice id', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(InvoicesVoid);
     const client = await this.client(flags);
     await this.confirmChange(`void invoice ${args.id}`, flags.yes);
     const inv = await client.invoices.void(args.id, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(inv, 'Invoice voided', invoiceFields);
+    return this.detail(inv, 'Invoice voided', invoiceFields);
   }
 }

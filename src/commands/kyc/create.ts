@@ -14,7 +14,7 @@ export default class KycCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(KycCreate);
     const customer = await this.need(flags.customer, { flag: 'customer', message: 'Customer id' });
     const level = await this.need(flags.level, { flag: 'level', message: 'Verification level (basic or enhanced)' });
@@ -24,6 +24,6 @@ export default class KycCreate extends ApiCommand {
       { customer_id: customer, verification_level: level as never, identity_token_ids: flags.token, metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(k, 'KYC verification created', kycFields);
+    return this.detail(k, 'KYC verification created', kycFields);
   }
 }

@@ -4,17 +4,18 @@ import { kycColumns } from '../../lib/output/views/identity.js';
 
 export default class KycList extends ApiCommand {
   static override summary = 'List KYC verifications, newest first';
+  static override examples = ['<%= config.bin %> kyc list --status requires_input'];
   static override flags = {
     ...listFlags,
     status: Flags.string({ options: ['pending', 'processing', 'verified', 'rejected', 'requires_input', 'canceled'], description: 'Only verifications in this status' }),
     customer: Flags.string({ description: 'Only verifications of this customer id' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(KycList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], status: flags.status as never, customer: flags.customer };
     const list = flags.all ? await listAll(client.kycVerifications.listAll(params), this.jsonMode) : await client.kycVerifications.list(params);
-    await this.table(list, kycColumns, 'No KYC verifications.');
+    return await this.table(list, kycColumns, 'No KYC verifications.');
   }
 }

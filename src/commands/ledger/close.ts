@@ -5,6 +5,7 @@ import { accountFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerClose extends ApiCommand {
   static override summary = 'Close a ledger account (zero balance, no active holds; cannot be undone)';
+  static override examples = ['<%= config.bin %> ledger close la_… --reason "customer left"'];
   static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = {
     reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
@@ -13,11 +14,11 @@ export default class LedgerClose extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerClose);
     const client = await this.client(flags);
     await this.confirmChange(`close ledger account ${args.id} (terminal)`, flags.yes);
     const account = await client.ledgerAccounts.close(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(account, 'Ledger account closed', accountFields);
+    return this.detail(account, 'Ledger account closed', accountFields);
   }
 }

@@ -19,7 +19,7 @@ export default class LedgerCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerCreate);
     const name = await this.need(flags.name, { flag: 'name', message: 'Account name' });
     const type = await this.need(flags.type, { flag: 'type', message: 'Account type (asset, liability, equity, revenue, expense)' });
@@ -40,6 +40,6 @@ export default class LedgerCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(account, 'Ledger account created', accountFields);
+    return this.detail(account, 'Ledger account created', accountFields);
   }
 }

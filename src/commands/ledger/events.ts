@@ -4,12 +4,13 @@ import { eventColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerEvents extends ApiCommand {
   static override summary = "A ledger account's audit trail: created, frozen, unfrozen, closed — who, why, when";
+  static override examples = ['<%= config.bin %> ledger events la_…'];
   static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = { limit: listFlags.limit, 'starting-after': listFlags['starting-after'] };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerEvents);
     const list = await (await this.client(flags)).ledgerAccounts.events(args.id, { limit: flags.limit, starting_after: flags['starting-after'] });
-    await this.table(list, eventColumns, 'No events.');
+    return await this.table(list, eventColumns, 'No events.');
   }
 }

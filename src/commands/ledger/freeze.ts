@@ -14,12 +14,12 @@ export default class LedgerFreeze extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerFreeze);
     const reason = await this.need(flags.reason, { flag: 'reason', message: 'Reason for freezing' });
     const client = await this.client(flags);
     await this.confirmChange(`freeze ledger account ${args.id} (${reason})`, flags.yes);
     const account = await client.ledgerAccounts.freeze(args.id, { reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(account, 'Ledger account frozen', accountFields);
+    return this.detail(account, 'Ledger account frozen', accountFields);
   }
 }

@@ -4,6 +4,7 @@ import { accountColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerList extends ApiCommand {
   static override summary = 'List ledger accounts, newest first';
+  static override examples = ['<%= config.bin %> ledger list --status frozen', '<%= config.bin %> ledger list --customer cus_… --currency usd'];
   static override flags = {
     ...listFlags,
     status: Flags.string({ options: ['active', 'frozen', 'closed'], description: 'Only accounts in this status' }),
@@ -11,7 +12,7 @@ export default class LedgerList extends ApiCommand {
     currency: Flags.string({ description: 'Only accounts in this currency' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerList);
     const client = await this.client(flags);
     const params = {
@@ -23,6 +24,6 @@ export default class LedgerList extends ApiCommand {
       currency: flags.currency,
     };
     const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.jsonMode) : await client.ledgerAccounts.list(params);
-    await this.table(list, accountColumns, 'No ledger accounts.');
+    return await this.table(list, accountColumns, 'No ledger accounts.');
   }
 }

@@ -30,7 +30,7 @@ export default class LedgerPost extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerPost);
     let body: CreateJournalEntryBody;
     if (flags.data !== undefined) {
@@ -43,6 +43,6 @@ export default class LedgerPost extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`post a journal entry of ${(body.entries ?? []).length} lines`, flags.yes);
     const entry = await client.journalEntries.create(body, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(entry, 'Journal entry posted', journalFields);
+    return this.detail(entry, 'Journal entry posted', journalFields);
   }
 }

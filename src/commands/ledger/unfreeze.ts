@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { cliActor } from '../../lib/cli/actor.js';
-import { confirm, confirmByTyping } from '../../lib/cli/prompt.js';
-import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { confirm, confirmByTyping, declined } from '../../lib/cli/prompt.js';
 import { accountFields, accountSummary } from '../../lib/output/views/ledger.js';
 
 export default class LedgerUnfreeze extends ApiCommand {
@@ -18,20 +17,22 @@ export default class LedgerUnfreeze extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerUnfreeze);
     const client = await this.client(flags);
     const account = await client.ledgerAccounts.retrieve(args.id);
     // Only a frozen account can change; anything else goes straight to the server, which answers 409.
     if (!flags.yes && account.status === 'frozen') {
       // The summary goes to stderr: stdout stays the command's result.
-      if (!this.jsonMode) process.stderr.write(`${await accountSummary(account, 'About to unfreeze')}\n\n`);
+      if (!this.jsonMode) this.io.stderr.write(`${await accountSummary(account, 'About to unfreeze')}\n\n`);
       const ok = this.isLive
-        ? await confirmByTyping(`Unfreeze ledger account ${args.id} with a LIVE key?`, args.id, this.jsonMode)
-        : await confirm(`Unfreeze ledger account ${args.id}?`, this.jsonMode);
-      if (!ok) throw new CliError('Aborted; nothing was changed.', EXIT.API, 'aborted');
+        ? await confirmByTyping(`Unfreeze ledger account ${args.id} with a LIVE key?`, args.id, this.jsonMode, this.io)
+        : await confirm(`Unfreeze ledger account ${args.id}?`, this.jsonMode, this.io);
+      if (!ok) throw declined();
     }
-    const updated = await client.ledgerAccounts.unfreeze(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(updated, 'Ledger account unfrozen', accountFields);
+    // The operation has no body of its own: one is sent only when --reason or --actor says something.
+    const body = flags.reason !== undefined || flags.actor !== undefined ? { reason: flags.reason, actor: cliActor(flags.actor) } : undefined;
+    const updated = await client.ledgerAccounts.unfreeze(args.id, body, { idempotencyKey: flags['idempotency-key'] });
+    return this.detail(updated, 'Ledger account unfrozen', accountFields);
   }
 }

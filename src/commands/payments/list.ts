@@ -4,13 +4,14 @@ import { paymentColumns } from '../../lib/output/views/payments.js';
 
 export default class PaymentsList extends ApiCommand {
   static override summary = 'List payments, newest first';
+  static override examples = ['<%= config.bin %> payments list --session 0190f3c2-…', '<%= config.bin %> payments list --status captured --all --json'];
   static override flags = {
     ...listFlags,
     session: Flags.string({ description: 'Only payments of this session' }),
     status: Flags.string({ options: ['pending', 'authorized', 'captured', 'failed', 'canceled', 'refunded'], description: 'Only payments in this status' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PaymentsList);
     const client = await this.client(flags);
     const params = {
@@ -21,6 +22,6 @@ export default class PaymentsList extends ApiCommand {
       status: flags.status as never,
     };
     const list = flags.all ? await listAll(client.payments.listAll(params), this.jsonMode) : await client.payments.list(params);
-    await this.table(list, paymentColumns, 'No payments.');
+    return await this.table(list, paymentColumns, 'No payments.');
   }
 }

@@ -4,6 +4,7 @@ import { paymentFields } from '../../lib/output/views/payments.js';
 
 export default class PaymentsRefund extends ApiCommand {
   static override summary = 'Refund a captured payment (the rest of it, or --amount)';
+  static override examples = ['<%= config.bin %> payments refund 0190f3c2-…', '<%= config.bin %> payments refund 0190f3c2-… --amount 250 --reason requested_by_customer'];
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'Amount to refund in minor units (default: everything not yet refunded)', min: 1 }),
@@ -12,11 +13,11 @@ export default class PaymentsRefund extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(PaymentsRefund);
     const client = await this.client(flags);
     await this.confirmChange(`refund payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
     const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(payment, 'Payment refunded', paymentFields);
+    return this.detail(payment, 'Payment refunded', paymentFields);
   }
 }

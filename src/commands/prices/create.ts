@@ -27,7 +27,7 @@ export default class PricesCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PricesCreate);
     const currency = await this.need(flags.currency, { flag: 'currency', message: 'Currency (e.g. usd)' });
     const tiered = flags['tiers-mode'] !== undefined || flags.tier !== undefined;
@@ -55,6 +55,6 @@ export default class PricesCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(price, 'Price created', priceFields);
+    return this.detail(price, 'Price created', priceFields);
   }
 }

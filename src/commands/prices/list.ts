@@ -4,6 +4,7 @@ import { priceColumns } from '../../lib/output/views/billing.js';
 
 export default class PricesList extends ApiCommand {
   static override summary = 'List prices, newest first';
+  static override examples = ['<%= config.bin %> prices list --product prod_… --type recurring'];
   static override flags = {
     ...listFlags,
     type: Flags.string({ description: 'Only one_time or recurring prices', options: ['one_time', 'recurring'] }),
@@ -12,11 +13,11 @@ export default class PricesList extends ApiCommand {
     currency: Flags.string({ description: 'Only prices in this currency' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(PricesList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type: flags.type as 'one_time' | 'recurring' | undefined, product: flags.product, active: flags.active, currency: flags.currency };
     const list = flags.all ? await listAll(client.prices.listAll(params), this.jsonMode) : await client.prices.list(params);
-    await this.table(list, priceColumns, 'No prices.');
+    return await this.table(list, priceColumns, 'No prices.');
   }
 }

@@ -17,7 +17,7 @@ export default class ProductsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(ProductsCreate);
     const name = await this.need(flags.name, { flag: 'name', message: 'Product name' });
     const client = await this.client(flags);
@@ -26,6 +26,6 @@ export default class ProductsCreate extends ApiCommand {
       { name, active: flags.inactive ? false : undefined, description: flags.description, unit_label: flags['unit-label'], statement_descriptor: flags['statement-descriptor'], images: flags.image, metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(p, 'Product created', productFields);
+    return this.detail(p, 'Product created', productFields);
   }
 }

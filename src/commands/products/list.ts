@@ -4,16 +4,17 @@ import { productColumns } from '../../lib/output/views/billing.js';
 
 export default class ProductsList extends ApiCommand {
   static override summary = 'List products, newest first';
+  static override examples = ['<%= config.bin %> products list --active'];
   static override flags = {
     ...listFlags,
     active: Flags.boolean({ description: 'Only active (--active) or archived (--no-active) products', allowNo: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(ProductsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], active: flags.active };
     const list = flags.all ? await listAll(client.products.listAll(params), this.jsonMode) : await client.products.list(params);
-    await this.table(list, productColumns, 'No products.');
+    return await this.table(list, productColumns, 'No products.');
   }
 }

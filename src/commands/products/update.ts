@@ -4,6 +4,7 @@ import { productFields } from '../../lib/output/views/billing.js';
 
 export default class ProductsUpdate extends ApiCommand {
   static override summary = 'Update a product';
+  static override examples = ['<%= config.bin %> products update prod_… --name "Pro plan" --unit-label seat'];
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
   static override flags = {
     name: Flags.string({ description: 'Name' }),
@@ -18,7 +19,7 @@ export default class ProductsUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProductsUpdate);
     const client = await this.client(flags);
     await this.confirmChange(`update product ${args.id}`, flags.yes);
@@ -27,6 +28,6 @@ export default class ProductsUpdate extends ApiCommand {
       { name: flags.name, is_active: flags.active, default_price: flags['default-price'], description: flags.description, unit_label: flags['unit-label'], statement_descriptor: flags['statement-descriptor'], images: flags.image, metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(p, 'Product updated', productFields);
+    return this.detail(p, 'Product updated', productFields);
   }
 }

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { PROFILE_NAME, readProfiles, saveProfile } from '../../lib/profiles/store.js';
 import { maskSecret } from '../../lib/output/mask.js';
+import { parseBaseUrl } from '../../lib/client/url.js';
 
 export default class ProfilesAdd extends BaseCommand {
   static override summary = 'Store an API key (and base URL) under a name';
@@ -16,17 +17,24 @@ export default class ProfilesAdd extends BaseCommand {
     force: Flags.boolean({ description: 'Replace an existing profile of that name' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProfilesAdd);
     if (!PROFILE_NAME.test(args.name)) throw new CliError('Profile names are letters, digits, ".", "_" and "-" (up to 64).', EXIT.USAGE);
     if (readProfiles().profiles[args.name] && !flags.force) throw new CliError(`Profile "${args.name}" exists; pass --force to replace it.`, EXIT.USAGE);
     const apiKey = await this.need(flags['api-key'], { flag: 'api-key', message: `API key for "${args.name}"`, kind: 'password' });
     if (!/^(sk|rk)_(test|live)_\S+$/.test(apiKey)) throw new CliError('That does not look like an API key (sk_test_… or sk_live_…).', EXIT.USAGE);
     const baseUrl = flags['base-url'];
-    if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) throw new CliError('--base-url must be an http(s) URL.', EXIT.USAGE);
+    if (baseUrl !== undefined) {
+      try {
+        parseBaseUrl(baseUrl);
+      } catch (err) {
+        throw new CliError((err as Error).message, EXIT.USAGE);
+      }
+    }
     await saveProfile(args.name, baseUrl ? { api_key: apiKey, base_url: baseUrl } : { api_key: apiKey }, flags.use);
     const data = readProfiles();
-    const view = { name: args.name, api_key: apiKey, base_url: baseUrl ?? null, live: apiKey.includes('_live_'), active: data.active === args.name };
-    this.print(view, () => `Saved profile ${args.name} (${view.live ? 'LIVE ' : ''}${maskSecret(apiKey)})${view.active ? ', active' : ''}.`);
+    // A stored key is never printed whole, --json included (it is not an API object: nothing needs it back).
+    const view = { name: args.name, api_key: maskSecret(apiKey), base_url: baseUrl ?? null, live: apiKey.includes('_live_'), active: data.active === args.name };
+    return this.print(view, () => `Saved profile ${args.name} (${view.live ? 'LIVE ' : ''}${view.api_key})${view.active ? ', active' : ''}.`);
   }
 }

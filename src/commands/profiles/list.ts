@@ -5,8 +5,9 @@ import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
 
 export default class ProfilesList extends BaseCommand {
   static override summary = 'List stored profiles (keys masked)';
+  static override examples = ['<%= config.bin %> profiles list'];
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     await this.parse(ProfilesList);
     const data = readProfiles();
     const rows = Object.entries(data.profiles).map(([name, p]) => ({
@@ -16,7 +17,7 @@ export default class ProfilesList extends BaseCommand {
       api_key: maskSecret(p.api_key),
       base_url: p.base_url ?? DEFAULT_BASE_URL,
     }));
-    await this.table({ data: rows }, [
+    return await this.table({ data: rows }, [
       { header: '', value: (r) => (r.active ? '*' : '') },
       { header: 'NAME', value: (r) => r.name },
       { header: 'MODE', value: (r) => r.mode },

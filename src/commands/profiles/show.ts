@@ -8,16 +8,17 @@ import { detailText } from '../../lib/output/render.js';
 
 export default class ProfilesShow extends BaseCommand {
   static override summary = 'Show a profile (default: the active one), key masked';
+  static override examples = ['<%= config.bin %> profiles show', '<%= config.bin %> profiles show prod'];
   static override args = { name: Args.string({ description: 'Profile name' }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args } = await this.parse(ProfilesShow);
     const data = readProfiles();
     const name = args.name ?? data.active;
     const p = name ? data.profiles[name] : undefined;
     if (!name || !p) throw new CliError(name ? `No profile named "${name}".` : 'No active profile. Add one with `payorch profiles add NAME`.', EXIT.AUTH);
     const view = { name, active: data.active === name, live: p.api_key.includes('_live_'), api_key: maskSecret(p.api_key), base_url: p.base_url ?? DEFAULT_BASE_URL, file: configPath() };
-    this.print(view, () =>
+    return this.print(view, () =>
       detailText(view, `Profile ${name}`, [
         { label: 'mode', value: (v) => (v.live ? 'LIVE' : 'test') },
         { label: 'active', value: (v) => (v.active ? 'yes' : 'no') },

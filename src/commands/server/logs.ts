@@ -23,6 +23,7 @@ function pretty(line: string): string {
 
 export default class ServerLogs extends BaseCommand {
   static override summary = 'Print the server log (JSON lines with --json)';
+  static override examples = ['<%= config.bin %> server logs --lines 50', '<%= config.bin %> server logs --follow'];
   static override flags = {
     'data-dir': dataDirFlag,
     follow: Flags.boolean({ char: 'f', description: 'Keep printing new lines until Ctrl-C' }),

@@ -4,6 +4,7 @@ import { sessionFields } from '../../lib/output/views/sessions.js';
 
 export default class SessionsCancel extends ApiCommand {
   static override summary = 'Cancel a payment session';
+  static override examples = ['<%= config.bin %> sessions cancel 0190f3c2-…', '<%= config.bin %> sessions cancel 0190f3c2-… --reason duplicate'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     reason: Flags.string({ options: ['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned'], description: 'Cancellation reason (default requested_by_customer)' }),
@@ -11,11 +12,11 @@ export default class SessionsCancel extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsCancel);
     const client = await this.client(flags);
     await this.confirmChange(`cancel payment session ${args.id}`, flags.yes);
     const session = await client.sessions.cancel(args.id, { cancellation_reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(session, 'Payment session canceled', sessionFields);
+    return this.detail(session, 'Payment session canceled', sessionFields);
   }
 }

@@ -31,7 +31,7 @@ export default class SessionsConfirm extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsConfirm);
     const given = (['token', 'card', 'wallet', 'bank-account'] as const).filter((f) => flags[f] !== undefined);
     if (given.length !== 1) {
@@ -57,9 +57,10 @@ export default class SessionsConfirm extends ApiCommand {
     }
     await this.confirmChange(`confirm payment session ${args.id}`, flags.yes);
     const payment = await client.payments.confirm(args.id, session.client_secret, body, { idempotencyKey: flags['idempotency-key'] });
-    this.detail(payment, 'Payment', paymentFields);
+    await this.detail(payment, 'Payment', paymentFields);
     if (payment.next_action && !this.jsonMode) {
       this.notice(`3D Secure required: open ${payment.next_action.url} or run \`payorch threeds complete ${args.id}\`.`);
     }
+    return payment;
   }
 }

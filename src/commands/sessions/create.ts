@@ -22,7 +22,7 @@ export default class SessionsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SessionsCreate);
     const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units, e.g. 1999 for 19.99)', kind: 'integer' });
     const currency = await this.need(flags.currency, { flag: 'currency', message: 'Currency (e.g. usd)' });
@@ -44,6 +44,6 @@ export default class SessionsCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(session, 'Payment session created', sessionFields);
+    return this.detail(session, 'Payment session created', sessionFields);
   }
 }

@@ -4,6 +4,7 @@ import { sessionColumns } from '../../lib/output/views/sessions.js';
 
 export default class SessionsList extends ApiCommand {
   static override summary = 'List payment sessions, newest first';
+  static override examples = ['<%= config.bin %> sessions list --status requires_payment_method --limit 20', '<%= config.bin %> sessions list --external-id order_42 --json'];
   static override flags = {
     ...listFlags,
     status: Flags.string({
@@ -13,7 +14,7 @@ export default class SessionsList extends ApiCommand {
     'external-id': Flags.string({ description: 'Only sessions with this external id' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SessionsList);
     const client = await this.client(flags);
     const params = {
@@ -24,6 +25,6 @@ export default class SessionsList extends ApiCommand {
       external_id: flags['external-id'],
     };
     const list = flags.all ? await listAll(client.sessions.listAll(params), this.jsonMode) : await client.sessions.list(params);
-    await this.table(list, sessionColumns, 'No payment sessions.');
+    return await this.table(list, sessionColumns, 'No payment sessions.');
   }
 }

@@ -4,16 +4,17 @@ import { ApiCommand } from '../../lib/cli/base.js';
 
 export default class SessionsOpen extends ApiCommand {
   static override summary = 'Print (or open in a browser) the hosted checkout page of a payment session';
+  static override examples = ['<%= config.bin %> sessions open 0190f3c2-…', '<%= config.bin %> sessions open 0190f3c2-… --browser'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     browser: Flags.boolean({ description: 'Open the page in the default browser (xdg-open / open / start)' }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsOpen);
     const session = await (await this.client(flags)).sessions.retrieve(args.id);
     const url = session.fallback_url;
-    this.print({ id: session.id, status: session.status, url }, () => url);
+    const shown = await this.print({ id: session.id, status: session.status, url }, () => url);
     const hint = await (await import('../../lib/cli/server.js')).unservedPageHint(url);
     if (hint) this.notice(hint);
     if (flags.browser) {
@@ -22,5 +23,6 @@ export default class SessionsOpen extends ApiCommand {
       child.on('error', () => this.notice(`Could not start ${opener}; open the URL above yourself.`));
       child.unref();
     }
+    return shown;
   }
 }

@@ -4,6 +4,7 @@ import { sessionFields } from '../../lib/output/views/sessions.js';
 
 export default class SessionsUpdate extends ApiCommand {
   static override summary = 'Update a payment session (only while it requires a payment method)';
+  static override examples = ['<%= config.bin %> sessions update 0190f3c2-… --amount 2500 --metadata order=42'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'New amount in minor units', min: 1 }),
@@ -16,7 +17,7 @@ export default class SessionsUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsUpdate);
     const customer = flags['customer-email'] || flags['customer-name'] ? { email: flags['customer-email'], name: flags['customer-name'] } : undefined;
     const client = await this.client(flags);
@@ -26,6 +27,6 @@ export default class SessionsUpdate extends ApiCommand {
       { amount: flags.amount, currency: flags.currency, description: flags.description, customer, metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(session, 'Payment session updated', sessionFields);
+    return this.detail(session, 'Payment session updated', sessionFields);
   }
 }

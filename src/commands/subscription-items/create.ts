@@ -4,6 +4,7 @@ import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsCreate extends ApiCommand {
   static override summary = 'Add an item to a subscription';
+  static override examples = ['<%= config.bin %> subscription-items create --subscription sub_… --price price_… --quantity 2'];
   static override flags = {
     subscription: Flags.string({ description: 'Subscription id' }),
     price: Flags.string({ description: 'Price id' }),
@@ -13,7 +14,7 @@ export default class SubscriptionItemsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionItemsCreate);
     const subscription = await this.need(flags.subscription, { flag: 'subscription', message: 'Subscription id' });
     const price = await this.need(flags.price, { flag: 'price', message: 'Price id' });
@@ -23,6 +24,6 @@ export default class SubscriptionItemsCreate extends ApiCommand {
       { subscription, price, quantity: flags.quantity, proration_behavior: flags['proration-behavior'] as 'none' | undefined },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(item, 'Subscription item added', itemFields);
+    return this.detail(item, 'Subscription item added', itemFields);
   }
 }

@@ -4,11 +4,12 @@ import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsGet extends ApiCommand {
   static override summary = 'Show a subscription item';
+  static override examples = ['<%= config.bin %> subscription-items get si_…'];
   static override args = { id: Args.string({ description: 'Subscription item id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionItemsGet);
     const obj = await (await this.client(flags)).subscriptionItems.retrieve(args.id);
-    this.detail(obj, 'Subscription item', itemFields);
+    return this.detail(obj, 'Subscription item', itemFields);
   }
 }

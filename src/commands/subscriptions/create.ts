@@ -25,7 +25,7 @@ export default class SubscriptionsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionsCreate);
     const customer = await this.need(flags.customer, { flag: 'customer', message: 'Customer id' });
     const prices = flags.price ?? [await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' })];
@@ -47,6 +47,6 @@ export default class SubscriptionsCreate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(sub, 'Subscription created', subscriptionFields);
+    return this.detail(sub, 'Subscription created', subscriptionFields);
   }
 }

@@ -4,11 +4,12 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsGet extends ApiCommand {
   static override summary = 'Show a subscription';
+  static override examples = ['<%= config.bin %> subscriptions get sub_…'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionsGet);
     const obj = await (await this.client(flags)).subscriptions.retrieve(args.id);
-    this.detail(obj, 'Subscription', subscriptionFields);
+    return this.detail(obj, 'Subscription', subscriptionFields);
   }
 }

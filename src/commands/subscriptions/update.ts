@@ -5,6 +5,7 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsUpdate extends ApiCommand {
   static override summary = 'Update a subscription (quantity, items, cancel at period end, coupon, payment method)';
+  static override examples = ['<%= config.bin %> subscriptions update sub_… --quantity 3', '<%= config.bin %> subscriptions update sub_… --coupon co_… --proration-behavior none'];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = {
     quantity: Flags.integer({ description: 'New quantity (subscriptions with one item)', min: 0 }),
@@ -19,7 +20,7 @@ export default class SubscriptionsUpdate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SubscriptionsUpdate);
     const items = [
       ...(flags['add-price'] ?? []).map((p) => parsePriceQuantity(p, 'add-price')),
@@ -40,6 +41,6 @@ export default class SubscriptionsUpdate extends ApiCommand {
       },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(sub, 'Subscription updated', subscriptionFields);
+    return this.detail(sub, 'Subscription updated', subscriptionFields);
   }
 }

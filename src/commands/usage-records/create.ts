@@ -15,7 +15,7 @@ export default class UsageRecordsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(UsageRecordsCreate);
     const item = await this.need(flags['subscription-item'], { flag: 'subscription-item', message: 'Subscription item id' });
     const quantity = await this.need(flags.quantity, { flag: 'quantity', message: 'Quantity', kind: 'integer' });
@@ -25,6 +25,6 @@ export default class UsageRecordsCreate extends ApiCommand {
       { subscription_item: item, quantity, timestamp: flags.timestamp !== undefined ? parseDate(flags.timestamp, 'timestamp') : undefined, action: flags.action as 'set' | undefined },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(rec, 'Usage recorded', usageFields);
+    return this.detail(rec, 'Usage recorded', usageFields);
   }
 }

@@ -4,16 +4,17 @@ import { usageSummaryColumns } from '../../lib/output/views/billing.js';
 
 export default class UsageRecordsSummary extends ApiCommand {
   static override summary = "A metered item's usage per billing period, newest first";
+  static override examples = ['<%= config.bin %> usage-records summary --subscription-item si_…'];
   static override flags = {
     ...listFlags,
     'subscription-item': Flags.string({ description: 'Subscription item id', required: true }),
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { flags } = await this.parse(UsageRecordsSummary);
     const client = await this.client(flags);
     const params = { subscription_item: flags['subscription-item'], limit: flags.limit, starting_after: flags['starting-after'] };
     const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.jsonMode) : await client.usageRecords.summaries(params);
-    await this.table(list, usageSummaryColumns, 'No usage periods.');
+    return await this.table(list, usageSummaryColumns, 'No usage periods.');
   }
 }

@@ -1,19 +1,40 @@
-// The two command bases. BaseCommand: --json, error reporting and exit codes. ApiCommand: which server
-// and key (flags > env > profile > embedded), the client, live-key confirmation. A command file only
-// parses its flags, calls the client and says what to show.
-import { Command, Flags } from '@oclif/core';
+// The two command bases. BaseCommand: the command's IO (io.ts), --json, blank-argument checks, error reporting
+// and exit codes. ApiCommand: which server and key (flags > env > profile > embedded), the client, --timeout,
+// live-key confirmation. A command file only parses its flags, calls the client and says what to show; its
+// run() returns what it showed.
+import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
-import { ApiError, ConnectionError, PayorchError, ProtocolError } from '../client/errors.js';
-import { jsonText, detailText, tableText, colorErr, loadColor, type Column, type Field } from '../output/render.js';
+import { ApiError, ConnectionError, InvalidBaseUrlError, PayorchError, ProtocolError } from '../client/errors.js';
+import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
-import { ask, askInteger, confirm, type AskOptions } from './prompt.js';
+import { processIO, type CliIO } from './io.js';
+import { ask, askInteger, confirm, declined, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
+import { API_BASE_PATH as API_PREFIX, parseBaseUrl } from '../client/url.js';
+
+/** The default of --timeout / PAYORCH_TIMEOUT, in seconds: a whole command's request, retries included. */
+export const DEFAULT_TIMEOUT_S = 30;
+
+/** --timeout, else PAYORCH_TIMEOUT, else the default, in ms: seconds (`30`, `2.5`, `30s`) or `1500ms`. */
+export function commandTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
+  const [raw, source] = flag !== undefined ? [flag, '--timeout'] : env.PAYORCH_TIMEOUT ? [env.PAYORCH_TIMEOUT, 'PAYORCH_TIMEOUT'] : [undefined, ''];
+  if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/.exec(raw);
+  const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : 1000) : NaN;
+  if (!(ms >= 1 && ms <= 3_600_000)) {
+    throw new CliError(`${source} takes seconds (e.g. 30, 2.5 or 1500ms), at most one hour; got ${JSON.stringify(raw)}.`, source === '--timeout' ? EXIT.USAGE : EXIT.AUTH);
+  }
+  return Math.round(ms);
+}
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({ description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
   };
+
+  /** Streams, terminal, stdin, env and prompts: the process's unless a test gives another. */
+  io: CliIO = processIO();
 
   override async init(): Promise<void> {
     await loadColor();
@@ -25,43 +46,67 @@ export abstract class BaseCommand extends Command {
     return this.argv.includes('--json');
   }
 
-  /** Writes a result: JSON (secrets masked) with --json, else the human text. */
-  protected print(value: unknown, human: () => string | Promise<string>): Promise<void> | void {
+  /**
+   * oclif's parse, then: a blank (empty or whitespace-only) argument or required flag is a usage error (exit 2)
+   * before any request — an empty `$ID` in a script must not turn `get ""` into a list.
+   */
+  protected override async parse<F extends { [name: string]: any }, B extends { [name: string]: any }, A extends { [name: string]: any }>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const out = await super.parse(options, argv);
+    const def = (options ?? this.ctor) as { args?: Record<string, { required?: boolean }>; flags?: Record<string, { required?: boolean }> };
+    for (const [name, value] of Object.entries(out.args as Record<string, unknown>)) {
+      if (typeof value === 'string' && value.trim() === '') throw new CliError(`The ${name.toUpperCase()} argument is blank; give a value.`, EXIT.USAGE);
+    }
+    for (const [name, value] of Object.entries(out.flags as Record<string, unknown>)) {
+      if (typeof value === 'string' && value.trim() === '' && def.flags?.[name]?.required) throw new CliError(`--${name} is blank; give a value.`, EXIT.USAGE);
+    }
+    return out;
+  }
+
+  /** Writes a result — with --json exactly the value, else the human text — and returns the value. */
+  protected async print<T>(value: T, human: () => string | Promise<string>): Promise<T> {
     if (this.jsonMode) {
-      process.stdout.write(jsonText(value) + '\n');
-      return;
+      this.io.stdout.write(jsonText(value) + '\n');
+      return value;
     }
     const out = human();
-    if (typeof out === 'string') process.stdout.write(out + '\n');
-    else return out.then((t) => void process.stdout.write(t + '\n'));
+    this.io.stdout.write(safeText(typeof out === 'string' ? out : await out) + '\n');
+    return value;
   }
 
-  protected detail<T>(obj: T, title: string, fields: Field<T>[]): void {
-    void this.print(obj, () => detailText(obj, title, fields));
+  protected detail<T>(obj: T, title: string, fields: Field<T>[]): Promise<T> {
+    return this.print(obj, () => detailText(obj, title, fields));
   }
 
-  protected async table<T>(list: { data: T[]; has_more?: boolean; total_count?: number }, columns: Column<T>[], empty = 'Nothing to show.'): Promise<void> {
-    await this.print(list, async () => {
+  protected async table<T, L extends { data: T[]; has_more?: boolean; total_count?: number }>(list: L & { data: T[] }, columns: Column<T>[], empty = 'Nothing to show.'): Promise<L> {
+    return this.print(list, async () => {
       if (list.data.length === 0) return empty;
       const t = await tableText(list.data, columns);
-      const more = list.has_more ? `\n${colorErr().dim(`… more: ${list.total_count ?? '?'} in all (use --starting-after ${String((list.data.at(-1) as { id?: string }).id ?? '')} or --all)`)}` : '';
+      const more = list.has_more ? `\n${colorErr().dim(`… more: ${list.total_count ?? '?'} in all (use --starting-after ${printable((list.data.at(-1) as { id?: string }).id ?? '')} or --all)`)}` : '';
       return t + more;
     });
   }
 
   /** A notice for people: stderr, so stdout stays the result. */
   protected notice(message: string): void {
-    process.stderr.write(`${colorErr().dim(message)}\n`);
+    this.io.stderr.write(`${colorErr().dim(safeText(message))}\n`);
   }
 
-  /** The flag's value, or a prompt on a terminal, or exit 2 naming the flag. */
+  /** The flag's value, or a prompt on a terminal, or exit 2 naming the flag. A blank value counts as missing. */
   protected async need<T extends string | number>(value: T | undefined, opts: Omit<AskOptions, 'json'> & { kind?: 'text' | 'integer' | 'password' }): Promise<T> {
-    if (value !== undefined && value !== '') return value;
-    if (opts.kind === 'integer') return (await askInteger({ ...opts, json: this.jsonMode })) as T;
-    return (await ask({ ...opts, json: this.jsonMode })) as T;
+    if (value !== undefined && String(value).trim() !== '') return value;
+    if (opts.kind === 'integer') return (await askInteger({ ...opts, json: this.jsonMode }, this.io)) as T;
+    return (await ask({ ...opts, json: this.jsonMode }, this.io)) as T;
   }
 
-  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  /** A yes/no question (a terminal is required unless --yes); "no" ends the command with exit 2. */
+  protected async confirmOrAbort(message: string, what?: string): Promise<void> {
+    if (!(await confirm(message, this.jsonMode, this.io))) throw declined(what);
+  }
+
+  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number }; code?: string; path?: string; syscall?: string }): Promise<unknown> {
     // oclif's own exits and parse errors (exit 2) keep oclif's handling.
     if (err.oclif?.exit !== undefined && !(err instanceof PayorchError) && !(err instanceof CliError)) {
       if (this.jsonMode && err.oclif.exit !== 0) {
@@ -73,7 +118,7 @@ export abstract class BaseCommand extends Command {
           .filter((l) => l && !l.startsWith('See more help'))
           .join(' ')
           .replace(/\s+/g, ' ');
-        process.stdout.write(jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message } }) + '\n');
+        this.io.stdout.write(jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message } }) + '\n');
       }
       throw err;
     }
@@ -82,36 +127,59 @@ export abstract class BaseCommand extends Command {
     let exit: number = EXIT.API;
     let body: unknown;
     let line: string;
+    const fsProblem = fileSystemProblem(err);
     if (err instanceof ApiError) {
       exit = err.status === 401 ? EXIT.AUTH : EXIT.API;
       body = err.body;
-      const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
-      line = `${c.red('Error:')} ${err.message} ${c.dim(`(${parts.join(', ')})`)}`;
+      const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
+      line = `${c.red('Error:')} ${printable(err.message)} ${c.dim(`(${printable(parts.join(', '))})`)}`;
     } else if (err instanceof ConnectionError) {
       exit = EXIT.UNREACHABLE;
-      body = { error: { type: 'api_error', code: 'connection_error', message: err.message } };
-      line = `${c.red('Error:')} ${err.message}. Is the server running? (\`payorch server start\`)`;
+      body = { error: { type: 'api_error', code: err.name === 'TimeoutError' ? 'timeout' : 'connection_error', message: err.message } };
+      line = `${c.red('Error:')} ${printable(err.message)}. ${err.name === 'TimeoutError' ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : 'Is the server running? (`payorch server start`)'}`;
     } else if (err instanceof ProtocolError) {
       exit = EXIT.API;
       body = { error: { type: 'api_error', code: 'protocol_error', message: err.message } };
-      line = `${c.red('Error:')} ${err.message}`;
-    } else if (err instanceof CliError) {
-      exit = err.exitCode;
-      body = { error: { type: 'invalid_request_error', code: err.code, message: err.message } };
-      line = `${c.red('Error:')} ${err.message}`;
+      line = `${c.red('Error:')} ${printable(err.message)}`;
+    } else if (err instanceof CliError || err instanceof InvalidBaseUrlError || fsProblem) {
+      const e = err instanceof CliError ? err : err instanceof InvalidBaseUrlError ? new CliError(err.message, EXIT.AUTH) : fsProblem!;
+      exit = e.exitCode;
+      body = { error: { type: 'invalid_request_error', code: e.code, message: e.message } };
+      line = `${c.red('Error:')} ${printable(e.message)}`;
     } else if ((err as { name?: string }).name === 'ExitPromptError') {
-      exit = EXIT.USAGE;
-      body = { error: { type: 'invalid_request_error', code: 'aborted', message: 'Aborted at the prompt; nothing was changed.' } };
-      line = 'Aborted; nothing was changed.';
+      exit = EXIT.INTERRUPTED;
+      body = { error: { type: 'invalid_request_error', code: 'interrupted', message: 'Interrupted at the prompt; nothing was changed.' } };
+      line = 'Interrupted; nothing was changed.';
     } else {
       body = { error: { type: 'api_error', code: 'cli_internal_error', message: err.message } };
-      line = `${c.red('Error:')} ${err.message}${process.env.DEBUG ? `\n${err.stack}` : ''}`;
+      line = `${c.red('Error:')} ${printable(err.message)}${this.io.env.DEBUG ? `\n${err.stack}` : ''}`;
     }
-    if (this.jsonMode) process.stdout.write(jsonText(body) + '\n');
-    process.stderr.write(line + '\n');
-    process.exitCode = exit;
+    if (this.jsonMode) this.io.stdout.write(jsonText(body) + '\n');
+    this.io.stderr.write(line + '\n');
+    this.io.setExitCode(exit);
     return undefined;
   }
+}
+
+/**
+ * A file or directory the CLI needs but cannot use (PAYORCH_HOME under a file, a data directory that is a
+ * file, no permission): a configuration problem (exit 3) naming the path and what to do.
+ */
+function fileSystemProblem(err: { code?: string; path?: string; syscall?: string; message?: string }): CliError | undefined {
+  const codes: Record<string, string> = {
+    ENOTDIR: 'a part of this path is a file, not a directory',
+    EEXIST: 'it exists and is not a directory',
+    EISDIR: 'it is a directory, not a file',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the file system is read-only',
+  };
+  if (!err.code || !err.path || !(err.code in codes)) return undefined;
+  return new CliError(
+    `Cannot use ${err.path}: ${codes[err.code]} (${err.code}${err.syscall ? ` on ${err.syscall}` : ''}). Check PAYORCH_HOME and --data-dir, or pass --api-key and --base-url to use a server instead.`,
+    EXIT.AUTH,
+    'configuration_error',
+  );
 }
 
 export abstract class ApiCommand extends BaseCommand {
@@ -120,19 +188,23 @@ export abstract class ApiCommand extends BaseCommand {
     'api-key': Flags.string({ description: 'API key (overrides PAYORCH_API_KEY and profiles)', helpGroup: 'GLOBAL' }),
     'base-url': Flags.string({ description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1', helpGroup: 'GLOBAL' }),
     profile: Flags.string({ description: 'Use this stored profile', helpGroup: 'GLOBAL' }),
+    timeout: Flags.string({ description: `Give up after this many seconds in all, retries included (default ${DEFAULT_TIMEOUT_S}; env PAYORCH_TIMEOUT)`, helpGroup: 'GLOBAL' }),
   };
 
   private target?: Target;
   private clientInstance?: Client;
 
   /** The client for the resolved target; on the embedded default, the server runs in this process. */
-  protected async client(flags: TargetFlags): Promise<Client> {
+  protected async client(flags: TargetFlags & { timeout?: string }): Promise<Client> {
     if (this.clientInstance) return this.clientInstance;
-    const target = (this.target = resolveTarget(flags));
+    const timeoutMs = commandTimeoutMs(flags.timeout, this.io.env);
+    const target = (this.target = resolveTarget(flags, this.io.env));
     const { Client } = await import('../client/client.js');
-    const userAgent = `payorch-cli/${this.config.version}`;
+    // One budget for the whole call: attempts get what is left of it, and no retry starts past it.
+    const common = { userAgent: `payorch-cli/${this.config.version}`, timeoutMs, deadlineMs: timeoutMs, onRequest: this.io.onRequest };
     if (target.kind === 'http') {
-      this.clientInstance = new Client({ apiKey: target.apiKey, baseUrl: target.baseUrl, userAgent });
+      this.checkBaseUrl(target.baseUrl, flags['base-url'] !== undefined);
+      this.clientInstance = new Client({ ...common, apiKey: target.apiKey, baseUrl: target.baseUrl });
       if (isLiveKey(target.apiKey)) this.notice(`LIVE key ${maskSecret(target.apiKey)} (${target.source}) → ${target.baseUrl}`);
     } else {
       // No key configured: the server running on the default data directory (started in the background at a
@@ -143,15 +215,30 @@ export abstract class ApiCommand extends BaseCommand {
         const how = local.started ? `started it in the background, pid ${local.pid}` : `pid ${local.pid}`;
         const stops = local.auto ? '; it stops after idling, or with `payorch server stop`' : '';
         this.notice(`payorch: no API key configured — using the test-mode server at ${local.baseUrl} (${how}; data: ${local.dataDir}${stops}).`);
-        this.clientInstance = new Client({ apiKey: local.apiKey, baseUrl: local.baseUrl, userAgent });
+        this.clientInstance = new Client({ ...common, apiKey: local.apiKey, baseUrl: local.baseUrl });
       } else {
         const [{ openEmbedded }, { InProcessTransport }] = await Promise.all([import('../server/server.js'), import('../client/inprocess.js')]);
         const embedded = await openEmbedded();
         this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`);
-        this.clientInstance = new Client({ apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()), userAgent });
+        this.clientInstance = new Client({ ...common, apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()) });
       }
     }
     return this.clientInstance;
+  }
+
+  /** A base URL must be http(s) with a host (exit 2 from --base-url, 3 from env or a profile); a local one without /functions/v1 gets a warning. */
+  private checkBaseUrl(baseUrl: string, fromFlag: boolean): void {
+    let url: URL;
+    try {
+      url = parseBaseUrl(baseUrl);
+    } catch (err) {
+      if (err instanceof InvalidBaseUrlError) throw new CliError(`${err.message}${fromFlag ? '' : ' Fix PAYORCH_BASE_URL or the profile (`payorch profiles show`).'}`, fromFlag ? EXIT.USAGE : EXIT.AUTH);
+      throw err;
+    }
+    const local = ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+    if (local && !url.pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) {
+      this.notice(`payorch: warning: ${url.origin}${url.pathname.replace(/\/+$/, '')} does not end in ${API_PREFIX}; the local server serves the API under it (e.g. ${url.origin}${API_PREFIX}).`);
+    }
   }
 
   protected get isLive(): boolean {
@@ -164,8 +251,8 @@ export abstract class ApiCommand extends BaseCommand {
    */
   protected async confirmChange(summary: string, yes: boolean | undefined): Promise<void> {
     if (!this.isLive || yes) return;
-    process.stderr.write(`${colorErr().bold.red('LIVE')} ${summary}\n`);
-    if (!(await confirm(`Apply this change with a LIVE key?`, this.jsonMode))) throw new CliError('Aborted; nothing was changed.', EXIT.API, 'aborted');
+    this.io.stderr.write(`${colorErr().bold.red('LIVE')} ${printable(summary)}\n`);
+    await this.confirmOrAbort(`Apply this change with a LIVE key?`);
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {

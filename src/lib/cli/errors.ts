@@ -3,12 +3,14 @@ export const EXIT = {
   OK: 0,
   /** The API answered with an error. */
   API: 1,
-  /** Bad or missing flags/arguments, or a refusal that needs --yes. */
+  /** Bad, blank or missing flags/arguments, a refusal that needs --yes, or "no" at a confirmation. */
   USAGE: 2,
-  /** Authentication failed (401) or the configuration is unusable (unknown profile, key without server…). */
+  /** Authentication failed (401) or the configuration is unusable (unreadable config file, unknown profile, key without server…). */
   AUTH: 3,
-  /** The server could not be reached. */
+  /** The server could not be reached (or did not answer within --timeout). */
   UNREACHABLE: 4,
+  /** Interrupted (Ctrl-C at a prompt), as shells report SIGINT. */
+  INTERRUPTED: 130,
 } as const;
 
 /** A failure the CLI reports itself (no API call answered it). */

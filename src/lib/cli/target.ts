@@ -1,7 +1,7 @@
 // Which server and key a command talks to. Precedence: flags (--api-key, --base-url, --profile) > env
 // (PAYORCH_API_KEY, PAYORCH_BASE_URL, PAYORCH_PROFILE) > the active profile > the embedded default
 // (the test-mode server in this process, on the default data directory).
-import { readProfiles } from '../profiles/store.js';
+import { configPath, readProfiles } from '../profiles/store.js';
 import { CliError, EXIT } from './errors.js';
 
 export interface TargetFlags {
@@ -17,13 +17,19 @@ export type Target =
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4242/functions/v1';
 
 export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Target {
-  const data = readProfiles(env);
+  // The profiles file is read only when a profile can matter: a key and a base URL from flags or env need none.
+  const needsFile = Boolean(flags.profile ?? env.PAYORCH_PROFILE) || !(flags['api-key'] ?? env.PAYORCH_API_KEY) || !(flags['base-url'] ?? env.PAYORCH_BASE_URL);
+  const data = needsFile ? readProfiles(env) : { profiles: {} as Record<string, never>, active: undefined };
   const profileName = flags.profile ?? env.PAYORCH_PROFILE ?? data.active;
   const explicitProfile = flags.profile ?? env.PAYORCH_PROFILE;
   const profile = profileName ? data.profiles[profileName] : undefined;
-  if (explicitProfile && !profile) {
+  if (profileName && !profile) {
+    // An active profile that is gone must not quietly send commands somewhere else (the embedded server).
     const known = Object.keys(data.profiles);
-    throw new CliError(`No profile named "${explicitProfile}".${known.length ? ` Known profiles: ${known.join(', ')}.` : ' Add one with `payorch profiles add NAME`.'}`, EXIT.AUTH);
+    throw new CliError(
+      `${explicitProfile ? `No profile named "${profileName}".` : `The active profile "${profileName}" does not exist (${configPath(env)}).`}${known.length ? ` Known profiles: ${known.join(', ')} (\`payorch profiles use NAME\`).` : ' Add one with `payorch profiles add NAME --use`.'}`,
+      EXIT.AUTH,
+    );
   }
   // A profile named by --profile is a flag: it beats PAYORCH_API_KEY / PAYORCH_BASE_URL (flags > env).
   const flagProfile = flags.profile ? profile : undefined;

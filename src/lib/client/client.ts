@@ -3,7 +3,7 @@
 // idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors.
 import type { ErrorBody } from '../contract/common.js';
 import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
-import { TransportFailure, type Transport, type TransportResponse } from './transport.js';
+import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
 import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';
 import { IdentityTokensResource, KycVerificationsResource } from './resources/identity.js';
@@ -30,6 +30,14 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Per-attempt timeout in ms (default 30 000). */
   timeoutMs?: number;
+  /**
+   * Budget in ms for a whole call, retries and waits between them included (default: none, so up to
+   * (maxRetries + 1) × timeoutMs plus backoff). Each attempt gets at most what is left; a wait that would
+   * overrun it is not started.
+   */
+  deadlineMs?: number;
+  /** Called with each request just before it is sent (each attempt): for logging and tests. */
+  onRequest?: (req: TransportRequest) => void;
   /** Base of the exponential backoff in ms (default 500). */
   retryBaseMs?: number;
   /** Longest wait the client accepts between attempts, incl. Retry-After (default 20 000 ms). */
@@ -45,6 +53,7 @@ export interface RequestOptions {
   /** Overrides the client's API key (e.g. a client secret for one call). */
   bearer?: string;
   timeoutMs?: number;
+  deadlineMs?: number;
   maxRetries?: number;
 }
 
@@ -169,15 +178,21 @@ export class Client {
     const fullPath = path + encodeQuery(options.query);
     const maxRetries = options.maxRetries ?? this.opts.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
+    const deadlineMs = options.deadlineMs ?? this.opts.deadlineMs;
+    const deadline = deadlineMs === undefined ? Infinity : Date.now() + deadlineMs;
+    const left = () => deadline - Date.now();
 
     for (let attempt = 0; ; attempt++) {
       let res: TransportResponse;
       try {
-        res = await transport.send({ method, path: fullPath, headers, body, timeoutMs });
+        const req: TransportRequest = { method, path: fullPath, headers, body, timeoutMs: Math.max(1, Math.min(timeoutMs, left())) };
+        this.opts.onRequest?.(req);
+        res = await transport.send(req);
       } catch (err) {
         if (!(err instanceof TransportFailure)) throw err;
-        if (attempt < maxRetries) {
-          await sleep(this.backoff(attempt));
+        const wait = this.backoff(attempt);
+        if (attempt < maxRetries && wait < left()) {
+          await sleep(wait);
           continue;
         }
         const E = err.timeout ? TimeoutError : ConnectionError;
@@ -197,7 +212,7 @@ export class Client {
       if (retryable && attempt < maxRetries) {
         const retryAfter = Number(res.headers['retry-after']);
         const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt);
-        if (delay <= this.opts.maxRetryDelayMs) {
+        if (delay <= this.opts.maxRetryDelayMs && delay < left()) {
           await sleep(delay);
           continue;
         }

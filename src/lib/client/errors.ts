@@ -53,3 +53,11 @@ export class ProtocolError extends PayorchError {
     super(message);
   }
 }
+
+/** A base URL the client refuses to send requests (and keys) to. */
+export class InvalidBaseUrlError extends PayorchError {
+  override name = 'InvalidBaseUrlError';
+  constructor(readonly baseUrl: string, readonly reason: string) {
+    super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}. Expected e.g. http://127.0.0.1:4242/functions/v1.`);
+  }
+}

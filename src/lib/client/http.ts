@@ -7,30 +7,44 @@
 // TransportFailure (retried by the client).
 import * as http from 'node:http';
 import type { IncomingMessage } from 'node:http';
+import { parseBaseUrl } from './url.js';
 import { flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 /** The transport for `baseUrl`; node:https (TLS, ~1 ms of CLI start-up) is loaded only for https URLs. */
 export async function httpTransport(baseUrl: string): Promise<HttpTransport> {
-  const secure = new URL(baseUrl.replace(/\/+$/, '')).protocol === 'https:';
+  const secure = parseBaseUrl(baseUrl).protocol === 'https:';
   return new HttpTransport(baseUrl, secure ? await import('node:https') : http);
 }
 
 export class HttpTransport implements Transport {
   readonly description: string;
   private readonly url: URL;
+  /** The base URL's path without trailing slashes ('' for none): requests go to prefix + path. */
+  private readonly prefix: string;
   private readonly agent: http.Agent;
   private readonly request: typeof http.request;
 
   /** `lib` is node:http, or node:https for an https base URL. */
   constructor(baseUrl: string, lib: Pick<typeof http, 'Agent' | 'request'>) {
-    this.description = baseUrl;
-    this.url = new URL(baseUrl.replace(/\/+$/, ''));
+    this.url = parseBaseUrl(baseUrl);
+    this.prefix = this.url.pathname.replace(/\/+$/, '');
+    this.description = this.url.origin + this.prefix;
     this.agent = new lib.Agent({ keepAlive: true, maxSockets: 64 });
     this.request = lib.request;
   }
 
   send(req: TransportRequest): Promise<TransportResponse> {
-    const target = new URL(this.url.pathname + req.path, this.url);
+    // The request path is appended to the base path as text, never parsed as a URL: whatever it holds
+    // (`//host/x`, `/127.0.0.1:4299/x`, `http://…`), the request goes to the configured origin.
+    if (!req.path.startsWith('/') || /[\u0000-\u0020\u007f]/.test(req.path)) {
+      return Promise.reject(new TypeError(`Request path must start with "/" and contain no spaces or control characters: ${JSON.stringify(req.path)}`));
+    }
+    const target: http.RequestOptions = {
+      protocol: this.url.protocol,
+      hostname: this.url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: this.url.port || undefined,
+      path: this.prefix + req.path,
+    };
     const headers: Record<string, string> = { ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     return new Promise((resolve, reject) => {
@@ -41,8 +55,7 @@ export class HttpTransport implements Transport {
         reject(new TransportFailure(message, timeout, cause));
       };
       const request = this.request(
-        target,
-        { method: req.method, headers, agent: this.agent, timeout: req.timeoutMs },
+        { ...target, method: req.method, headers, agent: this.agent, timeout: req.timeoutMs },
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

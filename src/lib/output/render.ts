@@ -1,8 +1,8 @@
 // Rendering API objects for people (detail views and tables, colour when stdout is a terminal) and for
-// scripts (`--json`: exactly the API object, secrets masked). Commands describe *what* to show; this
-// file decides *how*.
+// scripts (`--json`: exactly the API object). Commands describe *what* to show; this file decides *how*,
+// including the one rule that keeps data from driving the terminal (`printable`). Secrets are masked by the
+// views (mask.ts), never in --json, which is the API's object as it came.
 import type { ChalkInstance } from 'chalk';
-import { maskSecrets } from './mask.js';
 
 export interface Field<T> {
   label: string;
@@ -58,16 +58,59 @@ export function statusText(value: string, c: ChalkInstance = color()): string {
   return c.yellow(value);
 }
 
-const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+/**
+ * Characters that make a terminal do something instead of showing text: C0 controls (ESC, BEL, CR, LF, …),
+ * DEL, C1 controls (U+0080–U+009F, e.g. the one-byte CSI), line/paragraph separators and the bidirectional
+ * overrides and isolates that reorder what is shown.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+/** What JSON.stringify leaves unescaped of CONTROL (it escapes C0 itself; structural newlines stay). */
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+const escapeControl = (ch: string): string => {
+  if (ch === '\n') return '\\n';
+  if (ch === '\r') return '\\r';
+  if (ch === '\t') return '\\t';
+  const code = ch.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+};
+
+/**
+ * Text from data (names, descriptions, ids, error messages) made safe to show on a terminal: every control
+ * character becomes a visible escape (`\x1b`, `\n`, `\u202e`). Every human view goes through it; colour is
+ * applied after, so our own styling still works.
+ */
+export function printable(value: unknown): string {
+  const s = value === null || value === undefined ? '' : String(value);
+  return s.replace(CONTROL, escapeControl);
+}
+
+const text = printable;
+
+/**
+ * The last line of defence for a whole human view about to be written: control characters escaped as
+ * `printable` does, except line breaks and the colour sequences (SGR, `ESC[…m`) our own styling adds.
+ * Values in detail views and tables were already made printable, so this changes nothing there; it catches
+ * data a command put into a sentence of its own.
+ */
+export function safeText(view: string): string {
+  return view.replace(/\x1b\[[0-9;]*m|[\s\S]/g, (m) => (m.length > 1 || m === '\n' ? m : printable(m)));
+}
+
+/**
+ * `--json`: exactly the value (the API object as it came, secrets included: the README's output rule). The
+ * characters `JSON.stringify` leaves raw that a terminal would act on (DEL, C1, separators, bidi) are written as
+ * `\uXXXX` escapes, which parse back to the same string.
+ */
 export function jsonText(value: unknown): string {
-  return JSON.stringify(maskSecrets(value), null, 2);
+  return JSON.stringify(value, null, 2).replace(JSON_RAW_CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string {
   const c = color();
   const width = Math.max(...fields.map((f) => f.label.length));
-  const lines = [c.bold(title)];
+  const lines = [c.bold(printable(title))];
   for (const f of fields) {
     const raw = text(f.value(obj));
     if (raw === '') continue;

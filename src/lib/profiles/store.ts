@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
+import { CliError, EXIT } from '../cli/errors.js';
 
 export interface Profile {
   api_key: string;
@@ -23,17 +24,44 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 
 export const configPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'config.json');
 
-/** The stored profiles (an empty set when there is no file yet). */
+/**
+ * The stored profiles (an empty set when there is no file yet). A file that cannot be read or is not the
+ * profiles' JSON is a configuration problem (exit 3) naming the file and the way out.
+ */
 export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData {
+  const file = configPath(env);
+  const unusable = (why: string) =>
+    new CliError(
+      `Cannot use the profiles file ${file}: ${why}. Fix or remove it (\`payorch profiles add\` writes a new one), point PAYORCH_HOME elsewhere, or pass --api-key and --base-url.`,
+      EXIT.AUTH,
+      'configuration_error',
+    );
   let raw: string;
   try {
-    raw = readFileSync(configPath(env), 'utf8');
+    raw = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { profiles: {} };
+    throw unusable(code === 'ENOTDIR' ? 'a part of its path is a file, not a directory (ENOTDIR)' : code === 'EISDIR' ? 'it is a directory (EISDIR)' : `${code ?? 'read error'}`);
   }
-  const data = JSON.parse(raw) as Partial<ProfileData>;
-  return { active: data.active, profiles: data.profiles ?? {} };
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    throw unusable(raw.trim() === '' ? 'it is empty' : 'it is not valid JSON (truncated or overwritten?)');
+  }
+  const d = data as Partial<ProfileData> | null;
+  const isProfile = (p: unknown) => Boolean(p) && typeof p === 'object' && typeof (p as Profile).api_key === 'string' && ((p as Profile).base_url === undefined || typeof (p as Profile).base_url === 'string');
+  if (
+    !d ||
+    typeof d !== 'object' ||
+    Array.isArray(d) ||
+    (d.active !== undefined && typeof d.active !== 'string') ||
+    (d.profiles !== undefined && (typeof d.profiles !== 'object' || d.profiles === null || Array.isArray(d.profiles) || !Object.values(d.profiles).every(isProfile)))
+  ) {
+    throw unusable('it does not hold profiles ({"active": NAME, "profiles": {NAME: {"api_key": …, "base_url": …}}})');
+  }
+  return { active: d.active, profiles: d.profiles ?? {} };
 }
 
 async function conf() {
@@ -49,7 +77,9 @@ async function conf() {
 export async function saveProfile(name: string, profile: Profile, makeActive: boolean): Promise<void> {
   const c = await conf();
   c.set(`profiles`, { ...c.get('profiles'), [name]: profile });
-  if (makeActive || !c.get('active')) c.set('active', name);
+  const active = c.get('active');
+  // No active profile, or one that no longer exists (a hand-edited file): the new one takes its place.
+  if (makeActive || !active || !c.get('profiles')[active]) c.set('active', name);
 }
 
 export async function setActive(name: string): Promise<void> {

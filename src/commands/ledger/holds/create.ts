@@ -4,6 +4,7 @@ import { holdFields } from '../../../lib/output/views/ledger.js';
 
 export default class HoldsCreate extends ApiCommand {
   static override summary = 'Place a hold on a ledger account';
+  static override examples = ['<%= config.bin %> ledger holds create la_… --amount 2000 --description "pending auth"'];
   static override args = { account: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'Amount in minor units', min: 1 }),
@@ -14,7 +15,7 @@ export default class HoldsCreate extends ApiCommand {
     yes: yesFlag,
   };
 
-  async run(): Promise<void> {
+  async run(): Promise<unknown> {
     const { args, flags } = await this.parse(HoldsCreate);
     const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units)', kind: 'integer' });
     const client = await this.client(flags);
@@ -24,6 +25,6 @@ export default class HoldsCreate extends ApiCommand {
       { amount, description: flags.description, expires_at: flags['expires-at'], metadata: parseMetadata(flags.metadata) },
       { idempotencyKey: flags['idempotency-key'] },
     );
-    this.detail(hold, 'Hold placed', holdFields);
+    return this.detail(hold, 'Hold placed', holdFields);
   }
 }

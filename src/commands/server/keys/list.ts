@@ -6,6 +6,7 @@ import { formatTime } from '../../../lib/output/format.js';
 
 export default class ServerKeysList extends BaseCommand {
   static override summary = 'List the API keys of the local server (masked)';
+  static override examples = ['<%= config.bin %> server keys list'];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {

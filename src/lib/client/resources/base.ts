@@ -8,7 +8,11 @@ export interface Requester {
 
 export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 'maxRetries'>;
 
-export const enc = encodeURIComponent;
+/** One path segment (an id), percent-encoded. A blank one would change which route is called (`/sessions/` lists): refused. */
+export const enc = (segment: string): string => {
+  if (typeof segment !== 'string' || segment.trim() === '') throw new TypeError('An id in a request path must not be blank.');
+  return encodeURIComponent(segment);
+};
 
 /** Every page of a list, following `starting_after` until `has_more` is false. */
 export async function* paginate<T extends { id: string }, P extends ListParams>(

@@ -122,7 +122,7 @@ export class InvoicesResource extends Crud<B.Invoice, B.CreateInvoiceBody, B.Upd
     return this.c.request('POST', `${this.path}/${enc(id)}/void`, { body: {}, ...options });
   }
   markUncollectible(id: string, options?: CallOptions): Promise<B.Invoice> {
-    return this.c.request('POST', `${this.path}/${enc(id)}/mark-uncollectible`, { body: {}, ...options });
+    return this.c.request('POST', `${this.path}/${enc(id)}/mark-uncollectible`, options); // no body
   }
 }
 

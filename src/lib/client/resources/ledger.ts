@@ -42,7 +42,8 @@ export class LedgerAccountsResource {
     return this.c.request('POST', `/ledger-accounts/${enc(id)}/freeze`, { body: params, ...options });
   }
 
-  unfreeze(id: string, params: LedgerAccountActionBody = {}, options?: CallOptions): Promise<LedgerAccount> {
+  /** The operation has no body (docs/api.md "Ledger"); `params` (reason, actor for the audit trail) only when given. */
+  unfreeze(id: string, params?: LedgerAccountActionBody, options?: CallOptions): Promise<LedgerAccount> {
     return this.c.request('POST', `/ledger-accounts/${enc(id)}/unfreeze`, { body: params, ...options });
   }
 

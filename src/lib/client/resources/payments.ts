@@ -66,7 +66,7 @@ export class ThreeDSResource {
   constructor(private readonly c: Requester) {}
 
   complete(sessionId: string, options?: CallOptions & Bearer): Promise<ThreeDSResult> {
-    return this.c.request('POST', `/threeds-authenticate/sessions/${enc(sessionId)}/challenge-complete`, { body: {}, ...options });
+    return this.c.request('POST', `/threeds-authenticate/sessions/${enc(sessionId)}/challenge-complete`, options); // no body
   }
 
   result(sessionId: string, options?: CallOptions & Bearer): Promise<ThreeDSResult> {
@@ -115,7 +115,7 @@ export class BankAccountsResource {
   }
 
   initiateMicrodeposits(id: string, options?: CallOptions): Promise<MicrodepositResult> {
-    return this.c.request('POST', `/bank-accounts/${enc(id)}/initiate-microdeposits`, { body: {}, ...options });
+    return this.c.request('POST', `/bank-accounts/${enc(id)}/initiate-microdeposits`, options); // no body
   }
 
   verify(id: string, amounts: number[], options?: CallOptions): Promise<VerifyResult> {

@@ -36,6 +36,18 @@ function paramPath(instancePath: string, child?: string): string {
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
+/** What a pattern asks for, in words (the contract's patterns); otherwise the pattern itself. */
+function patternRule(pattern: string): string {
+  if (pattern.startsWith('^https?://')) return 'must be an absolute http or https URL (https://…)';
+  if (pattern.includes('@')) return 'must be an email address';
+  if (pattern === '^[A-Za-z]{3}$') return 'must be a three-letter ISO 4217 currency code';
+  if (pattern === '^[A-Za-z]{2}$') return 'must be a two-letter ISO 3166 country code';
+  if (pattern.startsWith('^[0-9a-fA-F]{8}-')) return 'must be a UUID';
+  if (pattern === '^[A-Za-z0-9_-]+$') return 'may contain only letters, digits, "_" and "-"';
+  if (pattern === '^[A-Za-z0-9-]+$') return 'may contain only letters, digits and "-"';
+  return `must match ${pattern}`;
+}
+
 function describe(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -63,8 +75,9 @@ function describe(e: ErrorObject): string {
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern':
+      return patternRule(String(p.pattern));
     case 'format':
-      return `is not a valid ${e.keyword === 'format' ? String(p.format) : 'value'}`;
+      return `is not a valid ${String(p.format)}`;
     case 'propertyNames':
       return 'has an invalid key';
     default:
@@ -91,6 +104,11 @@ export function validationError(list: ErrorObject[], context: string | undefined
   if (literals.length > 1) {
     const allowed = literals.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)).join(', ');
     return errors.parameterInvalid(where, `must be one of ${allowed}`);
+  }
+  // A failing key of an object (metadata's keys: propertyNames) says so and names the key.
+  if (first.propertyName !== undefined) {
+    const key = first.propertyName.length > 48 ? `${first.propertyName.slice(0, 48)}…` : first.propertyName;
+    return errors.parameterInvalid(where, `key ${JSON.stringify(key)} ${describe(first).replace(/^must be at most (\d+) characters$/, 'is too long: keys must be at most $1 characters')}`);
   }
   return errors.parameterInvalid(where, describe(first));
 }
