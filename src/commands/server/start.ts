@@ -30,6 +30,8 @@ export default class ServerStart extends BaseCommand {
     'rate-limit-per-minute': Flags.integer({ description: 'Requests per key per minute (default 1000)', min: 1 }),
     'rate-limit-per-day': Flags.integer({ description: 'Requests per key per day (default 100000)', min: 1 }),
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
+    'headers-timeout': Flags.integer({ description: 'Seconds a client may take to send a request\'s headers (default 20)', min: 1 }),
+    'request-timeout': Flags.integer({ description: 'Seconds a client may take to send a whole request, body included (default 60)', min: 1 }),
     routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
     'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
   };
@@ -58,6 +60,7 @@ export default class ServerStart extends BaseCommand {
         rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
         routing,
         pspDown: flags['psp-down'],
+        timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       });
     } catch (err) {
       if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
@@ -148,3 +151,5 @@ export default class ServerStart extends BaseCommand {
     else process.stdout.write(`payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, key ${fresh ? started.api_key : maskSecret(started.api_key)}).\nStop it with \`payorch server stop\`${started.data_dir ? '' : ` or kill ${started.pid}`}.\n`);
   }
 }
+
+const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir } from './datadir.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './domain/due.js';
@@ -29,6 +30,8 @@ export interface ServerOptions {
   pspDown?: string[];
   /** How often due work is caught up (ms, default 1000); 0: only by `catchUp()` and clock advances (tests). */
   dueWorkIntervalMs?: number;
+  /** How long a client may take to send a request's headers / whole request (ms; docs/api.md "Timeouts"). */
+  timeouts?: Partial<Timeouts>;
 }
 
 export interface RunningServer {
@@ -50,12 +53,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}) {
+async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>) {
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
-  const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION });
+  const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) } });
   return { opened, log, services, app };
 }
 
@@ -69,7 +72,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
       routing: options.routing,
       pspDown: options.pspDown,
-    });
+    }, options.timeouts);
     try {
       await app.listen({ port: options.port ?? 4242, host });
     } catch (err) {
