@@ -116,3 +116,24 @@ describe('per-address buckets', () => {
     expect(done, 'the requests stayed in one UTC minute').toBe(true);
   });
 });
+
+describe('hosted pages: CSP', () => {
+  it("allows only the page's own scripts: a fresh nonce per response on every <script>, no 'unsafe-inline' for scripts", async () => {
+    const s = await server();
+    const session = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body;
+    const nonces: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${s.baseUrl}/pay/${session.id}`);
+      const html = await res.text();
+      const csp = res.headers.get('content-security-policy')!;
+      const scriptSrc = /script-src ([^;]*)/.exec(csp)![1]!;
+      expect(scriptSrc).not.toContain('unsafe-inline');
+      const nonce = /^'nonce-([A-Za-z0-9+/=]{22,})'$/.exec(scriptSrc.trim())![1]!;
+      const tags = html.match(/<script[^>]*>/g) ?? [];
+      expect(tags.length).toBeGreaterThan(0);
+      for (const tag of tags) expect(tag).toBe(`<script nonce="${nonce}">`);
+      nonces.push(nonce);
+    }
+    expect(nonces[0]).not.toBe(nonces[1]);
+  });
+});
