@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { fileLogger } from '../../dist/lib/server/log.js';
+import { fileLogger, LogFile } from '../../dist/lib/server/log.js';
+import { existsSync } from 'node:fs';
 import { tempDir } from '../helpers/tmp.js';
 
 const settle = async (flush: () => void, path: string, lines: number) => {
@@ -53,5 +54,25 @@ describe('access lines', () => {
     quiet.logger.warn('a warning');
     const quietText = await settle(() => quiet.flush(), join(dir, 'quiet.log'), 1);
     expect(quietText).not.toContain('req_q');
+  });
+
+  it('a file that takes no writes (ENOSPC: /dev/full) never blocks, throws or emits; the buffer is bounded', async () => {
+    if (!existsSync('/dev/full')) return; // Linux only
+    const log = fileLogger('/dev/full');
+    for (let i = 0; i < 2000; i++) {
+      log.access.write({ req: `req_${i}`, method: 'GET', path: '/', status: 200, ms: 1 });
+      log.logger.info({ i }, 'something');
+    }
+    log.flush(); // synchronous: returns (pino's destination retried this write forever)
+    await new Promise<void>((resolve) => log.logger.flush(() => resolve())); // asynchronous: called back
+    await new Promise((r) => setTimeout(r, 50)); // a failed write's callback has run: nothing was emitted
+
+    const file = new LogFile('/dev/full', 1024, 64 * 1024);
+    const line = `${'x'.repeat(99)}\n`;
+    for (let i = 0; i < 2000; i++) file.write(line); // 200 KB into a 64 KiB buffer
+    await new Promise<void>((resolve) => file.flush(() => resolve()));
+    expect(file.droppedLines).toBeGreaterThan(2000 - 64 * 1024 / 100 - 1);
+    file.flushSync();
+    file.end();
   });
 });

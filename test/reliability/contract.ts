@@ -49,6 +49,7 @@ const TABLE: Record<number, { type: string; code: (c: string) => boolean }[]> = 
   413: [{ type: 'invalid_request_error', code: (c) => c === 'payload_too_large' }],
   415: [{ type: 'invalid_request_error', code: (c) => c === 'unsupported_media_type' }],
   429: [{ type: 'invalid_request_error', code: (c) => ['rate_limit_exceeded', 'daily_limit_exceeded', 'concurrency_limit_exceeded'].includes(c) }],
+  503: [{ type: 'api_error', code: (c) => c === 'storage_unavailable' }],
 };
 
 function header(h: Answer['headers'], name: string): string | undefined {
@@ -62,7 +63,7 @@ export function violations(res: Answer): string[] {
   const out: string[] = [];
   const rid = header(res.headers, 'request-id');
   if (!rid || !REQUEST_ID.test(rid)) out.push(`Request-Id header missing or malformed: ${String(rid)}`);
-  if (res.status >= 500) out.push(`status ${res.status}`);
+  if (res.status >= 500 && res.status !== 503) out.push(`status ${res.status}`);
   if (res.status < 400) return out;
   const ct = header(res.headers, 'content-type') ?? '';
   if (!/^application\/json/.test(ct)) out.push(`error content-type ${ct}`);
@@ -86,7 +87,7 @@ export function violations(res: Answer): string[] {
   if (!rows) out.push(`status ${res.status} is not in contract §2`);
   else if (!rows.some((r) => r.type === e.type && typeof e.code === 'string' && r.code(e.code))) out.push(`status ${res.status} with type ${e.type} / code ${e.code} is not in contract §2`);
   if (e.param !== undefined && typeof e.param !== 'string') out.push('error.param is not a string');
-  if (res.status === 429 && !/^\d+$/.test(header(res.headers, 'retry-after') ?? '')) out.push('429 without Retry-After');
+  if ((res.status === 429 || res.status === 503) && !/^\d+$/.test(header(res.headers, 'retry-after') ?? '')) out.push('429 without Retry-After');
   if (res.status === 405 && !header(res.headers, 'allow')) out.push('405 without Allow');
   return out;
 }

@@ -21,6 +21,8 @@ export default class ServerStart extends BaseCommand {
     'rate-limit-per-minute': Flags.integer({ description: 'Requests per key per minute (default 1000)', min: 1 }),
     'rate-limit-per-day': Flags.integer({ description: 'Requests per key per day (default 100000)', min: 1 }),
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
+    'headers-timeout': Flags.integer({ description: 'Seconds a client may take to send a request\'s headers (default 20)', min: 1 }),
+    'request-timeout': Flags.integer({ description: 'Seconds a client may take to send a whole request, body included (default 60)', min: 1 }),
     routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
     'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
     // How commands with no key configured start the default data directory's server in the background: port
@@ -53,6 +55,7 @@ export default class ServerStart extends BaseCommand {
       rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
       routing,
       pspDown: flags['psp-down'],
+      timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       ...(flags.auto ? { auto: true, idle: { timeoutMs: idleTimeoutSeconds() * 1000, onIdle: () => idle() } } : {}),
     };
     const start = async (): Promise<Awaited<ReturnType<typeof startServer>>> => {
@@ -152,3 +155,5 @@ function keyLine(key: string, created: boolean, dataDir: string | null): string 
   const reveal = `payorch server keys reveal --show${dirFlags(dataDir)}`;
   return created ? `${key}  ${c.yellow(`(new; \`${reveal}\` prints it again)`)}` : `${maskSecret(key)}  ${c.dim(`(\`${reveal}\` prints it in full)`)}`;
 }
+
+const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);

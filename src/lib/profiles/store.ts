@@ -1,7 +1,7 @@
 // Profiles: named API keys and base URLs, stored with `conf` in `$PAYORCH_HOME` (else conf's default
 // config directory), file mode 0600. Reading goes straight to the JSON file so that every API command does
 // not pay conf's import cost (~90 ms); writing goes through conf (atomic writes, schema, file mode).
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 import { CliError, EXIT } from '../cli/errors.js';
@@ -66,6 +66,7 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData 
 
 async function conf() {
   const { default: Conf } = await import('conf');
+  mkdirSync(configDir(), { recursive: true, mode: 0o700 }); // conf would create it 0755: it holds API keys
   return new Conf<ProfileData>({
     projectName: 'payorch',
     cwd: configDir(),

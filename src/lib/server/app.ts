@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessLog } from './log.js';
 import type { Services } from './services.js';
-import { createFastify } from './http/fastify.js';
+import { createFastify, type Timeouts } from './http/fastify.js';
 import { KnownPaths, replyWithErrors } from './http/replies.js';
 import { followEachRequest } from './http/lifecycle.js';
 import { serveRoute } from './http/execute.js';
@@ -23,10 +23,12 @@ export interface AppOptions {
   /** The API's public base URL (…/functions/v1), used for links such as a session's fallback_url. */
   publicUrl: () => string;
   version: string;
+  /** Header and request timeouts (default DEFAULT_TIMEOUTS). */
+  timeouts?: Timeouts;
 }
 
-export async function buildApp({ services, logger, accessLog, publicUrl }: AppOptions): Promise<FastifyInstance> {
-  const app = createFastify(logger);
+export async function buildApp({ services, logger, accessLog, publicUrl, timeouts }: AppOptions): Promise<FastifyInstance> {
+  const app = createFastify(logger, timeouts);
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
   followEachRequest(app, services, accessLog);

@@ -27,8 +27,8 @@ export interface OpenedDataDir {
 /** Writes `content` to `path` (mode 0600) only if the file does not exist yet; returns what is there. */
 function writeOnce(path: string, content: string): string {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, content, { mode: 0o600 });
   try {
+    writeFileSync(tmp, content, { mode: 0o600 }); // inside the try: a full disk must not leave a partial tmp file
     linkSync(tmp, path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

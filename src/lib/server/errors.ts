@@ -45,6 +45,9 @@ export class ServiceError extends Error {
   }
 }
 
+/** Seconds a client is asked to wait after 503 storage_unavailable. */
+export const STORAGE_RETRY_AFTER = 5;
+
 /** Human names used in "No such …" messages, by id prefix / resource. */
 export const errors = {
   parameterMissing: (param: string) =>
@@ -97,6 +100,15 @@ export const errors = {
     }),
   rateLimited: (code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded', message: string, retryAfter: number) =>
     new ServiceError({ status: 429, type: 'invalid_request_error', code, message, headers: { 'Retry-After': String(retryAfter) } }),
+  /** A write the data directory could not take (disk full, I/O error): nothing of it was stored. */
+  storageUnavailable: () =>
+    new ServiceError({
+      status: 503,
+      type: 'api_error',
+      code: 'storage_unavailable',
+      message: 'The server could not store this request (its data directory is full or failing); nothing was written. Retry later; reads still work.',
+      headers: { 'Retry-After': String(STORAGE_RETRY_AFTER) },
+    }),
   internal: () =>
     new ServiceError({ status: 500, type: 'api_error', code: 'internal_error', message: 'An internal error occurred. The request id identifies it in the server log.' }),
 };

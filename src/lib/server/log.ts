@@ -1,6 +1,8 @@
 // pino to a file in the data directory through an asynchronous destination (synchronous per-request file
 // logging costs ~40% of throughput here). Secrets are redacted by path as a second line of defence: the
 // pipeline itself logs one line per request with method, path, status and timing — never headers or bodies.
+import { closeSync, fsyncSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import pino, { type Logger } from 'pino';
 
 export const REDACT_PATHS = [
@@ -70,6 +72,157 @@ class AccessLines implements AccessLog {
   }
 }
 
+/**
+ * The log file's destination: lines are buffered and written asynchronously, at most `maxBuffered` bytes held.
+ * A failing write (disk full, I/O error) never blocks, throws or emits: the lines wait in the buffer and the
+ * write is tried again a second later; lines that do not fit are dropped and counted, and a line saying how
+ * many were dropped is written once the file takes writes again. (pino's own destination retried a failed
+ * synchronous flush forever and emitted an unhandled `error` on a failed asynchronous write.)
+ */
+export class LogFile {
+  private fd = -1;
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private writing = false;
+  private dropped = 0;
+  private retry?: NodeJS.Timeout;
+  private waiters: (() => void)[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly minLength = 16 * 1024,
+    readonly maxBuffered = 4 * 1024 * 1024,
+  ) {
+    this.open();
+  }
+
+  private open(): boolean {
+    if (this.fd >= 0) return true;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.fd = openSync(this.path, 'a', 0o600);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Lines dropped since the last successful write (tests). */
+  get droppedLines(): number {
+    return this.dropped;
+  }
+
+  write(data: string): boolean {
+    if (this.closed) return true;
+    if (this.pendingBytes + data.length > this.maxBuffered) {
+      this.dropped += countLines(data);
+      return true;
+    }
+    this.pending.push(data);
+    this.pendingBytes += data.length;
+    if (this.pendingBytes >= this.minLength) this.kick();
+    return true;
+  }
+
+  /** Writes what is pending; `cb` once it is written or the write failed (the lines then wait for a retry). */
+  flush(cb?: (err?: Error) => void): void {
+    if (cb) this.waiters.push(() => cb());
+    this.kick();
+    if (!this.writing) this.settle();
+  }
+
+  private settle(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  private take(): string {
+    let chunk = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (this.dropped > 0) {
+      chunk = `{"level":40,"time":${Date.now()},"pid":${process.pid},"dropped":${this.dropped},"msg":"log lines dropped: the log file did not take writes"}\n` + chunk;
+      this.dropped = 0;
+    }
+    return chunk;
+  }
+
+  /** Puts back what could not be written (or drops it, if the buffer has filled meanwhile). */
+  private putBack(chunk: string): void {
+    if (chunk.length + this.pendingBytes > this.maxBuffered) {
+      this.dropped += countLines(chunk);
+      return;
+    }
+    this.pending.unshift(chunk);
+    this.pendingBytes += chunk.length;
+  }
+
+  private kick(): void {
+    if (this.writing || this.retry || this.pending.length === 0 && this.dropped === 0) return;
+    if (!this.open()) return this.later();
+    const chunk = this.take();
+    this.writing = true;
+    const buf = Buffer.from(chunk);
+    write(this.fd, buf, 0, buf.length, null, (err, n) => {
+      this.writing = false;
+      if (err) {
+        this.putBack(chunk);
+        this.later();
+      } else if (n < buf.length) {
+        this.putBack(buf.subarray(n).toString());
+        this.kick();
+      } else if (this.pendingBytes >= this.minLength) {
+        this.kick();
+      }
+      if (!this.writing) this.settle();
+    });
+  }
+
+  private later(): void {
+    this.retry ??= setTimeout(() => {
+      this.retry = undefined;
+      this.kick();
+    }, 1000);
+    this.retry.unref();
+    this.settle();
+  }
+
+  /** One synchronous attempt to write what is pending (at close); what fails is dropped. Never throws. */
+  flushSync(): void {
+    if (this.writing || !this.open()) return;
+    const chunk = this.take();
+    if (!chunk) return;
+    try {
+      writeSync(this.fd, chunk);
+      fsyncSync(this.fd);
+    } catch {
+      /* disk full or I/O error: these lines are lost, the server is not */
+    }
+  }
+
+  end(): void {
+    this.flushSync();
+    this.closed = true;
+    clearTimeout(this.retry);
+    if (this.fd >= 0 && !this.writing) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        /* already closed */
+      }
+      this.fd = -1;
+    }
+  }
+}
+
+function countLines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 const NO_ACCESS_LOG: AccessLog = { write: () => undefined, flush: () => undefined };
 
 export interface FileLogger {
@@ -89,7 +242,7 @@ export function fileLogger(path: string | null, level = process.env.PAYORCH_LOG_
     return { logger: silent, access: NO_ACCESS_LOG, flush: () => undefined };
   }
   // 16 KiB before each write (the server flushes once a second, so `server logs --follow` stays live).
-  const dest = pino.destination({ dest: path, sync: false, mkdir: true, minLength: 16 * 1024 - 1, mode: 0o600 });
+  const dest = new LogFile(path, 16 * 1024);
   const logger = pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, dest);
   const access = logger.isLevelEnabled('info') ? new AccessLines(dest, process.pid) : NO_ACCESS_LOG;
   return {

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
 import { createServices, type Services } from './services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
+import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './domain/due.js';
@@ -37,6 +38,8 @@ export interface ServerOptions {
   idle?: { timeoutMs: number; onIdle: () => void };
   /** Marks the data directory's lock as held by a server the CLI started on its own (`server start` may stop it). */
   auto?: boolean;
+  /** How long a client may take to send a request's headers / whole request (ms; docs/api.md "Timeouts"). */
+  timeouts?: Partial<Timeouts>;
 }
 
 export interface RunningServer {
@@ -58,13 +61,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}) {
+async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>) {
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   try {
     const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
-    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION });
+    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) } });
     return { opened, log, services, app };
   } catch (err) {
     await drainLog(log); // the log file opens asynchronously: done before the caller may remove the directory
@@ -86,7 +89,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
       routing: options.routing,
       pspDown: options.pspDown,
-    });
+    }, options.timeouts);
     try {
       await app.listen({ port: options.port ?? 4242, host });
     } catch (err) {

@@ -10,8 +10,27 @@ import { jsonBodyParser } from './json.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
-export function createFastify(log: Logger | undefined): FastifyInstance {
+/** How long a connection may take to send a request (docs/api.md "Conventions", timeouts). */
+export interface Timeouts {
+  /** From the first byte of a request to the end of its headers. */
+  headersMs: number;
+  /** From the first byte of a request to the end of its body (headers included). */
+  requestMs: number;
+}
+
+/**
+ * Generous for loopback: the CLI and SDKs send a whole request (at most 1 MiB) at once, so only a stalled or
+ * hostile client ever gets near them; they bound how long it holds one of its address's in-flight slots.
+ */
+export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 20_000, requestMs: 60_000 };
+
+export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFAULT_TIMEOUTS): FastifyInstance {
+  const headersMs = Math.min(timeouts.headersMs, timeouts.requestMs);
   const app = Fastify({
+    // Node checks open requests against both limits every `connectionsCheckingInterval`; an expired one is
+    // answered 408 by clientErrorHandler below, and its request's in-flight slot is released (lifecycle.ts).
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersMs / 4))) },
     logger: false, // one line per request is written by the lifecycle (http/lifecycle.ts, log.ts AccessLog)
     genReqId: () => newRequestId(),
     requestIdHeader: false,
@@ -35,7 +54,7 @@ export function createFastify(log: Logger | undefined): FastifyInstance {
       const requestId = newRequestId();
       const se =
         err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new ServiceError({ status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request headers did not arrive in time.' })
+          ? new ServiceError({ status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request (its headers or its body) did not arrive in time.' })
           : err.code === 'HPE_HEADER_OVERFLOW'
             ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
             : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');

@@ -47,15 +47,19 @@ export function followEachRequest(app: FastifyInstance, services: Services, acce
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
     const spec = request.routeOptions.config?.spec;
-    const state: RequestState = { ...anonymous(request), admitted: false, started: process.hrtime.bigint() };
+    // A route that takes no credential (health, the OpenAPI document, hosted pages and their actions; a page
+    // is a route without a spec): the address's public bucket. Anything else starts in its guest bucket.
+    const open = spec ? spec.auth === 'none' : request.routeOptions.url !== undefined;
+    const state: RequestState = { ...anonymous(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
     let unauthenticated: ServiceError | undefined;
     if (spec && spec.auth !== 'none') {
       try {
         Object.assign(state, identify(request, spec, services));
       } catch (err) {
-        // A failed authentication counts against the caller's address, so that guessing keys or client
-        // secrets is throttled like any other traffic (429 once the address is over its limit).
+        // A failed authentication counts against the address's guest bucket, so that guessing keys or client
+        // secrets is throttled (429 once over the limit) without taking the address's hosted pages and /health
+        // down with it (docs/api.md "Rate limits").
         unauthenticated = err as ServiceError;
       }
     }

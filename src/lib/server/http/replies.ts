@@ -24,10 +24,24 @@ export function toServiceError(err: unknown): ServiceError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('the body is empty');
   }
+  if (isStorageFault(err)) return errors.storageUnavailable();
   if (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return errors.invalidRequest('invalid_request', e.message ?? 'The request could not be read.');
   }
   return errors.internal();
+}
+
+/**
+ * A failure of the data directory rather than of the request: SQLite's SQLITE_FULL / SQLITE_IOERR_* (a
+ * statement or the group commit's COMMIT; SQLite has rolled the transaction back), or the file system's
+ * ENOSPC / EDQUOT / EIO — also as the `cause` of the error a request gets when another request's fault
+ * undid the batch it was part of.
+ */
+function isStorageFault(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && /^(SQLITE_FULL|SQLITE_IOERR|ENOSPC$|EDQUOT$|EIO$)/.test(e.code)) return true;
+  }
+  return false;
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: ServiceError): FastifyReply {
@@ -53,7 +67,8 @@ export function replyWithErrors(app: FastifyInstance, known: KnownPaths, log: Lo
   app.setErrorHandler((err, request, reply) => {
     const se = toServiceError(err);
     if (se.status === 415) return sendError(request, reply, errors.unsupportedMediaType(request.headers['content-type'] ?? ''));
-    if (se.status >= 500) log?.error({ err, req: request.id }, 'unhandled error');
+    if (se.status === 503) log?.warn({ code: (err as { code?: string }).code, req: request.id }, 'storage unavailable');
+    else if (se.status >= 500) log?.error({ err, req: request.id }, 'unhandled error');
     return sendError(request, reply, se);
   });
   app.setNotFoundHandler((request, reply) => {

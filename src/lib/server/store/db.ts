@@ -218,6 +218,8 @@ interface Batch {
   readers: (() => void)[];
   /** SQLite rolled the whole batch back under a failing request (disk full, I/O error). */
   lost: boolean;
+  /** What made SQLite roll it back (the cause the batch's other requests are rejected with). */
+  lostBy?: unknown;
   /** A request of this batch failed: from then on each runs in a savepoint of its own. */
   guarded: boolean;
 }
@@ -289,6 +291,7 @@ class GroupCommit {
     } catch (err) {
       if (!this.db.inTransaction) {
         batch.lost = true; // the requests before this one in the batch were rolled back with it
+        batch.lostBy = err;
         this.batch = undefined;
       } else if (!batch.guarded) {
         this.guard(batch);
@@ -351,6 +354,7 @@ class GroupCommit {
         entry.failed = { err };
         if (!this.db.inTransaction) {
           batch.lost = true;
+          batch.lostBy = err;
           this.batch = undefined;
           return;
         }
@@ -365,7 +369,7 @@ class GroupCommit {
     this.afterNextCommit = undefined;
     resume?.();
     if (batch.lost) {
-      const err = new Error('the group commit was rolled back by SQLite');
+      const err = new Error('the group commit was rolled back by SQLite', { cause: batch.lostBy });
       for (const e of batch.entries) e.reject!(err);
       this.release(batch);
       return;

@@ -1,0 +1,139 @@
+// Availability for local users while one client misbehaves (issue 11): stalled request bodies are answered 408
+// and give their in-flight slot back (header/request timeouts), and unauthenticated or failed-auth traffic is
+// limited per address in its own bucket, so that it cannot take /health and the hosted pages down with it.
+import { connect } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
+import { expectError } from '../foundation/util.js';
+
+const started: TestServer[] = [];
+afterAll(() => Promise.all(started.map((x) => x.close())));
+async function server(options: Parameters<typeof startTestServer>[0] = {}): Promise<TestServer> {
+  const s = await startTestServer({ memory: true, ...options });
+  started.push(s);
+  return s;
+}
+
+interface Stalled {
+  destroy(): void;
+  /** Resolves with what the server sent once it closed the connection. */
+  answered: Promise<string>;
+}
+
+/** Sends the headers and part of the body of a POST, then nothing more. */
+function stall(s: TestServer, path: string, key: string | null): Stalled {
+  const url = new URL(s.baseUrl);
+  const body = JSON.stringify({ amount: 100, currency: 'usd' });
+  const socket = connect(Number(url.port), url.hostname);
+  socket.write(
+    `POST ${url.pathname}${path} HTTP/1.1\r\nHost: ${url.host}\r\n${key ? `Authorization: Bearer ${key}\r\n` : ''}` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+  );
+  let data = '';
+  socket.on('data', (d) => (data += d));
+  socket.on('error', () => undefined);
+  const answered = new Promise<string>((resolve) => socket.on('close', () => resolve(data)));
+  return { destroy: () => socket.destroy(), answered };
+}
+
+async function poll(s: TestServer, until: (r: HttpResult) => boolean, path = '/sessions'): Promise<HttpResult> {
+  let last: HttpResult | undefined;
+  for (let i = 0; i < 500; i++) {
+    last = await s.request('GET', path);
+    if (until(last)) return last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never reached: last status ${last?.status}`);
+}
+
+describe('request timeouts', () => {
+  it('50 stalled bodies hold every slot of their key, yet /health, /openapi.json and a hosted page answer 200', async () => {
+    const s = await server(); // default timeouts: nothing expires during this test
+    const session = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body;
+    const keyed = Array.from({ length: 50 }, () => stall(s, '/create-session', s.apiKey));
+    const unrouted = Array.from({ length: 50 }, () => stall(s, '/no-such-route', null));
+    // the stalled requests were admitted: the key has no slot left
+    expectError(await poll(s, (r) => r.status === 429), 429, 'invalid_request_error', 'concurrency_limit_exceeded');
+    expect((await s.request('GET', '/health', { key: null })).status).toBe(200);
+    expect((await s.request('GET', '/openapi.json', { key: null })).status).toBe(200);
+    const page = await fetch(`${s.baseUrl}/pay/${session.id}`);
+    expect(page.status).toBe(200);
+    for (const x of [...keyed, ...unrouted]) x.destroy();
+    await Promise.all([...keyed, ...unrouted].map((x) => x.answered));
+  });
+
+  it('a stalled body is answered 408 request_timeout in the contract body, and its slot is given back', async () => {
+    const s = await server({ timeouts: { headersMs: 300, requestMs: 600 } });
+    const keyed = Array.from({ length: 50 }, () => stall(s, '/create-session', s.apiKey));
+    const answers = await Promise.all(keyed.map((x) => x.answered));
+    for (const text of answers) {
+      expect(text).toMatch(/^HTTP\/1\.1 408 /);
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'request_timeout' });
+      expect(body.error.request_id).toMatch(/\S/);
+    }
+    // every slot came back: the key's requests pass, and nothing of the stalled ones was written
+    const after = await poll(s, (r) => r.status === 200);
+    expect(after.body.total_count).toBe(0);
+    expect((await s.request('GET', '/health', { key: null })).status).toBe(200);
+  });
+});
+
+describe('per-address buckets', () => {
+  it('1,000 bad-key requests in a minute: the next is 429, but /health and the hosted pages still answer', async () => {
+    let done = false;
+    for (let attempt = 0; attempt < 2 && !done; attempt++) {
+      const s = await server(); // default limits: 1,000 a minute, 50 in flight
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 20_000) await new Promise((r) => setTimeout(r, left + 50));
+      const minute = Math.floor(Date.now() / 60_000);
+      const session = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body;
+      const statuses: number[] = [];
+      for (let i = 0; i < 1000; i += 25) {
+        const batch = await Promise.all(Array.from({ length: 25 }, () => s.request('GET', '/sessions', { key: 'sk_test_guessed' })));
+        statuses.push(...batch.map((r) => r.status));
+      }
+      const over = await s.request('GET', '/sessions', { key: 'sk_test_guessed' });
+      const missing = await s.request('GET', '/sessions', { key: null });
+      const health = await s.request('GET', '/health', { key: null });
+      const pay = await fetch(`${s.baseUrl}/pay/${session.id}`);
+      const invoice = await fetch(`${s.baseUrl}/invoice/in_0000000000000000`);
+      const portal = await fetch(`${s.baseUrl}/portal/bps_0000000000000000`);
+      const openapi = await s.request('GET', '/openapi.json', { key: null });
+      const keyed = await s.request('GET', '/sessions');
+      if (Math.floor(Date.now() / 60_000) !== minute) continue; // crossed a minute: once more, on a fresh server
+      done = true;
+      expect(statuses).toEqual(Array(1000).fill(401));
+      expectError(over, 429, 'invalid_request_error', 'rate_limit_exceeded'); // guessing stays throttled
+      expectError(missing, 429, 'invalid_request_error', 'rate_limit_exceeded'); // so does calling without a key
+      expect(health.status).toBe(200);
+      expect(pay.status).toBe(200);
+      expect([invoice.status, portal.status]).toEqual([404, 404]); // an answer, not 429
+      expect(openapi.status).toBe(200);
+      expect(keyed.status).toBe(200);
+      expect(keyed.headers.get('x-ratelimit-remaining')).toBe('998'); // the key's own window is untouched
+    }
+    expect(done, 'the requests stayed in one UTC minute').toBe(true);
+  });
+});
+
+describe('hosted pages: CSP', () => {
+  it("allows only the page's own scripts: a fresh nonce per response on every <script>, no 'unsafe-inline' for scripts", async () => {
+    const s = await server();
+    const session = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body;
+    const nonces: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${s.baseUrl}/pay/${session.id}`);
+      const html = await res.text();
+      const csp = res.headers.get('content-security-policy')!;
+      const scriptSrc = /script-src ([^;]*)/.exec(csp)![1]!;
+      expect(scriptSrc).not.toContain('unsafe-inline');
+      const nonce = /^'nonce-([A-Za-z0-9+/=]{22,})'$/.exec(scriptSrc.trim())![1]!;
+      const tags = html.match(/<script[^>]*>/g) ?? [];
+      expect(tags.length).toBeGreaterThan(0);
+      for (const tag of tags) expect(tag).toBe(`<script nonce="${nonce}">`);
+      nonces.push(nonce);
+    }
+    expect(nonces[0]).not.toBe(nonces[1]);
+  });
+});
