@@ -1,6 +1,7 @@
 // Captured and refunded payments post themselves to the ledger. The payments area (another branch) emits
 // `paymentCaptured` / `paymentRefunded` through services.hooks inside its own transaction; here the hook is
 // emitted directly through the running server's services, and the result is read back over HTTP.
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError } from '../foundation/util.js';
@@ -70,5 +71,28 @@ describe('payments post to the ledger', () => {
     const before = (await s.request('GET', '/journal-entries?limit=1')).body.total_count;
     expect(() => emit('paymentCaptured', { payment_id: 'p', amount: 5, currency: 'XXQ' })).toThrow();
     expect((await s.request('GET', '/journal-entries?limit=1')).body.total_count).toBe(before);
+  });
+
+  it('a posting reads each system account once (by its system key), not again by id', async () => {
+    emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a1', amount: 5, currency: 'EUR' }); // accounts exist
+    // The statements this process runs, observed on better-sqlite3's own Statement (the real one still runs).
+    const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+    const seen: string[] = [];
+    const originals = Object.fromEntries(['run', 'get', 'all', 'iterate'].map((m) => [m, proto[m]!]));
+    for (const [m, original] of Object.entries(originals)) {
+      proto[m] = function (this: { source: string }, ...args: unknown[]) {
+        seen.push(this.source);
+        return original.apply(this, args);
+      };
+    }
+    try {
+      emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a2', amount: 7, currency: 'EUR' });
+    } finally {
+      Object.assign(proto, originals);
+    }
+    const accountReads = seen.filter((sql) => /^SELECT\b[^;]*\bFROM ledger_accounts\b/i.test(sql) && !/system_key = \?/.test(sql) && /\bdata\b/.test(sql));
+    expect(seen.filter((sql) => /system_key = \?/.test(sql))).toHaveLength(2);
+    expect(accountReads).toEqual([]);
+    expect(seen.filter((sql) => /^INSERT INTO ledger_entries/.test(sql))).toHaveLength(2); // the posting did run
   });
 });

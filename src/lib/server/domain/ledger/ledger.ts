@@ -293,8 +293,9 @@ export class Ledger implements DueWork {
    * Validates and posts one balanced journal entry: ≥ 2 lines, one currency, debits = credits, every account
    * active, no non-system account below 0 available. All checks run before the first write.
    */
-  private post(accountId: string, spec: PostSpec, now: number): JournalEntry {
-    const accts = new Map<string, StoredAccount>();
+  private post(accountId: string, spec: PostSpec, now: number, loaded: StoredAccount[] = []): JournalEntry {
+    // Accounts the caller read in this transaction are used as read (a payment's system accounts).
+    const accts = new Map<string, StoredAccount>(loaded.map((a) => [a.id, a]));
     for (const line of spec.lines) {
       if (accts.has(line.account_id)) continue;
       accts.set(line.account_id, this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`));
@@ -519,6 +520,7 @@ export class Ledger implements DueWork {
         ],
       },
       ev.at,
+      [clearing, merchant],
     );
   }
 
