@@ -1,4 +1,4 @@
-// Client secrets (contract.md §1): derived from the session id under the data directory's key, never stored;
+// Client secrets (docs/api.md "Conventions"): derived from the session id under the data directory's key, never stored;
 // sessions stored before that (secret sealed, with its hash) keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// Idempotency keys over real HTTP (issue 2, contract.md §4): replay, reuse, concurrency, what is saved.
+// Idempotency keys over real HTTP (issue 2, docs/api.md "Idempotency"): replay, reuse, concurrency, what is saved.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

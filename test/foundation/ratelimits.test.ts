@@ -1,4 +1,4 @@
-// Rate limits over real HTTP (issue 2, contract.md §5): per-minute and per-day windows with the three headers
+// Rate limits over real HTTP (issue 2, docs/api.md "Rate limits"): per-minute and per-day windows with the three headers
 // on every response, 429 with Retry-After, and the in-flight (concurrency) limit per key.
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';

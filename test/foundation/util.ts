@@ -10,7 +10,7 @@ export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const REQUEST_ID = /^req_[0-9A-Za-z]+$/;
 
 /**
- * The contract's error body (contract.md §2): exactly `{error: {type, code, message, param?, request_id, …}}`,
+ * The contract's error body (docs/api.md "Errors"): exactly `{error: {type, code, message, param?, request_id, …}}`,
  * with `request_id` equal to the `Request-Id` header.
  */
 export function expectError(res: HttpResult, status: number, type: string, code: string, param?: string): void {

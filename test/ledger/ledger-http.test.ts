@@ -1,4 +1,4 @@
-// The ledger over real HTTP: accounts, journal entries, holds, balances (contract.md §10, docs/api.md "Ledger").
+// The ledger over real HTTP: accounts, journal entries, holds, balances (docs/api.md "Ledger" docs/api.md "Ledger").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError, ISO_MS } from '../foundation/util.js';

@@ -1,4 +1,4 @@
-// The contract's error rules (contract.md §1–2) as one checker the reliability tests share: every response carries
+// The contract's error rules (docs/api.md "Conventions", "Errors") as one checker the reliability tests share: every response carries
 // `Request-Id`; every non-2xx answers `{error: {type, code, message, param?, request_id, decline_code?, payment_id?}}`
 // with `request_id` equal to the header, a type and code from §2's table, and never a 5xx.
 

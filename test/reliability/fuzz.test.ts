@@ -1,7 +1,7 @@
 // Schema-driven fuzzing of EVERY route in allRoutes over real HTTP (issue 6): generated valid and invalid bodies,
 // queries and params, wrong content types, bad JSON, junk headers, bad Authorization and Idempotency-Key values,
 // other methods, oversized bodies and broken HTTP framing. Zero 5xx; every failure in the contract's error body
-// (request_id = Request-Id, a type/code from contract.md §2); the server healthy afterwards. Routes come from
+// (request_id = Request-Id, a type/code from docs/api.md "Errors"); the server healthy afterwards. Routes come from
 // `allRoutes`, so an area added later is fuzzed without editing this file. The long variant: test/soak/fuzz.soak.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

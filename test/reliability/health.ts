@@ -1,5 +1,5 @@
-// After fuzzing, a crash or a race: the server answers, accepts a write, and the ledger invariants of contract.md
-// §10 hold over everything stored (every balance = the sum of its entries, pending = active holds, per currency
+// After fuzzing, a crash or a race: the server answers, accepts a write, and the ledger invariants of docs/api.md
+// "Ledger" hold over everything stored (every balance = the sum of its entries, pending = active holds, per currency
 // debits = credits, every journal entry balanced with ≥ 2 lines). Over HTTP only, so it also works against a server
 // in another process.
 import { expect } from 'vitest';

@@ -1,6 +1,6 @@
 // HTTP transport over node:http / node:https with a keep-alive agent.
 //
-// Measured reason for not using undici here (DEVELOPERS.md names it for the client): on these machines
+// Measured reason for not using undici here (the project's stack names it for the client): on these machines
 // `import('undici')` opens 113 files and costs ~110–120 ms, which alone is more than the CLI's whole
 // start-up budget for `sessions get --json` (≤ 2.5× `node -e 0` ≈ 150 ms); node:http is already in the
 // binary. Behaviour is the same: keep-alive pooling, per-attempt timeouts, connection errors surfaced as

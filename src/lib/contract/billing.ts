@@ -1,5 +1,4 @@
-// Billing (service-interface.md "Customer", "Product", "Price", "Subscription", "Invoice", "Coupon";
-// contract.md §6, §9): customers, products, prices, coupons, subscriptions and their items, usage records,
+// Billing (docs/api.md "Billing", "Conventions"): customers, products, prices, coupons, subscriptions and their items, usage records,
 // invoices, checkout and portal sessions. Amounts are integers in the currency's minor unit.
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, UnixSecondsInput } from './common.js';

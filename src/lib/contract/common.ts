@@ -1,10 +1,10 @@
-// Shared building blocks of every resource and request schema (contract.md §1, §2, §6).
+// Shared building blocks of every resource and request schema (docs/api.md "Conventions", "Errors").
 // TypeBox schemas are plain JSON Schema: the server validates with them, the client and CLI take their
 // static types from them, and /openapi.json is generated from them.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_UNIX_SECONDS } from './numbers.js';
 
-/** Base path of every API route (service-interface.md: `{base_url}` ends in `/functions/v1`). */
+/** Base path of every API route (docs/api.md "Conventions": `{base_url}` ends in `/functions/v1`). */
 export const API_PREFIX = '/functions/v1';
 
 /** `metadata`: at most 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */

@@ -1,4 +1,4 @@
-// Identity vault and KYC verifications (service-interface.md "Identity token", "KYC verification"; contract.md §11).
+// Identity vault and KYC verifications (docs/api.md "Identity vault", "KYC verifications").
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
 import { MAX_OFFSET } from './numbers.js';

@@ -1,5 +1,5 @@
-// Double-entry ledger: accounts, journal entries, holds, account events (service-interface.md "Ledger account",
-// contract.md §10; decisions beyond both in docs/api.md "Ledger").
+// Double-entry ledger: accounts, journal entries, holds, account events (docs/api.md "Ledger",
+// which also records the decisions taken beyond the contract).
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
 

@@ -8,5 +8,5 @@
  */
 export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
 
-/** Identity vault token types (service-interface.md "Identity token"). */
+/** Identity vault token types (docs/api.md "Identity vault"). */
 export const IDENTITY_TOKEN_TYPES = ['ssn', 'ssn_last4', 'ein', 'itin', 'passport', 'drivers_license', 'national_id', 'tax_id', 'custom'] as const;

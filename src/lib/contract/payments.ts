@@ -1,5 +1,5 @@
 // Payments, routing, 3DS, wallets, the test vault, bank accounts and network tokens
-// (service-interface.md "Payment", "Bank account", "3D Secure result"; contract.md §7–§8).
+// (docs/api.md "Payments", "Bank accounts", "3D Secure").
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixSeconds } from './common.js';
 import { NextAction, PaymentMethodType } from './sessions.js';

@@ -1,4 +1,4 @@
-// Payment sessions (service-interface.md "Payment session", contract.md §7).
+// Payment sessions (docs/api.md "Payment sessions").
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, Email, HttpUrl, IdParam, ListQuery, ListOf, Metadata, Nullable, Uuid } from './common.js';
 

@@ -1,4 +1,4 @@
-// The one place that decides error shapes and status codes (contract.md §2).
+// The one place that decides error shapes and status codes (docs/api.md "Errors").
 import type { ErrorBody, ErrorType } from '../contract/common.js';
 
 export interface ErrorInit {

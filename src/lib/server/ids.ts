@@ -1,4 +1,4 @@
-// The one place that makes identifiers (contract.md §1).
+// The one place that makes identifiers (docs/api.md "Conventions").
 // Payment sessions and payments: UUIDv7 (time-ordered, indexes well). Everything else: prefix + 24 base62
 // characters, the first 8 encoding the millisecond time so ids also sort by creation, the rest random.
 import { secureRandomBytes, secureRandomUint32 } from './crypto.js';
@@ -52,7 +52,7 @@ export function newRequestId(): string {
 }
 
 /**
- * A client secret (`cs_` + 48 base62, contract.md §1) made from 64 pseudo-random bytes, such as an HMAC output
+ * A client secret (`cs_` + 48 base62, docs/api.md "Conventions") made from 64 pseudo-random bytes, such as an HMAC output
  * (rejection sampling: no modulo bias; 64 bytes leave more than 48 usable characters but in ~10⁻¹⁵ of cases).
  */
 export function clientSecretFrom(bytes: Uint8Array, more: () => Uint8Array): string {

@@ -92,7 +92,7 @@ export class Accounts {
     return info(row);
   }
 
-  /** The account a bearer key authenticates, or the 401 that explains why not (contract.md §2, §3). */
+  /** The account a bearer key authenticates, or the 401 that explains why not (docs/api.md "Errors", "Authentication and tenancy"). */
   authenticate(token: string | undefined): { accountId: string; keyId: string } {
     if (!token) throw errors.authentication('missing_api_key', 'No API key provided. Send `Authorization: Bearer sk_test_...`.');
     if (token.startsWith('sk_live_')) {

@@ -1,4 +1,4 @@
-// Payment sessions: creation, update, cancel, expiry (contract.md §7). The state machine lives here.
+// Payment sessions: creation, update, cancel, expiry (docs/api.md "Payment sessions"). The state machine lives here.
 import type { CancelSessionBody, CreateSessionBody, LatestAttempt, ListSessionsQuery, NextAction, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';

@@ -1,4 +1,4 @@
-// The test values of contract.md §7 as data: what the local processors do with each card token / number.
+// The test values of docs/api.md "Payments" as data: what the local processors do with each card token / number.
 // Shared by the payments engine, the test vault, billing charges and `GET /test-cards`.
 
 export type CardOutcome =

@@ -3,7 +3,7 @@ import { errors } from '../errors.js';
 
 let currencies: Set<string> | undefined;
 
-/** ISO 4217 (as Node knows it), any case in, UPPERCASE out (contract.md §1). */
+/** ISO 4217 (as Node knows it), any case in, UPPERCASE out (docs/api.md "Conventions"). */
 export function normalizeCurrency(value: string, param: string): string {
   currencies ??= new Set(Intl.supportedValuesOf('currency'));
   const upper = value.toUpperCase();

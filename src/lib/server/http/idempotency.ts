@@ -1,4 +1,4 @@
-// Idempotency keys (contract.md §4): scope (account, key), 24 h, replay with `Idempotent-Replayed: true`,
+// Idempotency keys (docs/api.md "Idempotency"): scope (account, key), 24 h, replay with `Idempotent-Replayed: true`,
 // reuse with another request → 400, a key whose first request is still running → 409.
 // The record is written in the same transaction as the operation's own writes, so a crash can never leave
 // an acknowledged write without its replayable response, nor a response without its write.

@@ -1,4 +1,4 @@
-// Request bodies: JSON only (contract.md §1: anything else with a body → 415), and only numbers JavaScript reads
+// Request bodies: JSON only (docs/api.md "Conventions": anything else with a body → 415), and only numbers JavaScript reads
 // exactly (docs/api.md "Numbers"): JSON.parse turns `1e400` into Infinity and `9007199254740993` into …992
 // without a word, after which no schema can tell what the caller sent.
 import { inexactNumber, MAX_SAFE_INTEGER, MIN_SAFE_INTEGER } from '../../contract/numbers.js';

@@ -1,4 +1,4 @@
-// Per-key limits (contract.md §5): fixed UTC minute and day windows and requests in flight.
+// Per-key limits (docs/api.md "Rate limits"): fixed UTC minute and day windows and requests in flight.
 // Counters live in memory: they belong to one server process, like the connections they count.
 
 export interface RateLimitConfig {

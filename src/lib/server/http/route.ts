@@ -10,7 +10,7 @@ export type AuthMode =
   | 'api_key'
   /** the payment session's `client_secret` as bearer; the session id is the `session_id` path param */
   | 'client_secret'
-  /** either of the above (contract.md §3) */
+  /** either of the above (docs/api.md "Authentication and tenancy") */
   | 'api_key_or_client_secret'
   | 'none';
 
@@ -48,7 +48,7 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   query?: TSchema;
   params?: TSchema;
   response: TSchema;
-  /** Success status: 201 for POSTs that create, else 200 (contract.md §1). */
+  /** Success status: 201 for POSTs that create, else 200 (docs/api.md "Conventions"). */
   status?: 200 | 201;
   /** Error statuses this route can answer, beyond the ones every route can (for the OpenAPI document). */
   errors?: number[];

@@ -1,4 +1,4 @@
-// Billing routes (contract.md §9): customers, products, prices, coupons, subscriptions, subscription items,
+// Billing routes (docs/api.md "Billing"): customers, products, prices, coupons, subscriptions, subscription items,
 // usage records, invoices, checkout and portal sessions. Handlers only translate; domain/billing decides.
 import { Type } from '@sinclair/typebox';
 import * as B from '../../contract/billing.js';

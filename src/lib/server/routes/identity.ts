@@ -1,4 +1,4 @@
-// Identity vault and KYC routes (contract.md §11, docs/api.md "Identity vault", "KYC verifications").
+// Identity vault and KYC routes (docs/api.md "Identity vault" docs/api.md "Identity vault", "KYC verifications").
 import {
   CreateIdentityTokenBody,
   CreateKycBody,

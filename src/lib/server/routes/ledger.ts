@@ -1,4 +1,4 @@
-// Ledger routes (contract.md §10, docs/api.md "Ledger"). Rules live in domain/ledger/ledger.ts.
+// Ledger routes (docs/api.md "Ledger" docs/api.md "Ledger"). Rules live in domain/ledger/ledger.ts.
 import {
   CaptureHoldBody,
   CreateHoldBody,

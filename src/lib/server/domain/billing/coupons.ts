@@ -1,4 +1,4 @@
-// Coupons (contract.md §9): exactly one of percent_off (1–100) and amount_off (+ currency); duration once |
+// Coupons (docs/api.md "Billing"): exactly one of percent_off (1–100) and amount_off (+ currency); duration once |
 // repeating (+ duration_in_months) | forever; `valid` is false once redeem_by has passed or max_redemptions
 // is reached. Caller-chosen ids are allowed (unique per account).
 import type { Coupon, CreateCouponBody, DeletedResource, ListCouponsQuery, UpdateCouponBody } from '../../../contract/billing.js';

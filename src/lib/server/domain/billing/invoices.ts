@@ -1,4 +1,4 @@
-// Invoices (contract.md §9): draft → open (finalize); open, past_due → paid, void, uncollectible;
+// Invoices (docs/api.md "Billing"): draft → open (finalize); open, past_due → paid, void, uncollectible;
 // uncollectible → paid, void; open → past_due when due_date passes. Anything else → 409
 // invoice_unexpected_state. Lines carry periods; a coupon is applied as a discount line. `number` is
 // sequential per account (assigned at finalization). Automatic collection charges through the Charger and,

@@ -1,4 +1,4 @@
-// Subscriptions (contract.md §9) and their items. Creation: a trial → `trialing`; otherwise the first invoice
+// Subscriptions (docs/api.md "Billing") and their items. Creation: a trial → `trialing`; otherwise the first invoice
 // at once — charged automatically with the default payment method (→ `active`, or `past_due` on failure), or
 // `send_invoice` with `days_until_due` (→ `active` with an `open` invoice). The engine (engine.ts) calls
 // `endTrial` and `renew` when their time comes. Licensed items are billed in advance, metered usage in

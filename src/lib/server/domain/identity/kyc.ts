@@ -1,4 +1,4 @@
-// KYC verifications (contract.md §11): created `pending` with the checks of their level, submitted to
+// KYC verifications (docs/api.md "Identity vault"): created `pending` with the checks of their level, submitted to
 // `processing`, decided on the account's clock KYC_PROCESSING_MS later. The outcome follows documented
 // test values of the linked identity tokens (docs/api.md "KYC verifications").
 import type { CreateKycBody, KycCheck, KycCheckType, KycVerification, ListKycQuery, SubmitKycBody, VerificationLevel } from '../../../contract/identity.js';

@@ -1,4 +1,4 @@
-// The identity vault (contract.md §11): personal identifiers stored sealed (AES-256-GCM, services.sealer),
+// The identity vault (docs/api.md "Identity vault"): personal identifiers stored sealed (AES-256-GCM, services.sealer),
 // never returned, never logged, never echoed in an error. Only `masked_value` (at most the last 4) leaves.
 import type { CreateIdentityTokenBody, DeletedIdentityToken, IdentityToken, IdentityTokenPage, IdentityTokenType, ListIdentityTokensQuery } from '../../../contract/identity.js';
 import type { Store } from '../../store/db.js';

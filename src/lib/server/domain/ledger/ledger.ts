@@ -1,4 +1,4 @@
-// The double-entry ledger (contract.md §10): accounts, journal entries, holds, account events, hold expiry.
+// The double-entry ledger (docs/api.md "Ledger"): accounts, journal entries, holds, account events, hold expiry.
 // Every operation runs inside the request's one SQLite transaction: checks and writes happen together, so
 // the invariants (per currency debits = credits; every balance = the sum of its entries; available ≥ 0 on
 // non-system accounts) hold at every committed instant. Balances are stored (exact integers, O(1) reads)
