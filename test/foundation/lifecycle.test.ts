@@ -31,3 +31,26 @@ describe('authentication', () => {
     expect(JSON.parse(two.body).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', message: expect.stringMatching(/more than one Authorization header/) });
   });
 });
+
+describe('browsers on other origins (the live service SDK runs in a merchant page)', () => {
+  it('a preflight of a known path answers 204 with its methods and the headers the API reads; every answer allows any origin', async () => {
+    const pre = await fetch(`${s.baseUrl}/confirm-payment`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Idempotency-Key/);
+
+    const get = await s.request('GET', '/sessions?limit=1', { headers: { origin: 'https://shop.example' } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBe('*');
+    expect(get.headers.get('access-control-expose-headers')).toContain('Request-Id');
+    const denied = await s.request('GET', '/sessions', { key: null, headers: { origin: 'https://shop.example' } });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('access-control-allow-origin')).toBe('*'); // so the page can read the error
+
+    const unknown = await fetch(`${s.baseUrl}/no-such-route`, { method: 'OPTIONS' });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe('route_not_found');
+  });
+});

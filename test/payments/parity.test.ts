@@ -432,3 +432,21 @@ describe('the OpenAPI document', () => {
     for (const topic of ['POST /confirm-payment', 'get-session-config', 'requires_action', 'redirect_to_url', 'customer_email', 'return_url', 'reason']) expect(section).toContain(topic);
   });
 });
+
+describe("a price created with its own `type` (the contract's Price table; the live service reads it)", () => {
+  it('is accepted when it agrees with `recurring`, refused with the field named when it does not', async () => {
+    const product = (await s.request('POST', '/products', { body: { name: 'Typed' } })).body;
+    const recurring = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'recurring', recurring: { interval: 'month' } } });
+    expect(recurring.status).toBe(201);
+    expect(recurring.body.type).toBe('recurring');
+    const once = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'one_time' } });
+    expect(once.status).toBe(201);
+    expect(once.body.type).toBe('one_time');
+    const missing = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'recurring' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'parameter_missing', param: 'recurring' });
+    const wrong = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'one_time', recurring: { interval: 'month' } } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ code: 'parameter_invalid', param: 'type' });
+  });
+});

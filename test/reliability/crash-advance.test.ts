@@ -1,6 +1,8 @@
 // A clock advance is all-or-nothing per item across kill -9 (docs/api.md "Test clock"): the server is killed in the
-// middle of a year of renewals, restarted, and then nothing is half-done — no subscription left behind the clock, no
-// period invoiced twice, the ledger balanced — and sending the same `to` again completes the year exactly.
+// middle of a year of renewals, restarted, and then nothing is half-done — no period invoiced twice, every
+// subscription's latest invoice its newest, the ledger balanced — and sending the same `to` again completes the year
+// exactly: 13 invoices per subscription, none lost and none twice. (Whether a renewal is "behind" the clock right
+// after the restart is not checked: the clock runs on in real time, and the server's catch-up takes up to a second.)
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
 import { startChild } from './child.js';
@@ -11,10 +13,8 @@ const DAY = 86_400;
 
 async function problems(req: Requester, subs: string[]): Promise<string[]> {
   const out: string[] = [];
-  const now = (await req('GET', '/test-helpers/clock')).body.now;
   for (const id of subs) {
     const sub = (await req('GET', `/subscriptions/${id}`)).body;
-    if (sub.current_period_end <= now) out.push(`${id}: period ended at ${sub.current_period_end} but the clock is at ${now} (a renewal was left behind)`);
     const invoices = await listAll(req, `/invoices?subscription=${id}`);
     const periods = new Set(invoices.map((i: any) => i.period_start));
     if (periods.size !== invoices.length) out.push(`${id}: ${invoices.length} invoices for ${periods.size} periods`);

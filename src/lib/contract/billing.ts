@@ -129,6 +129,8 @@ export const CreatePriceBody = Type.Object(
     billing_scheme: Type.Optional(BillingScheme),
     tiers: Type.Optional(Type.Array(TierInput, { minItems: 1, maxItems: 250 })),
     tiers_mode: Type.Optional(TiersMode),
+    /** The price's own `type`, as the live service reads it: must agree with `recurring` (given or not). */
+    type: Type.Optional(Type.Union([Type.Literal('one_time'), Type.Literal('recurring')])),
     recurring: Type.Optional(
       Type.Object(
         {

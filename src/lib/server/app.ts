@@ -9,6 +9,7 @@ import type { Services } from './services.js';
 import { createFastify, type Timeouts } from './http/fastify.js';
 import { KnownPaths, replyWithErrors } from './http/replies.js';
 import { followEachRequest } from './http/lifecycle.js';
+import { allowBrowsers } from './http/cors.js';
 import { serveRoute } from './http/execute.js';
 import { registerPages } from './http/pages.js';
 import { allRoutes } from './routes/index.js';
@@ -32,6 +33,7 @@ export async function buildApp({ services, logger, accessLog, publicUrl, timeout
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
   followEachRequest(app, services, accessLog);
+  allowBrowsers(app, known);
   for (const spec of allRoutes) serveRoute(app, spec, { services, publicUrl, known });
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.
   registerPages(app, [...paymentsPages, ...billingPages], { services, publicUrl, onUrl: (url) => known.add('GET', url) });

@@ -16,6 +16,8 @@ export class Prices {
     if ((body.product === undefined) === (body.product_data === undefined)) {
       throw body.product === undefined ? errors.parameterMissing('product') : errors.parameterInvalid('product_data', 'give either product or product_data, not both');
     }
+    if (body.type === 'recurring' && body.recurring === undefined) throw errors.parameterMissing('recurring');
+    if (body.type === 'one_time' && body.recurring !== undefined) throw errors.parameterInvalid('type', '"one_time" prices take no recurring');
     const currency = normalizeCurrency(body.currency, 'currency');
     const product = body.product !== undefined ? this.products.load(accountId, body.product, 'product') : undefined;
     const scheme = body.billing_scheme ?? 'per_unit';
