@@ -29,6 +29,9 @@ type LaterFields = 'customer_phone' | 'merchant_reference' | 'statement_descript
  * does not name its session. Sessions written before either kept it sealed (AES-GCM) with a hash; those are
  * still read.
  */
+/** A session as writes see it (Sessions.current): the stored fields, no secret. */
+export type SessionFacts = Readonly<Omit<StoredSession, 'client_secret_sealed' | 'client_secret_hash' | 'secret_form' | 'browser'>>;
+
 type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | 'next_action' | LaterFields> &
   Partial<Pick<PaymentSession, LaterFields>> & {
     client_secret_sealed?: string;
@@ -170,9 +173,13 @@ export class Sessions implements DueWork {
     return s;
   }
 
-  /** For a write acting on the session: the session, expired first if its time has come. */
-  current(accountId: string, id: string, now: number): PaymentSession {
-    return this.toApi(accountId, this.load(accountId, id, now));
+  /**
+   * For a write acting on the session: what it is (expired first if its time has come), without the client
+   * secret and the latest payment the API object carries — a confirm reads neither, and deriving the one and
+   * looking up the other were measured on its path.
+   */
+  current(accountId: string, id: string, now: number): SessionFacts {
+    return this.load(accountId, id, now);
   }
 
   /** The session as committed (reads never run due work: the scheduler expires sessions, domain/due.ts). */

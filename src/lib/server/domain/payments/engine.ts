@@ -7,7 +7,7 @@ import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Hooks } from '../hooks.js';
-import type { Sessions } from '../sessions.js';
+import type { SessionFacts, Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import type { Charger, ChargeRequest, ChargeResult } from '../charges.js';
 import type { CardOutcome } from '../testcards.js';
@@ -162,7 +162,7 @@ export class PaymentsEngine implements DueWork, Charger {
 
   // ------------------------------------------------------------------------------------- confirm
 
-  private resolveSource(accountId: string, session: PaymentSession, body: ConfirmPaymentBody, now: number): Source {
+  private resolveSource(accountId: string, session: SessionFacts, body: ConfirmPaymentBody, now: number): Source {
     const given = SOURCE_FIELDS.filter((f) => body[f] !== undefined);
     if (given.length !== 1) {
       throw new ServiceError({

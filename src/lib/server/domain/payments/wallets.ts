@@ -2,11 +2,11 @@
 // the answer is an opaque merchant session. The local server never fetches validation_url.
 import { createHash, randomBytes } from 'node:crypto';
 import type { MerchantSession, ValidateMerchantBody } from '../../../contract/payments.js';
-import type { PaymentSession } from '../../../contract/sessions.js';
+import type { SessionFacts } from '../sessions.js';
 import { errors } from '../../errors.js';
 import { unixSeconds } from '../../clock.js';
 
-export function validateMerchant(session: PaymentSession, body: ValidateMerchantBody, now: number): MerchantSession {
+export function validateMerchant(session: SessionFacts, body: ValidateMerchantBody, now: number): MerchantSession {
   let url: URL;
   try {
     url = new URL(body.validation_url);
