@@ -8,6 +8,7 @@ import { Accounts } from './domain/accounts.js';
 import { Sessions } from './domain/sessions.js';
 import { Scheduler } from './domain/due.js';
 import { Hooks } from './domain/hooks.js';
+import { Events } from './domain/events.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './http/ratelimit.js';
 import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './domain/payments/area.js';
@@ -26,6 +27,8 @@ export interface CoreServices {
   clock: Clock;
   sealer: Sealer;
   hooks: Hooks;
+  /** The event log: every area records its changes here, in the change's transaction. */
+  events: Events;
   config: ServerConfig;
   accounts: Accounts;
   sessions: Sessions;
@@ -39,14 +42,16 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 
 export function createServices(store: Store, sealer: Sealer, config: ServerConfig): Services {
   const clock = new AccountClock(store);
+  const events = new Events(store, clock);
   const core: CoreServices = {
     store,
     clock,
     sealer,
     hooks: new Hooks(),
+    events,
     config,
     accounts: new Accounts(store),
-    sessions: new Sessions(store, sealer),
+    sessions: new Sessions(store, sealer, events),
     idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer),
     limiter: new RateLimiter(config.limits),
   };
@@ -55,7 +60,7 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
   const identity = createIdentityArea(core);
   const payments = createPaymentsArea(core);
   const billing = createBillingArea({ ...core, ...payments.area });
-  const due = [core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due];
+  const due = [core.events, core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due];
   const scheduler = new Scheduler(store, clock, due);
   core.hooks.on('dueNow', (accountId) => scheduler.wake(accountId));
   return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, scheduler };

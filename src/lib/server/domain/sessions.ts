@@ -10,6 +10,8 @@ import { sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
 import { normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
+import type { Events } from './events.js';
+import type { EventType } from '../../contract/events.js';
 
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
 
@@ -48,6 +50,12 @@ export type SessionPaymentView = (accountId: string, sessionId: string) => { lat
 /** Called inside the cancel/expiry transaction, before the session becomes canceled (e.g. payments voids). May throw. */
 export type SessionCancelHook = (accountId: string, sessionId: string, now: number) => void;
 
+/** The session events a status change records (the others record none). */
+const SESSION_EVENTS: Partial<Record<SessionStatus, EventType>> = { succeeded: 'payment_session.succeeded', failed: 'payment_session.failed' };
+
+/** The fields a status change alters, as they are before it (events' previous_attributes). */
+const changing = (s: StoredSession) => ({ status: s.status, cancellation_reason: s.cancellation_reason, canceled_at: s.canceled_at, updated_at: s.updated_at ?? s.created_at });
+
 export class Sessions implements DueWork {
   readonly name = 'session expiry';
   readonly collection: Collection<StoredSession>;
@@ -58,7 +66,11 @@ export class Sessions implements DueWork {
   /** The session's latest payment, for `latest_attempt` and `next_action` (the payments engine sets it). */
   paymentView: SessionPaymentView = () => null;
 
-  constructor(private readonly store: Store, private readonly sealer: Sealer) {
+  constructor(
+    private readonly store: Store,
+    private readonly sealer: Sealer,
+    private readonly events: Events,
+  ) {
     this.collection = new Collection<StoredSession>(store, tables.payment_sessions);
   }
 
@@ -126,6 +138,12 @@ export class Sessions implements DueWork {
     };
   }
 
+  /** Records `type` for the session: the API object without its client secret (events never carry one). */
+  private recordEvent(accountId: string, type: EventType, s: StoredSession, at: number, previous?: object, payment?: ReturnType<SessionPaymentView>): void {
+    const { client_secret: _secret, ...object } = this.toApi(accountId, s, '', payment);
+    this.events.record(accountId, type, object, { at, previous });
+  }
+
   create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
     const id = newUuid();
     const secret = this.namedSecret(id);
@@ -163,7 +181,10 @@ export class Sessions implements DueWork {
     };
     this.collection.insert(accountId, stored);
     // The secret in hand, and no payment yet: nothing to look up.
-    return this.toApi(accountId, stored, secret, null);
+    const session = this.toApi(accountId, stored, secret, null);
+    const { client_secret: _secret, ...object } = session;
+    this.events.record(accountId, 'payment_session.created', object, { at: now });
+    return session;
   }
 
   /** The stored session, expired first if its time has come (so a read never shows a stale state). */
@@ -214,12 +235,16 @@ export class Sessions implements DueWork {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`);
     }
     for (const hook of this.cancelHooks) hook(accountId, id, now);
+    const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
     s.canceled_at = unixSeconds(now);
     s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
-    return this.toApi(accountId, s);
+    const session = this.toApi(accountId, s);
+    const { client_secret: _secret, ...object } = session;
+    this.events.record(accountId, 'payment_session.canceled', object, { at: now, previous });
+    return session;
   }
 
   list(accountId: string, url: string, query: ListSessionsQuery): List<PaymentSession> {
@@ -253,19 +278,24 @@ export class Sessions implements DueWork {
     if (!from.includes(s.status)) {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`);
     }
+    const previous = changing(s);
     s.status = to;
     s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
     if (to === 'succeeded') for (const hook of this.succeededHooks) hook(accountId, id, now);
+    const type = SESSION_EVENTS[to];
+    if (type) this.recordEvent(accountId, type, s, now, previous);
   }
 
   private expire(accountId: string, s: StoredSession): StoredSession {
     for (const hook of this.cancelHooks) hook(accountId, s.id, s.expires_ms);
+    const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = 'abandoned';
     s.canceled_at = unixSeconds(s.expires_ms);
     s.updated_at = isoTime(s.expires_ms);
     this.collection.update(accountId, s);
+    this.recordEvent(accountId, 'payment_session.expired', s, s.expires_ms, previous);
     return s;
   }
 

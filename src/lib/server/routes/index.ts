@@ -6,5 +6,6 @@ import { paymentsRoutes } from './payments.js';
 import { billingRoutes } from './billing.js';
 import { ledgerRoutes } from './ledger.js';
 import { identityRoutes } from './identity.js';
+import { eventsRoutes } from './events.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes];

@@ -32,6 +32,11 @@ export interface Store {
    */
   onRollback(listener: () => void): void;
   /**
+   * Calls `listener` after every COMMIT on this connection (a group commit's batch, a transaction of its own):
+   * for what waits for committed data (the event log's readers and webhook deliveries).
+   */
+  onCommit(listener: () => void): void;
+  /**
    * For a long-running server: checkpoint the WAL from a worker thread instead of inside COMMITs on this
    * thread. Resolves once the worker runs; `stopBackgroundCheckpoints()` (or `close()`) ends it. Past
    * `resetBytes` of WAL this thread finishes one checkpoint (and syncs the database file) between two batches:
@@ -90,6 +95,9 @@ export function openStore(path: string): Store {
     onRollback(listener: () => void) {
       tx.rollbackListeners.push(listener);
     },
+    onCommit(listener: () => void) {
+      tx.commitListeners.push(listener);
+    },
     async checkpointInBackground({ intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void } = {}) {
       if (checkpointer || path === ':memory:') return;
       const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
@@ -133,6 +141,7 @@ class Transactions {
   private readonly queryOnly: Database.Statement;
   private readonly queryAny: Database.Statement;
   readonly rollbackListeners: (() => void)[] = [];
+  readonly commitListeners: (() => void)[] = [];
 
   constructor(private readonly db: Database.Database) {
     this.begin = db.prepare('BEGIN');
@@ -150,7 +159,7 @@ class Transactions {
   read<T>(fn: () => T): T {
     this.queryOnly.run();
     try {
-      return this.outer(fn);
+      return this.outer(fn, this.begin, false);
     } finally {
       this.queryAny.run();
     }
@@ -158,6 +167,11 @@ class Transactions {
 
   run<T>(fn: () => T): T {
     return this.db.inTransaction ? this.nested(fn) : this.outer(fn);
+  }
+
+  /** Tells the commit listeners (Store.onCommit). */
+  committed(): void {
+    for (const listener of this.commitListeners) listener();
   }
 
   /** Tells the rollback listeners (Store.onRollback). */
@@ -189,11 +203,12 @@ class Transactions {
     return this.outer(fn, this.beginImmediate);
   }
 
-  private outer<T>(fn: () => T, begin = this.begin): T {
+  private outer<T>(fn: () => T, begin = this.begin, write = true): T {
     begin.run();
     try {
       const result = fn();
       this.commit.run();
+      if (write) this.committed();
       return result;
     } catch (err) {
       if (this.db.inTransaction) this.rollback.run();
@@ -387,6 +402,7 @@ class GroupCommit {
       this.release(batch);
       return;
     }
+    this.tx.committed();
     for (const e of batch.entries) {
       if (e.failed) e.reject!(e.failed.err);
       else e.resolve!(e.result);

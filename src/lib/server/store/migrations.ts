@@ -5,6 +5,7 @@ import { paymentsMigrations } from './migrations/payments.js';
 import { billingMigrations } from './migrations/billing.js';
 import { ledgerMigrations } from './migrations/ledger.js';
 import { identityMigrations } from './migrations/identity.js';
+import { eventsMigrations } from './migrations/events.js';
 
 export interface Migration {
   version: number;
@@ -280,4 +281,4 @@ DELETE FROM list_counts WHERE tbl = 'bank_accounts' AND cols = 'customer_id' AND
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
-export const migrations: Migration[] = [...coreMigrations, ...paymentsMigrations, ...billingMigrations, ...ledgerMigrations, ...identityMigrations, ...storeMigrations];
+export const migrations: Migration[] = [...coreMigrations, ...paymentsMigrations, ...billingMigrations, ...ledgerMigrations, ...identityMigrations, ...eventsMigrations, ...storeMigrations];

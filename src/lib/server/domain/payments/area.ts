@@ -34,6 +34,6 @@ export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; du
   for (const rule of routing) for (const id of rule.candidates) if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
   const cards = new Cards(core.store);
   const bankAccounts = new BankAccounts(core.store, core.sealer);
-  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, sessions: core.sessions, cards, bankAccounts, processors, routing });
+  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, events: core.events, sessions: core.sessions, cards, bankAccounts, processors, routing });
   return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments] };
 }

@@ -2,11 +2,13 @@
 // void on session cancel, ACH settlement on the clock, and off-session charges for billing.
 // Every method runs synchronously inside the caller's transaction.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentAttempt, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
+import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentAttempt, PaymentStatus, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
 import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Hooks } from '../hooks.js';
+import type { Events } from '../events.js';
+import type { EventType } from '../../../contract/events.js';
 import type { SessionFacts, Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import type { Charger, ChargeRequest, ChargeResult } from '../charges.js';
@@ -73,12 +75,22 @@ interface RouteResult {
 export interface PaymentsDeps {
   store: Store;
   hooks: Hooks;
+  events: Events;
   sessions: Sessions;
   cards: Cards;
   bankAccounts: BankAccounts;
   processors: ProcessorRegistry;
   routing: RoutingRule[];
 }
+
+/** The payment events of each status (the live service's names); a pending ACH debit records none until it settles. */
+const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType>> = {
+  requires_action: 'payment.requires_action',
+  authorized: 'payment.authorized',
+  captured: 'payment.captured',
+  failed: 'payment.failed',
+  canceled: 'payment.canceled',
+};
 
 export class PaymentsEngine implements DueWork, Charger {
   readonly name = 'ach settlement';
@@ -116,6 +128,18 @@ export class PaymentsEngine implements DueWork, Charger {
       next_action: next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } },
       three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
     };
+  }
+
+  /** Records the event of the payment's status, if it has one (a pending ACH debit has none yet). */
+  private recordStatus(accountId: string, p: StoredPayment, at: number, previous?: PaymentStatus): void {
+    const api = this.toApi(p);
+    const type = PAYMENT_EVENTS[api.status];
+    if (!type) return;
+    this.d.events.record(accountId, type, api, {
+      at,
+      previous: previous === undefined ? undefined : { status: previous },
+      payment: { session_id: p.session_id, amount: p.amount, currency: p.currency, psp: p.psp },
+    });
   }
 
   private latestFor(accountId: string, sessionId: string): StoredPayment | undefined {
@@ -346,8 +370,10 @@ export class PaymentsEngine implements DueWork, Charger {
       wallet_token: 'token' in source ? source.token : undefined,
     });
     const next = this.apply(accountId, p, r, now, baseUrl, session.success_url ?? undefined);
-    this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next);
+    // The payment first: the session's event shows it as the session's latest attempt.
     this.collection.insert(accountId, p);
+    this.recordStatus(accountId, p, now);
+    this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next);
     return p.status === 'failed' ? new Outcome(this.cardError(p)) : this.toApi(p);
   }
 
@@ -403,8 +429,9 @@ export class PaymentsEngine implements DueWork, Charger {
       this.fail(p, code, declineMessage(code), code);
       next = 'failed';
     }
-    this.d.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
     this.collection.update(accountId, p);
+    this.recordStatus(accountId, p, now, 'requires_action');
+    this.d.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
     return this.threedsApi(p);
   }
 
@@ -436,8 +463,9 @@ export class PaymentsEngine implements DueWork, Charger {
     if (amount > p.amount) throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
     p.status = 'captured';
     p.captured_amount = amount;
-    if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
     this.collection.update(accountId, p);
+    this.recordStatus(accountId, p, now, 'authorized');
+    if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
     this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
     return this.toApi(p);
   }
@@ -450,8 +478,14 @@ export class PaymentsEngine implements DueWork, Charger {
     if (amount > remaining) throw errors.parameterInvalid('amount', `must be at most the amount not yet refunded (${remaining})`);
     p.refunded_amount += amount;
     p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
+    const before = { status: p.status, refunded_amount: p.refunded_amount - amount };
     if (p.refunded_amount === p.captured_amount) p.status = 'refunded';
     this.collection.update(accountId, p);
+    this.d.events.record(accountId, 'refund.succeeded', this.toApi(p), {
+      at: now,
+      previous: before,
+      payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund: p.refunds.at(-1)! },
+    });
     this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
     return this.toApi(p);
   }
@@ -463,10 +497,12 @@ export class PaymentsEngine implements DueWork, Charger {
         throw errors.unexpectedState('session', 'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.');
       }
       if (p.status === 'authorized' || p.status === 'pending' || p.status === 'requires_action') {
+        const before = this.toApi(p).status;
         p.status = 'canceled';
         p.next_action = null;
         p.canceled_at = unixSeconds(now);
         this.collection.update(accountId, p);
+        this.recordStatus(accountId, p, now, before);
       }
     }
   }
@@ -533,8 +569,9 @@ export class PaymentsEngine implements DueWork, Charger {
       } else {
         next = this.authorized(acct, p, at);
       }
-      if (p.session_id) this.d.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
       this.collection.update(acct, p);
+      this.recordStatus(acct, p, at, 'pending');
+      if (p.session_id) this.d.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
     }
     return due.length;
   }
@@ -565,6 +602,7 @@ export class PaymentsEngine implements DueWork, Charger {
       this.apply(accountId, p, r, now, '');
     }
     this.collection.insert(accountId, p);
+    this.recordStatus(accountId, p, now);
     if (p.status === 'captured') return { status: 'succeeded', payment_id: p.id };
     return { status: 'failed', payment_id: p.id, code: p.failure_code!, decline_code: p.decline_code ?? undefined, message: p.failure_message! };
   }

@@ -1,0 +1,223 @@
+// The event log (docs/api.md "Events and webhooks"). An area records an event in the transaction of the change
+// it describes, so an event exists exactly when its change committed: a rolled-back change (a failing request,
+// a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
+// Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
+import type { Statement } from 'better-sqlite3';
+import type { Store } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import { isoTime } from '../clock.js';
+import type { DueWork } from './due.js';
+import { newId } from '../ids.js';
+import { errors } from '../errors.js';
+import type { List } from '../../contract/common.js';
+import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
+
+/** The live service's top-level fields of payment and refund events. */
+export interface PaymentEventFields {
+  session_id: string | null;
+  amount: number;
+  currency: string;
+  psp: string | null;
+  /** refund events: the refund */
+  refund?: object;
+}
+
+export interface RecordOptions {
+  /** The object before the change: the top-level fields the change altered become `data.previous_attributes`. */
+  previous?: object;
+  /** Payment and refund events. */
+  payment?: PaymentEventFields;
+  /** When the change happened (ms on the account clock); now when absent. */
+  at?: number;
+}
+
+/**
+ * The fields of `prev` (a snapshot of the object before the change, whole or only the fields the change may
+ * alter) whose values differ in `next`, with their values before; undefined when none changed.
+ */
+export function previousAttributes(prev: object, next: object): Record<string, unknown> | undefined {
+  const p = prev as Record<string, unknown>;
+  const n = next as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(p)) {
+    const before = p[key];
+    const after = n[key];
+    if (before === after) continue;
+    if (typeof before === 'object' && typeof after === 'object' && JSON.stringify(before) === JSON.stringify(after)) continue;
+    (out ??= {})[key] = before === undefined ? null : before;
+  }
+  return out;
+}
+
+/** Deletions per retention item (runDue's `limit` counts batches of this many old events). */
+const PRUNE_BATCH = 64;
+
+export class Events implements DueWork {
+  readonly name = 'events.retention';
+  private insertStmt?: Statement;
+  private readonly stmts = new Map<string, Statement>();
+  /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
+  private recorded = false;
+  private readonly committedListeners: (() => void)[] = [];
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {
+    store.onCommit(() => {
+      if (!this.recorded) return;
+      this.recorded = false;
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const w of waiters) w();
+      for (const l of this.committedListeners) l();
+    });
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.store.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /**
+   * Records that `object` (as the API shows it, after the change) went through `type`, in the caller's
+   * transaction. Returns the event.
+   */
+  record(accountId: string, type: EventType, object: { id: string; object: string }, opts: RecordOptions = {}): Event {
+    const at = opts.at ?? this.clock.now(accountId);
+    const event: Event = {
+      id: newId('evt'),
+      object: 'event',
+      type,
+      created: Math.floor(at / 1000),
+      livemode: false,
+      data: { object: object as Event['data']['object'] },
+    };
+    if (opts.previous) {
+      const previous = previousAttributes(opts.previous, object);
+      if (previous) event.data.previous_attributes = previous;
+    }
+    const p = opts.payment;
+    if (p) {
+      event.session_id = p.session_id;
+      event.transaction_id = object.id;
+      event.amount = p.amount;
+      event.currency = p.currency;
+      event.psp = p.psp;
+      event.timestamp = isoTime(at);
+      if (p.refund) event.refund = p.refund;
+    }
+    this.insertStmt ??= this.store.db.prepare('INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertStmt.run(event.id, accountId, type, object.id, at, JSON.stringify(event));
+    this.recorded = true;
+    return event;
+  }
+
+  get(accountId: string, id: string): Event {
+    const row = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
+    if (!row) throw errors.notFound('event', id, 'event_id');
+    return JSON.parse(row.body) as Event;
+  }
+
+  /** The account's events, newest first, filtered (type patterns with `*`, object id, created range). */
+  list(accountId: string, url: string, q: ListEventsQuery): List<Event> {
+    const limit = q.limit ?? 10;
+    const cond = ['account_id = ?'];
+    const params: (string | number)[] = [accountId];
+    if (q.object_id !== undefined) {
+      cond.push('object_id = ?');
+      params.push(q.object_id);
+    }
+    if (q.type !== undefined) {
+      // The pattern's characters are [a-z_.*] (ListEventsQuery): GLOB's only special one among them is `*`.
+      cond.push(q.type.includes('*') ? 'type GLOB ?' : 'type = ?');
+      params.push(q.type);
+    }
+    const range: [keyof ListEventsQuery, string, number][] = [
+      ['created[gt]', '>', 1000],
+      ['created[gte]', '>=', 0],
+      ['created[lt]', '<', 0],
+      ['created[lte]', '<=', 1000],
+    ];
+    for (const [key, op, plus] of range) {
+      const v = q[key] as number | undefined;
+      if (v === undefined) continue;
+      // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms < (s+1)·1000.
+      if (op === '>') cond.push('created_ms >= ?');
+      else if (op === '<=') cond.push('created_ms < ?');
+      else cond.push(`created_ms ${op} ?`);
+      params.push(v * 1000 + plus);
+    }
+    if (q.starting_after !== undefined && q.ending_before !== undefined) {
+      throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
+    }
+    const where = cond.join(' AND ');
+    let cursorCond = '';
+    const cursorParams: number[] = [];
+    const cursorId = q.starting_after ?? q.ending_before;
+    if (cursorId !== undefined) {
+      const param = q.starting_after !== undefined ? 'starting_after' : 'ending_before';
+      const row = this.stmt('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(cursorId, accountId) as { seq: number } | undefined;
+      if (!row) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
+      cursorCond = q.starting_after !== undefined ? ' AND seq < ?' : ' AND seq > ?';
+      cursorParams.push(row.seq);
+    }
+    const ascending = q.ending_before !== undefined;
+    const rows = this.stmt(`SELECT body FROM events WHERE ${where}${cursorCond} ORDER BY seq ${ascending ? 'ASC' : 'DESC'} LIMIT ?`).all(
+      ...params,
+      ...cursorParams,
+      limit + 1,
+    ) as { body: string }[];
+    const has_more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    if (ascending) page.reverse();
+    const total = this.stmt(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number };
+    return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total.n, url };
+  }
+
+  /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */
+  onCommitted(listener: () => void): void {
+    this.committedListeners.push(listener);
+  }
+
+  /** Resolves after the next COMMIT that recorded events, or after `ms` (long-polling readers). */
+  nextCommit(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve();
+      }, ms);
+      timer.unref?.();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(done);
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------- retention
+
+  nextDue(accountId: string): number | undefined {
+    const row = this.stmt('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1').get(accountId) as { created_ms: number } | undefined;
+    return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
+  }
+
+  runDue(now: number, accountId?: string, limit?: number): number {
+    const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
+    const r =
+      accountId === undefined
+        ? this.stmt('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?)').run(now - EVENT_RETENTION_MS, n)
+        : this.stmt('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)').run(
+            accountId,
+            now - EVENT_RETENTION_MS,
+            n,
+          );
+    return r.changes;
+  }
+}

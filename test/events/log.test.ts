@@ -1,0 +1,107 @@
+// The event log: one event per committed change, in the change's transaction (none for a change that is undone),
+// readable by the account that made it and no other, filtered and paginated like every list.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { confirm, newSession } from '../payments/util.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+async function events(query = '', key?: string) {
+  const r = await s.request('GET', `/events${query}`, key ? { key } : {});
+  expect(r.status).toBe(200);
+  return r.body as { data: any[]; has_more: boolean; total_count: number };
+}
+
+describe('the event log', () => {
+  it('records a session and its payment with the live service’s payment fields', async () => {
+    const session = await newSession(s, { amount: 1999 });
+    const r = await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' });
+    expect(r.status).toBe(200);
+    const list = await events(`?object_id=${r.body.id}`);
+    expect(list.data.map((e) => e.type)).toEqual(['payment.captured']);
+    const e = list.data[0];
+    expect(e).toMatchObject({
+      object: 'event',
+      livemode: false,
+      session_id: session.id,
+      transaction_id: r.body.id,
+      amount: 1999,
+      currency: 'USD',
+      psp: r.body.psp,
+      data: { object: { id: r.body.id, object: 'payment', status: 'captured' } },
+    });
+    expect(e.id).toMatch(/^evt_/);
+    expect(new Date(e.timestamp).getTime()).toBeGreaterThan(0);
+    expect((await s.request('GET', `/events/${e.id}`)).body).toEqual(e);
+
+    const sessionEvents = await events(`?object_id=${session.id}`);
+    expect(sessionEvents.data.map((x) => x.type)).toEqual(['payment_session.succeeded', 'payment_session.created']);
+    const succeeded = sessionEvents.data[0];
+    expect(succeeded.data.previous_attributes).toMatchObject({ status: 'requires_payment_method' });
+    expect(succeeded.data.object.latest_attempt).toMatchObject({ id: r.body.id, status: 'captured' });
+    // events never carry the session's client secret
+    expect(JSON.stringify(sessionEvents)).not.toContain(session.client_secret);
+    expect(JSON.stringify(sessionEvents)).not.toContain('client_secret');
+  });
+
+  it('records nothing for a request that fails, and one event for each of many concurrent writes', async () => {
+    const before = (await events('?type=payment_session.created')).total_count;
+    const bad = s.request('POST', '/create-session', { body: { amount: -1, currency: 'usd' } });
+    const sessions = await Promise.all(Array.from({ length: 40 }, () => newSession(s)));
+    // confirms racing on the same session: one wins, the others get 409 and record nothing
+    const target = await newSession(s);
+    const racing = await Promise.all(Array.from({ length: 6 }, () => confirm(s, target, { payment_method_type: 'card', token_id: 'tok_visa' })));
+    expect((await bad).status).toBe(400);
+    expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
+    const after = await events('?type=payment_session.created&limit=100');
+    expect(after.total_count).toBe(before + 41);
+    const ids = after.data.map((e) => e.data.object.id);
+    for (const x of [...sessions, target]) expect(ids.filter((id) => id === x.id)).toHaveLength(1);
+    expect((await events(`?object_id=${target.id}&type=payment_session.succeeded`)).total_count).toBe(1);
+    expect((await s.request('GET', '/events?session=1')).status).toBe(400); // an unknown filter is an error, not "all"
+  });
+
+  it('filters by type patterns and created range, and paginates both ways', async () => {
+    const all = await events('?limit=100&type=payment_session.*');
+    expect(all.data.every((e) => e.type.startsWith('payment_session.'))).toBe(true);
+    const created = await events('?type=*.created&limit=3');
+    expect(created.data.every((e) => e.type.endsWith('.created'))).toBe(true);
+    expect(created.has_more).toBe(true);
+    const next = await events(`?type=*.created&limit=3&starting_after=${created.data[2].id}`);
+    expect(next.data.map((e) => e.id)).not.toContain(created.data[0].id);
+    const back = await events(`?type=*.created&limit=3&ending_before=${next.data[0].id}`);
+    expect(back.data.map((e) => e.id)).toEqual(created.data.map((e) => e.id));
+
+    const t = created.data[0].created;
+    expect((await events(`?created[gt]=${t}`)).total_count).toBe(0);
+    expect((await events(`?created[gte]=${t}`)).total_count).toBeGreaterThan(0);
+    expect((await events(`?created[lt]=${t - 3600}`)).total_count).toBe(0);
+    const bad = await s.request('GET', '/events?type=payment;drop');
+    expect(bad.status).toBe(400);
+    expect((await s.request('GET', '/events?created[gte]=1e400')).status).toBe(400);
+  });
+
+  it('shows an account only its own events', async () => {
+    const keyB = s.server.services.accounts.createAccountWithKey().api_key;
+    const mine = await events('?limit=1');
+    expect((await events('', keyB)).total_count).toBe(0);
+    const r = await s.request('GET', `/events/${mine.data[0].id}`, { key: keyB });
+    expect([r.status, r.body.error.code]).toEqual([404, 'resource_missing']);
+    const cursor = await s.request('GET', `/events?starting_after=${mine.data[0].id}`, { key: keyB });
+    expect(cursor.status).toBe(400);
+  });
+});
+
+describe('the catalog', () => {
+  it('docs/api.md lists every event type with the catalog’s description', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { EVENT_TYPES, eventTypes } = await import('../../dist/lib/contract/events.js');
+    const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const missing = eventTypes.filter((t: string) => !docs.includes(`| \`${t}\` | ${(EVENT_TYPES as any)[t].when} |`));
+    expect(missing).toEqual([]);
+  });
+});
