@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import { anonymous, identify, type Caller } from './auth.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { RouteSpec } from './route.js';
+import { requestLogOf } from '../requestlog.js';
 
 export interface RequestState extends Caller {
   /** Holds an in-flight slot of `rateKey` until the request ends. */
@@ -43,6 +44,7 @@ function release(limiter: RateLimiter, request: FastifyRequest): void {
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
 export function followEachRequest(app: FastifyInstance, services: Services, accessLog: AccessLog | undefined): void {
   const { limiter } = services;
+  const requestLog = requestLogOf(services);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
@@ -89,6 +91,7 @@ export function followEachRequest(app: FastifyInstance, services: Services, acce
     const state = request.payorch;
     const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
     accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status: reply.statusCode, ms, account: state?.accountId || undefined });
+    if (state?.accountId) requestLog.record({ accountId: state.accountId, requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: ms ?? 0 });
     done();
   });
 }

@@ -1,0 +1,52 @@
+// The request log (docs/api.md "Request log"): a short, live summary of the account's recent API requests,
+// for `payorch logs tail`. Never headers, bodies, query strings, keys or client secrets.
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_SAFE_INTEGER } from './numbers.js';
+
+export const RequestLogEntry = Type.Object(
+  {
+    object: Type.Literal('request_log_entry'),
+    /** Position in the server's log; `after` takes it. */
+    seq: Type.Integer({ minimum: 1, description: "position in the server's log (use it as `after`)" }),
+    request_id: Type.String(),
+    method: Type.String(),
+    path: Type.String({ description: 'the path under the base URL, without the query string' }),
+    status: Type.Integer(),
+    duration_ms: Type.Integer({ minimum: 0, description: 'whole milliseconds from the first byte to the answer (rounded)' }),
+    created_at: Type.String({ description: 'ISO 8601, when the answer was sent (wall clock)' }),
+  },
+  { $id: 'RequestLogEntry' },
+);
+export type RequestLogEntry = Static<typeof RequestLogEntry>;
+
+export const RequestLogPage = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(RequestLogEntry, { description: 'oldest first' }),
+    has_more: Type.Boolean(),
+    /** Where the next read starts: the last entry's seq, else the `after` given, else the newest entry's seq. */
+    next_after: Type.Integer({ minimum: 0 }),
+    url: Type.String(),
+  },
+  { $id: 'RequestLogPage' },
+);
+export type RequestLogPage = Static<typeof RequestLogPage>;
+
+/** A status filter: one code (`404`) or a class (`4xx`). */
+export const StatusFilter = Type.String({ pattern: '^[1-5](xx|[0-9]{2})$', description: 'a status (`404`) or a class (`4xx`, `5xx`)' });
+
+export const RequestLogQuery = Type.Object(
+  {
+    after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'entries after this seq (oldest first); absent: the newest `limit` entries' })),
+    status: Type.Optional(StatusFilter),
+    path: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: 'a path prefix, e.g. `/sessions`' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type RequestLogQuery = Static<typeof RequestLogQuery>;
+
+/** Whether `status` passes the filter `404` / `4xx`. */
+export function statusMatches(filter: string, status: number): boolean {
+  return filter.endsWith('xx') ? Math.floor(status / 100) === Number(filter[0]) : status === Number(filter);
+}

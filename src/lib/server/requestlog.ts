@@ -1,0 +1,98 @@
+// The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per
+// account, a ring of the most recent requests' summaries — method, path (no query string), status, duration,
+// request id and time. Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in
+// memory only (a restart empties it; the access log on disk is the durable record).
+import { API_PREFIX } from '../contract/common.js';
+import { statusMatches, type RequestLogEntry, type RequestLogPage, type RequestLogQuery } from '../contract/requestlog.js';
+
+/** Entries kept per account. */
+export const REQUEST_LOG_SIZE = 1000;
+
+export interface RequestSummary {
+  accountId: string;
+  requestId: string;
+  method: string;
+  /** The request's URL as received (prefix and query string included); only its path is kept. */
+  url: string;
+  status: number;
+  ms: number;
+}
+
+/**
+ * Reads that follow a log themselves are not recorded, so that following does not fill the log: the request
+ * log's own route, and `GET /events` with `ending_before` (what `payorch listen` polls).
+ */
+function isFollowing(method: string, path: string, url: string): boolean {
+  if (method !== 'GET') return false;
+  if (path === '/request-log') return true;
+  return path === '/events' && /[?&]ending_before=/.test(url);
+}
+
+export class RequestLog {
+  /** Per account: its entries and its own sequence (a shared one would tell an account how busy the others are). */
+  private readonly rings = new Map<string, { seq: number; entries: RequestLogEntry[] }>();
+
+  constructor(private readonly size = REQUEST_LOG_SIZE) {}
+
+  record(r: RequestSummary): void {
+    if (!r.accountId) return;
+    const q = r.url.indexOf('?');
+    const full = q < 0 ? r.url : r.url.slice(0, q);
+    const path = full.startsWith(API_PREFIX + '/') ? full.slice(API_PREFIX.length) : full;
+    if (isFollowing(r.method, path, r.url)) return;
+    let log = this.rings.get(r.accountId);
+    if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
+    const ring = log.entries;
+    ring.push({
+      object: 'request_log_entry',
+      seq: ++log.seq,
+      request_id: r.requestId,
+      method: r.method,
+      path,
+      status: r.status,
+      duration_ms: Math.max(0, Math.round(r.ms)),
+      created_at: new Date().toISOString(),
+    });
+    if (ring.length > this.size) ring.splice(0, ring.length - this.size);
+  }
+
+  /** The account's entries after `q.after` (oldest first), else its newest `limit` entries; filtered. */
+  read(accountId: string, url: string, q: RequestLogQuery): RequestLogPage {
+    const limit = q.limit ?? 100;
+    const log = this.rings.get(accountId);
+    const ring = log?.entries ?? [];
+    // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
+    const after = q.after !== undefined && q.after > (log?.seq ?? 0) ? 0 : q.after;
+    const match = (e: RequestLogEntry) => (q.status === undefined || statusMatches(q.status, e.status)) && (q.path === undefined || e.path.startsWith(q.path));
+    if (after === undefined) {
+      const data = ring.filter(match).slice(-limit);
+      return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };
+    }
+    const data: RequestLogEntry[] = [];
+    let scanned = after;
+    let has_more = false;
+    for (const e of ring) {
+      if (e.seq <= after) continue;
+      if (!match(e)) {
+        scanned = e.seq;
+        continue;
+      }
+      if (data.length === limit) {
+        has_more = true;
+        break;
+      }
+      data.push(e);
+      scanned = e.seq;
+    }
+    return { object: 'list', data, has_more, next_after: scanned, url };
+  }
+}
+
+const logs = new WeakMap<object, RequestLog>();
+
+/** The request log of one server (keyed by its services object, which both the tap and the route reach). */
+export function requestLogOf(services: object): RequestLog {
+  let log = logs.get(services);
+  if (!log) logs.set(services, (log = new RequestLog()));
+  return log;
+}
