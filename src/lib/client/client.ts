@@ -17,6 +17,9 @@ import {
   WalletsResource,
 } from './resources/payments.js';
 import * as billing from './resources/billing.js';
+import { EventsResource, TriggersResource } from './resources/events.js';
+import { WebhookEndpointsResource } from './resources/webhooks.js';
+import { RequestLogResource } from './resources/logs.js';
 
 export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
 
@@ -107,6 +110,10 @@ export class Client {
   readonly checkoutSessions: billing.CheckoutSessionsResource;
   readonly portalSessions: billing.PortalSessionsResource;
   readonly testClock: billing.TestClockResource;
+  readonly events: EventsResource;
+  readonly webhookEndpoints: WebhookEndpointsResource;
+  readonly testHelpers: TriggersResource;
+  readonly requestLog: RequestLogResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -137,6 +144,10 @@ export class Client {
     this.checkoutSessions = new billing.CheckoutSessionsResource(this);
     this.portalSessions = new billing.PortalSessionsResource(this);
     this.testClock = new billing.TestClockResource(this);
+    this.events = new EventsResource(this);
+    this.webhookEndpoints = new WebhookEndpointsResource(this);
+    this.testHelpers = new TriggersResource(this);
+    this.requestLog = new RequestLogResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */

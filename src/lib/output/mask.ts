@@ -1,6 +1,6 @@
 // The one masking rule for secrets shown to people or written to logs: keep a recognisable prefix and the
 // last four characters, never more.
-const PREFIX = /^(sk_test_|sk_live_|rk_test_|rk_live_|cs_)/;
+const PREFIX = /^(sk_test_|sk_live_|rk_test_|rk_live_|cs_|whsec_)/;
 
 /** `sk_test_abc…wxyz` → `sk_test_…wxyz`; `cs_…` likewise; anything else → `…wxyz`. */
 export function maskSecret(value: string | null | undefined): string {

@@ -107,6 +107,11 @@ export function jsonText(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(JSON_RAW_CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** One value as one line of JSON (`listen --json`: a line per event), escaped as `jsonText` escapes. */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(JSON_RAW_CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string {
   const c = color();
   const width = Math.max(...fields.map((f) => f.label.length));

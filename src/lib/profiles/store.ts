@@ -9,6 +9,8 @@ import { CliError, EXIT } from '../cli/errors.js';
 export interface Profile {
   api_key: string;
   base_url?: string;
+  /** `payorch listen`'s signing secret for this profile (README "Events and webhooks"). */
+  listen_secret?: string;
 }
 
 export interface ProfileData {
@@ -77,7 +79,9 @@ async function conf() {
 
 export async function saveProfile(name: string, profile: Profile, makeActive: boolean): Promise<void> {
   const c = await conf();
-  c.set(`profiles`, { ...c.get('profiles'), [name]: profile });
+  // Adding a profile again keeps its listener secret, so that a `.env` holding it keeps working.
+  const kept = c.get('profiles')[name]?.listen_secret;
+  c.set(`profiles`, { ...c.get('profiles'), [name]: kept && !profile.listen_secret ? { ...profile, listen_secret: kept } : profile });
   const active = c.get('active');
   // No active profile, or one that no longer exists (a hand-edited file): the new one takes its place.
   if (makeActive || !active || !c.get('profiles')[active]) c.set('active', name);
@@ -98,4 +102,38 @@ export async function removeProfile(name: string): Promise<void> {
   delete profiles[name];
   c.set('profiles', profiles);
   if (c.get('active') === name) c.delete('active');
+}
+
+const LISTEN_SECRET = /^whsec_[A-Za-z0-9]{16,128}$/;
+
+/**
+ * `payorch listen`'s signing secret: the profile's (`profile` named), else the one for commands without a
+ * profile (the local server, or a key and base URL from flags or environment). Made once and stored in the
+ * profiles file (mode 0600), so that it stays the same across runs. A stored value that is not a secret of ours
+ * is replaced.
+ */
+export async function listenSecret(profile: string | undefined, make: () => string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const stored = (): string | undefined => {
+    let raw: { listen_secret?: unknown; profiles?: Record<string, { listen_secret?: unknown }> };
+    try {
+      raw = JSON.parse(readFileSync(configPath(env), 'utf8')) as typeof raw;
+    } catch {
+      return undefined;
+    }
+    const value = profile === undefined ? raw?.listen_secret : raw?.profiles?.[profile]?.listen_secret;
+    return typeof value === 'string' && LISTEN_SECRET.test(value) ? value : undefined;
+  };
+  const found = stored();
+  if (found) return found;
+  readProfiles(env); // an unusable profiles file is an error (exit 3) rather than overwritten
+  const c = await conf();
+  const secret = make();
+  if (profile === undefined) c.set('listen_secret' as never, secret as never);
+  else {
+    const profiles = c.get('profiles');
+    if (!profiles[profile]) throw new CliError(`No profile named "${profile}".`, EXIT.AUTH);
+    c.set('profiles', { ...profiles, [profile]: { ...profiles[profile], listen_secret: secret } });
+  }
+  // Two listeners starting at once: both end up with what the file holds.
+  return stored() ?? secret;
 }
