@@ -1,0 +1,16 @@
+import { Args } from '@oclif/core';
+import { ApiCommand, listFlags } from '../../lib/cli/base.js';
+import { deliveryColumns } from '../../lib/output/views/events.js';
+
+export default class EventsDeliveries extends ApiCommand {
+  static override summary = "An event's deliveries to webhook endpoints (status, attempts, last response)";
+  static override examples = ['<%= config.bin %> events deliveries evt_…'];
+  static override args = { id: Args.string({ description: 'Event id (evt_…)', required: true }) };
+  static override flags = { limit: listFlags.limit, 'starting-after': listFlags['starting-after'], 'ending-before': listFlags['ending-before'] };
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(EventsDeliveries);
+    const list = await (await this.client(flags)).events.deliveries(args.id, { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] });
+    return this.table(list, deliveryColumns, 'No deliveries of this event.');
+  }
+}

@@ -1,0 +1,118 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand } from '../lib/cli/base.js';
+import { eventPatterns, forwardEvent, forwardUrl, matchesAny, pause, PollInterval, untilStopped } from '../lib/cli/events.js';
+import { resolveTarget } from '../lib/cli/target.js';
+import { ApiError, ConnectionError } from '../lib/client/errors.js';
+import type { Client } from '../lib/client/client.js';
+import type { Event } from '../lib/contract/events.js';
+import { listenSecret } from '../lib/profiles/store.js';
+import { maskSecret } from '../lib/output/mask.js';
+import { jsonLine, safeText } from '../lib/output/render.js';
+import { eventLine, forwardLine } from '../lib/output/views/events.js';
+
+/** A poll's own request: no retries of its own (the loop polls again) and a bound, so Ctrl-C is never held up. */
+const POLL = { maxRetries: 0, timeoutMs: 10_000 };
+
+export default class Listen extends ApiCommand {
+  static override summary = 'Print events as they happen, and forward each to a local URL signed like a webhook';
+  static override description =
+    "Starts from now: events recorded before it started are not replayed. Each event is POSTed to --forward-to with the X-Payorch-* headers and a signature made with the listener's secret (`--print-secret` prints it; it stays the same for a profile across runs). Ctrl-C stops.";
+  static override examples = [
+    '<%= config.bin %> listen --forward-to localhost:3000/webhooks',
+    '<%= config.bin %> listen --events payment.captured,refund.* --json',
+    'echo "PAYORCH_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)" >> .env',
+  ];
+  static override flags = {
+    'forward-to': Flags.string({ description: 'POST each event to this URL (localhost:3000/webhooks: http:// is assumed)' }),
+    events: Flags.string({ description: 'Only these event types, comma-separated; `*` patterns work (payment.*,*.created)' }),
+    'print-secret': Flags.boolean({ description: "Print the listener's signing secret and exit" }),
+    'forward-timeout': Flags.integer({ description: 'Seconds to wait for the --forward-to target per event (default 10)', min: 1, max: 300, default: 10 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Listen);
+    const patterns = flags.events !== undefined ? await eventPatterns('--events', flags.events) : undefined;
+    const target = flags['forward-to'] !== undefined ? forwardUrl(flags['forward-to']) : undefined;
+    const where = resolveTarget(flags, this.io.env);
+    const secret = await listenSecret(where.kind === 'http' ? where.profile : undefined, newSecret, this.io.env);
+    if (flags['print-secret']) {
+      this.io.stdout.write(this.jsonMode ? jsonLine({ object: 'listen_secret', secret }) + '\n' : secret + '\n');
+      return;
+    }
+    const stop = untilStopped();
+    try {
+      const client = await this.client(flags);
+      let cursor = (await client.events.list({ limit: 1 }, POLL)).data[0];
+      this.notice(
+        `Ready: listening for ${patterns ? patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
+      );
+      const interval = new PollInterval();
+      let unreachable = false;
+      while (!stop.signal.aborted) {
+        let fresh: Event[] = [];
+        try {
+          fresh = await Promise.race([newEvents(client, cursor), stop.stopped.then(() => [] as Event[])]);
+          if (unreachable) this.notice('Reconnected.');
+          unreachable = false;
+        } catch (err) {
+          if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500))) throw err;
+          if (!unreachable) this.notice(`Cannot read events from ${client.baseUrl} (${err.message}); trying again…`);
+          unreachable = true;
+        }
+        for (const event of fresh) {
+          cursor = event;
+          if (!matchesAny(patterns, event.type)) continue;
+          if (this.jsonMode) this.io.stdout.write(jsonLine(event) + '\n');
+          else this.io.stdout.write(safeText(eventLine(event)) + '\n');
+          if (target && !stop.signal.aborted) {
+            const r = await forwardEvent(target, event, secret, { timeoutMs: flags['forward-timeout'] * 1000, userAgent: `payorch/${this.config.version}`, signal: stop.signal });
+            (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
+          }
+        }
+        await pause(interval.next(fresh.length > 0), stop.signal);
+      }
+    } finally {
+      stop.dispose();
+    }
+  }
+}
+
+const newSecret = () => `whsec_${randomHex(24)}`;
+
+function randomHex(bytes: number): string {
+  // node:crypto's getRandomValues through the global Web Crypto: no import on the start-up path.
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
+}
+
+/**
+ * The events after `cursor`, oldest first (all of them, page after page). Without a cursor the log was empty
+ * when listening began, so everything in it is new. A cursor event that is gone (retention, after the test
+ * clock moved 30 days) is replaced by the time of that event: events from that second on (at least once, as deliveries are).
+ */
+async function newEvents(client: Client, cursor: Event | undefined): Promise<Event[]> {
+  const out: Event[] = [];
+  if (!cursor) {
+    for await (const e of client.events.listAll({})) out.push(e);
+    return out.reverse();
+  }
+  let after = cursor;
+  for (;;) {
+    let page;
+    try {
+      page = await client.events.list({ ending_before: after.id, limit: 100 }, POLL);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before') return sinceTime(client, after);
+      throw err;
+    }
+    const oldestFirst = [...page.data].reverse();
+    out.push(...oldestFirst);
+    if (!page.has_more || oldestFirst.length === 0) return out;
+    after = oldestFirst.at(-1)!;
+  }
+}
+
+async function sinceTime(client: Client, gone: Event): Promise<Event[]> {
+  const out: Event[] = [];
+  for await (const e of client.events.listAll({ 'created[gte]': gone.created })) out.push(e);
+  return out.reverse();
+}

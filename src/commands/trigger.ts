@@ -1,0 +1,43 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, idempotencyFlag } from '../lib/cli/base.js';
+import { checkEventType } from '../lib/cli/events.js';
+import { CliError, EXIT } from '../lib/cli/errors.js';
+import { EVENT_TYPES, eventTypes } from '../lib/contract/events.js';
+import { tableText } from '../lib/output/render.js';
+import { eventColumns } from '../lib/output/views/events.js';
+
+export default class Trigger extends ApiCommand {
+  static override summary = 'Make an event happen for real (creates the objects that produce it) and show the events it caused';
+  static override examples = [
+    '<%= config.bin %> trigger payment.captured',
+    '<%= config.bin %> trigger payment.captured --amount 500 --currency eur --json',
+    '<%= config.bin %> trigger --list',
+  ];
+  static override args = { event: Args.string({ description: 'Event type, e.g. payment.captured (`--list` shows every type)' }) };
+  static override flags = {
+    list: Flags.boolean({ description: 'List every event type and when it happens' }),
+    amount: Flags.integer({ description: 'Amount in minor units, for scenarios that take one', min: 1 }),
+    currency: Flags.string({ description: 'Currency, for scenarios that take one' }),
+    'idempotency-key': idempotencyFlag,
+  };
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(Trigger);
+    if (flags.list) {
+      const types = eventTypes.map((type) => ({ type, object: EVENT_TYPES[type].object, when: EVENT_TYPES[type].when }));
+      return this.print(types, () => tableText(types, [
+        { header: 'TYPE', value: (t) => t.type },
+        { header: 'OBJECT', value: (t) => t.object },
+        { header: 'WHEN', value: (t) => t.when },
+      ]));
+    }
+    if (args.event === undefined) throw new CliError('Name the event type to trigger (e.g. payment.captured), or pass --list to see them all.', EXIT.USAGE);
+    const type = await checkEventType('EVENT', args.event);
+    const client = await this.client(flags);
+    const out = await client.testHelpers.trigger(type, { amount: flags.amount, currency: flags.currency }, { idempotencyKey: flags['idempotency-key'] });
+    return this.print(out, async () => {
+      const objects = Object.entries(out.objects ?? {}).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+      return [`Triggered ${out.event_type}: ${out.events.length} event${out.events.length === 1 ? '' : 's'}.`, await tableText(out.events, eventColumns), ...(objects ? [`Objects: ${objects}`] : [])].join('\n');
+    });
+  }
+}

@@ -1,0 +1,27 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand, listFlags } from '../../lib/cli/base.js';
+import { deliveryColumns } from '../../lib/output/views/events.js';
+
+export default class WebhooksDeliveries extends ApiCommand {
+  static override summary = "A webhook endpoint's deliveries, newest first (status, attempts, next attempt, last response)";
+  static override examples = ['<%= config.bin %> webhooks deliveries we_… --status failed'];
+  static override args = { id: Args.string({ description: 'Webhook endpoint id (we_…)', required: true }) };
+  static override flags = {
+    limit: listFlags.limit,
+    'starting-after': listFlags['starting-after'],
+    'ending-before': listFlags['ending-before'],
+    status: Flags.string({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed'] }),
+  };
+
+  async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(WebhooksDeliveries);
+    const client = await this.client(flags);
+    const list = await client.webhookEndpoints.deliveries(args.id, {
+      limit: flags.limit,
+      starting_after: flags['starting-after'],
+      ending_before: flags['ending-before'],
+      status: flags.status as 'pending' | 'succeeded' | 'failed' | undefined,
+    });
+    return this.table(list, deliveryColumns, 'No deliveries.');
+  }
+}

@@ -1,0 +1,168 @@
+// What `payorch listen`, `trigger` and `logs tail` share: event types checked against the catalog (with the
+// nearest known one), following a log until Ctrl-C, and forwarding an event to a local URL signed like a
+// webhook delivery (docs/api.md "Events and webhooks").
+import { EVENT_TYPES, eventTypeMatches, eventTypes, isEventType, type Event } from '../contract/events.js';
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, signatureHeader, SIGNATURE_HEADER, TEST_MODE_HEADER } from '../webhooks/signature.js';
+import { CliError, EXIT } from './errors.js';
+import { printable } from '../output/render.js';
+
+/** The known event type nearest to `input` (edit distance), when one is near enough to be a likely typo. */
+export async function nearestEventType(input: string): Promise<string | undefined> {
+  const { closest, distance } = await import('fastest-levenshtein');
+  const best = closest(input, eventTypes);
+  return distance(input, best) <= Math.max(3, Math.floor(input.length / 3)) ? best : undefined;
+}
+
+/** A usage error (exit 2) for an unknown type, naming the nearest known one. */
+async function unknownType(flag: string, value: string): Promise<CliError> {
+  const near = await nearestEventType(value);
+  return new CliError(
+    `Unknown event type "${printable(value)}" (${flag}).${near ? ` Did you mean ${near}?` : ''} \`payorch trigger --list\` shows every type.`,
+    EXIT.USAGE,
+  );
+}
+
+/** One event type, checked against the catalog. */
+export async function checkEventType(flag: string, value: string): Promise<keyof typeof EVENT_TYPES> {
+  if (!isEventType(value)) throw await unknownType(flag, value);
+  return value;
+}
+
+/**
+ * `a,b,payment.*` → the patterns, each a known type or a `*` pattern that matches at least one known type.
+ * Blank entries and an empty list are usage errors.
+ */
+export async function eventPatterns(flag: string, csv: string): Promise<string[]> {
+  const patterns = csv.split(',').map((p) => p.trim());
+  if (patterns.length === 0 || patterns.some((p) => p === '')) throw new CliError(`${flag} takes event types or patterns separated by commas (e.g. payment.captured,refund.*).`, EXIT.USAGE);
+  for (const p of patterns) {
+    if (p.includes('*')) {
+      if (!/^[a-z_.*]+$/.test(p) || !eventTypes.some((t) => eventTypeMatches(p, t))) {
+        throw new CliError(`The pattern "${printable(p)}" (${flag}) matches no event type. \`payorch trigger --list\` shows every type.`, EXIT.USAGE);
+      }
+    } else if (!isEventType(p)) throw await unknownType(flag, p);
+  }
+  return patterns;
+}
+
+export const matchesAny = (patterns: string[] | undefined, type: string) => !patterns || patterns.some((p) => eventTypeMatches(p, type));
+
+/**
+ * Resolves when the process gets SIGINT or SIGTERM (Ctrl-C, `kill`); `signal` aborts then, so that a wait or a
+ * request in progress ends at once. The handlers are removed by `dispose`.
+ */
+export function untilStopped(): { stopped: Promise<void>; signal: AbortSignal; dispose: () => void } {
+  const ctl = new AbortController();
+  let resolve!: () => void;
+  const stopped = new Promise<void>((r) => (resolve = r));
+  const stop = () => {
+    ctl.abort();
+    resolve();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return {
+    stopped,
+    signal: ctl.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * How often a follower polls (docs/api.md "Events and webhooks", Listening): every 250 ms while something new
+ * keeps arriving, slowing by half again on each empty poll to once a second when idle.
+ */
+export class PollInterval {
+  static readonly MIN_MS = 250;
+  static readonly MAX_MS = 1000;
+  private ms = PollInterval.MIN_MS;
+  next(foundSomething: boolean): number {
+    this.ms = foundSomething ? PollInterval.MIN_MS : Math.min(PollInterval.MAX_MS, Math.round(this.ms * 1.5));
+    return this.ms;
+  }
+}
+
+/** `localhost:3000/webhooks` → `http://localhost:3000/webhooks`; anything but an http(s) URL with a host is a usage error. */
+export function forwardUrl(input: string): URL {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(input) ? input : `http://${input}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`--forward-to takes a URL such as localhost:3000/webhooks or https://example.test/hook; got "${printable(input)}".`, EXIT.USAGE);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new CliError(`--forward-to must be an http or https URL; got "${printable(input)}".`, EXIT.USAGE);
+  }
+  if (url.username || url.password) throw new CliError('--forward-to must not carry a user name or password.', EXIT.USAGE);
+  return url;
+}
+
+export type ForwardResult = { status: number; ms: number } | { error: string; ms: number };
+
+/**
+ * POSTs `event` to `url` as a webhook delivery would (body = the event's JSON, X-Payorch-* headers, signature
+ * with `secret`), within `timeoutMs`. Never throws: an unreachable, failing or slow target is a result.
+ * Redirects are not followed (the signed body goes where the user said, nowhere else).
+ */
+export async function forwardEvent(url: URL, event: Event, secret: string, opts: { timeoutMs: number; userAgent: string; signal?: AbortSignal }): Promise<ForwardResult> {
+  const body = JSON.stringify(event);
+  const started = Date.now();
+  const lib = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'user-agent': opts.userAgent,
+    [SIGNATURE_HEADER]: signatureHeader(body, secret, Math.floor(Date.now() / 1000)),
+    [EVENT_TYPE_HEADER]: event.type,
+    [EVENT_ID_HEADER]: event.id,
+    [TEST_MODE_HEADER]: 'true',
+  };
+  return new Promise<ForwardResult>((resolve) => {
+    let done = false;
+    const finish = (r: ForwardResult) => {
+      if (done) return;
+      done = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(r);
+    };
+    const req = lib.request(url, { method: 'POST', headers, agent: false }, (res) => {
+      // Only the status matters; the body is read and dropped (at most what arrives before the timeout).
+      res.on('data', () => undefined);
+      res.on('end', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
+      res.on('error', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
+    });
+    const timer = setTimeout(() => {
+      finish({ error: `no answer within ${Math.round(opts.timeoutMs / 1000)} s`, ms: Date.now() - started });
+      req.destroy();
+    }, opts.timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      finish({ error: err.code ? `${err.code}` : err.message, ms: Date.now() - started });
+    });
+    const onAbort = () => {
+      finish({ error: 'stopped', ms: Date.now() - started });
+      req.destroy();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    req.end(body);
+  });
+}

@@ -1,0 +1,85 @@
+// Views of events, webhook endpoints, deliveries and the request log.
+import type { Event } from '../../contract/events.js';
+import type { RequestLogEntry } from '../../contract/requestlog.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../../client/resources/webhooks.js';
+import { formatMoney, formatTime } from '../format.js';
+import { maskSecret } from '../mask.js';
+import { color, printable, statusText, type Column, type Field } from '../render.js';
+
+const objectId = (e: Event) => e.data.object.id;
+const objectKind = (e: Event) => e.data.object.object;
+
+export const eventFields: Field<Event>[] = [
+  { label: 'id', value: (e) => e.id },
+  { label: 'type', value: (e) => e.type },
+  { label: 'object', value: (e) => `${objectKind(e)} ${objectId(e)}` },
+  { label: 'amount', value: (e) => (e.amount !== undefined && e.currency ? formatMoney(e.amount, e.currency) : '') },
+  { label: 'session', value: (e) => e.session_id },
+  { label: 'processor', value: (e) => e.psp },
+  { label: 'changed', value: (e) => Object.entries(e.data.previous_attributes ?? {}).map(([k, v]) => `${k} (was ${typeof v === 'object' ? JSON.stringify(v) : String(v)})`).join(', ') },
+  { label: 'created', value: (e) => formatTime(e.created) },
+];
+
+export const eventColumns: Column<Event>[] = [
+  { header: 'ID', value: (e) => e.id },
+  { header: 'TYPE', value: (e) => e.type },
+  { header: 'OBJECT', value: objectId },
+  { header: 'CREATED', value: (e) => formatTime(e.created) },
+];
+
+/** `listen`'s line for an event: time, type, event id, object id — data escaped (printable). */
+export function eventLine(e: Event): string {
+  const c = color();
+  const time = formatTime(e.created).replace(' UTC', '');
+  return `${c.dim(printable(time))}  ${c.bold(printable(e.type))}  ${printable(e.id)}  ${c.dim(printable(objectId(e)))}`;
+}
+
+/** `listen --forward-to`'s line for a forward: `  --> 200 POST http://…` (or the error). */
+export function forwardLine(url: string, r: { status: number; ms: number } | { error: string; ms: number }): string {
+  const c = color();
+  if ('error' in r) return `  ${c.red('--> ERR')} POST ${printable(url)} ${c.red(printable(r.error))}`;
+  const code = r.status >= 200 && r.status < 300 ? c.green(String(r.status)) : c.red(String(r.status));
+  return `  --> ${code} POST ${printable(url)} ${c.dim(`(${r.ms} ms)`)}`;
+}
+
+export const webhookEndpointFields: Field<WebhookEndpoint>[] = [
+  { label: 'id', value: (w) => w.id },
+  { label: 'url', value: (w) => w.url },
+  { label: 'events', value: (w) => w.enabled_events.join(', ') },
+  { label: 'enabled', value: (w) => (w.enabled ? 'yes' : 'no') },
+  { label: 'description', value: (w) => w.description },
+  { label: 'metadata', value: (w) => Object.entries(w.metadata ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') },
+  { label: 'created', value: (w) => formatTime(w.created) },
+];
+
+/** The endpoint with its signing secret in full (create, roll: the moments the secret is needed). */
+export const webhookEndpointWithSecretFields: Field<WebhookEndpoint>[] = [...webhookEndpointFields, { label: 'signing secret', value: (w) => w.secret }];
+
+export const webhookEndpointColumns: Column<WebhookEndpoint>[] = [
+  { header: 'ID', value: (w) => w.id },
+  { header: 'URL', value: (w) => w.url },
+  { header: 'EVENTS', value: (w) => w.enabled_events.join(',') },
+  { header: 'ENABLED', value: (w) => (w.enabled ? 'yes' : 'no') },
+  { header: 'CREATED', value: (w) => formatTime(w.created) },
+];
+
+export const maskedSecret = (s: string) => maskSecret(s);
+
+export const deliveryColumns: Column<WebhookDelivery>[] = [
+  { header: 'ID', value: (d) => d.id },
+  { header: 'STATUS', value: (d) => d.status, status: true },
+  { header: 'EVENT', value: (d) => `${d.event_type} ${d.event}` },
+  { header: 'ENDPOINT', value: (d) => d.webhook_endpoint },
+  { header: 'ATTEMPTS', value: (d) => d.attempts },
+  { header: 'LAST', value: (d) => (d.last_response_code ?? d.last_error ?? '') },
+  { header: 'NEXT', value: (d) => formatTime(d.next_attempt_at) },
+];
+
+/** `logs tail`'s line: time, status, method, path, duration, request id. */
+export function requestLogLine(r: RequestLogEntry): string {
+  const c = color();
+  const status = r.status >= 500 ? c.red(String(r.status)) : r.status >= 400 ? c.yellow(String(r.status)) : c.green(String(r.status));
+  return `${c.dim(printable(formatTime(r.created_at).replace(' UTC', '')))}  ${status}  ${printable(r.method).padEnd(6)} ${printable(r.path)}  ${c.dim(`${r.duration_ms} ms  ${printable(r.request_id)}`)}`;
+}
+
+export { statusText };
