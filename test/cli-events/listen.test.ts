@@ -1,0 +1,172 @@
+// `payorch listen`: the real binary following a real server's event log from "now", forwarding each event to a
+// real local receiver signed with the listener's secret (checked here with the signature module and the secret
+// `--print-secret` printed), `--json` lines, `--events` filters, Ctrl-C / SIGTERM, and targets that fail.
+import { statSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeSignature, parseSignatureHeader } from '../../dist/lib/webhooks/signature.js';
+import { against, runCli } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+import { confirm, newSession } from '../payments/util.js';
+import { eventually, receiver, spawnCli, type Received } from './util.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+const ready = (t: string) => t.includes('Ready: listening');
+
+function verified(r: Received, secret: string): boolean {
+  const parsed = parseSignatureHeader(String(r.headers['x-payorch-signature'] ?? ''));
+  if (!parsed) return false;
+  const expected = Buffer.from(computeSignature(r.body, secret, parsed.timestamp), 'hex');
+  return parsed.signatures.some((sig) => timingSafeEqual(Buffer.from(sig, 'hex'), expected));
+}
+
+async function paidSession(amount = 1999) {
+  const session = await newSession(s, { amount });
+  const paid = await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' });
+  expect(paid.status).toBe(200);
+  return { session, payment: paid.body as { id: string } };
+}
+
+describe('payorch listen --forward-to', () => {
+  it('forwards each new event, in order, signed with the secret --print-secret prints; nothing from before it started; Ctrl-C exits 0', async () => {
+    const home = tempDir();
+    const printed = await runCli(['listen', '--print-secret', ...against(s)], { home });
+    expect(printed.code).toBe(0);
+    const secret = printed.stdout.trim();
+    expect(printed.stdout).toBe(`${secret}\n`);
+    expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    // Stable across runs (a .env keeps working), stored 0600.
+    expect((await runCli(['listen', '--print-secret', ...against(s)], { home })).stdout).toBe(`${secret}\n`);
+    expect(statSync(join(home, 'config.json')).mode & 0o777).toBe(0o600);
+
+    const before = await paidSession(111); // recorded before listen starts: never forwarded
+    const rx = await receiver();
+    const listen = spawnCli(['listen', '--forward-to', `127.0.0.1:${rx.port}/webhooks`, ...against(s)], { home });
+    try {
+      await listen.waitFor('stderr', ready);
+      const { session, payment } = await paidSession(2500);
+      await eventually(() => rx.received.some((r) => r.headers['x-payorch-event-type'] === 'payment_session.succeeded'));
+      const types = rx.received.map((r) => r.headers['x-payorch-event-type']);
+      expect(types).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
+      for (const r of rx.received) {
+        expect(verified(r, secret)).toBe(true);
+        expect(verified({ ...r, body: r.body.replace('2500', '2501') }, secret)).toBe(false);
+        const event = JSON.parse(r.body);
+        expect(r.headers['x-payorch-event-id']).toBe(event.id);
+        expect(r.headers['x-payorch-test-mode']).toBe('true');
+        expect(r.headers['content-type']).toBe('application/json');
+        expect(r.headers['user-agent']).toMatch(/^payorch\//);
+        // the API key goes to the configured server only
+        expect(r.headers.authorization).toBeUndefined();
+        expect(r.body).not.toContain(s.apiKey);
+        expect(JSON.stringify(r.headers)).not.toContain(s.apiKey);
+        expect([session.id, payment.id]).toContain(event.data.object.id);
+        expect(r.body).not.toContain(before.session.id);
+      }
+      await listen.waitFor('stdout', (t) => (t.match(/--> 200 POST http:\/\/127\.0\.0\.1:\d+\/webhooks/g) ?? []).length === 3);
+      expect(listen.stdout()).toMatch(/payment\.captured\s+evt_\w+\s+/);
+      expect(listen.stdout()).toContain(payment.id);
+    } finally {
+      const end = await listen.stop('SIGINT');
+      await rx.close();
+      expect(end).toEqual({ code: 0, signal: null });
+    }
+    expect(listen.stderr()).not.toMatch(/at .*\.js:\d+|Error/);
+    // the secret is never shown whole except by --print-secret
+    expect(listen.stdout() + listen.stderr()).not.toContain(secret);
+    expect(listen.stdout() + listen.stderr()).not.toContain(s.apiKey);
+  });
+
+  it('keeps going past a target that refuses, fails or hangs (each forward has a timeout), and SIGTERM exits 0', async () => {
+    let n = 0;
+    const rx = await receiver(() => (++n === 1 ? 'hang' : 500));
+    const listen = spawnCli(['listen', '--forward-to', `http://127.0.0.1:${rx.port}/hook`, '--forward-timeout', '1', '--events', 'payment_session.created', ...against(s)]);
+    const closed = await receiver();
+    const closedPort = closed.port;
+    await closed.close();
+    const refused = spawnCli(['listen', '--forward-to', `localhost:${closedPort}/x`, '--events', 'payment_session.created', ...against(s)]);
+    try {
+      await Promise.all([listen.waitFor('stderr', ready), refused.waitFor('stderr', ready)]);
+      await newSession(s);
+      await newSession(s);
+      // first: no answer within 1 s; second: 500 — both reported, the listener still running
+      await listen.waitFor('stdout', (t) => /--> ERR POST http:\/\/127\.0\.0\.1:\d+\/hook no answer within 1 s/.test(t) && /--> 500 POST/.test(t));
+      await refused.waitFor('stdout', (t) => (t.match(/--> ERR POST http:\/\/localhost:\d+\/x ECONNREFUSED/g) ?? []).length === 2);
+      expect(rx.received).toHaveLength(2);
+    } finally {
+      const ends = await Promise.all([listen.stop('SIGTERM'), refused.stop('SIGINT')]);
+      await rx.close();
+      expect(ends).toEqual([{ code: 0, signal: null }, { code: 0, signal: null }]);
+    }
+  });
+
+  it('Ctrl-C while a forward hangs ends at once, exit 0 (the forward is abandoned)', async () => {
+    const rx = await receiver(() => 'hang');
+    const listen = spawnCli(['listen', '--forward-to', `127.0.0.1:${rx.port}/hook`, '--forward-timeout', '300', ...against(s)]);
+    try {
+      await listen.waitFor('stderr', ready);
+      await newSession(s);
+      await eventually(() => rx.received.length > 0);
+    } finally {
+      const end = await listen.stop('SIGINT');
+      await rx.close();
+      expect(end).toEqual({ code: 0, signal: null });
+    }
+    expect(listen.stdout()).toContain('--> ERR POST');
+  });
+});
+
+describe('payorch listen --json and --events', () => {
+  it('prints one JSON event per line and nothing else on stdout; --events keeps only the matching types', async () => {
+    const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', ...against(s)]);
+    try {
+      await listen.waitFor('stderr', ready);
+      const { payment } = await paidSession();
+      await listen.waitFor('stdout', (t) => t.includes('"payment_session.succeeded"'));
+    } finally {
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    }
+    const lines = listen.stdout().trimEnd().split('\n');
+    const events = lines.map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual(['payment.captured', 'payment_session.succeeded']);
+    for (const e of events) {
+      expect(e).toMatchObject({ object: 'event', livemode: false });
+      expect(e.id).toMatch(/^evt_/);
+    }
+    // exactly the API's event
+    expect(events[0]).toEqual((await s.request('GET', `/events/${events[0].id}`)).body);
+  });
+
+  it('refuses an unknown type naming the nearest one (exit 2), and a pattern that matches nothing, before any request', async () => {
+    const typo = await runCli(['listen', '--events', 'payment.captuerd', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Did you mean payment.captured?');
+    const none = await runCli(['listen', '--events', 'nothing.*', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('matches no event type');
+    const bad = await runCli(['listen', '--forward-to', 'ftp://x/y', ...against(s)]);
+    expect(bad.code).toBe(2);
+  });
+
+  it('keeps one secret per profile, separate from the secret of commands without a profile', async () => {
+    const home = tempDir();
+    for (const name of ['a', 'b']) expect((await runCli(['profiles', 'add', name, '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
+    const secretOf = async (args: string[]) => (await runCli(['listen', '--print-secret', ...args], { home })).stdout.trim();
+    const a = await secretOf(['--profile', 'a']);
+    const b = await secretOf(['--profile', 'b']);
+    const none = await secretOf(against(s));
+    expect(new Set([a, b, none]).size).toBe(3);
+    expect(await secretOf(['--profile', 'a'])).toBe(a);
+    // replacing the profile (a new key) keeps its secret
+    expect((await runCli(['profiles', 'add', 'a', '--force', '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
+    expect(await secretOf(['--profile', 'a'])).toBe(a);
+    expect(readFileSync(join(home, 'config.json'), 'utf8')).toContain(a);
+  });
+});
