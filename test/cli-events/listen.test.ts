@@ -155,6 +155,22 @@ describe('payorch listen --json and --events', () => {
     expect(bad.code).toBe(2);
   });
 
+  it('works on the embedded default with no key configured: another command’s change in the same data directory arrives', async () => {
+    const home = tempDir();
+    const env = { PAYORCH_DAEMON: '0' };
+    const listen = spawnCli(['listen', '--json'], { home, env });
+    try {
+      await listen.waitFor('stderr', ready);
+      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], { home, env });
+      expect(made.code, made.stderr).toBe(0);
+      const id = made.json().id;
+      await listen.waitFor('stdout', (t) => t.includes(id));
+      expect(JSON.parse(listen.stdout().trim().split('\n')[0]!)).toMatchObject({ type: 'payment_session.created', data: { object: { id } } });
+    } finally {
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    }
+  });
+
   it('keeps one secret per profile, separate from the secret of commands without a profile', async () => {
     const home = tempDir();
     for (const name of ['a', 'b']) expect((await runCli(['profiles', 'add', name, '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
