@@ -26,7 +26,7 @@ export default class Listen extends ApiCommand {
     'forward-to': Flags.string({ description: 'POST each event to this URL (localhost:3000/webhooks: http:// is assumed)' }),
     events: Flags.string({ description: 'Only these event types, comma-separated; `*` patterns work (payment.*,*.created)' }),
     'print-secret': Flags.boolean({ description: "Print the listener's signing secret and exit" }),
-    'forward-timeout': Flags.integer({ description: 'Seconds to wait for the --forward-to target per event (default 10)', min: 1, max: 300, default: 10 }),
+    'forward-timeout': Flags.integer({ description: 'Seconds to wait for the --forward-to target per event', min: 1, max: 300, default: 10 }),
   };
 
   async run(): Promise<void> {

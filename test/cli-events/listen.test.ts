@@ -57,7 +57,8 @@ describe('payorch listen --forward-to', () => {
       expect(types).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
       for (const r of rx.received) {
         expect(verified(r, secret)).toBe(true);
-        expect(verified({ ...r, body: r.body.replace('2500', '2501') }, secret)).toBe(false);
+        expect(verified({ ...r, body: r.body.replace(':2500', ':2501') }, secret)).toBe(false);
+        expect(r.body).toContain(':2500');
         const event = JSON.parse(r.body);
         expect(r.headers['x-payorch-event-id']).toBe(event.id);
         expect(r.headers['x-payorch-test-mode']).toBe('true');
