@@ -124,6 +124,32 @@ describe('payorch listen --forward-to', () => {
   });
 });
 
+describe('payorch listen across a server restart', () => {
+  it('says the server is unreachable, keeps trying, and goes on from where it was once the server is back', async () => {
+    const first = await startTestServer();
+    const port = Number(new URL(first.baseUrl).port);
+    const dataDir = first.dataDir!;
+    const listen = spawnCli(['listen', '--json', ...against(first)]);
+    let second: TestServer | undefined;
+    try {
+      await listen.waitFor('stderr', ready);
+      const a = await newSession(first);
+      await listen.waitFor('stdout', (t) => t.includes(a.id));
+      await first.close();
+      await listen.waitFor('stderr', (t) => t.includes('trying again'));
+      second = await startTestServer({ dataDir, port });
+      const c = await newSession(second);
+      await listen.waitFor('stdout', (t) => t.includes(c.id));
+      await listen.waitFor('stderr', (t) => t.includes('Reconnected.'));
+      const ids = listen.stdout().trim().split('\n').map((l) => JSON.parse(l).data.object.id);
+      expect(ids).toEqual([a.id, c.id]);
+    } finally {
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      await second?.close();
+    }
+  });
+});
+
 describe('payorch listen --json and --events', () => {
   it('prints one JSON event per line and nothing else on stdout; --events keeps only the matching types', async () => {
     const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', ...against(s)]);
