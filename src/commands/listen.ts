@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../lib/cli/base.js';
-import { eventPatterns, forwardEvent, forwardUrl, matchesAny, pause, PollInterval, untilStopped } from '../lib/cli/events.js';
+import { eventFilter, forwardEvent, forwardUrl, pause, PollInterval, untilStopped } from '../lib/cli/events.js';
 import { resolveTarget } from '../lib/cli/target.js';
 import { ApiError, ConnectionError } from '../lib/client/errors.js';
 import type { Client } from '../lib/client/client.js';
@@ -31,7 +31,7 @@ export default class Listen extends ApiCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Listen);
-    const patterns = flags.events !== undefined ? await eventPatterns('--events', flags.events) : undefined;
+    const filter = flags.events !== undefined ? await eventFilter('--events', flags.events) : undefined;
     const target = flags['forward-to'] !== undefined ? forwardUrl(flags['forward-to']) : undefined;
     const where = resolveTarget(flags, this.io.env);
     const secret = await listenSecret(where.kind === 'http' ? where.profile : undefined, newSecret, this.io.env);
@@ -44,7 +44,7 @@ export default class Listen extends ApiCommand {
       const client = await this.client(flags);
       let cursor = (await client.events.list({ limit: 1 }, POLL)).data[0];
       this.notice(
-        `Ready: listening for ${patterns ? patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
+        `Ready: listening for ${filter ? filter.patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
       const interval = new PollInterval();
       let unreachable = false;
@@ -61,7 +61,7 @@ export default class Listen extends ApiCommand {
         }
         for (const event of fresh) {
           cursor = event;
-          if (!matchesAny(patterns, event.type)) continue;
+          if (filter && !filter.matches(event.type)) continue;
           if (this.jsonMode) this.io.stdout.write(jsonLine(event) + '\n');
           else this.io.stdout.write(safeText(eventLine(event)) + '\n');
           if (target && !stop.signal.aborted) {

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag } from '../lib/cli/base.js';
-import { checkEventType } from '../lib/cli/events.js';
+import { checkEventType, eventCatalog } from '../lib/cli/events.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
-import { EVENT_TYPES, eventTypes } from '../lib/contract/events.js';
 import { tableText } from '../lib/output/render.js';
 import { eventColumns } from '../lib/output/views/events.js';
 
@@ -24,6 +23,7 @@ export default class Trigger extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Trigger);
     if (flags.list) {
+      const { EVENT_TYPES, eventTypes } = await eventCatalog();
       const types = eventTypes.map((type) => ({ type, object: EVENT_TYPES[type].object, when: EVENT_TYPES[type].when }));
       return this.print(types, () => tableText(types, [
         { header: 'TYPE', value: (t) => t.type },
