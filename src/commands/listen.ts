@@ -42,7 +42,9 @@ export default class Listen extends ApiCommand {
     const stop = untilStopped();
     try {
       const client = await this.client(flags);
-      let cursor = (await client.events.list({ limit: 1 }, POLL)).data[0];
+      const newest = await Promise.race([client.events.list({ limit: 1 }, POLL), stop.stopped.then(() => undefined)]);
+      if (!newest) return;
+      let cursor = newest.data[0];
       this.notice(
         `Ready: listening for ${filter ? filter.patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );

@@ -4,6 +4,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature, parseSignatureHeader } from '../../dist/lib/webhooks/signature.js';
 import { against, runCli } from '../helpers/cli.js';
@@ -121,6 +122,25 @@ describe('payorch listen --forward-to', () => {
       expect(end).toEqual({ code: 0, signal: null });
     }
     expect(listen.stdout()).toContain('--> ERR POST');
+  });
+});
+
+describe('payorch listen and a server that never answers', () => {
+  it('Ctrl-C during the first read ends it with exit 0 (not a timeout, exit 4)', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createNetServer((sock) => sockets.push(sock));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as import('node:net').AddressInfo).port;
+    const listen = spawnCli(['listen', '--api-key', 'sk_test_x', '--base-url', `http://127.0.0.1:${port}/functions/v1`]);
+    try {
+      await eventually(() => sockets.length > 0); // its request is waiting for an answer
+    } finally {
+      const end = await listen.stop('SIGINT');
+      sockets.forEach((x) => x.destroy());
+      silent.close();
+      expect(end).toEqual({ code: 0, signal: null });
+    }
+    expect(listen.stderr()).not.toContain('Error');
   });
 });
 

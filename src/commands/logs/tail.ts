@@ -27,7 +27,9 @@ export default class LogsTail extends ApiCommand {
     const stop = untilStopped();
     try {
       const client = await this.client(flags);
-      let after = (await client.requestLog.read({ limit: 1 }, POLL)).next_after;
+      const start = await Promise.race([client.requestLog.read({ limit: 1 }, POLL), stop.stopped.then(() => undefined)]);
+      if (!start) return;
+      let after = start.next_after;
       this.notice(`Ready: following the request log of ${client.baseUrl}${flags.status ? `, status ${flags.status}` : ''}${path ? `, paths under ${path}` : ''}. Ctrl-C to stop.`);
       const interval = new PollInterval();
       let unreachable = false;
