@@ -177,15 +177,19 @@ describe('payorch listen across a server restart', () => {
 });
 
 describe('payorch listen --json and --events', () => {
-  it('prints one JSON event per line and nothing else on stdout; --events keeps only the matching types', async () => {
-    const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', ...against(s)]);
+  it('prints one JSON event per line and nothing else on stdout (forward results go to stderr); --events keeps only the matching types', async () => {
+    const rx = await receiver();
+    const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', '--forward-to', `127.0.0.1:${rx.port}/h`, ...against(s)]);
     try {
       await listen.waitFor('stderr', ready);
-      const { payment } = await paidSession();
+      await paidSession();
       await listen.waitFor('stdout', (t) => t.includes('"payment_session.succeeded"'));
+      await listen.waitFor('stderr', (t) => (t.match(/--> 200 POST/g) ?? []).length === 2);
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      await rx.close();
     }
+    expect(rx.received.map((r) => r.headers['x-payorch-event-type'])).toEqual(['payment.captured', 'payment_session.succeeded']);
     const lines = listen.stdout().trimEnd().split('\n');
     const events = lines.map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toEqual(['payment.captured', 'payment_session.succeeded']);
