@@ -228,6 +228,22 @@ describe('payorch listen --json and --events', () => {
     }
   });
 
+  it('works on the background server keyless commands start (at a terminal, or PAYORCH_DAEMON=1)', async () => {
+    const home = tempDir();
+    const env = { PAYORCH_DAEMON: '1', PAYORCH_IDLE_TIMEOUT: '120' }; // the idle limit: a backstop if this test is cut short
+    const listen = spawnCli(['listen', '--json'], { home, env });
+    try {
+      await listen.waitFor('stderr', ready);
+      expect(listen.stderr()).toMatch(/using the test-mode server at http:\/\/127\.0\.0\.1:\d+\/functions\/v1 \(started it in the background/);
+      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], { home, env, timeoutMs: 60_000 });
+      expect(made.code, made.stderr).toBe(0);
+      await listen.waitFor('stdout', (t) => t.includes(made.json().id));
+    } finally {
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      expect((await runCli(['server', 'stop', '--all'], { home, timeoutMs: 60_000 })).code).toBe(0);
+    }
+  });
+
   it('keeps one secret per profile, separate from the secret of commands without a profile', async () => {
     const home = tempDir();
     for (const name of ['a', 'b']) expect((await runCli(['profiles', 'add', name, '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
