@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../lib/cli/base.js';
-import { eventFilter, forwardEvent, forwardUrl, pause, PollInterval, untilStopped } from '../lib/cli/events.js';
+import { eventFilter, follow, forwardEvent, forwardUrl, untilStopped } from '../lib/cli/events.js';
 import { resolveTarget } from '../lib/cli/target.js';
-import { ApiError, ConnectionError } from '../lib/client/errors.js';
+import { ApiError } from '../lib/client/errors.js';
 import type { Client } from '../lib/client/client.js';
 import type { Event } from '../lib/contract/events.js';
 import { listenSecret } from '../lib/profiles/store.js';
@@ -48,30 +48,17 @@ export default class Listen extends ApiCommand {
       this.notice(
         `Ready: listening for ${filter ? filter.patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
-      const interval = new PollInterval();
-      let unreachable = false;
-      while (!stop.signal.aborted) {
-        let fresh: Event[] = [];
-        try {
-          fresh = await Promise.race([newEvents(client, cursor), stop.stopped.then(() => [] as Event[])]);
-          if (unreachable) this.notice('Reconnected.');
-          unreachable = false;
-        } catch (err) {
-          if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500))) throw err;
-          if (!unreachable) this.notice(`Cannot read events from ${client.baseUrl} (${err.message}); trying again…`);
-          unreachable = true;
-        }
-        for (const event of fresh) {
-          cursor = event;
-          if (filter && !filter.matches(event.type)) continue;
-          if (this.jsonMode) this.io.stdout.write(jsonLine(event) + '\n');
-          else this.io.stdout.write(safeText(eventLine(event)) + '\n');
-          if (target && !stop.signal.aborted) {
-            const r = await forwardEvent(target, event, secret, { timeoutMs: flags['forward-timeout'] * 1000, userAgent: `payorch/${this.config.version}`, signal: stop.signal });
-            (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
-          }
-        }
-        await pause(interval.next(fresh.length > 0), stop.signal);
+      const read = async () => {
+        const fresh = await newEvents(client, cursor);
+        cursor = fresh.at(-1) ?? cursor;
+        return fresh;
+      };
+      for await (const event of follow(read, stop, (m) => this.notice(m), `events from ${client.baseUrl}`)) {
+        if (filter && !filter.matches(event.type)) continue;
+        this.io.stdout.write((this.jsonMode ? jsonLine(event) : safeText(eventLine(event))) + '\n');
+        if (!target) continue;
+        const r = await forwardEvent(target, event, secret, { timeoutMs: flags['forward-timeout'] * 1000, userAgent: `payorch/${this.config.version}`, signal: stop.signal });
+        (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
       }
     } finally {
       stop.dispose();

@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../lib/cli/base.js';
-import { pause, PollInterval, untilStopped } from '../../lib/cli/events.js';
+import { follow, untilStopped } from '../../lib/cli/events.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { ApiError, ConnectionError } from '../../lib/client/errors.js';
 import { jsonLine, safeText } from '../../lib/output/render.js';
 import { requestLogLine } from '../../lib/output/views/events.js';
+import type { RequestLogEntry } from '../../lib/contract/requestlog.js';
 
 /** A poll's own request: no retries of its own (the loop polls again) and a bound, so Ctrl-C is never held up. */
 const POLL = { maxRetries: 0, timeoutMs: 10_000 };
@@ -31,27 +31,17 @@ export default class LogsTail extends ApiCommand {
       if (!start) return;
       let after = start.next_after;
       this.notice(`Ready: following the request log of ${client.baseUrl}${flags.status ? `, status ${flags.status}` : ''}${path ? `, paths under ${path}` : ''}. Ctrl-C to stop.`);
-      const interval = new PollInterval();
-      let unreachable = false;
-      while (!stop.signal.aborted) {
-        let found = 0;
-        try {
-          for (;;) {
-            const page = await Promise.race([client.requestLog.read({ ...filters, after, limit: 100 }, POLL), stop.stopped.then(() => undefined)]);
-            if (!page) break;
-            for (const entry of page.data) this.io.stdout.write((this.jsonMode ? jsonLine(entry) : safeText(requestLogLine(entry))) + '\n');
-            found += page.data.length;
-            after = page.next_after;
-            if (!page.has_more) break;
-          }
-          if (unreachable) this.notice('Reconnected.');
-          unreachable = false;
-        } catch (err) {
-          if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500))) throw err;
-          if (!unreachable) this.notice(`Cannot read the request log of ${client.baseUrl} (${err.message}); trying again…`);
-          unreachable = true;
+      const read = async () => {
+        const entries: RequestLogEntry[] = [];
+        for (;;) {
+          const page = await client.requestLog.read({ ...filters, after, limit: 100 }, POLL);
+          entries.push(...page.data);
+          after = page.next_after;
+          if (!page.has_more) return entries;
         }
-        await pause(interval.next(found > 0), stop.signal);
+      };
+      for await (const entry of follow(read, stop, (m) => this.notice(m), `the request log of ${client.baseUrl}`)) {
+        this.io.stdout.write((this.jsonMode ? jsonLine(entry) : safeText(requestLogLine(entry))) + '\n');
       }
     } finally {
       stop.dispose();

@@ -3,6 +3,7 @@
 // webhook delivery (docs/api.md "Events and webhooks").
 import type { Event, EventType } from '../contract/events.js';
 import { CliError, EXIT } from './errors.js';
+import { ApiError, ConnectionError } from '../client/errors.js';
 import { printable } from '../output/render.js';
 
 /**
@@ -96,6 +97,34 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/**
+ * Follows a log until `stop`: calls `read` (which returns what is new, oldest first, and keeps its own cursor),
+ * yields each item, and waits between reads as PollInterval says. A server that cannot be reached, is busy
+ * (429) or fails (5xx) is said once (`say`) and read again; "Reconnected." when it answers again. Any other
+ * failure (401, 400…) ends the command. Once `stop` resolves, nothing more is yielded.
+ */
+export async function* follow<T>(read: () => Promise<T[]>, stop: { stopped: Promise<void>; signal: AbortSignal }, say: (message: string) => void, what: string): AsyncGenerator<T> {
+  const interval = new PollInterval();
+  let unreachable = false;
+  while (!stop.signal.aborted) {
+    let fresh: T[] = [];
+    try {
+      fresh = (await Promise.race([read(), stop.stopped.then(() => [] as T[])])) ?? [];
+      if (unreachable && !stop.signal.aborted) say('Reconnected.');
+      unreachable = false;
+    } catch (err) {
+      if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500))) throw err;
+      if (!unreachable) say(`Cannot read ${what} (${err.message}); trying again…`);
+      unreachable = true;
+    }
+    for (const item of fresh) {
+      if (stop.signal.aborted) return;
+      yield item;
+    }
+    await pause(interval.next(fresh.length > 0), stop.signal);
+  }
 }
 
 /**
