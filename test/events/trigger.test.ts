@@ -44,7 +44,26 @@ describe('POST /test-helpers/trigger', () => {
     expect((await trigger({ event_type: 'payment.captured', amount: 0 })).status).toBe(400);
     expect((await trigger({ event_type: 'payment.captured', extra: 1 })).status).toBe(400);
     expect((await trigger({})).status).toBe(400);
+    expect((await trigger({ event_type: 'invoice.paid', currency: 'zzz' })).status).toBe(400);
     expect((await s.request('GET', '/events?limit=1')).body.total_count).toBe(before);
+  });
+
+  it('a scenario is all-or-nothing: with every processor down, payment.captured is 409 trigger_failed and leaves nothing', async () => {
+    const ids = ((await s.request('GET', '/test-helpers/processors')).body.processors as { id: string }[]).map((p) => p.id);
+    const count = async (q: string) => (await s.request('GET', q)).body.total_count as number;
+    const [events, sessions] = [await count('/events?limit=1'), await count('/sessions?limit=1')];
+    expect([typeof events, typeof sessions]).toEqual(['number', 'number']);
+    try {
+      for (const id of ids) expect((await s.request('POST', `/test-helpers/processors/${id}`, { body: { status: 'down' } })).status).toBe(200);
+      const r = await trigger({ event_type: 'payment.captured' });
+      expect([r.status, r.body.error.code]).toEqual([409, 'trigger_failed']);
+      expect(r.body.error.message).toContain('payment.failed');
+      // the session it created and the failed payment's events were undone with it
+      expect([await count('/events?limit=1'), await count('/sessions?limit=1')]).toEqual([events, sessions]);
+    } finally {
+      for (const id of ids) await s.request('POST', `/test-helpers/processors/${id}`, { body: { status: 'up' } });
+    }
+    expect((await trigger({ event_type: 'payment.captured' })).status).toBe(200);
   });
 
   it('tenancy: a trigger of one account is invisible to another; no key → 401', async () => {

@@ -334,8 +334,12 @@ export function trigger(s: Services, accountId: string, body: TriggerBody, now: 
   const rows = db.prepare('SELECT body FROM events WHERE account_id = ? AND seq > ? ORDER BY seq').all(accountId, last) as { body: string }[];
   const events = rows.map((r) => JSON.parse(r.body) as Event);
   if (!events.some((e) => e.type === type)) {
-    // A scenario that no longer produces its type is a bug here, not the caller's: undo it all.
-    throw new Error(`trigger ${type}: the scenario recorded ${events.map((e) => e.type).join(', ') || 'nothing'}`);
+    // The server's state kept the scenario from its event (e.g. every processor marked down): undo it all.
+    throw errors.conflict(
+      'trigger_failed',
+      `The scenario of ${type} recorded ${events.map((e) => e.type).join(', ') || 'nothing'} instead, and was undone. Are processors marked down (GET /test-helpers/processors)?`,
+      'event_type',
+    );
   }
   return { object: 'trigger', event_type: type, events, objects: c.objects };
 }

@@ -13,6 +13,7 @@ export const triggerRoutes: RouteSpec[] = [
     auth: 'api_key',
     body: TriggerBody,
     response: TriggerResult,
+    errors: [409],
     handler: ({ accountId, body, now, baseUrl, services }) => trigger(services, accountId, body, now, baseUrl),
   }),
 ];
