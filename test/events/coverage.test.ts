@@ -113,6 +113,49 @@ describe('billing', () => {
     expect(ev.data.previous_attributes).toMatchObject({ status: 'active', ended_at: null });
   });
 
+  it('subscription items, pause and resume record subscription.updated; the portal’s card change records customer.updated', async () => {
+    const t = account();
+    const p = await ok(t, 'POST', '/products', { name: 'Pro' });
+    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
+    const extra = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 100, recurring: { interval: 'month' } });
+    const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com', default_payment_method: 'tok_visa' });
+    const sub = await ok(t, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
+    const item = await ok(t, 'POST', '/subscription-items', { subscription: sub.id, price: extra.id });
+    const added = await only(t, sub.id, 'subscription.updated');
+    expect(added.data.previous_attributes.items.data.map((i: any) => i.id)).toEqual([sub.items.data[0].id]);
+    expect(added.data.object.items.data.map((i: any) => i.id).sort()).toEqual([sub.items.data[0].id, item.id].sort());
+    const paused = await ok(t, 'POST', `/subscriptions/${sub.id}/pause`, {});
+    const resumed = await ok(t, 'POST', `/subscriptions/${sub.id}/resume`, {});
+    const updates = (await eventsOf(t, sub.id)).filter((e) => e.type === 'subscription.updated');
+    expect(updates.map((e) => [e.data.previous_attributes.status, e.data.object.status])).toEqual([
+      [undefined, 'active'],
+      ['active', 'paused'],
+      ['paused', 'active'],
+    ]);
+    expect(updates[1].data.object).toEqual(paused);
+    expect(updates[2].data.object).toEqual(resumed);
+
+    const portal = await ok(t, 'POST', '/portal-sessions', { customer: cus.id });
+    const r = await t.request('POST', `/portal/${portal.id}/payment-method`, { body: { card_number: '5555 5555 5555 4444' }, key: null });
+    expect(r.status).toBe(200);
+    const changed = await only(t, cus.id, 'customer.updated');
+    expect(changed.data.previous_attributes).toEqual({ default_payment_method: 'tok_visa' });
+    expect(changed.data.object.default_payment_method).toBe('tok_mastercard');
+  });
+
+  it('of concurrent changes of one object, each that commits records one event and each refused records none', async () => {
+    const t = account();
+    const a = await ok(t, 'POST', '/ledger-accounts', { name: 'Wallet', account_type: 'asset', currency: 'usd' });
+    const freezes = await Promise.all(Array.from({ length: 8 }, () => t.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: {} })));
+    expect(freezes.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(freezes.filter((r) => r.status === 409)).toHaveLength(7);
+    await only(t, a.id, 'ledger_account.frozen');
+    const c = await ok(t, 'POST', '/customers', { email: 'a@example.com' });
+    const patches = await Promise.all(Array.from({ length: 8 }, (_, i) => t.request('PATCH', `/customers/${c.id}`, { body: { metadata: { [`k${i}`]: 'v' } } })));
+    expect(patches.every((r) => r.status === 200)).toBe(true);
+    expect((await eventsOf(t, c.id)).filter((e) => e.type === 'customer.updated')).toHaveLength(8);
+  });
+
   it('a declining card: invoice.payment_failed, subscription created past_due; dunning ends in marked_uncollectible at the last retry', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
