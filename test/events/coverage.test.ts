@@ -254,7 +254,10 @@ describe('ledger, identity, bank accounts, refunds', () => {
     await ok(t, 'POST', '/test-helpers/advance-clock', { seconds: 60 });
     const v = await only(t, k.id, 'kyc_verification.verified');
     expect(v.created).toBe(Math.floor(Date.parse(sub.submitted_at) / 1000) + 30);
-    expect(v.data.object).toEqual(await ok(t, 'GET', `/kyc-verifications/${k.id}`));
+    const { provider_session_token: token, ...shown } = await ok(t, 'GET', `/kyc-verifications/${k.id}`);
+    expect(v.data.object).toEqual(shown);
+    expect(token).toMatch(/^kst_/);
+    expect(JSON.stringify(await eventsOf(t, k.id))).not.toContain(token); // a credential of the provider's flow
     await ok(t, 'DELETE', `/identity-tokens/${tok.token_id}`);
     await only(t, tok.token_id, 'identity_token.deleted');
   });

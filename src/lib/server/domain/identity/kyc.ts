@@ -105,9 +105,12 @@ export class Kyc implements DueWork {
     return this.record(accountId, 'kyc_verification.created', k, now);
   }
 
+  /** Records `type`: the verification as the API shows it, without provider_session_token (a credential of the
+   * provider's flow, like a session's client secret: events are stored and sent to endpoints). */
   private record(accountId: string, type: EventType, k: StoredKyc, at: number, previous?: object): KycVerification {
     const api = toApi(k);
-    this.events.record(accountId, type, api, { at, previous });
+    const { provider_session_token: _token, ...object } = api;
+    this.events.record(accountId, type, object, { at, previous });
     return api;
   }
 
