@@ -71,7 +71,9 @@ describe('events: exactly once', () => {
       expect(sessions.length).toBeGreaterThan(150);
 
       const byObjectAndType = count(events, (e) => `${e.data.object.id} ${e.type}`);
-      const ids = new Set([...sessions.map((s) => s.id), ...payments.map((p) => p.id)]);
+      // a captured payment's ledger posting records its own events (journal_entry.created, and the system accounts' ledger_account.created)
+      const ledger = [...(await all(child, '/journal-entries')), ...(await all(child, '/ledger-accounts'))];
+      const ids = new Set([...sessions.map((s) => s.id), ...payments.map((p) => p.id), ...ledger.map((x) => x.id)]);
       // no event for an object that does not exist (a change undone, or lost with the crash)
       expect(events.filter((e) => !ids.has(e.data.object.id)).map((e) => e.type)).toEqual([]);
       // exactly one event per change
@@ -83,6 +85,7 @@ describe('events: exactly once', () => {
         if (s.status === 'failed' && !byObjectAndType.has(`${s.id} payment_session.failed`)) missing.push(`${s.id} failed`);
       }
       for (const p of payments) if (!byObjectAndType.has(`${p.id} payment.${p.status}`)) missing.push(`${p.id} payment.${p.status}`);
+      for (const x of ledger) if (!byObjectAndType.has(`${x.id} ${x.object}.created`)) missing.push(`${x.id} ${x.object}.created`);
       expect(missing).toEqual([]);
       // and the other way round: each event's object is in the state its (last) event says
       const sessionStatus = new Map(sessions.map((s) => [s.id, s.status]));
