@@ -16,6 +16,7 @@ export const EVENT_TYPES = {
   'refund.failed': { object: 'payment', when: 'a refund is refused by the processor (test card tok_refundFail): the payment is unchanged; `refund` holds the failed refund' },
   // Sessions
   'payment_session.created': { object: 'payment_session', when: 'a payment session is created' },
+  'payment_session.updated': { object: 'payment_session', when: 'a session is updated before it is paid (PATCH /sessions/{id}; an update that changes nothing records nothing)' },
   'payment_session.succeeded': { object: 'payment_session', when: "a session's payment is captured (at confirm, on a manual capture, or when an ACH debit settles)" },
   'payment_session.failed': { object: 'payment_session', when: "a session's payment fails for good" },
   'payment_session.canceled': { object: 'payment_session', when: 'a session is canceled' },

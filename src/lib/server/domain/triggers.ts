@@ -168,6 +168,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'refund.succeeded': (c) => refund(c, 'tok_visa'),
   'refund.failed': (c) => refund(c, 'tok_refundFail'),
   'payment_session.created': (c) => void session(c),
+  'payment_session.updated': (c) => void c.s.sessions.update(c.accountId, session(c), { description: 'Updated by a trigger' }, c.now),
   'payment_session.succeeded': (c) => void pay(c, 'tok_visa'),
   'payment_session.failed': (c) => void pay(c, 'tok_chargeDeclined'),
   'payment_session.canceled': (c) => void c.s.sessions.cancel(c.accountId, session(c), {}, c.now),
