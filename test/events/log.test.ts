@@ -96,6 +96,22 @@ describe('the event log', () => {
   });
 });
 
+describe('payment session updates', () => {
+  it('record payment_session.updated with the altered fields before the change, and nothing for an update that alters nothing', async () => {
+    const session = await newSession(s, { amount: 1000, description: 'before' });
+    const r = await s.request('PATCH', `/sessions/${session.id}`, { body: { amount: 1500, description: 'after' } });
+    expect(r.status).toBe(200);
+    const list = await events(`?object_id=${session.id}&type=payment_session.updated`);
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0].data.object).toMatchObject({ id: session.id, amount: 1500, description: 'after' });
+    expect(list.data[0].data.object).not.toHaveProperty('client_secret');
+    expect(list.data[0].data.previous_attributes).toMatchObject({ amount: 1000, description: 'before' });
+    expect(Object.keys(list.data[0].data.previous_attributes).sort()).toEqual(['amount', 'description', 'updated_at']);
+    await s.request('PATCH', `/sessions/${session.id}`, { body: { amount: 1500 } });
+    expect((await events(`?object_id=${session.id}&type=payment_session.updated`)).total_count).toBe(1);
+  });
+});
+
 describe('the catalog', () => {
   it('docs/api.md lists every event type with the catalog’s description', async () => {
     const { readFileSync } = await import('node:fs');

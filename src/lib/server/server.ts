@@ -66,7 +66,7 @@ async function assemble(dataDir: string | null, memory: boolean, limits: Partial
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   try {
-    const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments });
+    const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments, publicUrl });
     const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) } });
     return { opened, log, services, app };
   } catch (err) {

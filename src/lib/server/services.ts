@@ -20,6 +20,8 @@ export interface ServerConfig {
   limits: RateLimitConfig;
   /** Routing rules and processors down at start (payments area). */
   payments?: PaymentsConfig;
+  /** The server's base URL (links inside objects recorded by due work, e.g. an invoice's hosted_invoice_url). */
+  publicUrl?: () => string;
 }
 
 export interface CoreServices {

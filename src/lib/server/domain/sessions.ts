@@ -10,7 +10,7 @@ import { sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
 import { normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
-import type { Events } from './events.js';
+import { previousAttributes, type Events } from './events.js';
 import type { EventType } from '../../contract/events.js';
 
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
@@ -213,6 +213,7 @@ export class Sessions implements DueWork {
     if (s.status !== 'requires_payment_method') {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be updated while requires_payment_method.`);
     }
+    const { client_secret: _before, ...before } = this.toApi(accountId, s, '');
     if (body.amount !== undefined) s.amount = body.amount;
     if (body.currency !== undefined) s.currency = normalizeCurrency(body.currency, 'currency');
     if (body.description !== undefined) s.description = body.description;
@@ -224,9 +225,17 @@ export class Sessions implements DueWork {
     if (body.billing_address !== undefined) s.billing_address = body.billing_address;
     if (body.shipping_address !== undefined) s.shipping_address = body.shipping_address;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
+    const { updated_at: _at, ...unchanged } = before;
+    const { client_secret: _secret, updated_at: _now, ...after } = this.toApi(accountId, s, '');
     s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
-    return this.toApi(accountId, s);
+    const session = this.toApi(accountId, s);
+    // An update that changes nothing but updated_at records no event (as in every area).
+    if (previousAttributes(unchanged, after) !== undefined) {
+      const { client_secret: _new, ...object } = session;
+      this.events.record(accountId, 'payment_session.updated', object, { at: now, previous: before });
+    }
+    return session;
   }
 
   cancel(accountId: string, id: string, body: CancelSessionBody, now: number): PaymentSession {

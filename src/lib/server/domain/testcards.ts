@@ -2,7 +2,8 @@
 // Shared by the payments engine, the test vault, billing charges and `GET /test-cards`.
 
 export type CardOutcome =
-  | { kind: 'success' }
+  /** `refunds: 'fail'`: the payment succeeds; the processor refuses its refunds (refund.failed). */
+  | { kind: 'success'; refunds?: 'fail' }
   | { kind: 'decline'; code: 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'lost_card' | 'stolen_card' }
   /** processing_error on every processor (failover exhausts) */
   | { kind: 'processing_error' }
@@ -39,6 +40,8 @@ export const TEST_CARDS: TestCard[] = [
     outcome: { kind: 'processing_error' },
     description: 'processing_error on every processor (failover exhausts)',
   },
+  // Stripe's "refund fails" test card: the charge succeeds, every refund of it fails.
+  { token: 'tok_refundFail', number: '4000000000005126', brand: 'visa', outcome: { kind: 'success', refunds: 'fail' }, description: 'Succeeds; its refunds fail (refund.failed)' },
   { token: 'tok_processorUnavailable', brand: 'visa', outcome: { kind: 'processor_unavailable' }, description: 'First processor fails retryably, the next succeeds' },
   { token: 'tok_threeDSecureRequired', number: '4000000000003220', brand: 'visa', outcome: { kind: 'threeds', then: 'success' }, description: '3DS challenge, then success' },
   {

@@ -44,12 +44,12 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'PATCH', url: '/customers/:customer_id', operationId: 'updateCustomer', summary: 'Update a customer', tag: t.customers, auth: 'api_key',
     params: B.CustomerIdParams, body: B.UpdateCustomerBody, response: B.Customer, errors: [404],
-    handler: ({ accountId, params, body, services }) => services.billing.customers.update(accountId, params.customer_id, body),
+    handler: ({ accountId, params, body, now, services }) => services.billing.customers.update(accountId, params.customer_id, body, now),
   }),
   defineRoute({
     method: 'DELETE', url: '/customers/:customer_id', operationId: 'deleteCustomer', summary: 'Delete a customer (refused while it has subscriptions that are not canceled)', tag: t.customers, auth: 'api_key',
     params: B.CustomerIdParams, response: DeletedObject('customer'), errors: [404, 409],
-    handler: ({ accountId, params, services }) => services.billing.customers.delete(accountId, params.customer_id),
+    handler: ({ accountId, params, now, services }) => services.billing.customers.delete(accountId, params.customer_id, now),
   }),
 
   // ------------------------------------------------------------------------------------------- products
@@ -98,7 +98,7 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'PATCH', url: '/prices/:price_id', operationId: 'updatePrice', summary: 'Update a price (nickname, active, metadata)', tag: t.prices, auth: 'api_key',
     params: B.PriceIdParams, body: B.UpdatePriceBody, response: B.Price, errors: [404],
-    handler: ({ accountId, params, body, services }) => services.billing.prices.update(accountId, params.price_id, body),
+    handler: ({ accountId, params, body, now, services }) => services.billing.prices.update(accountId, params.price_id, body, now),
   }),
 
   // -------------------------------------------------------------------------------------------- coupons
@@ -125,7 +125,7 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'DELETE', url: '/coupons/:coupon_id', operationId: 'deleteCoupon', summary: 'Delete a coupon (applied discounts keep running)', tag: t.coupons, auth: 'api_key',
     params: B.CouponIdParams, response: DeletedObject('coupon'), errors: [404],
-    handler: ({ accountId, params, services }) => services.billing.coupons.delete(accountId, params.coupon_id),
+    handler: ({ accountId, params, now, services }) => services.billing.coupons.delete(accountId, params.coupon_id, now),
   }),
 
   // -------------------------------------------------------------------------------------- subscriptions
@@ -262,7 +262,7 @@ export const billingRoutes: RouteSpec[] = [
   defineRoute({
     method: 'DELETE', url: '/invoices/:invoice_id', operationId: 'deleteInvoice', summary: 'Delete a draft invoice', tag: t.invoices, auth: 'api_key',
     params: B.InvoiceIdParams, response: DeletedObject('invoice'), errors: [404, 409],
-    handler: ({ accountId, params, services }) => services.billing.invoices.delete(accountId, params.invoice_id),
+    handler: ({ accountId, params, now, services }) => services.billing.invoices.delete(accountId, params.invoice_id, now),
   }),
   defineRoute({
     method: 'POST', url: '/invoices/:invoice_id/finalize', operationId: 'finalizeInvoice', summary: 'Finalize a draft invoice (draft → open)', tag: t.invoices, auth: 'api_key',

@@ -62,7 +62,7 @@ export const identityRoutes: RouteSpec[] = [
     params: IdentityTokenIdParams,
     response: DeletedIdentityToken,
     errors: [404],
-    handler: ({ accountId, params, services }) => services.vault.delete(accountId, params.token_id),
+    handler: ({ accountId, params, now, services }) => services.vault.delete(accountId, params.token_id, now),
   }),
   defineRoute({
     method: 'POST',

@@ -8,5 +8,6 @@ import { ledgerRoutes } from './ledger.js';
 import { identityRoutes } from './identity.js';
 import { eventsRoutes } from './events.js';
 import { logsRoutes } from './logs.js';
+import { triggerRoutes } from './triggers.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...logsRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...logsRoutes];

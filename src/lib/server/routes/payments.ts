@@ -129,7 +129,7 @@ export const paymentsRoutes: RouteSpec[] = [
     params: PaymentIdParams,
     body: RefundPaymentBody,
     response: Payment,
-    errors: [404, 409],
+    errors: [402, 404, 409],
     handler: ({ accountId, params, body, now, services }) => services.payments.refund(accountId, params.payment_id, body, now),
   }),
 
@@ -294,7 +294,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: UpdateBankAccountBody,
     response: BankAccount,
     errors: [404],
-    handler: ({ accountId, params, body, services }) => services.bankAccounts.update(accountId, params.bank_account_id, body),
+    handler: ({ accountId, params, body, now, services }) => services.bankAccounts.update(accountId, params.bank_account_id, body, now),
   }),
   defineRoute({
     method: 'DELETE',
@@ -306,7 +306,7 @@ export const paymentsRoutes: RouteSpec[] = [
     params: BankAccountIdParams,
     response: DeletedObject('bank_account'),
     errors: [404],
-    handler: ({ accountId, params, services }) => services.bankAccounts.delete(accountId, params.bank_account_id),
+    handler: ({ accountId, params, now, services }) => services.bankAccounts.delete(accountId, params.bank_account_id, now),
   }),
   defineRoute({
     method: 'POST',
@@ -377,7 +377,7 @@ export const paymentsRoutes: RouteSpec[] = [
     params: NetworkTokenIdParams,
     response: DeletedObject('network_token'),
     errors: [404],
-    handler: ({ accountId, params, services }) => services.cards.deleteNetworkToken(accountId, params.network_token_id),
+    handler: ({ accountId, params, now, services }) => services.cards.deleteNetworkToken(accountId, params.network_token_id, now),
   }),
   defineRoute({
     method: 'POST',

@@ -33,7 +33,7 @@ export interface BillingArea {
 }
 
 export function createBillingArea(core: CoreServices & PaymentsArea): { area: BillingArea; due: DueWork[] } {
-  const db = new BillingStore(core.store);
+  const db = new BillingStore(core.store, core.events, core.config.publicUrl);
   const customers = new Customers(db);
   const products = new Products(db);
   const prices = new Prices(db, products);

@@ -30,6 +30,7 @@ export class Checkouts {
           doc.status = 'complete';
           doc.completed_at = isoTime(now);
           this.db.checkouts.update(accountId, doc);
+          this.record(accountId, 'checkout_session.completed', doc, now, { status: 'open', completed_at: null });
         }
       }
     });
@@ -54,7 +55,13 @@ export class Checkouts {
 
   private expire(accountId: string, c: StoredCheckout): StoredCheckout {
     c.status = 'expired';
-    return this.db.checkouts.update(accountId, c);
+    this.db.checkouts.update(accountId, c);
+    this.record(accountId, 'checkout_session.expired', c, c.expires_ms, { status: 'open' });
+    return c;
+  }
+
+  private record(accountId: string, type: 'checkout_session.completed' | 'checkout_session.expired', c: StoredCheckout, at: number, previous: object): void {
+    this.db.events.record(accountId, type, this.toApi(c), { at, previous });
   }
 
   private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
@@ -139,6 +146,11 @@ export class Checkouts {
     return c.status === 'open' && c.expires_ms <= now ? this.expire(accountId, c) : c;
   }
 
+  /** Runs this one session's expiry if its time has come (test triggers); returns the session. */
+  expireIfDue(accountId: string, id: string, now: number): CheckoutSession {
+    return this.toApi(this.load(accountId, id, now));
+  }
+
   /** As committed (reads never run due work). */
   get(accountId: string, id: string): CheckoutSession {
     return this.toApi(this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
@@ -156,7 +168,7 @@ export class Checkouts {
       throw errors.unexpectedState('checkout_session', `Checkout session ${id} is in payment mode; it completes when its payment session (${c.payment_session}) succeeds.`);
     }
     const customer = c.customer
-      ? this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method })
+      ? this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method }, now)
       : this.customers.create(accountId, { email: c.customer_email ?? undefined, default_payment_method: body.payment_method }, now);
     const sub = this.subscriptions.create(
       accountId,
@@ -176,11 +188,13 @@ export class Checkouts {
       const err = this.db.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
       throw new ServiceError({ status: 402, type: 'card_error', code: err?.code ?? 'card_declined', decline_code: err?.decline_code ?? undefined, message: err?.message ?? 'The card was declined.' });
     }
+    const previous = { status: c.status, customer: c.customer, subscription: c.subscription, completed_at: c.completed_at };
     c.customer = customer.id;
     c.subscription = sub.id;
     c.status = 'complete';
     c.completed_at = isoTime(now);
     this.db.checkouts.update(accountId, c);
+    this.record(accountId, 'checkout_session.completed', c, now, previous);
     return this.toApi(c);
   }
 

@@ -9,6 +9,7 @@ import { newId } from '../../ids.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { addMonths } from './money.js';
 import type { BillingStore, StoredCoupon, StoredDiscount } from './store.js';
+import { recordUpdate } from '../record.js';
 
 export function couponValid(c: StoredCoupon, now: number): boolean {
   if (c.redeem_by !== null && unixSeconds(now) >= c.redeem_by) return false;
@@ -55,7 +56,9 @@ export class Coupons {
       livemode: false,
     };
     this.db.coupons.insert(accountId, c);
-    return couponApi(c, now);
+    const api = couponApi(c, now);
+    this.db.events.record(accountId, 'coupon.created', api, { at: now });
+    return api;
   }
 
   load(accountId: string, id: string, param = 'coupon_id'): StoredCoupon {
@@ -68,16 +71,20 @@ export class Coupons {
 
   update(accountId: string, id: string, body: UpdateCouponBody, now: number): Coupon {
     const c = this.load(accountId, id);
+    const previous = couponApi(c, now);
     if (body.name !== undefined) c.name = body.name === '' ? null : body.name;
     if (body.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, body.metadata);
     this.db.coupons.update(accountId, c);
-    return couponApi(c, now);
+    const api = couponApi(c, now);
+    recordUpdate(this.db.events, accountId, 'coupon.updated', api, previous, now);
+    return api;
   }
 
   /** Deleting a coupon stops new redemptions; discounts already applied keep running. */
-  delete(accountId: string, id: string): DeletedResource {
-    this.load(accountId, id);
+  delete(accountId: string, id: string, now: number): DeletedResource {
+    const c = this.load(accountId, id);
     this.db.coupons.delete(accountId, id);
+    this.db.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
     return { id, object: 'coupon', deleted: true };
   }
 

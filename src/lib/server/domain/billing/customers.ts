@@ -6,6 +6,7 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata } from '../values.js';
 import type { BillingStore } from './store.js';
+import { recordUpdate } from '../record.js';
 
 export class Customers {
   constructor(private readonly db: BillingStore) {}
@@ -27,23 +28,33 @@ export class Customers {
       created: unixSeconds(now),
       livemode: false,
     };
-    return this.db.customers.insert(accountId, c);
+    this.db.customers.insert(accountId, c);
+    this.db.events.record(accountId, 'customer.created', c, { at: now });
+    return c;
   }
 
   get(accountId: string, id: string, param = 'customer_id'): Customer {
     return this.db.customers.require(accountId, id, 'customer', param);
   }
 
-  update(accountId: string, id: string, body: UpdateCustomerBody): Customer {
+  update(accountId: string, id: string, body: UpdateCustomerBody, now: number): Customer {
     const c = this.get(accountId, id);
+    const previous = { ...c };
     const { metadata, ...rest } = body;
     for (const [k, v] of Object.entries(rest)) if (v !== undefined) (c as Record<string, unknown>)[k] = v;
     if (metadata !== undefined) c.metadata = mergeMetadata(c.metadata, metadata);
-    return this.db.customers.update(accountId, c);
+    return this.save(accountId, c, previous, now);
   }
 
-  delete(accountId: string, id: string): DeletedResource {
-    this.get(accountId, id);
+  /** Stores a changed customer and records customer.updated (when something changed). */
+  save(accountId: string, c: Customer, previous: Customer, now: number): Customer {
+    this.db.customers.update(accountId, c);
+    recordUpdate(this.db.events, accountId, 'customer.updated', c, previous, now);
+    return c;
+  }
+
+  delete(accountId: string, id: string, now: number): DeletedResource {
+    const c = this.get(accountId, id);
     const live = this.db.subscriptions.selectWhere("account_id = ? AND customer = ? AND status != 'canceled'", accountId, id);
     if (live.length > 0) {
       throw errors.unexpectedState(
@@ -52,6 +63,7 @@ export class Customers {
       );
     }
     this.db.customers.delete(accountId, id);
+    this.db.events.record(accountId, 'customer.deleted', c, { at: now });
     return { id, object: 'customer', deleted: true };
   }
 

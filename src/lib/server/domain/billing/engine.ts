@@ -1,5 +1,6 @@
 // The billing engine on the test clock: four kinds of due work, run by the scheduler in time order (and, at
-// equal times, in this order): trial ends, renewals (incl. cancel at period end), dunning retries, due dates.
+// equal times, in this order): trial ends (and, 3 days before, the trial_will_end notice), renewals (incl.
+// cancel at period end), dunning retries, due dates.
 import type { DueWork } from '../due.js';
 import type { Invoices } from './invoices.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -10,7 +11,7 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
     nextDue: (accountId) => subs.nextDue(accountId, ['trialing']),
     runDue(now, accountId, limit) {
       const due = subs.due(['trialing'], now, accountId, limit);
-      for (const { accountId: acct, doc } of due) subs.endTrial(acct, doc, now);
+      for (const { accountId: acct, doc } of due) subs.trialDue(acct, doc, now);
       return due.length;
     },
   };

@@ -11,6 +11,7 @@ import { testCardByNumber, testCardByToken, luhnValid } from '../testcards.js';
 import type { Invoices } from './invoices.js';
 import type { BillingStore } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
+import { recordUpdate } from '../record.js';
 
 export interface PortalView {
   accountId: string;
@@ -108,11 +109,13 @@ export class Hosted {
   }
 
   updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {
-    const { accountId, session } = this.portal(portalId);
+    const { accountId, session, now } = this.portal(portalId);
     const pm = tokenForCard(cardNumber);
     const c = this.db.customers.require(accountId, session.customer, 'customer');
+    const previous = { ...c };
     c.default_payment_method = pm;
     this.db.customers.update(accountId, c);
+    recordUpdate(this.db.events, accountId, 'customer.updated', c, previous, now);
     return { default_payment_method: pm, card: cardLabel(pm) };
   }
 }

@@ -16,6 +16,9 @@ import { discountApi, type Coupons } from './coupons.js';
 import { percentOf, priceAmount } from './money.js';
 import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
 import { formatMoney } from '../../../format/values.js';
+import type { EventType } from '../../../contract/events.js';
+import type { StoredSubscription } from './store.js';
+import { recordUpdate } from '../record.js';
 
 const DAY = 86_400;
 /** Dunning: automatic retries this many days after the first failed attempt; after the last, uncollectible. */
@@ -38,6 +41,9 @@ export interface InvoiceDraft {
 
 export type AttemptResult = { ok: true } | { ok: false; error: ServiceError };
 
+/** Called when an invoice's outcome changes its subscription's status (subscriptions.ts records the event). */
+export type SubscriptionStatusListener = (accountId: string, sub: StoredSubscription, previousStatus: StoredSubscription['status'], now: number) => void;
+
 export class Invoices {
   constructor(
     private readonly db: BillingStore,
@@ -46,9 +52,21 @@ export class Invoices {
     private readonly hooks?: Hooks,
   ) {}
 
+  /** Set by the subscriptions: told when an invoice's outcome changes a subscription's status. */
+  onSubscriptionStatus: SubscriptionStatusListener = () => {};
+
   toApi(inv: StoredInvoice, baseUrl: string, now: number): Invoice {
     const { first_failed_at: _f, action_kind: _k, action_ms: _m, discount, ...rest } = inv;
     return { ...rest, discount: discountApi(discount, now), hosted_invoice_url: `${baseUrl}/invoice/${inv.id}` };
+  }
+
+  /** The invoice as the API shows it, for events (and for `previous` snapshots taken before a change). */
+  private view(inv: StoredInvoice, now: number): Invoice {
+    return this.toApi(inv, this.db.publicUrl(), now);
+  }
+
+  private record(accountId: string, type: EventType, inv: StoredInvoice, now: number, previous?: object): void {
+    this.db.events.record(accountId, type, this.view(inv, now), { at: now, previous });
   }
 
   // ------------------------------------------------------------------------------------------ building
@@ -142,7 +160,9 @@ export class Invoices {
     };
     this.setLines(inv, draft.lines);
     if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
-    return this.db.invoices.insert(accountId, inv);
+    this.db.invoices.insert(accountId, inv);
+    this.record(accountId, 'invoice.created', inv, now);
+    return inv;
   }
 
   private save(accountId: string, inv: StoredInvoice): StoredInvoice {
@@ -155,6 +175,7 @@ export class Invoices {
   finalizeDoc(accountId: string, inv: StoredInvoice, now: number): StoredInvoice {
     if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
     const s = unixSeconds(now);
+    const before = this.view(inv, now);
     inv.status = 'open';
     inv.number = `INV-${String(this.db.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
     inv.finalized_at = s;
@@ -164,12 +185,14 @@ export class Invoices {
       inv.action_kind = 'due';
       inv.action_ms = inv.due_date * 1000;
     }
+    this.save(accountId, inv);
+    this.record(accountId, 'invoice.finalized', inv, now, before);
     if (inv.amount_due === 0) this.markPaid(accountId, inv, now, null);
-    else this.save(accountId, inv);
     return inv;
   }
 
-  private markPaid(accountId: string, inv: StoredInvoice, now: number, paymentId: string | null): void {
+  /** `before`: the invoice as it was before the request's change (default: now). */
+  private markPaid(accountId: string, inv: StoredInvoice, now: number, paymentId: string | null, before: Invoice = this.view(inv, now)): void {
     inv.status = 'paid';
     inv.paid = true;
     inv.amount_paid = inv.amount_due;
@@ -180,6 +203,7 @@ export class Invoices {
     inv.action_kind = null;
     inv.action_ms = null;
     this.save(accountId, inv);
+    this.record(accountId, 'invoice.paid', inv, now, before);
     this.syncSubscription(accountId, inv, 'paid', now);
   }
 
@@ -199,6 +223,7 @@ export class Invoices {
   attempt(accountId: string, inv: StoredInvoice, now: number, opts: { automatic: boolean; paymentMethod?: string }): AttemptResult {
     const pm = opts.paymentMethod ?? this.paymentMethodFor(accountId, inv);
     const s = unixSeconds(now);
+    const before = this.view(inv, now);
     inv.attempt_count += 1;
     const result: ChargeResult = pm
       ? this.charger.charge(
@@ -215,7 +240,7 @@ export class Invoices {
       : { status: 'failed', payment_id: null, code: 'payment_method_missing', message: 'The customer has no default payment method.' };
     if (result.status === 'succeeded') {
       inv.last_payment_error = null;
-      this.markPaid(accountId, inv, now, result.payment_id);
+      this.markPaid(accountId, inv, now, result.payment_id, before);
       return { ok: true };
     }
     inv.last_payment_error = { code: result.code, decline_code: result.decline_code ?? null, message: result.message };
@@ -227,6 +252,7 @@ export class Invoices {
         inv.action_kind = 'retry';
         inv.action_ms = inv.next_payment_attempt * 1000;
         this.save(accountId, inv);
+        this.record(accountId, 'invoice.payment_failed', inv, now, before);
         this.syncSubscription(accountId, inv, 'failed', now);
       } else {
         inv.next_payment_attempt = null;
@@ -235,10 +261,14 @@ export class Invoices {
         inv.action_kind = null;
         inv.action_ms = null;
         this.save(accountId, inv);
+        // The last retry failed: the attempt's event, then the status change it causes.
+        this.record(accountId, 'invoice.payment_failed', inv, now, before);
+        this.record(accountId, 'invoice.marked_uncollectible', inv, now, { status: before.status, marked_uncollectible_at: null });
         this.syncSubscription(accountId, inv, 'exhausted', now);
       }
     } else {
       this.save(accountId, inv);
+      this.record(accountId, 'invoice.payment_failed', inv, now, before);
     }
     const error = new ServiceError({
       status: 402,
@@ -260,6 +290,7 @@ export class Invoices {
     const sub = this.db.subscriptions.get(accountId, inv.subscription);
     if (!sub) return;
     if (sub.status === 'canceled' || sub.status === 'paused') return;
+    const previousStatus = sub.status;
     if (event === 'paid') {
       if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
       const others = this.db.invoices
@@ -278,6 +309,7 @@ export class Invoices {
       this.hooks?.emit('dueNow', accountId, {});
     }
     this.db.subscriptions.update(accountId, sub);
+    if (sub.status !== previousStatus) this.onSubscriptionStatus(accountId, sub, previousStatus, now);
   }
 
   // ------------------------------------------------------------------------------------ the due work
@@ -306,8 +338,10 @@ export class Invoices {
   pastDue(accountId: string, inv: StoredInvoice, now: number): void {
     inv.action_kind = null;
     inv.action_ms = null;
-    if (inv.status === 'open') inv.status = 'past_due';
+    const overdue = inv.status === 'open';
+    if (overdue) inv.status = 'past_due';
     this.save(accountId, inv);
+    if (overdue) this.record(accountId, 'invoice.overdue', inv, now, { status: 'open' });
     if (inv.status === 'past_due' && inv.subscription) this.syncSubscription(accountId, inv, 'failed', now);
   }
 
@@ -380,6 +414,7 @@ export class Invoices {
 
   update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): StoredInvoice {
     const inv = this.load(accountId, id);
+    const before = this.view(inv, now);
     const onlyMeta = Object.keys(body).every((k) => k === 'metadata' || k === 'description');
     if (inv.status !== 'draft' && !onlyMeta) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only description and metadata change after finalization.`);
     if (body.description !== undefined) inv.description = body.description === '' ? null : body.description;
@@ -392,13 +427,16 @@ export class Invoices {
       const lines = body.lines !== undefined ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines : inv.lines.data.filter((l) => l.type !== 'discount');
       this.setLines(inv, lines);
     }
-    return this.save(accountId, inv);
+    this.save(accountId, inv);
+    recordUpdate(this.db.events, accountId, 'invoice.updated', this.view(inv, now), before, now);
+    return inv;
   }
 
-  delete(accountId: string, id: string): DeletedResource {
+  delete(accountId: string, id: string, now: number): DeletedResource {
     const inv = this.load(accountId, id);
     if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`);
     this.db.invoices.delete(accountId, id);
+    this.record(accountId, 'invoice.deleted', inv, now);
     return { id, object: 'invoice', deleted: true };
   }
 
@@ -427,25 +465,31 @@ export class Invoices {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
     if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be voided.`);
+    const before = this.view(inv, now);
     inv.status = 'void';
     inv.voided_at = unixSeconds(now);
     inv.amount_remaining = 0;
     inv.next_payment_attempt = null;
     inv.action_kind = null;
     inv.action_ms = null;
-    return this.save(accountId, inv);
+    this.save(accountId, inv);
+    this.record(accountId, 'invoice.voided', inv, now, before);
+    return inv;
   }
 
   markUncollectible(accountId: string, id: string, now: number): StoredInvoice {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due'];
     if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be marked uncollectible.`);
+    const before = this.view(inv, now);
     inv.status = 'uncollectible';
     inv.marked_uncollectible_at = unixSeconds(now);
     inv.next_payment_attempt = null;
     inv.action_kind = null;
     inv.action_ms = null;
-    return this.save(accountId, inv);
+    this.save(accountId, inv);
+    this.record(accountId, 'invoice.marked_uncollectible', inv, now, before);
+    return inv;
   }
 
   list(accountId: string, url: string, q: ListInvoicesQuery): List<StoredInvoice> {

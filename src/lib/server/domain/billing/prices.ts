@@ -8,6 +8,7 @@ import { newId } from '../../ids.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import type { Products } from './products.js';
 import type { BillingStore } from './store.js';
+import { recordUpdate } from '../record.js';
 
 export class Prices {
   constructor(private readonly db: BillingStore, private readonly products: Products) {}
@@ -80,9 +81,11 @@ export class Prices {
       livemode: false,
     };
     this.db.prices.insert(accountId, price);
+    this.db.events.record(accountId, 'price.created', price, { at: now });
     if (product && product.default_price === null) {
+      const previous = { ...product };
       product.default_price = price.id;
-      this.db.products.update(accountId, product);
+      this.products.save(accountId, product, previous, now);
     }
     return price;
   }
@@ -91,12 +94,15 @@ export class Prices {
     return this.db.prices.require(accountId, id, 'price', param);
   }
 
-  update(accountId: string, id: string, body: UpdatePriceBody): Price {
+  update(accountId: string, id: string, body: UpdatePriceBody, now: number): Price {
     const p = this.get(accountId, id);
+    const previous = { ...p };
     if (body.nickname !== undefined) p.nickname = body.nickname === '' ? null : body.nickname;
     if (body.active !== undefined) p.active = body.active;
     if (body.metadata !== undefined) p.metadata = mergeMetadata(p.metadata, body.metadata);
-    return this.db.prices.update(accountId, p);
+    this.db.prices.update(accountId, p);
+    recordUpdate(this.db.events, accountId, 'price.updated', p, previous, now);
+    return p;
   }
 
   list(accountId: string, url: string, q: ListPricesQuery): List<Price> {

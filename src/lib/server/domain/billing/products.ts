@@ -7,6 +7,7 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata } from '../values.js';
 import type { BillingStore, StoredProduct } from './store.js';
+import { recordUpdate } from '../record.js';
 
 export const wantsPrices = (q: ProductExpandQuery | ListProductsQuery): boolean =>
   Boolean(q.expand?.includes('prices') || q['expand[]']?.includes('prices'));
@@ -37,7 +38,15 @@ export class Products {
       updated: s,
       livemode: false,
     };
-    return this.db.products.insert(accountId, p);
+    this.db.products.insert(accountId, p);
+    this.db.events.record(accountId, 'product.created', p, { at: now });
+    return p;
+  }
+
+  /** Stores a changed product and records product.updated (when something besides `updated` changed). */
+  save(accountId: string, p: StoredProduct, previous: StoredProduct, now: number): void {
+    this.db.products.update(accountId, p);
+    recordUpdate(this.db.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
   }
 
   load(accountId: string, id: string, param = 'product_id'): StoredProduct {
@@ -50,6 +59,7 @@ export class Products {
 
   update(accountId: string, id: string, body: UpdateProductBody, now: number): Product {
     const p = this.load(accountId, id);
+    const previous = { ...p };
     if (body.name !== undefined) p.name = body.name;
     if (body.description !== undefined) p.description = body.description;
     if (body.statement_descriptor !== undefined) p.statement_descriptor = body.statement_descriptor;
@@ -66,7 +76,7 @@ export class Products {
       }
     }
     p.updated = unixSeconds(now);
-    this.db.products.update(accountId, p);
+    this.save(accountId, p, previous, now);
     return this.toApi(accountId, p, false);
   }
 
@@ -76,11 +86,13 @@ export class Products {
     const prices = this.db.prices.selectWhere('account_id = ? AND product = ?', accountId, id);
     if (prices.length === 0) {
       this.db.products.delete(accountId, id);
+      this.db.events.record(accountId, 'product.deleted', p, { at: now });
       return { id, object: 'product', deleted: true };
     }
+    const previous = { ...p };
     p.active = false;
     p.updated = unixSeconds(now);
-    this.db.products.update(accountId, p);
+    this.save(accountId, p, previous, now);
     return { ...p, deleted: false };
   }
 

@@ -1,6 +1,7 @@
 // The billing area's tables: one Collection per resource, plus the per-account counters (invoice numbers).
 import type { RecurringInterval, Customer, Invoice, LineItem, Price, Product, Coupon, SubscriptionItem, Subscription, UsageRecord, CheckoutSession, PortalSession } from '../../../contract/billing.js';
 import type { Store } from '../../store/db.js';
+import type { Events } from '../events.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
 import { errors } from '../../errors.js';
@@ -33,6 +34,8 @@ export type StoredSubscription = Omit<Subscription, 'items' | 'discount'> & {
   period_history: PeriodRecord[];
   /** When the engine next has something to do with it (ms); null when nothing. */
   due_ms: number | null;
+  /** When subscription.trial_will_end is due (ms, 3 days before trial_end); null once recorded or without a trial. */
+  trial_reminder_ms?: number | null;
 };
 export type StoredInvoice = Omit<Invoice, 'hosted_invoice_url' | 'discount'> & {
   discount: StoredDiscount | null;
@@ -56,7 +59,13 @@ export class BillingStore {
   readonly checkouts: Collection<StoredCheckout>;
   readonly portals: Collection<PortalSession>;
 
-  constructor(readonly store: Store) {
+  constructor(
+    readonly store: Store,
+    /** The event log: every change of a billing object records its event here, in the change's transaction. */
+    readonly events: Events,
+    /** The server's base URL, for links in recorded objects (an invoice's hosted_invoice_url). */
+    readonly publicUrl: () => string = () => '',
+  ) {
     this.customers = new Collection<Customer>(store, tables.customers);
     this.products = new Collection<StoredProduct>(store, tables.products);
     this.prices = new Collection<Price>(store, tables.prices);
@@ -86,8 +95,8 @@ export class BillingStore {
 }
 
 /** When the engine next acts on a subscription: trial end, or period end (renewal / cancel at period end). */
-export function subscriptionDue(s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end'>): number | null {
-  if (s.status === 'trialing') return (s.trial_end ?? s.current_period_end) * 1000;
+export function subscriptionDue(s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end' | 'trial_reminder_ms'>): number | null {
+  if (s.status === 'trialing') return Math.min((s.trial_end ?? s.current_period_end) * 1000, s.trial_reminder_ms ?? Infinity);
   if (s.status === 'active' || s.status === 'past_due') return s.current_period_end * 1000;
   return null;
 }

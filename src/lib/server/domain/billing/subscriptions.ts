@@ -28,6 +28,8 @@ import { addInterval, priceAmount, prorate } from './money.js';
 import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
 import { aggregateUsage } from './usage.js';
 import { formatTime } from '../../../format/values.js';
+import type { EventType } from '../../../contract/events.js';
+import { recordUpdate } from '../record.js';
 
 type Stored = StoredSubscription & { paused_from?: SubscriptionStatus | null };
 
@@ -38,12 +40,38 @@ type ItemChange =
 
 const ENDED: SubscriptionStatus[] = ['canceled'];
 
+/** subscription.trial_will_end is recorded this long before trial_end (at once for a shorter trial). */
+export const TRIAL_WILL_END_MS = 3 * 86_400_000;
+
 export class Subscriptions {
   constructor(
     private readonly db: BillingStore,
     private readonly invoices: Invoices,
     private readonly coupons: Coupons,
-  ) {}
+  ) {
+    // An invoice's outcome moved a subscription (past_due, unpaid, active again): subscription.updated, unless
+    // the change is part of an operation of this class that records its own one event (create, renew …).
+    invoices.onSubscriptionStatus = (accountId, sub, previousStatus, now) => {
+      if (!this.quiet.has(sub.id)) this.record(accountId, 'subscription.updated', sub, now, { status: previousStatus });
+    };
+  }
+
+  /** Subscriptions in the middle of an operation that records one event for all it does. */
+  private readonly quiet = new Set<string>();
+
+  private record(accountId: string, type: EventType, s: Stored, now: number, previous?: object): void {
+    this.db.events.record(accountId, type, this.toApi(accountId, s, now), { at: now, previous });
+  }
+
+  /** Runs `f` (which changes subscription `id`) without the invoices' own subscription.updated events. */
+  private quietly<T>(id: string, f: () => T): T {
+    this.quiet.add(id);
+    try {
+      return f();
+    } finally {
+      this.quiet.delete(id);
+    }
+  }
 
   // ------------------------------------------------------------------------------------------- views
 
@@ -60,6 +88,7 @@ export class Subscriptions {
       period_history: _ph,
       due_ms: _d,
       paused_from: _pf,
+      trial_reminder_ms: _tr,
       discount,
       ...rest
     } = s;
@@ -247,6 +276,7 @@ export class Subscriptions {
       period_history: [],
       due_ms: null,
       paused_from: null,
+      trial_reminder_ms: trialEnd !== undefined && trialEnd * 1000 - TRIAL_WILL_END_MS > now ? trialEnd * 1000 - TRIAL_WILL_END_MS : null,
     };
     s.due_ms = subscriptionDue(s);
     this.db.subscriptions.insert(accountId, s);
@@ -255,10 +285,18 @@ export class Subscriptions {
       const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: prices[i]!.id, quantity: metered ? 0 : (it.quantity ?? 1), metadata: it.metadata ?? {}, created: s0 };
       return this.db.items.insert(accountId, item);
     });
-    if (s.status === 'trialing') return s;
+    if (s.status === 'trialing') {
+      this.record(accountId, 'subscription.created', s, now);
+      // A trial shorter than the notice: its end is near at once.
+      if (s.trial_reminder_ms === null) this.record(accountId, 'subscription.trial_will_end', s, now);
+      return s;
+    }
     const period = { start: s.current_period_start, end: s.current_period_end };
     const lines = this.licensedLines(accountId, items, period, stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined);
-    return this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now);
+    // One event for the subscription as its first invoice left it (after that invoice's own events).
+    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now));
+    this.record(accountId, 'subscription.created', out, now);
+    return out;
   }
 
   get(accountId: string, id: string, now: number): Subscription {
@@ -347,6 +385,7 @@ export class Subscriptions {
   update(accountId: string, id: string, body: UpdateSubscriptionBody, now: number): Stored {
     const s = this.load(accountId, id);
     this.requireLive(s);
+    const before = this.toApi(accountId, s, now);
     const prorations = (body.proration_behavior ?? 'create_prorations') === 'create_prorations';
     const changes: ItemChange[] = [];
     if (body.quantity !== undefined) {
@@ -376,7 +415,14 @@ export class Subscriptions {
     if (s.collection_method === 'send_invoice' && s.days_until_due === null) throw errors.parameterMissing('days_until_due');
     if (s.collection_method === 'charge_automatically') s.days_until_due = null;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
-    return this.save(accountId, s);
+    this.save(accountId, s);
+    this.recordUpdated(accountId, s, before, now);
+    return s;
+  }
+
+  /** subscription.updated for a change of `s` (when it changed something the API shows). */
+  private recordUpdated(accountId: string, s: Stored, before: Subscription, now: number): void {
+    recordUpdate(this.db.events, accountId, 'subscription.updated', this.toApi(accountId, s, now), before, now);
   }
 
   /** Now: `canceled` at once (open invoices stay as they are). At period end: `cancel_at_period_end`. */
@@ -384,13 +430,16 @@ export class Subscriptions {
     const s = this.load(accountId, id);
     this.requireLive(s);
     const nowS = unixSeconds(now);
+    const before = this.toApi(accountId, s, now);
     if (body.at_period_end) {
       if (!['active', 'trialing', 'past_due'].includes(s.status)) {
         throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can cancel at period end.`);
       }
       s.cancel_at_period_end = true;
       s.canceled_at = nowS;
-      return this.save(accountId, s);
+      this.save(accountId, s);
+      this.recordUpdated(accountId, s, before, now);
+      return s;
     }
     s.status = 'canceled';
     s.canceled_at = nowS;
@@ -398,7 +447,9 @@ export class Subscriptions {
     s.cancel_at_period_end = false;
     s.pending_lines = [];
     s.period_history.push({ start: s.current_period_start, end: Math.min(nowS, s.current_period_end), invoice: null });
-    return this.save(accountId, s);
+    this.save(accountId, s);
+    this.record(accountId, 'subscription.canceled', s, now, before);
+    return s;
   }
 
   pause(accountId: string, id: string, now: number): Stored {
@@ -406,21 +457,26 @@ export class Subscriptions {
     if (!['active', 'trialing', 'past_due'].includes(s.status)) {
       throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can be paused.`);
     }
+    const before = this.toApi(accountId, s, now);
     s.paused_from = s.status;
     s.status = 'paused';
     s.paused_at = unixSeconds(now);
-    return this.save(accountId, s);
+    this.save(accountId, s);
+    this.recordUpdated(accountId, s, before, now);
+    return s;
   }
 
   /** paused → a new period starts now (new billing_cycle_anchor) with its invoice at once. */
   resume(accountId: string, id: string, now: number): Stored {
     const s = this.load(accountId, id);
     if (s.status !== 'paused') throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only paused subscriptions can be resumed.`);
+    const before = this.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
     const items = this.db.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
     const usage = s.paused_from === 'trialing' ? [] : this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
     if (s.trial_end !== null && s.trial_end > nowS) s.trial_end = nowS;
+    s.trial_reminder_ms = null;
     s.period_history.push({ start: s.current_period_start, end: pausedAt, invoice: null });
     s.billing_cycle_anchor = nowS;
     s.period_index = 0;
@@ -431,11 +487,12 @@ export class Subscriptions {
     s.paused_at = null;
     s.paused_from = null;
     const lines = [...this.licensedLines(accountId, items, b), ...usage];
-    const out = this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now);
+    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now));
     if (usage.length) {
       out.period_history[out.period_history.length - 1]!.invoice = out.latest_invoice;
       this.save(accountId, out);
     }
+    this.recordUpdated(accountId, out, before, now);
     return out;
   }
 
@@ -443,12 +500,15 @@ export class Subscriptions {
 
   /** The trial is over: the first paid period starts at trial_end (the new billing_cycle_anchor). */
   endTrial(accountId: string, s: Stored, now: number): void {
+    const before = this.toApi(accountId, s, now);
     const end = s.trial_end ?? s.current_period_end;
     s.period_history.push({ start: s.current_period_start, end, invoice: null });
+    s.trial_reminder_ms = null;
     if (s.cancel_at_period_end) {
       s.status = 'canceled';
       s.ended_at = end;
       this.save(accountId, s);
+      this.record(accountId, 'subscription.canceled', s, now, before);
       return;
     }
     s.billing_cycle_anchor = end;
@@ -458,11 +518,28 @@ export class Subscriptions {
     s.current_period_end = b.end;
     s.status = 'active';
     const items = this.db.itemsOf(accountId, s.id);
-    this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now);
+    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now));
+    this.record(accountId, 'subscription.updated', out, now, before);
+  }
+
+  /** Due work on a trialing subscription: the trial's end, or 3 days before it the notice that it is near. */
+  trialDue(accountId: string, s: Stored, now: number): void {
+    const reminder = s.trial_reminder_ms;
+    if (reminder == null || reminder > now) return this.endTrial(accountId, s, now);
+    s.trial_reminder_ms = null;
+    this.save(accountId, s);
+    this.record(accountId, 'subscription.trial_will_end', s, reminder);
   }
 
   /** The period is over: usage of the ended period in arrears + the next period in advance; or the end. */
   renew(accountId: string, s: Stored, now: number): void {
+    const before = this.toApi(accountId, s, now);
+    this.quietly(s.id, () => this.renewQuietly(accountId, s, now));
+    const after = this.load(accountId, s.id);
+    this.record(accountId, after.status === 'canceled' ? 'subscription.canceled' : 'subscription.renewed', after, now, before);
+  }
+
+  private renewQuietly(accountId: string, s: Stored, now: number): void {
     const items = this.db.itemsOf(accountId, s.id);
     const ended = { start: s.current_period_start, end: s.current_period_end };
     const usage = this.usageLines(accountId, items, ended);
@@ -516,8 +593,10 @@ export class Subscriptions {
   addItem(accountId: string, body: CreateSubscriptionItemBody, now: number): SubscriptionItem {
     const s = this.load(accountId, body.subscription, 'subscription');
     this.requireLive(s);
+    const before = this.toApi(accountId, s, now);
     const [item] = this.changeItems(accountId, s, [{ kind: 'add', price: body.price, quantity: body.quantity, metadata: body.metadata, param: 'price' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
     this.save(accountId, s);
+    this.recordUpdated(accountId, s, before, now);
     return this.itemApi(accountId, item!);
   }
 
@@ -528,16 +607,20 @@ export class Subscriptions {
   updateItem(accountId: string, id: string, body: UpdateSubscriptionItemBody, now: number): SubscriptionItem {
     const { sub } = this.itemOwner(accountId, id);
     this.requireLive(sub);
+    const before = this.toApi(accountId, sub, now);
     const [item] = this.changeItems(accountId, sub, [{ kind: 'update', id, quantity: body.quantity, metadata: body.metadata, param: 'quantity' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
     this.save(accountId, sub);
+    this.recordUpdated(accountId, sub, before, now);
     return this.itemApi(accountId, item!);
   }
 
   deleteItem(accountId: string, id: string, proration: 'create_prorations' | 'none' | undefined, now: number): DeletedResource {
     const { sub } = this.itemOwner(accountId, id);
     this.requireLive(sub);
+    const before = this.toApi(accountId, sub, now);
     this.changeItems(accountId, sub, [{ kind: 'delete', id, param: 'item_id' }], (proration ?? 'create_prorations') === 'create_prorations', now);
     this.save(accountId, sub);
+    this.recordUpdated(accountId, sub, before, now);
     return { id, object: 'subscription_item', deleted: true };
   }
 

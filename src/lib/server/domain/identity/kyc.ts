@@ -11,6 +11,18 @@ import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import type { DueWork } from '../due.js';
 import type { Vault } from './vault.js';
+import type { Events } from '../events.js';
+import type { EventType } from '../../../contract/events.js';
+
+/** The event of each decided status. */
+const DECIDED: Record<'verified' | 'rejected' | 'requires_input', EventType> = {
+  verified: 'kyc_verification.verified',
+  rejected: 'kyc_verification.rejected',
+  requires_input: 'kyc_verification.requires_input',
+};
+
+/** The fields a transition alters, as they are before it (events' previous_attributes). */
+const changing = (k: StoredKyc) => ({ status: k.status, status_reason: k.status_reason, risk_score: k.risk_score, submitted_at: k.submitted_at, completed_at: k.completed_at, identity_token_ids: k.identity_token_ids, checks: k.checks });
 
 /** How long a submitted verification stays `processing`. */
 export const KYC_PROCESSING_MS = 30_000;
@@ -41,7 +53,11 @@ export class Kyc implements DueWork {
   readonly name = 'kyc processing';
   readonly collection: Collection<StoredKyc>;
 
-  constructor(private readonly store: Store, private readonly vault: Vault) {
+  constructor(
+    private readonly store: Store,
+    private readonly vault: Vault,
+    private readonly events: Events,
+  ) {
     this.collection = new Collection<StoredKyc>(store, tables.kyc_verifications);
   }
 
@@ -86,13 +102,27 @@ export class Kyc implements DueWork {
       due_ms: null,
     };
     this.collection.insert(accountId, k);
-    return toApi(k);
+    return this.record(accountId, 'kyc_verification.created', k, now);
+  }
+
+  /** Records `type`: the verification as the API shows it, without provider_session_token (a credential of the
+   * provider's flow, like a session's client secret: events are stored and sent to endpoints). */
+  private record(accountId: string, type: EventType, k: StoredKyc, at: number, previous?: object): KycVerification {
+    const api = toApi(k);
+    const { provider_session_token: _token, ...object } = api;
+    this.events.record(accountId, type, object, { at, previous });
+    return api;
   }
 
   private load(accountId: string, id: string, now: number): StoredKyc {
     const k = this.collection.require(accountId, id, 'kyc_verification', 'verification_id');
     if (k.status === 'processing' && k.due_ms !== null && k.due_ms <= now) this.decide(accountId, k);
     return k;
+  }
+
+  /** Runs this one verification's decision if its time has come (test triggers). */
+  decideIfDue(accountId: string, id: string, now: number): KycVerification {
+    return toApi(this.load(accountId, id, now));
   }
 
   /** As committed: reads never run due work (the scheduler decides verifications, domain/due.ts). */
@@ -111,6 +141,7 @@ export class Kyc implements DueWork {
       throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be submitted.`);
     }
     const added = this.checkTokens(accountId, body.identity_token_ids);
+    const previous = changing(k);
     k.identity_token_ids = [...new Set([...k.identity_token_ids, ...added])];
     if (k.status === 'requires_input') k.checks = this.newChecks(k.verification_level, now);
     k.status = 'processing';
@@ -120,7 +151,7 @@ export class Kyc implements DueWork {
     k.completed_at = null;
     k.due_ms = now + KYC_PROCESSING_MS;
     this.collection.update(accountId, k);
-    return toApi(k);
+    return this.record(accountId, 'kyc_verification.processing', k, now, previous);
   }
 
   cancel(accountId: string, id: string, now: number): KycVerification {
@@ -128,15 +159,17 @@ export class Kyc implements DueWork {
     if (k.status !== 'pending' && k.status !== 'requires_input') {
       throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be canceled.`);
     }
+    const previous = changing(k);
     k.status = 'canceled';
     k.completed_at = isoTime(now);
     this.collection.update(accountId, k);
-    return toApi(k);
+    return this.record(accountId, 'kyc_verification.canceled', k, now, previous);
   }
 
   /** Runs the checks against the linked tokens (values opened in memory only) and sets the outcome. */
   private decide(accountId: string, k: StoredKyc): void {
     const at = k.due_ms!;
+    const previous = { ...changing(k), checks: structuredClone(k.checks) };
     const tokens = k.identity_token_ids.map((id) => this.vault.reveal(accountId, id)).filter((t) => t !== undefined);
     const numbers = tokens.filter((t) => NUMBER_TYPES.has(t.type));
     const values = new Set(tokens.map((t) => t.value));
@@ -173,6 +206,7 @@ export class Kyc implements DueWork {
     k.completed_at = isoTime(at);
     k.due_ms = null;
     this.collection.update(accountId, k);
+    this.record(accountId, DECIDED[k.status as keyof typeof DECIDED], k, at, previous);
   }
 
   nextDue(accountId: string): number | undefined {

@@ -8,6 +8,7 @@ import { tables } from '../../store/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
+import type { Events } from '../events.js';
 
 type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_sealed: string };
 
@@ -52,7 +53,11 @@ export function maskValue(type: IdentityTokenType, value: string): string {
 export class Vault {
   readonly tokens: Collection<StoredToken>;
 
-  constructor(private readonly store: Store, private readonly sealer: Sealer) {
+  constructor(
+    private readonly store: Store,
+    private readonly sealer: Sealer,
+    private readonly events: Events,
+  ) {
     this.tokens = new Collection<StoredToken>(store, tables.identity_tokens);
   }
 
@@ -69,7 +74,9 @@ export class Vault {
       value_sealed: this.sealer.seal(value),
     };
     this.tokens.insert(accountId, stored);
-    return toApi(stored);
+    const api = toApi(stored);
+    this.events.record(accountId, 'identity_token.created', eventObject(api), { at: now });
+    return api;
   }
 
   get(accountId: string, id: string): IdentityToken {
@@ -92,9 +99,10 @@ export class Vault {
     };
   }
 
-  delete(accountId: string, id: string): DeletedIdentityToken {
-    this.tokens.require(accountId, id, 'identity_token', 'token_id');
+  delete(accountId: string, id: string, now: number): DeletedIdentityToken {
+    const stored = this.tokens.require(accountId, id, 'identity_token', 'token_id');
     this.tokens.delete(accountId, id);
+    this.events.record(accountId, 'identity_token.deleted', eventObject(toApi(stored)), { at: now });
     return { token_id: id, object: 'identity_token', deleted: true };
   }
 
@@ -104,6 +112,9 @@ export class Vault {
     return t ? { type: t.type, value: this.sealer.open(t.value_sealed) } : undefined;
   }
 }
+
+/** A token in an event: as the API shows it (never the value), plus `id` (= token_id) like every event object. */
+const eventObject = (t: IdentityToken) => ({ id: t.token_id, ...t });
 
 function toApi(t: StoredToken): IdentityToken {
   const { id, value_sealed: _sealed, ...rest } = t;

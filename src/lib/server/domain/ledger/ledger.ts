@@ -23,6 +23,7 @@ import type {
   ReverseJournalEntryBody,
 } from '../../../contract/ledger.js';
 import type { List } from '../../../contract/common.js';
+import type { EventType } from '../../../contract/events.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
@@ -32,6 +33,7 @@ import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { normalizeCurrency } from '../values.js';
 import type { DueWork } from '../due.js';
+import type { Events } from '../events.js';
 
 /** Default hold lifetime when `expires_at` is not given. */
 export const HOLD_DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -81,7 +83,10 @@ export class Ledger implements DueWork {
   readonly holds: Collection<StoredHold>;
   readonly events: Collection<LedgerAccountEvent>;
 
-  constructor(private readonly store: Store) {
+  constructor(
+    private readonly store: Store,
+    private readonly eventLog: Events,
+  ) {
     this.accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);
     this.journals = new Collection<StoredJournal>(store, tables.journal_entries);
     this.entries = new Collection<StoredEntry>(store, tables.ledger_entries);
@@ -129,7 +134,9 @@ export class Ledger implements DueWork {
     };
     this.accounts.insert(accountId, acct);
     this.recordEvent(accountId, acct.id, 'created', null, who, now);
-    return toApiAccount(acct);
+    const api = toApiAccount(acct);
+    this.eventLog.record(accountId, 'ledger_account.created', api, { at: now });
+    return api;
   }
 
   private newAccountNumber(accountId: string): string {
@@ -168,25 +175,27 @@ export class Ledger implements DueWork {
     if (acct.status !== 'active') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only active accounts can be frozen.`);
     if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be frozen.');
     const actor = actorOf(who);
+    const previous = { status: acct.status, frozen_at: acct.frozen_at, frozen_reason: acct.frozen_reason, frozen_by: acct.frozen_by };
     acct.status = 'frozen';
     acct.frozen_at = isoTime(now);
     acct.frozen_reason = body.reason ?? null;
     acct.frozen_by = actor;
     this.accounts.update(accountId, acct);
     this.recordEvent(accountId, id, 'frozen', body.reason ?? null, who, now);
-    return toApiAccount(acct);
+    return this.recorded(accountId, 'ledger_account.frozen', toApiAccount(acct), now, previous);
   }
 
   unfreeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     if (acct.status !== 'frozen') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only frozen accounts can be unfrozen.`);
+    const previous = { status: acct.status, frozen_at: acct.frozen_at, frozen_reason: acct.frozen_reason, frozen_by: acct.frozen_by };
     acct.status = 'active';
     acct.frozen_at = null;
     acct.frozen_reason = null;
     acct.frozen_by = null;
     this.accounts.update(accountId, acct);
     this.recordEvent(accountId, id, 'unfrozen', body.reason ?? null, who, now);
-    return toApiAccount(acct);
+    return this.recorded(accountId, 'ledger_account.unfrozen', toApiAccount(acct), now, previous);
   }
 
   close(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
@@ -196,11 +205,18 @@ export class Ledger implements DueWork {
     if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be closed.');
     if (acct.pending_balance !== 0) throw errors.unexpectedState('ledger_account', 'This ledger account has active holds; release or capture them before closing it.');
     if (acct.balance !== 0) throw errors.unexpectedState('ledger_account', `This ledger account's balance is ${acct.balance}, not zero; move it out before closing the account.`);
+    const previous = { status: acct.status, closed_at: acct.closed_at };
     acct.status = 'closed';
     acct.closed_at = isoTime(now);
     this.accounts.update(accountId, acct);
     this.recordEvent(accountId, id, 'closed', body.reason ?? null, who, now);
-    return toApiAccount(acct);
+    return this.recorded(accountId, 'ledger_account.closed', toApiAccount(acct), now, previous);
+  }
+
+  /** Records `type` for `object` (as the API shows it) in the event log; returns the object. */
+  private recorded<T extends { id: string; object: string }>(accountId: string, type: EventType, object: T, at: number, previous?: object): T {
+    this.eventLog.record(accountId, type, object, { at, previous });
+    return object;
   }
 
   listEvents(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerAccountEvent> {
@@ -378,7 +394,7 @@ export class Ledger implements DueWork {
     }
     for (const a of accts.values()) this.accounts.update(accountId, a);
     this.journals.insert(accountId, journal);
-    return { ...journal, reversed_by: null };
+    return this.recorded(accountId, 'journal_entry.created', { ...journal, reversed_by: null }, now);
   }
 
   // --------------------------------------------------------------------------------------------- holds
@@ -417,7 +433,7 @@ export class Ledger implements DueWork {
     };
     this.holds.insert(accountId, hold);
     this.adjustPending(accountId, a, body.amount, now);
-    return toApiHold(hold);
+    return this.recorded(accountId, 'hold.created', toApiHold(hold), now);
   }
 
   getHold(accountId: string, id: string, now: number): Hold {
@@ -454,13 +470,14 @@ export class Ledger implements DueWork {
       },
       now,
     );
+    const previous = toApiHold(hold);
     hold.status = 'captured';
     hold.captured_at = isoTime(now);
     hold.captured_amount = amount;
     hold.destination_account_id = body.destination_account_id;
     hold.journal_entry_id = journal.id;
     this.holds.update(accountId, hold);
-    return toApiHold(hold);
+    return this.recorded(accountId, 'hold.captured', toApiHold(hold), now, previous);
   }
 
   releaseHold(accountId: string, id: string, now: number): Hold {
@@ -471,7 +488,7 @@ export class Ledger implements DueWork {
     hold.released_at = isoTime(now);
     this.holds.update(accountId, hold);
     this.adjustPending(accountId, this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'), -hold.amount, now);
-    return toApiHold(hold);
+    return this.recorded(accountId, 'hold.released', toApiHold(hold), now, { status: 'active', released_at: null });
   }
 
   private adjustPending(accountId: string, a: StoredAccount, delta: number, now: number): void {
@@ -489,13 +506,23 @@ export class Ledger implements DueWork {
 
   runDue(now: number, accountId?: string, limit = -1): number {
     const due = this.holds.selectFirst(limit, `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
-    for (const { accountId: acct, doc } of due) {
-      doc.status = 'expired';
-      doc.expired_at = isoTime(doc.expires_ms ?? now);
-      this.holds.update(acct, doc);
-      this.adjustPending(acct, this.accounts.require(acct, doc.ledger_account_id, 'ledger_account'), -doc.amount, now);
-    }
+    for (const { accountId: acct, doc } of due) this.expireHold(acct, doc, now);
     return due.length;
+  }
+
+  private expireHold(accountId: string, doc: StoredHold, now: number): void {
+    doc.status = 'expired';
+    doc.expired_at = isoTime(doc.expires_ms ?? now);
+    this.holds.update(accountId, doc);
+    this.adjustPending(accountId, this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'), -doc.amount, now);
+    this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, { status: 'active', expired_at: null });
+  }
+
+  /** Runs this one hold's expiry if its time has come (test triggers); returns the hold. */
+  expireHoldIfDue(accountId: string, id: string, now: number): Hold {
+    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+    if (hold.status === 'active' && hold.expires_ms !== null && hold.expires_ms <= now) this.expireHold(accountId, hold, now);
+    return toApiHold(hold);
   }
 
   // ----------------------------------------------------------------------------------- payment events

@@ -11,6 +11,9 @@ import { isoTime, unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { ACH_TEST } from '../testcards.js';
+import type { Events } from '../events.js';
+import type { EventType } from '../../../contract/events.js';
+import { recordUpdate } from '../record.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * 86_400_000;
@@ -37,7 +40,11 @@ export type AchOutcome = 'settles' | 'insufficient_funds';
 export class BankAccounts {
   readonly collection: Collection<StoredBankAccount>;
 
-  constructor(store: Store, private readonly sealer: Sealer) {
+  constructor(
+    store: Store,
+    private readonly sealer: Sealer,
+    private readonly events: Events,
+  ) {
     this.collection = new Collection<StoredBankAccount>(store, tables.bank_accounts);
   }
 
@@ -62,7 +69,7 @@ export class BankAccounts {
     if (body.is_default && customer === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
     const hasDefault = customer !== null && this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer).some((r) => r.doc.is_default);
     const isDefault = customer !== null && (body.is_default ?? !hasDefault);
-    if (isDefault) this.clearDefault(accountId, customer);
+    if (isDefault) this.clearDefault(accountId, customer, now);
     const b: StoredBankAccount = {
       id: newId('ba'),
       object: 'bank_account',
@@ -87,15 +94,31 @@ export class BankAccounts {
       microdeposit_expires_ms: null,
     };
     this.collection.insert(accountId, b);
-    return this.toApi(b);
+    return this.record(accountId, 'bank_account.created', b, now);
+  }
+
+  /** Records `type` for the account as the API shows it (last4 only: never a full number); returns that object. */
+  private record(accountId: string, type: EventType, b: StoredBankAccount, at: number, previous?: object): BankAccount {
+    const api = this.toApi(b);
+    this.events.record(accountId, type, api, { at, previous });
+    return api;
+  }
+
+  /** Stores a changed account; bank_account.updated when the API shows a change. */
+  private save(accountId: string, b: StoredBankAccount, before: BankAccount, now: number): BankAccount {
+    this.collection.update(accountId, b);
+    const api = this.toApi(b);
+    recordUpdate(this.events, accountId, 'bank_account.updated', api, before, now);
+    return api;
   }
 
   /** A customer has one default account: the others of `customer` stop being it. */
-  private clearDefault(accountId: string, customer: string, except?: string): void {
+  private clearDefault(accountId: string, customer: string, now: number, except?: string): void {
     for (const { doc } of this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer)) {
       if (doc.is_default && doc.id !== except) {
+        const before = this.toApi(doc);
         doc.is_default = false;
-        this.collection.update(accountId, doc);
+        this.save(accountId, doc, before, now);
       }
     }
   }
@@ -104,17 +127,17 @@ export class BankAccounts {
    * PATCH /bank-accounts/{id}: nickname (null clears it), is_default, metadata (merged). Unlike the live service,
    * which clears every other account's default in the whole merchant account, only the same customer's.
    */
-  update(accountId: string, id: string, body: UpdateBankAccountBody): BankAccount {
+  update(accountId: string, id: string, body: UpdateBankAccountBody, now: number): BankAccount {
     const b = this.load(accountId, id);
+    const before = this.toApi(b);
     if (body.is_default === true) {
       if (b.customer_id === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
-      this.clearDefault(accountId, b.customer_id, b.id);
+      this.clearDefault(accountId, b.customer_id, now, b.id);
     }
     if (body.is_default !== undefined) b.is_default = body.is_default;
     if (body.nickname !== undefined) b.nickname = body.nickname;
     if (body.metadata !== undefined) b.metadata = mergeMetadata(b.metadata, body.metadata);
-    this.collection.update(accountId, b);
-    return this.toApi(b);
+    return this.save(accountId, b, before, now);
   }
 
   private load(accountId: string, id: string): StoredBankAccount {
@@ -130,9 +153,10 @@ export class BankAccounts {
     return { ...page, data: page.data.map((b) => this.toApi(b)) };
   }
 
-  delete(accountId: string, id: string): { id: string; object: 'bank_account'; deleted: true } {
-    this.load(accountId, id);
+  delete(accountId: string, id: string, now: number): { id: string; object: 'bank_account'; deleted: true } {
+    const b = this.load(accountId, id);
     this.collection.delete(accountId, id);
+    this.record(accountId, 'bank_account.deleted', b, now);
     return { id, object: 'bank_account', deleted: true };
   }
 
@@ -142,11 +166,12 @@ export class BankAccounts {
     if (b.verification_status !== 'unverified') {
       throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; micro-deposits can only be sent to an unverified account.`);
     }
+    const before = this.toApi(b);
     b.verification_status = 'pending';
     b.verification_method = 'microdeposits';
     b.microdeposit_expires_ms = now + MICRODEPOSIT_TTL_MS;
     b.microdeposits = { expires_at: isoTime(b.microdeposit_expires_ms), attempts_remaining: MICRODEPOSIT_ATTEMPTS };
-    this.collection.update(accountId, b);
+    this.save(accountId, b, before, now);
     return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits.expires_at };
   }
 
@@ -158,6 +183,7 @@ export class BankAccounts {
     if (b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms) {
       throw errors.unexpectedState('bank_account', 'The micro-deposits for this bank account expired; they were valid for 10 days.');
     }
+    const before = { ...this.toApi(b), microdeposits: { ...b.microdeposits! } };
     const md = b.microdeposits!;
     const sorted = [...amounts].sort((x, y) => x - y);
     if (sorted[0] === MICRODEPOSIT_AMOUNTS[0] && sorted[1] === MICRODEPOSIT_AMOUNTS[1]) {
@@ -166,7 +192,11 @@ export class BankAccounts {
       md.attempts_remaining = Math.max(0, md.attempts_remaining - 1);
       if (md.attempts_remaining === 0) b.verification_status = 'failed';
     }
-    this.collection.update(accountId, b);
+    if (b.verification_status === 'pending') this.save(accountId, b, before, now);
+    else {
+      this.collection.update(accountId, b);
+      this.record(accountId, b.verification_status === 'verified' ? 'bank_account.verified' : 'bank_account.verification_failed', b, now, before);
+    }
     return { verified: b.verification_status === 'verified', attempts_remaining: md.attempts_remaining, verification_status: b.verification_status };
   }
 

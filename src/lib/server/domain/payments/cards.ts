@@ -11,6 +11,7 @@ import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '../testcards.js';
+import type { Events } from '../events.js';
 
 type Card = Static<typeof CardDetails>;
 
@@ -51,7 +52,10 @@ export class Cards {
   readonly vault: Collection<StoredVaultToken>;
   readonly networkTokens: Collection<StoredNetworkToken>;
 
-  constructor(store: Store) {
+  constructor(
+    store: Store,
+    private readonly events: Events,
+  ) {
     this.vault = new Collection<StoredVaultToken>(store, tables.vault_tokens);
     this.networkTokens = new Collection<StoredNetworkToken>(store, tables.network_tokens);
   }
@@ -119,6 +123,8 @@ export class Cards {
       created_ms: now,
     };
     this.networkTokens.insert(accountId, t);
+    // The event carries the token without a cryptogram (a one-time secret for the requester only).
+    this.events.record(accountId, 'network_token.created', this.ntApi(t), { at: now });
     if (!withCryptogram) return this.ntApi(t);
     const c = this.cryptogram(accountId, t.id, now);
     return { ...this.ntApi(t), cryptogram: c.cryptogram, cryptogramType: c.cryptogramType };
@@ -128,9 +134,10 @@ export class Cards {
     return this.ntApi(this.networkTokens.require(accountId, id, 'network_token', 'network_token_id'));
   }
 
-  deleteNetworkToken(accountId: string, id: string): { id: string; object: 'network_token'; deleted: true } {
-    this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
+  deleteNetworkToken(accountId: string, id: string, now: number): { id: string; object: 'network_token'; deleted: true } {
+    const t = this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
     this.networkTokens.delete(accountId, id);
+    this.events.record(accountId, 'network_token.deleted', this.ntApi(t), { at: now });
     return { id, object: 'network_token', deleted: true };
   }
 

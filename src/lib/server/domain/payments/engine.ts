@@ -470,12 +470,13 @@ export class PaymentsEngine implements DueWork, Charger {
     return this.toApi(p);
   }
 
-  refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment {
+  refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment | Outcome {
     const p = this.load(accountId, id);
     if (p.status !== 'captured') throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
     const remaining = p.captured_amount - p.refunded_amount;
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw errors.parameterInvalid('amount', `must be at most the amount not yet refunded (${remaining})`);
+    if (p.card_outcome?.kind === 'success' && p.card_outcome.refunds === 'fail') return this.refundFailed(accountId, p, amount, body, now);
     p.refunded_amount += amount;
     p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
     const before = { status: p.status, refunded_amount: p.refunded_amount - amount };
@@ -488,6 +489,18 @@ export class PaymentsEngine implements DueWork, Charger {
     });
     this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
     return this.toApi(p);
+  }
+
+  /**
+   * The processor refused the refund (test card tok_refundFail): the payment stays as it was, refund.failed is
+   * recorded (committed) and the request answers 402 refund_failed.
+   */
+  private refundFailed(accountId: string, p: StoredPayment, amount: number, body: RefundPaymentBody, now: number): Outcome {
+    const refund = { amount, reason: body.reason ?? null, created_at: isoTime(now), status: 'failed', failure_reason: 'processor_declined' };
+    this.d.events.record(accountId, 'refund.failed', this.toApi(p), { at: now, payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund } });
+    return new Outcome(
+      new ServiceError({ status: 402, type: 'card_error', code: 'refund_failed', message: `The processor declined the refund of ${amount} on payment ${p.id}; the payment is unchanged.`, payment_id: p.id }),
+    );
   }
 
   /** Session canceled or expired: void an authorization or an unfinished 3DS payment. A pending ACH debit cannot be recalled. */

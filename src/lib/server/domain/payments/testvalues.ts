@@ -7,7 +7,7 @@ const result = (c: (typeof TEST_CARDS)[number]): string => {
   const o = c.outcome;
   switch (o.kind) {
     case 'success':
-      return 'success';
+      return o.refunds === 'fail' ? 'success, refunds fail' : 'success';
     case 'decline':
       return o.code;
     case 'processing_error':
