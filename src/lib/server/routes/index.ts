@@ -7,5 +7,6 @@ import { billingRoutes } from './billing.js';
 import { ledgerRoutes } from './ledger.js';
 import { identityRoutes } from './identity.js';
 import { eventsRoutes } from './events.js';
+import { webhooksRoutes } from './webhooks.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...webhooksRoutes];
