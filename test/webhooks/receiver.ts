@@ -16,8 +16,8 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
-  /** How the next requests are answered: a status, or 'hang' (no answer at all). */
-  answer: number | 'hang';
+  /** How the next requests are answered: a status, or 'hang' (no answer at all); or a function of the request. */
+  answer: Answer;
   /** Resolves once `n` requests in total have arrived. */
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   /** The requests' event ids, in arrival order. */
@@ -25,7 +25,9 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: number | 'hang' = 200): Promise<Receiver> {
+type Answer = number | 'hang' | ((r: Received) => number | 'hang');
+
+export async function startReceiver(answer: Answer = 200): Promise<Receiver> {
   const received: Received[] = [];
   let waiters: (() => void)[] = [];
   const server = createServer((req, res) => {
@@ -38,7 +40,8 @@ export async function startReceiver(answer: number | 'hang' = 200): Promise<Rece
       const w = waiters;
       waiters = [];
       for (const f of w) f();
-      if (rx.answer !== 'hang') res.writeHead(rx.answer, { 'content-type': 'text/plain' }).end('ok');
+      const a = typeof rx.answer === 'function' ? rx.answer(r) : rx.answer;
+      if (a !== 'hang') res.writeHead(a, { 'content-type': 'text/plain' }).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,4 +73,15 @@ export async function startReceiver(answer: number | 'hang' = 200): Promise<Rece
       }),
   };
   return rx;
+}
+
+/** Polls `check` until it returns something other than undefined (at most `timeoutMs`: a bound, not a measurement). */
+export async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
