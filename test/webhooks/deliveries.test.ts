@@ -254,9 +254,11 @@ describe('deliveries to a real receiver', () => {
     const hang = await startReceiver('hang');
     try {
       const we = await endpoint({ url: hang.url });
+      const first = await newSession(s);
       await newSession(s);
-      await newSession(s);
-      await hang.waitFor(1); // the first is in flight (one at a time per endpoint); the second waits
+      const [inFlight] = await hang.waitFor(1); // the first is in flight (one at a time per endpoint); the second waits
+      // a new endpoint gets the events recorded after its creation, not the account's earlier ones
+      expect(JSON.parse(inFlight!.body)).toMatchObject({ type: 'payment_session.created', data: { object: { id: first.id } } });
       const del = await s.request('DELETE', `/webhook-endpoints/${we.id}`);
       expect(del.body).toEqual({ id: we.id, object: 'webhook_endpoint', deleted: true });
       expectError(await s.request('GET', `/webhook-endpoints/${we.id}`), 404, 'invalid_request_error', 'resource_missing');
