@@ -8,7 +8,7 @@ import { verifyWebhook, WebhookSignatureError } from '../../dist/webhooks.js';
 import { signatureHeader } from '../../dist/lib/webhooks/signature.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { confirm, expectError, newSession } from '../payments/util.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { startReceiver, until, type Receiver } from './receiver.js';
 
 let s: TestServer;
 let all: Receiver;
@@ -259,6 +259,7 @@ describe('deliveries to a real receiver', () => {
       const [inFlight] = await hang.waitFor(1); // the first is in flight (one at a time per endpoint); the second waits
       // a new endpoint gets the events recorded after its creation, not the account's earlier ones
       expect(JSON.parse(inFlight!.body)).toMatchObject({ type: 'payment_session.created', data: { object: { id: first.id } } });
+      await until(async () => ((await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.total_count === 2 ? true : undefined), 'both deliveries recorded');
       const del = await s.request('DELETE', `/webhook-endpoints/${we.id}`);
       expect(del.body).toEqual({ id: we.id, object: 'webhook_endpoint', deleted: true });
       expectError(await s.request('GET', `/webhook-endpoints/${we.id}`), 404, 'invalid_request_error', 'resource_missing');

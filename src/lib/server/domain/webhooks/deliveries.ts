@@ -188,13 +188,9 @@ export class Deliveries {
       if (!e.enabled || busy.has(e.id)) continue;
       const now = this.clock.now(row.account_id);
       if (jobs.length < max) {
-        const d = this.stmt(
-          "SELECT data FROM webhook_deliveries WHERE account_id = ? AND webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms <= ? ORDER BY seq LIMIT 1",
-        ).get(row.account_id, e.id, now) as { data: string } | undefined;
-        if (d) {
-          const delivery = JSON.parse(d.data) as WebhookDelivery;
-          const ev = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(delivery.event, row.account_id) as { body: string } | undefined;
-          jobs.push({ accountId: row.account_id, delivery, url: e.url, body: ev?.body, secrets: this.endpoints.signingSecrets(e, now) });
+        const job = this.jobOf(row.account_id, e, now);
+        if (job) {
+          jobs.push(job);
           continue;
         }
       }
@@ -206,6 +202,25 @@ export class Deliveries {
       if (next !== null) retries.set(row.account_id, Math.min(retries.get(row.account_id) ?? Infinity, next));
     }
     return { jobs, retries };
+  }
+
+  /** The endpoint's next POST if one is due now (the endpoint as stored now: enabled, its URL and secrets). */
+  nextFor(accountId: string, endpointId: string): DeliveryJob | undefined {
+    const e = this.endpoints.endpoints.get(accountId, endpointId);
+    if (!e || !e.enabled) return undefined;
+    return this.jobOf(accountId, e, this.clock.now(accountId));
+  }
+
+  private jobOf(accountId: string, e: StoredEndpoint, now: number): DeliveryJob | undefined {
+    // In seq order through the (account, endpoint, status, seq) index, stopping at the first one due: measured,
+    // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
+    const d = this.stmt(
+      "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_endpoint_status WHERE account_id = ? AND webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms <= ? ORDER BY seq LIMIT 1",
+    ).get(accountId, e.id, now) as { data: string } | undefined;
+    if (!d) return undefined;
+    const delivery = JSON.parse(d.data) as WebhookDelivery;
+    const ev = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(delivery.event, accountId) as { body: string } | undefined;
+    return { accountId, delivery, url: e.url, body: ev?.body, secrets: this.endpoints.signingSecrets(e, now) };
   }
 
   /**

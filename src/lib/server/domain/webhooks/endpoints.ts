@@ -152,6 +152,19 @@ export class WebhookEndpoints {
 
   /** The secrets that sign a delivery at `now` (the account's clock): the current one first, then rolled ones not yet expired. */
   signingSecrets(e: StoredEndpoint, now: number): string[] {
-    return [this.sealer.open(e.secret_sealed), ...e.rolled.filter((r) => r.expires_ms > now).map((r) => this.sealer.open(r.sealed))];
+    return [this.open(e.secret_sealed), ...e.rolled.filter((r) => r.expires_ms > now).map((r) => this.open(r.sealed))];
+  }
+
+  /** Opened secrets by their sealed form (a roll seals a new one): not opened again for every delivery. */
+  private readonly opened = new Map<string, string>();
+
+  private open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      if (this.opened.size >= 256) this.opened.clear();
+      plain = this.sealer.open(sealed);
+      this.opened.set(sealed, plain);
+    }
+    return plain;
   }
 }
