@@ -25,6 +25,8 @@ import { newAgents, postJson } from './sender.js';
 
 /** While POSTs are in flight, new events are looked for at most this often (ms). */
 const SCAN_EVERY_MS = 50;
+/** After an endpoint's delivery could not be recorded, its next turn waits this long (ms). */
+const ERROR_PAUSE_MS = 1000;
 
 export interface DispatcherOptions {
   /** Per POST, the whole exchange (ms; default 10 000, the live service's test-delivery timeout). */
@@ -55,6 +57,8 @@ export class Dispatcher {
   private wanted = false;
   /** Events may have been recorded since the last scan (a COMMIT that recorded some, the poll, the start). */
   private eventsSignaled = true;
+  /** Something other than new events may have made a delivery due (a scan, a resend, a retry, a free endpoint). */
+  private dueSignaled = true;
   private lastScan = 0;
   private scanTimer?: NodeJS.Timeout;
   private loop?: Promise<void>;
@@ -72,7 +76,7 @@ export class Dispatcher {
     this.agents = newAgents(this.concurrency);
     deps.events.onCommitted(() => {
       this.eventsSignaled = true;
-      this.wake();
+      this.wake(false);
     });
     deps.store.onCommit(() => {
       if (this.ownWrite) {
@@ -98,15 +102,16 @@ export class Dispatcher {
   }
 
   /** Looks for work soon (coalesced: one pass at a time, another after it when woken meanwhile). */
-  wake(): void {
+  wake(due = true): void {
     if (this.stopped) return;
+    if (due) this.dueSignaled = true;
     this.wanted = true;
     if (this.loop) return;
     this.loop = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.run())
       .finally(() => {
         this.loop = undefined;
-        if (this.wanted && !this.stopped) this.wake();
+        if (this.wanted && !this.stopped) this.wake(false);
       });
   }
 
@@ -116,8 +121,11 @@ export class Dispatcher {
       try {
         if (this.eventsSignaled) await this.scan();
         if (this.stopped) return;
+        // Only new events (a scan put off): nothing can have come due (measured: a read per group commit).
+        if (!this.dueSignaled) continue;
         const room = this.concurrency - this.inFlight.size;
         if (room <= 0) continue;
+        this.dueSignaled = false;
         const { jobs, retries } = await this.deps.store.read(() => this.deps.webhooks.deliveries.due(new Set(this.inFlight.keys()), room));
         this.retries = retries;
         for (const job of jobs) if (!this.inFlight.has(job.delivery.webhook_endpoint)) this.start(job);
@@ -148,6 +156,7 @@ export class Dispatcher {
       this.ownWrite = true;
       return this.deps.webhooks.deliveries.scan();
     });
+    this.dueSignaled = true;
     if (more) {
       this.eventsSignaled = true;
       this.wanted = true;
@@ -163,8 +172,18 @@ export class Dispatcher {
       // one due (one transaction per delivery besides the row's insert).
       while (next && !this.stopped) next = await this.send(next, abort.signal);
     })()
-      .catch((err) => {
-        if (!this.stopped) this.deps.onError(err);
+      .catch(async (err) => {
+        if (this.stopped) return;
+        this.deps.onError(err);
+        // The outcome could not be written (storage failing): the row is still pending and due. A pause before
+        // the endpoint's next turn, so that a failing disk does not turn into a stream of POSTs.
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, ERROR_PAUSE_MS);
+          abort.signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
       })
       .finally(() => {
         this.inFlight.delete(endpointId);
