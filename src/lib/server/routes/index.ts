@@ -8,5 +8,6 @@ import { ledgerRoutes } from './ledger.js';
 import { identityRoutes } from './identity.js';
 import { eventsRoutes } from './events.js';
 import { triggerRoutes } from './triggers.js';
+import { webhooksRoutes } from './webhooks.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...webhooksRoutes, ...triggerRoutes];
