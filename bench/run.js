@@ -8,7 +8,7 @@
 //
 // Env: BENCH_SECONDS (load duration per endpoint, default 5), BENCH_ROWS (large table size, default 1e6),
 // BENCH_RUNS (CLI runs per figure, default 15), BENCH_ROUNDS (server: baseline/endpoint load pairs per figure,
-// alternated so that background load on the machine hits both alike; the median pair is reported; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, scale;
+// alternated so that background load on the machine hits both alike; the median pair is reported; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, webhooks (also part of server), scale;
 // default all — a partial run prints and writes only its own figures).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -202,6 +202,36 @@ try {
   results.server.journal_entry = journalPair.result;
   }
 
+  // ------------------------------------------------------------------------------------------- webhooks
+  // create-session on a server with one webhook endpoint (every event) whose receiver answers 200: a fresh server,
+  // so that the figures above are untouched. Part of `server`; BENCH_ONLY=webhooks runs it alone.
+  let wh, whBare, whDelivered;
+  if (want('server') || want('webhooks')) {
+    log('server throughput with a webhook endpoint…');
+    const { info: rx } = await startChild(join(here, 'receiver.js'));
+    const { info: hooked } = await startChild(join(here, 'serve.js'), [join(tmp, 'server-webhooks')]);
+    const we = JSON.parse((await api(hooked.baseUrl, hooked.apiKey, 'POST', '/webhook-endpoints', { url: rx.url })).text);
+    if (!we.id) throw new Error(`webhook endpoint: ${JSON.stringify(we)}`);
+    const sample = await api(hooked.baseUrl, hooked.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
+    const { info: whBareInfo } = await startChild(join(here, 'bare-server.js'), [String(Buffer.byteLength(sample.text))]);
+    const whBody = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
+    const whAuth = { authorization: `Bearer ${hooked.apiKey}` };
+    load(whBareInfo.url + '/x', 'POST', whBody, {}, 50, 1000); // warm-up
+    load(hooked.baseUrl + '/create-session', 'POST', whBody, whAuth, 50, 1000); // warm-up
+    const rounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const base = load(whBareInfo.url + '/x', 'POST', whBody, {});
+      const target = load(hooked.baseUrl + '/create-session', 'POST', whBody, whAuth);
+      rounds.push({ base, target, ratio: target.rps / base.rps });
+    }
+    const mid = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    wh = mid.target;
+    whBare = mid.base;
+    const count = async (status) => JSON.parse((await api(hooked.baseUrl, hooked.apiKey, 'GET', `/webhook-endpoints/${we.id}/deliveries?status=${status}&limit=1`)).text).total_count;
+    whDelivered = { succeeded: await count('succeeded'), pending: await count('pending'), failed: await count('failed') };
+    results.server.create_session_webhook = { ...wh, rps_ratio: mid.ratio, p99_ratio: wh.p99_ms / whBare.p99_ms, baseline: whBare, rounds: rounds.map((x) => Number(x.ratio.toFixed(3))), deliveries_at_end: whDelivered };
+  }
+
   // ---------------------------------------------------------------------------------------------- scale
   if (want('scale')) {
   log(`scale (1k vs ${ROWS} rows)…`);
@@ -270,6 +300,15 @@ try {
           ['confirm-payment p99 ÷ bare node:http', `${f(results.server.confirm_payment.p99_ratio)} (${f(cp.p99_ms)} vs ${f(confirmBare.p99_ms)} ms)`, '—'],
           ['journal entry req/s ÷ bare node:http', `${f(results.server.journal_entry.rps_ratio)} (${f(je.rps, 0)} vs ${f(jeBare.rps, 0)} req/s)`, '—'],
           ['journal entry p99 ÷ bare node:http', `${f(results.server.journal_entry.p99_ratio)} (${f(je.p99_ms)} vs ${f(jeBare.p99_ms)} ms)`, '—'],
+        ]
+      : []),
+    ...(wh
+      ? [
+          [
+            'create-session req/s, 1 webhook endpoint ÷ bare node:http',
+            `${f(results.server.create_session_webhook.rps_ratio)} (${f(wh.rps, 0)} vs ${f(whBare.rps, 0)} req/s; deliveries at the end ${JSON.stringify(whDelivered)})`,
+            '≥ 0.5',
+          ],
         ]
       : []),
     ...(want('scale')

@@ -2,3 +2,4 @@
 export * from './lib/client/index.js';
 export { startServer, openEmbedded, type ServerOptions, type RunningServer, type EmbeddedServer } from './lib/server/server.js';
 export type * from './lib/contract/index.js';
+export { verifyWebhook, WebhookSignatureError, type WebhookSignatureErrorCode, type VerifyOptions } from './lib/webhooks/verify.js';

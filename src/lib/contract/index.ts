@@ -5,3 +5,4 @@ export * from './meta.js';
 export * from './ledger.js';
 export * from './identity.js';
 export * from './billing.js';
+export * from './webhooks.js';

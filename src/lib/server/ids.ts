@@ -8,7 +8,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 export type IdPrefix =
   | 'acct' | 'key' | 'cus' | 'prod' | 'price' | 'sub' | 'si' | 'in' | 'il' | 'ur' | 'ba' | 'nt' | 'cks' | 'pts'
-  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att';
+  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att' | 'we' | 'whd';
 
 /** `n` random base62 characters (rejection sampling: no modulo bias). */
 export function randomBase62(n: number): string {
@@ -66,6 +66,11 @@ export function clientSecretFrom(bytes: Uint8Array, more: () => Uint8Array): str
     if (out.length < 48) source = more();
   }
   return `cs_${out}`;
+}
+
+/** A webhook endpoint's signing secret: `whsec_` + 32 base62 (docs/api.md "Events and webhooks"). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
 }
 
 export function newApiKey(): string {

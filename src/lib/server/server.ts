@@ -14,6 +14,7 @@ import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './domain/due.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
+import { Dispatcher, type DispatcherOptions } from './domain/webhooks/dispatcher.js';
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -40,6 +41,8 @@ export interface ServerOptions {
   auto?: boolean;
   /** How long a client may take to send a request's headers / whole request (ms; docs/api.md "Timeouts"). */
   timeouts?: Partial<Timeouts>;
+  /** Webhook deliveries: POST timeout, poll interval, concurrency (docs/api.md "Events and webhooks"). */
+  webhooks?: DispatcherOptions;
 }
 
 export interface RunningServer {
@@ -104,6 +107,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     lock?.update(baseUrl);
     await opened.store.checkpointInBackground();
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
+    // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
+    const dispatcher = new Dispatcher(
+      { ...services, userAgent: `payorch/${VERSION}`, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+      options.webhooks,
+    );
 
     // Due work (domain/due.ts): every second, what came due on every account's clock, in steps that let
     // other requests run between them; one catch-up at a time.
@@ -166,6 +174,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           clearInterval(purge);
           clearInterval(due);
           stopping = true;
+          await dispatcher.stop(); // POSTs in flight are aborted; their deliveries stay pending for the next start
           await catchingUp;
           clearInterval(idleTimer);
           await app.close(); // stops accepting, waits for requests in flight

@@ -15,6 +15,7 @@ import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './do
 import { createBillingArea, type BillingArea } from './domain/billing/area.js';
 import { createLedgerArea, type LedgerArea } from './domain/ledger/area.js';
 import { createIdentityArea, type IdentityArea } from './domain/identity/area.js';
+import { createWebhooksArea, type WebhooksArea } from './domain/webhooks/area.js';
 
 export interface ServerConfig {
   limits: RateLimitConfig;
@@ -38,7 +39,7 @@ export interface CoreServices {
   limiter: RateLimiter;
 }
 
-export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea {
+export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea, WebhooksArea {
   scheduler: Scheduler;
 }
 
@@ -62,8 +63,9 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
   const identity = createIdentityArea(core);
   const payments = createPaymentsArea(core);
   const billing = createBillingArea({ ...core, ...payments.area });
+  const webhooks = createWebhooksArea(core);
   const due = [core.events, core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due];
   const scheduler = new Scheduler(store, clock, due);
   core.hooks.on('dueNow', (accountId) => scheduler.wake(accountId));
-  return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, scheduler };
+  return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, ...webhooks.area, scheduler };
 }

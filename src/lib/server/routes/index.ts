@@ -9,5 +9,6 @@ import { identityRoutes } from './identity.js';
 import { eventsRoutes } from './events.js';
 import { logsRoutes } from './logs.js';
 import { triggerRoutes } from './triggers.js';
+import { webhooksRoutes } from './webhooks.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...logsRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes];

@@ -192,6 +192,20 @@ export const tables = {
     },
     { filters: [['status'], ['customer_id']], otherIndexes: ['kyc_verifications_due'] },
   ),
+
+  // ------------------------------------------------------------------------------------------- webhooks
+  webhook_endpoints: table('webhook_endpoints', {}),
+  /** A delivery's row is written before its POST and its outcome after (domain/webhooks/dispatcher.ts). */
+  webhook_deliveries: table(
+    'webhook_deliveries',
+    {
+      event: col('TEXT NOT NULL', (d: { event: string }) => d.event),
+      webhook_endpoint: col('TEXT NOT NULL', (d: { webhook_endpoint: string }) => d.webhook_endpoint),
+      status: col('TEXT NOT NULL', (d: { status: string }) => d.status),
+      next_attempt_ms: col('INTEGER', (d: { next_attempt_at: string | null }) => (d.next_attempt_at === null ? null : Date.parse(d.next_attempt_at))),
+    },
+    { filters: [['event'], ['webhook_endpoint'], ['webhook_endpoint', 'status']], otherIndexes: ['webhook_deliveries_pending'] },
+  ),
 } as const;
 
 /** A table declared outside this module (tests): same shape. */

@@ -20,4 +20,78 @@ CREATE INDEX events_account_seq ON events (account_id, seq);
 CREATE INDEX events_object ON events (account_id, object_id, seq);
 `,
   },
+  {
+    version: 501,
+    name: 'webhooks: endpoints, deliveries, dispatch cursors',
+    sql: `
+CREATE TABLE webhook_endpoints (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX webhook_endpoints_account_seq ON webhook_endpoints (account_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_endpoints', '');
+CREATE TRIGGER webhook_endpoints_count_insert AFTER INSERT ON webhook_endpoints BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_endpoints', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_endpoints' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+END;
+CREATE TRIGGER webhook_endpoints_count_delete AFTER DELETE ON webhook_endpoints BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_endpoints' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+END;
+CREATE TABLE webhook_deliveries (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  webhook_endpoint TEXT NOT NULL,
+  status TEXT NOT NULL,
+  next_attempt_ms INTEGER,
+  data TEXT NOT NULL
+);
+CREATE INDEX webhook_deliveries_account_seq ON webhook_deliveries (account_id, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (account_id, event, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_webhook_endpoint ON webhook_deliveries (account_id, webhook_endpoint, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_webhook_endpoint_status ON webhook_deliveries (account_id, webhook_endpoint, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'event');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'webhook_endpoint');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'status,webhook_endpoint');
+CREATE TRIGGER webhook_deliveries_count_insert AFTER INSERT ON webhook_deliveries BEGIN
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, '', '', 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = '' AND vals = '';
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'event', COALESCE(CAST(NEW.event AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'event' AND vals = COALESCE(CAST(NEW.event AS TEXT), char(0));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'webhook_endpoint', COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'webhook_endpoint' AND vals = COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'status,webhook_endpoint', COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)), 0;
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'status,webhook_endpoint' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0));
+END;
+CREATE TRIGGER webhook_deliveries_count_delete AFTER DELETE ON webhook_deliveries BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = '' AND vals = '';
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'event' AND vals = COALESCE(CAST(OLD.event AS TEXT), char(0));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'webhook_endpoint' AND vals = COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'status,webhook_endpoint' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0));
+END;
+CREATE TRIGGER webhook_deliveries_count_update AFTER UPDATE OF event, webhook_endpoint, status ON webhook_deliveries BEGIN
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'event' AND vals = COALESCE(CAST(OLD.event AS TEXT), char(0)) AND (COALESCE(CAST(OLD.event AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.event AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'event', COALESCE(CAST(NEW.event AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.event AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.event AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'event' AND vals = COALESCE(CAST(NEW.event AS TEXT), char(0)) AND (COALESCE(CAST(OLD.event AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.event AS TEXT), char(0)));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'webhook_endpoint' AND vals = COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0)) AND (COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'webhook_endpoint', COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'webhook_endpoint' AND vals = COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)) AND (COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+  UPDATE list_counts SET n = n - 1 WHERE tbl = 'webhook_deliveries' AND account_id = OLD.account_id AND cols = 'status,webhook_endpoint' AND vals = COALESCE(CAST(OLD.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+  INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'webhook_deliveries', NEW.account_id, 'status,webhook_endpoint', COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+  UPDATE list_counts SET n = n + 1 WHERE tbl = 'webhook_deliveries' AND account_id = NEW.account_id AND cols = 'status,webhook_endpoint' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(OLD.webhook_endpoint AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)) || char(31) || COALESCE(CAST(NEW.webhook_endpoint AS TEXT), char(0)));
+END;
+-- The dispatcher's queue: pending deliveries of an endpoint by when they are next due.
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_endpoint, next_attempt_ms) WHERE status = 'pending';
+-- Per endpoint, the last event (events.seq) the dispatcher has looked at: nothing is lost or sent again wholesale
+-- across a restart, and events another process wrote are found by the next poll.
+CREATE TABLE webhook_cursors (
+  webhook_endpoint TEXT PRIMARY KEY,
+  event_seq INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];

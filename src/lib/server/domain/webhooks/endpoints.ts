@@ -1,0 +1,170 @@
+// Webhook endpoints (docs/api.md "Events and webhooks"): where an account's events are POSTed, which ones, and
+// the secret that signs them. The secret is stored sealed (AES-GCM, like every secret at rest) and comes back
+// only from create, roll-secret and the explicit reveal — never in a get, a list, an event or a log line.
+import type { List } from '../../../contract/common.js';
+import { eventTypeMatches, eventTypes } from '../../../contract/events.js';
+import {
+  MAX_WEBHOOK_ENDPOINTS,
+  type CreateWebhookEndpointBody,
+  type ListWebhookEndpointsQuery,
+  type UpdateWebhookEndpointBody,
+  type WebhookEndpoint,
+  type WebhookEndpointSecret,
+  type WebhookEndpointWithSecret,
+} from '../../../contract/webhooks.js';
+import { unixSeconds } from '../../clock.js';
+import type { Sealer } from '../../crypto.js';
+import { errors } from '../../errors.js';
+import { newId, newWebhookSecret } from '../../ids.js';
+import { Collection } from '../../store/collection.js';
+import type { Store } from '../../store/db.js';
+import { tables } from '../../store/tables.js';
+import { mergeMetadata } from '../values.js';
+
+/** An endpoint as stored: the API object, its sealed secret, and rolled secrets that still sign until they expire. */
+export interface StoredEndpoint extends WebhookEndpoint {
+  secret_sealed: string;
+  /** Older secrets that still sign deliveries until `expires_ms` (the account's clock). */
+  rolled: { sealed: string; expires_ms: number }[];
+}
+
+export function endpointView(e: StoredEndpoint): WebhookEndpoint {
+  const { secret_sealed: _s, rolled: _r, ...api } = e;
+  return api;
+}
+
+/** Whether an endpoint subscribed with `patterns` gets events of `type`. */
+export const endpointWants = (patterns: readonly string[], type: string): boolean => patterns.some((p) => eventTypeMatches(p, type));
+
+/** The patterns, each checked to match some event type (a typo would silently match nothing), without repeats. */
+function enabledEvents(patterns: string[]): string[] {
+  for (const p of patterns) {
+    if (!eventTypes.some((t) => eventTypeMatches(p, t))) {
+      throw errors.parameterInvalid('enabled_events', `${JSON.stringify(p)} matches no event type (docs/api.md "Event types" lists them)`);
+    }
+  }
+  return [...new Set(patterns)];
+}
+
+function checkUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw errors.parameterInvalid('url', 'must be an absolute http(s) URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw errors.parameterInvalid('url', 'must be an absolute http(s) URL');
+  if (u.username || u.password) throw errors.parameterInvalid('url', 'must not carry a user name or password (deliveries are signed instead)');
+  return url;
+}
+
+export class WebhookEndpoints {
+  readonly endpoints: Collection<StoredEndpoint>;
+
+  constructor(
+    private readonly store: Store,
+    private readonly sealer: Sealer,
+    /** Called when a change may give the dispatcher work (an endpoint enabled again, a deletion). */
+    private readonly changed: () => void,
+  ) {
+    this.endpoints = new Collection<StoredEndpoint>(store, tables.webhook_endpoints);
+  }
+
+  create(accountId: string, body: CreateWebhookEndpointBody, now: number): WebhookEndpointWithSecret {
+    const count = (this.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?').get(accountId) as { n: number }).n;
+    if (count >= MAX_WEBHOOK_ENDPOINTS) {
+      throw errors.invalidRequest('webhook_endpoint_limit', `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`);
+    }
+    const secret = newWebhookSecret();
+    const e: StoredEndpoint = {
+      id: newId('we'),
+      object: 'webhook_endpoint',
+      url: checkUrl(body.url),
+      enabled_events: enabledEvents(body.enabled_events ?? ['*']),
+      description: body.description ?? null,
+      enabled: body.enabled ?? true,
+      metadata: body.metadata ?? {},
+      created: unixSeconds(now),
+      livemode: false,
+      secret_sealed: this.sealer.seal(secret),
+      rolled: [],
+    };
+    this.endpoints.insert(accountId, e);
+    // Events from now on: the dispatcher's cursor starts after the last event recorded so far.
+    const last = (this.store.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
+    this.store.db.prepare('INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES (?, ?)').run(e.id, last);
+    return { ...endpointView(e), secret };
+  }
+
+  stored(accountId: string, id: string, param = 'webhook_endpoint_id'): StoredEndpoint {
+    return this.endpoints.require(accountId, id, 'webhook_endpoint', param);
+  }
+
+  get(accountId: string, id: string): WebhookEndpoint {
+    return endpointView(this.stored(accountId, id));
+  }
+
+  list(accountId: string, url: string, q: ListWebhookEndpointsQuery): List<WebhookEndpoint> {
+    const page = this.endpoints.list(accountId, url, q);
+    return { ...page, data: page.data.map(endpointView) };
+  }
+
+  update(accountId: string, id: string, body: UpdateWebhookEndpointBody): WebhookEndpoint {
+    const e = this.stored(accountId, id);
+    if (body.url !== undefined) e.url = checkUrl(body.url);
+    if (body.enabled_events !== undefined) e.enabled_events = enabledEvents(body.enabled_events);
+    if (body.description !== undefined) e.description = body.description;
+    if (body.enabled !== undefined) e.enabled = body.enabled;
+    if (body.metadata !== undefined) e.metadata = mergeMetadata(e.metadata, body.metadata);
+    this.endpoints.update(accountId, e);
+    this.changed();
+    return endpointView(e);
+  }
+
+  /** Deletes the endpoint and its dispatch cursor (its pending deliveries are given up by the caller: Webhooks). */
+  delete(accountId: string, id: string): { id: string; object: 'webhook_endpoint'; deleted: true } {
+    this.stored(accountId, id);
+    this.endpoints.delete(accountId, id);
+    this.store.db.prepare('DELETE FROM webhook_cursors WHERE webhook_endpoint = ?').run(id);
+    this.changed();
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  revealSecret(accountId: string, id: string): WebhookEndpointSecret {
+    const e = this.stored(accountId, id);
+    return { object: 'webhook_endpoint_secret', webhook_endpoint: e.id, secret: this.sealer.open(e.secret_sealed) };
+  }
+
+  /**
+   * A new secret; the old one keeps signing too for `expiresInSeconds` on the account's clock (0: it stops at once),
+   * so that a receiver can switch without rejecting deliveries in between.
+   */
+  rollSecret(accountId: string, id: string, expiresInSeconds: number, now: number): WebhookEndpointWithSecret {
+    const e = this.stored(accountId, id);
+    const rolled = e.rolled.filter((r) => r.expires_ms > now);
+    if (expiresInSeconds > 0) rolled.push({ sealed: e.secret_sealed, expires_ms: now + expiresInSeconds * 1000 });
+    const secret = newWebhookSecret();
+    e.secret_sealed = this.sealer.seal(secret);
+    e.rolled = rolled;
+    this.endpoints.update(accountId, e);
+    return { ...endpointView(e), secret };
+  }
+
+  /** The secrets that sign a delivery at `now` (the account's clock): the current one first, then rolled ones not yet expired. */
+  signingSecrets(e: StoredEndpoint, now: number): string[] {
+    return [this.open(e.secret_sealed), ...e.rolled.filter((r) => r.expires_ms > now).map((r) => this.open(r.sealed))];
+  }
+
+  /** Opened secrets by their sealed form (a roll seals a new one): not opened again for every delivery. */
+  private readonly opened = new Map<string, string>();
+
+  private open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      if (this.opened.size >= 256) this.opened.clear();
+      plain = this.sealer.open(sealed);
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+}

@@ -1,0 +1,66 @@
+// The documentation's webhook examples are true: docs/api.md's worked signature example is what the code computes,
+// and the README's receiver, run as written (only its port changed), verifies and prints a real delivery and
+// refuses a forged one.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { signatureHeader, verifyWebhook } from '../../dist/webhooks.js';
+import { startTestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+import { closedPort } from '../foundation/util.js';
+import { newSession } from '../payments/util.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('docs/api.md "Signatures"', () => {
+  it("the worked example's header is the one the code computes, and verifyWebhook accepts it", () => {
+    const docs = readFileSync(join(root, 'docs/api.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Signatures'));
+    const block = /```\n([\s\S]*?)```/.exec(section)![1]!;
+    const field = (name: string) => new RegExp(`^${name}:\\s+(.*)$`, 'm').exec(block)![1]!.trim();
+    const secret = field('secret');
+    const timestamp = Number(field('timestamp'));
+    const body = field('body');
+    const header = field('header');
+    expect(signatureHeader(body, secret, timestamp)).toBe(header);
+    expect(verifyWebhook(body, header, secret, { now: () => timestamp }).id).toBe(JSON.parse(body).id);
+  });
+});
+
+describe("the README's receiver", () => {
+  it('verifies and prints a real delivery, and answers 400 with the code to a forged one', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const code = /### Receiving webhooks[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1]!;
+    expect(code).toContain('.listen(3000)');
+    // A directory where `payorch/webhooks` resolves to this package, as in an application that installed it.
+    const dir = tempDir();
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(root, join(dir, 'node_modules', 'payorch'), 'dir');
+    writeFileSync(join(dir, 'receiver.mjs'), code.replace('.listen(3000)', '.listen(Number(process.env.PORT), () => console.log("listening"))'));
+    const port = await closedPort();
+    const s = await startTestServer();
+    const we = (await s.request('POST', '/webhook-endpoints', { body: { url: `http://127.0.0.1:${port}/`, enabled_events: ['payment_session.created'] } })).body;
+    const child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: we.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      expect((await lines.next()).value).toBe('listening');
+      const session = await newSession(s);
+      const line = (await lines.next()).value as string;
+      const [eventId, type, objectId] = line.split(' ');
+      expect(eventId).toMatch(/^evt_/);
+      expect([type, objectId]).toEqual(['payment_session.created', session.id]);
+      const forged = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: { 'x-payorch-signature': signatureHeader('{"id":"evt_x","object":"event","type":"x","data":{}}', 'whsec_wrong', Math.floor(Date.now() / 1000)) },
+        body: '{"id":"evt_x","object":"event","type":"x","data":{}}',
+      });
+      expect([forged.status, await forged.text()]).toEqual([400, 'signature_mismatch']);
+    } finally {
+      child.kill();
+      await s.close();
+    }
+  });
+});

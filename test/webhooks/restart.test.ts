@@ -1,0 +1,150 @@
+// Deliveries survive the server: a POST cut short by a stop (or a kill -9) is sent again by the next server on the
+// same data directory, and events another process wrote (the CLI's embedded default) are delivered by the poll.
+// Meanwhile a hanging receiver never delays API requests: they are answered while its POST is provably open.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openEmbedded } from '../../dist/index.js';
+import { verifyWebhook } from '../../dist/webhooks.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { tempDir } from '../helpers/tmp.js';
+import { newSession } from '../payments/util.js';
+import { startReceiver, until } from './receiver.js';
+
+async function eventOf(s: TestServer, objectId: string): Promise<string> {
+  return (await s.request('GET', `/events?object_id=${objectId}&type=payment_session.created`)).body.data[0].id;
+}
+
+describe('deliveries across restarts', () => {
+  it('a hanging receiver delays no request; a stop aborts its POST, which the next server sends again, then the rest in order', async () => {
+    const dataDir = tempDir();
+    const rx = await startReceiver('hang');
+    let s = await startTestServer({ dataDir, webhooks: { timeoutMs: 120_000 } });
+    let secret = '';
+    const expected: string[] = [];
+    try {
+      const we = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
+      secret = we.body.secret;
+      const first = await newSession(s);
+      expected.push(await eventOf(s, first.id));
+      const [open] = await rx.waitFor(1);
+
+      // While that POST is open (the receiver has it and has not answered), requests are answered: writes that
+      // record events (each queued for the same endpoint) and reads.
+      const writes = await Promise.all(Array.from({ length: 20 }, () => newSession(s)));
+      const reads = await Promise.all(Array.from({ length: 20 }, () => s.request('GET', '/events?limit=5')));
+      expect(reads.every((r) => r.status === 200)).toBe(true);
+      for (const w of writes) expected.push(await eventOf(s, w.id));
+      expect(open!.closed).toBe(false);
+      expect(rx.received).toHaveLength(1); // one POST in flight per endpoint: the rest wait their turn
+      const row = (await s.request('GET', `/events/${expected[0]}/deliveries`)).body.data[0];
+      expect(row).toMatchObject({ status: 'pending', attempts: 0 });
+
+      await s.close(); // aborts the POST in flight; its row stays pending
+      await until(async () => (open!.closed ? true : undefined), 'the aborted POST closed');
+      rx.answer = 200;
+      s = await startTestServer({ dataDir });
+      const got = await rx.waitFor(1 + expected.length);
+      // the cut-short delivery again (same event: receivers dedupe by id), then every other event once, in order
+      expect(got.slice(1).map((r) => r.headers['x-payorch-event-id'])).toEqual(expected);
+      for (const r of got) expect(verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, secret).type).toBe('payment_session.created');
+      const d = await until(async () => {
+        const x = (await s.request('GET', `/events/${expected[0]}/deliveries`)).body.data[0];
+        return x.status === 'succeeded' ? x : undefined;
+      }, 'the first delivery recorded');
+      expect(d).toMatchObject({ attempts: 1, last_response_code: 200 });
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+  });
+
+  it('delivers events another process wrote to the same database (the CLI’s embedded default), found by the poll', async () => {
+    const dataDir = tempDir();
+    const rx = await startReceiver(200);
+    const s = await startTestServer({ dataDir });
+    try {
+      const we = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
+      const embedded = await openEmbedded(dataDir);
+      let sessionId: string;
+      try {
+        const r = await embedded.app.inject({
+          method: 'POST',
+          url: '/functions/v1/create-session',
+          headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
+          payload: { amount: 700, currency: 'usd' },
+        });
+        expect(r.statusCode).toBe(201);
+        sessionId = r.json().id;
+      } finally {
+        await embedded.close();
+      }
+      const [got] = await rx.waitFor(1);
+      const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, we.body.secret);
+      expect(e.data.object.id).toBe(sessionId);
+      await until(async () => ((await s.request('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded' ? true : undefined), 'the delivery recorded');
+    } finally {
+      await s.close();
+    }
+    // With no server running, the embedded default records the event but sends nothing (it lives for one
+    // command): no delivery row; the next server start sends it.
+    const embedded = await openEmbedded(dataDir);
+    const auth = { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' };
+    let embeddedSessionId: string;
+    try {
+      const r = await embedded.app.inject({ method: 'POST', url: '/functions/v1/create-session', headers: auth, payload: { amount: 800, currency: 'usd' } });
+      expect(r.statusCode).toBe(201);
+      embeddedSessionId = r.json().id;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // a turn of the event loop or two: nothing is scheduled to run
+      const ev = (await embedded.app.inject({ method: 'GET', url: `/functions/v1/events?object_id=${embeddedSessionId}`, headers: auth })).json().data;
+      expect(ev.map((x: { type: string }) => x.type)).toEqual(['payment_session.created']);
+      const rows = (await embedded.app.inject({ method: 'GET', url: `/functions/v1/events/${ev[0].id}/deliveries`, headers: auth })).json();
+      expect(rows.total_count).toBe(0);
+    } finally {
+      await embedded.close();
+    }
+    expect(rx.received).toHaveLength(1);
+    const s2 = await startTestServer({ dataDir });
+    try {
+      const [, got] = await rx.waitFor(2);
+      expect(JSON.parse(got!.body).data.object.id).toBe(embeddedSessionId);
+    } finally {
+      await s2.close();
+      await rx.close();
+    }
+  });
+
+  it('after kill -9 of a server with a POST in flight, the next server sends it again', async () => {
+    const dataDir = tempDir();
+    const rx = await startReceiver('hang');
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../reliability/child-server.mjs', import.meta.url)), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let s: TestServer | undefined;
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
+      });
+      const { baseUrl, apiKey } = JSON.parse(line) as { baseUrl: string; apiKey: string };
+      const call = async (method: string, path: string, body?: unknown) => {
+        const r = await fetch(baseUrl + path, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+        return (await r.json()) as any;
+      };
+      const we = await call('POST', '/webhook-endpoints', { url: rx.url, enabled_events: ['payment_session.created'] });
+      const session = await call('POST', '/create-session', { amount: 900, currency: 'usd' });
+      const [first] = await rx.waitFor(1);
+      expect(first!.closed).toBe(false);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rx.answer = 200;
+      s = await startTestServer({ dataDir });
+      const [, again] = await rx.waitFor(2);
+      expect(again!.headers['x-payorch-event-id']).toBe(first!.headers['x-payorch-event-id']);
+      expect(verifyWebhook(again!.body, again!.headers['x-payorch-signature'] as string, we.secret).data.object.id).toBe(session.id);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await s?.close();
+      await rx.close();
+    }
+  });
+});
