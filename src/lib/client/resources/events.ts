@@ -3,7 +3,7 @@
 import type { List } from '../../contract/common.js';
 import type { Event, EventType, ListEventsQuery } from '../../contract/events.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
-import type { WebhookDelivery } from './webhooks.js';
+import type { WebhookDelivery } from '../../contract/webhooks.js';
 
 export class EventsResource {
   constructor(private readonly c: Requester) {}

@@ -1,52 +1,18 @@
 // Webhook endpoints and their deliveries (docs/api.md "Events and webhooks").
 import type { List } from '../../contract/common.js';
+import type {
+  CreateWebhookEndpointBody,
+  DeliveryStatus,
+  RollWebhookSecretBody,
+  UpdateWebhookEndpointBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointSecret,
+  WebhookEndpointWithSecret,
+} from '../../contract/webhooks.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
 
-export interface WebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  enabled_events: string[];
-  description: string | null;
-  enabled: boolean;
-  metadata: Record<string, string>;
-  created: number;
-  livemode: false;
-  /** Only in the answers of create, roll-secret (and the reveal's own object). */
-  secret?: string;
-}
-
-export interface CreateWebhookEndpointParams {
-  url: string;
-  enabled_events?: string[];
-  description?: string | null;
-  enabled?: boolean;
-  metadata?: Record<string, string>;
-}
-
-export type UpdateWebhookEndpointParams = Partial<CreateWebhookEndpointParams>;
-
-export interface WebhookEndpointSecret {
-  object: 'webhook_endpoint_secret';
-  webhook_endpoint: string;
-  secret: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  object: 'webhook_delivery';
-  event: string;
-  event_type: string;
-  webhook_endpoint: string;
-  url: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_response_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
+export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointSecret, WebhookEndpointWithSecret };
 
 export interface Deleted {
   id: string;
@@ -59,7 +25,7 @@ type ListParams = { limit?: number; starting_after?: string; ending_before?: str
 export class WebhookEndpointsResource {
   constructor(private readonly c: Requester) {}
 
-  create(params: CreateWebhookEndpointParams, options?: CallOptions): Promise<WebhookEndpoint> {
+  create(params: CreateWebhookEndpointBody, options?: CallOptions): Promise<WebhookEndpointWithSecret> {
     return this.c.request('POST', '/webhook-endpoints', { body: params, ...options });
   }
 
@@ -75,7 +41,7 @@ export class WebhookEndpointsResource {
     return this.c.request('GET', `/webhook-endpoints/${enc(id)}`, options);
   }
 
-  update(id: string, params: UpdateWebhookEndpointParams, options?: CallOptions): Promise<WebhookEndpoint> {
+  update(id: string, params: UpdateWebhookEndpointBody, options?: CallOptions): Promise<WebhookEndpoint> {
     return this.c.request('PATCH', `/webhook-endpoints/${enc(id)}`, { body: params, ...options });
   }
 
@@ -89,11 +55,11 @@ export class WebhookEndpointsResource {
   }
 
   /** A new signing secret; the old one keeps signing too for `expires_in_seconds` (0–86400, default 0). */
-  rollSecret(id: string, params: { expires_in_seconds?: number } = {}, options?: CallOptions): Promise<WebhookEndpoint> {
+  rollSecret(id: string, params: RollWebhookSecretBody = {}, options?: CallOptions): Promise<WebhookEndpointWithSecret> {
     return this.c.request('POST', `/webhook-endpoints/${enc(id)}/roll-secret`, { body: params, ...options });
   }
 
-  deliveries(id: string, params: ListParams & { status?: WebhookDelivery['status'] } = {}, options?: CallOptions): Promise<List<WebhookDelivery>> {
+  deliveries(id: string, params: ListParams & { status?: DeliveryStatus } = {}, options?: CallOptions): Promise<List<WebhookDelivery>> {
     return this.c.request('GET', `/webhook-endpoints/${enc(id)}/deliveries`, { query: asQuery(params), ...options });
   }
 }

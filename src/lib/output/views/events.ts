@@ -1,7 +1,7 @@
 // Views of events, webhook endpoints, deliveries and the request log.
 import type { Event } from '../../contract/events.js';
 import type { RequestLogEntry } from '../../contract/requestlog.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../client/resources/webhooks.js';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../../contract/webhooks.js';
 import { formatMoney, formatTime } from '../format.js';
 import { maskSecret } from '../mask.js';
 import { color, printable, statusText, type Column, type Field } from '../render.js';
@@ -53,7 +53,7 @@ export const webhookEndpointFields: Field<WebhookEndpoint>[] = [
 ];
 
 /** The endpoint with its signing secret in full (create, roll: the moments the secret is needed). */
-export const webhookEndpointWithSecretFields: Field<WebhookEndpoint>[] = [...webhookEndpointFields, { label: 'signing secret', value: (w) => w.secret }];
+export const webhookEndpointWithSecretFields: Field<WebhookEndpointWithSecret>[] = [...webhookEndpointFields, { label: 'signing secret', value: (w) => w.secret }];
 
 export const webhookEndpointColumns: Column<WebhookEndpoint>[] = [
   { header: 'ID', value: (w) => w.id },
