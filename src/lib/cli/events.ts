@@ -11,7 +11,7 @@ import { printable } from '../output/render.js';
  * TypeBox (~150–200 ms of CPU at start-up, measured on `trigger --list` against `profiles list`), which
  * `listen` without --events, `--print-secret` and `logs tail` never need.
  */
-export const eventCatalog = () => import('../contract/events.js');
+export const eventCatalog = () => import('../contract/event-types.js');
 
 /** The known event type nearest to `input` (edit distance), when one is near enough to be a likely typo. */
 export async function nearestEventType(input: string): Promise<string | undefined> {
