@@ -138,6 +138,52 @@ describe('Collection.update', () => {
     things.delete('a', 't2');
     expect(() => store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'gone' }))).toThrow(/touched 0 rows/);
   });
+
+  it('updates a document it read without reading its row back, and never half-writes a row another path changed meanwhile', () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    type Thing = { id: string; status: string; owner: string | null; note: string };
+    const decl = declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] });
+    const things = new Collection<Thing>(store, decl);
+    const counter = (cols: string, vals: string) =>
+      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+    const row = (id: string) => store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as { status: string; owner: string | null; data: string };
+    // Count the statements that read a row's indexed columns back (better-sqlite3's Statement.get, wrapped).
+    const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { get: (...a: unknown[]) => unknown };
+    const original = proto.get;
+    let readBacks = 0;
+    proto.get = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.startsWith('SELECT status, owner FROM things')) readBacks++;
+      return original.apply(this, args);
+    };
+    try {
+      store.tx(() => things.insert('a', { id: 't1', status: 'open', owner: null, note: 'x' }));
+      const t1 = things.get('a', 't1')!;
+      t1.status = 'done';
+      t1.note = 'read, then changed';
+      store.tx(() => things.update('a', t1));
+      t1.owner = 'ann'; // the same document again: its values as last written are known
+      store.tx(() => things.update('a', t1));
+      expect(readBacks).toBe(0);
+      expect(row('t1')).toEqual({ status: 'done', owner: 'ann', data: JSON.stringify(t1) });
+      expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann')]).toEqual([0, 1, 1]);
+
+      // Read by this Collection, then changed through another one (another path) before this one writes it back.
+      const stale = things.get('a', 't1')!;
+      const other = new Collection<Thing>(store, decl);
+      const fresh = other.get('a', 't1')!;
+      fresh.owner = 'bob';
+      fresh.status = 'open';
+      store.tx(() => other.update('a', fresh));
+      stale.note = 'written late';
+      store.tx(() => things.update('a', stale)); // its status and owner as read: done, ann
+      expect(row('t1')).toEqual({ status: 'done', owner: 'ann', data: JSON.stringify(stale) }); // columns agree with the document
+      expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([0, 1, 1, 0]);
+      expect(readBacks).toBe(1); // that one update found the row changed and read it back
+    } finally {
+      proto.get = original;
+    }
+  });
 });
 
 describe('saved idempotent responses', () => {
