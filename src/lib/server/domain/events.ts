@@ -9,6 +9,7 @@ import { isoTime } from '../clock.js';
 import type { DueWork } from './due.js';
 import { newId } from '../ids.js';
 import { errors } from '../errors.js';
+import { pageOf, seqCursor } from '../store/collection.js';
 import type { List } from '../../contract/common.js';
 import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
 
@@ -153,29 +154,14 @@ export class Events implements DueWork {
       else cond.push(`created_ms ${op} ?`);
       params.push(v * 1000 + plus);
     }
-    if (q.starting_after !== undefined && q.ending_before !== undefined) {
-      throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
-    }
     const where = cond.join(' AND ');
-    let cursorCond = '';
-    const cursorParams: number[] = [];
-    const cursorId = q.starting_after ?? q.ending_before;
-    if (cursorId !== undefined) {
-      const param = q.starting_after !== undefined ? 'starting_after' : 'ending_before';
-      const row = this.stmt('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(cursorId, accountId) as { seq: number } | undefined;
-      if (!row) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
-      cursorCond = q.starting_after !== undefined ? ' AND seq < ?' : ' AND seq > ?';
-      cursorParams.push(row.seq);
-    }
-    const ascending = q.ending_before !== undefined;
-    const rows = this.stmt(`SELECT body FROM events WHERE ${where}${cursorCond} ORDER BY seq ${ascending ? 'ASC' : 'DESC'} LIMIT ?`).all(
+    const cursor = seqCursor(q, (id) => (this.stmt('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
+    const rows = this.stmt(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
-      ...cursorParams,
+      ...cursor.params,
       limit + 1,
     ) as { body: string }[];
-    const has_more = rows.length > limit;
-    const page = rows.slice(0, limit);
-    if (ascending) page.reverse();
+    const { page, has_more } = pageOf(rows, limit, cursor.order);
     const total = this.stmt(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number };
     return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total.n, url };
   }

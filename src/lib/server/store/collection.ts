@@ -14,6 +14,31 @@ export interface ListOptions {
   where?: Record<string, string | number | null | undefined>;
 }
 
+/**
+ * Keyset pagination on a table's `seq`, the one rule of every list: `starting_after` and `ending_before` name
+ * an object of the list (both at once → 400; an unknown id → 400 resource_missing naming the parameter), and
+ * rows are read newest first, or oldest first after `ending_before`. `seqOf` finds the cursor's seq.
+ */
+export function seqCursor(opts: { starting_after?: string; ending_before?: string }, seqOf: (id: string) => number | undefined): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
+  if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
+    throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
+  }
+  const order = opts.ending_before !== undefined ? 'ASC' : 'DESC';
+  const cursorId = opts.starting_after ?? opts.ending_before;
+  if (cursorId === undefined) return { cond: '', params: [], order };
+  const seq = seqOf(cursorId);
+  const param = opts.starting_after !== undefined ? 'starting_after' : 'ending_before';
+  if (seq === undefined) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
+  return { cond: order === 'DESC' ? ' AND seq < ?' : ' AND seq > ?', params: [seq], order };
+}
+
+/** The page of up to `limit + 1` rows read in `order` by seqCursor: newest first, and whether more follow. */
+export function pageOf<R>(rows: R[], limit: number, order: 'ASC' | 'DESC'): { page: R[]; has_more: boolean } {
+  const page = rows.slice(0, limit);
+  if (order === 'ASC') page.reverse();
+  return { page, has_more: rows.length > limit };
+}
+
 export class Collection<T extends { id: string }> {
   private readonly stmts = new Map<string, Statement>();
   private countSpecs?: Set<string>;
@@ -170,29 +195,14 @@ export class Collection<T extends { id: string }> {
     const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
     const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
 
-    let cursorCond = '';
-    let cursor: number | undefined;
-    const cursorId = opts.starting_after ?? opts.ending_before;
-    if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
-      throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
-    }
-    if (cursorId !== undefined) {
-      const row = this.stmt(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(cursorId, accountId) as { seq: number } | undefined;
-      const param = opts.starting_after !== undefined ? 'starting_after' : 'ending_before';
-      if (!row) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
-      cursor = row.seq;
-      cursorCond = opts.starting_after !== undefined ? ' AND seq < ?' : ' AND seq > ?';
-    }
+    const cursor = seqCursor(opts, (id) => (this.stmt(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { seq: number } | undefined)?.seq);
     const where = cond.join(' AND ');
-    const order = opts.ending_before !== undefined ? 'ASC' : 'DESC';
-    const rows = this.stmt(`SELECT data FROM ${this.table} WHERE ${where}${cursorCond} ORDER BY seq ${order} LIMIT ?`).all(
+    const rows = this.stmt(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
-      ...(cursor !== undefined ? [cursor] : []),
+      ...cursor.params,
       limit + 1,
     ) as { data: string }[];
-    const has_more = rows.length > limit;
-    const page = rows.slice(0, limit);
-    if (order === 'ASC') page.reverse();
+    const { page, has_more } = pageOf(rows, limit, cursor.order);
     return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: this.count(accountId, filters, where, params), url };
   }
 
