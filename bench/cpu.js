@@ -9,41 +9,20 @@
 //
 // Env: CPU_REQUESTS (requests per measured run, default 3000), CPU_RUNS (runs per figure, median; default 3),
 // CPU_SERVER_FLAGS (node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMs, median, startChild, stopChildren } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const N = Number(process.env.CPU_REQUESTS ?? 3000);
 const RUNS = Number(process.env.CPU_RUNS ?? 3);
+const SERVER_FLAGS = (process.env.CPU_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
 const which = process.argv.slice(2).length ? process.argv.slice(2) : ['bare', 'create', 'confirm', 'journal'];
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-cpu-'));
-const children = [];
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-
-/** CPU ms used so far by process `pid` (utime + stime). */
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
-
-function startChild(script, args = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.CPU_SERVER_FLAGS ?? '').split(' ').filter(Boolean), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ child, info: JSON.parse(out.split('\n')[0]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-}
 
 /** Runs load.js for `n` requests (a targets file ends it; else a generous time budget) and returns its result. */
 function load(url, method, body, headers, targetsFile, ms = 600_000) {
@@ -87,13 +66,13 @@ try {
   const results = {};
   const sessionBody = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
   if (which.includes('bare')) {
-    const { child, info } = await startChild(join(here, 'bare-server.js'), ['800']);
+    const { child, info } = await startChild(join(here, 'bare-server.js'), ['800'], SERVER_FLAGS);
     load(info.url, 'POST', sessionBody, {}, fixed('/x', 2000)); // warm-up
     results.bare = await measure('bare node:http', child.pid, N, () => fixed('/x', N), (f) => load(info.url, 'POST', sessionBody, {}, f));
   }
   const needServer = which.some((w) => w !== 'bare');
   if (needServer) {
-    const { child, info } = await startChild(join(here, 'serve.js'), [join(tmp, 'server')]);
+    const { child, info } = await startChild(join(here, 'serve.js'), [join(tmp, 'server')], SERVER_FLAGS);
     const auth = { authorization: `Bearer ${info.apiKey}` };
     const sessions = async (n) => {
       const targets = [];
@@ -126,7 +105,7 @@ try {
     for (const k of ['create', 'confirm', 'journal']) if (results[k]) process.stdout.write(`bare ÷ ${k}: ${(results.bare / results[k]).toFixed(3)}\n`);
   }
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  stopChildren();
   await new Promise((r) => setTimeout(r, 300));
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -10,12 +10,13 @@
 // BENCH_RUNS (CLI runs per figure, default 15), BENCH_ROUNDS (server: baseline/endpoint load pairs per figure,
 // alternated so that background load on the machine hits both alike; the median pair is reported; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, webhooks (also part of server), scale;
 // default all — a partial run prints and writes only its own figures).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, startChild, stopChildren } from './children.js';
 import Database from 'better-sqlite3';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,9 +29,7 @@ const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const want = (part) => !ONLY || ONLY.has(part);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
 const results = { when: new Date().toISOString(), node: process.version, cores: (await import('node:os')).cpus().length, cli: {}, server: {}, scale: {} };
-const children = [];
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const log = (s) => process.stderr.write(s + '\n');
 
 /**
@@ -49,19 +48,6 @@ function timeAlternated(commands) {
     }
   }
   return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs)]));
-}
-
-function startChild(script, args = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ child, info: JSON.parse(out.split('\n')[0]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
 }
 
 function load(url, method, body, headers, concurrency = 50, ms = SECONDS * 1000, targetsFile) {
@@ -328,7 +314,7 @@ try {
   );
   writeFileSync(join(here, ONLY ? `results.${[...ONLY].sort().join('+')}.json` : 'results.json'), JSON.stringify(results, null, 2) + '\n');
 } finally {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  stopChildren();
   await new Promise((r) => setTimeout(r, 300));
   if (existsSync(tmp)) rmSync(tmp, { recursive: true, force: true });
 }

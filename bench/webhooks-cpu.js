@@ -8,39 +8,19 @@
 // machine, so compare figures of the same minutes only. Needs a build (dist/).
 // Env: WEBHOOK_CPU_MS (load duration per run, default 4000), WEBHOOK_CPU_RUNS, WEBHOOK_CPU_SERVER_FLAGS (node
 // flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMs, median, startChild, stopChildren } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MS = Number(process.env.WEBHOOK_CPU_MS ?? 4000);
 const RUNS = Number(process.env.WEBHOOK_CPU_RUNS ?? 3);
 const FLAGS = (process.env.WEBHOOK_CPU_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-whcpu-'));
-const children = [];
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
-function startChild(script, args = [], flags = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ child, info: JSON.parse(out.split('\n')[0]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-  });
-}
 
 async function api(base, key, method, path, body) {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method !== 'GET' ? { 'idempotency-key': randomUUID() } : {}) };
@@ -97,6 +77,6 @@ try {
   };
   process.stdout.write(JSON.stringify(result) + '\n');
 } finally {
-  for (const c of children) c.kill('SIGTERM');
+  stopChildren();
   rmSync(tmp, { recursive: true, force: true });
 }
