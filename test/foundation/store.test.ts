@@ -158,28 +158,41 @@ describe('Collection.update', () => {
     };
     try {
       store.tx(() => things.insert('a', { id: 't1', status: 'open', owner: null, note: 'x' }));
-      const t1 = things.get('a', 't1')!;
-      t1.status = 'done';
-      t1.note = 'read, then changed';
-      store.tx(() => things.update('a', t1));
-      t1.owner = 'ann'; // the same document again: its values as last written are known
-      store.tx(() => things.update('a', t1));
+      const t1 = store.tx(() => {
+        const doc = things.get('a', 't1')!;
+        doc.status = 'done';
+        doc.note = 'read, then changed';
+        things.update('a', doc);
+        doc.owner = 'ann'; // the same document again: its values as last written are known
+        things.update('a', doc);
+        return doc;
+      });
       expect(readBacks).toBe(0);
       expect(row('t1')).toEqual({ status: 'done', owner: 'ann', data: JSON.stringify(t1) });
       expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann')]).toEqual([0, 1, 1]);
 
       // Read by this Collection, then changed through another one (another path) before this one writes it back.
-      const stale = things.get('a', 't1')!;
-      const other = new Collection<Thing>(store, decl);
-      const fresh = other.get('a', 't1')!;
-      fresh.owner = 'bob';
-      fresh.status = 'open';
-      store.tx(() => other.update('a', fresh));
-      stale.note = 'written late';
-      store.tx(() => things.update('a', stale)); // its status and owner as read: done, ann
+      const stale = store.tx(() => {
+        const doc = things.get('a', 't1')!;
+        const other = new Collection<Thing>(store, decl);
+        const fresh = other.get('a', 't1')!;
+        fresh.owner = 'bob';
+        fresh.status = 'open';
+        other.update('a', fresh);
+        doc.note = 'written late';
+        things.update('a', doc); // its status and owner as read: done, ann
+        return doc;
+      });
       expect(row('t1')).toEqual({ status: 'done', owner: 'ann', data: JSON.stringify(stale) }); // columns agree with the document
       expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([0, 1, 1, 0]);
       expect(readBacks).toBe(1); // that one update found the row changed and read it back
+
+      // What was known ends with the transaction (COMMIT or rollback): a document read in an earlier one is read back.
+      const earlier = store.tx(() => things.get('a', 't1')!);
+      earlier.owner = 'cy';
+      store.tx(() => things.update('a', earlier));
+      expect(readBacks).toBe(2);
+      expect(row('t1')).toEqual({ status: 'done', owner: 'cy', data: JSON.stringify(earlier) });
     } finally {
       proto.get = original;
     }
