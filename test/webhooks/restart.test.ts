@@ -60,6 +60,37 @@ describe('deliveries across restarts', () => {
     }
   });
 
+  it('a server that has seen no endpoint learns of one another process created (by the poll) and delivers what follows', async () => {
+    const dataDir = tempDir();
+    const rx = await startReceiver(200);
+    const s = await startTestServer({ dataDir });
+    try {
+      await newSession(s); // its event is looked at: no endpoint anywhere, so later events are not looked at until the poll
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const embedded = await openEmbedded(dataDir);
+      let secret: string;
+      try {
+        const r = await embedded.app.inject({
+          method: 'POST',
+          url: '/functions/v1/webhook-endpoints',
+          headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
+          payload: { url: rx.url, enabled_events: ['payment_session.created'] },
+        });
+        expect(r.statusCode).toBe(201);
+        secret = r.json().secret;
+      } finally {
+        await embedded.close();
+      }
+      const after = await newSession(s);
+      const [got] = await rx.waitFor(1);
+      const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, secret);
+      expect(e.data.object.id).toBe(after.id);
+    } finally {
+      await s.close();
+      await rx.close();
+    }
+  });
+
   it('delivers events another process wrote to the same database (the CLI’s embedded default), found by the poll', async () => {
     const dataDir = tempDir();
     const rx = await startReceiver(200);

@@ -138,16 +138,16 @@ export class Deliveries {
   /**
    * Looks at the events recorded since each endpoint's cursor (at most SCAN_BATCH per endpoint) and records a
    * pending delivery for each one an enabled endpoint wants; moves the cursors. In the caller's write
-   * transaction. Returns whether events are left to look at.
+   * transaction. Returns whether events are left to look at, and how many endpoints there are.
    */
-  scan(): boolean {
+  scan(): { more: boolean; endpoints: number } {
     const rows = this.stmt('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all() as {
       webhook_endpoint: string;
       event_seq: number;
       account_id: string;
       data: string;
     }[];
-    if (rows.length === 0) return false;
+    if (rows.length === 0) return { more: false, endpoints: 0 };
     const newest = (this.stmt('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
     let more = false;
     for (const row of rows) {
@@ -171,7 +171,7 @@ export class Deliveries {
       }
       if (cursor !== row.event_seq) this.stmt('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(cursor, row.webhook_endpoint);
     }
-    return more;
+    return { more, endpoints: rows.length };
   }
 
   /**
