@@ -28,9 +28,34 @@ function isFollowing(method: string, path: string, url: string): boolean {
   return path === '/events' && /[?&]ending_before=/.test(url);
 }
 
+/** An entry as kept: the API object's fields, its time as a number (formatted when read). */
+interface Kept {
+  seq: number;
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  duration_ms: number;
+  at: number;
+}
+
+const entryOf = (k: Kept): RequestLogEntry => ({
+  object: 'request_log_entry',
+  seq: k.seq,
+  request_id: k.request_id,
+  method: k.method,
+  path: k.path,
+  status: k.status,
+  duration_ms: k.duration_ms,
+  created_at: new Date(k.at).toISOString(),
+});
+
+/** Entries past `size` are dropped this many at a time (one array move per TRIM requests, not one per request). */
+const TRIM = 64;
+
 export class RequestLog {
   /** Per account: its entries and its own sequence (a shared one would tell an account how busy the others are). */
-  private readonly rings = new Map<string, { seq: number; entries: RequestLogEntry[] }>();
+  private readonly rings = new Map<string, { seq: number; entries: Kept[] }>();
 
   constructor(private readonly size = REQUEST_LOG_SIZE) {}
 
@@ -43,29 +68,26 @@ export class RequestLog {
     let log = this.rings.get(r.accountId);
     if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
     const ring = log.entries;
-    ring.push({
-      object: 'request_log_entry',
-      seq: ++log.seq,
-      request_id: r.requestId,
-      method: r.method,
-      path,
-      status: r.status,
-      duration_ms: Math.max(0, Math.round(r.ms)),
-      created_at: new Date().toISOString(),
-    });
-    if (ring.length > this.size) ring.splice(0, ring.length - this.size);
+    ring.push({ seq: ++log.seq, request_id: r.requestId, method: r.method, path, status: r.status, duration_ms: Math.max(0, Math.round(r.ms)), at: Date.now() });
+    if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
+  }
+
+  /** The account's kept entries, oldest first: its last `size`. */
+  private kept(accountId: string): Kept[] {
+    const ring = this.rings.get(accountId)?.entries ?? [];
+    return ring.length > this.size ? ring.slice(ring.length - this.size) : ring;
   }
 
   /** The account's entries after `q.after` (oldest first), else its newest `limit` entries; filtered. */
   read(accountId: string, url: string, q: RequestLogQuery): RequestLogPage {
     const limit = q.limit ?? 100;
-    const log = this.rings.get(accountId);
-    const ring = log?.entries ?? [];
+    const seq = this.rings.get(accountId)?.seq ?? 0;
+    const ring = this.kept(accountId);
     // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
-    const after = q.after !== undefined && q.after > (log?.seq ?? 0) ? 0 : q.after;
-    const match = (e: RequestLogEntry) => (q.status === undefined || statusMatches(q.status, e.status)) && (q.path === undefined || e.path.startsWith(q.path));
+    const after = q.after !== undefined && q.after > seq ? 0 : q.after;
+    const match = (e: Kept) => (q.status === undefined || statusMatches(q.status, e.status)) && (q.path === undefined || e.path.startsWith(q.path));
     if (after === undefined) {
-      const data = ring.filter(match).slice(-limit);
+      const data = ring.filter(match).slice(-limit).map(entryOf);
       return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };
     }
     const data: RequestLogEntry[] = [];
@@ -81,7 +103,7 @@ export class RequestLog {
         has_more = true;
         break;
       }
-      data.push(e);
+      data.push(entryOf(e));
       scanned = e.seq;
     }
     return { object: 'list', data, has_more, next_after: scanned, url };
