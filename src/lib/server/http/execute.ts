@@ -111,8 +111,9 @@ async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown,
     return await store.grouped(() => {
       const earlier = idempotency.lookup(accountId, key, fp);
       if (earlier) {
-        if (!spec.saved || earlier.status >= 400) return earlier;
-        return { ...earlier, body: JSON.stringify(spec.saved.restore(JSON.parse(earlier.body), { accountId, services })) };
+        if (!spec.saved?.restore || earlier.status >= 400) return earlier;
+        const restore = spec.saved.restore;
+        return { ...earlier, body: JSON.stringify(restore(JSON.parse(earlier.body), { accountId, services })) };
       }
       const result = answer(spec, ctx);
       const save = (r: Answer) => {

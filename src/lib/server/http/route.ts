@@ -83,9 +83,15 @@ export class InSteps {
 export interface SavedWithoutSecret {
   /** The response as saved, JSON text with no secret left in it (`json`: the response as sent). */
   strip(response: unknown, json: string): string;
-  /** The response to replay, from the saved one (inside the replaying request's transaction). */
-  restore(saved: unknown, ctx: { accountId: string; services: Services }): unknown;
+  /** The response to replay, from the saved one (inside the replaying request's transaction); none: as saved. */
+  restore?(saved: unknown, ctx: { accountId: string; services: Services }): unknown;
 }
+
+/**
+ * For a route whose responses hold no secret — objects that are stored in clear anyway (a payment, a journal
+ * entry): saved for replays as sent, without sealing (measured: AES-GCM of a ~900-byte answer ~4 µs).
+ */
+export const savedAsSent: SavedWithoutSecret = { strip: (_response, json) => json };
 
 /**
  * Declares a route. Handlers are synchronous by type: they run inside the request's transaction, which an

@@ -37,7 +37,7 @@ import {
 } from '../../contract/payments.js';
 import { DeletedObject, EmptyBody, EmptyQuery } from '../../contract/common.js';
 import type { PageSpec } from '../http/pages.js';
-import { defineRoute, type RouteSpec } from '../http/route.js';
+import { defineRoute, savedAsSent, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
 import { requestedSession } from '../domain/sessions.js';
@@ -64,6 +64,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
+    saved: savedAsSent,
     handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
       services.payments.confirm(accountId, requestedSession(params.session_id, body.session_id, sessionId), body, now, baseUrl),
   }),
@@ -80,6 +81,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
+    saved: savedAsSent,
     handler: ({ accountId, body, sessionId, now, baseUrl, services }) =>
       services.payments.confirm(accountId, requestedSession(undefined, body.session_id, sessionId), body, now, baseUrl),
   }),
