@@ -65,8 +65,7 @@ export class Dispatcher {
   private stopped = false;
   /**
    * The last scan found no webhook endpoint at all: new events wait for the poll, or for an endpoint created
-   * here (measured: the scan and the read of due deliveries after every group commit were ~3% of a
-   * create-session on a server without endpoints).
+   * here — not a write transaction (the scan) and a read (due deliveries) after every group commit for nothing.
    */
   private noEndpoints = false;
   /** Set inside the dispatcher's own write transactions: their COMMITs do not wake it again. */
