@@ -35,7 +35,7 @@ const confirm = (session: { id: string; client_secret: string }) =>
   s.request('POST', `/confirm-payment/${session.id}`, { body: { token_id: 'tok_visa' }, key: session.client_secret });
 
 describe('a confirm-payment', () => {
-  it('reads neither the payment it stored nor the columns of the rows it read before updating them', async () => {
+  it('reads neither the payment it stored, nor the columns of the rows it read before updating them, nor its session twice', async () => {
     expect((await confirm(await newSession())).status).toBe(200); // the ledger's system accounts exist from here on
     const session = await newSession();
     let paid: Awaited<ReturnType<typeof confirm>> | undefined;
@@ -49,6 +49,9 @@ describe('a confirm-payment', () => {
     // Collection.update: the session and the two ledger balances are updated without reading their columns back.
     expect(seen.filter((sql) => /^SELECT status, /.test(sql))).toEqual([]);
     expect(seen.filter((sql) => /^UPDATE (payment_sessions|ledger_accounts)\b/.test(sql))).toHaveLength(3);
+    // The session is read once in the confirm's transaction (the transition uses what the confirm read), besides
+    // the client-secret authentication's read before it.
+    expect(seen.filter((sql) => /^SELECT data FROM payment_sessions\b/.test(sql))).toHaveLength(1);
 
     const events = (await s.request('GET', `/events?object_id=${session.id}&type=payment_session.succeeded`)).body.data;
     expect(events).toHaveLength(1);

@@ -281,9 +281,11 @@ export class Sessions implements DueWork {
   /**
    * Moves the session from one of `from` to `to` (expiring it first if due), or throws 409
    * session_unexpected_state. Runs inside the caller's transaction: the check and the set are one step.
+   * `current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
+   * written it since — not read again (a confirm reads it first; measured, a query and a parse per confirm).
    */
-  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed'): void {
-    const s = this.load(accountId, id, now);
+  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed', current?: SessionFacts): void {
+    const s = current?.id === id ? (current as StoredSession) : this.load(accountId, id, now);
     if (!from.includes(s.status)) {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`);
     }

@@ -380,7 +380,7 @@ export class PaymentsEngine implements DueWork, Charger {
     const api = this.recordStatus(accountId, p, now);
     this.justStored = { accountId, p };
     try {
-      this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next);
+      this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next, 'confirmed', session);
     } finally {
       this.justStored = undefined;
     }
