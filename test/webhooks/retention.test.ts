@@ -1,5 +1,6 @@
 // The event log's retention and the dispatcher's cursors: when retention has emptied the log, SQLite numbers the
-// next event from 1 again, below every endpoint's cursor — those events must still be delivered.
+// next event from 1 again, below every endpoint's cursor — those events must still be delivered. The delivery log
+// is kept as long as the events: 30 days from a delivery's creation, on the account's clock.
 import { describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/server.js';
 import { advance, newSession } from '../payments/util.js';
@@ -23,10 +24,47 @@ describe('deliveries after retention emptied the event log', () => {
       expect(seq).toBeLessThanOrEqual(seqBefore.event_seq);
       const got = await rx.waitFor(4);
       expect(JSON.parse(got[3]!.body).data.object.id).toBe(session.id);
-      await until(async () => ((await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?status=succeeded`)).body.total_count === 4 ? true : undefined), '4 deliveries');
+      // the three older deliveries went with their events; the new one is logged
+      await until(async () => ((await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?status=succeeded`)).body.total_count === 1 ? true : undefined), '1 delivery');
     } finally {
       await s.close();
       await rx.close();
+    }
+  });
+
+  it('the delivery log keeps 30 days from each delivery: older ones go in the scheduler\'s steps, younger ones and pending ones stay', async () => {
+    const s = await startTestServer();
+    const ok = await startReceiver(200);
+    const down = await startReceiver(500);
+    try {
+      const good = (await s.request('POST', '/webhook-endpoints', { body: { url: ok.url, enabled_events: ['payment_session.created'] } })).body;
+      await newSession(s);
+      await ok.waitFor(1);
+      const deliveries = async (endpoint: string, status = '') =>
+        (await s.request('GET', `/webhook-endpoints/${endpoint}/deliveries?limit=100${status ? `&status=${status}` : ''}`)).body;
+      await until(async () => ((await deliveries(good.id, 'succeeded')).total_count === 1 ? true : undefined), 'the first delivery');
+      await advance(s, 20 * 86_400);
+      const bad = (await s.request('POST', '/webhook-endpoints', { body: { url: down.url, enabled_events: ['payment_session.created'] } })).body;
+      await newSession(s);
+      await ok.waitFor(2);
+      await down.waitFor(1);
+      await until(async () => ((await deliveries(good.id, 'succeeded')).total_count === 2 ? true : undefined), 'the second delivery');
+      const pending = (await deliveries(bad.id)).data;
+      expect(pending.map((d: { status: string }) => d.status)).toEqual(['pending']); // waiting for its retry
+      const [second, first] = (await deliveries(good.id)).data;
+      // 31 days after the first delivery, 11 after the second: the first goes, the second stays
+      expect((await s.request('PATCH', `/webhook-endpoints/${bad.id}`, { body: { enabled: false } })).status).toBe(200); // its retry waits (no POST meanwhile)
+      await advance(s, 11 * 86_400);
+      expect((await deliveries(good.id)).data.map((d: { id: string }) => d.id)).toEqual([second.id]);
+      expect(first).toBeDefined();
+      // past 30 days a delivery still pending (its endpoint disabled) is kept until it is sent or given up
+      await advance(s, 25 * 86_400);
+      expect((await deliveries(good.id)).total_count).toBe(0);
+      expect((await deliveries(bad.id)).data.map((d: { id: string; status: string }) => [d.id, d.status])).toEqual([[pending[0].id, 'pending']]);
+    } finally {
+      await s.close();
+      await ok.close();
+      await down.close();
     }
   });
 });

@@ -19,7 +19,12 @@ import { Collection } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
 import { tables } from '../../store/tables.js';
 import type { Events } from '../events.js';
+import type { DueWork } from '../due.js';
+import { EVENT_RETENTION_MS } from '../../../contract/events.js';
 import { endpointWants, type StoredEndpoint, type WebhookEndpoints } from './endpoints.js';
+
+/** Deliveries looked at (and deleted) per retention item (runDue's `limit` counts batches of this many). */
+const PRUNE_BATCH = 64;
 
 /** Events looked at per endpoint in one scan (one small write transaction). */
 const SCAN_BATCH = 256;
@@ -43,7 +48,13 @@ export interface AttemptOutcome {
 /** The wait after attempt `n` (1-based): 60 s × 2^n — 2, 4, 8, 16 minutes (the live service's schedule). */
 export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** attempts;
 
-export class Deliveries {
+/**
+ * The delivery log is kept as long as the events (30 days on the account's clock, from a delivery's creation),
+ * then deleted by the scheduler in bounded steps, oldest first. A delivery still pending is kept until it is
+ * sent or given up (its event past retention gives it up: deliveries.ts `jobOf`).
+ */
+export class Deliveries implements DueWork {
+  readonly name = 'webhook_deliveries.retention';
   readonly deliveries: Collection<WebhookDelivery>;
   private readonly stmts = new Map<string, Statement>();
 
@@ -131,6 +142,40 @@ export class Deliveries {
       doc.last_error = reason;
       this.deliveries.update(accountId, doc);
     }
+  }
+
+  // ------------------------------------------------------------------------------------------ retention
+
+  /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
+  private oldestDone(accountId: string, n: number): { seq: number; created_ms: number }[] {
+    const rows = this.stmt("SELECT seq, data FROM webhook_deliveries WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?").all(accountId, n) as {
+      seq: number;
+      data: string;
+    }[];
+    return rows.map((r) => ({ seq: r.seq, created_ms: Date.parse((JSON.parse(r.data) as WebhookDelivery).created_at) }));
+  }
+
+  nextDue(accountId: string): number | undefined {
+    const oldest = this.oldestDone(accountId, 1)[0];
+    return oldest ? oldest.created_ms + EVENT_RETENTION_MS : undefined;
+  }
+
+  runDue(now: number, accountId?: string, limit?: number): number {
+    const accounts = accountId !== undefined ? [accountId] : (this.stmt('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]).map((r) => r.account_id);
+    const max = limit === undefined ? Infinity : limit * PRUNE_BATCH;
+    let deleted = 0;
+    for (const acct of accounts) {
+      // Creation order is time order on the account's clock: stop at the first one still young enough.
+      while (deleted < max) {
+        const rows = this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
+        const young = rows.findIndex((r) => r.created_ms + EVENT_RETENTION_MS > now);
+        const old = young < 0 ? rows : rows.slice(0, young);
+        for (const r of old) this.stmt('DELETE FROM webhook_deliveries WHERE seq = ?').run(r.seq);
+        deleted += old.length;
+        if (old.length < rows.length || rows.length === 0) break;
+      }
+    }
+    return deleted;
   }
 
   // ------------------------------------------------------------------------------------- the dispatcher's side
