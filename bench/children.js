@@ -10,9 +10,9 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 
 const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
-/** CPU ms used so far by process `pid` (utime + stime). */
-export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU ms used so far by process `pid` (utime + stime), or by its main thread alone (`mainThread`). */
+export function cpuMs(pid, mainThread = false) {
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
