@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError } from './util.js';
+import { advance } from '../payments/util.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -28,6 +29,35 @@ describe('idempotency', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('request-id')).not.toBe(first.headers.get('request-id'));
     expect(await countExt(ext)).toBe(1);
+  });
+
+  it('a create-session is saved as a reference to its creation event, and replays the same bytes; past the event log, the session as it is', async () => {
+    const t = await startTestServer({ memory: true }); // its own: the test clock moves a month
+    try {
+      const create = (key: string, body: unknown) => t.request('POST', '/create-session', { body, headers: { 'idempotency-key': key } });
+      const key = randomUUID();
+      const first = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
+      expect(first.status).toBe(201);
+      const saved = t.server.services.store.db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(key) as Buffer | string;
+      expect(saved.toString()).toBe(JSON.stringify({ created_event_of: first.body.id })); // no copy of the session
+      const again = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).toBe(first.text);
+      // A record an earlier version saved whole (the session without its secret) still replays the same bytes.
+      const { client_secret: _secret, ...whole } = first.body;
+      t.server.services.store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(whole), key);
+      expect((await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } })).text).toBe(first.text);
+      // The test clock moved past the event log's 30 days within the key's 24 hours (of real time): the event is gone.
+      const other = await create(key + '-2', { amount: 300, currency: 'usd' });
+      expect((await t.request('POST', `/sessions/${other.body.id}/cancel`, { body: {} })).status).toBe(200);
+      await advance(t, 31 * 86_400);
+      const replay = await create(key + '-2', { amount: 300, currency: 'usd' });
+      expect(replay.status).toBe(201);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.body).toMatchObject({ id: other.body.id, status: 'canceled', client_secret: other.body.client_secret });
+    } finally {
+      await t.close();
+    }
   });
 
   it('the same key with another body, path or method → 400 idempotency_key_reused, nothing created', async () => {

@@ -119,6 +119,14 @@ export class Events implements DueWork {
     return event;
   }
 
+  /** The object's first event of `type` (its creation event), if the log still has it. */
+  firstOf(accountId: string, objectId: string, type: EventType): Event | undefined {
+    const row = this.stmt('SELECT body FROM events WHERE account_id = ? AND object_id = ? AND type = ? ORDER BY seq LIMIT 1').get(accountId, objectId, type) as
+      | { body: string }
+      | undefined;
+    return row ? (JSON.parse(row.body) as Event) : undefined;
+  }
+
   get(accountId: string, id: string): Event {
     const row = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
     if (!row) throw errors.notFound('event', id, 'event_id');
