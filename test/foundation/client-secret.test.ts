@@ -56,8 +56,8 @@ describe('saved for idempotent replays', () => {
     const row = savedRow(key);
     expect(typeof row.body).toBe('string'); // JSON text, not sealed bytes
     expect(row.body).not.toContain(first.body.client_secret.slice(3));
-    const { client_secret: _secret, ...rest } = first.body;
-    expect(JSON.parse(row.body as string)).toEqual(rest);
+    // create's record names the session (its answer is its creation event's object, docs/api.md "Idempotency")
+    expect(JSON.parse(row.body as string)).toEqual({ created_event_of: first.body.id });
 
     const again = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -72,6 +72,8 @@ describe('saved for idempotent replays', () => {
       const done = await withKey(method, path, k, body);
       expect(done.status).toBe(200);
       expect(savedRow(k).body).not.toContain(first.body.client_secret.slice(3));
+      const { client_secret: _doneSecret, ...answer } = done.body;
+      expect(JSON.parse(savedRow(k).body as string)).toEqual(answer); // the answer, without its secret
       const replay = await withKey(method, path, k, body);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.text).toBe(done.text);
@@ -79,7 +81,7 @@ describe('saved for idempotent replays', () => {
   });
 
   it('strip removes the secret whatever the order of the members (the fast path cuts the last one off the text)', () => {
-    const { saved } = allRoutes.find((r) => r.operationId === 'createSession')!;
+    const { saved } = allRoutes.find((r) => r.operationId === 'updateSession')!;
     const session = { id: 'x', amount: 5, client_secret: 'cs_secret"\\value' };
     const secretLast = JSON.stringify(session);
     expect(JSON.parse(saved!.strip(session, secretLast))).toEqual({ id: 'x', amount: 5 });
