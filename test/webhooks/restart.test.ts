@@ -12,6 +12,22 @@ import { tempDir } from '../helpers/tmp.js';
 import { newSession } from '../payments/util.js';
 import { startReceiver, until } from './receiver.js';
 
+/** A POST through the CLI's embedded default on `dataDir` (another process's server, in this one), closed after. */
+async function postEmbedded(dataDir: string, path: string, payload: object): Promise<{ status: number; body: Record<string, unknown> }> {
+  const embedded = await openEmbedded(dataDir);
+  try {
+    const r = await embedded.app.inject({
+      method: 'POST',
+      url: `/functions/v1${path}`,
+      headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
+      payload,
+    });
+    return { status: r.statusCode, body: r.json() };
+  } finally {
+    await embedded.close();
+  }
+}
+
 async function eventOf(s: TestServer, objectId: string): Promise<string> {
   return (await s.request('GET', `/events?object_id=${objectId}&type=payment_session.created`)).body.data[0].id;
 }
@@ -67,20 +83,9 @@ describe('deliveries across restarts', () => {
     try {
       await newSession(s); // its event is looked at: no endpoint anywhere, so later events are not looked at until the poll
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const embedded = await openEmbedded(dataDir);
-      let secret: string;
-      try {
-        const r = await embedded.app.inject({
-          method: 'POST',
-          url: '/functions/v1/webhook-endpoints',
-          headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
-          payload: { url: rx.url, enabled_events: ['payment_session.created'] },
-        });
-        expect(r.statusCode).toBe(201);
-        secret = r.json().secret;
-      } finally {
-        await embedded.close();
-      }
+      const r = await postEmbedded(dataDir, '/webhook-endpoints', { url: rx.url, enabled_events: ['payment_session.created'] });
+      expect(r.status).toBe(201);
+      const secret = r.body.secret as string;
       const after = await newSession(s);
       const [got] = await rx.waitFor(1);
       const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, secret);
@@ -97,20 +102,9 @@ describe('deliveries across restarts', () => {
     const s = await startTestServer({ dataDir });
     try {
       const we = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
-      const embedded = await openEmbedded(dataDir);
-      let sessionId: string;
-      try {
-        const r = await embedded.app.inject({
-          method: 'POST',
-          url: '/functions/v1/create-session',
-          headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
-          payload: { amount: 700, currency: 'usd' },
-        });
-        expect(r.statusCode).toBe(201);
-        sessionId = r.json().id;
-      } finally {
-        await embedded.close();
-      }
+      const r = await postEmbedded(dataDir, '/create-session', { amount: 700, currency: 'usd' });
+      expect(r.status).toBe(201);
+      const sessionId = r.body.id as string;
       const [got] = await rx.waitFor(1);
       const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, we.body.secret);
       expect(e.data.object.id).toBe(sessionId);
