@@ -204,7 +204,7 @@ export const tables = {
       status: col('TEXT NOT NULL', (d: { status: string }) => d.status),
       next_attempt_ms: col('INTEGER', (d: { next_attempt_at: string | null }) => (d.next_attempt_at === null ? null : Date.parse(d.next_attempt_at))),
     },
-    { filters: [['event'], ['webhook_endpoint'], ['webhook_endpoint', 'status']], otherIndexes: ['webhook_deliveries_pending'] },
+    { filters: [['event'], ['webhook_endpoint'], ['webhook_endpoint', 'status']], otherIndexes: ['webhook_deliveries_pending', 'webhook_deliveries_done'] },
   ),
 } as const;
 

@@ -148,7 +148,9 @@ export class Deliveries implements DueWork {
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
   private oldestDone(accountId: string, n: number): { seq: number; created_ms: number }[] {
-    const rows = this.stmt("SELECT seq, data FROM webhook_deliveries WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?").all(accountId, n) as {
+    const rows = this.stmt(
+      "SELECT seq, data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
+    ).all(accountId, n) as {
       seq: number;
       data: string;
     }[];

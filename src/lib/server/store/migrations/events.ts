@@ -94,4 +94,13 @@ CREATE TABLE webhook_cursors (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 502,
+    name: 'webhooks: the delivery log by age, without the pending deliveries (retention)',
+    sql: `
+-- Retention deletes an account's oldest deliveries that are no longer pending: found through this index without
+-- reading past pending ones (a failing endpoint's backlog, a disabled endpoint's waiting deliveries).
+CREATE INDEX webhook_deliveries_done ON webhook_deliveries (account_id, seq) WHERE status != 'pending';
+`,
+  },
 ];
