@@ -56,8 +56,9 @@ describe('saved for idempotent replays', () => {
     const row = savedRow(key);
     expect(typeof row.body).toBe('string'); // JSON text, not sealed bytes
     expect(row.body).not.toContain(first.body.client_secret.slice(3));
-    // create's record names the session (its answer is its creation event's object, docs/api.md "Idempotency")
-    expect(JSON.parse(row.body as string)).toEqual({ created_event_of: first.body.id });
+    // create's record names its creation event, whose object is the answer (docs/api.md "Idempotency")
+    const created = (await s.request('GET', `/events?object_id=${first.body.id}&type=payment_session.created`)).body.data[0];
+    expect(JSON.parse(row.body as string)).toEqual({ replay_from_event: created.id, object_id: first.body.id });
 
     const again = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
     expect(again.headers.get('idempotent-replayed')).toBe('true');

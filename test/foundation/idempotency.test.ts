@@ -31,15 +31,16 @@ describe('idempotency', () => {
     expect(await countExt(ext)).toBe(1);
   });
 
-  it('a create-session is saved as a reference to its creation event, and replays the same bytes; past the event log, the session as it is', async () => {
+  it('a create-session, a confirm and a journal entry are saved as a reference to the event they record, and replay the same bytes; past the event log, the object as it is', async () => {
     const t = await startTestServer({ memory: true }); // its own: the test clock moves a month
     try {
       const create = (key: string, body: unknown) => t.request('POST', '/create-session', { body, headers: { 'idempotency-key': key } });
       const key = randomUUID();
       const first = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
       expect(first.status).toBe(201);
-      const saved = t.server.services.store.db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(key) as Buffer | string;
-      expect(saved.toString()).toBe(JSON.stringify({ created_event_of: first.body.id })); // no copy of the session
+      const saved = (k: string) => JSON.parse(String(t.server.services.store.db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(k)));
+      const eventOf = async (id: string) => (await t.request('GET', `/events?object_id=${id}`)).body.data.at(-1).id; // its first
+      expect(saved(key)).toEqual({ replay_from_event: await eventOf(first.body.id), object_id: first.body.id }); // no copy of the session
       const again = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.text).toBe(first.text);
@@ -47,6 +48,26 @@ describe('idempotency', () => {
       const { client_secret: _secret, ...whole } = first.body;
       t.server.services.store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(whole), key);
       expect((await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } })).text).toBe(first.text);
+      // A confirm answers its payment's event object, a journal entry its journal_entry.created event's.
+      const session = (await t.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' } })).body;
+      const confirm = () =>
+        t.request('POST', `/confirm-payment/${session.id}`, { body: { token_id: 'tok_visa' }, key: session.client_secret, headers: { 'idempotency-key': `${key}-confirm` } });
+      const paid = await confirm();
+      expect(paid.status).toBe(200);
+      expect(saved(`${key}-confirm`)).toEqual({ replay_from_event: await eventOf(paid.body.id), object_id: paid.body.id });
+      expect((await confirm()).text).toBe(paid.text);
+      const accounts = await Promise.all(
+        (['asset', 'liability'] as const).map(async (account_type) => (await t.request('POST', '/ledger-accounts', { body: { name: account_type, account_type, currency: 'usd', is_system_account: true } })).body.id as string),
+      );
+      const post = () =>
+        t.request('POST', '/journal-entries', {
+          body: { entries: [{ account_id: accounts[0], direction: 'debit', amount: 5 }, { account_id: accounts[1], direction: 'credit', amount: 5 }] },
+          headers: { 'idempotency-key': `${key}-je` },
+        });
+      const entry = await post();
+      expect(entry.status).toBe(201);
+      expect(saved(`${key}-je`)).toEqual({ replay_from_event: await eventOf(entry.body.id), object_id: entry.body.id });
+      expect((await post()).text).toBe(entry.text);
       // The test clock moved past the event log's 30 days within the key's 24 hours (of real time): the event is gone.
       const other = await create(key + '-2', { amount: 300, currency: 'usd' });
       expect((await t.request('POST', `/sessions/${other.body.id}/cancel`, { body: {} })).status).toBe(200);

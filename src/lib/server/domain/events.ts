@@ -50,6 +50,10 @@ export function previousAttributes(prev: object, next: object): Record<string, u
   return out;
 }
 
+/** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
+const RECENT = 8;
+const DATA_OBJECT = '"data":{"object":';
+
 /** Deletions per retention item (runDue's `limit` counts batches of this many old events). */
 const PRUNE_BATCH = 64;
 
@@ -61,12 +65,18 @@ export class Events implements DueWork {
   private recorded = false;
   private readonly committedListeners: (() => void)[] = [];
   private waiters: (() => void)[] = [];
+  /** The last few events the open transaction recorded (see recordedAs); emptied at COMMIT and rollback. */
+  private recent: { id: string; objectId: string; body: string }[] = [];
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
   ) {
+    store.onRollback(() => {
+      this.recent = [];
+    });
     store.onCommit(() => {
+      this.recent = [];
       if (!this.recorded) return;
       this.recorded = false;
       const waiters = this.waiters;
@@ -114,23 +124,40 @@ export class Events implements DueWork {
       if (p.refund) event.refund = p.refund;
     }
     this.insertStmt ??= this.store.db.prepare('INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)');
-    this.insertStmt.run(event.id, accountId, type, object.id, at, JSON.stringify(event));
+    const body = JSON.stringify(event);
+    this.insertStmt.run(event.id, accountId, type, object.id, at, body);
     this.recorded = true;
+    if (this.recent.length === RECENT) this.recent.shift();
+    this.recent.push({ id: event.id, objectId: object.id, body });
     return event;
   }
 
-  /** The object's first event of `type` (its creation event), if the log still has it. */
-  firstOf(accountId: string, objectId: string, type: EventType): Event | undefined {
-    const row = this.stmt('SELECT body FROM events WHERE account_id = ? AND object_id = ? AND type = ? ORDER BY seq LIMIT 1').get(accountId, objectId, type) as
-      | { body: string }
-      | undefined;
+  /**
+   * The id of an event the open transaction just recorded for `objectId` whose `data.object` is exactly the JSON
+   * text `json`, if any: an answer that is that object can be saved as a reference to it (http/route.ts
+   * savedAsEvent). The first `"data":{"object":` of an event's text is its own (the members before it are
+   * scalars), and a complete JSON object that starts there is the whole of data.object.
+   */
+  recordedAs(objectId: string, json: string): string | undefined {
+    for (let i = this.recent.length - 1; i >= 0; i--) {
+      const e = this.recent[i]!;
+      if (e.objectId !== objectId) continue;
+      const at = e.body.indexOf(DATA_OBJECT);
+      return at >= 0 && e.body.startsWith(json, at + DATA_OBJECT.length) ? e.id : undefined;
+    }
+    return undefined;
+  }
+
+  /** The event, if the log still has it. */
+  find(accountId: string, id: string): Event | undefined {
+    const row = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
     return row ? (JSON.parse(row.body) as Event) : undefined;
   }
 
   get(accountId: string, id: string): Event {
-    const row = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
-    if (!row) throw errors.notFound('event', id, 'event_id');
-    return JSON.parse(row.body) as Event;
+    const event = this.find(accountId, id);
+    if (!event) throw errors.notFound('event', id, 'event_id');
+    return event;
   }
 
   /** The account's events, newest first, filtered (type patterns with `*`, object id, created range). */

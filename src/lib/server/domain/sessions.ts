@@ -93,17 +93,6 @@ export class Sessions implements DueWork {
     return s.secret_form === 'named' ? this.namedSecret(s.id) : this.secretFor(s.id);
   }
 
-  /**
-   * Create-session's answer again, for an idempotent replay: the session as its `payment_session.created` event
-   * shows it (the object create answered, without its secret) with its client secret. Past the event log's
-   * retention (the test clock moved 30 days on within the key's 24 hours), the session as it is now.
-   */
-  createdAnswer(accountId: string, id: string): PaymentSession {
-    const created = this.events.firstOf(accountId, id, 'payment_session.created');
-    if (!created) return this.get(accountId, id);
-    return { ...(created.data.object as Omit<PaymentSession, 'client_secret'>), client_secret: this.clientSecret(accountId, id) };
-  }
-
   /** A session's client secret (for an idempotent replay of a response saved without it). */
   clientSecret(accountId: string, id: string): string {
     const stored = this.collection.get(accountId, id);

@@ -117,7 +117,7 @@ async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown,
       }
       const result = answer(spec, ctx);
       const save = (r: Answer) => {
-        if (spec.saved && r.response !== undefined) idempotency.save(accountId, key, fp, r.status, spec.saved.strip(r.response, r.body), false);
+        if (spec.saved && r.response !== undefined) idempotency.save(accountId, key, fp, r.status, spec.saved.strip(r.response, r.body, { accountId, services }), false);
         else idempotency.save(accountId, key, fp, r.status, r.body);
       };
       if (!result.steps) save(result);

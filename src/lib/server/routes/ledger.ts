@@ -23,7 +23,7 @@ import {
   ReverseJournalEntryBody,
 } from '../../contract/ledger.js';
 import { EmptyBody } from '../../contract/common.js';
-import { defineRoute, savedAsSent, type RouteSpec } from '../http/route.js';
+import { defineRoute, savedAsEvent, type RouteSpec } from '../http/route.js';
 
 const tag = 'Ledger';
 
@@ -205,7 +205,7 @@ export const ledgerRoutes: RouteSpec[] = [
     response: JournalEntry,
     status: 201,
     errors: [404, 409],
-    saved: savedAsSent,
+    saved: savedAsEvent(({ accountId, services }, id) => services.ledger.getJournal(accountId, id)),
     handler: ({ accountId, body, now, services }) => services.ledger.postJournal(accountId, body, now),
   }),
   defineRoute({

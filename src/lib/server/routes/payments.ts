@@ -37,7 +37,7 @@ import {
 } from '../../contract/payments.js';
 import { DeletedObject, EmptyBody, EmptyQuery } from '../../contract/common.js';
 import type { PageSpec } from '../http/pages.js';
-import { defineRoute, savedAsSent, type RouteSpec } from '../http/route.js';
+import { defineRoute, savedAsEvent, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
 import { requestedSession } from '../domain/sessions.js';
@@ -47,6 +47,9 @@ import { testValues } from '../domain/payments/testvalues.js';
 import { checkoutPage } from '../domain/payments/checkout-page.js';
 
 const tag = 'Payments';
+
+/** A confirm answers the object of the payment's event (payment.captured, …); a status without one is saved as sent. */
+const confirmedPayment = savedAsEvent(({ accountId, services }, id) => services.payments.get(accountId, id));
 
 export const paymentsRoutes: RouteSpec[] = [
   defineRoute({
@@ -64,7 +67,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
-    saved: savedAsSent,
+    saved: confirmedPayment,
     handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
       services.payments.confirm(accountId, requestedSession(params.session_id, body.session_id, sessionId), body, now, baseUrl),
   }),
@@ -81,7 +84,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ConfirmPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
-    saved: savedAsSent,
+    saved: confirmedPayment,
     handler: ({ accountId, body, sessionId, now, baseUrl, services }) =>
       services.payments.confirm(accountId, requestedSession(undefined, body.session_id, sessionId), body, now, baseUrl),
   }),

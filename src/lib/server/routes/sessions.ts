@@ -7,7 +7,7 @@ import {
   SessionList,
   UpdateSessionBody,
 } from '../../contract/sessions.js';
-import { defineRoute, type SavedWithoutSecret } from '../http/route.js';
+import { defineRoute, savedAsEvent, type SavedWithoutSecret } from '../http/route.js';
 
 const tag = 'Payment sessions';
 
@@ -26,19 +26,8 @@ const withoutClientSecret: SavedWithoutSecret = {
   },
 };
 
-/**
- * Create-session's answer is exactly its `payment_session.created` event's object plus the client secret: its
- * idempotency record names the session instead of holding a third copy of it (the session row and the event hold
- * the other two; measured: the copy was ~12 µs of a create-session's ~185). Records saved whole by earlier
- * versions still replay.
- */
-const asCreatedEvent: SavedWithoutSecret = {
-  strip: (response) => JSON.stringify({ created_event_of: (response as PaymentSession).id }),
-  restore: (saved, ctx) => {
-    const ref = (saved as { created_event_of?: unknown }).created_event_of;
-    return typeof ref === 'string' ? ctx.services.sessions.createdAnswer(ctx.accountId, ref) : withoutClientSecret.restore!(saved, ctx);
-  },
-};
+/** Create answers the object of the session's `payment_session.created` event, with the secret. */
+const asCreatedEvent = savedAsEvent(({ accountId, services }, id) => services.sessions.get(accountId, id), withoutClientSecret);
 
 export const sessionRoutes = [
   defineRoute({
