@@ -60,7 +60,6 @@ const PRUNE_BATCH = 64;
 export class Events implements DueWork {
   readonly name = 'events.retention';
   private insertStmt?: Statement;
-  private readonly stmts = new Map<string, Statement>();
   /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
   private recorded = false;
   private readonly committedListeners: (() => void)[] = [];
@@ -86,14 +85,6 @@ export class Events implements DueWork {
     });
   }
 
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.store.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
-  }
 
   /**
    * Records that `object` (as the API shows it, after the change) went through `type`, in the caller's
@@ -150,7 +141,7 @@ export class Events implements DueWork {
 
   /** The event, if the log still has it. */
   find(accountId: string, id: string): Event | undefined {
-    const row = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
+    const row = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
     return row ? (JSON.parse(row.body) as Event) : undefined;
   }
 
@@ -190,14 +181,14 @@ export class Events implements DueWork {
       params.push(v * 1000 + plus);
     }
     const where = cond.join(' AND ');
-    const cursor = seqCursor(q, (id) => (this.stmt('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
-    const rows = this.stmt(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
+    const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
+    const rows = this.store.statement(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
       ...cursor.params,
       limit + 1,
     ) as { body: string }[];
     const { page, has_more } = pageOf(rows, limit, cursor.order);
-    const total = this.stmt(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number };
+    const total = this.store.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number };
     return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total.n, url };
   }
 
@@ -225,7 +216,7 @@ export class Events implements DueWork {
   // ---------------------------------------------------------------------------------------- retention
 
   nextDue(accountId: string): number | undefined {
-    const row = this.stmt('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1').get(accountId) as { created_ms: number } | undefined;
+    const row = this.store.statement('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1').get(accountId) as { created_ms: number } | undefined;
     return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
   }
 
@@ -233,8 +224,8 @@ export class Events implements DueWork {
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     const r =
       accountId === undefined
-        ? this.stmt('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?)').run(now - EVENT_RETENTION_MS, n)
-        : this.stmt('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)').run(
+        ? this.store.statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?)').run(now - EVENT_RETENTION_MS, n)
+        : this.store.statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)').run(
             accountId,
             now - EVENT_RETENTION_MS,
             n,

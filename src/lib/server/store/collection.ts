@@ -43,7 +43,6 @@ export function pageOf<R>(rows: R[], limit: number, order: 'ASC' | 'DESC'): { pa
 const KNOWN_MAX = 1024;
 
 export class Collection<T extends { id: string }> {
-  private readonly stmts = new Map<string, Statement>();
   private countSpecs?: Set<string>;
   readonly table: string;
   /** The table's columns (besides seq, id, account_id and data) and how to read each from a document. */
@@ -64,14 +63,6 @@ export class Collection<T extends { id: string }> {
     }
   }
 
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.store.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
-  }
 
   private values(doc: T): (string | number | null)[] {
     return Object.values(this.columns).map((read) => read(doc));
@@ -107,7 +98,7 @@ export class Collection<T extends { id: string }> {
   insert(accountId: string, doc: T): T {
     if (!this.insertStmt) {
       const names = Object.keys(this.columns);
-      this.insertStmt = this.stmt(
+      this.insertStmt = this.store.statement(
         `INSERT INTO ${this.table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (?, ?, ${names.map(() => '?, ').join('')}?)`,
       );
     }
@@ -134,7 +125,7 @@ export class Collection<T extends { id: string }> {
     const names = this.names;
     let mask = 0;
     if (names.length) {
-      this.currentStmt ??= this.stmt(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`).raw(true);
+      this.currentStmt ??= this.store.statement(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`).raw(true);
       const current = this.currentStmt.get(doc.id, accountId) as (string | number | null)[] | undefined;
       if (!current) throw new Error(`${this.table}: update of ${doc.id} touched 0 rows`);
       for (let i = 0; i < names.length; i++) if (current[i] !== next[i]) mask |= 1 << i;
@@ -175,11 +166,11 @@ export class Collection<T extends { id: string }> {
   }
 
   delete(accountId: string, id: string): boolean {
-    return this.stmt(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ?`).run(id, accountId).changes === 1;
+    return this.store.statement(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ?`).run(id, accountId).changes === 1;
   }
 
   get(accountId: string, id: string): T | undefined {
-    const row = this.stmt(`SELECT data FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { data: string } | undefined;
+    const row = this.store.statement(`SELECT data FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { data: string } | undefined;
     return row ? this.read(JSON.parse(row.data) as T) : undefined;
   }
 
@@ -197,7 +188,7 @@ export class Collection<T extends { id: string }> {
 
   /** The first `limit` rows (all when -1) matching `condition`, in creation order. */
   selectFirst(limit: number, condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
-    const rows = this.stmt(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq LIMIT ${Math.trunc(limit)}`).all(...params) as {
+    const rows = this.store.statement(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq LIMIT ${Math.trunc(limit)}`).all(...params) as {
       account_id: string;
       data: string;
     }[];
@@ -211,9 +202,9 @@ export class Collection<T extends { id: string }> {
     const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
     const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
 
-    const cursor = seqCursor(opts, (id) => (this.stmt(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { seq: number } | undefined)?.seq);
+    const cursor = seqCursor(opts, (id) => (this.store.statement(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { seq: number } | undefined)?.seq);
     const where = cond.join(' AND ');
-    const rows = this.stmt(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
+    const rows = this.store.statement(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
       ...cursor.params,
       limit + 1,
@@ -230,7 +221,7 @@ export class Collection<T extends { id: string }> {
     const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const cols = countColumns(sorted.map(([n]) => n));
     if (this.countSpecs.has(cols)) {
-      const row = this.stmt('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
+      const row = this.store.statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
         this.table,
         accountId,
         cols,
@@ -238,7 +229,7 @@ export class Collection<T extends { id: string }> {
       ) as { n: number } | undefined;
       return row?.n ?? 0;
     }
-    const total = this.stmt(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
+    const total = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
     return total.n;
   }
 }

@@ -6,6 +6,8 @@ import { migrations } from './migrations.js';
 export interface Store {
   readonly db: Database.Database;
   readonly path: string;
+  /** The prepared statement for `sql`: prepared once per connection, then reused. */
+  statement(sql: string): Database.Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   tx<T>(fn: () => T): T;
   /**
@@ -77,9 +79,18 @@ export function openStore(path: string): Store {
     });
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   };
+  const prepared = new Map<string, Database.Statement>();
   return {
     db,
     path,
+    statement(sql: string): Database.Statement {
+      let stmt = prepared.get(sql);
+      if (!stmt) {
+        stmt = db.prepare(sql);
+        prepared.set(sql, stmt);
+      }
+      return stmt;
+    },
     tx<T>(fn: () => T): T {
       return tx.run(fn);
     },

@@ -1,7 +1,6 @@
 // Webhook deliveries (docs/api.md "Events and webhooks"): one row per (event, endpoint) to send, written before
 // its POST and updated with each attempt's outcome. The dispatcher (dispatcher.ts) drives them; this module is
 // the rules: which events an endpoint gets, what an attempt's outcome does, when the next one is due.
-import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import {
   MAX_DELIVERY_ATTEMPTS,
@@ -56,7 +55,6 @@ export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** a
 export class Deliveries implements DueWork {
   readonly name = 'webhook_deliveries.retention';
   readonly deliveries: Collection<WebhookDelivery>;
-  private readonly stmts = new Map<string, Statement>();
 
   constructor(
     private readonly store: Store,
@@ -69,14 +67,6 @@ export class Deliveries implements DueWork {
     this.deliveries = new Collection<WebhookDelivery>(store, tables.webhook_deliveries);
   }
 
-  private stmt(sql: string): Statement {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.store.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
-  }
 
   /** A pending delivery of the event to the endpoint, due at once (in the caller's transaction). */
   private create(accountId: string, event: { id: string; type: string }, endpoint: StoredEndpoint, now: number): WebhookDelivery {
@@ -148,7 +138,7 @@ export class Deliveries implements DueWork {
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
   private oldestDone(accountId: string, n: number): { seq: number; created_ms: number }[] {
-    const rows = this.stmt(
+    const rows = this.store.statement(
       "SELECT seq, data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
     ).all(accountId, n) as {
       seq: number;
@@ -163,7 +153,7 @@ export class Deliveries implements DueWork {
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts = accountId !== undefined ? [accountId] : (this.stmt('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]).map((r) => r.account_id);
+    const accounts = accountId !== undefined ? [accountId] : (this.store.statement('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]).map((r) => r.account_id);
     const max = limit === undefined ? Infinity : limit * PRUNE_BATCH;
     let deleted = 0;
     for (const acct of accounts) {
@@ -172,7 +162,7 @@ export class Deliveries implements DueWork {
         const rows = this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
         const young = rows.findIndex((r) => r.created_ms + EVENT_RETENTION_MS > now);
         const old = young < 0 ? rows : rows.slice(0, young);
-        for (const r of old) this.stmt('DELETE FROM webhook_deliveries WHERE seq = ?').run(r.seq);
+        for (const r of old) this.store.statement('DELETE FROM webhook_deliveries WHERE seq = ?').run(r.seq);
         deleted += old.length;
         if (old.length < rows.length || rows.length === 0) break;
       }
@@ -188,21 +178,21 @@ export class Deliveries implements DueWork {
    * transaction. Returns whether events are left to look at, and how many endpoints there are.
    */
   scan(): { more: boolean; endpoints: number } {
-    const rows = this.stmt('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all() as {
+    const rows = this.store.statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all() as {
       webhook_endpoint: string;
       event_seq: number;
       account_id: string;
       data: string;
     }[];
     if (rows.length === 0) return { more: false, endpoints: 0 };
-    const newest = (this.stmt('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
+    const newest = (this.store.statement('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
     let more = false;
     for (const row of rows) {
       let cursor = row.event_seq;
       // The log's seq starts over when retention has emptied it (SQLite reuses rowids of an empty table): a
       // cursor past the newest event can only mean that, and every event there is now is new.
       if (cursor > newest) cursor = 0;
-      const events = this.stmt('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, SCAN_BATCH) as {
+      const events = this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, SCAN_BATCH) as {
         seq: number;
         id: string;
         type: string;
@@ -216,7 +206,7 @@ export class Deliveries implements DueWork {
         }
         cursor = events[events.length - 1]!.seq;
       }
-      if (cursor !== row.event_seq) this.stmt('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(cursor, row.webhook_endpoint);
+      if (cursor !== row.event_seq) this.store.statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(cursor, row.webhook_endpoint);
     }
     return { more, endpoints: rows.length };
   }
@@ -229,7 +219,7 @@ export class Deliveries implements DueWork {
   due(busy: ReadonlySet<string>, max: number): { jobs: DeliveryJob[]; retries: Map<string, number> } {
     const jobs: DeliveryJob[] = [];
     const retries = new Map<string, number>();
-    const endpoints = this.stmt('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as { account_id: string; data: string }[];
+    const endpoints = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as { account_id: string; data: string }[];
     for (const row of endpoints) {
       const e = JSON.parse(row.data) as StoredEndpoint;
       if (!e.enabled || busy.has(e.id)) continue;
@@ -242,7 +232,7 @@ export class Deliveries implements DueWork {
         }
       }
       const next = (
-        this.stmt("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?").get(e.id, now) as {
+        this.store.statement("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?").get(e.id, now) as {
           at: number | null;
         }
       ).at;
@@ -261,12 +251,12 @@ export class Deliveries implements DueWork {
   private jobOf(accountId: string, e: StoredEndpoint, now: number): DeliveryJob | undefined {
     // In seq order through the (account, endpoint, status, seq) index, stopping at the first one due: measured,
     // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
-    const d = this.stmt(
+    const d = this.store.statement(
       "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_endpoint_status WHERE account_id = ? AND webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms <= ? ORDER BY seq LIMIT 1",
     ).get(accountId, e.id, now) as { data: string } | undefined;
     if (!d) return undefined;
     const delivery = JSON.parse(d.data) as WebhookDelivery;
-    const ev = this.stmt('SELECT body FROM events WHERE id = ? AND account_id = ?').get(delivery.event, accountId) as { body: string } | undefined;
+    const ev = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(delivery.event, accountId) as { body: string } | undefined;
     return { accountId, delivery, url: e.url, body: ev?.body, secrets: this.endpoints.signingSecrets(e, now) };
   }
 
