@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { sha256 } from '../../dist/lib/server/crypto.js';
 import { allRoutes } from '../../dist/lib/server/routes/index.js';
+import { clientSecretNaming, clientSecretParts } from '../../dist/lib/server/ids.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -24,6 +25,18 @@ describe('client secrets', () => {
     expect((await config(a.id, a.client_secret)).status).toBe(200);
     expect((await config(a.id, b.client_secret)).status).toBe(401);
     expect((await config(a.id, a.client_secret.slice(0, -1) + (a.client_secret.endsWith('A') ? 'B' : 'A'))).status).toBe(401);
+    // A well-formed secret that names session a but carries b's MAC (or a MAC one bit off) is refused, with
+    // the session in the path or without it (the secret alone names the session).
+    const macOfB = clientSecretParts(b.client_secret)!.mac;
+    const forged = clientSecretNaming(a.id, macOfB);
+    const flipped = Buffer.from(clientSecretParts(a.client_secret)!.mac);
+    flipped[18]! ^= 1;
+    for (const secret of [forged, clientSecretNaming(a.id, flipped)]) {
+      expect(clientSecretParts(secret)!.sessionId).toBe(a.id);
+      expect((await config(a.id, secret)).status).toBe(401);
+      expect((await s.request('POST', '/get-session-config', { key: secret })).status).toBe(401);
+    }
+    expect((await s.request('POST', '/get-session-config', { key: a.client_secret })).status).toBe(200);
     const row = storedRow(a.id);
     expect(row.data).not.toContain(a.client_secret.slice(3));
     expect(row.secret_hash).not.toBe(sha256(a.client_secret));

@@ -146,6 +146,14 @@ export class Sealer {
 
 export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
 
+/**
+ * Constant-time comparison of a MAC as given with the first `bytes` bytes of the MAC as computed (a given MAC
+ * of another length never matches).
+ */
+export function macsEqual(given: Uint8Array, computed: Uint8Array, bytes: number): boolean {
+  return given.length === bytes && computed.length >= bytes && timingSafeEqual(given, computed.subarray(0, bytes));
+}
+
 /** Constant-time comparison of two secrets (through their hashes, so lengths never leak). */
 export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());

@@ -78,7 +78,7 @@ export function newApiKey(): string {
 }
 
 /** 16 bytes of session id + 19 bytes of MAC: 280 bits, which 48 base62 characters (~285.8 bits) always hold. */
-const SECRET_MAC_BYTES = 19;
+export const SECRET_MAC_BYTES = 19;
 /** The number as 12 limbs of 24 bits (288 bits: one leading zero byte). */
 const LIMBS = 12;
 const LIMB = 2 ** 24;

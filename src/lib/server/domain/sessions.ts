@@ -4,9 +4,9 @@ import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';
 import { Collection } from '../store/collection.js';
 import { tables } from '../store/tables.js';
-import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid } from '../ids.js';
+import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRET_MAC_BYTES } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
-import { sha256, secretsEqual, type Sealer } from '../crypto.js';
+import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
 import { normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
@@ -14,6 +14,9 @@ import { previousAttributes, type Events } from './events.js';
 import type { EventType } from '../../contract/events.js';
 
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
+
+/** What client-secret authentication reads of a session (Sessions.authenticateSecret). */
+const SECRET_FACTS = "SELECT account_id, expires_ms, secret_hash, json_extract(data, '$.secret_form') AS form FROM payment_sessions WHERE id = ?";
 
 /** States a session can still be canceled from (an authorized manual-capture payment is voided). */
 const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action', 'processing'];
@@ -270,6 +273,16 @@ export class Sessions implements DueWork {
     const named = clientSecretParts(secret);
     const id = sessionId ?? named?.sessionId;
     if (id === undefined) return undefined;
+    // The current form (every session created since it): the row's columns and its form, not the whole
+    // document, and the MAC the secret carries compared with the session's — nothing rebuilt or hashed.
+    // Measured: the whole document, the secret rebuilt and both hashed were ~8% of a confirm's CPU.
+    const facts = this.store.statement(SECRET_FACTS).get(id) as { account_id: string; expires_ms: number; secret_hash: string; form: string | null } | undefined;
+    if (!facts) return undefined;
+    if (facts.form === 'named' && facts.secret_hash === '') {
+      if (named?.sessionId !== id || !macsEqual(named.mac, this.sealer.derive('client_secret_named', id), SECRET_MAC_BYTES)) return undefined;
+      return { accountId: facts.account_id, sessionId: id, expiresMs: facts.expires_ms };
+    }
+    // Earlier forms (derived without the id, or sealed with a hash): the whole document.
     const row = this.collection.selectWhere('id = ?', id)[0];
     if (!row) return undefined;
     const sealed = row.doc.client_secret_sealed;

@@ -48,10 +48,11 @@ export function followEachRequest(app: FastifyInstance, services: Services, acce
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
-    const spec = request.routeOptions.config?.spec;
+    const route = request.routeOptions; // a getter that builds a new object on every read
+    const spec = route.config?.spec;
     // A route that takes no credential (health, the OpenAPI document, hosted pages and their actions; a page
     // is a route without a spec): the address's public bucket. Anything else starts in its guest bucket.
-    const open = spec ? spec.auth === 'none' : request.routeOptions.url !== undefined;
+    const open = spec ? spec.auth === 'none' : route.url !== undefined;
     const state: RequestState = { ...anonymous(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
     let unauthenticated: ServiceError | undefined;
