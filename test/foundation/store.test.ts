@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTriggers, documentTable, openStore, type Store } from '../../dist/lib/server/store/db.js';
 import { Collection } from '../../dist/lib/server/store/collection.js';
-import { declareTable } from '../../dist/lib/server/store/tables.js';
+import { declareTable, tables } from '../../dist/lib/server/store/tables.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
@@ -57,10 +57,8 @@ describe('migration 3: idempotency keys become a rowid table', () => {
 describe('migration 900: nullable list filters', () => {
   const count = (store: Store, cols: string, vals: string) =>
     (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
-  const insert = (store: Store, id: string, ext: string | null) =>
-    store.db
-      .prepare("INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')")
-      .run(id, ext);
+  // Since migration 902 the counts are kept by Collection (Store.count), not by triggers: rows are written through one.
+  const doc = (id: string, ext: string | null) => ({ id, status: 'open', external_id: ext, expires_ms: 0 });
 
   it('drops the NULL counters of an existing database, keeps the others exact, and counts correctly from then on', () => {
     const path = join(tempDir(), 'payorch.db');
@@ -69,15 +67,16 @@ describe('migration 900: nullable list filters', () => {
     const before = new Database(path);
     before.exec(`DROP INDEX payment_sessions_external_id;
       CREATE INDEX payment_sessions_external_id ON payment_sessions (account_id, external_id, seq);
-      DROP TRIGGER payment_sessions_count_insert; DROP TRIGGER payment_sessions_count_delete; DROP TRIGGER payment_sessions_count_update;
+      DROP TRIGGER IF EXISTS payment_sessions_count_insert; DROP TRIGGER IF EXISTS payment_sessions_count_delete; DROP TRIGGER IF EXISTS payment_sessions_count_update;
       ${countTriggers('payment_sessions', [['status'], ['external_id']])}
-      DELETE FROM schema_migrations WHERE version = 900;`);
+      DELETE FROM schema_migrations WHERE version IN (900, 902);`);
     const rows = [['s1', null], ['s2', null], ['s3', 'order-1'], ['s4', 'order-1']] as const;
     for (const [id, ext] of rows) before.prepare("INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')").run(id, ext);
     expect(before.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id' AND vals = char(0)").pluck().get()).toBe(2);
     before.close();
 
-    const store = open(path); // runs 900
+    const store = open(path); // runs 900, then 902 (the counts are the store's from then on)
+    expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get()).toBe(0);
     expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
     expect(count(store, 'external_id', 'order-1')).toBe(2);
     expect(count(store, '', '')).toBe(4);
@@ -85,16 +84,19 @@ describe('migration 900: nullable list filters', () => {
     const indexSql = store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'payment_sessions_external_id'").pluck().get() as string;
     expect(indexSql).toMatch(/WHERE external_id IS NOT NULL/);
 
-    insert(store, 's5', null);
-    insert(store, 's6', 'order-1');
+    const sessions = new Collection<ReturnType<typeof doc>>(store, tables.payment_sessions);
+    store.tx(() => sessions.insert('acct_1', doc('s5', null)));
+    sessions.insert('acct_1', doc('s6', 'order-1')); // outside a transaction: counted at once
     expect(count(store, 'external_id', 'order-1')).toBe(3);
     expect(count(store, '', '')).toBe(6);
     expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
     // NULL → value, value → other value, value → NULL, delete
-    store.db.prepare("UPDATE payment_sessions SET external_id = 'order-2' WHERE id = 's5'").run();
-    store.db.prepare("UPDATE payment_sessions SET external_id = 'order-2' WHERE id = 's3'").run();
-    store.db.prepare("UPDATE payment_sessions SET external_id = NULL WHERE id = 's4'").run();
-    store.db.prepare("DELETE FROM payment_sessions WHERE id = 's6'").run();
+    store.tx(() => {
+      sessions.update('acct_1', doc('s5', 'order-2'));
+      sessions.update('acct_1', doc('s3', 'order-2'));
+      sessions.update('acct_1', doc('s4', null));
+      sessions.delete('acct_1', 's6');
+    });
     expect(count(store, 'external_id', 'order-1')).toBe(0);
     expect(count(store, 'external_id', 'order-2')).toBe(2);
     expect(count(store, '', '')).toBe(5);
@@ -522,5 +524,97 @@ describe('canonicalJson (the idempotency fingerprint)', () => {
 
   it('does not depend on the order of keys', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
+  });
+});
+
+describe('list counts kept by the store (Store.count, since migration 902)', () => {
+  type Thing = { id: string; status: string; owner: string | null };
+  const setup = () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    const things = new Collection<Thing>(
+      store,
+      declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] }),
+    );
+    const counter = (cols: string, vals: string) =>
+      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+    /** Every count of the table as stored, against what its rows say. */
+    const exact = () => {
+      const stored = store.db.prepare("SELECT cols, vals, n FROM list_counts WHERE tbl = 'things' AND n != 0 ORDER BY cols, vals").all();
+      const actual = [
+        ...store.db.prepare("SELECT '' AS cols, '' AS vals, COUNT(*) AS n FROM things HAVING n > 0").all(),
+        ...store.db.prepare("SELECT 'owner' AS cols, owner AS vals, COUNT(*) AS n FROM things WHERE owner IS NOT NULL GROUP BY owner ORDER BY owner").all(),
+        ...store.db.prepare("SELECT 'status' AS cols, status AS vals, COUNT(*) AS n FROM things GROUP BY status ORDER BY status").all(),
+      ];
+      expect(stored).toEqual(actual);
+    };
+    // Count the writes to list_counts (better-sqlite3's Statement.run, wrapped).
+    const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    const original = proto.run;
+    const writes = { n: 0 };
+    proto.run = function (this: { source: string }, ...args: unknown[]) {
+      if (/^INSERT INTO list_counts/.test(this.source)) writes.n++;
+      return original.apply(this, args);
+    };
+    return { store, things, counter, exact, writes, restore: () => (proto.run = original) };
+  };
+
+  it('a group-commit batch writes each count once, and a failing request of it leaves none of its own changes', async () => {
+    const { store, things, counter, exact, writes, restore } = setup();
+    try {
+      const results = await Promise.allSettled([
+        ...Array.from({ length: 10 }, (_, i) => store.grouped(() => things.insert('a', { id: `t${i}`, status: 'open', owner: i % 2 ? 'ann' : null }))),
+        store.grouped(() => {
+          things.insert('a', { id: 'bad', status: 'open', owner: 'bob' });
+          things.insert('a', { id: 't0', status: 'open', owner: null }); // UNIQUE id: this request fails after a write of its own
+        }),
+        store.grouped(() => things.insert('a', { id: 'late', status: 'done', owner: 'ann' })),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([...Array(10).fill('fulfilled'), 'rejected', 'fulfilled']);
+      expect([counter('', ''), counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([11, 10, 1, 6, 0]);
+      exact();
+      writes.n = 0;
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.grouped(() => things.insert('a', { id: `u${i}`, status: 'open', owner: 'cy' }))));
+      expect(writes.n).toBe(3); // '', status=open, owner=cy: one UPSERT each for the batch of 20
+      exact();
+    } finally {
+      restore();
+    }
+  });
+
+  it('a savepoint rolled back takes its count changes with it; a list in the transaction sees its own; outside one they are written at once', () => {
+    const { store, things, counter, exact, restore } = setup();
+    try {
+      store.tx(() => {
+        things.insert('a', { id: 'k1', status: 'open', owner: 'ann' });
+        expect(() =>
+          store.tx(() => {
+            things.insert('a', { id: 'k2', status: 'open', owner: 'ann' });
+            things.update('a', { id: 'k1', status: 'done', owner: 'bob' });
+            throw new Error('undo the savepoint');
+          }),
+        ).toThrow(/undo/);
+        // the list's total_count (list_counts) includes what this transaction wrote and not what was undone
+        expect(things.list('a', '/things', { where: { owner: 'ann' } }).total_count).toBe(1);
+        things.insert('a', { id: 'k3', status: 'open', owner: null });
+        expect(things.list('a', '/things', { where: { status: 'open' } }).total_count).toBe(2);
+      });
+      expect([counter('', ''), counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([2, 2, 0, 1, 0]);
+      exact();
+      expect(() =>
+        store.tx(() => {
+          things.delete('a', 'k1');
+          throw new Error('undo the transaction');
+        }),
+      ).toThrow(/undo/);
+      expect(counter('', '')).toBe(2);
+      things.delete('a', 'k3'); // autocommit
+      expect(counter('', '')).toBe(1);
+      things.update('a', { id: 'k1', status: 'done', owner: 'ann' });
+      expect([counter('status', 'open'), counter('status', 'done')]).toEqual([0, 1]);
+      exact();
+    } finally {
+      restore();
+    }
   });
 });

@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { List } from '../../contract/common.js';
 import { errors } from '../errors.js';
-import { countColumns, countValues, type Store } from './db.js';
+import { countColumns, countValue, countValues, type Store } from './db.js';
 import type { TableDef } from './tables.js';
 
 export interface ListOptions {
@@ -56,6 +56,14 @@ export class Collection<T extends { id: string }> {
     this.table = def.name;
     this.columns = Object.fromEntries(Object.entries(def.columns).map(([name, column]) => [name, column.read]));
     this.names = Object.keys(this.columns);
+    if (def.counted) {
+      // The row counts lists read (list_counts): every row of the account, and each filter set by its values.
+      for (const cs of [[], ...def.filters].map((f) => [...f].sort())) {
+        const idx = cs.map((c) => this.names.indexOf(c));
+        if (idx.includes(-1)) throw new Error(`${this.table}: filter on ${cs.join(', ')}, which is not a column`);
+        this.tallies.push({ cols: countColumns(cs), idx, nullable: idx.filter((i) => def.nullable.includes(this.names[i]!)) });
+      }
+    }
     if (this.names.length) {
       const forget = () => this.known.clear();
       store.onCommit(forget);
@@ -83,6 +91,32 @@ export class Collection<T extends { id: string }> {
    */
   private readonly known = new Map<T, (string | number | null)[]>();
   private readonly names: string[];
+  /**
+   * The counts a row of this table is in (Store.count): its filter sets, as column indexes; a set with a
+   * nullable column counts only rows that have a value in it.
+   */
+  private readonly tallies: { cols: string; idx: number[]; nullable: number[] }[] = [];
+
+  /** Adds `delta` to every count the row with column values `values` is in. */
+  private tally(accountId: string, values: (string | number | null)[], delta: number): void {
+    for (const t of this.tallies) this.countOne(accountId, t, values, delta);
+  }
+
+  private countOne(accountId: string, t: { cols: string; idx: number[]; nullable: number[] }, values: (string | number | null)[], delta: number): void {
+    for (const i of t.nullable) if (values[i] === null) return;
+    const idx = t.idx;
+    const vals = idx.length === 0 ? '' : idx.length === 1 ? countValue(values[idx[0]!]!) : countValues(idx.map((i) => values[i]!));
+    this.store.count(this.table, accountId, t.cols, vals, delta);
+  }
+
+  /** Moves the row from the counts of its values `before` to those of `after` (filter sets whose values changed). */
+  private moved(accountId: string, before: (string | number | null)[], after: (string | number | null)[]): void {
+    for (const t of this.tallies) {
+      if (!t.idx.some((i) => before[i] !== after[i])) continue;
+      this.countOne(accountId, t, before, -1);
+      this.countOne(accountId, t, after, 1);
+    }
+  }
 
   /** `doc`, as read from its row: its column values are remembered for a later update (none for a table without columns). */
   private read(doc: T): T {
@@ -104,6 +138,7 @@ export class Collection<T extends { id: string }> {
     }
     const values = this.values(doc);
     this.insertStmt.run(doc.id, accountId, ...values, JSON.stringify(doc));
+    this.tally(accountId, values, 1);
     if (this.names.length) this.remember(doc, values);
     return doc;
   }
@@ -124,9 +159,10 @@ export class Collection<T extends { id: string }> {
     if (known && this.guardedUpdate(accountId, doc, known, next)) return doc;
     const names = this.names;
     let mask = 0;
+    let current: (string | number | null)[] | undefined;
     if (names.length) {
       this.currentStmt ??= this.store.statement(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`).raw(true);
-      const current = this.currentStmt.get(doc.id, accountId) as (string | number | null)[] | undefined;
+      current = this.currentStmt.get(doc.id, accountId) as (string | number | null)[] | undefined;
       if (!current) throw new Error(`${this.table}: update of ${doc.id} touched 0 rows`);
       for (let i = 0; i < names.length; i++) if (current[i] !== next[i]) mask |= 1 << i;
     }
@@ -138,6 +174,7 @@ export class Collection<T extends { id: string }> {
     }
     const r = stmt.run(...next.filter((_, i) => mask & (1 << i)), JSON.stringify(doc), doc.id, accountId);
     if (r.changes !== 1) throw new Error(`${this.table}: update of ${doc.id} touched ${r.changes} rows`);
+    if (current) this.moved(accountId, current, next);
     if (names.length) this.remember(doc, next);
     return doc;
   }
@@ -161,12 +198,19 @@ export class Collection<T extends { id: string }> {
     params.push(JSON.stringify(doc), doc.id, accountId);
     for (let i = 0; i < names.length; i++) if (!(mask & (1 << i))) params.push(known[i]!);
     if (stmt.run(...params).changes !== 1) return false;
+    if (mask) this.moved(accountId, known, next);
     this.remember(doc, next);
     return true;
   }
 
   delete(accountId: string, id: string): boolean {
-    return this.store.statement(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ?`).run(id, accountId).changes === 1;
+    const gone = this.store
+      .statement(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ? RETURNING ${['id', ...this.names].join(', ')}`)
+      .raw(true)
+      .get(id, accountId) as (string | number | null)[] | undefined;
+    if (!gone) return false;
+    this.tally(accountId, gone.slice(1), -1);
+    return true;
   }
 
   get(accountId: string, id: string): T | undefined {
@@ -213,7 +257,7 @@ export class Collection<T extends { id: string }> {
     return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: this.count(accountId, filters, where, params), url };
   }
 
-  /** Exact count of the filter's matches: O(1) from the trigger-kept counters when the filter set has one. */
+  /** Exact count of the filter's matches: O(1) from the kept counters (Store.count) when the filter set has one. */
   private count(accountId: string, filters: [string, string | number | null | undefined][], where: string, params: (string | number)[]): number {
     this.countSpecs ??= new Set(
       (this.store.db.prepare('SELECT cols FROM count_specs WHERE tbl = ?').all(this.table) as { cols: string }[]).map((r) => r.cols),
@@ -221,6 +265,7 @@ export class Collection<T extends { id: string }> {
     const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const cols = countColumns(sorted.map(([n]) => n));
     if (this.countSpecs.has(cols)) {
+      this.store.flushCounts(); // this transaction's own changes, if it made any
       const row = this.store.statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
         this.table,
         accountId,

@@ -137,14 +137,14 @@ export class Deliveries implements DueWork {
   // ------------------------------------------------------------------------------------------ retention
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
-  private oldestDone(accountId: string, n: number): { seq: number; created_ms: number }[] {
+  private oldestDone(accountId: string, n: number): { id: string; created_ms: number }[] {
     const rows = this.store.statement(
-      "SELECT seq, data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
-    ).all(accountId, n) as {
-      seq: number;
-      data: string;
-    }[];
-    return rows.map((r) => ({ seq: r.seq, created_ms: Date.parse((JSON.parse(r.data) as WebhookDelivery).created_at) }));
+      "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
+    ).all(accountId, n) as { data: string }[];
+    return rows.map((r) => {
+      const d = JSON.parse(r.data) as WebhookDelivery;
+      return { id: d.id, created_ms: Date.parse(d.created_at) };
+    });
   }
 
   nextDue(accountId: string): number | undefined {
@@ -162,7 +162,7 @@ export class Deliveries implements DueWork {
         const rows = this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
         const young = rows.findIndex((r) => r.created_ms + EVENT_RETENTION_MS > now);
         const old = young < 0 ? rows : rows.slice(0, young);
-        for (const r of old) this.store.statement('DELETE FROM webhook_deliveries WHERE seq = ?').run(r.seq);
+        for (const r of old) this.deliveries.delete(acct, r.id); // through the Collection: the list counts follow
         deleted += old.length;
         if (old.length < rows.length || rows.length === 0) break;
       }
