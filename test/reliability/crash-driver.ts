@@ -10,7 +10,7 @@
 //  - every request that was in flight, retried twice with its key, has exactly one effect (sessions counted through
 //    the external_id filter, entries and holds by description);
 //  - nothing half-written: every entry balanced with ≥ 2 lines, balances = sums of entries, pending = active holds,
-//    per-currency debits = credits, and list total_count (trigger-kept counters) = the rows a full listing returns.
+//    per-currency debits = credits, and list total_count (the store-kept counters) = the rows a full listing returns.
 import { startChild, type Child } from './child.js';
 import { ledgerViolations, listAll, requester, type Requester } from './health.js';
 

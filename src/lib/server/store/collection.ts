@@ -145,8 +145,8 @@ export class Collection<T extends { id: string }> {
 
   /**
    * Writes the document, and of its indexed columns only those whose value changed. Measured: SQLite rewrites
-   * every index on a column named in SET, and fires the count triggers watching it, whether or not the value
-   * changed — a ledger posting's two balance updates cost ~30 µs each when all columns were set.
+   * every index on a column named in SET whether or not the value changed (and, until migration 902, fired the
+   * count triggers watching it) — a ledger posting's two balance updates cost ~30 µs each when all columns were set.
    *
    * What changed is known without reading the row back when this Collection read (or wrote) `doc` itself: the
    * column values it had then are remembered with it. That UPDATE also requires the columns it leaves alone to

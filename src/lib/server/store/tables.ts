@@ -1,5 +1,5 @@
 // Every document table, declared once: its columns (SQL type and how each is read from a document), its list
-// filters (each an index and a trigger-kept row count per account), the filter columns that may be NULL (partial
+// filters (each an index and a row count per account, kept by the Collection), the filter columns that may be NULL (partial
 // indexes, NULLs not counted) and its other indexes. The domain builds its Collections from these
 // (`new Collection<StoredPayment>(store, tables.payments)`); the migrations that created the tables are frozen
 // SQL (store/migrations*.ts), and test/foundation/migrations.test.ts checks that a fresh database has exactly what
