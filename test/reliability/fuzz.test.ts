@@ -15,6 +15,18 @@ import { healthy } from './health.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const routes = allRoutes as unknown as Route[];
+/**
+ * The route-by-route pass generates the same cases on every run (a seed per route from FUZZ_SEED, default fixed):
+ * its verdicts, and the coverage figure below, do not change from one CI run to the next. FUZZ_SEED=random, the
+ * concurrent pass below and the soak variant explore new cases. A failure names its seed.
+ */
+const BASE_SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env.FUZZ_SEED ?? 20261125);
+const seedOf = (route: Route): number | undefined => {
+  if (BASE_SEED === undefined) return undefined;
+  let h = BASE_SEED | 0;
+  for (const c of `${route.method} ${route.url}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);
+  return h;
+};
 
 let s: TestServer;
 let pools: Pools;
@@ -31,8 +43,22 @@ describe('fuzz: every route', () => {
   });
 
   it.each(routes.map((r) => [`${r.method} ${r.url}`, r] as const))('%s', async (_name, route) => {
-    const failures = [...(await fuzzRoute(s, route, pools, RUNS)), ...(await fixedCases(s, route, routes, pools))];
+    const failures = [...(await fuzzRoute(s, route, pools, RUNS, seedOf(route))), ...(await fixedCases(s, route, routes, pools))];
     expect(failures).toEqual([]);
+  });
+
+  it('reaches the domain: schema-valid requests succeed on most routes', () => {
+    // Counted on the route-by-route pass (fixed seeds), before the concurrent pass adds cases whose outcome
+    // depends on how the routes interleave. With random seeds and both passes counted, it measured 51 to 61 of
+    // 130 routes in four runs, two of them at or under the bound; with the fixed seeds, 60 in every run (also
+    // pinned to one core beside a CPU hog).
+    const ok = [...stats].filter(([, row]) => Object.entries(row).some(([k, n]) => /^valid:2\d\d$/.test(k) && n > 0));
+    if (process.env.FUZZ_STATS) {
+      for (const [route, row] of stats) console.log(route, Object.entries(row).filter(([k]) => k.startsWith('valid:')).map(([k, n]) => `${k.slice(6)}×${n}`).join(' '));
+      console.log(`routes reached: ${ok.length} of ${routes.length}`);
+    }
+    // Not every route can succeed with random input (e.g. confirm on an already-paid session), but many do.
+    expect(ok.length).toBeGreaterThan(routes.length * 0.4);
   });
 
   it('broken HTTP framing and odd request lines get the contract error body (or a closed connection), never a 5xx', async () => {
@@ -48,15 +74,6 @@ describe('fuzz: every route', () => {
   it('every route fuzzed at once (writes share group commits with failing neighbours): same guarantees', async () => {
     const failures = (await Promise.all(routes.map((route) => fuzzRoute(s, route, pools, Math.ceil(RUNS / 3))))).flat();
     expect(failures).toEqual([]);
-  });
-
-  it('reaches the domain: schema-valid requests succeed on most routes', () => {
-    const ok = [...stats].filter(([, row]) => Object.entries(row).some(([k, n]) => /^valid:2\d\d$/.test(k) && n > 0));
-    if (process.env.FUZZ_STATS) {
-      for (const [route, row] of stats) console.log(route, Object.entries(row).filter(([k]) => k.startsWith('valid:')).map(([k, n]) => `${k.slice(6)}×${n}`).join(' '));
-    }
-    // Not every route can succeed with random input (e.g. confirm on an already-paid session), but many do.
-    expect(ok.length).toBeGreaterThan(routes.length * 0.4);
   });
 
   it('the server is healthy afterwards: health, a write, ledger invariants, no unhandled error in the log', async () => {
