@@ -617,4 +617,23 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
       restore();
     }
   });
+
+  it('a count write that fails alone (its statement undone, the transaction open) keeps the rest of the tally for the COMMIT', () => {
+    const { store, things, counter, exact, restore } = setup();
+    try {
+      // Stands in for a full disk: SQLite undoes the failing statement and the transaction goes on.
+      store.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON list_counts WHEN NEW.vals = 'boom' BEGIN SELECT RAISE(ABORT, 'no room'); END");
+      store.tx(() => {
+        things.insert('a', { id: 'f1', status: 'open', owner: null });
+        things.insert('a', { id: 'f2', status: 'boom', owner: 'zed' });
+        // A savepoint writes the tally first; the write of status=boom fails, and so does the savepoint.
+        expect(() => store.tx(() => things.insert('a', { id: 'f3', status: 'open', owner: null }))).toThrow(/no room/);
+        store.db.exec('DROP TRIGGER temp.refuse');
+      });
+      expect([counter('', ''), counter('status', 'open'), counter('status', 'boom'), counter('owner', 'zed')]).toEqual([2, 1, 1, 1]);
+      exact();
+    } finally {
+      restore();
+    }
+  });
 });

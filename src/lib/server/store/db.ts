@@ -180,12 +180,16 @@ class Counts {
     else this.pending.set(key, { table, accountId, cols, vals, n: delta });
   }
 
-  /** Writes what is tallied (in the open transaction or savepoint) and starts a new tally. */
+  /**
+   * Writes what is tallied (in the open transaction or savepoint) and starts a new tally. An entry leaves the
+   * tally only once written: when a write fails and SQLite undoes only that statement (a full disk), the rest
+   * stays tallied for the transaction's next flush, so the rows the transaction keeps are still counted.
+   */
   flush(): void {
-    if (this.pending.size === 0) return;
-    const entries = [...this.pending.values()];
-    this.pending.clear();
-    for (const e of entries) if (e.n !== 0) this.upsert.run(e.table, e.accountId, e.cols, e.vals, e.n);
+    for (const [key, e] of this.pending) {
+      if (e.n !== 0) this.upsert.run(e.table, e.accountId, e.cols, e.vals, e.n);
+      this.pending.delete(key);
+    }
   }
 
   /** Forgets the tally: its changes were rolled back. */
