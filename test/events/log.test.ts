@@ -2,7 +2,7 @@
 // readable by the account that made it and no other, filtered and paginated like every list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { confirm, newSession } from '../payments/util.js';
+import { advance, confirm, newSession } from '../payments/util.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -93,6 +93,49 @@ describe('the event log', () => {
     expect([r.status, r.body.error.code]).toEqual([404, 'resource_missing']);
     const cursor = await s.request('GET', `/events?starting_after=${mine.data[0].id}`, { key: keyB });
     expect(cursor.status).toBe(400);
+  });
+});
+
+describe('the events of a capture', () => {
+  /** The types of the events about the payment, its session and its journal entry, oldest first. */
+  async function story(t: TestServer, paymentId: string, sessionId: string): Promise<string[]> {
+    const r = await t.request('GET', '/events?limit=100');
+    expect(r.body.has_more).toBe(false);
+    return (r.body.data as any[])
+      .reverse()
+      .filter((e) => [paymentId, sessionId].includes(e.data.object.id) || e.data.object.payment_id === paymentId)
+      .map((e) => e.type);
+  }
+  const CAPTURED = ['payment.captured', 'payment_session.succeeded', 'journal_entry.created'];
+
+  it('are the payment’s, then the session’s, then the journal entry’s — however the payment was captured', async () => {
+    const t = await startTestServer({ memory: true });
+    try {
+      const auto = await newSession(t);
+      const a = await confirm(t, auto, { token_id: 'tok_visa' });
+      expect(await story(t, a.body.id, auto.id)).toEqual(['payment_session.created', ...CAPTURED]);
+
+      const manual = await newSession(t, { capture_method: 'manual' });
+      const m = await confirm(t, manual, { token_id: 'tok_visa' });
+      expect((await t.request('POST', `/capture-payment/${m.body.id}`, { body: {} })).status).toBe(200);
+      expect(await story(t, m.body.id, manual.id)).toEqual(['payment_session.created', 'payment.authorized', ...CAPTURED]);
+
+      const threeds = await newSession(t);
+      const d = await confirm(t, threeds, { token_id: 'tok_threeDSecureRequired' });
+      expect((await t.request('POST', `/threeds-authenticate/sessions/${threeds.id}/challenge-complete`, { body: {} })).status).toBe(200);
+      expect(await story(t, d.body.id, threeds.id)).toEqual(['payment_session.created', 'payment.requires_action', ...CAPTURED]);
+
+      const ba = (await t.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' } })).body;
+      await t.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
+      expect((await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [45, 32] } })).body).toMatchObject({ verified: true });
+      const ach = await newSession(t, { payment_method_types: ['bank_account'] });
+      const b = await confirm(t, ach, { bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id } });
+      expect(b.body.status).toBe('pending');
+      await advance(t, 3 * 86400);
+      expect(await story(t, b.body.id, ach.id)).toEqual(['payment_session.created', ...CAPTURED]);
+    } finally {
+      await t.close();
+    }
   });
 });
 

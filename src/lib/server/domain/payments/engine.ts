@@ -288,7 +288,7 @@ export class PaymentsEngine implements DueWork, Charger {
    * Applies a routing result to a new payment; returns the session status it leads to. `returnUrl`: where the
    * payer's browser goes after a 3DS challenge.
    */
-  private apply(accountId: string, p: StoredPayment, r: RouteResult, now: number, baseUrl: string, returnUrl?: string): SessionStatus {
+  private apply(p: StoredPayment, r: RouteResult, now: number, baseUrl: string, returnUrl?: string): SessionStatus {
     p.attempts = r.attempts;
     p.psp = r.psp;
     const o = r.outcome;
@@ -312,11 +312,11 @@ export class PaymentsEngine implements DueWork, Charger {
       p.settles_at = isoTime(p.settle_ms);
       return 'processing';
     }
-    return this.authorized(accountId, p, now);
+    return this.authorized(p);
   }
 
   /** An approved authorization: captured at once (automatic) or held for capture (manual). */
-  private authorized(accountId: string, p: StoredPayment, now: number): SessionStatus {
+  private authorized(p: StoredPayment): SessionStatus {
     p.next_action = null;
     if (p.capture_method === 'manual') {
       p.status = 'authorized';
@@ -324,8 +324,16 @@ export class PaymentsEngine implements DueWork, Charger {
     }
     p.status = 'captured';
     p.captured_amount = p.amount;
-    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount: p.amount, currency: p.currency, at: now });
     return 'succeeded';
+  }
+
+  /**
+   * Posts a capture to the ledger (journal_entry.created), called last: every capture records the payment's
+   * event, then the session's, then the journal entry's — a confirm, a 3DS completion, an ACH settlement, an
+   * off-session charge and a manual capture alike.
+   */
+  private posted(accountId: string, p: StoredPayment, amount: number, at: number): void {
+    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at });
   }
 
   private fail(p: StoredPayment, code: string, message: string, declineCode: string): void {
@@ -373,7 +381,7 @@ export class PaymentsEngine implements DueWork, Charger {
       card: source.method === 'card' ? { outcome: source.outcome } : undefined,
       wallet_token: 'token' in source ? source.token : undefined,
     });
-    const next = this.apply(accountId, p, r, now, baseUrl, session.success_url ?? undefined);
+    const next = this.apply(p, r, now, baseUrl, session.success_url ?? undefined);
     // The payment first: the session's event shows it as the session's latest attempt — this payment, known
     // here without reading it back (measured: a query and a JSON parse of every payment of the session).
     this.collection.insert(accountId, p);
@@ -384,6 +392,7 @@ export class PaymentsEngine implements DueWork, Charger {
     } finally {
       this.justStored = undefined;
     }
+    if (p.status === 'captured') this.posted(accountId, p, p.amount, now);
     return p.status === 'failed' ? new Outcome(this.cardError(p)) : api;
   }
 
@@ -431,7 +440,7 @@ export class PaymentsEngine implements DueWork, Charger {
     if (r.kind === 'approved') {
       p.attempts.at(-1)!.status = 'succeeded';
       p.psp_transaction_id = r.transaction_id;
-      next = this.authorized(accountId, p, now);
+      next = this.authorized(p);
     } else {
       const code = r.kind === 'requires_3ds' ? 'authentication_failed' : r.code;
       p.attempts.at(-1)!.status = 'failed';
@@ -442,6 +451,7 @@ export class PaymentsEngine implements DueWork, Charger {
     this.collection.update(accountId, p);
     this.recordStatus(accountId, p, now, 'requires_action');
     this.d.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
+    if (next === 'succeeded') this.posted(accountId, p, p.amount, now);
     return this.threedsApi(p);
   }
 
@@ -476,7 +486,7 @@ export class PaymentsEngine implements DueWork, Charger {
     this.collection.update(accountId, p);
     this.recordStatus(accountId, p, now, 'authorized');
     if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
-    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
+    this.posted(accountId, p, amount, now);
     return this.toApi(p);
   }
 
@@ -590,11 +600,12 @@ export class PaymentsEngine implements DueWork, Charger {
         this.fail(p, 'insufficient_funds', 'The ACH debit was returned: insufficient funds (R01).', 'insufficient_funds');
         next = 'failed';
       } else {
-        next = this.authorized(acct, p, at);
+        next = this.authorized(p);
       }
       this.collection.update(acct, p);
       this.recordStatus(acct, p, at, 'pending');
       if (p.session_id) this.d.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
+      if (p.status === 'captured') this.posted(acct, p, p.amount, at);
     }
     return due.length;
   }
@@ -622,11 +633,14 @@ export class PaymentsEngine implements DueWork, Charger {
       p.psp = r.psp;
       this.fail(p, 'authentication_required', 'This card requires 3D Secure authentication, which is not possible off-session.', 'authentication_required');
     } else {
-      this.apply(accountId, p, r, now, '');
+      this.apply(p, r, now, '');
     }
     this.collection.insert(accountId, p);
     this.recordStatus(accountId, p, now);
-    if (p.status === 'captured') return { status: 'succeeded', payment_id: p.id };
+    if (p.status === 'captured') {
+      this.posted(accountId, p, p.amount, now);
+      return { status: 'succeeded', payment_id: p.id };
+    }
     return { status: 'failed', payment_id: p.id, code: p.failure_code!, decline_code: p.decline_code ?? undefined, message: p.failure_message! };
   }
 }
