@@ -92,6 +92,18 @@ const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType>> = {
   canceled: 'payment.canceled',
 };
 
+/** The status the API shows: a payment stored by an earlier version as `pending` during a 3DS challenge reads as requires_action. */
+function apiStatus(p: StoredPayment): PaymentStatus {
+  const challenged = p.threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
+  return challenged ? 'requires_action' : p.status;
+}
+
+/** The next action the API shows (earlier versions stored `{type: "threeds_challenge", url}`). */
+function apiNextAction(p: StoredPayment): Payment['next_action'] {
+  const next = p.next_action;
+  return next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } };
+}
+
 export class PaymentsEngine implements DueWork, Charger {
   readonly name = 'ach settlement';
   readonly collection: Collection<StoredPayment>;
@@ -107,8 +119,8 @@ export class PaymentsEngine implements DueWork, Charger {
       const stored = this.justStored;
       const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.latestFor(accountId, sessionId);
       if (!p) return null;
-      const api = this.toApi(p);
-      return { latest_attempt: { id: api.id, psp: api.psp, status: api.status, psp_transaction_id: api.psp_transaction_id }, next_action: api.next_action };
+      // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
+      return { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p) };
     };
   }
 
@@ -119,16 +131,14 @@ export class PaymentsEngine implements DueWork, Charger {
    */
   private toApi(p: StoredPayment): Payment {
     const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds, selection_reason, routing_profile_id, ...api } = p;
-    const challenged = threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
-    const next = api.next_action;
     return {
       ...api,
-      status: challenged ? 'requires_action' : api.status,
+      status: apiStatus(p),
       wallet: api.wallet ? { type: api.wallet.type, card_network: api.wallet.card_network ?? null } : null,
       bank_account: api.bank_account ? { ...api.bank_account, bank_name: api.bank_account.bank_name ?? null, account_type: api.bank_account.account_type ?? null } : null,
       routing: { attempts: p.attempts.length, selected_psp: p.psp, selection_reason: selection_reason ?? 'routing_rules', is_retry: p.attempts.length > 1 },
       routing_profile_id: routing_profile_id ?? null,
-      next_action: next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } },
+      next_action: apiNextAction(p),
       three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
     };
   }
