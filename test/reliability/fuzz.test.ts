@@ -21,6 +21,8 @@ const routes = allRoutes as unknown as Route[];
  * concurrent pass below and the soak variant explore new cases. A failure names its seed.
  */
 const BASE_SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env.FUZZ_SEED ?? 20261125);
+// A mistyped seed would otherwise run as 0, a fixed seed the caller did not ask for.
+if (BASE_SEED !== undefined && !Number.isSafeInteger(BASE_SEED)) throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`);
 const seedOf = (route: Route): number | undefined => {
   if (BASE_SEED === undefined) return undefined;
   let h = BASE_SEED | 0;
