@@ -129,7 +129,11 @@ export const tables = {
     },
     { filters: [['customer'], ['subscription'], ['status']], nullable: ['subscription'], otherIndexes: ['invoices_due'] },
   ),
-  checkout_sessions: table('checkout_sessions', { status: col('TEXT NOT NULL', (c: { status: string }) => c.status) }, { filters: [['status']] }),
+  checkout_sessions: table(
+    'checkout_sessions',
+    { status: col('TEXT NOT NULL', (c: { status: string }) => c.status) },
+    { filters: [['status']], otherIndexes: ['checkout_sessions_open_payment_session', 'checkout_sessions_open_expiry'] },
+  ),
   portal_sessions: table('portal_sessions', { customer: col('TEXT NOT NULL', (p: { customer: string }) => p.customer) }, { filters: [['customer']] }),
 
   // --------------------------------------------------------------------------------------------- ledger

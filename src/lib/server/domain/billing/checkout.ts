@@ -16,6 +16,12 @@ import type { Customers } from './customers.js';
 
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
 
+/**
+ * The open checkout sessions of a payment session (account, payment session): a seek of the index of migration
+ * 203, whose expression this must repeat exactly for SQLite to use it.
+ */
+export const OPEN_FOR_PAYMENT_SESSION = "account_id = ? AND status = 'open' AND json_extract(data, '$.payment_session') = ?";
+
 export class Checkouts {
   constructor(
     private readonly db: BillingStore,
@@ -25,7 +31,7 @@ export class Checkouts {
   ) {
     // A payment-mode session completes in the transaction in which its payment session succeeds.
     sessions.succeededHooks.push((accountId, sessionId, now) => {
-      for (const { doc } of this.db.checkouts.selectWhere("account_id = ? AND status = 'open'", accountId)) {
+      for (const { doc } of this.db.checkouts.selectWhere(OPEN_FOR_PAYMENT_SESSION, accountId, sessionId)) {
         if (doc.mode === 'payment' && doc.payment_session === sessionId) {
           doc.status = 'complete';
           doc.completed_at = isoTime(now);

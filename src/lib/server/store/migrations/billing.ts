@@ -336,4 +336,13 @@ CREATE TRIGGER portal_sessions_count_update AFTER UPDATE OF customer ON portal_s
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'portal_sessions' AND account_id = NEW.account_id AND cols = 'customer' AND vals = COALESCE(CAST(NEW.customer AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
 END;`,
   },
+  {
+    // The open checkout session of a payment session (completed in the transaction in which that payment session
+    // succeeds, on every confirm) and the next open one to expire: index seeks, not a parse of every open checkout
+    // session of the account (measured: a confirm took ~72 ms with 8,000 open, ~5 ms with none).
+    version: 203,
+    name: 'billing: open checkout sessions by payment session and by expiry',
+    sql: `CREATE INDEX checkout_sessions_open_payment_session ON checkout_sessions (account_id, json_extract(data, '$.payment_session')) WHERE status = 'open';
+CREATE INDEX checkout_sessions_open_expiry ON checkout_sessions (account_id, json_extract(data, '$.expires_ms')) WHERE status = 'open';`,
+  },
 ];
