@@ -28,6 +28,7 @@ const RELEASED: Record<number, string> = {
   500: '3f8722ad7c7e56ba34b8bdc0c289bea764ca712aea40c5cbc4975f022d5de31e',
   501: 'a70d98f6aca7c261a708b72beb9ec515181f757a5fbf44e56c656ba1a4d6db70',
   502: '227c2dd020565bc6d5d14cc2ec8eaf022822609333590ea350fa40c79e16c3b0',
+  503: '66124044717a59d4539adf55107d30e9f40e85d056bd6c20310e271b33fa2fc7',
   900: 'f68657d784dd72f678084c4fc60648a095bd1b80b0beedcb1be066b8b03a033f',
   901: 'b0f2fc344895a515630c7fa61f9ebdf6c3c9d6f136bc9be5dc1be4fcf451115e',
   902: 'a95b0a73faaa25f23b8d35bd3350f2ee3f04a59365b4e633177c890228523b2a',
@@ -42,6 +43,28 @@ describe('released migrations', () => {
   it('versions are unique', () => {
     const versions = migrations.map((m) => m.version);
     expect(new Set(versions).size).toBe(versions.length);
+  });
+});
+
+describe('migration 503 (event counts)', () => {
+  it('counts the events a database already has, per account and per type', () => {
+    const store = openStore(join(tempDir(), 'payorch.db'));
+    try {
+      const ins = store.db.prepare("INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, 'o', 0, '{}')");
+      [['e1', 'a', 'x.created'], ['e2', 'a', 'x.created'], ['e3', 'a', 'y.deleted'], ['e4', 'b', 'x.created']].forEach(([id, acct, type]) => ins.run(id, acct, type));
+      store.db.exec("DELETE FROM list_counts WHERE tbl = 'events'"); // as before migration 503: no counts kept
+      store.db.exec(migrations.find((m) => m.version === 503)!.sql);
+      const counts = store.db.prepare("SELECT account_id, cols, vals, n FROM list_counts WHERE tbl = 'events' ORDER BY account_id, cols, vals").raw().all();
+      expect(counts).toEqual([
+        ['a', '', '', 3],
+        ['a', 'type', 'x.created', 2],
+        ['a', 'type', 'y.deleted', 1],
+        ['b', '', '', 1],
+        ['b', 'type', 'x.created', 1],
+      ]);
+    } finally {
+      store.close();
+    }
   });
 });
 
@@ -60,7 +83,7 @@ describe('the declared tables (store/tables.ts)', () => {
       ).map((r) => r.name);
       const declared = Object.values(tables) as TableDef<unknown>[];
       expect(documentTables).toEqual(declared.map((t) => t.name).sort());
-      // list_counts keeps counts only of declared counted tables
+      // the store keeps list counts of declared counted tables (the event log keeps its own, migration 503)
       expect(q<{ tbl: string }>('SELECT DISTINCT tbl FROM count_specs ORDER BY tbl').map((r) => r.tbl)).toEqual(declared.filter((t) => t.counted).map((t) => t.name).sort());
 
       for (const t of declared) {

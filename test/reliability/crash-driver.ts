@@ -186,7 +186,7 @@ export async function verifyAfterRestart(child: Child, setup: Setup, ops: Op[]):
 
   // 5. Nothing half-written.
   out.push(...(await ledgerViolations(req)));
-  for (const path of ['/sessions', '/payments', '/journal-entries', '/ledger-accounts']) {
+  for (const path of ['/sessions', '/payments', '/journal-entries', '/ledger-accounts', '/events']) {
     const all = await listAll(req, path);
     const head = await req('GET', `${path}?limit=1`);
     if (head.body.total_count !== all.length) out.push(`${path}: total_count ${head.body.total_count} ≠ ${all.length} rows listed`);

@@ -117,6 +117,8 @@ export class Events implements DueWork {
     this.insertStmt ??= this.store.db.prepare('INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)');
     const body = JSON.stringify(event);
     this.insertStmt.run(event.id, accountId, type, object.id, at, body);
+    this.store.count('events', accountId, '', '', 1);
+    this.store.count('events', accountId, 'type', type, 1);
     this.recorded = true;
     if (this.recent.length === RECENT) this.recent.shift();
     this.recent.push({ id: event.id, objectId: object.id, body });
@@ -181,15 +183,37 @@ export class Events implements DueWork {
       params.push(v * 1000 + plus);
     }
     const where = cond.join(' AND ');
+    // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
+    // reads nothing, and no list counts the account's whole log.
+    const kept = cond.length <= 2 && (cond.length === 1 || q.type !== undefined) ? this.keptCount(accountId, q.type) : undefined;
     const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
+    if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
     const rows = this.store.statement(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
       ...cursor.params,
       limit + 1,
     ) as { body: string }[];
     const { page, has_more } = pageOf(rows, limit, cursor.order);
-    const total = this.store.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number };
-    return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total.n, url };
+    const total = kept ?? (this.store.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number }).n;
+    return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
+  }
+
+  /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */
+  private keptCount(accountId: string, type: string | undefined): number {
+    this.store.flushCounts(); // the open transaction's own, if any
+    if (type === undefined) return this.countOf(accountId, '', '');
+    if (!type.includes('*')) return this.countOf(accountId, 'type', type);
+    const row = this.store
+      .statement("SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals GLOB ?")
+      .get(accountId, type) as { n: number };
+    return row.n;
+  }
+
+  private countOf(accountId: string, cols: string, vals: string): number {
+    const row = this.store.statement("SELECT n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = ? AND vals = ?").get(accountId, cols, vals) as
+      | { n: number }
+      | undefined;
+    return row?.n ?? 0;
   }
 
   /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */
@@ -222,14 +246,19 @@ export class Events implements DueWork {
 
   runDue(now: number, accountId?: string, limit?: number): number {
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
-    const r =
+    const gone = (
       accountId === undefined
-        ? this.store.statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?)').run(now - EVENT_RETENTION_MS, n)
-        : this.store.statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)').run(
-            accountId,
-            now - EVENT_RETENTION_MS,
-            n,
-          );
-    return r.changes;
+        ? this.store
+            .statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?) RETURNING account_id, type')
+            .all(now - EVENT_RETENTION_MS, n)
+        : this.store
+            .statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?) RETURNING account_id, type')
+            .all(accountId, now - EVENT_RETENTION_MS, n)
+    ) as { account_id: string; type: string }[];
+    for (const e of gone) {
+      this.store.count('events', e.account_id, '', '', -1);
+      this.store.count('events', e.account_id, 'type', e.type, -1);
+    }
+    return gone.length;
   }
 }

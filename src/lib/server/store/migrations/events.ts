@@ -103,4 +103,12 @@ CREATE TABLE webhook_cursors (
 CREATE INDEX webhook_deliveries_done ON webhook_deliveries (account_id, seq) WHERE status != 'pending';
 `,
   },
+  {
+    // GET /events' total_count, and whether a type filter can match at all, from kept counts (Events.record and
+    // retention keep them through Store.count) instead of a COUNT over the account's whole log on every list.
+    version: 503,
+    name: 'events: counts per account and per type',
+    sql: `INSERT INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'events', account_id, '', '', COUNT(*) FROM events GROUP BY account_id;
+INSERT INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'events', account_id, 'type', type, COUNT(*) FROM events GROUP BY account_id, type;`,
+  },
 ];
