@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError, ISO_MS } from '../foundation/util.js';
+import { statementsRun } from '../helpers/statements.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -89,6 +90,10 @@ describe('identity tokens', () => {
       const ssn = await t.request('GET', '/list-identity-tokens?type=ssn&offset=3');
       expect(ssn.body.pagination).toEqual({ total: 5, limit: 10, offset: 3, has_more: false });
       expect(ssn.body.data).toHaveLength(2);
+      // the totals come from the kept counts, not a COUNT over the account's tokens
+      const counted = await statementsRun(() => t.request('GET', '/list-identity-tokens?type=ein'));
+      expect(counted.result.body.pagination.total).toBe(1);
+      expect(counted.ran.filter((q) => /COUNT\(\*\)/.test(q))).toEqual([]);
       const beyond = await t.request('GET', '/list-identity-tokens?offset=50');
       expect(beyond.body).toMatchObject({ data: [], pagination: { total: 6, offset: 50, has_more: false } });
       for (const item of first.body.data) expect(Object.keys(item)).not.toContain('value');

@@ -241,13 +241,9 @@ export class Collection<T extends { id: string }> {
 
   list(accountId: string, url: string, opts: ListOptions = {}): List<T> {
     const limit = opts.limit ?? 10;
-    const filters = Object.entries(opts.where ?? {}).filter(([, v]) => v !== undefined);
-    for (const [name] of filters) if (!(name in this.columns)) throw new Error(`${this.table}: no indexed column ${name}`);
-    const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
-    const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
+    const { filters, where, params } = this.filtered(accountId, opts.where);
 
     const cursor = seqCursor(opts, (id) => (this.store.statement(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { seq: number } | undefined)?.seq);
-    const where = cond.join(' AND ');
     const rows = this.store.statement(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
       ...params,
       ...cursor.params,
@@ -255,6 +251,20 @@ export class Collection<T extends { id: string }> {
     ) as { data: string }[];
     const { page, has_more } = pageOf(rows, limit, cursor.order);
     return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: this.count(accountId, filters, where, params), url };
+  }
+
+  /** How many of the account's rows match `where` (as list's `total_count`: from the kept counters when it can). */
+  total(accountId: string, where?: ListOptions['where']): number {
+    const { filters, where: sql, params } = this.filtered(accountId, where);
+    return this.count(accountId, filters, sql, params);
+  }
+
+  private filtered(accountId: string, where: ListOptions['where'] = {}) {
+    const filters = Object.entries(where).filter(([, v]) => v !== undefined);
+    for (const [name] of filters) if (!(name in this.columns)) throw new Error(`${this.table}: no indexed column ${name}`);
+    const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
+    const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
+    return { filters, where: cond.join(' AND '), params };
   }
 
   /** Exact count of the filter's matches: O(1) from the kept counters (Store.count) when the filter set has one. */

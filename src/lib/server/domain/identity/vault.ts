@@ -91,7 +91,7 @@ export class Vault {
     const params = q.type ? [accountId, q.type] : [accountId];
     const db = this.store.db;
     const rows = db.prepare(`SELECT data FROM identity_tokens WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit, offset) as { data: string }[];
-    const total = (db.prepare(`SELECT COUNT(*) AS n FROM identity_tokens WHERE ${where}`).get(...params) as { n: number }).n;
+    const total = this.tokens.total(accountId, { type: q.type });
     return {
       object: 'list',
       data: rows.map((r) => toApi(JSON.parse(r.data) as StoredToken)),
