@@ -173,9 +173,11 @@ export class Events implements DueWork {
       ['created[lt]', '<', 0],
       ['created[lte]', '<=', 1000],
     ];
+    let timed = false;
     for (const [key, op, plus] of range) {
       const v = q[key] as number | undefined;
       if (v === undefined) continue;
+      timed = true;
       // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms < (s+1)·1000.
       if (op === '>') cond.push('created_ms >= ?');
       else if (op === '<=') cond.push('created_ms < ?');
@@ -185,7 +187,7 @@ export class Events implements DueWork {
     const where = cond.join(' AND ');
     // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
     // reads nothing, and no list counts the account's whole log.
-    const kept = cond.length <= 2 && (cond.length === 1 || q.type !== undefined) ? this.keptCount(accountId, q.type) : undefined;
+    const kept = q.object_id === undefined && !timed ? this.keptCount(accountId, q.type) : undefined;
     const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
     if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
     const rows = this.store.statement(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
@@ -200,20 +202,13 @@ export class Events implements DueWork {
 
   /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */
   private keptCount(accountId: string, type: string | undefined): number {
+    if (type === undefined) return this.store.counted('events', accountId, '', '');
+    if (!type.includes('*')) return this.store.counted('events', accountId, 'type', type);
     this.store.flushCounts(); // the open transaction's own, if any
-    if (type === undefined) return this.countOf(accountId, '', '');
-    if (!type.includes('*')) return this.countOf(accountId, 'type', type);
     const row = this.store
       .statement("SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals GLOB ?")
       .get(accountId, type) as { n: number };
     return row.n;
-  }
-
-  private countOf(accountId: string, cols: string, vals: string): number {
-    const row = this.store.statement("SELECT n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = ? AND vals = ?").get(accountId, cols, vals) as
-      | { n: number }
-      | undefined;
-    return row?.n ?? 0;
   }
 
   /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */

@@ -274,16 +274,7 @@ export class Collection<T extends { id: string }> {
     );
     const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const cols = countColumns(sorted.map(([n]) => n));
-    if (this.countSpecs.has(cols)) {
-      this.store.flushCounts(); // this transaction's own changes, if it made any
-      const row = this.store.statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
-        this.table,
-        accountId,
-        cols,
-        countValues(sorted.map(([, v]) => v ?? null)),
-      ) as { n: number } | undefined;
-      return row?.n ?? 0;
-    }
+    if (this.countSpecs.has(cols)) return this.store.counted(this.table, accountId, cols, countValues(sorted.map(([, v]) => v ?? null)));
     const total = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
     return total.n;
   }

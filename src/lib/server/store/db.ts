@@ -47,6 +47,8 @@ export interface Store {
   count(table: string, accountId: string, cols: string, vals: string, delta: number): void;
   /** Writes the tallied count changes of the open transaction now (before `list_counts` is read in it). */
   flushCounts(): void;
+  /** A kept count (as `count` keys it), with the open transaction's own changes: 0 when none was ever kept. */
+  counted(table: string, accountId: string, cols: string, vals: string): number;
   /**
    * For a long-running server: checkpoint the WAL from a worker thread instead of inside COMMITs on this
    * thread. Resolves once the worker runs; `stopBackgroundCheckpoints()` (or `close()`) ends it. Past
@@ -123,6 +125,13 @@ export function openStore(path: string): Store {
     },
     flushCounts() {
       tx.counts.flush();
+    },
+    counted(table: string, accountId: string, cols: string, vals: string) {
+      tx.counts.flush(); // this transaction's own changes, if it made any
+      const row = this.statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(table, accountId, cols, vals) as
+        | { n: number }
+        | undefined;
+      return row?.n ?? 0;
     },
     async checkpointInBackground({ intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void } = {}) {
       if (checkpointer || path === ':memory:') return;
