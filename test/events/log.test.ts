@@ -111,6 +111,38 @@ describe('the event log', () => {
     expect((await s.request('GET', '/events?type=customer.deleted&starting_after=evt_nope')).status).toBe(400);
   });
 
+  it('reads a list filtered by type or time off the HTTP thread, with the same pages and totals', async () => {
+    await newSession(s);
+    await newSession(s);
+    const everything: any[] = [];
+    for (let after = ''; ; ) {
+      const page = await events(`?limit=100${after}`);
+      everything.push(...page.data);
+      if (!page.has_more) break;
+      after = `&starting_after=${page.data.at(-1).id}`;
+    }
+    const t = everything[1].created;
+    const cases: [string, (e: any) => boolean][] = [
+      [`created[gte]=${t}`, (e) => e.created >= t],
+      [`created[lt]=${t}`, (e) => e.created < t],
+      [`created[lte]=${t}&type=payment_session.*`, (e) => e.created <= t && e.type.startsWith('payment_session.')],
+      ['type=payment_session.created', (e) => e.type === 'payment_session.created'],
+    ];
+    for (const [query, keep] of cases) {
+      const expected = everything.filter(keep);
+      const first = await statementsRun(() => events(`?limit=2&${query}`));
+      // no statement over the log ran on the HTTP thread's connection (the cursor's own lookup aside)
+      expect(first.ran.filter((q) => /FROM events WHERE .*ORDER BY|COUNT\(\*\)/.test(q)), query).toEqual([]);
+      expect(first.result.total_count, query).toBe(expected.length);
+      expect(first.result.data.map((e) => e.id), query).toEqual(expected.slice(0, 2).map((e) => e.id));
+      expect(first.result.has_more, query).toBe(expected.length > 2);
+      if (expected.length > 2) {
+        const next = await events(`?limit=2&${query}&starting_after=${first.result.data[1].id}`);
+        expect(next.data.map((e) => e.id), query).toEqual(expected.slice(2, 4).map((e) => e.id));
+      }
+    }
+  });
+
   it('shows an account only its own events', async () => {
     const keyB = s.server.services.accounts.createAccountWithKey().api_key;
     const mine = await events('?limit=1');

@@ -1,10 +1,15 @@
 // Availability for local users while one client misbehaves (issue 11): stalled request bodies are answered 408
 // and give their in-flight slot back (header/request timeouts), and unauthenticated or failed-auth traffic is
-// limited per address in its own bucket, so that it cannot take /health and the hosted pages down with it.
+// limited per address in its own bucket, so that it cannot take /health and the hosted pages down with it; a
+// list that must read through a whole event log runs off the HTTP thread.
 import { connect } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { expectError } from '../foundation/util.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startChild } from './child.js';
 
 const started: TestServer[] = [];
 afterAll(() => Promise.all(started.map((x) => x.close())));
@@ -136,4 +141,47 @@ describe('hosted pages: CSP', () => {
     }
     expect(nonces[0]).not.toBe(nonces[1]);
   });
+});
+
+describe('long reads', () => {
+  it('a list that reads through a 300k-event log does not hold up other clients', async () => {
+    const dataDir = tempDir();
+    const first = await startChild(dataDir);
+    const key = { authorization: `Bearer ${first.apiKey}` };
+    await fetch(`${first.baseUrl}/customers`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
+    await first.stop();
+    // 300k events of a day ago, written straight into the file (through the API this would take minutes)
+    const db = new Database(join(dataDir, 'payorch.db'));
+    const { account_id } = db.prepare('SELECT account_id FROM events LIMIT 1').get() as { account_id: string };
+    const dayAgo = Date.now() - 86_400_000;
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+       INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT 'evt_fill' || i, ?, 'customer.updated', 'cus_fill', ?, '{}' FROM n`,
+    ).run(account_id, dayAgo);
+    db.close();
+
+    const child = await startChild(dataDir);
+    try {
+      const headers = { authorization: `Bearer ${child.apiKey}` };
+      // nothing matches a filter on a month ago: the list looks at every event of the account
+      const monthAgo = Math.floor((Date.now() - 30 * 86_400_000) / 1000);
+      const order: string[] = [];
+      const long = fetch(`${child.baseUrl}/events?created[lt]=${monthAgo}`, { headers }).then(async (r) => {
+        order.push('list');
+        return [r.status, ((await r.json()) as { total_count: number }).total_count];
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const health = await fetch(`${child.baseUrl}/health`);
+      order.push('health');
+      expect(health.status).toBe(200);
+      expect(await long).toEqual([200, 0]);
+      expect(order).toEqual(['health', 'list']);
+      // and the long read answers what the log holds
+      const recent = await fetch(`${child.baseUrl}/events?created[gte]=${Math.floor(dayAgo / 1000)}&limit=2`, { headers });
+      const page = (await recent.json()) as { total_count: number; data: unknown[] };
+      expect([recent.status, page.total_count, page.data.length]).toEqual([200, 300_001, 2]);
+    } finally {
+      await child.stop();
+    }
+  }, 60_000);
 });

@@ -106,6 +106,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
     await opened.store.checkpointInBackground();
+    await opened.store.readInBackground();
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
     const dispatcher = new Dispatcher(
@@ -180,6 +181,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           await app.close(); // stops accepting, waits for requests in flight
           log.logger.info('server stopped');
           await drainLog(log);
+          await opened.store.stopBackgroundReads();
           await opened.store.stopBackgroundCheckpoints();
           opened.store.close();
           lock?.release();

@@ -10,6 +10,7 @@ import type { DueWork } from './due.js';
 import { newId } from '../ids.js';
 import { errors } from '../errors.js';
 import { pageOf, seqCursor } from '../store/collection.js';
+import { LongRead } from '../store/longread.js';
 import type { List } from '../../contract/common.js';
 import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
 
@@ -153,8 +154,12 @@ export class Events implements DueWork {
     return event;
   }
 
-  /** The account's events, newest first, filtered (type patterns with `*`, object id, created range). */
-  list(accountId: string, url: string, q: ListEventsQuery): List<Event> {
+  /**
+   * The account's events, newest first, filtered (type patterns with `*`, object id, created range). A filter on
+   * type or time without an object id may have to look through the whole log (no index serves it): that list is
+   * a long read, run off the HTTP thread when the server has a background reader.
+   */
+  list(accountId: string, url: string, q: ListEventsQuery): List<Event> | LongRead<List<Event>> {
     const limit = q.limit ?? 10;
     const cond = ['account_id = ?'];
     const params: (string | number)[] = [accountId];
@@ -190,14 +195,18 @@ export class Events implements DueWork {
     const kept = q.object_id === undefined && !timed ? this.keptCount(accountId, q.type) : undefined;
     const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
     if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
-    const rows = this.store.statement(`SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
-      ...params,
-      ...cursor.params,
-      limit + 1,
-    ) as { body: string }[];
-    const { page, has_more } = pageOf(rows, limit, cursor.order);
-    const total = kept ?? (this.store.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(...params) as { n: number }).n;
-    return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
+    const rowsQuery = { sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`, params: [...params, ...cursor.params, limit + 1] };
+    const countQuery = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
+    const finish = (rows: { body: string }[], total: number): List<Event> => {
+      const { page, has_more } = pageOf(rows, limit, cursor.order);
+      return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
+    };
+    if (q.object_id === undefined && (q.type !== undefined || timed)) {
+      const queries = kept === undefined ? [rowsQuery, countQuery] : [rowsQuery];
+      return new LongRead(queries, (rows) => finish(rows[0] as { body: string }[], kept ?? (rows[1]![0] as { n: number }).n));
+    }
+    const rows = this.store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];
+    return finish(rows, kept ?? (this.store.statement(countQuery.sql).get(...countQuery.params) as { n: number }).n);
   }
 
   /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
 import { runSteps, type Steps } from '../domain/due.js';
+import { LongRead } from '../store/longread.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';
 import { fingerprint, IdempotencyStore, isSavedOutcome } from './idempotency.js';
@@ -19,6 +20,8 @@ interface Answer {
   replayed?: boolean;
   /** Long work still to run (InSteps): the answer is what its last step returns. */
   steps?: Steps<Answer>;
+  /** A read still to run off this thread (LongRead): the answer is what it finishes with. */
+  long?: LongRead<HandlerResult>;
 }
 
 export interface ServeOptions {
@@ -51,6 +54,7 @@ async function execute(spec: RouteSpec, request: FastifyRequest, reply: FastifyR
   else if (key === undefined) out = await store.grouped(() => answer(spec, ctx));
   else out = await idempotently(spec, ctx, key, request.body);
   if (out.steps) out = await runSteps(store, out.steps);
+  if (out.long) out = result(spec, ctx, await store.readLong(out.long));
   if (spec.method !== 'GET') await opts.services.scheduler.afterWrite();
   if (out.replayed) out = replayed(reply, out);
   return reply.code(out.status).type('application/json; charset=utf-8').send(out.body);
@@ -77,6 +81,11 @@ function context(request: FastifyRequest, { services, publicUrl }: ServeOptions)
 function answer(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>): Answer {
   const r = spec.handler(ctx);
   if (r instanceof InSteps) return { status: 202, body: '', steps: answering(spec, ctx, r.steps) };
+  if (r instanceof LongRead) {
+    // Outside the request's transaction: only a read may leave it.
+    if (spec.method !== 'GET') throw new Error(`${spec.operationId}: a long read answers only a GET`);
+    return { status: 200, body: '', long: r as LongRead<HandlerResult> };
+  }
   return result(spec, ctx, r);
 }
 

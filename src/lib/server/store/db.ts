@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { migrations } from './migrations.js';
+import { BackgroundReader, type LongRead } from './longread.js';
 
 export interface Store {
   readonly db: Database.Database;
@@ -28,6 +29,15 @@ export interface Store {
    * unlike a batch's requests, it is never run a second time).
    */
   alone<T>(fn: () => T): Promise<T>;
+  /**
+   * Runs a long read (store/longread.ts): in the background reader's worker thread when one runs (its own
+   * read-only connection sees the last committed snapshot, and this thread goes on answering others), else
+   * here as `read` runs one.
+   */
+  readLong<T>(long: LongRead<T>): Promise<T>;
+  /** For a long-running server: long reads in a worker thread of their own, until `close()`/`stopBackgroundReads()`. */
+  readInBackground(): Promise<void>;
+  stopBackgroundReads(): Promise<void>;
   /**
    * Calls `listener` after every rollback on this connection (of a transaction, a savepoint or a group): for
    * in-memory copies of stored values (the clock's offsets) that must not outlive the writes undone.
@@ -91,17 +101,19 @@ export function openStore(path: string): Store {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   };
   const prepared = new Map<string, Database.Statement>();
+  let reader: BackgroundReader | undefined;
+  const statement = (sql: string): Database.Statement => {
+    let stmt = prepared.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      prepared.set(sql, stmt);
+    }
+    return stmt;
+  };
   return {
     db,
     path,
-    statement(sql: string): Database.Statement {
-      let stmt = prepared.get(sql);
-      if (!stmt) {
-        stmt = db.prepare(sql);
-        prepared.set(sql, stmt);
-      }
-      return stmt;
-    },
+    statement,
     tx<T>(fn: () => T): T {
       return tx.run(fn);
     },
@@ -113,6 +125,26 @@ export function openStore(path: string): Store {
     },
     alone<T>(fn: () => T): Promise<T> {
       return group.alone(fn);
+    },
+    async readLong<T>(long: LongRead<T>): Promise<T> {
+      const background = reader;
+      if (background?.running) {
+        try {
+          return long.finish(await background.run(long.queries));
+        } catch (err) {
+          if (background.running) throw err; // a failed statement; a worker that stopped leaves the read to this thread
+        }
+      }
+      return group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params))));
+    },
+    async readInBackground() {
+      if (reader?.running || path === ':memory:') return;
+      reader = await BackgroundReader.start(path);
+    },
+    async stopBackgroundReads() {
+      const r = reader;
+      reader = undefined;
+      await r?.stop();
     },
     onRollback(listener: () => void) {
       tx.rollbackListeners.push(listener);
@@ -152,6 +184,10 @@ export function openStore(path: string): Store {
     },
     stopBackgroundCheckpoints: stopCheckpointer,
     close() {
+      if (reader) {
+        void reader.stop();
+        reader = undefined;
+      }
       if (checkpointer) {
         void checkpointer.terminate();
         checkpointer = undefined;

@@ -1,0 +1,42 @@
+// A worker thread that runs long reads (store/longread.ts) on a read-only connection of its own, so that a
+// query that has to look at many rows (a filter no index serves) does not hold up the HTTP thread. Each message
+// is one read: its statements run together in one read transaction (WAL: the last committed snapshot), and
+// their rows go back in order.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+const { path } = workerData as { path: string };
+const db = new Database(path, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+
+/** Prepared statements by their text; the queries are a few shapes, but the cache stays bounded anyway. */
+const prepared = new Map<string, Database.Statement>();
+const statement = (sql: string) => {
+  let stmt = prepared.get(sql);
+  if (!stmt) {
+    if (prepared.size >= 200) prepared.clear();
+    stmt = db.prepare(sql);
+    prepared.set(sql, stmt);
+  }
+  return stmt;
+};
+
+export interface ReadMessage {
+  id: number;
+  queries: { sql: string; params: (string | number | null)[] }[];
+}
+
+const all = db.transaction((queries: ReadMessage['queries']) => queries.map((q) => statement(q.sql).all(...q.params)));
+
+parentPort!.on('message', (message: ReadMessage | 'stop') => {
+  if (message === 'stop') {
+    db.close();
+    parentPort!.close();
+    return;
+  }
+  try {
+    parentPort!.postMessage({ id: message.id, rows: all(message.queries) });
+  } catch (err) {
+    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
