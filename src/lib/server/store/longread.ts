@@ -73,6 +73,7 @@ export class BackgroundReader {
     if (this.stopped) return;
     this.stopped = true;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref(); // keep the process alive until the worker has closed its connection and gone
     this.worker.postMessage('stop');
     await exited;
   }
