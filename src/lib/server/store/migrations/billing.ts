@@ -345,4 +345,15 @@ END;`,
     sql: `CREATE INDEX checkout_sessions_open_payment_session ON checkout_sessions (account_id, json_extract(data, '$.payment_session')) WHERE status = 'open';
 CREATE INDEX checkout_sessions_open_expiry ON checkout_sessions (account_id, json_extract(data, '$.expires_ms')) WHERE status = 'open';`,
   },
+  {
+    // The scheduler asks, for one account at a time, when its next renewal, trial end, retry or due date comes.
+    // Without the account first, each question read every account's pending subscriptions or invoices of that
+    // kind until it met one of the asking account's, or to the end.
+    version: 204,
+    name: "billing: due subscriptions and invoices by account",
+    sql: `DROP INDEX IF EXISTS subscriptions_due;
+CREATE INDEX subscriptions_due ON subscriptions (account_id, status, due_ms);
+DROP INDEX IF EXISTS invoices_due;
+CREATE INDEX invoices_due ON invoices (account_id, action_kind, action_ms);`,
+  },
 ];
