@@ -141,6 +141,17 @@ describe('the event log', () => {
         expect(next.data.map((e) => e.id), query).toEqual(expected.slice(2, 4).map((e) => e.id));
       }
     }
+    // without the reader (stopped, or failed) the same list is read on the HTTP thread, with the same answer
+    const { store } = s.server.services;
+    await store.stopBackgroundReads();
+    try {
+      const [query, keep] = cases[2]!;
+      const inline = await statementsRun(() => events(`?limit=2&${query}`));
+      expect(inline.ran.filter((q) => /FROM events WHERE .*ORDER BY/.test(q))).toHaveLength(1);
+      expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([everything.filter(keep).length, everything.filter(keep).slice(0, 2).map((e) => e.id)]);
+    } finally {
+      await store.readInBackground();
+    }
   });
 
   it('shows an account only its own events', async () => {

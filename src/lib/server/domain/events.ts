@@ -196,14 +196,17 @@ export class Events implements DueWork {
     const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
     if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
     const rowsQuery = { sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`, params: [...params, ...cursor.params, limit + 1] };
-    const countQuery = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
+    const countQuery =
+      kept === undefined || q.type === undefined
+        ? { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params }
+        : { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${q.type.includes('*') ? 'GLOB' : '='} ?`, params: [accountId, q.type] };
     const finish = (rows: { body: string }[], total: number): List<Event> => {
       const { page, has_more } = pageOf(rows, limit, cursor.order);
       return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
     };
     if (q.object_id === undefined && (q.type !== undefined || timed)) {
-      const queries = kept === undefined ? [rowsQuery, countQuery] : [rowsQuery];
-      return new LongRead(queries, (rows) => finish(rows[0] as { body: string }[], kept ?? (rows[1]![0] as { n: number }).n));
+      // The page and its total from one snapshot (the kept count too: events may commit meanwhile).
+      return new LongRead([rowsQuery, countQuery], (rows) => finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n));
     }
     const rows = this.store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];
     return finish(rows, kept ?? (this.store.statement(countQuery.sql).get(...countQuery.params) as { n: number }).n);
