@@ -150,7 +150,7 @@ describe('the event log', () => {
       expect(inline.ran.filter((q) => /FROM events WHERE .*ORDER BY/.test(q))).toHaveLength(1);
       expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([everything.filter(keep).length, everything.filter(keep).slice(0, 2).map((e) => e.id)]);
     } finally {
-      await store.readInBackground();
+      store.readInBackground();
     }
   });
 

@@ -106,7 +106,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
     await opened.store.checkpointInBackground();
-    await opened.store.readInBackground();
+    opened.store.readInBackground();
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
     const dispatcher = new Dispatcher(
