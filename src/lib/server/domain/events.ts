@@ -196,31 +196,33 @@ export class Events implements DueWork {
     const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
     if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
     const rowsQuery = { sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`, params: [...params, ...cursor.params, limit + 1] };
-    const countQuery =
-      kept === undefined || q.type === undefined
-        ? { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params }
-        : { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${q.type.includes('*') ? 'GLOB' : '='} ?`, params: [accountId, q.type] };
+    const countAll = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
     const finish = (rows: { body: string }[], total: number): List<Event> => {
       const { page, has_more } = pageOf(rows, limit, cursor.order);
       return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
     };
-    if (q.object_id === undefined && (q.type !== undefined || timed)) {
-      // The page and its total from one snapshot (the kept count too: events may commit meanwhile).
-      return new LongRead([rowsQuery, countQuery], (rows) => finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n));
+    if (q.object_id !== undefined || (q.type === undefined && !timed)) {
+      // An index lookup (the object's events), or the newest of the whole log with its kept count: here.
+      const rows = this.store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];
+      return finish(rows, kept ?? (this.store.statement(countAll.sql).get(...countAll.params) as { n: number }).n);
     }
-    const rows = this.store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];
-    return finish(rows, kept ?? (this.store.statement(countQuery.sql).get(...countQuery.params) as { n: number }).n);
+    // The page and its total from one snapshot (a type's kept count too: events may commit meanwhile).
+    const countQuery = timed ? countAll : this.typeCount(accountId, q.type!);
+    return new LongRead([rowsQuery, countQuery], (rows) => finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n));
   }
 
   /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */
   private keptCount(accountId: string, type: string | undefined): number {
     if (type === undefined) return this.store.counted('events', accountId, '', '');
-    if (!type.includes('*')) return this.store.counted('events', accountId, 'type', type);
     this.store.flushCounts(); // the open transaction's own, if any
-    const row = this.store
-      .statement("SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals GLOB ?")
-      .get(accountId, type) as { n: number };
-    return row.n;
+    const { sql, params } = this.typeCount(accountId, type);
+    return (this.store.statement(sql).get(...params) as { n: number }).n;
+  }
+
+  /** The statement that reads the kept count of a type or type pattern (`*`). */
+  private typeCount(accountId: string, type: string): { sql: string; params: string[] } {
+    const match = type.includes('*') ? 'GLOB' : '=';
+    return { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${match} ?`, params: [accountId, type] };
   }
 
   /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */
