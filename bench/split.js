@@ -7,11 +7,12 @@
 // Both answer the same headers and a body of payorch's size. Messaging between the threads is one small
 // message per turn each way, so "two threads" is an upper bound for moving the store and the domain work off
 // the HTTP thread. Prints each server's req/s and its ratio to the baseline, per round.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startChild, stopChildren } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -68,13 +69,6 @@ function serve(mode, mainUs, storeUs) {
   });
 }
 
-function start(args) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout.once('data', (d) => resolve({ child, url: JSON.parse(String(d)).url }));
-  });
-}
-
 function load(url) {
   const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
   const r = spawnSync(process.execPath, [join(here, 'load.js'), url, 'POST', body, '{}', '50', '4000'], { encoding: 'utf8' });
@@ -94,14 +88,14 @@ if (!isMainThread) {
     process.stderr.write('usage: node bench/split.js MAIN_US STORE_US [ROUNDS]\n');
     process.exit(2);
   }
-  const bare = await start([join(here, 'bare-server.js')]);
-  const one = await start([self, 'serve', 'one', String(mainUs), String(storeUs)]);
-  const two = await start([self, 'serve', 'two', String(mainUs), String(storeUs)]);
+  const { info: bare } = await startChild(join(here, 'bare-server.js'));
+  const { info: one } = await startChild(self, ['serve', 'one', String(mainUs), String(storeUs)]);
+  const { info: two } = await startChild(self, ['serve', 'two', String(mainUs), String(storeUs)]);
   for (let r = 0; r < rounds; r++) {
     const b = load(bare.url);
     const o = load(one.url);
     const t = load(two.url);
     process.stdout.write(`${mainUs}+${storeUs} µs: bare ${b.toFixed(0)} req/s, one thread ${o.toFixed(0)} (${(o / b).toFixed(2)}), two threads ${t.toFixed(0)} (${(t / b).toFixed(2)})\n`);
   }
-  for (const s of [bare, one, two]) s.child.kill();
+  stopChildren();
 }
