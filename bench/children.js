@@ -8,7 +8,8 @@ export const children = [];
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+/** ms per clock tick of /proc's CPU counters (USER_HZ). */
+export const TICK_MS = 1000 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 
 /** CPU ms used so far by process `pid` (utime + stime), or by its main thread alone (`mainThread`). */
 export function cpuMs(pid, mainThread = false) {

@@ -2,7 +2,8 @@
 // Closed-loop load generator: C connections (keep-alive), each sending the next request as soon as the
 // last answered, for D ms. Prints {requests, errors, statuses, rps, p50_ms, p99_ms}. Loopback only.
 // With TARGETS (a JSON file of [{path, headers}]), request i goes to url + targets[i].path with its headers
-// (each used once: e.g. one confirm per session); the run ends early when they run out.
+// (each used once: e.g. one confirm per session); the run ends early when they run out. `cpu_ms` is this
+// generator's own CPU time during the run (bench/machine.js counts it).
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 
@@ -52,11 +53,13 @@ async function loop() {
 }
 
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 await Promise.all(Array.from({ length: concurrency }, loop));
 const elapsed = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpu0);
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, errors, statuses, rps: latencies.length / elapsed, p50_ms: pct(0.5), p99_ms: pct(0.99) }) + '\n',
+  JSON.stringify({ requests: latencies.length, errors, statuses, rps: latencies.length / elapsed, p50_ms: pct(0.5), p99_ms: pct(0.99), cpu_ms: (cpu.user + cpu.system) / 1000 }) + '\n',
 );
 agent.destroy();
