@@ -81,6 +81,13 @@ describe('the event log', () => {
     expect((await events(`?created[gt]=${t}`)).total_count).toBe(0);
     expect((await events(`?created[gte]=${t}`)).total_count).toBeGreaterThan(0);
     expect((await events(`?created[lt]=${t - 3600}`)).total_count).toBe(0);
+    // `created=<second>` (Stripe's form): exactly the events of that second
+    const second = await events(`?created=${t}&limit=100`);
+    expect(second.total_count).toBeGreaterThan(0);
+    expect(second.data.every((e) => e.created === t)).toBe(true);
+    expect(second.total_count).toBe((await events(`?created[gte]=${t}&created[lte]=${t}`)).total_count);
+    expect((await events(`?created=${t + 1}`)).total_count).toBe(0);
+    expect((await s.request('GET', '/events?created=1e400')).status).toBe(400);
     const bad = await s.request('GET', '/events?type=payment;drop');
     expect(bad.status).toBe(400);
     expect((await s.request('GET', '/events?created[gte]=1e400')).status).toBe(400);

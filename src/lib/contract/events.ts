@@ -46,6 +46,7 @@ export const ListEventsQuery = Type.Object(
     ...ListQuery,
     type: Type.Optional(EventTypePattern),
     object_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'events whose data.object has this id' })),
+    created: Type.Optional(UnixSecondsInput),
     'created[gt]': Type.Optional(UnixSecondsInput),
     'created[gte]': Type.Optional(UnixSecondsInput),
     'created[lt]': Type.Optional(UnixSecondsInput),

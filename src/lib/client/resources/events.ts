@@ -8,7 +8,7 @@ import type { WebhookDelivery } from '../../contract/webhooks.js';
 export class EventsResource {
   constructor(private readonly c: Requester) {}
 
-  /** Newest first; filters: `type` (a type or a `*` pattern), `object_id`, `created[gt|gte|lt|lte]` (Unix seconds). */
+  /** Newest first; filters: `type` (a type or a `*` pattern), `object_id`, `created` (that second) and `created[gt|gte|lt|lte]` (Unix seconds). */
   list(params: ListEventsQuery = {}, options?: CallOptions): Promise<List<Event>> {
     return this.c.request('GET', '/events', { query: asQuery(params), ...options });
   }

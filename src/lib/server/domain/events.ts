@@ -173,6 +173,9 @@ export class Events implements DueWork {
       params.push(q.type);
     }
     const range: [keyof ListEventsQuery, string, number][] = [
+      // `created=s` is that second (Stripe's form): created ≥ s and created ≤ s.
+      ['created', '>=', 0],
+      ['created', '<=', 1000],
       ['created[gt]', '>', 1000],
       ['created[gte]', '>=', 0],
       ['created[lt]', '<', 0],
