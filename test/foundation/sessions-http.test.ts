@@ -95,6 +95,7 @@ describe('create-session', () => {
     [{ amount: 100, currency: 'usd', payment_method_types: ['cash'] }, 'parameter_invalid', 'payment_method_types[0]'],
     [{ amount: 100, currency: 'usd', success_url: 'ftp://x.example/' }, 'parameter_invalid', 'success_url'],
     [{ amount: 100, currency: 'usd', cancel_url: '/relative' }, 'parameter_invalid', 'cancel_url'],
+    [{ amount: 100, currency: 'usd', success_url: 'https://x.example/done\u0000' }, 'parameter_invalid', 'success_url'],
     [{ amount: 100, currency: 'usd', customer: { email: 'not-an-email' } }, 'parameter_invalid', 'customer.email'],
     [{ amount: 100, currency: 'usd', customer: { fax: '1' } }, 'parameter_unknown', 'customer.fax'],
     [{ amount: 100, currency: 'usd', metadata: { k: 1 } }, 'parameter_invalid', 'metadata.k'],

@@ -212,6 +212,10 @@ describe('deliveries to a real receiver', () => {
   it('refuses bad input with the contract’s errors', async () => {
     expectError(await s.request('POST', '/webhook-endpoints', { body: { url: 'ftp://x.test/' } }), 400, 'validation_error', 'parameter_invalid', 'url');
     expectError(await s.request('POST', '/webhook-endpoints', { body: { url: 'http://user:pw@x.test/' } }), 400, 'validation_error', 'parameter_invalid', 'url');
+    // a control character would be dropped or percent-encoded by the URL parser: the URL stored would not be the one used
+    for (const url of ['http://x.test/a\u0000', 'http://x.test/\u001bb', 'http://x.test/\u007f']) {
+      expectError(await s.request('POST', '/webhook-endpoints', { body: { url } }), 400, 'validation_error', 'parameter_invalid', 'url');
+    }
     expectError(await s.request('POST', '/webhook-endpoints', { body: {} }), 400, 'validation_error', 'parameter_missing', 'url');
     expectError(await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: ['payment.capturd'] } }), 400, 'validation_error', 'parameter_invalid', 'enabled_events');
     expectError(await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: [] } }), 400, 'validation_error', 'parameter_invalid');

@@ -19,8 +19,11 @@ export const Metadata = Type.Unsafe<Record<string, string>>({
 /** Three-letter ISO 4217 code, any case on input, UPPERCASE on output. */
 export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
 
-/** Absolute http(s) URL. */
-export const HttpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s/$.?#][^\\s]*$', description: 'absolute http(s) URL' });
+/**
+ * Absolute http(s) URL, with no whitespace or control character anywhere: a URL parser drops tabs and line
+ * breaks and percent-encodes the other controls, so the URL stored would not be the URL used.
+ */
+export const HttpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$', description: 'absolute http(s) URL' });
 
 export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 
