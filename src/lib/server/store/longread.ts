@@ -18,6 +18,17 @@ export class LongRead<T> {
   ) {}
 }
 
+/** What the HTTP thread sends the worker (reader.ts), and what comes back: the rows of each query, or why not. */
+export interface ReadRequest {
+  id: number;
+  queries: LongRead<unknown>['queries'];
+}
+export interface ReadReply {
+  id: number;
+  rows?: unknown[][];
+  error?: string;
+}
+
 interface Pending {
   resolve: (rows: unknown[][]) => void;
   reject: (err: Error) => void;
@@ -30,7 +41,7 @@ export class BackgroundReader {
   private stopped = false;
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (m: { id: number; rows?: unknown[][]; error?: string }) => {
+    worker.on('message', (m: ReadReply) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
@@ -65,7 +76,7 @@ export class BackgroundReader {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, queries });
+      this.worker.postMessage({ id, queries } satisfies ReadRequest);
     });
   }
 

@@ -4,6 +4,7 @@
 // their rows go back in order.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import type { ReadReply, ReadRequest } from './longread.js';
 
 const { path } = workerData as { path: string };
 const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -21,22 +22,17 @@ const statement = (sql: string) => {
   return stmt;
 };
 
-export interface ReadMessage {
-  id: number;
-  queries: { sql: string; params: (string | number | null)[] }[];
-}
+const all = db.transaction((queries: ReadRequest['queries']) => queries.map((q) => statement(q.sql).all(...q.params)));
 
-const all = db.transaction((queries: ReadMessage['queries']) => queries.map((q) => statement(q.sql).all(...q.params)));
-
-parentPort!.on('message', (message: ReadMessage | 'stop') => {
+parentPort!.on('message', (message: ReadRequest | 'stop') => {
   if (message === 'stop') {
     db.close();
     parentPort!.close();
     return;
   }
   try {
-    parentPort!.postMessage({ id: message.id, rows: all(message.queries) });
+    parentPort!.postMessage({ id: message.id, rows: all(message.queries) as unknown[][] } satisfies ReadReply);
   } catch (err) {
-    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) });
+    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) } satisfies ReadReply);
   }
 });
