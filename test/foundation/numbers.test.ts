@@ -57,6 +57,19 @@ describe('numbers in JSON bodies', () => {
     }
   });
 
+  it.each(EDGES)('%s in a field the route does not take is that field\'s 400 parameter_unknown, as any other value there', async (n) => {
+    for (const [path, body, field] of [
+      ['/coupons', `{"percent_off": 10, "duration": "once", "max_redemptionz": ${n}}`, 'max_redemptionz'],
+      ['/customers', `{"name": "a", "extra": {"k": [${n}]}}`, 'extra'],
+    ]) {
+      const r = await post(path!, body!);
+      expectError(r, 400, 'validation_error', 'parameter_unknown', field);
+      expect(r.body.error.message).toBe(`Received unknown parameter: ${field}.`);
+    }
+    // a field the route takes keeps the parser's answer (above); one under metadata (any key) too
+    expectError(await post('/customers', `{"name": "a", "metadata": {"any": ${n}}}`), 400, 'validation_error', 'parameter_invalid', 'metadata.any');
+  });
+
   it('an attacker\'s nesting does not turn it into a 500: 200,000 arrays deep, the path named is cut at 255 characters', async () => {
     const deep = (n: string) => `{"name": "a", "metadata": ${'['.repeat(200_000)}${n}${']'.repeat(200_000)}}`;
     const r = await post('/customers', deep('1e400'));
