@@ -1,7 +1,13 @@
 // What the bench scripts share: child processes that print one JSON line once they listen (serve.js,
-// bare-server.js, receiver.js), their CPU time from /proc, and a median.
+// bare-server.js, receiver.js), their CPU time from /proc, a median, a load of POSTs (load.js), and the API calls
+// that prepare a server for the journal-entry and confirm-payment loads.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 /** Every child started here, to stop at the end (stopChildren). */
 export const children = [];
@@ -34,4 +40,38 @@ export function startChild(script, args = [], flags = []) {
 
 export function stopChildren() {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+}
+
+/** `load.js`: 50 connections POSTing `body` to `url` for `ms` (or once each to the targets in `targetsFile`). */
+export function loadPosts(url, body, headers, ms, targetsFile) {
+  const args = [join(here, 'load.js'), url, 'POST', body, JSON.stringify(headers), '50', String(ms), ...(targetsFile ? [targetsFile] : [])];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** One API call to the server `info` ({baseUrl, apiKey}) with its key (a POST with its own Idempotency-Key). */
+export async function api(info, method, path, body) {
+  const headers = { authorization: `Bearer ${info.apiKey}` };
+  if (method !== 'GET') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
+  const res = await fetch(info.baseUrl + path, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
+  return JSON.parse(await res.text());
+}
+
+/** The body of the journal-entry load: a two-line entry between two new system accounts (no balance limits). */
+export async function journalBody(info) {
+  const a1 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true });
+  const a2 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true });
+  return JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
+}
+
+/** `n` new sessions as load.js targets for confirm-payment (each with its client secret), written to `file`. */
+export async function confirmTargets(info, n, file) {
+  const targets = [];
+  for (let i = 0; i < n; i += 200) {
+    const batch = await Promise.all(Array.from({ length: Math.min(200, n - i) }, () => api(info, 'POST', '/create-session', { amount: 1999, currency: 'usd' })));
+    for (const s of batch) targets.push({ path: `/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}` } });
+  }
+  writeFileSync(file, JSON.stringify(targets));
+  return file;
 }

@@ -9,15 +9,11 @@
 //
 // Env: COMPARE_ROUNDS (default 5), COMPARE_MS (ms per create/journal load, default 4000), COMPARE_CONFIRMS
 // (sessions confirmed per confirm round, default 4000).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { cpuMs, median, startChild, stopChildren } from './children.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { join } from 'node:path';
+import { confirmTargets, cpuMs, journalBody, loadPosts, median, startChild, stopChildren } from './children.js';
 const [mode, ...scripts] = process.argv.slice(2);
 if (!['create', 'confirm', 'journal'].includes(mode) || scripts.length === 0) {
   process.stderr.write('usage: node bench/compare.js create|confirm|journal SERVE_A [SERVE_B…]\n');
@@ -28,39 +24,16 @@ const MS = Number(process.env.COMPARE_MS ?? 4000);
 const CONFIRMS = Number(process.env.COMPARE_CONFIRMS ?? 4000);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-compare-'));
 
-function load(url, body, headers, ms, targetsFile) {
-  const args = [join(here, 'load.js'), url, 'POST', body, JSON.stringify(headers), '50', String(ms), ...(targetsFile ? [targetsFile] : [])];
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-async function api(server, path, body) {
-  const headers = { authorization: `Bearer ${server.info.apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
-  const res = await fetch(server.info.baseUrl + path, { method: 'POST', headers, body: JSON.stringify(body) });
-  return JSON.parse(await res.text());
-}
-
 /** The load of one round for `server` (prepared first: confirm's sessions, journal's accounts). */
 async function prepare(server, confirms) {
   const auth = { authorization: `Bearer ${server.info.apiKey}` };
-  if (mode === 'create') return () => load(server.info.baseUrl + '/create-session', JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } }), auth, MS);
+  if (mode === 'create') return () => loadPosts(server.info.baseUrl + '/create-session', JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } }), auth, MS);
   if (mode === 'journal') {
-    if (!server.journal) {
-      const a1 = await api(server, '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true });
-      const a2 = await api(server, '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true });
-      server.journal = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
-    }
-    return () => load(server.info.baseUrl + '/journal-entries', server.journal, auth, MS);
+    server.journal ??= await journalBody(server.info);
+    return () => loadPosts(server.info.baseUrl + '/journal-entries', server.journal, auth, MS);
   }
-  const targets = [];
-  for (let i = 0; i < confirms; i += 200) {
-    const batch = await Promise.all(Array.from({ length: Math.min(200, confirms - i) }, () => api(server, '/create-session', { amount: 1999, currency: 'usd' })));
-    for (const s of batch) targets.push({ path: `/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}` } });
-  }
-  const file = join(tmp, `confirm-${randomUUID()}.json`);
-  writeFileSync(file, JSON.stringify(targets));
-  return () => load(server.info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file);
+  const file = await confirmTargets(server.info, confirms, join(tmp, `confirm-${randomUUID()}.json`));
+  return () => loadPosts(server.info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file);
 }
 
 try {

@@ -17,13 +17,11 @@
 //             answers (fewer answers per wake-up).
 //
 // Env: MACHINE_ROUNDS (default 3; the median of each figure is printed), MACHINE_MS (per load, default 4000).
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, median, startChild, stopChildren, TICK_MS } from './children.js';
+import { api, confirmTargets, cpuMs, journalBody, loadPosts, median, startChild, stopChildren, TICK_MS } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.MACHINE_ROUNDS ?? 3);
@@ -42,19 +40,6 @@ function machineMs() {
 function schedNs(pid) {
   const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
   return { run, wait };
-}
-
-function load(url, body, headers, ms, targetsFile) {
-  const args = [join(here, 'load.js'), url, 'POST', body, JSON.stringify(headers), '50', String(ms), ...(targetsFile ? [targetsFile] : [])];
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-async function api(info, method, path, body) {
-  const headers = { authorization: `Bearer ${info.apiKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
-  const res = await fetch(info.baseUrl + path, { method, headers: method === 'GET' ? { authorization: headers.authorization } : headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
-  return JSON.parse(await res.text());
 }
 
 /** Runs `run` (a load), then `after` (waits for the work the load left behind), measuring the server and the machine. */
@@ -94,39 +79,28 @@ try {
   const info = srv.info;
   const auth = { authorization: `Bearer ${info.apiKey}` };
   const endpoint = await api(hooked.info, 'POST', '/webhook-endpoints', { url: rx.info.url });
+  if (!endpoint.id) throw new Error(`webhook endpoint: ${JSON.stringify(endpoint)}`);
   const drained = async () => {
     const until = Date.now() + 120_000;
     const count = async () => (await api(hooked.info, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries?status=pending&limit=1`)).total_count;
     while ((await count()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   };
-  const a1 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true });
-  const a2 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true });
-  const journal = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
-  const confirmTargets = async (n) => {
-    const targets = [];
-    for (let i = 0; i < n; i += 200) {
-      const batch = await Promise.all(Array.from({ length: Math.min(200, n - i) }, () => api(info, 'POST', '/create-session', { amount: 1999, currency: 'usd' })));
-      for (const s of batch) targets.push({ path: `/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}` } });
-    }
-    const file = join(tmp, `confirm-${randomUUID()}.json`);
-    writeFileSync(file, JSON.stringify(targets));
-    return file;
-  };
-  load(bare.info.url, body, {}, 1000); // warm-up
-  load(info.baseUrl + '/create-session', body, auth, 1000);
-  load(hooked.info.baseUrl + '/create-session', body, { authorization: `Bearer ${hooked.info.apiKey}` }, 1000);
+  const journal = await journalBody(info);
+  loadPosts(bare.info.url, body, {}, 1000); // warm-up
+  loadPosts(info.baseUrl + '/create-session', body, auth, 1000);
+  loadPosts(hooked.info.baseUrl + '/create-session', body, { authorization: `Bearer ${hooked.info.apiKey}` }, 1000);
   await drained();
 
   const rows = { bare: [], 'create-session': [], 'journal entry': [], 'confirm-payment': [], 'create-session + webhook': [] };
   for (let r = 0; r < ROUNDS; r++) {
-    rows.bare.push(await measure(bare.child.pid, () => load(bare.info.url, body, {}, MS)));
-    rows['create-session'].push(await measure(srv.child.pid, () => load(info.baseUrl + '/create-session', body, auth, MS)));
-    rows['journal entry'].push(await measure(srv.child.pid, () => load(info.baseUrl + '/journal-entries', journal, auth, MS)));
-    const file = await confirmTargets(Math.ceil((rows['create-session'][r].rps / 2) * (MS / 1000)) + 500);
-    rows['confirm-payment'].push(await measure(srv.child.pid, () => load(info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file)));
+    rows.bare.push(await measure(bare.child.pid, () => loadPosts(bare.info.url, body, {}, MS)));
+    rows['create-session'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/create-session', body, auth, MS)));
+    rows['journal entry'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/journal-entries', journal, auth, MS)));
+    const file = await confirmTargets(info, Math.ceil((rows['create-session'][r].rps / 2) * (MS / 1000)) + 500, join(tmp, `confirm-${r}.json`));
+    rows['confirm-payment'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file)));
     const hookedAuth = { authorization: `Bearer ${hooked.info.apiKey}` };
     rows['create-session + webhook'].push(
-      await measure(hooked.child.pid, () => load(hooked.info.baseUrl + '/create-session', body, hookedAuth, MS), { after: drained, receiverPid: rx.child.pid }),
+      await measure(hooked.child.pid, () => loadPosts(hooked.info.baseUrl + '/create-session', body, hookedAuth, MS), { after: drained, receiverPid: rx.child.pid }),
     );
   }
 
