@@ -61,6 +61,10 @@ describe('numbers in JSON bodies', () => {
     for (const [path, body, field] of [
       ['/coupons', `{"percent_off": 10, "duration": "once", "max_redemptionz": ${n}}`, 'max_redemptionz'],
       ['/customers', `{"name": "a", "extra": {"k": [${n}]}}`, 'extra'],
+      // nested: the first field on the way to the number that its object does not take
+      ['/create-session', `{"amount": 100, "currency": "usd", "customer": {"email": "a@example.com", "fax": ${n}}}`, 'customer.fax'],
+      ['/create-session', `{"amount": 100, "currency": "usd", "browser": {"screen": {"width": ${n}}}}`, 'browser.screen'],
+      ['/journal-entries', `{"entries": [{"account_id": "la_x", "direction": "debit", "amount": 1}, {"account_id": "la_y", "direction": "credit", "amount": 1, "weight": ${n}}]}`, 'entries[1].weight'],
     ]) {
       const r = await post(path!, body!);
       expectError(r, 400, 'validation_error', 'parameter_unknown', field);

@@ -45,7 +45,7 @@ export function boundedSchema<T>(schema: T): T {
  * validation errors name parameters in (`items[0].quantity`); `undefined` when every number is exact.
  * Iterative: a body may nest arrays hundreds of thousands deep (JSON.parse takes that; a recursion would not).
  */
-export function inexactNumber(value: unknown): { path: string; value: number } | undefined {
+export function inexactNumber(value: unknown): { path: string; keys: (string | number)[]; value: number } | undefined {
   // Depth-first with an explicit stack; each entry's parent and key are kept by index, for the path of a find.
   const values: unknown[] = [value];
   const parents: number[] = [-1];
@@ -55,7 +55,10 @@ export function inexactNumber(value: unknown): { path: string; value: number } |
     const at = stack.pop()!;
     const v = values[at];
     if (typeof v === 'number') {
-      if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) return { path: pathOf(at, parents, keys), value: v };
+      if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) {
+        const chain = chainOf(at, parents, keys);
+        return { path: pathOf(chain), keys: chain, value: v };
+      }
     } else if (v !== null && typeof v === 'object') {
       const children: [string | number, unknown][] = Array.isArray(v) ? v.map((c, i) => [i, c]) : Object.entries(v);
       for (let i = children.length - 1; i >= 0; i--) {
@@ -74,9 +77,15 @@ export function inexactNumber(value: unknown): { path: string; value: number } |
 /** At most this many characters of a path are named (a body may nest hundreds of thousands deep). */
 const MAX_PATH = 255;
 
-function pathOf(at: number, parents: number[], keys: (string | number)[]): string {
+/** The keys from the document's root down to entry `at`. */
+function chainOf(at: number, parents: number[], keys: (string | number)[]): (string | number)[] {
   const chain: (string | number)[] = [];
   for (let i = at; i > 0; i = parents[i]!) chain.push(keys[i]!);
-  const path = chain.reverse().reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k), '');
+  return chain.reverse();
+}
+
+/** Keys from a document's root as a parameter path (`items[0].quantity`), cut at MAX_PATH characters. */
+export function pathOf(chain: (string | number)[]): string {
+  const path = chain.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k), '');
   return path.length > MAX_PATH ? `${path.slice(0, MAX_PATH - 1)}…` : path;
 }

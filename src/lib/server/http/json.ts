@@ -2,7 +2,7 @@
 // exactly (docs/api.md "Numbers"): JSON.parse turns `1e400` into Infinity and `9007199254740993` into …992
 // without a word, after which no schema can tell what the caller sent.
 import type { FastifyRequest } from 'fastify';
-import { inexactNumber, MAX_SAFE_INTEGER, MIN_SAFE_INTEGER } from '../../contract/numbers.js';
+import { inexactNumber, MAX_SAFE_INTEGER, MIN_SAFE_INTEGER, pathOf } from '../../contract/numbers.js';
 import { errors } from '../errors.js';
 
 /** A number literal with an exponent or of 16 digits or more: only then can JSON.parse have lost something. */
@@ -10,9 +10,9 @@ const MAYBE_INEXACT = /\d[eE]|\d{16}/;
 
 /**
  * The parsed body (`undefined` for an empty one), or the contract's error: `invalid_json`, or
- * `parameter_invalid` naming the field whose number is not finite or beyond ±(2^53 − 1) — unless that field is
- * not one the route's body schema (`bodySchema()`, asked only then) takes: then `parameter_unknown`, as the schema
- * would have said.
+ * `parameter_invalid` naming the field whose number is not finite or beyond ±(2^53 − 1) — unless the route's body
+ * schema (`bodySchema()`, asked only then) does not take a field on the way to it (`extra`, or `customer.fax`):
+ * then `parameter_unknown` naming that field, as the schema would have said.
  */
 export function parseJsonBody(text: string, bodySchema?: () => unknown): unknown {
   if (text.trim() === '') return undefined;
@@ -24,17 +24,38 @@ export function parseJsonBody(text: string, bodySchema?: () => unknown): unknown
   }
   const inexact = MAYBE_INEXACT.test(text) ? inexactNumber(value) : undefined;
   if (inexact) {
-    const field = inexact.path.split(/[.[]/)[0]!;
-    if (field && takesNot(bodySchema?.(), field)) throw errors.parameterUnknown(field);
+    const unknown = unknownAlong(bodySchema?.(), inexact.keys);
+    if (unknown) throw errors.parameterUnknown(unknown);
     throw errors.parameterInvalid(inexact.path || 'body', `must be a number from ${MIN_SAFE_INTEGER} to ${MAX_SAFE_INTEGER}`);
   }
   return value;
 }
 
-/** Whether a body schema refuses a top-level `field` (it lists its fields and takes no others). */
-function takesNot(schema: unknown, field: string): boolean {
-  const s = schema as { properties?: Record<string, unknown>; additionalProperties?: unknown } | undefined;
-  return !!s?.properties && s.additionalProperties === false && !Object.hasOwn(s.properties, field);
+interface SchemaNode {
+  type?: unknown;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: unknown;
+  items?: SchemaNode | SchemaNode[];
+}
+
+/**
+ * The first field along `keys` that `schema` refuses (its object lists its fields and takes no others), as a
+ * parameter path; undefined when every key on the way is taken or the schema cannot say by itself (a union, a
+ * map such as metadata, an array where an object is expected).
+ */
+function unknownAlong(schema: unknown, keys: (string | number)[]): string | undefined {
+  let s = schema as SchemaNode | undefined;
+  for (let i = 0; i < keys.length && s; i++) {
+    const key = keys[i]!;
+    if (typeof key === 'number') {
+      s = s.type === 'array' && s.items && !Array.isArray(s.items) ? s.items : undefined;
+      continue;
+    }
+    if (!s.properties || s.additionalProperties !== false) return undefined;
+    if (!Object.hasOwn(s.properties, key)) return pathOf(keys.slice(0, i + 1));
+    s = s.properties[key];
+  }
+  return undefined;
 }
 
 /** fastify's content-type parser for application/json (parseAs: 'string'). */
