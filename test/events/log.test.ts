@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { statementsRun } from '../helpers/statements.js';
+import { LongRead } from '../../dist/lib/server/store/longread.js';
+import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import { advance, confirm, newSession } from '../payments/util.js';
 
 let s: TestServer;
@@ -159,6 +161,17 @@ describe('the event log', () => {
     } finally {
       store.readInBackground();
     }
+  });
+
+  it("keeps a failed long read's SQLite code, so that a storage fault there is a 503 as on the HTTP thread", async () => {
+    const { store } = s.server.services;
+    await events('?limit=1&type=payment_session.created'); // the worker runs
+    const failed = await store.readLong(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows)).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual(['SQLITE_ERROR', 'long read failed: integer overflow']);
+    expect(toServiceError(Object.assign(new Error('long read failed: disk I/O error'), { code: 'SQLITE_IOERR_READ' })).status).toBe(503);
+    // the worker still reads
+    expect((await events('?limit=1&type=payment_session.created')).data).toHaveLength(1);
   });
 
   it('shows an account only its own events', async () => {

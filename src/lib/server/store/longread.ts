@@ -27,6 +27,8 @@ export interface ReadReply {
   id: number;
   rows?: unknown[][];
   error?: string;
+  /** The failure's code (SQLITE_IOERR_READ, …): what tells a storage fault (503) from a bug (500). */
+  code?: string;
 }
 
 interface Pending {
@@ -45,7 +47,7 @@ export class BackgroundReader {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      if (m.error !== undefined) p.reject(new Error(`long read failed: ${m.error}`));
+      if (m.error !== undefined) p.reject(Object.assign(new Error(`long read failed: ${m.error}`), { code: m.code }));
       else p.resolve(m.rows!);
     });
     const fail = (err: Error) => {

@@ -33,6 +33,7 @@ parentPort!.on('message', (message: ReadRequest | 'stop') => {
   try {
     parentPort!.postMessage({ id: message.id, rows: all(message.queries) as unknown[][] } satisfies ReadReply);
   } catch (err) {
-    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err) } satisfies ReadReply);
+    const code = (err as { code?: unknown } | null)?.code;
+    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err), code: typeof code === 'string' ? code : undefined } satisfies ReadReply);
   }
 });
