@@ -187,6 +187,32 @@ describe('coupons', () => {
     await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], coupon: eur.id }, 400, 'coupon_invalid');
   });
 
+  it('sending the coupon already applied again keeps that discount: no second redemption, no new start', async () => {
+    const cus = await customer(s);
+    const p = await product(s);
+    const monthly = await ok(s, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' } });
+    const oneTime = await ok(s, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 1000 });
+    // invoice: a coupon of one redemption stays applicable to the draft that holds it
+    const single = await ok(s, 'POST', '/coupons', { percent_off: 10, max_redemptions: 1 });
+    const inv = await ok(s, 'POST', '/invoices', { customer: cus.id, lines: [{ price: oneTime.id }], coupon: single.id }, 201);
+    const again = await ok(s, 'PATCH', `/invoices/${inv.id}`, { coupon: single.id });
+    expect(again).toMatchObject({ discount_amount: 100, total: 900 });
+    expect(again.discount).toEqual(inv.discount);
+    expect((await ok(s, 'GET', `/coupons/${single.id}`)).times_redeemed).toBe(1);
+    // subscription: re-sending a repeating coupon neither counts again nor restarts its months
+    const rep = await ok(s, 'POST', '/coupons', { percent_off: 20, duration: 'repeating', duration_in_months: 1 });
+    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: monthly.id }], coupon: rep.id }, 201);
+    await ok(s, 'POST', '/test-helpers/advance-clock', { seconds: 10 * 86_400 });
+    const patched = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { coupon: rep.id });
+    expect(patched.discount).toEqual(sub.discount);
+    expect((await ok(s, 'GET', `/coupons/${rep.id}`)).times_redeemed).toBe(1);
+    // another coupon, or the same one after removing it, is a new redemption
+    await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { coupon: '' });
+    const renewed = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { coupon: rep.id });
+    expect(renewed.discount.start).toBeGreaterThan(sub.discount.start);
+    expect((await ok(s, 'GET', `/coupons/${rep.id}`)).times_redeemed).toBe(2);
+  });
+
   it('validates caller-chosen ids', async () => {
     const other = await ok(s, 'POST', '/coupons', { id: 'SHARED', percent_off: 5 });
     expect(other.id).toBe('SHARED');

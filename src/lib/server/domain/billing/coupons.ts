@@ -98,8 +98,18 @@ export class Coupons {
    * valid or its amount_off is in another currency. Counts the redemption and returns the discount.
    */
   redeem(accountId: string, id: string, currency: string, now: number, param = 'coupon'): StoredDiscount {
+    return this.apply(accountId, null, id, currency, now, param);
+  }
+
+  /**
+   * Applies coupon `id` where `current` is the discount in force: the coupon that discount came from (same id,
+   * same coupon, not deleted since) keeps it as it is — no second redemption, no new start; any other coupon
+   * is redeemed as by `redeem`.
+   */
+  apply(accountId: string, current: StoredDiscount | null, id: string, currency: string, now: number, param = 'coupon'): StoredDiscount {
     const c = this.db.coupons.get(accountId, id);
     if (!c) throw errors.notFound('coupon', id, param);
+    if (current && current.coupon.id === c.id && current.coupon.created === c.created) return current;
     if (!couponValid(c, now)) throw errors.invalidRequest('coupon_invalid', `Coupon ${id} is no longer valid (expired or fully redeemed).`, param);
     if (c.amount_off !== null && c.currency !== currency) {
       throw errors.invalidRequest('coupon_invalid', `Coupon ${id} takes ${c.amount_off} off in ${c.currency}; this is billed in ${currency}.`, param);

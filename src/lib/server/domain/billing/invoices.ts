@@ -422,7 +422,7 @@ export class Invoices {
     if (body.collection_method !== undefined) inv.collection_method = body.collection_method;
     if (body.days_until_due !== undefined) inv.days_until_due = body.days_until_due;
     if (inv.collection_method === 'send_invoice' && inv.days_until_due === null) throw errors.parameterMissing('days_until_due');
-    if (body.coupon !== undefined) inv.discount = body.coupon === '' ? null : this.coupons.redeem(accountId, body.coupon, inv.currency, now);
+    if (body.coupon !== undefined) inv.discount = body.coupon === '' ? null : this.coupons.apply(accountId, inv.discount, body.coupon, inv.currency, now);
     if (body.lines !== undefined || body.coupon !== undefined) {
       const lines = body.lines !== undefined ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines : inv.lines.data.filter((l) => l.type !== 'discount');
       this.setLines(inv, lines);

@@ -408,7 +408,7 @@ export class Subscriptions {
       s.cancel_at_period_end = body.cancel_at_period_end;
       s.canceled_at = body.cancel_at_period_end ? unixSeconds(now) : null;
     }
-    if (body.coupon !== undefined) s.discount = body.coupon === '' ? null : this.coupons.redeem(accountId, body.coupon, s.currency, now);
+    if (body.coupon !== undefined) s.discount = body.coupon === '' ? null : this.coupons.apply(accountId, s.discount, body.coupon, s.currency, now);
     if (body.default_payment_method !== undefined) s.default_payment_method = body.default_payment_method;
     if (body.collection_method !== undefined) s.collection_method = body.collection_method;
     if (body.days_until_due !== undefined) s.days_until_due = body.days_until_due;
