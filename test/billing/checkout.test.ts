@@ -36,6 +36,18 @@ describe('checkout sessions', () => {
     expect(plan.map((r: any) => r.detail).join(' | ')).toMatch(/^SEARCH checkout_sessions USING INDEX checkout_sessions_open_payment_session \(account_id=\? AND <expr>=\?\)$/);
   });
 
+  it('mode payment refuses a total beyond the largest payment amount (the payment session would be out of range)', async () => {
+    const prod = await product(s, 'Vault');
+    const max = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 99_999_999_999 });
+    const one = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 1 });
+    const e = await fails(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: max.id }, { price: one.id }] }, 400, 'parameter_invalid');
+    expect(e.param).toBe('line_items');
+    // the session create itself refuses the same amount
+    await fails(s, 'POST', '/create-session', { amount: 100_000_000_000, currency: 'usd' }, 400, 'parameter_invalid');
+    const atMax = await ok(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: max.id }] }, 201);
+    expect((await ok(s, 'GET', `/sessions/${atMax.payment_session}`)).amount).toBe(99_999_999_999);
+  });
+
   it('mode payment creates a payment session for the total', async () => {
     const prod = await product(s, 'Mug');
     const a = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 1250 });
