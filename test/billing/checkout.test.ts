@@ -48,6 +48,22 @@ describe('checkout sessions', () => {
     expect((await ok(s, 'GET', `/sessions/${atMax.payment_session}`)).amount).toBe(99_999_999_999);
   });
 
+  it("the subscription checkout page keeps success_url inside its script: no '</script>' or second <script> from page data", async () => {
+    const prod = await product(s, 'Zine');
+    const price = await monthlyPrice(s, prod.id, 300);
+    const success_url = 'https://shop.example/done?a=</script><script>alert(document.domain)</script>';
+    const cks = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id }], success_url }, 201);
+    expect(cks.success_url).toBe(success_url);
+    const res = await fetch(cks.url);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    // exactly the template's one script, which the nonce is stamped on, and the URL intact inside it
+    expect(html.match(/<script/gi)).toHaveLength(1);
+    expect(html.match(/<\/script/gi)).toHaveLength(1);
+    const literal = /const success = (".*?");\n/.exec(html)?.[1];
+    expect(literal && JSON.parse(literal)).toBe(success_url);
+  });
+
   it('mode payment creates a payment session for the total', async () => {
     const prod = await product(s, 'Mug');
     const a = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 1250 });

@@ -24,6 +24,13 @@ export interface PageSpec {
 export const escapeHtml = (s: unknown): string =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/**
+ * A value as a JavaScript literal safe inside an inline `<script>`: JSON with `<` (so no `</script>` or
+ * `<script>` can come from page data), U+2028 and U+2029 escaped.
+ */
+export const scriptJson = (v: unknown): string =>
+  JSON.stringify(v ?? null).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
 export function errorPage(status: number, message: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status === 404 ? 'Not found' : 'Unavailable'}</h1><p id="error">${escapeHtml(message)}</p></main></body></html>`;
 }

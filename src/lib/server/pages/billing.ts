@@ -3,7 +3,7 @@
 // calls the page-action routes (routes/billing.ts, auth 'none').
 import type { CheckoutSession, Invoice, Subscription } from '../../contract/billing.js';
 import { formatMoney, formatTime } from '../../format/values.js';
-import { escapeHtml as h, type PageSpec } from '../http/pages.js';
+import { escapeHtml as h, scriptJson as js, type PageSpec } from '../http/pages.js';
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1a1f36}main{max-width:720px;margin:32px auto;background:#fff;padding:24px 32px;border-radius:8px;box-shadow:0 1px 3px #0002}
 table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:6px 4px;border-bottom:1px solid #e3e8ee}td.num{text-align:right}
@@ -48,7 +48,7 @@ ${linesTable(inv)}
 ${form}<p id="message" role="status"></p>`;
   const script = `${POST_SCRIPT}
 const f = document.getElementById('pay-form');
-if (f) f.addEventListener('submit', (e) => { e.preventDefault(); act(${JSON.stringify(`${baseUrl}/invoice/${inv.id}/pay`)}, { card_number: document.getElementById('card-number').value }, 'Paid. Thank you!'); });`;
+if (f) f.addEventListener('submit', (e) => { e.preventDefault(); act(${js(`${baseUrl}/invoice/${inv.id}/pay`)}, { card_number: document.getElementById('card-number').value }, 'Paid. Thank you!'); });`;
   return layout(`Invoice ${inv.number ?? inv.id}`, body, script);
 }
 
@@ -70,9 +70,9 @@ ${c.subscription ? `<p id="done" class="ok">Subscribed (${h(c.subscription)}).</
 <p id="message" role="status"></p>`;
   const script = `${POST_SCRIPT}
 const f = document.getElementById('subscribe-form');
-const success = ${JSON.stringify(c.success_url)};
+const success = ${js(c.success_url)};
 if (f) f.addEventListener('submit', async (e) => { e.preventDefault();
-  await act(${JSON.stringify(`${baseUrl}/checkout/${c.id}/complete`)}, { card_number: document.getElementById('card-number').value }, 'Subscribed.', success); });`;
+  await act(${js(`${baseUrl}/checkout/${c.id}/complete`)}, { card_number: document.getElementById('card-number').value }, 'Subscribed.', success); });`;
   return layout('Subscribe', body, script);
 }
 
@@ -109,8 +109,8 @@ export const billingPages: PageSpec[] = [
 <p id="message" role="status"></p>
 ${v.session.return_url ? `<p><a id="return" href="${h(v.session.return_url)}">Return</a></p>` : ''}`;
       const script = `${POST_SCRIPT}
-document.getElementById('card-form').addEventListener('submit', (e) => { e.preventDefault(); act(${JSON.stringify(`${base}/payment-method`)}, { card_number: document.getElementById('card-number').value }, 'Card updated.'); });
-for (const b of document.querySelectorAll('button.cancel')) b.addEventListener('click', () => act(${JSON.stringify(`${base}/subscriptions/`)} + b.dataset.id + '/cancel', {}, 'Your subscription will end at the end of the period.'));`;
+document.getElementById('card-form').addEventListener('submit', (e) => { e.preventDefault(); act(${js(`${base}/payment-method`)}, { card_number: document.getElementById('card-number').value }, 'Card updated.'); });
+for (const b of document.querySelectorAll('button.cancel')) b.addEventListener('click', () => act(${js(`${base}/subscriptions/`)} + b.dataset.id + '/cancel', {}, 'Your subscription will end at the end of the period.'));`;
       return layout('Billing portal', body, script);
     },
   },
