@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/common.js';
 import type { Services } from '../services.js';
 import { ServiceError } from '../errors.js';
+import { escapeHtml } from '../../format/html.js';
 
 export interface PageContext {
   params: Record<string, string>;
@@ -20,16 +21,6 @@ export interface PageSpec {
   /** The page's HTML (200); undefined → a 404 page; a thrown ServiceError → a small error page. */
   handler: (ctx: PageContext) => string | undefined;
 }
-
-export const escapeHtml = (s: unknown): string =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/**
- * A value as a JavaScript literal safe inside an inline `<script>`: JSON with `<` (so no `</script>` or
- * `<script>` can come from page data), U+2028 and U+2029 escaped.
- */
-export const scriptJson = (v: unknown): string =>
-  JSON.stringify(v ?? null).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 export function errorPage(status: number, message: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${status}</title></head><body><main><h1>${status === 404 ? 'Not found' : 'Unavailable'}</h1><p id="error">${escapeHtml(message)}</p></main></body></html>`;

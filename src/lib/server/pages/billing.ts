@@ -3,7 +3,8 @@
 // calls the page-action routes (routes/billing.ts, auth 'none').
 import type { CheckoutSession, Invoice, Subscription } from '../../contract/billing.js';
 import { formatMoney, formatTime } from '../../format/values.js';
-import { escapeHtml as h, scriptJson as js, type PageSpec } from '../http/pages.js';
+import { escapeHtml as h, scriptJson as js } from '../../format/html.js';
+import type { PageSpec } from '../http/pages.js';
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1a1f36}main{max-width:720px;margin:32px auto;background:#fff;padding:24px 32px;border-radius:8px;box-shadow:0 1px 3px #0002}
 table{width:100%;border-collapse:collapse}td,th{text-align:left;padding:6px 4px;border-bottom:1px solid #e3e8ee}td.num{text-align:right}

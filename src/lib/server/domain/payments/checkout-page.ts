@@ -4,10 +4,7 @@
 // and shows success / failure / canceled, honouring success_url and cancel_url.
 import type { Services } from '../../services.js';
 import { formatMoney } from '../../../format/values.js';
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-/** JSON safe inside <script>. */
-const embed = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+import { escapeHtml as esc, scriptJson as embed } from '../../../format/html.js';
 
 const METHOD_LABELS: Record<string, string> = {
   card: 'Card',
