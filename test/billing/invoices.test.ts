@@ -2,7 +2,7 @@
 // coupon discount lines, payment with a test card (402 on decline, the attempt is kept).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { customer, fails, ok, product } from './helpers.js';
+import { customer, fails, monthlyPrice, ok, product } from './helpers.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -96,6 +96,29 @@ describe('invoices', () => {
     expect(capped).toMatchObject({ total: 0, amount_due: 0, discount_amount: 24_745 });
     const zero = await ok(s, 'POST', `/invoices/${inv.id}/finalize`, {});
     expect(zero.status).toBe('paid');
+  });
+
+  it('an amount due above the largest payment amount is never charged: pay answers 400, collection records the failure', async () => {
+    const MAX = 99_999_999_999;
+    const cus = await customer(s);
+    const before = (await ok(s, 'GET', '/payments?limit=1')).total_count;
+    // a manual invoice: two lines at the largest line amount
+    const inv = await ok(s, 'POST', '/invoices', { customer: cus.id, currency: 'usd', collection_method: 'send_invoice', days_until_due: 30, lines: [{ amount: MAX }, { amount: 1 }] }, 201);
+    const open = await ok(s, 'POST', `/invoices/${inv.id}/finalize`, {});
+    expect(open).toMatchObject({ status: 'open', amount_due: MAX + 1 });
+    const e = await fails(s, 'POST', `/invoices/${inv.id}/pay`, { payment_method: 'tok_visa' }, 400, 'amount_too_large');
+    expect(e.message).toContain(String(MAX));
+    expect(await ok(s, 'GET', `/invoices/${inv.id}`)).toMatchObject({ status: 'open', attempt_count: 0, amount_paid: 0 });
+    expect((await ok(s, 'POST', `/invoices/${inv.id}/pay`, { paid_out_of_band: true })).status).toBe('paid');
+    // a subscription whose first invoice comes to more: not paid, the attempt's error says why
+    const prod = await product(s);
+    const [a, b] = [await monthlyPrice(s, prod.id, MAX), await monthlyPrice(s, prod.id, MAX)];
+    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: a.id }, { price: b.id }] }, 201);
+    const first = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
+    expect(first).toMatchObject({ amount_due: 2 * MAX, amount_paid: 0, paid: false, last_payment_error: { code: 'amount_too_large' } });
+    expect(first.status).not.toBe('paid');
+    // no payment was made for either
+    expect((await ok(s, 'GET', '/payments?limit=1')).total_count).toBe(before);
   });
 
   it('pay: a declined card answers 402 and records the attempt; send_invoice due date; filters', async () => {

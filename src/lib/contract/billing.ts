@@ -2,9 +2,10 @@
 // invoices, checkout and portal sessions. Amounts are integers in the currency's minor unit.
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, UnixSecondsInput } from './common.js';
+import { MAX_AMOUNT } from './numbers.js';
 
 const Str = (max = 5000) => Type.String({ maxLength: max });
-const Amount = Type.Integer({ minimum: 0, maximum: 99_999_999_999 });
+const Amount = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT });
 
 // ------------------------------------------------------------------------------------------- customers
 
@@ -253,7 +254,7 @@ export const CreateCouponBody = Type.Object(
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
     name: Type.Optional(Str(40)),
     percent_off: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    amount_off: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999_999 })),
+    amount_off: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT })),
     currency: Type.Optional(Currency),
     duration: Type.Optional(CouponDuration),
     duration_in_months: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
@@ -537,7 +538,7 @@ const InvoiceLineInput = Type.Object(
   {
     price: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-    amount: Type.Optional(Type.Integer({ minimum: -99_999_999_999, maximum: 99_999_999_999 })),
+    amount: Type.Optional(Type.Integer({ minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT })),
     description: Type.Optional(Str(500)),
   },
   { additionalProperties: false },

@@ -2,6 +2,7 @@
 // which also records the decisions taken beyond the contract).
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
+import { MAX_AMOUNT } from './numbers.js';
 
 export const AccountType = Type.Union([
   Type.Literal('asset'),
@@ -21,8 +22,6 @@ export type LedgerAccountStatus = Static<typeof LedgerAccountStatus>;
 export const HoldStatus = Type.Union([Type.Literal('active'), Type.Literal('captured'), Type.Literal('released'), Type.Literal('expired')]);
 export type HoldStatus = Static<typeof HoldStatus>;
 
-/** Largest amount on one line or hold. */
-export const MAX_AMOUNT = 99_999_999_999;
 const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'minor units' });
 
 /** One line of a posted journal entry as seen from its account (recent_entries, GET …/entries). */

@@ -6,6 +6,9 @@
 export const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 export const MIN_SAFE_INTEGER = -Number.MAX_SAFE_INTEGER;
 
+/** The largest amount in minor units: a payment, a line, a hold, a coupon's amount_off (docs/api.md "Numbers"). */
+export const MAX_AMOUNT = 99_999_999_999;
+
 /** Unix-seconds timestamps taken as input: 0 (1970) to 253402300799 (9999-12-31T23:59:59Z). */
 export const MAX_UNIX_SECONDS = 253_402_300_799;
 

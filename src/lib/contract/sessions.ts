@@ -1,6 +1,7 @@
 // Payment sessions (docs/api.md "Payment sessions").
 import { Type, type Static } from '@sinclair/typebox';
 import { Currency, DateTime, Email, HttpUrl, IdParam, ListQuery, ListOf, Metadata, Nullable, Uuid } from './common.js';
+import { MAX_AMOUNT } from './numbers.js';
 
 export const PaymentMethodType = Type.Union([
   Type.Literal('card'),
@@ -123,7 +124,7 @@ export type PaymentSession = Static<typeof PaymentSession>;
 
 export const CreateSessionBody = Type.Object(
   {
-    amount: Type.Integer({ minimum: 1, maximum: 99_999_999_999 }),
+    amount: Type.Integer({ minimum: 1, maximum: MAX_AMOUNT }),
     currency: Currency,
     external_id: Type.Optional(Type.String({ maxLength: 255 })),
     merchant_reference: Type.Optional(Type.String({ maxLength: 255 })),
@@ -151,7 +152,7 @@ export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
 export const UpdateSessionBody = Type.Object(
   {
-    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: 99_999_999_999 })),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT })),
     currency: Type.Optional(Currency),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     statement_descriptor: Type.Optional(StatementDescriptor),

@@ -9,7 +9,8 @@ import { errors, ServiceError } from '../../errors.js';
 import type { DueWork } from '../due.js';
 import { newId } from '../../ids.js';
 import type { Sessions } from '../sessions.js';
-import { MAX_LINE_AMOUNT, priceAmount } from './money.js';
+import { priceAmount } from './money.js';
+import { MAX_AMOUNT } from '../../../contract/numbers.js';
 import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
@@ -102,8 +103,8 @@ export class Checkouts {
     let payment_session: string | null = null;
     if (body.mode === 'payment') {
       if (amount_total < 1) throw errors.parameterInvalid('line_items', 'the total must be at least 1');
-      // The payment session is made for the total: it takes what create-session takes (1 … MAX_LINE_AMOUNT).
-      if (amount_total > MAX_LINE_AMOUNT) throw errors.parameterInvalid('line_items', `the total (${amount_total}) must be at most ${MAX_LINE_AMOUNT}, the largest payment amount`);
+      // The payment session is made for the total: it takes what create-session takes (1 … MAX_AMOUNT).
+      if (amount_total > MAX_AMOUNT) throw errors.parameterInvalid('line_items', `the total (${amount_total}) must be at most ${MAX_AMOUNT}, the largest payment amount`);
       const session = this.sessions.create(
         accountId,
         {

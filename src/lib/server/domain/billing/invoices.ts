@@ -10,7 +10,7 @@ import { errors, ServiceError } from '../../errors.js';
 import { Outcome, type Committed } from '../outcome.js';
 import type { Hooks } from '../hooks.js';
 import { newId } from '../../ids.js';
-import type { Charger, ChargeResult } from '../charges.js';
+import { tooLargeToCharge, type Charger, type ChargeResult } from '../charges.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import { percentOf, priceAmount } from './money.js';
@@ -454,6 +454,8 @@ export class Invoices {
       this.markPaid(accountId, inv, now, null);
       return inv;
     }
+    const tooLarge = tooLargeToCharge(inv.amount_remaining);
+    if (tooLarge) throw errors.invalidRequest('amount_too_large', tooLarge);
     if (!body.payment_method && !this.paymentMethodFor(accountId, inv)) {
       throw errors.invalidRequest('payment_method_missing', 'The customer has no default payment method; pass payment_method or paid_out_of_band.', 'payment_method');
     }

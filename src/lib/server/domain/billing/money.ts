@@ -1,6 +1,7 @@
 // Billing arithmetic: exact integer minor units only (no floating point anywhere an amount is made).
 // The rounding rules here are the ones written down in docs/api.md ("Billing: money").
 import type { Price, RecurringInterval, Tier } from '../../../contract/billing.js';
+import { MAX_AMOUNT } from '../../../contract/numbers.js';
 
 /** a × num / den rounded half away from zero, exactly (BigInt: a × num can exceed 2^53). */
 export function mulDivRound(a: number, num: number, den: number): number {
@@ -20,9 +21,6 @@ export const prorate = (amount: number, remaining: number, total: number): numbe
 
 /** `percent` % of `amount`, rounded half away from zero. */
 export const percentOf = (amount: number, percent: number): number => mulDivRound(amount, percent, 100);
-
-/** The largest amount one invoice line may carry (the same ceiling as a payment amount). */
-export const MAX_LINE_AMOUNT = 99_999_999_999;
 
 /**
  * What `quantity` units of `price` cost for one period (per_unit, or tiered graduated/volume), computed in
@@ -54,11 +52,11 @@ export function priceAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' 
   return Number(total);
 }
 
-/** The amount, or undefined when it would exceed MAX_LINE_AMOUNT (callers answer 400). */
+/** The amount, or undefined when it would exceed MAX_AMOUNT (callers answer 400). */
 export function billableAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>, quantity: number): number | undefined {
   try {
     const a = priceAmount(price, quantity);
-    return a <= MAX_LINE_AMOUNT ? a : undefined;
+    return a <= MAX_AMOUNT ? a : undefined;
   } catch {
     return undefined;
   }

@@ -5,7 +5,8 @@ import type { Events } from '../events.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
 import { errors } from '../../errors.js';
-import { billableAmount, MAX_LINE_AMOUNT } from './money.js';
+import { billableAmount } from './money.js';
+import { MAX_AMOUNT } from '../../../contract/numbers.js';
 
 export type StoredProduct = Omit<Product, 'prices' | 'deleted'>;
 export type StoredCoupon = Omit<Coupon, 'valid'>;
@@ -104,5 +105,5 @@ export function subscriptionDue(s: Pick<StoredSubscription, 'status' | 'trial_en
 
 /** 400 `parameter_invalid` on `param` when `quantity` units of `price` would exceed the largest line amount. */
 export function assertBillable(price: Price, quantity: number, param: string): void {
-  if (billableAmount(price, quantity) === undefined) throw errors.parameterInvalid(param, `${quantity} units of ${price.id} would cost more than ${MAX_LINE_AMOUNT} (the largest amount of one line)`);
+  if (billableAmount(price, quantity) === undefined) throw errors.parameterInvalid(param, `${quantity} units of ${price.id} would cost more than ${MAX_AMOUNT} (the largest amount of one line)`);
 }

@@ -11,7 +11,7 @@ import type { Events } from '../events.js';
 import type { EventType } from '../../../contract/events.js';
 import type { SessionFacts, Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
-import type { Charger, ChargeRequest, ChargeResult } from '../charges.js';
+import { tooLargeToCharge, type Charger, type ChargeRequest, type ChargeResult } from '../charges.js';
 import type { CardOutcome } from '../testcards.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
@@ -624,6 +624,9 @@ export class PaymentsEngine implements DueWork, Charger {
 
   /** Billing's charges: a real payment through routing, without a session (no 3DS possible off-session). */
   charge(accountId: string, req: ChargeRequest, now: number): ChargeResult {
+    // A payment carries at most what create-session takes; a larger amount is not charged at all.
+    const tooLarge = tooLargeToCharge(req.amount);
+    if (tooLarge) return { status: 'failed', payment_id: null, code: 'amount_too_large', message: tooLarge };
     let resolved;
     try {
       resolved = this.d.cards.resolve(accountId, req.payment_method, now, 'payment_method');
