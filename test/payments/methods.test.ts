@@ -135,13 +135,20 @@ describe('bank accounts (contract §8)', () => {
     expect((await s.request('GET', `/bank-accounts/${ba.id}`)).body.microdeposits.attempts_remaining).toBe(3);
   });
 
-  it('micro-deposits expire after 10 days → verify 409', async () => {
+  it('micro-deposits expire after 10 days → verify 409; initiating again starts a new round', async () => {
     const t = await startTestServer({ memory: true });
     try {
       const ba = await bankAccount(t, '000123456789');
-      await t.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
+      const first = await t.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
+      await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [10, 20] } });
       await advance(t, 10 * 86400 + 1);
       expectError(await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [32, 45] } }), 409, 'invalid_request_error', 'bank_account_unexpected_state');
+      // not stuck in pending: a new round with a new expiry and three attempts again
+      const again = await t.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
+      expect(again.status).toBe(200);
+      expect(Date.parse(again.body.expires_at) - Date.parse(first.body.expires_at)).toBeGreaterThanOrEqual(10 * 86400_000);
+      expect((await t.request('GET', `/bank-accounts/${ba.id}`)).body.microdeposits).toEqual({ expires_at: again.body.expires_at, attempts_remaining: 3 });
+      expect((await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [32, 45] } })).body).toMatchObject({ verified: true, verification_status: 'verified' });
     } finally {
       await t.close();
     }

@@ -162,8 +162,11 @@ export class BankAccounts {
 
   initiateMicrodeposits(accountId: string, id: string, now: number): MicrodepositResult {
     const b = this.load(accountId, id);
-    if (b.verification_status === 'pending') return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits!.expires_at };
-    if (b.verification_status !== 'unverified') {
+    // Pending with deposits still valid: the same answer. Pending with expired deposits: a new round (below), else
+    // the account could never be verified again (verify refuses expired deposits).
+    const expired = b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms;
+    if (b.verification_status === 'pending' && !expired) return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits!.expires_at };
+    if (b.verification_status !== 'unverified' && b.verification_status !== 'pending') {
       throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; micro-deposits can only be sent to an unverified account.`);
     }
     const before = this.toApi(b);
