@@ -286,6 +286,17 @@ describe('wallet merchant validation', () => {
     const viaSecret = await s.request('POST', `/walletone-pay-validate-merchant/${sess.id}`, { body: { validation_url: body.validation_url, domain: body.domain }, key: sess.client_secret });
     expect(viaSecret.status).toBe(200);
   });
+
+  it('validation_url follows the rule of every URL a request gives: no whitespace or control character anywhere', async () => {
+    const sess = await newSession(s, { payment_method_types: ['card', 'walletone_pay'] });
+    // A URL parser drops or percent-encodes these, so the URL accepted would not be the URL a wallet gateway gets.
+    for (const validation_url of ['https://gw.example.com/start\n', ' https://gw.example.com/', 'https://gw.example.com/a b', 'https://gw.example.com/\t', 'https:\\\\gw.example.com/', 'https:/gw.example.com/']) {
+      expectError(await s.request('POST', '/walletone-pay-validate-merchant', { body: { validation_url, domain: 'shop.example.com', session_id: sess.id } }), 400, 'validation_error', 'parameter_invalid', 'validation_url');
+      expectError(await s.request('POST', `/walletone-pay-validate-merchant/${sess.id}`, { body: { validation_url, domain: 'shop.example.com' } }), 400, 'validation_error', 'parameter_invalid', 'validation_url');
+    }
+    const ok = await s.request('POST', '/walletone-pay-validate-merchant', { body: { validation_url: 'https://gw.example.com/paymentservices/startSession', domain: 'shop.example.com', session_id: sess.id } });
+    expect(ok.status).toBe(200);
+  });
 });
 
 describe('session config and test values', () => {

@@ -25,6 +25,9 @@ export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-
  */
 export const HttpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$', description: 'absolute http(s) URL' });
 
+/** The same rule as HttpUrl, https only (a wallet's merchant-validation URL). */
+export const HttpsUrl = Type.String({ maxLength: 2048, pattern: '^https://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$', description: 'absolute https URL' });
+
 export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 
 /** ISO 8601 UTC date-time with milliseconds. */

@@ -1,7 +1,7 @@
 // Payments, routing, 3DS, wallets, the test vault, bank accounts and network tokens
 // (docs/api.md "Payments", "Bank accounts", "3D Secure").
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixSeconds } from './common.js';
+import { Currency, DateTime, HttpsUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixSeconds } from './common.js';
 import { NextAction, PaymentMethodType } from './sessions.js';
 
 /** The eleven processors of the local server (contract §7). */
@@ -182,12 +182,12 @@ export type ThreeDSResult = Static<typeof ThreeDSResult>;
 // ------------------------------------------------------------------------------------------- wallets
 
 export const ValidateMerchantBody = Type.Object(
-  { validation_url: Type.String({ minLength: 1, maxLength: 2048 }), domain: Type.String({ minLength: 1, maxLength: 253 }), session_id: Uuid },
+  { validation_url: HttpsUrl, domain: Type.String({ minLength: 1, maxLength: 253 }), session_id: Uuid },
   { additionalProperties: false },
 );
 export type ValidateMerchantBody = Static<typeof ValidateMerchantBody>;
 export const ValidateMerchantSessionBody = Type.Object(
-  { validation_url: Type.String({ minLength: 1, maxLength: 2048 }), domain: Type.String({ minLength: 1, maxLength: 253 }) },
+  { validation_url: HttpsUrl, domain: Type.String({ minLength: 1, maxLength: 253 }) },
   { additionalProperties: false },
 );
 

@@ -39,6 +39,7 @@ function paramPath(instancePath: string, child?: string): string {
 /** What a pattern asks for, in words (the contract's patterns); otherwise the pattern itself. */
 function patternRule(pattern: string): string {
   if (pattern.startsWith('^https?://')) return 'must be an absolute http or https URL (https://…)';
+  if (pattern.startsWith('^https://')) return 'must be an absolute https URL (https://…)';
   if (pattern.includes('@')) return 'must be an email address';
   if (pattern === '^[A-Za-z]{3}$') return 'must be a three-letter ISO 4217 currency code';
   if (pattern === '^[A-Za-z]{2}$') return 'must be a two-letter ISO 3166 country code';
