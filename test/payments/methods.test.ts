@@ -394,4 +394,22 @@ describe('secrets', () => {
       for (const [i, blob] of blobs.entries()) expect(blob.includes(n), `${n} in ${files[i]}`).toBe(false);
     }
   });
+
+  it('a card number sent where a token goes (confirm, network tokens) is refused without being echoed', async () => {
+    for (const number of ['4000056655665556', '4000 0566 5566 5556', '4000-0566-5566-5556', '378282246310005']) {
+      const sess = await newSession(s);
+      const r = await confirm(s, sess, { token_id: number });
+      expectError(r, 400, 'invalid_request_error', 'resource_missing', 'token_id');
+      expect(r.body.error.message).toMatch(/card number/);
+      const nt = await s.request('POST', '/network-tokens', { body: { token_id: number } });
+      expectError(nt, 400, 'invalid_request_error', 'resource_missing', 'token_id');
+      for (const text of [r.text, nt.text]) {
+        expect(text).not.toContain(number);
+        expect(text).not.toContain(number.replace(/\D/g, '').slice(0, 12)); // not even most of it
+      }
+      expect(await sessionStatus(s, sess.id)).toBe('requires_payment_method');
+    }
+    // an unknown token that is not a card number is still named
+    expect((await confirm(s, await newSession(s), { token_id: 'tok_nope' })).body.error.message).toBe("No such token: 'tok_nope'");
+  });
 });

@@ -40,6 +40,11 @@ interface StoredNetworkToken {
   created_ms: number;
 }
 
+/** 12 to 19 digits, spaces and dashes aside: what a card number looks like (Luhn or not: never echo it). */
+export function looksLikeCardNumber(value: string): boolean {
+  return /^\d{12,19}$/.test(value.replace(/[\s-]/g, ''));
+}
+
 export function brandOf(number: string): string {
   if (/^4/.test(number)) return 'visa';
   if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
@@ -83,7 +88,14 @@ export class Cards {
       return { card: { brand: predefined.brand, last4: predefined.number?.slice(-4) ?? '0000', exp_month: 12, exp_year: year }, outcome: predefined.outcome };
     }
     const stored = token.startsWith('nt_') ? this.networkTokens.get(accountId, token) : this.vault.get(VAULT_ACCOUNT, token);
-    if (!stored) throw errors.invalidRequest('resource_missing', `No such token: '${token}'`, param);
+    if (!stored) {
+      // A card number where a token goes (a frontend that skipped the vault): refused like any unknown token, but
+      // never echoed — an error body ends up in client logs, and in a failed billing charge's stored message.
+      if (looksLikeCardNumber(token)) {
+        throw errors.invalidRequest('resource_missing', 'No such token: the value given looks like a card number, which is never taken here (and not repeated in this message); tokenize the card with POST /vault/tokens and send its token_id.', param);
+      }
+      throw errors.invalidRequest('resource_missing', `No such token: '${token}'`, param);
+    }
     return { card: stored.card, outcome: testCardByToken(stored.behaves_as)!.outcome };
   }
 
