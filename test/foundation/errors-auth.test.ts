@@ -51,6 +51,16 @@ describe('400: validation and malformed bodies', () => {
     expectError(res, 400, 'invalid_request_error', 'invalid_json');
   });
 
+  it('invalid_json never quotes the body (it may hold a card number or an SSN)', async () => {
+    // JSON.parse's own message quotes the text around some errors ("Unexpected token …, "…" is not valid JSON").
+    for (const rawBody of ['{"type":"ssn","value":"987654321","x":tru}', '{"type":"ssn","value":[987654321,]}', '{"type":"ssn","value":"987654321","field_name":}', 'x{"value":"987654321"}']) {
+      const res = await s.request('POST', '/identity-tokens', { rawBody, headers: { 'content-type': 'application/json' } });
+      expectError(res, 400, 'invalid_request_error', 'invalid_json');
+      expect(res.body.error.message).toMatch(/^Invalid JSON in the request body: /);
+      for (const fragment of ['987654321', '4321', 'tru}', 'value']) expect(res.body.error.message).not.toContain(fragment);
+    }
+  });
+
   it('a JSON body that is not an object → 400 invalid_body', async () => {
     expectError(await s.request('POST', '/create-session', { body: [1, 2] }), 400, 'invalid_request_error', 'invalid_body');
     expectError(await s.request('POST', '/create-session', { body: 'usd' }), 400, 'invalid_request_error', 'invalid_body');

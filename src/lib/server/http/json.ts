@@ -20,7 +20,7 @@ export function parseJsonBody(text: string, bodySchema?: () => unknown): unknown
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw errors.invalidJson((err as Error).message);
+    throw errors.invalidJson(withoutQuote((err as Error).message));
   }
   const inexact = MAYBE_INEXACT.test(text) ? inexactNumber(value) : undefined;
   if (inexact) {
@@ -29,6 +29,16 @@ export function parseJsonBody(text: string, bodySchema?: () => unknown): unknown
     throw errors.parameterInvalid(inexact.path || 'body', `must be a number from ${MIN_SAFE_INTEGER} to ${MAX_SAFE_INTEGER}`);
   }
   return value;
+}
+
+/**
+ * JSON.parse's message without the text it quotes around some errors (`Unexpected token '}', ..."4321","a":}" is
+ * not valid JSON`): a body can hold a card number or an SSN, and an error must never repeat it.
+ */
+function withoutQuote(message: string): string {
+  const m = /^(Unexpected token .+?), ".*" is not valid JSON$/s.exec(message);
+  if (m) return `${m[1]} in JSON`;
+  return message.includes(' is not valid JSON') ? 'Unexpected token in JSON' : message;
 }
 
 interface SchemaNode {
