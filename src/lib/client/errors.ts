@@ -61,3 +61,11 @@ export class InvalidBaseUrlError extends PayorchError {
     super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}. Expected e.g. http://127.0.0.1:4242/functions/v1.`);
   }
 }
+
+/**
+ * An id that cannot be one path segment: blank (`/sessions/` lists), or a dot segment (`.`, `..`), which a
+ * server or proxy resolving dot segments turns into another route (`/sessions/.` → `/sessions/`).
+ */
+export class InvalidIdError extends PayorchError {
+  override name = 'InvalidIdError';
+}

@@ -1,5 +1,6 @@
 import type { List, ListParams } from '../../contract/common.js';
 import type { QueryValue, RequestOptions } from '../client.js';
+import { InvalidIdError } from '../errors.js';
 
 /** What a resource needs of the client. */
 export interface Requester {
@@ -8,9 +9,14 @@ export interface Requester {
 
 export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 'maxRetries'>;
 
-/** One path segment (an id), percent-encoded. A blank one would change which route is called (`/sessions/` lists): refused. */
+/**
+ * One path segment (an id), percent-encoded. A blank one would change which route is called (`/sessions/`
+ * lists), and so would `.` or `..` wherever dot segments are resolved (percent-encoding does not help: the
+ * URL standard resolves `%2e` too): refused with InvalidIdError.
+ */
 export const enc = (segment: string): string => {
-  if (typeof segment !== 'string' || segment.trim() === '') throw new TypeError('An id in a request path must not be blank.');
+  if (typeof segment !== 'string' || segment.trim() === '') throw new InvalidIdError('An id in a request path must not be blank.');
+  if (segment === '.' || segment === '..') throw new InvalidIdError(`"${segment}" is not an id: a request path cannot hold it as one segment.`);
   return encodeURIComponent(segment);
 };
 
