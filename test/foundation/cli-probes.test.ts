@@ -1,8 +1,11 @@
 // The CLI's promises probed by an adversarial user — through the real binary and through the commands' IO
-// seam: ids that are dot segments.
+// seam: ids that are dot segments, profile names that are Object.prototype properties.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 import { cliConfig, runInProcess } from '../helpers/inprocess.js';
 
 interface Seen {
@@ -62,5 +65,40 @@ describe('an id that is a dot segment is refused before any request', () => {
     }
     expect(failures).toEqual([]);
     expect(r.seen).toEqual([]);
+  });
+});
+
+describe('profile names that are Object.prototype properties are ordinary names', () => {
+  it('`--profile toString` with no such profile is exit 3, not the embedded server', async () => {
+    const home = tempDir();
+    const out = await runCli(['sessions', 'list', '--profile', 'toString', '--json'], { home, env: { PAYORCH_DAEMON: '0' } });
+    expect(out.code, out.stderr).toBe(3);
+    expect(out.stderr).toContain('No profile named "toString"');
+    expect(out.stderr).not.toContain('embedded');
+  });
+
+  it('`profiles use`, `show` and `remove` of an absent `valueOf` say it does not exist; `add constructor` works', async () => {
+    const home = tempDir();
+    const use = await runCli(['profiles', 'use', 'valueOf'], { home });
+    expect(use.code, use.stderr).toBe(3);
+    const show = await runCli(['profiles', 'show', 'valueOf'], { home });
+    expect(show.code, show.stderr).toBe(3);
+    expect(show.stderr).not.toContain('Cannot read properties');
+    const remove = await runCli(['profiles', 'remove', 'hasOwnProperty'], { home });
+    expect(remove.code, remove.stderr).toBe(3);
+    const add = await runCli(['profiles', 'add', 'constructor', '--api-key', 'sk_test_abcdefghijklmnop', '--base-url', base()], { home });
+    expect(add.code, add.stderr).toBe(0);
+    const list = await runCli(['sessions', 'list', '--profile', 'constructor', '--json'], { home });
+    expect(list.code).toBe(1); // the recorder's 404: the profile's key and base URL were used
+    expect(r.seen.map((x) => x.url)).toEqual(['/functions/v1/sessions']);
+    r.seen.length = 0;
+  });
+
+  it('an active profile named `toString` that is not in the file is exit 3', async () => {
+    const home = tempDir();
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ active: 'toString', profiles: {} }));
+    const out = await runCli(['sessions', 'list'], { home, env: { PAYORCH_DAEMON: '0' } });
+    expect(out.code, out.stderr).toBe(3);
+    expect(out.stderr).toContain('"toString" does not exist');
   });
 });

@@ -43,7 +43,7 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData 
     raw = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { profiles: {} };
+    if (code === 'ENOENT') return { profiles: Object.create(null) as Record<string, Profile> };
     throw unusable(code === 'ENOTDIR' ? 'a part of its path is a file, not a directory (ENOTDIR)' : code === 'EISDIR' ? 'it is a directory (EISDIR)' : `${code ?? 'read error'}`);
   }
   let data: unknown;
@@ -63,7 +63,8 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData 
   ) {
     throw unusable('it does not hold profiles ({"active": NAME, "profiles": {NAME: {"api_key": …, "base_url": …}}})');
   }
-  return { active: d.active, profiles: d.profiles ?? {} };
+  // Without a prototype, so that a name such as `toString` or `constructor` is a profile only when the file has it.
+  return { active: d.active, profiles: Object.assign(Object.create(null) as Record<string, Profile>, d.profiles) };
 }
 
 async function conf() {
@@ -80,11 +81,11 @@ async function conf() {
 export async function saveProfile(name: string, profile: Profile, makeActive: boolean): Promise<void> {
   const c = await conf();
   // Adding a profile again keeps its listener secret, so that a `.env` holding it keeps working.
-  const kept = c.get('profiles')[name]?.listen_secret;
+  const kept = Object.hasOwn(c.get('profiles'), name) ? c.get('profiles')[name]?.listen_secret : undefined;
   c.set(`profiles`, { ...c.get('profiles'), [name]: kept && !profile.listen_secret ? { ...profile, listen_secret: kept } : profile });
   const active = c.get('active');
   // No active profile, or one that no longer exists (a hand-edited file): the new one takes its place.
-  if (makeActive || !active || !c.get('profiles')[active]) c.set('active', name);
+  if (makeActive || !active || !Object.hasOwn(c.get('profiles'), active)) c.set('active', name);
 }
 
 export async function setActive(name: string): Promise<void> {
@@ -120,7 +121,7 @@ export async function listenSecret(profile: string | undefined, make: () => stri
     } catch {
       return undefined;
     }
-    const value = profile === undefined ? raw?.listen_secret : raw?.profiles?.[profile]?.listen_secret;
+    const value = profile === undefined ? raw?.listen_secret : raw?.profiles && Object.hasOwn(raw.profiles, profile) ? raw.profiles[profile]?.listen_secret : undefined;
     return typeof value === 'string' && LISTEN_SECRET.test(value) ? value : undefined;
   };
   const found = stored();
@@ -131,7 +132,7 @@ export async function listenSecret(profile: string | undefined, make: () => stri
   if (profile === undefined) c.set('listen_secret' as never, secret as never);
   else {
     const profiles = c.get('profiles');
-    if (!profiles[profile]) throw new CliError(`No profile named "${profile}".`, EXIT.AUTH);
+    if (!Object.hasOwn(profiles, profile)) throw new CliError(`No profile named "${profile}".`, EXIT.AUTH);
     c.set('profiles', { ...profiles, [profile]: { ...profiles[profile], listen_secret: secret } });
   }
   // Two listeners starting at once: both end up with what the file holds.
