@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag } from '../lib/cli/base.js';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../lib/cli/base.js';
 import { checkEventType, eventCatalog } from '../lib/cli/events.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
 import { tableText } from '../lib/output/render.js';
@@ -18,6 +18,7 @@ export default class Trigger extends ApiCommand {
     amount: Flags.integer({ description: 'Amount in minor units, for scenarios that take one', min: 1 }),
     currency: Flags.string({ description: 'Currency, for scenarios that take one' }),
     'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
   };
 
   async run(): Promise<unknown> {
@@ -34,6 +35,7 @@ export default class Trigger extends ApiCommand {
     if (args.event === undefined) throw new CliError('Name the event type to trigger (e.g. payment.captured), or pass --list to see them all.', EXIT.USAGE);
     const type = await checkEventType('EVENT', args.event);
     const client = await this.client(flags);
+    await this.confirmChange(`trigger ${type} (creates the objects that produce it)`, flags.yes);
     const out = await client.testHelpers.trigger(type, { amount: flags.amount, currency: flags.currency }, { idempotencyKey: flags['idempotency-key'] });
     return this.print(out, async () => {
       const objects = Object.entries(out.objects ?? {}).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');

@@ -1,5 +1,6 @@
 // The CLI's promises probed by an adversarial user — through the real binary and through the commands' IO
-// seam: ids that are dot segments, profile names that are Object.prototype properties.
+// seam: ids that are dot segments, profile names that are Object.prototype properties, live-key
+// confirmation on every state-changing command.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,5 +101,35 @@ describe('profile names that are Object.prototype properties are ordinary names'
     const out = await runCli(['sessions', 'list'], { home, env: { PAYORCH_DAEMON: '0' } });
     expect(out.code, out.stderr).toBe(3);
     expect(out.stderr).toContain('"toString" does not exist');
+  });
+});
+
+describe('with a live key, every command that changes state asks (or refuses without a terminal and --yes)', () => {
+  const live = 'sk_live_' + 'P'.repeat(32);
+  const cases: [string, string[], string?][] = [
+    ['identity-tokens create', ['--type', 'ssn'], '123456789'],
+    ['events resend', ['evt_1']],
+    ['threeds complete', ['00000000-0000-4000-8000-000000000000']],
+    ['clock advance', ['30d']],
+    ['trigger', ['payment.captured']],
+  ];
+  it('without a terminal and without --yes: exit 2, nothing sent', async () => {
+    for (const [id, args, stdin] of cases) {
+      const out = await runInProcess(id, [...args, '--base-url', base(), '--api-key', live], { stdin });
+      expect(out.code, `${id}: ${out.stderr}`).toBe(2);
+      expect(out.stderr, id).toContain('pass --yes');
+      expect(out.requests.filter((q) => q.method !== 'GET'), id).toEqual([]);
+    }
+    expect(r.seen.filter((x) => x.method !== 'GET')).toEqual([]);
+    r.seen.length = 0;
+  });
+
+  it('with --yes: the request is sent', async () => {
+    for (const [id, args, stdin] of cases) {
+      const out = await runInProcess(id, [...args, '--yes', '--base-url', base(), '--api-key', live], { stdin });
+      expect(out.stderr, id).not.toContain('Nonexistent flag');
+      expect(out.requests.length, id).toBeGreaterThan(0);
+    }
+    r.seen.length = 0;
   });
 });

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { parseDuration } from '../../lib/cli/billing.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { clockRunColumns } from '../../lib/output/views/billing.js';
@@ -15,6 +15,7 @@ export default class ClockAdvance extends ApiCommand {
   static override flags = {
     to: Flags.string({ description: 'Advance to this date/time (ISO 8601, e.g. 2027-01-01 or 2027-01-01T09:00:00Z)' }),
     'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
   };
 
   async run(): Promise<unknown> {
@@ -27,6 +28,7 @@ export default class ClockAdvance extends ApiCommand {
       to = new Date(ms).toISOString();
     }
     const client = await this.client(flags);
+    await this.confirmChange(`advance the test clock ${to !== undefined ? `to ${to}` : `by ${args.duration}`} and run what comes due`, flags.yes);
     // Every step names its target time (`to`), so that a retried step never moves the clock twice. The server
     // moves it at most MAX_CLOCK_ADVANCE_SECONDS per call; on a terminal the steps are a month at most, with
     // progress shown, since a year of renewals can take a while.

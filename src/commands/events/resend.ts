@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { deliveryColumns } from '../../lib/output/views/events.js';
 
 export default class EventsResend extends ApiCommand {
@@ -9,11 +9,13 @@ export default class EventsResend extends ApiCommand {
   static override flags = {
     'webhook-endpoint': Flags.string({ description: 'Only to this endpoint (we_…)' }),
     'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
   };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(EventsResend);
     const client = await this.client(flags);
+    await this.confirmChange(`resend event ${args.id} to ${flags['webhook-endpoint'] ?? 'every matching webhook endpoint'}`, flags.yes);
     const deliveries = await client.events.resend(args.id, { webhook_endpoint: flags['webhook-endpoint'] }, { idempotencyKey: flags['idempotency-key'] });
     return this.table(deliveries, deliveryColumns, 'No endpoint takes this event: nothing was sent.');
   }

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag } from '../../lib/cli/base.js';
+import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { ask, interactive } from '../../lib/cli/prompt.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { IDENTITY_TOKEN_TYPES } from '../../lib/contract/limits.js';
@@ -14,6 +14,7 @@ export default class IdentityTokensCreate extends ApiCommand {
     type: Flags.string({ options: IDENTITY_TOKEN_TYPES, description: 'What the value is' }),
     'field-name': Flags.string({ description: 'Your name for the field this value belongs to' }),
     'idempotency-key': idempotencyFlag,
+    yes: yesFlag,
   };
 
   async run(): Promise<unknown> {
@@ -29,6 +30,7 @@ export default class IdentityTokensCreate extends ApiCommand {
       throw new CliError('The value is read from a masked prompt on a terminal or from stdin; neither is available.', EXIT.USAGE);
     }
     const client = await this.client(flags);
+    await this.confirmChange(`vault a ${type} identifier`, flags.yes);
     const token = await client.identityTokens.create({ type: type as never, value, field_name: flags['field-name'] }, { idempotencyKey: flags['idempotency-key'] });
     return this.detail(token, 'Identity token created', tokenFields);
   }
