@@ -4,7 +4,7 @@ import { CliError, EXIT } from '../lib/cli/errors.js';
 import { readJsonData } from '../lib/cli/data.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { ErrorBody } from '../lib/contract/common.js';
-import { jsonText } from '../lib/output/render.js';
+import { jsonText, printable } from '../lib/output/render.js';
 
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw API request and print the JSON answer';
@@ -45,7 +45,8 @@ export default class Api extends ApiCommand {
     if (method !== 'GET') await this.confirmChange(`${method} ${path}`, flags.yes);
     const res = await client.raw(method, path, { body, query, idempotencyKey: flags['idempotency-key'] });
     if (flags.include) {
-      this.io.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}\n\n`);
+      // Header values may carry C1 controls (the one-byte CSI): shown escaped, as every view is.
+      this.io.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${printable(k)}: ${printable(v)}`).join('\n')}\n\n`);
     }
     if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
     return await this.print(res.body, () => jsonText(res.body));

@@ -1,6 +1,6 @@
-// The CLI's promises probed by an adversarial user — through the real binary and through the commands' IO
-// seam: ids that are dot segments, profile names that are Object.prototype properties, live-key
-// confirmation on every state-changing command.
+// The CLI's promises probed by an adversarial user: ids that are dot segments, profile names that are
+// Object.prototype properties, live-key confirmation on every state-changing command, and `api --include`
+// headers on a terminal — through the real binary and through the commands' IO seam.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -130,6 +130,16 @@ describe('with a live key, every command that changes state asks (or refuses wit
       expect(out.stderr, id).not.toContain('Nonexistent flag');
       expect(out.requests.length, id).toBeGreaterThan(0);
     }
+    r.seen.length = 0;
+  });
+});
+
+describe('`api --include` prints the headers escaped', () => {
+  it('a header value holding a C1 control is shown as an escape', async () => {
+    const out = await runCli(['api', 'GET', '/x', '--include', '--base-url', base(), '--api-key', 'sk_test_x']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('x-note: a\\x9b2Jb');
+    expect(out.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
     r.seen.length = 0;
   });
 });
