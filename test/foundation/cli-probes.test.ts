@@ -143,3 +143,12 @@ describe('`api --include` prints the headers escaped', () => {
     r.seen.length = 0;
   });
 });
+
+describe('`api` with a query string in PATH and --query', () => {
+  it('the parameters are joined with "&", not a second "?"', async () => {
+    const out = await runCli(['api', 'GET', '/sessions?limit=2', '--query', 'status=succeeded', '--query', 'x=a&b', '--base-url', base(), '--api-key', 'sk_test_x']);
+    expect(out.code).toBe(1);
+    expect(r.seen.map((x) => x.url)).toEqual(['/functions/v1/sessions?limit=2&status=succeeded&x=a%26b']);
+    r.seen.length = 0;
+  });
+});

@@ -186,7 +186,10 @@ export class Client {
     }
     // node:crypto is loaded only for requests that carry an Idempotency-Key (~2–3 ms of CLI start-up for a GET).
     if (method !== 'GET' && method !== 'HEAD') headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
-    const fullPath = path + encodeQuery(options.query);
+    // A path that already has a query string (`payorch api GET '/sessions?limit=2' --query status=…`) gets the
+    // parameters after an `&`, not a second `?`.
+    const query = encodeQuery(options.query);
+    const fullPath = query && path.includes('?') ? `${path}&${query.slice(1)}` : path + query;
     const maxRetries = options.maxRetries ?? this.opts.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.opts.deadlineMs;
