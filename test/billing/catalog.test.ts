@@ -39,6 +39,35 @@ describe('customers', () => {
     await fails(s, 'PATCH', '/customers/cus_nope', { name: 'x' }, 404, 'resource_missing');
   });
 
+  it('never takes a card number where a payment method token goes, nor repeats it', async () => {
+    const card = '4000 0566 5566 5556';
+    const cus = await customer(s);
+    const prod = await product(s);
+    const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 500, recurring: { interval: 'month' } });
+    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 201);
+    const inv = await ok(s, 'POST', '/invoices', { customer: cus.id, currency: 'usd', lines: [{ amount: 100 }] }, 201);
+    await ok(s, 'POST', `/invoices/${inv.id}/finalize`, {});
+    const cks = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', customer: cus.id, line_items: [{ price: price.id }] }, 201);
+    for (const value of [card, '4000056655665556', '4000-0566-5566-5556']) {
+      for (const [method, path, body, param] of [
+        ['POST', '/customers', { email: 'a@example.com', default_payment_method: value }, 'default_payment_method'],
+        ['PATCH', `/customers/${cus.id}`, { default_payment_method: value }, 'default_payment_method'],
+        ['POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], default_payment_method: value }, 'default_payment_method'],
+        ['PATCH', `/subscriptions/${sub.id}`, { default_payment_method: value }, 'default_payment_method'],
+        ['POST', `/invoices/${inv.id}/pay`, { payment_method: value }, 'payment_method'],
+        ['POST', `/checkout-sessions/${cks.id}/complete`, { payment_method: value }, 'payment_method'],
+      ] as const) {
+        const r = await s.request(method, path, { body });
+        expect([r.status, r.body.error?.code, r.body.error?.param], `${method} ${path}`).toEqual([400, 'parameter_invalid', param]);
+        expect(r.text.replace(/\D/g, '')).not.toContain('4000056655665556');
+      }
+    }
+    // nothing was stored: the customer keeps its token, no other customer holds a number
+    expect((await ok(s, 'GET', `/customers/${cus.id}`)).default_payment_method).toBe('tok_visa');
+    const all = await ok(s, 'GET', '/customers?limit=100');
+    expect(JSON.stringify(all.data).replace(/\D/g, '')).not.toContain('4000056655665556');
+  });
+
   it('refuses deletion while a subscription is not canceled, allows it after', async () => {
     const c = await customer(s);
     const p = await product(s);

@@ -1,7 +1,7 @@
 // Billing (docs/api.md "Billing", "Conventions"): customers, products, prices, coupons, subscriptions and their items, usage records,
 // invoices, checkout and portal sessions. Amounts are integers in the currency's minor unit.
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, UnixSecondsInput } from './common.js';
+import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, PaymentMethodRef, UnixSecondsInput } from './common.js';
 import { MAX_AMOUNT } from './numbers.js';
 
 const Str = (max = 5000) => Type.String({ maxLength: max });
@@ -52,7 +52,7 @@ const customerFields = {
   description: Type.Optional(Str(1000)),
   billing_address: Type.Optional(Address),
   shipping_address: Type.Optional(Address),
-  default_payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  default_payment_method: Type.Optional(PaymentMethodRef),
   tax_exempt: Type.Optional(Type.Boolean()),
   tax_ids: Type.Optional(Type.Array(TaxId, { maxItems: 10 })),
   metadata: Type.Optional(Metadata),
@@ -353,7 +353,7 @@ export const CreateSubscriptionBody = Type.Object(
     cancel_at_period_end: Type.Optional(Type.Boolean()),
     collection_method: Type.Optional(CollectionMethod),
     days_until_due: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
-    default_payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    default_payment_method: Type.Optional(PaymentMethodRef),
     coupon: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     metadata: Type.Optional(Metadata),
   },
@@ -381,7 +381,7 @@ export const UpdateSubscriptionBody = Type.Object(
     ),
     cancel_at_period_end: Type.Optional(Type.Boolean()),
     coupon: Type.Optional(Type.String({ maxLength: 255, description: 'a coupon id, or "" to remove the discount' })),
-    default_payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    default_payment_method: Type.Optional(PaymentMethodRef),
     days_until_due: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
     collection_method: Type.Optional(CollectionMethod),
     proration_behavior: Type.Optional(ProrationBehavior),
@@ -570,7 +570,7 @@ export const UpdateInvoiceBody = Type.Object(
 );
 export type UpdateInvoiceBody = Static<typeof UpdateInvoiceBody>;
 export const PayInvoiceBody = Type.Object(
-  { payment_method: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), paid_out_of_band: Type.Optional(Type.Boolean()) },
+  { payment_method: Type.Optional(PaymentMethodRef), paid_out_of_band: Type.Optional(Type.Boolean()) },
   { additionalProperties: false },
 );
 export type PayInvoiceBody = Static<typeof PayInvoiceBody>;
@@ -630,7 +630,7 @@ export const CreateCheckoutSessionBody = Type.Object(
 );
 export type CreateCheckoutSessionBody = Static<typeof CreateCheckoutSessionBody>;
 export const CompleteCheckoutSessionBody = Type.Object(
-  { payment_method: Type.String({ minLength: 1, maxLength: 255 }) },
+  { payment_method: PaymentMethodRef },
   { additionalProperties: false },
 );
 export type CompleteCheckoutSessionBody = Static<typeof CompleteCheckoutSessionBody>;

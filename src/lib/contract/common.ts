@@ -19,14 +19,26 @@ export const Metadata = Type.Unsafe<Record<string, string>>({
 /** Three-letter ISO 4217 code, any case on input, UPPERCASE on output. */
 export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
 
+/** After the scheme: a host start, then no whitespace or control character anywhere. */
+const URL_REST = '://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$';
+
 /**
  * Absolute http(s) URL, with no whitespace or control character anywhere: a URL parser drops tabs and line
  * breaks and percent-encodes the other controls, so the URL stored would not be the URL used.
  */
-export const HttpUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$', description: 'absolute http(s) URL' });
+export const HttpUrl = Type.String({ maxLength: 2048, pattern: `^https?${URL_REST}`, description: 'absolute http(s) URL' });
 
 /** The same rule as HttpUrl, https only (a wallet's merchant-validation URL). */
-export const HttpsUrl = Type.String({ maxLength: 2048, pattern: '^https://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$', description: 'absolute https URL' });
+export const HttpsUrl = Type.String({ maxLength: 2048, pattern: `^https${URL_REST}`, description: 'absolute https URL' });
+
+/** Refuses a value made only of digits, spaces and dashes: a card number, which only the vault may take. */
+export const PAYMENT_METHOD_PATTERN = '^(?![\\d\\s-]+$)';
+
+/**
+ * A saved payment method's reference (a test token such as tok_visa, a vault token, a network token). Never a
+ * card number: one sent here would be stored and shown in clear (docs/api.md "Billing").
+ */
+export const PaymentMethodRef = Type.String({ minLength: 1, maxLength: 255, pattern: PAYMENT_METHOD_PATTERN, description: 'a payment method token (e.g. tok_visa), never a card number' });
 
 export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 

@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { errors, ServiceError } from '../errors.js';
 import { nearestField } from './suggest.js';
 import { boundedSchema } from '../../contract/numbers.js';
+import { PAYMENT_METHOD_PATTERN } from '../../contract/common.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -40,6 +41,7 @@ function paramPath(instancePath: string, child?: string): string {
 function patternRule(pattern: string): string {
   if (pattern.startsWith('^https?://')) return 'must be an absolute http or https URL (https://…)';
   if (pattern.startsWith('^https://')) return 'must be an absolute https URL (https://…)';
+  if (pattern === PAYMENT_METHOD_PATTERN) return 'must be a payment method token (e.g. tok_visa), never a card number: tokenize cards with POST /vault/tokens';
   if (pattern.includes('@')) return 'must be an email address';
   if (pattern === '^[A-Za-z]{3}$') return 'must be a three-letter ISO 4217 currency code';
   if (pattern === '^[A-Za-z]{2}$') return 'must be a two-letter ISO 3166 country code';
