@@ -152,3 +152,19 @@ describe('`api` with a query string in PATH and --query', () => {
     r.seen.length = 0;
   });
 });
+
+describe('a request node:http could not send is a usage error, found before anything is sent', () => {
+  it('a line break in --idempotency-key or a path character to encode exits 2, one in the key exits 3; nothing reaches the server', async () => {
+    const common = ['--base-url', base(), '--yes'];
+    const key = await runCli(['api', 'POST', '/sessions', '--idempotency-key', 'a\r\nX-Injected: 1', '--api-key', 'sk_test_x', ...common]);
+    expect([key.code, key.stderr]).toEqual([2, expect.stringContaining('Idempotency-Key holds a line break')]);
+    const path = await runCli(['api', 'GET', '/x\u2028y', '--api-key', 'sk_test_x', ...common]);
+    expect([path.code, path.stderr]).toEqual([2, expect.stringContaining('percent-encode')]);
+    const apiKey = await runCli(['api', 'GET', '/sessions', '--api-key', 'sk_test_x\r\nX-Injected: 1', ...common]);
+    expect([apiKey.code, apiKey.stderr]).toEqual([3, expect.stringContaining('The API key holds a line break')]);
+    expect(apiKey.stderr).not.toContain('sk_test_x');
+    const json = await runCli(['api', 'GET', '/x\u2028y', '--api-key', 'sk_test_x', '--json', ...common]);
+    expect([json.code, JSON.parse(json.stdout).error.type]).toEqual([2, 'invalid_request_error']);
+    expect(r.seen).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@
 // run() returns what it showed.
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
-import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, PayorchError, ProtocolError } from '../client/errors.js';
+import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, PayorchError, ProtocolError, UnsendableRequestError } from '../client/errors.js';
 import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
@@ -141,9 +141,15 @@ export abstract class BaseCommand extends Command {
       exit = EXIT.API;
       body = { error: { type: 'api_error', code: 'protocol_error', message: err.message } };
       line = `${c.red('Error:')} ${printable(err.message)}`;
-    } else if (err instanceof CliError || err instanceof InvalidBaseUrlError || err instanceof InvalidIdError || fsProblem) {
+    } else if (err instanceof CliError || err instanceof InvalidBaseUrlError || err instanceof InvalidIdError || err instanceof UnsendableRequestError || fsProblem) {
       const e =
-        err instanceof CliError ? err : err instanceof InvalidBaseUrlError ? new CliError(err.message, EXIT.AUTH) : err instanceof InvalidIdError ? new CliError(err.message, EXIT.USAGE) : fsProblem!;
+        err instanceof CliError
+          ? err
+          : err instanceof InvalidBaseUrlError || (err instanceof UnsendableRequestError && err.part === 'api_key')
+            ? new CliError(err.message, EXIT.AUTH)
+            : err instanceof InvalidIdError || err instanceof UnsendableRequestError
+              ? new CliError(err.message, EXIT.USAGE)
+              : fsProblem!;
       exit = e.exitCode;
       body = { error: { type: 'invalid_request_error', code: e.code, message: e.message } };
       line = `${c.red('Error:')} ${printable(e.message)}`;

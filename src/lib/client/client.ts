@@ -2,7 +2,7 @@
 // retries), retries with jittered exponential backoff on 429 (honouring Retry-After), 5xx, 409
 // idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors.
 import type { ErrorBody } from '../contract/common.js';
-import { ApiError, ConnectionError, ProtocolError, TimeoutError } from './errors.js';
+import { ApiError, ConnectionError, ProtocolError, TimeoutError, UnsendableRequestError } from './errors.js';
 import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
 import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';
@@ -190,6 +190,7 @@ export class Client {
     // parameters after an `&`, not a second `?`.
     const query = encodeQuery(options.query);
     const fullPath = query && path.includes('?') ? `${path}&${query.slice(1)}` : path + query;
+    unsendable(headers, fullPath);
     const maxRetries = options.maxRetries ?? this.opts.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.opts.deadlineMs;
@@ -244,4 +245,19 @@ export class Client {
   async close(): Promise<void> {
     if (this.transportPromise) await (await this.transportPromise).close?.();
   }
+}
+
+/** Characters no header value may carry (HTTP field values: tab, visible ASCII, obs-text). */
+const BAD_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** Characters a request target must not hold unencoded (what node:http refuses). */
+const BAD_PATH = /[^\u0021-\u00ff]/;
+
+/** Throws UnsendableRequestError for what node:http would refuse to send, naming it without repeating it. */
+function unsendable(headers: Record<string, string>, path: string): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!BAD_HEADER_VALUE.test(value)) continue;
+    if (name === 'authorization') throw new UnsendableRequestError('api_key', 'The API key holds a line break or another character a header cannot carry; check how it was copied.');
+    throw new UnsendableRequestError('header', `The ${name === 'idempotency-key' ? 'Idempotency-Key' : name} holds a line break or another character a header cannot carry.`);
+  }
+  if (BAD_PATH.test(path)) throw new UnsendableRequestError('path', 'The request path holds a space, a control or a non-Latin-1 character; percent-encode it.');
 }

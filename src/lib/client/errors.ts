@@ -63,6 +63,21 @@ export class InvalidBaseUrlError extends PayorchError {
 }
 
 /**
+ * A request that cannot be sent as given, found before anything is sent: a header value (the API key, an
+ * Idempotency-Key) with a line break or another character no header may carry, or a path with a character that
+ * must be percent-encoded. `part` says which, so that a CLI can tell a bad key from a bad argument.
+ */
+export class UnsendableRequestError extends PayorchError {
+  override name = 'UnsendableRequestError';
+  constructor(
+    readonly part: 'api_key' | 'header' | 'path',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * An id that cannot be one path segment: blank (`/sessions/` lists), or a dot segment (`.`, `..`), which a
  * server or proxy resolving dot segments turns into another route (`/sessions/.` → `/sessions/`).
  */
