@@ -31,8 +31,13 @@ export const HttpUrl = Type.String({ maxLength: 2048, pattern: `^https?${URL_RES
 /** The same rule as HttpUrl, https only (a wallet's merchant-validation URL). */
 export const HttpsUrl = Type.String({ maxLength: 2048, pattern: `^https${URL_REST}`, description: 'absolute https URL' });
 
-/** Refuses a value made only of digits, spaces and dashes: a card number, which only the vault may take. */
-export const PAYMENT_METHOD_PATTERN = '^(?![\\d\\s-]+$)';
+/** A value made only of digits, spaces and dashes: a card number (or what could be one), never a token. */
+const CARD_NUMBER_LIKE = '[\\d\\s-]+';
+const CARD_NUMBER_RE = new RegExp(`^${CARD_NUMBER_LIKE}$`);
+export const looksLikeCardNumber = (value: string): boolean => CARD_NUMBER_RE.test(value);
+
+/** Refuses what looksLikeCardNumber finds: a card number, which only the vault may take. */
+export const PAYMENT_METHOD_PATTERN = `^(?!${CARD_NUMBER_LIKE}$)`;
 
 /**
  * A saved payment method's reference (a test token such as tok_visa, a vault token, a network token). Never a

@@ -12,6 +12,7 @@ import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '../testcards.js';
 import type { Events } from '../events.js';
+import { looksLikeCardNumber } from '../../../contract/common.js';
 
 type Card = Static<typeof CardDetails>;
 
@@ -38,11 +39,6 @@ interface StoredNetworkToken {
   behaves_as: string;
   network_token_last4: string;
   created_ms: number;
-}
-
-/** 12 to 19 digits, spaces and dashes aside: what a card number looks like (Luhn or not: never echo it). */
-export function looksLikeCardNumber(value: string): boolean {
-  return /^\d{12,19}$/.test(value.replace(/[\s-]/g, ''));
 }
 
 export function brandOf(number: string): string {
