@@ -30,6 +30,7 @@ const RELEASED: Record<number, string> = {
   501: 'a70d98f6aca7c261a708b72beb9ec515181f757a5fbf44e56c656ba1a4d6db70',
   502: '227c2dd020565bc6d5d14cc2ec8eaf022822609333590ea350fa40c79e16c3b0',
   503: '66124044717a59d4539adf55107d30e9f40e85d056bd6c20310e271b33fa2fc7',
+  504: 'd69a31c0bed1dd041bb904c7b8f7dcaa7abfe996565a2865b33cc1f444aa6a25',
   900: 'f68657d784dd72f678084c4fc60648a095bd1b80b0beedcb1be066b8b03a033f',
   901: 'b0f2fc344895a515630c7fa61f9ebdf6c3c9d6f136bc9be5dc1be4fcf451115e',
   902: 'a95b0a73faaa25f23b8d35bd3350f2ee3f04a59365b4e633177c890228523b2a',
@@ -63,6 +64,29 @@ describe('migration 503 (event counts)', () => {
         ['b', '', '', 1],
         ['b', 'type', 'x.created', 1],
       ]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('migration 504 (event numbers never reused)', () => {
+  it('keeps every event and its number, numbers new ones after the highest ever, and starts over a cursor past the newest', () => {
+    const store = openStore(join(tempDir(), 'payorch.db'));
+    try {
+      const db = store.db;
+      // Back to the table as it was before 504 (no AUTOINCREMENT), with the numbers retention left: 1, 2, 7 kept.
+      db.exec(`DROP TABLE events; CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL, type TEXT NOT NULL,
+        object_id TEXT NOT NULL, created_ms INTEGER NOT NULL, body TEXT NOT NULL); DROP TABLE webhook_event_bodies; DELETE FROM sqlite_sequence WHERE name = 'events';`);
+      const ins = db.prepare("INSERT INTO events (seq, id, account_id, type, object_id, created_ms, body) VALUES (?, ?, 'a', 'x.created', 'o', 0, '{}')");
+      for (const [seq, id] of [[1, 'e1'], [2, 'e2'], [7, 'e7']] as const) ins.run(seq, id);
+      db.exec("INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES ('we_behind', 2), ('we_past', 9)");
+      db.exec(migrations.find((m) => m.version === 504)!.sql);
+      expect(db.prepare('SELECT seq, id FROM events ORDER BY seq').raw().all()).toEqual([[1, 'e1'], [2, 'e2'], [7, 'e7']]);
+      expect(db.prepare('SELECT webhook_endpoint, event_seq FROM webhook_cursors ORDER BY webhook_endpoint').raw().all()).toEqual([['we_behind', 2], ['we_past', 0]]);
+      // retention deletes the newest: the next number is still past it
+      db.exec("DELETE FROM events WHERE seq = 7; INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES ('e8', 'a', 'x.created', 'o', 0, '{}')");
+      expect(db.prepare("SELECT seq FROM events WHERE id = 'e8'").pluck().get()).toBe(8);
     } finally {
       store.close();
     }

@@ -68,13 +68,17 @@ describe('per-minute limit', () => {
   it('unauthenticated calls are limited by client address, with the same headers', async () => {
     const s = await server({ perMinute: 2 });
     await awayFromMinuteBoundary();
-    const a = await s.request('GET', '/health', { key: null });
-    const b = await s.request('GET', '/health', { key: null });
+    const a = await s.request('GET', '/openapi.json', { key: null });
+    const b = await s.request('GET', '/openapi.json', { key: null });
     expect([a.status, b.status]).toEqual([200, 200]);
     expect([rate(a).remaining, rate(b).remaining]).toEqual(['1', '0']);
-    const c = await s.request('GET', '/health', { key: null });
+    const c = await s.request('GET', '/openapi.json', { key: null });
     expectError(c, 429, 'invalid_request_error', 'rate_limit_exceeded');
     expect(c.headers.get('retry-after')).toMatch(/^\d+$/);
+    // the health check is never limited (and does not count): it shows the bucket as it is
+    const health = await s.request('GET', '/health', { key: null });
+    expect(health.status).toBe(200);
+    expect(rate(health).remaining).toBe('0');
     // the API key's own window is untouched
     const keyed = await s.request('GET', '/sessions');
     expect(keyed.status).toBe(200);

@@ -26,13 +26,15 @@ export interface AppOptions {
   version: string;
   /** Header and request timeouts (default DEFAULT_TIMEOUTS). */
   timeouts?: Timeouts;
+  /** Marks of the local ports the server's own webhook sender is connected to it from (http/lifecycle.ts). */
+  ownPorts?: Uint8Array;
 }
 
-export async function buildApp({ services, logger, accessLog, publicUrl, timeouts }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, logger, accessLog, publicUrl, timeouts, ownPorts }: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(logger, timeouts);
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
-  followEachRequest(app, services, accessLog);
+  followEachRequest(app, services, accessLog, ownPorts);
   allowBrowsers(app, known);
   for (const spec of allRoutes) serveRoute(app, spec, { services, publicUrl, known });
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.

@@ -64,13 +64,13 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>) {
+async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array) {
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   try {
     const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments, publicUrl });
-    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) } });
+    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
     return { opened, log, services, app };
   } catch (err) {
     await drainLog(log); // the log file opens asynchronously: done before the caller may remove the directory
@@ -87,12 +87,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const createdDir = dataDir ? mkdirSync(dataDir, { recursive: true, mode: 0o700 }) : undefined;
   let lock: Lock | undefined;
   let baseUrl = '';
+  // One byte per local port, set while the webhook sender has a connection from that port to this server: its
+  // own deliveries (to its own hosted pages) count in a bucket of their own (docs/api.md "Rate limits").
+  const ownPorts = new SharedArrayBuffer(65_536);
   try {
     lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
     const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
       routing: options.routing,
       pspDown: options.pspDown,
-    }, options.timeouts);
+    }, options.timeouts, new Uint8Array(ownPorts));
     try {
       await app.listen({ port: options.port ?? 4242, host });
     } catch (err) {
@@ -110,7 +113,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
     const dispatcher = new Dispatcher(
-      { ...services, userAgent: `payorch/${VERSION}`, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+      { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
       options.webhooks,
     );
 

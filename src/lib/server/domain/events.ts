@@ -51,6 +51,12 @@ export function previousAttributes(prev: object, next: object): Record<string, u
   return out;
 }
 
+/** What retention tells those who still need events it deletes (Events.onPrune). */
+export interface PruneListener {
+  before(accountId: string, lastSeq: number): void;
+  gone(accountId: string, eventId: string, body: string): void;
+}
+
 /** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
 const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
@@ -67,6 +73,7 @@ export class Events implements DueWork {
   private waiters: (() => void)[] = [];
   /** The last few events the open transaction recorded (see recordedAs); emptied at COMMIT and rollback. */
   private recent: { id: string; objectId: string; body: string }[] = [];
+  private readonly pruneListeners: PruneListener[] = [];
 
   constructor(
     private readonly store: Store,
@@ -257,20 +264,34 @@ export class Events implements DueWork {
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
+    const accounts = accountId !== undefined ? [accountId] : (this.store.statement('SELECT DISTINCT account_id FROM events').all() as { account_id: string }[]).map((r) => r.account_id);
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
-    const gone = (
-      accountId === undefined
-        ? this.store
-            .statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_ms <= ? ORDER BY seq LIMIT ?) RETURNING account_id, type')
-            .all(now - EVENT_RETENTION_MS, n)
-        : this.store
-            .statement('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?) RETURNING account_id, type')
-            .all(accountId, now - EVENT_RETENTION_MS, n)
-    ) as { account_id: string; type: string }[];
-    for (const e of gone) {
-      this.store.count('events', e.account_id, '', '', -1);
-      this.store.count('events', e.account_id, 'type', e.type, -1);
+    let count = 0;
+    for (const acct of accounts) {
+      const last = this.store
+        .statement('SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)')
+        .get(acct, now - EVENT_RETENTION_MS, n) as { seq: number | null };
+      if (last.seq === null) continue;
+      // Whoever still needs these events looks at them first (the webhook endpoints' scan), in this transaction.
+      for (const l of this.pruneListeners) l.before(acct, last.seq);
+      const gone = this.store
+        .statement('DELETE FROM events WHERE account_id = ? AND seq <= ? AND created_ms <= ? RETURNING id, type, body')
+        .all(acct, last.seq, now - EVENT_RETENTION_MS) as { id: string; type: string; body: string }[];
+      for (const e of gone) {
+        this.store.count('events', acct, '', '', -1);
+        this.store.count('events', acct, 'type', e.type, -1);
+        for (const l of this.pruneListeners) l.gone(acct, e.id, e.body);
+      }
+      count += gone.length;
     }
-    return gone.length;
+    return count;
+  }
+
+  /**
+   * Tells `listener` of retention's deletions, in their transaction: `before` with the highest number about to go
+   * (all of the account's events up to it that are past retention go), `gone` with each deleted event.
+   */
+  onPrune(listener: PruneListener): void {
+    this.pruneListeners.push(listener);
   }
 }

@@ -41,8 +41,22 @@ function release(limiter: RateLimiter, request: FastifyRequest): void {
   }
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/**
+ * Whether the request comes from the server's own webhook sender: over loopback, from a local port its sender
+ * has a connection to this server from right now (marked before it writes a byte, cleared when it closes). While
+ * that connection is open no other socket can have the same pair of ports, so no client can pass for it.
+ */
+function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined): boolean {
+  if (!ownPorts) return false;
+  const socket = request.raw.socket;
+  const port = socket.remotePort;
+  return port !== undefined && Atomics.load(ownPorts, port) === 1 && LOOPBACK.test(socket.remoteAddress ?? '');
+}
+
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
-export function followEachRequest(app: FastifyInstance, services: Services, accessLog: AccessLog | undefined): void {
+export function followEachRequest(app: FastifyInstance, services: Services, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
   const { limiter } = services;
   const requestLog = requestLogOf(services);
 
@@ -55,6 +69,10 @@ export function followEachRequest(app: FastifyInstance, services: Services, acce
     const open = spec ? spec.auth === 'none' : route.url !== undefined;
     const state: RequestState = { ...anonymous(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
+    // The health check answers whatever any client (or the server's own deliveries) does: no limit applies.
+    if (spec?.operationId === 'health') return done();
+    // The server's own webhook deliveries (an endpoint pointed at its own pages) count in buckets of their own.
+    if (fromOwnSender(request, ownPorts)) state.rateKey = `own:${state.rateKey}`;
     let unauthenticated: ServiceError | undefined;
     if (spec && spec.auth !== 'none') {
       try {

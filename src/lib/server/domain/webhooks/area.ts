@@ -11,10 +11,13 @@ export class Webhooks {
   readonly deliveries: Deliveries;
   /** Whether a write since the last look may have given the dispatcher work (read and cleared by it). */
   private dirty = false;
+  /** Endpoints changed (updated, deleted) since the last look: a batch being sent to one of them is cut short. */
+  private changedEndpoints = new Set<string>();
 
   constructor(core: CoreServices) {
-    const changed = () => {
+    const changed = (endpointId?: string) => {
       this.dirty = true;
+      if (endpointId !== undefined) this.changedEndpoints.add(endpointId);
     };
     this.endpoints = new WebhookEndpoints(core.store, core.sealer, changed);
     this.deliveries = new Deliveries(core.store, core.clock, core.events, this.endpoints, changed);
@@ -27,11 +30,12 @@ export class Webhooks {
     return this.endpoints.delete(accountId, id);
   }
 
-  /** Whether a write since the last call may have given the dispatcher work. */
-  takeChanged(): boolean {
-    const d = this.dirty;
+  /** Whether a write since the last call may have given the dispatcher work, and which endpoints changed. */
+  takeChanged(): { any: boolean; endpoints: string[] } {
+    const out = { any: this.dirty, endpoints: [...this.changedEndpoints] };
     this.dirty = false;
-    return d;
+    this.changedEndpoints.clear();
+    return out;
   }
 }
 

@@ -21,6 +21,7 @@ import type { Events } from '../events.js';
 import type { DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
 import { endpointWants, type StoredEndpoint, type WebhookEndpoints } from './endpoints.js';
+import { succeeded, type AttemptOutcome, type SendJob } from './sender.js';
 
 /** Deliveries looked at (and deleted) per retention item (runDue's `limit` counts batches of this many). */
 const PRUNE_BATCH = 64;
@@ -28,29 +29,13 @@ const PRUNE_BATCH = 64;
 /** Events looked at per endpoint in one scan (one small write transaction). */
 const SCAN_BATCH = 256;
 
-/** One POST to make: the delivery, where to, the body and the secrets that sign it. */
-export interface DeliveryJob {
-  accountId: string;
-  delivery: WebhookDelivery;
-  url: string;
-  /** The event's JSON as stored; undefined when the event is gone (past retention). */
-  body: string | undefined;
-  secrets: string[];
-}
-
-/** What one attempt came to: a response status, or an error before any (refused, timed out, reset…). */
-export interface AttemptOutcome {
-  status?: number;
-  error?: string;
-}
-
 /** The wait after attempt `n` (1-based): 60 s × 2^n — 2, 4, 8, 16 minutes (the live service's schedule). */
 export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** attempts;
 
 /**
  * The delivery log is kept as long as the events (30 days on the account's clock, from a delivery's creation),
  * then deleted by the scheduler in bounded steps, oldest first. A delivery still pending is kept until it is
- * sent or given up (its event past retention gives it up: deliveries.ts `jobOf`).
+ * sent or given up; the body of its event, if the event leaves the log meanwhile, is kept for it.
  */
 export class Deliveries implements DueWork {
   readonly name = 'webhook_deliveries.retention';
@@ -65,6 +50,26 @@ export class Deliveries implements DueWork {
     private readonly changed: () => void,
   ) {
     this.deliveries = new Collection<WebhookDelivery>(store, tables.webhook_deliveries);
+    // Retention never takes an event from an endpoint that has not looked at it yet, nor from a pending delivery.
+    events.onPrune({
+      before: (accountId, lastSeq) => {
+        if (this.scan(accountId, lastSeq).created > 0) this.changed();
+      },
+      gone: (accountId, eventId, body) => this.keepBody(accountId, eventId, body),
+    });
+  }
+
+  /** Keeps the body of an event leaving the log while a delivery of it is pending (until none is). */
+  private keepBody(accountId: string, eventId: string, body: string): void {
+    const pending = this.store.statement("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending' LIMIT 1").get(accountId, eventId);
+    if (pending) this.store.statement('INSERT OR REPLACE INTO webhook_event_bodies (event, account_id, body) VALUES (?, ?, ?)').run(eventId, accountId, body);
+  }
+
+  /** Forgets a kept body once no delivery of its event is pending any more. */
+  private releaseBody(accountId: string, eventId: string): void {
+    this.store
+      .statement("DELETE FROM webhook_event_bodies WHERE event = ? AND account_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending')")
+      .run(eventId, accountId, accountId, eventId);
   }
 
 
@@ -131,6 +136,7 @@ export class Deliveries implements DueWork {
       doc.next_attempt_at = null;
       doc.last_error = reason;
       this.deliveries.update(accountId, doc);
+      this.releaseBody(accountId, doc.event);
     }
   }
 
@@ -173,113 +179,122 @@ export class Deliveries implements DueWork {
   // ------------------------------------------------------------------------------------- the dispatcher's side
 
   /**
-   * Looks at the events recorded since each endpoint's cursor (at most SCAN_BATCH per endpoint) and records a
-   * pending delivery for each one an enabled endpoint wants; moves the cursors. In the caller's write
-   * transaction. Returns whether events are left to look at, and how many endpoints there are.
+   * Looks at the events recorded since each endpoint's cursor and records a pending delivery for each one an
+   * enabled endpoint wants; moves the cursors. In the caller's write transaction. For every account (the
+   * dispatcher: at most SCAN_BATCH events per endpoint, `more` when some are left), or for one account up to
+   * event `uptoSeq` (retention, before it deletes them). Event numbers are never used twice (migration 504),
+   * so a cursor only moves forward.
    */
-  scan(): { more: boolean; endpoints: number } {
-    const rows = this.store.statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all() as {
-      webhook_endpoint: string;
-      event_seq: number;
-      account_id: string;
-      data: string;
-    }[];
-    if (rows.length === 0) return { more: false, endpoints: 0 };
-    const newest = (this.store.statement('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
+  scan(accountId?: string, uptoSeq?: number): { more: boolean; endpoints: number; created: number } {
+    const rows = (
+      accountId === undefined
+        ? this.store.statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all()
+        : this.store
+            .statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_endpoints e JOIN webhook_cursors c ON c.webhook_endpoint = e.id WHERE e.account_id = ?')
+            .all(accountId)
+    ) as { webhook_endpoint: string; event_seq: number; account_id: string; data: string }[];
     let more = false;
+    let created = 0;
     for (const row of rows) {
       let cursor = row.event_seq;
-      // The log's seq starts over when retention has emptied it (SQLite reuses rowids of an empty table): a
-      // cursor past the newest event can only mean that, and every event there is now is new.
-      if (cursor > newest) cursor = 0;
-      const events = this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, SCAN_BATCH) as {
-        seq: number;
-        id: string;
-        type: string;
-      }[];
-      if (events.length === SCAN_BATCH) more = true;
-      if (events.length > 0) {
-        const endpoint = JSON.parse(row.data) as StoredEndpoint;
+      let endpoint: StoredEndpoint | undefined;
+      for (;;) {
+        const events = (
+          uptoSeq === undefined
+            ? this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, SCAN_BATCH)
+            : this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, uptoSeq, SCAN_BATCH)
+        ) as { seq: number; id: string; type: string }[];
+        if (events.length === 0) break;
+        endpoint ??= JSON.parse(row.data) as StoredEndpoint;
         if (endpoint.enabled) {
           const now = this.clock.now(row.account_id);
-          for (const ev of events) if (endpointWants(endpoint.enabled_events, ev.type)) this.create(row.account_id, ev, endpoint, now);
+          for (const ev of events) {
+            if (!endpointWants(endpoint.enabled_events, ev.type)) continue;
+            this.create(row.account_id, ev, endpoint, now);
+            created++;
+          }
         }
         cursor = events[events.length - 1]!.seq;
+        if (events.length < SCAN_BATCH) break;
+        if (uptoSeq === undefined) {
+          more = true;
+          break;
+        }
       }
       if (cursor !== row.event_seq) this.store.statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(cursor, row.webhook_endpoint);
     }
-    return { more, endpoints: rows.length };
+    return { more, endpoints: rows.length, created };
   }
 
-  /**
-   * The next POST of each enabled endpoint not in `busy` (at most `max`): its earliest pending delivery (event
-   * order) that is due on the account's clock — one waiting for a retry does not hold back later ones. Also
-   * returns, per account, when the earliest retry not yet due comes due (ms on that account's clock).
-   */
-  due(busy: ReadonlySet<string>, max: number): { jobs: DeliveryJob[]; retries: Map<string, number> } {
-    const jobs: DeliveryJob[] = [];
-    const retries = new Map<string, number>();
-    const endpoints = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as { account_id: string; data: string }[];
-    for (const row of endpoints) {
-      const e = JSON.parse(row.data) as StoredEndpoint;
-      if (!e.enabled || busy.has(e.id)) continue;
-      const now = this.clock.now(row.account_id);
-      if (jobs.length < max) {
-        const job = this.jobOf(row.account_id, e, now);
-        if (job) {
-          jobs.push(job);
-          continue;
-        }
-      }
-      const next = (
-        this.store.statement("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?").get(e.id, now) as {
-          at: number | null;
-        }
-      ).at;
-      if (next !== null) retries.set(row.account_id, Math.min(retries.get(row.account_id) ?? Infinity, next));
+  /** The enabled endpoints of every account, oldest first: those the dispatcher may serve. */
+  enabledEndpoints(): { accountId: string; endpoint: StoredEndpoint }[] {
+    const rows = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as { account_id: string; data: string }[];
+    const out: { accountId: string; endpoint: StoredEndpoint }[] = [];
+    for (const row of rows) {
+      const endpoint = JSON.parse(row.data) as StoredEndpoint;
+      if (endpoint.enabled) out.push({ accountId: row.account_id, endpoint });
     }
-    return { jobs, retries };
-  }
-
-  /** The endpoint's next POST if one is due now (the endpoint as stored now: enabled, its URL and secrets). */
-  nextFor(accountId: string, endpointId: string): DeliveryJob | undefined {
-    const e = this.endpoints.endpoints.get(accountId, endpointId);
-    if (!e || !e.enabled) return undefined;
-    return this.jobOf(accountId, e, this.clock.now(accountId));
-  }
-
-  private jobOf(accountId: string, e: StoredEndpoint, now: number): DeliveryJob | undefined {
-    // In seq order through the (account, endpoint, status, seq) index, stopping at the first one due: measured,
-    // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
-    const d = this.store.statement(
-      "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_endpoint_status WHERE account_id = ? AND webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms <= ? ORDER BY seq LIMIT 1",
-    ).get(accountId, e.id, now) as { data: string } | undefined;
-    if (!d) return undefined;
-    const delivery = JSON.parse(d.data) as WebhookDelivery;
-    const ev = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(delivery.event, accountId) as { body: string } | undefined;
-    return { accountId, delivery, url: e.url, body: ev?.body, secrets: this.endpoints.signingSecrets(e, now) };
+    return out;
   }
 
   /**
-   * Records an attempt of `job` (in the caller's write transaction): a 2xx response → succeeded; anything else
-   * counts an attempt and schedules the next one on the account's clock, or gives up after the last. Nothing
-   * when the delivery is no longer pending (its endpoint was deleted meanwhile).
+   * The endpoint's next POSTs: its earliest pending deliveries (event order) that are due on the account's clock,
+   * at most `max`, after delivery number `afterSeq` (those before it are with the sender) — one waiting for a
+   * retry does not hold back later ones. Each with its event's body, from the
+   * log or, past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before
+   * bodies were kept), which can no longer be sent.
    */
-  record(job: DeliveryJob, outcome: AttemptOutcome): WebhookDelivery | undefined {
-    const d = this.deliveries.get(job.accountId, job.delivery.id);
+  batchFor(accountId: string, e: StoredEndpoint, now: number, max: number, afterSeq = 0): { jobs: SendJob[]; lost: string[]; lastSeq: number } {
+    // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: measured,
+    // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
+    const rows = this.store
+      .statement(
+        `SELECT d.seq, d.id, d.event, json_extract(d.data, '$.event_type') AS type, COALESCE(ev.body, kept.body) AS body
+         FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_endpoint_status
+         LEFT JOIN events ev ON ev.id = d.event
+         LEFT JOIN webhook_event_bodies kept ON kept.event = d.event
+         WHERE d.account_id = ? AND d.webhook_endpoint = ? AND d.status = 'pending' AND d.seq > ? AND d.next_attempt_ms <= ? ORDER BY d.seq LIMIT ?`,
+      )
+      .all(accountId, e.id, afterSeq, now, max) as { seq: number; id: string; event: string; type: string; body: string | null }[];
+    const jobs: SendJob[] = [];
+    const lost: string[] = [];
+    if (rows.length === 0) return { jobs, lost, lastSeq: afterSeq };
+    const secrets = this.endpoints.signingSecrets(e, now);
+    for (const r of rows) {
+      if (r.body === null) lost.push(r.id);
+      else jobs.push({ delivery: r.id, eventId: r.event, eventType: r.type, url: e.url, body: r.body, secrets });
+    }
+    return { jobs, lost, lastSeq: rows[rows.length - 1]!.seq };
+  }
+
+  /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
+  nextRetry(endpointId: string, now: number): number | undefined {
+    const row = this.store
+      .statement("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?")
+      .get(endpointId, now) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
+  /**
+   * Records an attempt of the delivery (in the caller's write transaction): a complete 2xx answer → succeeded;
+   * anything else counts an attempt and schedules the next one on the account's clock, or gives up after the
+   * last. `lost`: the event is gone and cannot be sent — given up without an attempt. Nothing when the delivery
+   * is no longer pending (its endpoint was deleted meanwhile).
+   */
+  record(accountId: string, deliveryId: string, url: string, outcome: AttemptOutcome | 'lost'): WebhookDelivery | undefined {
+    const d = this.deliveries.get(accountId, deliveryId);
     if (!d || d.status !== 'pending') return undefined;
-    const now = this.clock.now(job.accountId);
-    if (job.body === undefined) {
+    const now = this.clock.now(accountId);
+    if (outcome === 'lost') {
       d.status = 'failed';
       d.next_attempt_at = null;
-      d.last_error = 'the event is past retention (30 days) and can no longer be sent';
-      return this.deliveries.update(job.accountId, d);
+      d.last_error = 'the event left the log before this version kept bodies for pending deliveries, and can no longer be sent';
+      return this.deliveries.update(accountId, d);
     }
     d.attempts += 1;
-    d.url = job.url;
+    d.url = url;
     d.last_response_code = outcome.status ?? null;
-    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-    if (ok) {
+    if (succeeded(outcome)) {
       d.status = 'succeeded';
       d.last_error = null;
       d.next_attempt_at = null;
@@ -293,6 +308,8 @@ export class Deliveries implements DueWork {
         d.next_attempt_at = isoTime(now + retryDelayMs(d.attempts));
       }
     }
-    return this.deliveries.update(job.accountId, d);
+    const updated = this.deliveries.update(accountId, d);
+    if (d.status !== 'pending') this.releaseBody(accountId, d.event);
+    return updated;
   }
 }

@@ -2,39 +2,71 @@
 //
 // It learns of new events after every COMMIT that recorded some (Events.onCommitted) and from a periodic poll
 // (events another process wrote: the CLI's embedded default writes the same database). Each endpoint has a
-// cursor in the database (the last event it has looked at), so nothing is lost or sent again wholesale across
-// a restart. For each event an enabled endpoint wants, a pending delivery row is written in a transaction of
-// its own (store.alone), then POSTed, then its outcome written: at-least-once — a crash between the POST and
-// its outcome sends it again at the next start. One POST in flight per endpoint, in event order (a delivery
-// waiting for its retry does not hold back later ones), at most `concurrency` endpoints at once. Retries come
-// due on the account's clock: a commit that moves a clock past one (POST /test-helpers/advance-clock) wakes the
-// dispatcher at once. Nothing of a delivery runs inside a request, and its SQLite writes are small.
+// cursor in the database (the last event it has looked at; event numbers are never used twice), so nothing is
+// lost or sent again wholesale across a restart. For each event an enabled endpoint wants, a pending delivery row
+// is written in a transaction of its own (store.alone), then POSTed, then its outcome written: at-least-once — a
+// crash between the POST and its outcome sends it again at the next start.
+//
+// Serving an endpoint: its due deliveries are read as a batch (event order, at most `batchSize`) and handed to
+// the sender (sender.ts, in a thread of its own), which POSTs them one after another and stops at the first
+// failure; the outcomes are written as they come back, and the endpoint's next batch is read only once all of
+// them have committed (so nothing is sent twice, and an endpoint has one POST in flight at a time).
+//
+// Fairness: at most `concurrency` endpoints are served at once, at most `perAccount` of one account, accounts take
+// turns (round robin from the one after the last served), and within an account endpoints that answer go first.
+// An endpoint whose last attempt got no answer in time is backed off: its next batch waits 1, 2, 4… up to 60 s
+// (real time) after each such attempt, and such endpoints together take at most `slowConcurrency` slots. So
+// endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
+// never another account's deliveries.
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/db.js';
 import type { Events } from '../events.js';
-import {
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  TEST_MODE_HEADER,
-  signatureHeader,
-} from '../../../webhooks/signature.js';
-import type { DeliveryJob } from './deliveries.js';
+import type { StoredEndpoint } from './endpoints.js';
 import type { Webhooks } from './area.js';
-import { newAgents, postJson } from './sender.js';
+import { senderLink, type SenderLink } from './sender-link.js';
+import type { AttemptOutcome, SendResult } from './sender.js';
 
-/** While POSTs are in flight, new events are looked for at most this often (ms). */
+/** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
+interface Outcome {
+  accountId: string;
+  url: string;
+  delivery: string;
+  outcome: AttemptOutcome | 'lost';
+}
+
+/** While endpoints are being served, new events are looked for at most this often (ms). */
 const SCAN_EVERY_MS = 50;
-/** After an endpoint's delivery could not be recorded, its next turn waits this long (ms). */
+/** After outcomes could not be recorded, the endpoints' next turn waits this long (ms). */
 const ERROR_PAUSE_MS = 1000;
+/** The longest back-off of an endpoint that does not answer (ms, real time). */
+const MAX_BACKOFF_MS = 60_000;
+/**
+ * Batches of one endpoint with the sender at once: the next is read and handed over while one is being sent, so
+ * that a busy server thread does not leave the sender idle between two batches (measured: without it, deliveries
+ * fell behind a saturating load of creates).
+ */
+const PIPELINE = 2;
+/**
+ * Batches handed over back to back before the endpoint's batches must all end once: a batch read while another is
+ * with the sender starts after it, so a retry that came due meanwhile among earlier deliveries waits for such a pause.
+ */
+const MAX_CHAIN = 16;
 
 export interface DispatcherOptions {
   /** Per POST, the whole exchange (ms; default 10 000, the live service's test-delivery timeout). */
   timeoutMs?: number;
   /** How often the database is looked at for work nothing announced (ms; default 1000). */
   pollIntervalMs?: number;
-  /** Endpoints with a POST in flight at once (default 8). */
+  /** Endpoints served at once (default 128). */
   concurrency?: number;
+  /** Endpoints of one account served at once (default 16, an account's most endpoints). */
+  perAccount?: number;
+  /** Endpoints being backed off (their last attempt got no answer) served at once, all accounts together (default 8). */
+  slowConcurrency?: number;
+  /** Deliveries handed to the sender per endpoint turn (default 64). */
+  batchSize?: number;
+  /** Send from this thread instead of the sender's own thread. */
+  inThread?: boolean;
 }
 
 export interface DispatcherDeps {
@@ -43,17 +75,48 @@ export interface DispatcherDeps {
   events: Events;
   webhooks: Webhooks;
   userAgent: string;
+  /** The server's own port and the shared marks of the sender's connections to it (http/lifecycle.ts). */
+  own?: { port: number; shared: SharedArrayBuffer };
   /** Unexpected failures (a storage error): never a secret, never a body. */
   onError: (err: unknown) => void;
 }
 
+interface Serving {
+  accountId: string;
+  url: string;
+  slow: boolean;
+  /** Batches with the sender (at most PIPELINE). */
+  batches: number;
+  /** The last delivery number handed over: the next batch starts after it. */
+  lastSeq: number;
+  /** Batches handed over since the endpoint's batches last all ended (see MAX_CHAIN). */
+  chain: number;
+}
+
+interface Health {
+  /** Consecutive attempts without an answer in time. */
+  misses: number;
+  /** Not served again before this (ms, real time). */
+  until: number;
+}
+
 export class Dispatcher {
-  private readonly timeoutMs: number;
   private readonly concurrency: number;
-  private readonly agents;
-  private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly perAccount: number;
+  private readonly slowConcurrency: number;
+  private readonly batchSize: number;
+  private readonly link: SenderLink;
+  /** Endpoints whose batch is with the sender (or whose outcomes are being written). */
+  private readonly serving = new Map<string, Serving>();
+  private readonly health = new Map<string, Health>();
+  /** Outcomes not yet written, and the endpoints whose batch ended after them. */
+  private results: Outcome[] = [];
+  private ended: string[] = [];
+  private recording?: Promise<void>;
   /** Per account, when its earliest waiting retry comes due (ms on its clock). */
   private retries = new Map<string, number>();
+  /** The account served last (round robin). */
+  private lastAccount = '';
   private wanted = false;
   /** Events may have been recorded since the last scan (a COMMIT that recorded some, the poll, the start). */
   private eventsSignaled = true;
@@ -61,6 +124,8 @@ export class Dispatcher {
   private dueSignaled = true;
   private lastScan = 0;
   private scanTimer?: NodeJS.Timeout;
+  private backoffTimer?: NodeJS.Timeout;
+  private backoffAt = Infinity;
   private loop?: Promise<void>;
   private stopped = false;
   /**
@@ -76,9 +141,14 @@ export class Dispatcher {
     private readonly deps: DispatcherDeps,
     opts: DispatcherOptions = {},
   ) {
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.concurrency = opts.concurrency ?? 8;
-    this.agents = newAgents(this.concurrency);
+    this.concurrency = Math.max(1, opts.concurrency ?? 128);
+    this.perAccount = Math.max(1, opts.perAccount ?? 16);
+    this.slowConcurrency = Math.max(1, opts.slowConcurrency ?? 8);
+    this.batchSize = Math.max(1, opts.batchSize ?? 64);
+    this.link = senderLink(
+      { userAgent: deps.userAgent, timeoutMs: opts.timeoutMs ?? 10_000, maxSockets: this.concurrency, own: deps.own, inThread: opts.inThread },
+      { progress: (results, done) => this.progress(results, done) },
+    );
     deps.events.onCommitted(() => {
       this.eventsSignaled = true;
       if (!this.noEndpoints) this.wake(false);
@@ -88,7 +158,11 @@ export class Dispatcher {
         this.ownWrite = false;
         return;
       }
-      if (deps.webhooks.takeChanged()) {
+      const changed = deps.webhooks.takeChanged();
+      // A batch for an endpoint changed meanwhile (disabled, deleted, another URL or secret) is cut short: its
+      // POST in flight is not recorded, and what is left is read again as the endpoint now is.
+      for (const id of changed.endpoints) if (this.serving.has(id)) this.link.abort(id);
+      if (changed.any) {
         this.noEndpoints = false;
         this.wake();
       } else if (this.retryDue()) this.wake();
@@ -131,12 +205,9 @@ export class Dispatcher {
         if (this.stopped) return;
         // Only new events (a scan put off): nothing can have come due (measured: a read per group commit).
         if (!this.dueSignaled) continue;
-        const room = this.concurrency - this.inFlight.size;
-        if (room <= 0) continue;
+        if (this.serving.size >= this.concurrency) continue;
         this.dueSignaled = false;
-        const { jobs, retries } = await this.deps.store.read(() => this.deps.webhooks.deliveries.due(new Set(this.inFlight.keys()), room));
-        this.retries = retries;
-        for (const job of jobs) if (!this.inFlight.has(job.delivery.webhook_endpoint)) this.start(job);
+        await this.deps.store.read(() => this.fill());
       } catch (err) {
         if (!this.stopped) this.deps.onError(err);
       }
@@ -145,12 +216,12 @@ export class Dispatcher {
 
   /**
    * Records the deliveries new events call for. Under a stream of commits, at most one scan per SCAN_EVERY_MS
-   * while POSTs are in flight (each scan is a write transaction; measured, one per group commit cost create-session
-   * throughput): events wait at most that long, and in order, since each endpoint sends one at a time anyway.
+   * while endpoints are being served (each scan is a write transaction; measured, one per group commit cost
+   * create-session throughput): events wait at most that long, and in order.
    */
   private async scan(): Promise<void> {
     const since = Date.now() - this.lastScan;
-    if (this.inFlight.size > 0 && since < SCAN_EVERY_MS) {
+    if (this.serving.size > 0 && since < SCAN_EVERY_MS) {
       this.scanTimer ??= setTimeout(() => {
         this.scanTimer = undefined;
         this.wake();
@@ -172,75 +243,170 @@ export class Dispatcher {
     }
   }
 
-  private start(job: DeliveryJob): void {
-    const endpointId = job.delivery.webhook_endpoint;
-    const abort = new AbortController();
-    const done = (async () => {
-      let next: DeliveryJob | undefined = job;
-      // The endpoint's deliveries one after another: each outcome is written together with the read of the next
-      // one due (one transaction per delivery besides the row's insert).
-      while (next && !this.stopped) next = await this.send(next, abort.signal);
-    })()
-      .catch(async (err) => {
-        if (this.stopped) return;
-        this.deps.onError(err);
-        // The outcome could not be written (storage failing): the row is still pending and due. A pause before
-        // the endpoint's next turn, so that a failing disk does not turn into a stream of POSTs.
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, ERROR_PAUSE_MS);
-          abort.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            resolve();
-          });
+  /**
+   * Hands batches to the sender for as many endpoints as the limits allow, accounts taking turns; notes when the
+   * earliest retry not yet due comes due, per account. In a read transaction.
+   */
+  private fill(): void {
+    if (this.stopped) return;
+    const deliveries = this.deps.webhooks.deliveries;
+    const now = Date.now();
+    // Per account, its enabled endpoints not being served: those that answer first, then those backed off.
+    const byAccount = new Map<string, StoredEndpoint[]>();
+    const perAccount = new Map<string, number>();
+    let slow = 0;
+    for (const s of this.serving.values()) {
+      perAccount.set(s.accountId, (perAccount.get(s.accountId) ?? 0) + 1);
+      if (s.slow) slow++;
+    }
+    for (const { accountId, endpoint } of deliveries.enabledEndpoints()) {
+      const serving = this.serving.get(endpoint.id);
+      if (serving) {
+        if (serving.batches < PIPELINE && !serving.slow && serving.chain < MAX_CHAIN) this.handOver(endpoint, serving, this.deps.clock.now(accountId));
+        continue;
+      }
+      let list = byAccount.get(accountId);
+      if (!list) byAccount.set(accountId, (list = []));
+      list.push(endpoint);
+    }
+    const isSlow = (id: string) => (this.health.get(id)?.misses ?? 0) > 0;
+    for (const list of byAccount.values()) list.sort((a, b) => Number(isSlow(a.id)) - Number(isSlow(b.id)));
+    // Accounts in turn, from the one after the last served.
+    const accounts = [...byAccount.keys()].sort();
+    const start = accounts.findIndex((a) => a > this.lastAccount);
+    const order = start < 0 ? accounts : [...accounts.slice(start), ...accounts.slice(0, start)];
+    const retries = new Map<string, number>();
+    let backoffAt = Infinity;
+    const noteRetry = (accountId: string, endpointId: string, clockNow: number) => {
+      const at = deliveries.nextRetry(endpointId, clockNow);
+      if (at !== undefined) retries.set(accountId, Math.min(retries.get(accountId) ?? Infinity, at));
+    };
+    // One endpoint per account per round, until the slots are taken or no account has a candidate left.
+    let progressed = true;
+    while (progressed) {
+      progressed = false;
+      for (const accountId of order) {
+        const list = byAccount.get(accountId)!;
+        const clockNow = this.deps.clock.now(accountId);
+        while (list.length > 0) {
+          const e = list.shift()!;
+          const h = this.health.get(e.id);
+          const backedOff = h !== undefined && h.misses > 0;
+          const full = this.serving.size >= this.concurrency || (perAccount.get(accountId) ?? 0) >= this.perAccount || (backedOff && slow >= this.slowConcurrency);
+          if (full || (h && h.until > now)) {
+            // Not now: a retry of its own may come due meanwhile, or its back-off ends.
+            if (h && h.until > now) backoffAt = Math.min(backoffAt, h.until);
+            else if (full) this.dueSignaled = true; // look again when a slot frees
+            noteRetry(accountId, e.id, clockNow);
+            continue;
+          }
+          const serving: Serving = { accountId, url: e.url, slow: backedOff, batches: 0, lastSeq: 0, chain: 0 };
+          if (!this.handOver(e, serving, clockNow)) {
+            noteRetry(accountId, e.id, clockNow);
+            continue;
+          }
+          this.serving.set(e.id, serving);
+          perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
+          if (backedOff) slow++;
+          this.lastAccount = accountId;
+          // The next batch at once, to be sent right after this one (an endpoint that answers).
+          if (!backedOff) this.handOver(e, serving, clockNow);
+          progressed = true;
+          break;
+        }
+      }
+    }
+    this.retries = retries;
+    if (backoffAt < Infinity && backoffAt < this.backoffAt) {
+      clearTimeout(this.backoffTimer);
+      this.backoffAt = backoffAt;
+      this.backoffTimer = setTimeout(() => {
+        this.backoffAt = Infinity;
+        this.wake();
+      }, Math.max(0, backoffAt - now));
+      this.backoffTimer.unref();
+    }
+  }
+
+  /** Reads the endpoint's next batch (after what it already has) and hands it to the sender; false when none is due. */
+  private handOver(e: StoredEndpoint, serving: Serving, clockNow: number): boolean {
+    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(serving.accountId, e, clockNow, this.batchSize, serving.lastSeq);
+    if (lost.length > 0) {
+      for (const delivery of lost) this.results.push({ accountId: serving.accountId, url: e.url, delivery, outcome: 'lost' });
+      this.scheduleRecord();
+    }
+    if (jobs.length === 0) return false;
+    serving.batches++;
+    serving.chain++;
+    serving.lastSeq = lastSeq;
+    this.link.send({ endpoint: e.id, jobs });
+    return true;
+  }
+
+  /** Outcomes from the sender, and the endpoints whose batch ended: written together, then those endpoints are free. */
+  private progress(results: SendResult[], done: string[]): void {
+    const now = Date.now();
+    for (const r of results) {
+      if (r.outcome.timedOut) {
+        const h = this.health.get(r.endpoint) ?? { misses: 0, until: 0 };
+        h.misses++;
+        h.until = now + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (h.misses - 1));
+        this.health.set(r.endpoint, h);
+      } else {
+        this.health.delete(r.endpoint);
+      }
+    }
+    for (const r of results) {
+      const s = this.serving.get(r.endpoint);
+      if (s) this.results.push({ accountId: s.accountId, url: s.url, delivery: r.delivery, outcome: r.outcome });
+    }
+    this.ended.push(...done);
+    this.scheduleRecord();
+  }
+
+  private scheduleRecord(): void {
+    this.recording ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.record());
+  }
+
+  /** Writes the outcomes received so far (in the group commit: they share a COMMIT with the requests of the moment). */
+  private async record(): Promise<void> {
+    const results = this.results;
+    const ended = this.ended;
+    this.results = [];
+    this.ended = [];
+    try {
+      if (results.length > 0) {
+        const deliveries = this.deps.webhooks.deliveries;
+        // Safe to run again if the batch is re-run: each reads its row and applies its outcome once.
+        await this.deps.store.grouped(() => {
+          for (const r of results) deliveries.record(r.accountId, r.delivery, r.url, r.outcome);
         });
-      })
-      .finally(() => {
-        this.inFlight.delete(endpointId);
-        this.wake(); // other endpoints' turn, retries, new events
-      });
-    this.inFlight.set(endpointId, { abort, done });
+      }
+    } catch (err) {
+      if (!this.stopped) this.deps.onError(err);
+      // The outcomes could not be written (storage failing): the rows are still pending and due. A pause before
+      // these endpoints' next turn, so that a failing disk does not turn into a stream of POSTs.
+      await new Promise<void>((resolve) => setTimeout(resolve, ERROR_PAUSE_MS).unref());
+    } finally {
+      this.recording = undefined;
+      for (const e of ended) {
+        const s = this.serving.get(e);
+        if (s && --s.batches <= 0) this.serving.delete(e);
+      }
+      if (this.results.length > 0 || this.ended.length > 0) this.scheduleRecord();
+      if (ended.length > 0) this.wake(); // their next batch, other endpoints' turn
+    }
   }
 
-  /** One attempt of `job` and its outcome; returns the endpoint's next delivery due now, if any. */
-  private async send(job: DeliveryJob, signal: AbortSignal): Promise<DeliveryJob | undefined> {
-    const outcome =
-      job.body === undefined
-        ? {}
-        : await postJson(
-            job.url,
-            job.body,
-            {
-              'Content-Type': 'application/json',
-              'User-Agent': this.deps.userAgent,
-              [SIGNATURE_HEADER]: signatureHeader(job.body, job.secrets, Math.floor(Date.now() / 1000)),
-              [EVENT_TYPE_HEADER]: job.delivery.event_type,
-              [EVENT_ID_HEADER]: job.delivery.event,
-              [TEST_MODE_HEADER]: 'true',
-            },
-            { timeoutMs: this.timeoutMs, signal, agents: this.agents },
-          );
-    // Stopping: the attempt was cut short (or its outcome cannot be written any more); the row stays pending
-    // and is sent again at the next start.
-    if (this.stopped) return undefined;
-    // In the group commit: the outcome shares a COMMIT with the requests of the moment (measured: a transaction of
-    // its own per delivery made each cost several times a create-session, mostly WAL pages written and
-    // checkpointed). Safe to run again if the batch is re-run: it reads the row and applies the outcome once.
-    return this.deps.store.grouped(() => {
-      const deliveries = this.deps.webhooks.deliveries;
-      deliveries.record(job, outcome);
-      return deliveries.nextFor(job.accountId, job.delivery.webhook_endpoint);
-    });
-  }
-
-  /** Stops: no new work; POSTs in flight are aborted (their rows stay pending); resolves when nothing runs. */
+  /** Stops: no new batches; POSTs in flight are aborted (their rows stay pending); outcomes received are written. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
     clearTimeout(this.scanTimer);
-    for (const f of this.inFlight.values()) f.abort.abort();
-    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    clearTimeout(this.backoffTimer);
+    await this.link.stop();
     await this.loop;
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    while (this.recording) await this.recording;
+    if (this.results.length > 0) await this.record();
   }
 }

@@ -65,7 +65,7 @@ export class WebhookEndpoints {
     private readonly store: Store,
     private readonly sealer: Sealer,
     /** Called when a change may give the dispatcher work (an endpoint enabled again, a deletion). */
-    private readonly changed: () => void,
+    private readonly changed: (endpointId?: string) => void,
   ) {
     this.endpoints = new Collection<StoredEndpoint>(store, tables.webhook_endpoints);
   }
@@ -93,6 +93,7 @@ export class WebhookEndpoints {
     // Events from now on: the dispatcher's cursor starts after the last event recorded so far.
     const last = (this.store.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
     this.store.db.prepare('INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES (?, ?)').run(e.id, last);
+    this.changed(e.id); // the dispatcher looks at events again at once (it stops looking while no endpoint exists)
     return { ...endpointView(e), secret };
   }
 
@@ -117,7 +118,7 @@ export class WebhookEndpoints {
     if (body.enabled !== undefined) e.enabled = body.enabled;
     if (body.metadata !== undefined) e.metadata = mergeMetadata(e.metadata, body.metadata);
     this.endpoints.update(accountId, e);
-    this.changed();
+    this.changed(e.id);
     return endpointView(e);
   }
 
@@ -126,7 +127,7 @@ export class WebhookEndpoints {
     this.stored(accountId, id);
     this.endpoints.delete(accountId, id);
     this.store.db.prepare('DELETE FROM webhook_cursors WHERE webhook_endpoint = ?').run(id);
-    this.changed();
+    this.changed(id);
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
@@ -147,6 +148,7 @@ export class WebhookEndpoints {
     e.secret_sealed = this.sealer.seal(secret);
     e.rolled = rolled;
     this.endpoints.update(accountId, e);
+    this.changed(e.id); // a batch signed with the old secret alone is cut short
     return { ...endpointView(e), secret };
   }
 

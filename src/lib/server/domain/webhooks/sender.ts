@@ -1,26 +1,191 @@
-// One webhook POST over node:http(s): bounded in time (the whole exchange, connect included), in what it reads
-// back (the response body is read and discarded up to a small cap, so that the connection can be reused), and
-// stoppable (an abort signal: the server is closing). Never throws: the outcome is a status or an error text.
+// Sending webhook POSTs (docs/api.md "Deliveries"): one batch of an endpoint's deliveries at a time per endpoint,
+// one POST after another in event order, each bounded in time (the whole exchange, connect included) and in what
+// it reads back (the response body is read and discarded up to a small cap, so that the connection can be
+// reused). An attempt succeeds only on a complete 2xx answer: a body cut short, a reset or a timeout fails it.
+// A batch stops at its first failed attempt (the endpoint's later deliveries wait for its next turn), so that an
+// endpoint that does not answer holds a sender slot for one timeout, not for its whole backlog.
+//
+// This module holds no database: the dispatcher (dispatcher.ts) reads the batches and records the outcomes. It
+// runs in the sender's own thread (sender-worker.ts) when it can, else in the server's thread.
 import http from 'node:http';
 import https from 'node:https';
-import type { AttemptOutcome } from './deliveries.js';
+import net from 'node:net';
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** The longest error text kept on a delivery. */
 const MAX_ERROR_CHARS = 300;
 
-export interface SendOptions {
+/** What one attempt came to: a response status, or an error before any (refused, timed out, reset, cut short…). */
+export interface AttemptOutcome {
+  status?: number;
+  error?: string;
+  /** No answer at all within the timeout (the endpoint holds a slot that long: the dispatcher backs it off). */
+  timedOut?: boolean;
+}
+
+/** One POST of a batch: the delivery, where to, the body and the secrets that sign it. */
+export interface SendJob {
+  delivery: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  body: string;
+  secrets: string[];
+}
+
+export interface SendBatch {
+  endpoint: string;
+  jobs: SendJob[];
+}
+
+export interface SendResult {
+  endpoint: string;
+  delivery: string;
+  outcome: AttemptOutcome;
+}
+
+export interface SenderConfig {
+  userAgent: string;
+  timeoutMs: number;
+  /** Sockets open at once, per protocol (keep-alive: one per endpoint being served). */
+  maxSockets: number;
+  /**
+   * The server's own listening port on loopback, and a shared byte per local port: set while one of these sockets
+   * is connected from that port to the server itself, so that the server can tell its own deliveries apart
+   * (http/lifecycle.ts) — no client can hold the same pair of ports at the same time.
+   */
+  own?: { port: number; ports: Uint8Array };
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
+export const isLoopback = (address: string | undefined): boolean => address !== undefined && LOOPBACK.test(address);
+
+/** The text of an error, bounded. */
+const errorText = (s: string) => s.slice(0, MAX_ERROR_CHARS);
+
+interface Queued {
+  batch: SendBatch;
+  onResult: (r: SendResult) => void;
+  onDone: () => void;
+}
+
+/** One endpoint's batches: the one being sent, then those handed over meanwhile (the dispatcher's pipeline). */
+interface Lane {
+  abort: AbortController;
+  queue: Queued[];
+}
+
+export class Sender {
+  private readonly http: http.Agent;
+  private readonly https: https.Agent;
+  private readonly lanes = new Map<string, Lane>();
+  private stopped = false;
+
+  constructor(private readonly config: SenderConfig) {
+    this.http = new http.Agent({ keepAlive: true, maxSockets: config.maxSockets });
+    this.https = new https.Agent({ keepAlive: true, maxSockets: config.maxSockets });
+    const own = config.own;
+    if (own) {
+      // The socket is made here, so this listener runs before the request's bytes are written (they wait for
+      // 'connect'): the port is marked before the server can read them.
+      this.http.createConnection = (options: net.NetConnectOpts) => {
+        const socket = net.createConnection(options);
+        let marked = -1;
+        socket.once('connect', () => {
+          if (socket.remotePort === own.port && isLoopback(socket.remoteAddress) && socket.localPort !== undefined) {
+            marked = socket.localPort;
+            Atomics.store(own.ports, marked, 1);
+          }
+        });
+        socket.once('close', () => {
+          if (marked >= 0) Atomics.store(own.ports, marked, 0);
+        });
+        return socket;
+      };
+    }
+  }
+
+  /**
+   * Sends the batch's POSTs one after another, after the endpoint's batches handed over before it: `onResult` for
+   * each attempt made, `onDone` when the batch is over. A failed attempt ends its batch and drops the endpoint's
+   * batches queued behind it (their deliveries were not attempted: the dispatcher reads them again).
+   */
+  submit(batch: SendBatch, onResult: (r: SendResult) => void, onDone: () => void): void {
+    if (this.stopped) {
+      onDone();
+      return;
+    }
+    const item = { batch, onResult, onDone };
+    const lane = this.lanes.get(batch.endpoint);
+    if (lane) {
+      lane.queue.push(item);
+      return;
+    }
+    const fresh: Lane = { abort: new AbortController(), queue: [item] };
+    this.lanes.set(batch.endpoint, fresh);
+    void this.drain(batch.endpoint, fresh);
+  }
+
+  private async drain(endpoint: string, lane: Lane): Promise<void> {
+    let failed = false;
+    while (lane.queue.length > 0) {
+      const item = lane.queue.shift()!;
+      try {
+        if (!failed && !lane.abort.signal.aborted && !this.stopped) failed = !(await this.send(item, lane.abort.signal));
+      } finally {
+        item.onDone();
+      }
+    }
+    this.lanes.delete(endpoint);
+  }
+
+  /** The batch's POSTs in order until one fails; whether all succeeded. */
+  private async send({ batch, onResult }: Queued, signal: AbortSignal): Promise<boolean> {
+    for (const job of batch.jobs) {
+      const outcome = await this.post(job, signal);
+      // Aborted (the server is stopping, the endpoint changed): the attempt was cut short; its delivery stays pending.
+      if (signal.aborted) return false;
+      onResult({ endpoint: batch.endpoint, delivery: job.delivery, outcome });
+      if (!succeeded(outcome)) return false;
+    }
+    return true;
+  }
+
+  /** Cuts short the endpoint's batches (its POST in flight, if any, is aborted and not reported). */
+  abort(endpoint: string): void {
+    this.lanes.get(endpoint)?.abort.abort();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const lane of this.lanes.values()) lane.abort.abort();
+    this.http.destroy();
+    this.https.destroy();
+  }
+
+  private post(job: SendJob, signal: AbortSignal): Promise<AttemptOutcome> {
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': this.config.userAgent,
+      [SIGNATURE_HEADER]: signatureHeader(job.body, job.secrets, Math.floor(Date.now() / 1000)),
+      [EVENT_TYPE_HEADER]: job.eventType,
+      [EVENT_ID_HEADER]: job.eventId,
+      [TEST_MODE_HEADER]: 'true',
+    };
+    return postJson(job.url, job.body, headers, { timeoutMs: this.config.timeoutMs, signal, agents: { http: this.http, https: this.https } });
+  }
+}
+
+export interface PostOptions {
   timeoutMs: number;
   signal: AbortSignal;
   agents: { http: http.Agent; https: https.Agent };
 }
 
-export function newAgents(maxSockets: number): SendOptions['agents'] {
-  return { http: new http.Agent({ keepAlive: true, maxSockets }), https: new https.Agent({ keepAlive: true, maxSockets }) };
-}
-
-export function postJson(url: string, body: string, headers: Record<string, string>, opts: SendOptions): Promise<AttemptOutcome> {
+/** One POST; never throws: the outcome is a status or an error text. */
+export function postJson(url: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<AttemptOutcome> {
   return new Promise<AttemptOutcome>((resolve) => {
     let done = false;
     let u: URL;
@@ -39,18 +204,17 @@ export function postJson(url: string, body: string, headers: Record<string, stri
     const finish = (outcome: AttemptOutcome) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       opts.signal.removeEventListener('abort', onAbort);
-      if (outcome.error) outcome.error = outcome.error.slice(0, MAX_ERROR_CHARS);
+      if (outcome.error) outcome.error = errorText(outcome.error);
       resolve(outcome);
     };
     const timer = setTimeout(() => {
-      finish({ error: `timed out after ${opts.timeoutMs} ms` });
+      finish({ error: `timed out after ${opts.timeoutMs} ms`, timedOut: true });
       req.destroy();
     }, opts.timeoutMs);
-    timer.unref();
     const onAbort = () => {
       finish({ error: 'aborted: the server is stopping' });
-      clearTimeout(timer);
       req.destroy();
     };
     if (opts.signal.aborted) {
@@ -58,29 +222,27 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       return;
     }
     opts.signal.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => {
-      clearTimeout(timer);
-      finish({ error: err.message || String(err) });
-    });
+    req.on('error', (err) => finish({ error: err.message || String(err) }));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       let read = 0;
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read > MAX_RESPONSE_BYTES) {
-          clearTimeout(timer);
+          // Enough read: the answer is taken as given, the rest is not waited for.
           finish({ status });
           res.destroy();
         }
       });
-      const end = () => {
-        clearTimeout(timer);
-        finish({ status });
-      };
-      res.on('end', end);
-      res.on('error', end);
-      res.on('close', end);
+      // Only an answer read to its end counts: a body shorter than its Content-Length (or a chunked body never
+      // terminated) ends in 'close' or an error without 'end'.
+      res.on('end', () => finish(res.complete ? { status } : { status, error: `the answer (${status}) was cut short` }));
+      res.on('error', (err) => finish({ status, error: `the answer (${status}) was cut short: ${err.message}` }));
+      res.on('close', () => finish({ status, error: `the answer (${status}) was cut short` }));
     });
     req.end(body);
   });
 }
+
+/** Whether an outcome is a success: a complete 2xx answer. */
+export const succeeded = (o: AttemptOutcome): boolean => o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;

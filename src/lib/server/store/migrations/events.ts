@@ -111,4 +111,35 @@ CREATE INDEX webhook_deliveries_done ON webhook_deliveries (account_id, seq) WHE
     sql: `INSERT INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'events', account_id, '', '', COUNT(*) FROM events GROUP BY account_id;
 INSERT INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'events', account_id, 'type', type, COUNT(*) FROM events GROUP BY account_id, type;`,
   },
+  {
+    // Event numbers are never used twice (AUTOINCREMENT): before, retention could delete the highest-numbered
+    // events and SQLite gave their numbers to the next ones, below the webhook endpoints' cursors, which then
+    // skipped them. A cursor past the newest event can only be such a case: it starts over (what the dispatcher
+    // assumed until now). And the body of an event that leaves the log while one of its deliveries is still
+    // pending is kept for that delivery (webhook_event_bodies) until no pending delivery needs it.
+    version: 504,
+    name: 'webhooks: event numbers never reused; bodies kept for pending deliveries past retention',
+    sql: `
+UPDATE webhook_cursors SET event_seq = 0 WHERE event_seq > (SELECT COALESCE(MAX(seq), 0) FROM events);
+CREATE TABLE events_numbered (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  body TEXT NOT NULL
+);
+INSERT INTO events_numbered (seq, id, account_id, type, object_id, created_ms, body) SELECT seq, id, account_id, type, object_id, created_ms, body FROM events ORDER BY seq;
+DROP TABLE events;
+ALTER TABLE events_numbered RENAME TO events;
+CREATE INDEX events_account_seq ON events (account_id, seq);
+CREATE INDEX events_object ON events (account_id, object_id, seq);
+CREATE TABLE webhook_event_bodies (
+  event TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  body TEXT NOT NULL
+) WITHOUT ROWID;
+`,
+  },
 ];
