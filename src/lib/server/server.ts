@@ -15,6 +15,7 @@ import { runSteps, runStepsNow } from './domain/due.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
 import { Dispatcher, type DispatcherOptions } from './domain/webhooks/dispatcher.js';
+import { OWN_PORTS_BYTES } from './ownports.js';
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -89,7 +90,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let baseUrl = '';
   // One byte per local port, set while the webhook sender has a connection from that port to this server: its
   // own deliveries (to its own hosted pages) count in a bucket of their own (docs/api.md "Rate limits").
-  const ownPorts = new SharedArrayBuffer(65_536);
+  const ownPorts = new SharedArrayBuffer(OWN_PORTS_BYTES);
   try {
     lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
     const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {

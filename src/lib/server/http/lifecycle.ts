@@ -9,6 +9,7 @@ import { anonymous, identify, type Caller } from './auth.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { RouteSpec } from './route.js';
 import { requestLogOf } from '../requestlog.js';
+import { isOwnConnection } from '../ownports.js';
 
 export interface RequestState extends Caller {
   /** Holds an in-flight slot of `rateKey` until the request ends. */
@@ -41,18 +42,10 @@ function release(limiter: RateLimiter, request: FastifyRequest): void {
   }
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
-
-/**
- * Whether the request comes from the server's own webhook sender: over loopback, from a local port its sender
- * has a connection to this server from right now (marked before it writes a byte, cleared when it closes). While
- * that connection is open no other socket can have the same pair of ports, so no client can pass for it.
- */
+/** Whether the request comes from the server's own webhook sender (ownports.ts). */
 function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined): boolean {
-  if (!ownPorts) return false;
   const socket = request.raw.socket;
-  const port = socket.remotePort;
-  return port !== undefined && Atomics.load(ownPorts, port) === 1 && LOOPBACK.test(socket.remoteAddress ?? '');
+  return ownPorts !== undefined && isOwnConnection(ownPorts, socket.remoteAddress, socket.remotePort);
 }
 
 // Hooks take callbacks rather than being async functions: no promise per hook per request.

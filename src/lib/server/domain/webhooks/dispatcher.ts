@@ -269,6 +269,11 @@ export class Dispatcher {
       if (!list) byAccount.set(accountId, (list = []));
       list.push(endpoint);
     }
+    // What is known of endpoints gone (deleted, disabled) is forgotten.
+    if (this.health.size > 0) {
+      const known = new Set([...byAccount.values()].flatMap((l) => l.map((e) => e.id)));
+      for (const id of this.health.keys()) if (!known.has(id) && !this.serving.has(id)) this.health.delete(id);
+    }
     const isSlow = (id: string) => (this.health.get(id)?.misses ?? 0) > 0;
     for (const list of byAccount.values()) list.sort((a, b) => Number(isSlow(a.id)) - Number(isSlow(b.id)));
     // Accounts in turn, from the one after the last served.

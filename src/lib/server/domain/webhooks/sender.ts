@@ -10,6 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { markWhileOpen } from '../../ownports.js';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
@@ -52,15 +53,11 @@ export interface SenderConfig {
   /** Sockets open at once, per protocol (keep-alive: one per endpoint being served). */
   maxSockets: number;
   /**
-   * The server's own listening port on loopback, and a shared byte per local port: set while one of these sockets
-   * is connected from that port to the server itself, so that the server can tell its own deliveries apart
-   * (http/lifecycle.ts) — no client can hold the same pair of ports at the same time.
+   * The server's own listening port on loopback, and a shared byte per local port (ownports.ts): set while one of
+   * these sockets is connected from that port to the server itself, so that it can tell its own deliveries apart.
    */
   own?: { port: number; ports: Uint8Array };
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
-export const isLoopback = (address: string | undefined): boolean => address !== undefined && LOOPBACK.test(address);
 
 /** The text of an error, bounded. */
 const errorText = (s: string) => s.slice(0, MAX_ERROR_CHARS);
@@ -92,16 +89,7 @@ export class Sender {
       // 'connect'): the port is marked before the server can read them.
       this.http.createConnection = (options: net.NetConnectOpts) => {
         const socket = net.createConnection(options);
-        let marked = -1;
-        socket.once('connect', () => {
-          if (socket.remotePort === own.port && isLoopback(socket.remoteAddress) && socket.localPort !== undefined) {
-            marked = socket.localPort;
-            Atomics.store(own.ports, marked, 1);
-          }
-        });
-        socket.once('close', () => {
-          if (marked >= 0) Atomics.store(own.ports, marked, 0);
-        });
+        socket.once('connect', () => markWhileOpen(own.ports, own.port, socket, (unmark) => socket.once('close', unmark)));
         return socket;
       };
     }
