@@ -1,5 +1,6 @@
 // The fastify instance and what it does before any route runs: the options, the JSON body parser, lazy
 // validator compilation, and the contract's error body for requests fastify or Node reject before routing.
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { Logger } from 'pino';
@@ -24,11 +25,25 @@ export interface Timeouts {
  */
 export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 20_000, requestMs: 60_000 };
 
+/**
+ * Writes a last answer and closes the connection for good. Ending the socket alone is not enough: the server
+ * allows half-open connections, so an ended socket whose client neither reads nor closes its own side stayed open
+ * indefinitely, and with it the request it carried, still holding its in-flight slot (released when the request
+ * is aborted, lifecycle.ts). So the socket is destroyed as soon as the answer and the FIN are handed to the kernel
+ * (a few hundred bytes: the kernel takes them at once); if it cannot take them at once (the client left earlier
+ * answers on this connection unread), the socket is destroyed right away and this answer is lost.
+ */
+function answerAndClose(socket: Duplex, text: string): void {
+  socket.end(text, () => socket.destroy());
+  if (socket.writableLength > 0) socket.destroy();
+}
+
 export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFAULT_TIMEOUTS): FastifyInstance {
   const headersMs = Math.min(timeouts.headersMs, timeouts.requestMs);
   const app = Fastify({
     // Node checks open requests against both limits every `connectionsCheckingInterval`; an expired one is
-    // answered 408 by clientErrorHandler below, and its request's in-flight slot is released (lifecycle.ts).
+    // answered 408 by clientErrorHandler below, which destroys the connection: its request is aborted and its
+    // in-flight slot released then (lifecycle.ts), whatever the client does.
     requestTimeout: timeouts.requestMs,
     http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersMs / 4))) },
     logger: false, // one line per request is written by the lifecycle (http/lifecycle.ts, log.ts AccessLog)
@@ -47,8 +62,9 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
       const se = errors.invalidRequest('invalid_url', `The request URL could not be read (${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'invalid percent-encoding'}).`);
       return reply.code(se.status).type('application/json; charset=utf-8').send(JSON.stringify(se.body(request.id)));
     },
-    // Bytes Node's HTTP parser rejects before any request exists (broken framing, bad header bytes, an oversized
-    // head): still the contract's error body with a Request-Id, then the connection closes.
+    // Bytes Node's HTTP parser rejects (broken framing, bad header bytes, an oversized head; or a body's chunk
+    // framing, after the request was admitted) and the timeouts: still the contract's error body with a Request-Id,
+    // then the connection is destroyed (answerAndClose).
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
       const requestId = newRequestId();
@@ -59,7 +75,8 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
             ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
             : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
       const body = JSON.stringify(se.body(requestId));
-      socket.end(
+      answerAndClose(
+        socket,
         `HTTP/1.1 ${se.status} ${se.status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );
