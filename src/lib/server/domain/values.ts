@@ -1,4 +1,4 @@
-// Value rules shared by every area: currencies, metadata updates.
+// Value rules shared by every area: currencies, metadata updates, the URLs a request gives.
 import { errors } from '../errors.js';
 
 let currencies: Set<string> | undefined;
@@ -20,4 +20,31 @@ export function mergeMetadata(current: Record<string, string>, update: Record<st
   }
   if (Object.keys(out).length > 50) throw errors.parameterInvalid('metadata', 'must have at most 50 keys');
   return out;
+}
+
+/** An explicit port in a URL's authority (after any user info), as written: digits only, leading zeros and all. */
+const WRITTEN_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/\\?#]*@)?(?:\[[^\]/\\?#]*\]|[^/\\?#@[\]:]*):(\d+)(?:[/\\?#]|$)/i;
+
+/**
+ * A URL a request gives that the server will later connect to (a webhook endpoint) or send a browser or a
+ * client to (success_url, cancel_url, return_url; a wallet's validation_url, fetched by the live service):
+ * absolute, `http:` or `https:` (or `https:` only), and a port from 1 to 65535 when it names one. The port is
+ * the one the WHATWG URL parser reads — the parser the server's deliveries and browsers use — so the check
+ * and the connection agree: leading zeros are dropped (`:080` is port 80, `:00` port 0) and a scheme's default
+ * port written out is no port at all. The parser refuses ports over 65535 but keeps port 0, which nothing can
+ * connect to (Node's http client would quietly go to the default port instead). Returns the parsed URL.
+ */
+export function checkHttpUrl(value: string, param: string, schemes: 'http(s)' | 'https' = 'http(s)'): URL {
+  const what = schemes === 'https' ? 'an absolute https URL' : 'an absolute http(s) URL';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    const written = WRITTEN_PORT.exec(value)?.[1];
+    if (written !== undefined && Number(written) > 65535) throw errors.parameterInvalid(param, `must be ${what} with a port from 1 to 65535 (not ${written})`);
+    throw errors.parameterInvalid(param, `must be ${what}`);
+  }
+  if (schemes === 'https' ? url.protocol !== 'https:' : url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.parameterInvalid(param, `must be ${what}`);
+  if (url.port === '0') throw errors.parameterInvalid(param, `must be ${what} with a port from 1 to 65535 (not ${WRITTEN_PORT.exec(value)?.[1] ?? '0'})`);
+  return url;
 }

@@ -19,7 +19,7 @@ import { newId, newWebhookSecret } from '../../ids.js';
 import { Collection } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
 import { tables } from '../../store/tables.js';
-import { mergeMetadata } from '../values.js';
+import { checkHttpUrl, mergeMetadata } from '../values.js';
 
 /** An endpoint as stored: the API object, its sealed secret, and rolled secrets that still sign until they expire. */
 export interface StoredEndpoint extends WebhookEndpoint {
@@ -46,14 +46,9 @@ function enabledEvents(patterns: string[]): string[] {
   return [...new Set(patterns)];
 }
 
+/** The URL deliveries will go to (checkHttpUrl: the port they connect to is 1–65535), stored as given. */
 function checkUrl(url: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw errors.parameterInvalid('url', 'must be an absolute http(s) URL');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw errors.parameterInvalid('url', 'must be an absolute http(s) URL');
+  const u = checkHttpUrl(url, 'url');
   if (u.username || u.password) throw errors.parameterInvalid('url', 'must not carry a user name or password (deliveries are signed instead)');
   return url;
 }
