@@ -1,10 +1,11 @@
-// A webhook endpoint's URL names a port from 1 to 65535 when it names one (docs/api.md "Errors" and "Webhook
-// endpoints"). Port 0 used to be accepted for a webhook endpoint, and its
+// A URL the server will later connect to, or send a browser to, names a port from 1 to 65535 when it names one
+// (docs/api.md "Errors" and "Webhook endpoints"). Port 0 used to be accepted for a webhook endpoint, and its
 // deliveries went to port 80 (Node's http client takes port 0 as "the default port"). The port is read as the URL
 // parser reads it, the parser deliveries use too: `:080` is port 80, `:00` is port 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError, newSession } from '../payments/util.js';
+import { customer, ok, product } from '../billing/helpers.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
 
 let s: TestServer;
@@ -77,5 +78,35 @@ describe('webhook endpoint url: a port from 1 to 65535', () => {
     }, 'the delivery succeeded');
     expect(delivery.url).toBe(url);
     expect((await s.request('DELETE', `/webhook-endpoints/${we.body.id}`)).status).toBe(200);
+  });
+});
+
+describe('the other URLs the server follows later take the same rule', () => {
+  it('success_url, return_url and cancel_url of a payment session; of a checkout session; a portal return_url; a wallet validation_url', async () => {
+    const price = await ok(s, 'POST', '/prices', { product: (await product(s, 'Mug')).id, currency: 'usd', unit_amount: 500 });
+    const cus = await customer(s);
+    const wallet = await newSession(s, { payment_method_types: ['card', 'walletone_pay'] });
+    for (const port of ['0', '00', '65536']) {
+      const bad = `https://shop.example.test:${port}/back`;
+      const cases: [string, string, Record<string, unknown>, string][] = [
+        ['POST', '/create-session', { amount: 100, currency: 'usd', success_url: bad }, 'success_url'],
+        ['POST', '/create-session', { amount: 100, currency: 'usd', return_url: bad }, 'return_url'],
+        ['POST', '/create-session', { amount: 100, currency: 'usd', cancel_url: bad }, 'cancel_url'],
+        ['POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], success_url: bad }, 'success_url'],
+        ['POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], cancel_url: bad }, 'cancel_url'],
+        ['POST', '/portal-sessions', { customer: cus.id, return_url: bad }, 'return_url'],
+        ['POST', '/walletone-pay-validate-merchant', { validation_url: bad, domain: 'shop.example.test', session_id: wallet.id }, 'validation_url'],
+      ];
+      for (const [method, path, body, param] of cases) {
+        const r = await s.request(method, path, { body });
+        expectError(r, 400, 'validation_error', 'parameter_invalid', param);
+        expect(r.body.error.message, `${path} ${param} ${bad}`).toMatch(/port/);
+      }
+    }
+    // in range: accepted as given
+    const good = 'https://shop.example.test:8443/back';
+    expect((await ok(s, 'POST', '/create-session', { amount: 100, currency: 'usd', success_url: good, cancel_url: good }, 201)).success_url).toBe(good);
+    expect((await ok(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], success_url: good }, 201)).success_url).toBe(good);
+    expect((await ok(s, 'POST', '/portal-sessions', { customer: cus.id, return_url: good }, 201)).return_url).toBe(good);
   });
 });

@@ -8,7 +8,7 @@ import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRE
 import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
-import { normalizeCurrency, mergeMetadata } from './values.js';
+import { checkHttpUrl, normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
 import { previousAttributes, type Events } from './events.js';
 import type { EventType } from '../../contract/events.js';
@@ -148,6 +148,8 @@ export class Sessions implements DueWork {
   }
 
   create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
+    // Where the hosted page sends the payer afterwards, and the return_url of a 3-D Secure next_action.
+    for (const param of ['success_url', 'return_url', 'cancel_url'] as const) if (body[param] !== undefined) checkHttpUrl(body[param], param);
     const id = newUuid();
     const secret = this.namedSecret(id);
     const stored: StoredSession = {

@@ -14,6 +14,7 @@ import { MAX_AMOUNT } from '../../../contract/numbers.js';
 import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
+import { checkHttpUrl } from '../values.js';
 
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
 
@@ -76,6 +77,7 @@ export class Checkouts {
   }
 
   create(accountId: string, body: CreateCheckoutSessionBody, now: number, baseUrl: string): CheckoutSession {
+    for (const param of ['success_url', 'cancel_url'] as const) if (body[param] !== undefined) checkHttpUrl(body[param], param);
     const customer = body.customer !== undefined ? this.customers.get(accountId, body.customer, 'customer') : undefined;
     let currency: string | undefined;
     let interval: string | undefined;

@@ -3,6 +3,7 @@ import type { CreatePortalSessionBody, PortalSession } from '../../../contract/b
 import { isoTime, unixSeconds } from '../../clock.js';
 import { newId } from '../../ids.js';
 import type { BillingStore } from './store.js';
+import { checkHttpUrl } from '../values.js';
 
 export const PORTAL_TTL_MS = 3600 * 1000;
 
@@ -10,6 +11,7 @@ export class Portals {
   constructor(private readonly db: BillingStore) {}
 
   create(accountId: string, body: CreatePortalSessionBody, now: number, baseUrl: string): PortalSession {
+    if (body.return_url !== undefined) checkHttpUrl(body.return_url, 'return_url');
     const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
     const id = newId('pts');
     const p: PortalSession = {

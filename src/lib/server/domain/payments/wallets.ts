@@ -5,15 +5,10 @@ import type { MerchantSession, ValidateMerchantBody } from '../../../contract/pa
 import type { SessionFacts } from '../sessions.js';
 import { errors } from '../../errors.js';
 import { unixSeconds } from '../../clock.js';
+import { checkHttpUrl } from '../values.js';
 
 export function validateMerchant(session: SessionFacts, body: ValidateMerchantBody, now: number): MerchantSession {
-  let url: URL;
-  try {
-    url = new URL(body.validation_url);
-  } catch {
-    throw errors.parameterInvalid('validation_url', 'must be an absolute https URL');
-  }
-  if (url.protocol !== 'https:') throw errors.parameterInvalid('validation_url', 'must be an https URL');
+  checkHttpUrl(body.validation_url, 'validation_url', 'https');
   if (!/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i.test(body.domain)) {
     throw errors.parameterInvalid('domain', 'must be a domain name');
   }
