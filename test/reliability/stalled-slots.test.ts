@@ -62,7 +62,7 @@ const keyedHalfBody = (s: TestServer, read: boolean) =>
     BODY.slice(0, 10),
     read,
   );
-/** A hosted invoice page's pay action (no credential: the address's public bucket, like /health), half a body. */
+/** A hosted invoice page's pay action (no credential: the address's public bucket, like /openapi.json), half a body. */
 const keylessHalfBody = (s: TestServer, read: boolean) =>
   stall(
     s,
@@ -130,15 +130,17 @@ describe('a stalled request gives its in-flight slot back with its 408, whatever
     }
   }, 60_000);
 
-  it('keyless: two stalled hosted-page actions hold the address\'s 2 slots until their 408, then /health gets 200', async () => {
+  it('keyless: two stalled hosted-page actions hold the address\'s 2 slots until their 408, then /openapi.json gets 200 (/health all along)', async () => {
     const s = await server();
     const start = Date.now();
     keylessHalfBody(s, false);
     keylessHalfBody(s, false);
-    const health = () => s.request('GET', '/health', { key: null });
-    const held = await pollUntil(health, (r) => r.status === 429, start + TIMEOUTS.requestMs + GRACE_MS);
+    const openapi = () => s.request('GET', '/openapi.json', { key: null });
+    const held = await pollUntil(openapi, (r) => r.status === 429, start + TIMEOUTS.requestMs + GRACE_MS);
     expectError(held.last, 429, 'invalid_request_error', 'concurrency_limit_exceeded');
-    const freed = await pollUntil(health, (r) => r.status !== 429, start + TIMEOUTS.requestMs + GRACE_MS);
+    // the health check is never limited, even while the address's slots are held
+    expect((await s.request('GET', '/health', { key: null })).status).toBe(200);
+    const freed = await pollUntil(openapi, (r) => r.status !== 429, start + TIMEOUTS.requestMs + GRACE_MS);
     expectHeldThenFreed(freed.statuses);
   }, 60_000);
 
