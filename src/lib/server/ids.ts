@@ -8,7 +8,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 export type IdPrefix =
   | 'acct' | 'key' | 'cus' | 'prod' | 'price' | 'sub' | 'si' | 'in' | 'il' | 'ur' | 'ba' | 'nt' | 'cks' | 'pts'
-  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att' | 'we' | 'whd';
+  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att' | 'we' | 'whd' | 'evl' | 'evr';
 
 /** `n` random base62 characters (rejection sampling: no modulo bias). */
 export function randomBase62(n: number): string {

@@ -20,11 +20,14 @@ export interface RequestSummary {
 
 /**
  * Reads that follow a log themselves are not recorded, so that following does not fill the log: the request
- * log's own route, and `GET /events` with `ending_before` (what `payorch listen` polls).
+ * log's own route, `GET /events` with `ending_before` and a listener's `GET /event-listeners/{id}/resends` (what
+ * `payorch listen` polls), and the lease renewals a listener sends while it runs (`POST /event-listeners/{id}`).
  */
 function isFollowing(method: string, path: string, url: string): boolean {
+  if (method === 'POST') return /^\/event-listeners\/[^/]+$/.test(path);
   if (method !== 'GET') return false;
   if (path === '/request-log') return true;
+  if (/^\/event-listeners\/[^/]+\/resends$/.test(path)) return true;
   return path === '/events' && /[?&]ending_before=/.test(url);
 }
 

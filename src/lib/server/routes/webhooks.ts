@@ -1,6 +1,7 @@
 // Webhook endpoints and deliveries routes (docs/api.md "Events and webhooks"). Handlers only call domain/webhooks.
 import { DeletedObject } from '../../contract/common.js';
 import { EventIdParams } from '../../contract/events.js';
+import { ResendEventResult } from '../../contract/listeners.js';
 import {
   CreateWebhookEndpointBody,
   ListEndpointDeliveriesQuery,
@@ -67,8 +68,8 @@ export const webhooksRoutes: RouteSpec[] = [
     handler: ({ accountId, params, query, path, services }) => services.webhooks.deliveries.listForEvent(accountId, params.event_id, path, query),
   }),
   defineRoute({
-    method: 'POST', url: '/events/:event_id/resend', operationId: 'resendEvent', summary: 'Send an event again: to one endpoint, or to every enabled endpoint it matches', tag, auth: 'api_key',
-    params: EventIdParams, body: ResendEventBody, response: WebhookDeliveryList, errors: [404, 409],
-    handler: ({ accountId, params, body, path, now, services }) => services.webhooks.deliveries.resend(accountId, params.event_id, body, path, now),
+    method: 'POST', url: '/events/:event_id/resend', operationId: 'resendEvent', summary: 'Send an event again: to one endpoint, or to every enabled endpoint it matches and every running listener', tag, auth: 'api_key',
+    params: EventIdParams, body: ResendEventBody, response: ResendEventResult, errors: [404, 409],
+    handler: ({ accountId, params, body, path, now, services }) => services.webhooks.resend(accountId, params.event_id, body, path, now),
   }),
 ];

@@ -3,12 +3,18 @@
 // (server.ts startServer), never in the CLI's embedded default.
 import type { CoreServices } from '../../services.js';
 import { isoTime } from '../../clock.js';
+import type { ResendEventBody } from '../../../contract/webhooks.js';
+import type { ResendEventResult } from '../../../contract/listeners.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { Deliveries } from './deliveries.js';
+import { Listeners } from './listeners.js';
 
 export class Webhooks {
   readonly endpoints: WebhookEndpoints;
   readonly deliveries: Deliveries;
+  /** Running `payorch listen`s and the resends queued for them (listeners.ts). */
+  readonly listeners: Listeners;
+  private readonly events: CoreServices['events'];
   /** Whether a write since the last look may have given the dispatcher work (read and cleared by it). */
   private dirty = false;
   /** Endpoints changed (updated, deleted) since the last look: a batch being sent to one of them is cut short. */
@@ -21,6 +27,18 @@ export class Webhooks {
     };
     this.endpoints = new WebhookEndpoints(core.store, core.sealer, changed);
     this.deliveries = new Deliveries(core.store, core.clock, core.events, this.endpoints, changed);
+    this.listeners = new Listeners(core.store);
+    this.events = core.events;
+  }
+
+  /**
+   * `POST /events/{id}/resend`: new deliveries (deliveries.ts), and — unless one endpoint is named — the event
+   * queued for every running listener of the account, in the same transaction.
+   */
+  resend(accountId: string, eventId: string, body: ResendEventBody, url: string, now: number): ResendEventResult {
+    const list = this.deliveries.resend(accountId, eventId, body, url, now);
+    const listeners = body.webhook_endpoint === undefined ? this.listeners.queue(accountId, this.events.get(accountId, eventId), now) : 0;
+    return { ...list, listeners };
   }
 
   /** Deletes an endpoint; its deliveries still pending are given up (`failed`), the others stay in the log. */

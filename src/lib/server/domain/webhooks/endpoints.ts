@@ -37,7 +37,7 @@ export function endpointView(e: StoredEndpoint): WebhookEndpoint {
 export const endpointWants = (patterns: readonly string[], type: string): boolean => patterns.some((p) => eventTypeMatches(p, type));
 
 /** The patterns, each checked to match some event type (a typo would silently match nothing), without repeats. */
-function enabledEvents(patterns: string[]): string[] {
+export function enabledEvents(patterns: string[]): string[] {
   for (const p of patterns) {
     if (!eventTypes.some((t) => eventTypeMatches(p, t))) {
       throw errors.parameterInvalid('enabled_events', `${JSON.stringify(p)} matches no event type (docs/api.md "Event types" lists them)`);

@@ -142,4 +142,35 @@ CREATE TABLE webhook_event_bodies (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    // POST /events/{id}/resend reaches the running `payorch listen`s of the account too (docs/api.md "Resends to
+    // listeners"): each listener holds a lease it renews while it runs, and a resend queues one row per listener
+    // whose lease is live; the listener lists its own queue.
+    version: 505,
+    name: 'events: listeners and the resends queued for them',
+    sql: `
+-- A running listener: seen_ms (the server's wall clock) is its last renewal; created_ms is on the account's clock;
+-- enabled_events (a JSON array of types and patterns) are the events it shows.
+CREATE TABLE event_listeners (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  enabled_events TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  seen_ms INTEGER NOT NULL
+);
+CREATE INDEX event_listeners_account_seen ON event_listeners (account_id, seen_ms);
+-- One row per (resend, listener it was queued for); created_ms on the account's clock (retention: 30 days).
+CREATE TABLE event_resends (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  listener TEXT NOT NULL,
+  event TEXT NOT NULL,
+  created_ms INTEGER NOT NULL
+);
+CREATE INDEX event_resends_listener ON event_resends (listener, seq);
+CREATE INDEX event_resends_account_seq ON event_resends (account_id, seq);
+`,
+  },
 ];
