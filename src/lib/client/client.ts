@@ -17,7 +17,7 @@ import {
   WalletsResource,
 } from './resources/payments.js';
 import * as billing from './resources/billing.js';
-import { EventsResource, TriggersResource } from './resources/events.js';
+import { EventListenersResource, EventsResource, TriggersResource } from './resources/events.js';
 import { WebhookEndpointsResource } from './resources/webhooks.js';
 import { RequestLogResource } from './resources/logs.js';
 
@@ -51,8 +51,11 @@ export interface ClientOptions {
 export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
-  /** Defaults to a new random key for POST/PATCH/DELETE. */
-  idempotencyKey?: string;
+  /**
+   * Defaults to a new random key for POST/PATCH/DELETE; `false` sends none (a request that is idempotent by
+   * itself and not retried, e.g. a listener's lease renewal: no replay record is kept for it).
+   */
+  idempotencyKey?: string | false;
   /** Overrides the client's API key (e.g. a client secret for one call). */
   bearer?: string;
   timeoutMs?: number;
@@ -111,6 +114,7 @@ export class Client {
   readonly portalSessions: billing.PortalSessionsResource;
   readonly testClock: billing.TestClockResource;
   readonly events: EventsResource;
+  readonly eventListeners: EventListenersResource;
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly testHelpers: TriggersResource;
   readonly requestLog: RequestLogResource;
@@ -145,6 +149,7 @@ export class Client {
     this.portalSessions = new billing.PortalSessionsResource(this);
     this.testClock = new billing.TestClockResource(this);
     this.events = new EventsResource(this);
+    this.eventListeners = new EventListenersResource(this);
     this.webhookEndpoints = new WebhookEndpointsResource(this);
     this.testHelpers = new TriggersResource(this);
     this.requestLog = new RequestLogResource(this);
@@ -185,7 +190,7 @@ export class Client {
       headers['content-type'] = 'application/json';
     }
     // node:crypto is loaded only for requests that carry an Idempotency-Key (~2–3 ms of CLI start-up for a GET).
-    if (method !== 'GET' && method !== 'HEAD') headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
+    if (method !== 'GET' && method !== 'HEAD' && options.idempotencyKey !== false) headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
     // A path that already has a query string (`payorch api GET '/sessions?limit=2' --query status=…`) gets the
     // parameters after an `&`, not a second `?`.
     const query = encodeQuery(options.query);

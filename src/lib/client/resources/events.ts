@@ -4,6 +4,13 @@ import type { List } from '../../contract/common.js';
 import type { Event, EventType, ListEventsQuery } from '../../contract/events.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
 import type { WebhookDelivery } from '../../contract/webhooks.js';
+import type { CreateEventListenerBody, EventListener, EventResend, ListEventResendsQuery } from '../../contract/listeners.js';
+
+/**
+ * `POST /events/{id}/resend`'s answer: the new deliveries, and how many running listeners the event was queued
+ * for — absent from servers that do not queue resends for listeners.
+ */
+export type ResendResult = List<WebhookDelivery> & { listeners?: number };
 
 export class EventsResource {
   constructor(private readonly c: Requester) {}
@@ -26,9 +33,40 @@ export class EventsResource {
     return this.c.request('GET', `/events/${enc(id)}/deliveries`, { query: asQuery(params), ...options });
   }
 
-  /** Sends the event again: to every matching enabled endpoint, or to the one named. Returns the new deliveries. */
-  resend(id: string, params: { webhook_endpoint?: string } = {}, options?: CallOptions): Promise<List<WebhookDelivery>> {
+  /**
+   * Sends the event again: to every matching enabled endpoint and every running listener, or to the endpoint
+   * named. Returns the new deliveries and how many listeners it was queued for.
+   */
+  resend(id: string, params: { webhook_endpoint?: string } = {}, options?: CallOptions): Promise<ResendResult> {
     return this.c.request('POST', `/events/${enc(id)}/resend`, { body: params, ...options });
+  }
+}
+
+/** A running listener's registration, lease and queue of resends (docs/api.md "Resends to listeners"). */
+export class EventListenersResource {
+  constructor(private readonly c: Requester) {}
+
+  /**
+   * Registers a listener: resends (of the types in `enabled_events`, default all) are queued for it from now on,
+   * while its lease is renewed.
+   */
+  create(params: CreateEventListenerBody = {}, options?: CallOptions): Promise<EventListener> {
+    return this.c.request('POST', '/event-listeners', { body: params, ...options });
+  }
+
+  /** Renews the listener's lease (idempotent by itself: sent without an Idempotency-Key unless one is given). */
+  renew(id: string, options?: CallOptions): Promise<EventListener> {
+    return this.c.request('POST', `/event-listeners/${enc(id)}`, { body: {}, idempotencyKey: false, ...options });
+  }
+
+  /** Deletes the listener and its queue. */
+  del(id: string, options?: CallOptions): Promise<{ id: string; object: 'event_listener'; deleted: true }> {
+    return this.c.request('DELETE', `/event-listeners/${enc(id)}`, options);
+  }
+
+  /** The resends queued for the listener, newest first (oldest first after `ending_before`), each with its event. */
+  resends(id: string, params: ListEventResendsQuery = {}, options?: CallOptions): Promise<List<EventResend>> {
+    return this.c.request('GET', `/event-listeners/${enc(id)}/resends`, { query: asQuery(params), ...options });
   }
 }
 
