@@ -8,7 +8,8 @@ import type { Event } from '../lib/contract/events.js';
 import { listenSecret } from '../lib/profiles/store.js';
 import { maskSecret } from '../lib/output/mask.js';
 import { jsonLine, safeText } from '../lib/output/render.js';
-import { eventLine, forwardLine } from '../lib/output/views/events.js';
+import { eventLine, forwardLine, resentLine, resentNote } from '../lib/output/views/events.js';
+import { ResendInbox } from '../lib/cli/resends.js';
 
 /** A poll's own request: no retries of its own (the loop polls again) and a bound, so Ctrl-C is never held up. */
 const POLL = { maxRetries: 0, timeoutMs: 10_000 };
@@ -16,7 +17,7 @@ const POLL = { maxRetries: 0, timeoutMs: 10_000 };
 export default class Listen extends ApiCommand {
   static override summary = 'Print events as they happen, and forward each to a local URL signed like a webhook';
   static override description =
-    "Starts from now: events recorded before it started are not replayed. Each event is POSTed to --forward-to with the X-Payorch-* headers and a signature made with the listener's secret (`--print-secret` prints it; it stays the same for a profile across runs). Ctrl-C stops.";
+    "Starts from now: events recorded before it started are not replayed. Each event is POSTed to --forward-to with the X-Payorch-* headers and a signature made with the listener's secret (`--print-secret` prints it; it stays the same for a profile across runs). `payorch events resend` reaches it too (marked (resent)). Ctrl-C stops.";
   static override examples = [
     '<%= config.bin %> listen --forward-to localhost:3000/webhooks',
     '<%= config.bin %> listen --events payment.captured,refund.* --json',
@@ -40,27 +41,38 @@ export default class Listen extends ApiCommand {
       return;
     }
     const stop = untilStopped();
+    let inbox: ResendInbox | undefined;
     try {
       const client = await this.client(flags);
       const newest = await Promise.race([client.events.list({ limit: 1 }, POLL), stop.stopped.then(() => undefined)]);
       if (!newest) return;
       let cursor = newest.data[0];
+      // Registered before "Ready": a resend from then on is queued for this listener (docs/api.md "Resends to listeners").
+      inbox = new ResendInbox(client, filter?.patterns, (m) => this.notice(m));
+      if (!(await Promise.race([inbox.start().then(() => true), stop.stopped.then(() => false)]))) return;
+      const resends = inbox;
       this.notice(
         `Ready: listening for ${filter ? filter.patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
       const read = async () => {
         const fresh = await newEvents(client, cursor);
         cursor = fresh.at(-1) ?? cursor;
-        return fresh;
+        const resent = await resends.read();
+        return [...fresh.map((event) => ({ event, resent: false })), ...resent.map((event) => ({ event, resent: true }))];
       };
-      for await (const event of follow(read, stop, (m) => this.notice(m), `events from ${client.baseUrl}`)) {
+      for await (const { event, resent } of follow(read, stop, (m) => this.notice(m), `events from ${client.baseUrl}`)) {
         if (filter && !filter.matches(event.type)) continue;
-        this.io.stdout.write((this.jsonMode ? jsonLine(event) : safeText(eventLine(event))) + '\n');
+        if (this.jsonMode) {
+          // stdout: the event exactly as the API shows it (and as it is forwarded); the mark goes to stderr.
+          this.io.stdout.write(jsonLine(event) + '\n');
+          if (resent) this.io.stderr.write(safeText(resentNote(event)) + '\n');
+        } else this.io.stdout.write(safeText(resent ? resentLine(event) : eventLine(event)) + '\n');
         if (!target) continue;
         const r = await forwardEvent(target, event, secret, { timeoutMs: flags['forward-timeout'] * 1000, userAgent: `payorch/${this.config.version}`, signal: stop.signal });
         (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
       }
     } finally {
+      await inbox?.close();
       stop.dispose();
     }
   }

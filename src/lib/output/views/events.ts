@@ -34,6 +34,16 @@ export function eventLine(e: Event): string {
   return `${c.dim(printable(time))}  ${c.bold(printable(e.type))}  ${printable(e.id)}  ${c.dim(printable(objectId(e)))}`;
 }
 
+/** `listen`'s line for an event resent to it (`payorch events resend`): the event's line, marked. */
+export function resentLine(e: Event): string {
+  return `${eventLine(e)}  ${color().yellow('(resent)')}`;
+}
+
+/** With `listen --json` (stdout holds the event as the API shows it): the mark of a resend, on stderr. */
+export function resentNote(e: Event): string {
+  return `(resent) ${printable(e.id)} ${printable(e.type)}`;
+}
+
 /** `listen --forward-to`'s line for a forward: `  --> 200 POST http://…` (or the error). */
 export function forwardLine(url: string, r: { status: number; ms: number } | { error: string; ms: number }): string {
   const c = color();
