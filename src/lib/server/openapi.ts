@@ -3,8 +3,6 @@ import { ErrorBody } from '../contract/common.js';
 import { boundedSchema } from '../contract/numbers.js';
 import type { RouteSpec } from './http/route.js';
 import { VERSION } from './version.js';
-// A cycle (routes → meta → openapi → routes) that is safe: allRoutes is only read when the document is built.
-import { allRoutes } from './routes/index.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request (validation_error or invalid_request_error)',
@@ -54,13 +52,15 @@ function describeRoute(r: RouteSpec, errorStatuses: number[]): string {
 /** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document); numbers with their range. */
 const plain = (schema: unknown): unknown => boundedSchema(schema);
 
-let cached: { base: string; doc: object } | undefined;
+/** The last document built for each list of routes (a server serves one list, at one base URL). */
+const cached = new WeakMap<RouteSpec[], { base: string; doc: object }>();
 
-export function openApiDocument(baseUrl: string, routes?: RouteSpec[]): object {
-  if (cached && cached.base === baseUrl && !routes) return cached.doc;
-  const list = routes ?? allRoutes;
+/** The OpenAPI document of `routes` (the caller passes them in: this module knows no routes of its own). */
+export function openApiDocument(baseUrl: string, routes: RouteSpec[]): object {
+  const hit = cached.get(routes);
+  if (hit && hit.base === baseUrl) return hit.doc;
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of list) {
+  for (const r of routes) {
     const path = r.url.replace(/:([a-z_]+)/g, '{$1}');
     const params: unknown[] = [];
     const p = r.params as { properties?: Record<string, unknown> } | undefined;
@@ -99,7 +99,7 @@ export function openApiDocument(baseUrl: string, routes?: RouteSpec[]): object {
       description: "The local test-mode server's API, generated from the schemas it validates with. See docs/api.md.",
     },
     servers: [{ url: baseUrl }],
-    tags: [...new Set(list.map((r) => r.tag))].map((name) => ({ name, description: TAG_TEXT[name] ?? `Operations on ${name.toLowerCase()}.` })),
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_TEXT[name] ?? `Operations on ${name.toLowerCase()}.` })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'sk_test_ API key' },
@@ -109,6 +109,6 @@ export function openApiDocument(baseUrl: string, routes?: RouteSpec[]): object {
     },
     paths,
   };
-  if (!routes) cached = { base: baseUrl, doc };
+  cached.set(routes, { base: baseUrl, doc });
   return doc;
 }

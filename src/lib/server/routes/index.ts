@@ -1,5 +1,6 @@
 // Every route of the API, by area. Each area keeps its routes in routes/<area>.ts.
 import type { RouteSpec } from '../http/route.js';
+import { openApiDocument } from '../openapi.js';
 import { metaRoutes } from './meta.js';
 import { sessionRoutes } from './sessions.js';
 import { paymentsRoutes } from './payments.js';
@@ -11,4 +12,4 @@ import { logsRoutes } from './logs.js';
 import { triggerRoutes } from './triggers.js';
 import { webhooksRoutes } from './webhooks.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes, ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes((baseUrl) => openApiDocument(baseUrl, allRoutes)), ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes];

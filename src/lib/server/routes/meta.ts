@@ -3,10 +3,13 @@ import { AdvanceClockBody, ClockState, Health, MAX_CLOCK_ADVANCE_SECONDS } from 
 import { EmptyQuery } from '../../contract/common.js';
 import { defineRoute, InSteps } from '../http/route.js';
 import { errors } from '../errors.js';
-import { openApiDocument } from '../openapi.js';
 import { VERSION } from '../version.js';
 
-export const metaRoutes = [
+/**
+ * The meta routes; `openApi` builds the OpenAPI document of every route for a base URL (the composition passes it
+ * in: this module does not import the list it is part of).
+ */
+export const metaRoutes = (openApi: (baseUrl: string) => object) => [
   defineRoute({
     method: 'GET',
     url: '/health',
@@ -26,7 +29,7 @@ export const metaRoutes = [
     tag: 'Meta',
     auth: 'none',
     response: Type.Object({}, { additionalProperties: true }),
-    handler: ({ baseUrl }) => openApiDocument(baseUrl),
+    handler: ({ baseUrl }) => openApi(baseUrl),
   }),
   defineRoute({
     method: 'POST',
