@@ -13,7 +13,7 @@ import { allowBrowsers } from './http/cors.js';
 import { serveRoute } from './http/execute.js';
 import { registerPages } from './http/pages.js';
 import { allRoutes } from './routes/index.js';
-import { paymentsPages } from './routes/payments.js';
+import { paymentsPages } from './pages/payments.js';
 import { billingPages } from './pages/billing.js';
 
 export interface AppOptions {

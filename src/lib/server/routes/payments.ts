@@ -36,7 +36,6 @@ import {
   VerifyResult,
 } from '../../contract/payments.js';
 import { DeletedObject, EmptyBody, EmptyQuery } from '../../contract/common.js';
-import type { PageSpec } from '../http/pages.js';
 import { defineRoute, savedAsEvent, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
@@ -44,7 +43,6 @@ import { requestedSession } from '../domain/sessions.js';
 import type { Services } from '../services.js';
 import { validateMerchant } from '../domain/payments/wallets.js';
 import { testValues } from '../domain/payments/testvalues.js';
-import { checkoutPage } from '../domain/payments/checkout-page.js';
 
 const tag = 'Payments';
 
@@ -402,12 +400,6 @@ export const paymentsRoutes: RouteSpec[] = [
     },
   }),
 ];
-
-/**
- * HTML pages served by the local server (auth none, text/html), registered by app.ts. A page handler
- * is synchronous and returns the HTML, or undefined for "no such page" (404).
- */
-export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 
 
 /**

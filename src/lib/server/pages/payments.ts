@@ -2,9 +2,16 @@
 // server as plain HTML/CSS/JS with no external resources. The page tokenizes the card through the test vault
 // (the only place the number goes), confirms with the session's client secret, runs the 3DS challenge step,
 // and shows success / failure / canceled, honouring success_url and cancel_url.
-import type { Services } from '../../services.js';
-import { formatMoney } from '../../../format/values.js';
-import { escapeHtml as esc, scriptJson as embed } from '../../../format/html.js';
+import type { Services } from '../services.js';
+import { formatMoney } from '../../format/values.js';
+import { escapeHtml as esc, scriptJson as embed } from '../../format/html.js';
+import type { PageSpec } from '../http/pages.js';
+
+/**
+ * The payments area's HTML pages (auth none, text/html), registered by app.ts. A page handler is synchronous and
+ * returns the HTML, or undefined for "no such page" (404).
+ */
+export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
 
 const METHOD_LABELS: Record<string, string> = {
   card: 'Card',
