@@ -11,7 +11,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
-import { runSteps, runStepsNow } from './domain/due.js';
+import { runSteps, runStepsNow } from './store/steps.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
 import { Dispatcher, type DispatcherOptions } from './domain/webhooks/dispatcher.js';

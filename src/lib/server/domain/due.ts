@@ -10,6 +10,7 @@
 // session past its expiry finds it expired): that is part of the write, in its transaction.
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/db.js';
+import { runSteps, type Steps } from '../store/steps.js';
 
 export interface DueWork {
   readonly name: string;
@@ -27,12 +28,6 @@ export interface DueRun {
   at: string;
   count: number;
 }
-
-/**
- * Long work as steps: each `next()` does a bounded amount of work and must run inside a transaction of its
- * own (see runSteps); the generator's return value is the result.
- */
-export type Steps<T> = Generator<void, T, void>;
 
 /** Items per runDue call inside a step. */
 const BATCH = 8;
@@ -121,29 +116,5 @@ export class Scheduler {
       if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w };
     }
     return next;
-  }
-}
-
-/**
- * Runs `steps` to the end, each step in a write transaction of its own that waits for the group commit's open
- * batch (store.alone: never run again by a batch's re-run), yielding to other requests between steps.
- */
-export function runSteps<T>(store: Store, steps: Steps<T>): Promise<T>;
-/** …or until `stop()` says so between two steps (undefined then: what ran is committed, the rest still due). */
-export function runSteps<T>(store: Store, steps: Steps<T>, stop: () => boolean): Promise<T | undefined>;
-export async function runSteps<T>(store: Store, steps: Steps<T>, stop?: () => boolean): Promise<T | undefined> {
-  for (;;) {
-    const r = await store.alone(() => steps.next());
-    if (r.done) return r.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (stop?.()) return undefined;
-  }
-}
-
-/** Runs `steps` to the end at once, all in the caller's thread (the embedded default: no other clients). */
-export function runStepsNow<T>(store: Store, steps: Steps<T>): T {
-  for (;;) {
-    const r = store.tx(() => steps.next());
-    if (r.done) return r.value;
   }
 }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
-import { runSteps, type Steps } from '../domain/due.js';
+import { runSteps, type Steps } from '../store/steps.js';
 import { LongRead } from '../store/longread.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../services.js';

@@ -3,7 +3,7 @@
 import type { TSchema, Static } from '@sinclair/typebox';
 import type { Services } from '../services.js';
 import type { Outcome } from '../domain/outcome.js';
-import type { Steps } from '../domain/due.js';
+import type { Steps } from '../store/steps.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */
@@ -73,7 +73,7 @@ export type HandlerResult = object | Outcome;
 /**
  * A handler's answer for long work (a test clock advanced over a year of renewals): the steps that compute
  * the answer. Each step runs in a write transaction of its own, and other requests run between steps
- * (domain/due.ts runSteps); with an Idempotency-Key, the key is claimed first and the answer saved in the
+ * (store/steps.ts runSteps); with an Idempotency-Key, the key is claimed first and the answer saved in the
  * last step's transaction.
  */
 export class InSteps {
