@@ -14,7 +14,7 @@ import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './store/steps.js';
 import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/payments/area.js';
-import { Dispatcher, type DispatcherOptions } from './domain/webhooks/dispatcher.js';
+import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 
 export interface ServerOptions {

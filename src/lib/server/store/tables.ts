@@ -199,7 +199,7 @@ export const tables = {
 
   // ------------------------------------------------------------------------------------------- webhooks
   webhook_endpoints: table('webhook_endpoints', {}),
-  /** A delivery's row is written before its POST and its outcome after (domain/webhooks/dispatcher.ts). */
+  /** A delivery's row is written before its POST and its outcome after (dispatch/dispatcher.ts). */
   webhook_deliveries: table(
     'webhook_deliveries',
     {

@@ -1,5 +1,5 @@
 // Webhook deliveries (docs/api.md "Events and webhooks"): one row per (event, endpoint) to send, written before
-// its POST and updated with each attempt's outcome. The dispatcher (dispatcher.ts) drives them; this module is
+// its POST and updated with each attempt's outcome. The dispatcher (dispatch/dispatcher.ts) drives them; this module is
 // the rules: which events an endpoint gets, what an attempt's outcome does, when the next one is due.
 import type { List } from '../../../contract/common.js';
 import {
@@ -21,13 +21,33 @@ import type { Events } from '../events.js';
 import type { DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
 import { endpointWants, type StoredEndpoint, type WebhookEndpoints } from './endpoints.js';
-import { succeeded, type AttemptOutcome, type SendJob } from './sender.js';
 
 /** Deliveries looked at (and deleted) per retention item (runDue's `limit` counts batches of this many). */
 const PRUNE_BATCH = 64;
 
 /** Events looked at per endpoint in one scan (one small write transaction). */
 const SCAN_BATCH = 256;
+
+/** What one attempt came to: a response status, or an error before any (refused, timed out, reset, cut short…). */
+export interface AttemptOutcome {
+  status?: number;
+  error?: string;
+  /** No answer at all within the timeout (the endpoint holds a slot that long: the dispatcher backs it off). */
+  timedOut?: boolean;
+}
+
+/** One POST of a batch: the delivery, where to, the body and the secrets that sign it. */
+export interface SendJob {
+  delivery: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  body: string;
+  secrets: string[];
+}
+
+/** Whether an outcome is a success: a complete 2xx answer. */
+export const succeeded = (o: AttemptOutcome): boolean => o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;
 
 /** The wait after attempt `n` (1-based): 60 s × 2^n — 2, 4, 8, 16 minutes (the live service's schedule). */
 export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** attempts;

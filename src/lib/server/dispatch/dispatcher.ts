@@ -18,13 +18,14 @@
 // (real time) after each such attempt, and such endpoints together take at most `slowConcurrency` slots. So
 // endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
 // never another account's deliveries.
-import type { Clock } from '../../clock.js';
-import type { Store } from '../../store/db.js';
-import type { Events } from '../events.js';
-import type { StoredEndpoint } from './endpoints.js';
-import type { Webhooks } from './area.js';
+import type { Clock } from '../clock.js';
+import type { Store } from '../store/db.js';
+import type { Events } from '../domain/events.js';
+import type { StoredEndpoint } from '../domain/webhooks/endpoints.js';
+import type { Webhooks } from '../domain/webhooks/area.js';
+import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 import { senderLink, type SenderLink } from './sender-link.js';
-import type { AttemptOutcome, SendResult } from './sender.js';
+import type { SendResult } from './sender.js';
 
 /** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
 interface Outcome {

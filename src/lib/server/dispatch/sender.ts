@@ -10,31 +10,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { markWhileOpen } from '../../ownports.js';
-import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../../webhooks/signature.js';
+import { markWhileOpen } from '../ownports.js';
+import { succeeded, type AttemptOutcome, type SendJob } from '../domain/webhooks/deliveries.js';
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** The longest error text kept on a delivery. */
 const MAX_ERROR_CHARS = 300;
 
-/** What one attempt came to: a response status, or an error before any (refused, timed out, reset, cut short…). */
-export interface AttemptOutcome {
-  status?: number;
-  error?: string;
-  /** No answer at all within the timeout (the endpoint holds a slot that long: the dispatcher backs it off). */
-  timedOut?: boolean;
-}
-
-/** One POST of a batch: the delivery, where to, the body and the secrets that sign it. */
-export interface SendJob {
-  delivery: string;
-  eventId: string;
-  eventType: string;
-  url: string;
-  body: string;
-  secrets: string[];
-}
+export type { AttemptOutcome, SendJob };
 
 export interface SendBatch {
   endpoint: string;
@@ -231,6 +216,3 @@ export function postJson(url: string, body: string, headers: Record<string, stri
     req.end(body);
   });
 }
-
-/** Whether an outcome is a success: a complete 2xx answer. */
-export const succeeded = (o: AttemptOutcome): boolean => o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;
