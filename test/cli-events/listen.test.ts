@@ -210,6 +210,10 @@ describe('payorch listen --json and --events', () => {
     expect(none.stderr).toContain('matches no event type');
     const bad = await runCli(['listen', '--forward-to', 'ftp://x/y', ...against(s)]);
     expect(bad.code).toBe(2);
+    // port 0 would be sent to port 80
+    const zero = await runCli(['listen', '--forward-to', 'localhost:0/hook', ...against(s)]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('port from 1 to 65535');
   });
 
   it('works on the embedded default with no key configured: another command’s change in the same data directory arrives', async () => {

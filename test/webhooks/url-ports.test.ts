@@ -110,3 +110,21 @@ describe('the other URLs the server follows later take the same rule', () => {
     expect((await ok(s, 'POST', '/portal-sessions', { customer: cus.id, return_url: good }, 201)).return_url).toBe(good);
   });
 });
+
+describe('an endpoint saved with port 0 before it was refused', () => {
+  it('is not sent to the default port: each attempt fails saying why', async () => {
+    const we = (await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })).body;
+    // as an older version stored it
+    const db = s.server.services.store.db;
+    const row = db.prepare('SELECT data FROM webhook_endpoints WHERE id = ?').get(we.id) as { data: string };
+    db.prepare('UPDATE webhook_endpoints SET data = ? WHERE id = ?').run(JSON.stringify({ ...JSON.parse(row.data), url: 'http://127.0.0.1:0/zero' }), we.id);
+    await customer(s);
+    const d = await until(async () => {
+      const first = (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.data[0];
+      return first?.attempts === 1 ? first : undefined;
+    }, 'the attempt recorded');
+    expect(d).toMatchObject({ status: 'pending', last_response_code: null, url: 'http://127.0.0.1:0/zero' });
+    expect(d.last_error).toMatch(/port 0/); // before: "connect ECONNREFUSED 127.0.0.1:80"
+    expect((await s.request('DELETE', `/webhook-endpoints/${we.id}`)).status).toBe(200);
+  });
+});

@@ -154,6 +154,8 @@ export function forwardUrl(input: string): URL {
     throw new CliError(`--forward-to must be an http or https URL; got "${printable(input)}".`, EXIT.USAGE);
   }
   if (url.username || url.password) throw new CliError('--forward-to must not carry a user name or password.', EXIT.USAGE);
+  // Port 0 would go to the protocol's default port; the URL parser already refuses ports past 65535.
+  if (url.port === '0') throw new CliError(`--forward-to needs a port from 1 to 65535; got "${printable(input)}".`, EXIT.USAGE);
   return url;
 }
 

@@ -168,6 +168,11 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       resolve({ error: 'the endpoint URL is not valid' });
       return;
     }
+    // Port 0 would go to the protocol's default port (an endpoint saved before port 0 was refused at create).
+    if (u.port === '0') {
+      resolve({ error: 'the endpoint URL has port 0, which cannot be sent to' });
+      return;
+    }
     const secure = u.protocol === 'https:';
     const req = (secure ? https : http).request(u, {
       method: 'POST',
