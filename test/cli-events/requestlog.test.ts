@@ -1,6 +1,6 @@
 // The request log's ring (GET /request-log): bounded per account, paged after a seq, per-account sequences.
 import { describe, expect, it } from 'vitest';
-import { RequestLog } from '../../dist/lib/server/requestlog.js';
+import { RequestLog } from '../../dist/lib/server/http/requestlog.js';
 
 const req = (accountId: string, i: number, status = 200) => ({ accountId, requestId: `req_${i}`, method: 'GET', url: `/functions/v1/sessions/${i}?email=a@b.test`, status, ms: 1.4 });
 

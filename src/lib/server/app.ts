@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessLog } from './log.js';
-import type { Services } from './services.js';
+import type { Services } from './domain/services.js';
+import type { HttpRuntime } from './http/runtime.js';
 import { createFastify, type Timeouts } from './http/fastify.js';
 import { KnownPaths, replyWithErrors } from './http/replies.js';
 import { followEachRequest } from './http/lifecycle.js';
@@ -18,6 +19,8 @@ import { billingPages } from './pages/billing.js';
 
 export interface AppOptions {
   services: Services;
+  /** Idempotency records, rate limiter, request log (http/runtime.ts). */
+  runtime: HttpRuntime;
   logger?: Logger;
   /** Where the one line per request goes (log.ts); none when absent. */
   accessLog?: AccessLog;
@@ -30,13 +33,13 @@ export interface AppOptions {
   ownPorts?: Uint8Array;
 }
 
-export async function buildApp({ services, logger, accessLog, publicUrl, timeouts, ownPorts }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, runtime, logger, accessLog, publicUrl, timeouts, ownPorts }: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(logger, timeouts);
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
-  followEachRequest(app, services, accessLog, ownPorts);
+  followEachRequest(app, services, runtime, accessLog, ownPorts);
   allowBrowsers(app, known);
-  for (const spec of allRoutes) serveRoute(app, spec, { services, publicUrl, known });
+  for (const spec of allRoutes) serveRoute(app, spec, { services, runtime, publicUrl, known });
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.
   registerPages(app, [...paymentsPages, ...billingPages], { services, publicUrl, onUrl: (url) => known.add('GET', url) });
   return app;

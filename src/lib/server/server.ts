@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
-import { createServices, type Services } from './services.js';
+import { createServices, type Services } from './domain/services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
+import { createHttpRuntime } from './http/runtime.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
@@ -70,9 +71,10 @@ async function assemble(dataDir: string | null, memory: boolean, limits: Partial
   const opened = openDataDir(memory ? null : dataDir);
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   try {
-    const services = createServices(opened.store, opened.sealer, { limits: { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) }, payments, publicUrl });
-    const app = await buildApp({ services, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
-    return { opened, log, services, app };
+    const services = createServices(opened.store, opened.sealer, { payments, publicUrl });
+    const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
+    const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
+    return { opened, log, services, runtime, app };
   } catch (err) {
     await drainLog(log); // the log file opens asynchronously: done before the caller may remove the directory
     opened.store.close();
@@ -93,7 +95,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const ownPorts = new SharedArrayBuffer(OWN_PORTS_BYTES);
   try {
     lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
-    const { opened, log, services, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
+    const { opened, log, services, runtime, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
       routing: options.routing,
       pspDown: options.pspDown,
     }, options.timeouts, new Uint8Array(ownPorts));
@@ -136,7 +138,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       log.access.flush();
       log.logger.flush();
     }, 1000);
-    const purge = setInterval(() => services.idempotency.purgeExpired(), 10 * 60_000);
+    const purge = setInterval(() => runtime.idempotency.purgeExpired(), 10 * 60_000);
     tick.unref();
     purge.unref();
     let idleTimer: NodeJS.Timeout | undefined;

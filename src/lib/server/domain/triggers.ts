@@ -5,7 +5,7 @@
 // it): time-driven changes are made due at once by creating their object back-dated by its lifetime, or the
 // one object's due change is run directly (a renewal), and record their events at the time they happen.
 import { createRequire } from 'node:module';
-import type { Services } from '../services.js';
+import type { Services } from './services.js';
 import { eventTypes, isEventType, type EventType } from '../../contract/events.js';
 import type { Event } from '../../contract/events.js';
 import type { TriggerBody, TriggerResult } from '../../contract/triggers.js';

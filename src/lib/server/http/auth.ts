@@ -2,7 +2,7 @@
 // routes that take one) turned into the account it acts for, or the 401 that says why not.
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import type { RouteSpec } from './route.js';
 
 export interface Caller {

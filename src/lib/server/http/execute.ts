@@ -7,7 +7,8 @@ import { Outcome } from '../domain/outcome.js';
 import { runSteps, type Steps } from '../store/steps.js';
 import { LongRead } from '../store/longread.js';
 import { ServiceError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
+import type { HttpRuntime } from './runtime.js';
 import { fingerprint, IdempotencyStore, isSavedOutcome } from './idempotency.js';
 import type { KnownPaths } from './replies.js';
 import { InSteps, type HandlerResult, type RouteContext, type RouteSpec } from './route.js';
@@ -26,6 +27,7 @@ interface Answer {
 
 export interface ServeOptions {
   services: Services;
+  runtime: HttpRuntime;
   /** The API's public base URL (…/functions/v1), for links such as a session's fallback_url. */
   publicUrl: () => string;
   known: KnownPaths;
@@ -52,7 +54,7 @@ async function execute(spec: RouteSpec, request: FastifyRequest, reply: FastifyR
   let out: Answer;
   if (spec.method === 'GET') out = await store.read(() => answer(spec, ctx));
   else if (key === undefined) out = await store.grouped(() => answer(spec, ctx));
-  else out = await idempotently(spec, ctx, key, request.body);
+  else out = await idempotently(spec, ctx, key, request.body, opts.runtime.idempotency);
   if (out.steps) out = await runSteps(store, out.steps);
   if (out.long) out = result(spec, ctx, await store.readLong(out.long));
   if (spec.method !== 'GET') await opts.services.scheduler.afterWrite();
@@ -60,7 +62,7 @@ async function execute(spec: RouteSpec, request: FastifyRequest, reply: FastifyR
   return reply.code(out.status).type('application/json; charset=utf-8').send(out.body);
 }
 
-function context(request: FastifyRequest, { services, publicUrl }: ServeOptions): RouteContext<unknown, unknown, unknown> {
+function context(request: FastifyRequest, { services, runtime, publicUrl }: ServeOptions): RouteContext<unknown, unknown, unknown> {
   const accountId = request.payorch?.accountId ?? '';
   return {
     accountId,
@@ -74,6 +76,7 @@ function context(request: FastifyRequest, { services, publicUrl }: ServeOptions)
     path: request.url.split('?')[0]!,
     baseUrl: publicUrl(),
     services,
+    requestLog: runtime.requestLog,
   };
 }
 
@@ -110,9 +113,9 @@ function* finally_<T>(steps: Steps<T>, then: (value: T) => void): Steps<T> {
  * record in one transaction. A failure that undid the operation but is its answer (404, 409, …) is recorded
  * after the rollback, so that a retry with the key gets the same answer.
  */
-async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, key: string, body: unknown): Promise<Answer> {
+async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, key: string, body: unknown, idempotency: IdempotencyStore): Promise<Answer> {
   const { services } = ctx;
-  const { idempotency, store } = services;
+  const { store } = services;
   const accountId = ctx.accountId;
   IdempotencyStore.validateKey(key);
   const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, body);

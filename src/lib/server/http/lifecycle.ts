@@ -4,11 +4,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../log.js';
 import { errors, ServiceError } from '../errors.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import { anonymous, identify, type Caller } from './auth.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { RouteSpec } from './route.js';
-import { requestLogOf } from '../requestlog.js';
+import type { HttpRuntime } from './runtime.js';
 import { isOwnConnection } from '../ownports.js';
 
 export interface RequestState extends Caller {
@@ -49,9 +49,8 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
 }
 
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
-export function followEachRequest(app: FastifyInstance, services: Services, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
-  const { limiter } = services;
-  const requestLog = requestLogOf(services);
+export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
+  const { limiter, requestLog } = runtime;
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);

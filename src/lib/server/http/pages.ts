@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../contract/common.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import { ServiceError } from '../errors.js';
 import { escapeHtml } from '../../format/html.js';
 

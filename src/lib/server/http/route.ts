@@ -1,9 +1,10 @@
 // One way to declare a route: method, path, schemas, auth mode, status, handler. The app turns these into
 // fastify routes (validation, auth, rate limits, idempotency, error bodies) and into /openapi.json.
 import type { TSchema, Static } from '@sinclair/typebox';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import type { Outcome } from '../domain/outcome.js';
 import type { Steps } from '../store/steps.js';
+import type { RequestLog } from './requestlog.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */
@@ -32,6 +33,8 @@ export interface RouteContext<B, Q, P> {
   /** Absolute base URL of the API as the caller reached it (for hosted-page links). */
   baseUrl: string;
   services: Services;
+  /** The server's live request log (`GET /request-log`). */
+  requestLog: RequestLog;
 }
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {

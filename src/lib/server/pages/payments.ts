@@ -2,7 +2,7 @@
 // server as plain HTML/CSS/JS with no external resources. The page tokenizes the card through the test vault
 // (the only place the number goes), confirms with the session's client secret, runs the 3DS challenge step,
 // and shows success / failure / canceled, honouring success_url and cancel_url.
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import { formatMoney } from '../../format/values.js';
 import { escapeHtml as esc, scriptJson as embed } from '../../format/html.js';
 import type { PageSpec } from '../http/pages.js';

@@ -5,7 +5,7 @@ import * as B from '../../contract/billing.js';
 import { DeletedObject, EmptyBody, ListQuery } from '../../contract/common.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { mapCommitted } from '../domain/outcome.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 
 const t = {
   customers: 'Customers',

@@ -1,7 +1,6 @@
 // The live request log (docs/api.md "Request log"): what `payorch logs tail` polls.
 import { RequestLogPage, RequestLogQuery } from '../../contract/requestlog.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
-import { requestLogOf } from '../requestlog.js';
 
 export const logsRoutes: RouteSpec[] = [
   defineRoute({
@@ -13,6 +12,6 @@ export const logsRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: RequestLogQuery,
     response: RequestLogPage,
-    handler: ({ accountId, query, path, services }) => requestLogOf(services).read(accountId, path, query),
+    handler: ({ accountId, query, path, requestLog }) => requestLog.read(accountId, path, query),
   }),
 ];

@@ -40,7 +40,7 @@ import { defineRoute, savedAsEvent, type RouteSpec } from '../http/route.js';
 import { errors } from '../errors.js';
 import { MAX_ATTEMPTS } from '../domain/payments/routing.js';
 import { requestedSession } from '../domain/sessions.js';
-import type { Services } from '../services.js';
+import type { Services } from '../domain/services.js';
 import { validateMerchant } from '../domain/payments/wallets.js';
 import { testValues } from '../domain/payments/testvalues.js';
 

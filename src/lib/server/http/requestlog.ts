@@ -2,8 +2,8 @@
 // account, a ring of the most recent requests' summaries — method, path (no query string), status, duration,
 // request id and time. Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in
 // memory only (a restart empties it; the access log on disk is the durable record).
-import { API_PREFIX } from '../contract/common.js';
-import { statusMatches, type RequestLogEntry, type RequestLogPage, type RequestLogQuery } from '../contract/requestlog.js';
+import { API_PREFIX } from '../../contract/common.js';
+import { statusMatches, type RequestLogEntry, type RequestLogPage, type RequestLogQuery } from '../../contract/requestlog.js';
 
 /** Entries kept per account. */
 export const REQUEST_LOG_SIZE = 1000;
@@ -111,13 +111,4 @@ export class RequestLog {
     }
     return { object: 'list', data, has_more, next_after: scanned, url };
   }
-}
-
-const logs = new WeakMap<object, RequestLog>();
-
-/** The request log of one server (keyed by its services object, which both the tap and the route reach). */
-export function requestLogOf(services: object): RequestLog {
-  let log = logs.get(services);
-  if (!log) logs.set(services, (log = new RequestLog()));
-  return log;
 }

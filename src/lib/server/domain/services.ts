@@ -1,24 +1,22 @@
-// Everything a route handler can reach: the store, the clock, the sealer, cross-area hooks, and one
-// object per domain area. Each area builds its own services in domain/<area>/area.ts.
-import { randomBytes } from 'node:crypto';
-import type { Store } from './store/db.js';
-import { AccountClock, type Clock } from './clock.js';
-import type { Sealer } from './crypto.js';
-import { Accounts } from './domain/accounts.js';
-import { Sessions } from './domain/sessions.js';
-import { Scheduler } from './domain/due.js';
-import { Hooks } from './domain/hooks.js';
-import { Events } from './domain/events.js';
-import { IdempotencyStore } from './http/idempotency.js';
-import { RateLimiter, type RateLimitConfig } from './http/ratelimit.js';
-import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './domain/payments/area.js';
-import { createBillingArea, type BillingArea } from './domain/billing/area.js';
-import { createLedgerArea, type LedgerArea } from './domain/ledger/area.js';
-import { createIdentityArea, type IdentityArea } from './domain/identity/area.js';
-import { createWebhooksArea, type WebhooksArea } from './domain/webhooks/area.js';
+// The domain's composition: everything a route handler can reach of the domain — the store, the clock, the
+// sealer, cross-area hooks, and one object per domain area. Each area builds its own services in
+// domain/<area>/area.ts. What serves HTTP (idempotency, rate limits, the request log) is composed beside it, in
+// http/runtime.ts.
+import type { Store } from '../store/db.js';
+import { AccountClock, type Clock } from '../clock.js';
+import type { Sealer } from '../crypto.js';
+import { Accounts } from './accounts.js';
+import { Sessions } from './sessions.js';
+import { Scheduler } from './due.js';
+import { Hooks } from './hooks.js';
+import { Events } from './events.js';
+import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './payments/area.js';
+import { createBillingArea, type BillingArea } from './billing/area.js';
+import { createLedgerArea, type LedgerArea } from './ledger/area.js';
+import { createIdentityArea, type IdentityArea } from './identity/area.js';
+import { createWebhooksArea, type WebhooksArea } from './webhooks/area.js';
 
 export interface ServerConfig {
-  limits: RateLimitConfig;
   /** Routing rules and processors down at start (payments area). */
   payments?: PaymentsConfig;
   /** The server's base URL (links inside objects recorded by due work, e.g. an invoice's hosted_invoice_url). */
@@ -35,8 +33,6 @@ export interface CoreServices {
   config: ServerConfig;
   accounts: Accounts;
   sessions: Sessions;
-  idempotency: IdempotencyStore;
-  limiter: RateLimiter;
 }
 
 export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea, WebhooksArea {
@@ -55,8 +51,6 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
     config,
     accounts: new Accounts(store),
     sessions: new Sessions(store, sealer, events),
-    idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer),
-    limiter: new RateLimiter(config.limits),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.
   const ledger = createLedgerArea(core);

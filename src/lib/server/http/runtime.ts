@@ -1,0 +1,22 @@
+// What serves HTTP besides the routes, composed once per server next to the domain's services (domain/services.ts):
+// the idempotency records, the rate limiter and the live request log.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/db.js';
+import type { Sealer } from '../crypto.js';
+import { IdempotencyStore } from './idempotency.js';
+import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
+import { RequestLog } from './requestlog.js';
+
+export interface HttpRuntime {
+  idempotency: IdempotencyStore;
+  limiter: RateLimiter;
+  requestLog: RequestLog;
+}
+
+export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimitConfig): HttpRuntime {
+  return {
+    idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer),
+    limiter: new RateLimiter(limits),
+    requestLog: new RequestLog(),
+  };
+}
