@@ -1,8 +1,8 @@
-// The payments engine: confirm (routing + failover across processors), 3DS continuation, capture, refund,
+// The payments engine: confirm (routing.ts: failover across processors), 3DS continuation, capture, refund,
 // void on session cancel, ACH settlement on the clock, and off-session charges for billing.
 // Every method runs synchronously inside the caller's transaction.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentAttempt, PaymentStatus, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
+import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentStatus, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
 import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
@@ -19,8 +19,8 @@ import { newUuid } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
 import { Outcome } from '../outcome.js';
-import { ProcessorRegistry, declineMessage, type ProcessorRequest } from './processors.js';
-import { candidatesFor, MAX_ATTEMPTS } from './routing.js';
+import { ProcessorRegistry, declineMessage } from './processors.js';
+import { route, type RouteResult } from './routing.js';
 import type { Cards } from './cards.js';
 import type { AchOutcome, BankAccounts } from './bankaccounts.js';
 
@@ -65,12 +65,6 @@ const METHOD_OF: Record<(typeof SOURCE_FIELDS)[number], PaymentMethodType> = {
   walletthree_token: 'walletthree',
   bank_account: 'bank_account',
 };
-
-interface RouteResult {
-  attempts: PaymentAttempt[];
-  psp: string | null;
-  outcome: { kind: 'approved' | 'requires_3ds'; transaction_id: string } | { kind: 'failed'; code: string; message: string; decline_code: string };
-}
 
 export interface PaymentsDeps {
   store: Store;
@@ -158,44 +152,6 @@ export class PaymentsEngine implements DueWork, Charger {
 
   private latestFor(accountId: string, sessionId: string): StoredPayment | undefined {
     return this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).at(-1)?.doc;
-  }
-
-  // ------------------------------------------------------------------------------------- routing
-
-  /** Tries the candidates in order: at most MAX_ATTEMPTS, failover on retryable failures, never on declines. */
-  private route(method: PaymentMethodType, currency: string, amount: number, forced: string | undefined, base: Omit<ProcessorRequest, 'attempt_index'>): RouteResult {
-    const { processors } = this.d;
-    const candidates = forced ? [forced] : candidatesFor(this.d.routing, method, currency, amount, processors.ids()).slice(0, MAX_ATTEMPTS);
-    const attempts: PaymentAttempt[] = [];
-    let last = { code: 'processing_error', message: 'No processor could take this payment.' };
-    for (const psp of candidates) {
-      if (processors.isDown(psp) || !processors.has(psp)) {
-        attempts.push({ psp, status: 'failed', code: 'processor_unavailable' });
-        last = { code: 'processor_unavailable', message: `Processor ${psp} is unavailable.` };
-        continue;
-      }
-      const r = processors.get(psp).authorize({ ...base, attempt_index: attempts.length });
-      if (r.kind === 'approved' || r.kind === 'requires_3ds') {
-        attempts.push({ psp, status: r.kind === 'approved' ? 'succeeded' : 'requires_action', code: null });
-        return { attempts, psp, outcome: { kind: r.kind, transaction_id: r.transaction_id } };
-      }
-      attempts.push({ psp, status: 'failed', code: r.code });
-      if (r.kind === 'declined') {
-        return { attempts, psp, outcome: { kind: 'failed', code: r.code, message: r.message, decline_code: r.code === 'card_declined' ? 'generic_decline' : r.code } };
-      }
-      last = { code: r.code, message: r.message };
-    }
-    const tried = attempts.length;
-    return {
-      attempts,
-      psp: attempts.at(-1)?.psp ?? null,
-      outcome: {
-        kind: 'failed',
-        code: 'processing_error',
-        decline_code: last.code,
-        message: `An error occurred while processing the payment (${tried} processor${tried === 1 ? '' : 's'} tried: ${last.message})`,
-      },
-    };
   }
 
   // ------------------------------------------------------------------------------------- confirm
@@ -383,7 +339,7 @@ export class PaymentsEngine implements DueWork, Charger {
     );
     p.selection_reason = body.psp ? 'forced' : 'routing_rules';
     p.routing_profile_id = body.routing_profile_id ?? null;
-    const r = this.route(source.method, session.currency, session.amount, body.psp, {
+    const r = route(this.d.routing, this.d.processors, source.method, session.currency, session.amount, body.psp, {
       amount: session.amount,
       currency: session.currency,
       method: source.method,
@@ -640,7 +596,7 @@ export class PaymentsEngine implements DueWork, Charger {
       source,
       now,
     );
-    const r = this.route('card', req.currency, req.amount, undefined, { amount: req.amount, currency: req.currency, method: 'card', capture: 'automatic', card: { outcome: resolved.outcome } });
+    const r = route(this.d.routing, this.d.processors, 'card', req.currency, req.amount, undefined, { amount: req.amount, currency: req.currency, method: 'card', capture: 'automatic', card: { outcome: resolved.outcome } });
     if (r.outcome.kind === 'requires_3ds') {
       p.attempts = r.attempts;
       p.psp = r.psp;

@@ -1,10 +1,12 @@
 // Routing rules as data: the first rule that matches a payment's method, currency and amount gives the
 // ordered candidate processors. A default set ships here; `payorch server start --routing FILE` replaces it.
+// `route` tries those candidates in order with failover (the payments engine's confirm and off-session charges).
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
-import { RoutingRule } from '../../../contract/payments.js';
+import { RoutingRule, type PaymentAttempt } from '../../../contract/payments.js';
 import type { PaymentMethodType } from '../../../contract/sessions.js';
+import type { ProcessorRegistry, ProcessorRequest } from './processors.js';
 
 /** At most this many processors are tried for one payment (contract §7). */
 export const MAX_ATTEMPTS = 3;
@@ -62,4 +64,54 @@ export function matches(rule: RoutingRule, method: PaymentMethodType, currency: 
 export function candidatesFor(rules: RoutingRule[], method: PaymentMethodType, currency: string, amount: number, all: string[]): string[] {
   const rule = rules.find((r) => matches(r, method, currency, amount));
   return rule ? [...rule.candidates] : [...all];
+}
+
+/** What routing did: the attempts made, the processor that answered last, and the outcome. */
+export interface RouteResult {
+  attempts: PaymentAttempt[];
+  psp: string | null;
+  outcome: { kind: 'approved' | 'requires_3ds'; transaction_id: string } | { kind: 'failed'; code: string; message: string; decline_code: string };
+}
+
+/** Tries the candidates in order: at most MAX_ATTEMPTS, failover on retryable failures, never on declines. */
+export function route(
+  rules: RoutingRule[],
+  processors: ProcessorRegistry,
+  method: PaymentMethodType,
+  currency: string,
+  amount: number,
+  forced: string | undefined,
+  base: Omit<ProcessorRequest, 'attempt_index'>,
+): RouteResult {
+  const candidates = forced ? [forced] : candidatesFor(rules, method, currency, amount, processors.ids()).slice(0, MAX_ATTEMPTS);
+  const attempts: PaymentAttempt[] = [];
+  let last = { code: 'processing_error', message: 'No processor could take this payment.' };
+  for (const psp of candidates) {
+    if (processors.isDown(psp) || !processors.has(psp)) {
+      attempts.push({ psp, status: 'failed', code: 'processor_unavailable' });
+      last = { code: 'processor_unavailable', message: `Processor ${psp} is unavailable.` };
+      continue;
+    }
+    const r = processors.get(psp).authorize({ ...base, attempt_index: attempts.length });
+    if (r.kind === 'approved' || r.kind === 'requires_3ds') {
+      attempts.push({ psp, status: r.kind === 'approved' ? 'succeeded' : 'requires_action', code: null });
+      return { attempts, psp, outcome: { kind: r.kind, transaction_id: r.transaction_id } };
+    }
+    attempts.push({ psp, status: 'failed', code: r.code });
+    if (r.kind === 'declined') {
+      return { attempts, psp, outcome: { kind: 'failed', code: r.code, message: r.message, decline_code: r.code === 'card_declined' ? 'generic_decline' : r.code } };
+    }
+    last = { code: r.code, message: r.message };
+  }
+  const tried = attempts.length;
+  return {
+    attempts,
+    psp: attempts.at(-1)?.psp ?? null,
+    outcome: {
+      kind: 'failed',
+      code: 'processing_error',
+      decline_code: last.code,
+      message: `An error occurred while processing the payment (${tried} processor${tried === 1 ? '' : 's'} tried: ${last.message})`,
+    },
+  };
 }
