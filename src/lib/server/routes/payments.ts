@@ -148,7 +148,7 @@ export const paymentsRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: ThreeDSResult,
     errors: [404, 409],
-    handler: ({ accountId, params, now, services }) => services.payments.threedsComplete(accountId, params.session_id, now),
+    handler: ({ accountId, params, now, services }) => services.payments.threeds.complete(accountId, params.session_id, now),
   }),
   defineRoute({
     method: 'GET',
@@ -161,7 +161,7 @@ export const paymentsRoutes: RouteSpec[] = [
     query: EmptyQuery,
     response: ThreeDSResult,
     errors: [404],
-    handler: ({ accountId, params, services }) => services.payments.threedsResult(accountId, params.session_id),
+    handler: ({ accountId, params, services }) => services.payments.threeds.result(accountId, params.session_id),
   }),
 
   // Wallets

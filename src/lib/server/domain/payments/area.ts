@@ -35,5 +35,5 @@ export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; du
   const cards = new Cards(core.store, core.events);
   const bankAccounts = new BankAccounts(core.store, core.sealer, core.events);
   const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, events: core.events, sessions: core.sessions, cards, bankAccounts, processors, routing });
-  return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments] };
+  return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments.ach] };
 }

@@ -1,56 +1,29 @@
-// The payments engine: confirm (routing.ts: failover across processors), 3DS continuation, capture, refund,
-// void on session cancel, ACH settlement on the clock, and off-session charges for billing.
-// Every method runs synchronously inside the caller's transaction.
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, PaymentStatus, RefundPaymentBody, RoutingRule, SessionConfig, ThreeDSResult } from '../../../contract/payments.js';
+// The payments engine: confirm, capture, refund, void on session cancel, and off-session charges for billing,
+// composed of routing (routing.ts: failover across processors), 3D Secure (threeds.ts) and ACH settlement
+// (ach.ts) over the stored payments (records.ts). Every method runs synchronously inside the caller's transaction.
+import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, RefundPaymentBody, RoutingRule, SessionConfig } from '../../../contract/payments.js';
 import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
-import type { EventType } from '../../../contract/events.js';
 import type { SessionFacts, Sessions } from '../sessions.js';
-import type { DueWork } from '../due.js';
 import { tooLargeToCharge, type Charger, type ChargeRequest, type ChargeResult } from '../charges.js';
 import type { CardOutcome } from '../testcards.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
 import { newUuid } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
 import { Outcome } from '../outcome.js';
-import { ProcessorRegistry, declineMessage } from './processors.js';
+import type { ProcessorRegistry } from './processors.js';
 import { route, type RouteResult } from './routing.js';
 import type { Cards } from './cards.js';
 import type { AchOutcome, BankAccounts } from './bankaccounts.js';
-
-/** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
-const THREEDS_VERSION = '2.2.0';
+import { apiNextAction, apiStatus, PaymentRecords, type StoredPayment } from './records.js';
+import { ThreeDS } from './threeds.js';
+import { AchSettlement } from './ach.js';
 
 /** The merchant name wallet payment sheets show in test mode. */
 const TEST_MERCHANT_NAME = 'payorch test merchant';
-
-/** An ACH debit settles this long after confirmation (test mode). */
-export const ACH_SETTLE_MS = 2 * 86_400_000;
-
-interface ThreeDSRecord {
-  status: 'challenge_required' | 'authenticated' | 'failed';
-  authentication_value: string | null;
-  eci: string | null;
-  ds_transaction_id: string;
-  liability_shift: boolean;
-}
-
-/** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
-type StoredPayment = Omit<Payment, 'routing' | 'three_d_secure' | 'routing_profile_id'> & {
-  /** `forced` when the confirm named a processor (absent on payments stored before it was kept). */
-  selection_reason?: 'forced' | 'routing_rules';
-  routing_profile_id?: string | null;
-  card_outcome: CardOutcome | null;
-  ach_outcome: AchOutcome | null;
-  settle_ms: number | null;
-  threeds: ThreeDSRecord | null;
-};
 
 type Source =
   | { method: 'card'; outcome: CardOutcome; card: Payment['card'] }
@@ -77,81 +50,28 @@ export interface PaymentsDeps {
   routing: RoutingRule[];
 }
 
-/** The payment events of each status (the live service's names); a pending ACH debit records none until it settles. */
-const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType>> = {
-  requires_action: 'payment.requires_action',
-  authorized: 'payment.authorized',
-  captured: 'payment.captured',
-  failed: 'payment.failed',
-  canceled: 'payment.canceled',
-};
-
-/** The status the API shows: a payment stored by an earlier version as `pending` during a 3DS challenge reads as requires_action. */
-function apiStatus(p: StoredPayment): PaymentStatus {
-  const challenged = p.threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
-  return challenged ? 'requires_action' : p.status;
-}
-
-/** The next action the API shows (earlier versions stored `{type: "threeds_challenge", url}`). */
-function apiNextAction(p: StoredPayment): Payment['next_action'] {
-  const next = p.next_action;
-  return next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } };
-}
-
-export class PaymentsEngine implements DueWork, Charger {
-  readonly name = 'ach settlement';
-  readonly collection: Collection<StoredPayment>;
+export class PaymentsEngine implements Charger {
+  readonly records: PaymentRecords;
+  readonly threeds: ThreeDS;
+  /** DueWork: pending ACH debits settle on the account's clock. */
+  readonly ach: AchSettlement;
   /** The payment confirm has just stored, while it moves the session: its session's latest (see paymentView). */
   private justStored?: { accountId: string; p: StoredPayment };
 
   constructor(private readonly d: PaymentsDeps) {
-    this.collection = new Collection<StoredPayment>(d.store, tables.payments);
+    this.records = new PaymentRecords(d);
+    this.threeds = new ThreeDS(this.records, d.sessions, d.processors);
+    this.ach = new AchSettlement(d.store, this.records, d.sessions);
     // Void on session cancel / expiry.
     d.sessions.cancelHooks.push((accountId, sessionId, now) => this.onSessionCanceled(accountId, sessionId, now));
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.
     d.sessions.paymentView = (accountId, sessionId) => {
       const stored = this.justStored;
-      const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.latestFor(accountId, sessionId);
+      const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.records.ofSession(accountId, sessionId).at(-1);
       if (!p) return null;
       // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
       return { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p) };
     };
-  }
-
-  /**
-   * The API object. `routing` and `three_d_secure` are made from what is stored; payments stored by earlier
-   * versions (a 3DS payment `pending` with `{type: "threeds_challenge", url}`, wallets and bank accounts
-   * without the later fields) read in today's shape.
-   */
-  private toApi(p: StoredPayment): Payment {
-    const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds, selection_reason, routing_profile_id, ...api } = p;
-    return {
-      ...api,
-      status: apiStatus(p),
-      wallet: api.wallet ? { type: api.wallet.type, card_network: api.wallet.card_network ?? null } : null,
-      bank_account: api.bank_account ? { ...api.bank_account, bank_name: api.bank_account.bank_name ?? null, account_type: api.bank_account.account_type ?? null } : null,
-      routing: { attempts: p.attempts.length, selected_psp: p.psp, selection_reason: selection_reason ?? 'routing_rules', is_retry: p.attempts.length > 1 },
-      routing_profile_id: routing_profile_id ?? null,
-      next_action: apiNextAction(p),
-      three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
-    };
-  }
-
-  /** Records the event of the payment's status, if it has one (a pending ACH debit has none yet); returns the API object. */
-  private recordStatus(accountId: string, p: StoredPayment, at: number, previous?: PaymentStatus): Payment {
-    const api = this.toApi(p);
-    const type = PAYMENT_EVENTS[api.status];
-    if (!type) return api;
-    this.d.events.record(accountId, type, api, {
-      at,
-      previous: previous === undefined ? undefined : { status: previous },
-      payment: { session_id: p.session_id, amount: p.amount, currency: p.currency, psp: p.psp },
-    });
-    return api;
-  }
-
-  private latestFor(accountId: string, sessionId: string): StoredPayment | undefined {
-    return this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).at(-1)?.doc;
   }
 
   // ------------------------------------------------------------------------------------- confirm
@@ -259,55 +179,13 @@ export class PaymentsEngine implements DueWork, Charger {
     p.psp = r.psp;
     const o = r.outcome;
     if (o.kind === 'failed') {
-      this.fail(p, o.code, o.message, o.decline_code);
+      this.records.fail(p, o.code, o.message, o.decline_code);
       return 'failed';
     }
     p.psp_transaction_id = o.transaction_id;
-    if (o.kind === 'requires_3ds') {
-      // requires_action, not the contract's pending: the live service answers so and its SDK's challenge
-      // branch tests for it (docs/api.md "Live-service parity").
-      p.status = 'requires_action';
-      const url = `${baseUrl}/pay/${p.session_id}?step=threeds`;
-      p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? `${baseUrl}/pay/${p.session_id}` } };
-      p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
-      return 'requires_action';
-    }
-    if (p.payment_method_type === 'bank_account') {
-      p.status = 'pending';
-      p.settle_ms = now + ACH_SETTLE_MS;
-      p.settles_at = isoTime(p.settle_ms);
-      return 'processing';
-    }
-    return this.authorized(p);
-  }
-
-  /** An approved authorization: captured at once (automatic) or held for capture (manual). */
-  private authorized(p: StoredPayment): SessionStatus {
-    p.next_action = null;
-    if (p.capture_method === 'manual') {
-      p.status = 'authorized';
-      return 'processing';
-    }
-    p.status = 'captured';
-    p.captured_amount = p.amount;
-    return 'succeeded';
-  }
-
-  /**
-   * Posts a capture to the ledger (journal_entry.created), called last: every capture records the payment's
-   * event, then the session's, then the journal entry's — a confirm, a 3DS completion, an ACH settlement, an
-   * off-session charge and a manual capture alike.
-   */
-  private posted(accountId: string, p: StoredPayment, amount: number, at: number): void {
-    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at });
-  }
-
-  private fail(p: StoredPayment, code: string, message: string, declineCode: string): void {
-    p.status = 'failed';
-    p.next_action = null;
-    p.failure_code = code;
-    p.failure_message = message;
-    p.decline_code = declineCode;
+    if (o.kind === 'requires_3ds') return this.threeds.challenge(p, baseUrl, returnUrl);
+    if (p.payment_method_type === 'bank_account') return this.ach.pending(p, now);
+    return this.records.authorized(p);
   }
 
   private cardError(p: StoredPayment): ServiceError {
@@ -350,114 +228,50 @@ export class PaymentsEngine implements DueWork, Charger {
     const next = this.apply(p, r, now, baseUrl, session.success_url ?? undefined);
     // The payment first: the session's event shows it as the session's latest attempt — this payment, known
     // here without reading it back (measured: a query and a JSON parse of every payment of the session).
-    this.collection.insert(accountId, p);
-    const api = this.recordStatus(accountId, p, now);
+    this.records.collection.insert(accountId, p);
+    const api = this.records.recordStatus(accountId, p, now);
     this.justStored = { accountId, p };
     try {
       this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next, 'confirmed', session);
     } finally {
       this.justStored = undefined;
     }
-    if (p.status === 'captured') this.posted(accountId, p, p.amount, now);
+    if (p.status === 'captured') this.records.posted(accountId, p, p.amount, now);
     return p.status === 'failed' ? new Outcome(this.cardError(p)) : api;
-  }
-
-  // ------------------------------------------------------------------------------------ 3DS
-
-  private threedsPayment(accountId: string, sessionId: string): StoredPayment {
-    this.d.sessions.collection.require(accountId, sessionId, 'payment_session', 'session_id');
-    const p = this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).map((r) => r.doc).find((x) => x.threeds);
-    if (!p) throw errors.notFound('threeds_authentication', sessionId, 'session_id');
-    return p;
-  }
-
-  private threedsApi(p: StoredPayment): ThreeDSResult {
-    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: this.toApi(p).status };
-  }
-
-  threedsResult(accountId: string, sessionId: string): ThreeDSResult {
-    return this.threedsApi(this.threedsPayment(accountId, sessionId));
-  }
-
-  /** The cardholder finished the challenge: the test card decides; the payment proceeds on the same processor. */
-  threedsComplete(accountId: string, sessionId: string, now: number): ThreeDSResult {
-    const p = this.threedsPayment(accountId, sessionId);
-    const t = p.threeds!;
-    if (t.status !== 'challenge_required') return this.threedsApi(p);
-    // (pending: a challenge begun before payments awaiting one were requires_action)
-    if (p.status !== 'requires_action' && p.status !== 'pending') {
-      throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
-    }
-    const o = p.card_outcome;
-    const authenticated = o?.kind === 'threeds' && o.then === 'success';
-    Object.assign(t, authenticated
-      ? { status: 'authenticated', authentication_value: randomBytes(20).toString('base64'), eci: '05', liability_shift: true }
-      : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false });
-    const r = this.d.processors.get(p.psp!).authorize({
-      amount: p.amount,
-      currency: p.currency,
-      method: 'card',
-      capture: p.capture_method,
-      card: o ? { outcome: o } : undefined,
-      attempt_index: p.attempts.length - 1,
-      threeds: authenticated ? 'authenticated' : 'failed',
-    });
-    let next: SessionStatus;
-    if (r.kind === 'approved') {
-      p.attempts.at(-1)!.status = 'succeeded';
-      p.psp_transaction_id = r.transaction_id;
-      next = this.authorized(p);
-    } else {
-      const code = r.kind === 'requires_3ds' ? 'authentication_failed' : r.code;
-      p.attempts.at(-1)!.status = 'failed';
-      p.attempts.at(-1)!.code = code;
-      this.fail(p, code, declineMessage(code), code);
-      next = 'failed';
-    }
-    this.collection.update(accountId, p);
-    this.recordStatus(accountId, p, now, 'requires_action');
-    this.d.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
-    if (next === 'succeeded') this.posted(accountId, p, p.amount, now);
-    return this.threedsApi(p);
   }
 
   // -------------------------------------------------------------------------- read, capture, refund
 
-  private load(accountId: string, id: string): StoredPayment {
-    return this.collection.require(accountId, id, 'payment', 'payment_id');
-  }
-
   get(accountId: string, id: string): Payment {
-    return this.toApi(this.load(accountId, id));
+    return this.records.toApi(this.records.load(accountId, id));
   }
 
   forSession(accountId: string, sessionId: string): Payment | null {
-    const rows = this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId);
-    const last = rows.at(-1)?.doc;
-    return last ? this.toApi(last) : null;
+    const last = this.records.ofSession(accountId, sessionId).at(-1);
+    return last ? this.records.toApi(last) : null;
   }
 
   list(accountId: string, url: string, q: ListPaymentsQuery): List<Payment> {
-    const page = this.collection.list(accountId, url, { ...q, where: { session_id: q.session_id, status: q.status } });
-    return { ...page, data: page.data.map((p) => this.toApi(p)) };
+    const page = this.records.collection.list(accountId, url, { ...q, where: { session_id: q.session_id, status: q.status } });
+    return { ...page, data: page.data.map((p) => this.records.toApi(p)) };
   }
 
   capture(accountId: string, id: string, body: CapturePaymentBody, now: number): Payment {
-    const p = this.load(accountId, id);
+    const p = this.records.load(accountId, id);
     if (p.status !== 'authorized') throw errors.unexpectedState('payment', `This payment is ${p.status}; only an authorized payment can be captured.`);
     const amount = body.amount ?? p.amount;
     if (amount > p.amount) throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
     p.status = 'captured';
     p.captured_amount = amount;
-    this.collection.update(accountId, p);
-    this.recordStatus(accountId, p, now, 'authorized');
+    this.records.collection.update(accountId, p);
+    this.records.recordStatus(accountId, p, now, 'authorized');
     if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
-    this.posted(accountId, p, amount, now);
-    return this.toApi(p);
+    this.records.posted(accountId, p, amount, now);
+    return this.records.toApi(p);
   }
 
   refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment | Outcome {
-    const p = this.load(accountId, id);
+    const p = this.records.load(accountId, id);
     if (p.status !== 'captured') throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
     const remaining = p.captured_amount - p.refunded_amount;
     const amount = body.amount ?? remaining;
@@ -467,14 +281,14 @@ export class PaymentsEngine implements DueWork, Charger {
     p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
     const before = { status: p.status, refunded_amount: p.refunded_amount - amount };
     if (p.refunded_amount === p.captured_amount) p.status = 'refunded';
-    this.collection.update(accountId, p);
-    this.d.events.record(accountId, 'refund.succeeded', this.toApi(p), {
+    this.records.collection.update(accountId, p);
+    this.d.events.record(accountId, 'refund.succeeded', this.records.toApi(p), {
       at: now,
       previous: before,
       payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund: p.refunds.at(-1)! },
     });
     this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
-    return this.toApi(p);
+    return this.records.toApi(p);
   }
 
   /**
@@ -483,7 +297,7 @@ export class PaymentsEngine implements DueWork, Charger {
    */
   private refundFailed(accountId: string, p: StoredPayment, amount: number, body: RefundPaymentBody, now: number): Outcome {
     const refund = { amount, reason: body.reason ?? null, created_at: isoTime(now), status: 'failed', failure_reason: 'processor_declined' };
-    this.d.events.record(accountId, 'refund.failed', this.toApi(p), { at: now, payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund } });
+    this.d.events.record(accountId, 'refund.failed', this.records.toApi(p), { at: now, payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund } });
     return new Outcome(
       new ServiceError({ status: 402, type: 'card_error', code: 'refund_failed', message: `The processor declined the refund of ${amount} on payment ${p.id}; the payment is unchanged.`, payment_id: p.id }),
     );
@@ -491,17 +305,17 @@ export class PaymentsEngine implements DueWork, Charger {
 
   /** Session canceled or expired: void an authorization or an unfinished 3DS payment. A pending ACH debit cannot be recalled. */
   private onSessionCanceled(accountId: string, sessionId: string, now: number): void {
-    for (const { doc: p } of this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId)) {
+    for (const p of this.records.ofSession(accountId, sessionId)) {
       if (p.status === 'pending' && p.payment_method_type === 'bank_account') {
         throw errors.unexpectedState('session', 'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.');
       }
       if (p.status === 'authorized' || p.status === 'pending' || p.status === 'requires_action') {
-        const before = this.toApi(p).status;
+        const before = this.records.toApi(p).status;
         p.status = 'canceled';
         p.next_action = null;
         p.canceled_at = unixSeconds(now);
-        this.collection.update(accountId, p);
-        this.recordStatus(accountId, p, now, before);
+        this.records.collection.update(accountId, p);
+        this.records.recordStatus(accountId, p, now, before);
       }
     }
   }
@@ -546,36 +360,6 @@ export class PaymentsEngine implements DueWork, Charger {
     };
   }
 
-  // ------------------------------------------------------------------------- ACH settlement (DueWork)
-
-  nextDue(accountId: string): number | undefined {
-    const row = this.d.store.db
-      .prepare("SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL")
-      .get(accountId) as { t: number | null };
-    return row.t ?? undefined;
-  }
-
-  runDue(now: number, accountId?: string, limit = -1): number {
-    const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
-    const due = this.collection.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
-    for (const { accountId: acct, doc: p } of due) {
-      const at = p.settle_ms!;
-      p.settle_ms = null;
-      let next: SessionStatus;
-      if (p.ach_outcome === 'insufficient_funds') {
-        this.fail(p, 'insufficient_funds', 'The ACH debit was returned: insufficient funds (R01).', 'insufficient_funds');
-        next = 'failed';
-      } else {
-        next = this.authorized(p);
-      }
-      this.collection.update(acct, p);
-      this.recordStatus(acct, p, at, 'pending');
-      if (p.session_id) this.d.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
-      if (p.status === 'captured') this.posted(acct, p, p.amount, at);
-    }
-    return due.length;
-  }
-
   // ------------------------------------------------------------------------ off-session (Charger)
 
   /** Billing's charges: a real payment through routing, without a session (no 3DS possible off-session). */
@@ -600,14 +384,14 @@ export class PaymentsEngine implements DueWork, Charger {
     if (r.outcome.kind === 'requires_3ds') {
       p.attempts = r.attempts;
       p.psp = r.psp;
-      this.fail(p, 'authentication_required', 'This card requires 3D Secure authentication, which is not possible off-session.', 'authentication_required');
+      this.records.fail(p, 'authentication_required', 'This card requires 3D Secure authentication, which is not possible off-session.', 'authentication_required');
     } else {
       this.apply(p, r, now, '');
     }
-    this.collection.insert(accountId, p);
-    this.recordStatus(accountId, p, now);
+    this.records.collection.insert(accountId, p);
+    this.records.recordStatus(accountId, p, now);
     if (p.status === 'captured') {
-      this.posted(accountId, p, p.amount, now);
+      this.records.posted(accountId, p, p.amount, now);
       return { status: 'succeeded', payment_id: p.id };
     }
     return { status: 'failed', payment_id: p.id, code: p.failure_code!, decline_code: p.decline_code ?? undefined, message: p.failure_message! };

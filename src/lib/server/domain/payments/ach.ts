@@ -1,0 +1,59 @@
+// ACH settlement: a confirmed ACH debit stays pending until it settles on the account's clock, then it is
+// captured or returned (the test bank account decides). Run by the scheduler as DueWork, each settlement
+// inside its transaction.
+import type { SessionStatus } from '../../../contract/sessions.js';
+import type { Store } from '../../store/db.js';
+import type { Sessions } from '../sessions.js';
+import type { DueWork } from '../due.js';
+import { isoTime } from '../../clock.js';
+import type { PaymentRecords, StoredPayment } from './records.js';
+
+/** An ACH debit settles this long after confirmation (test mode). */
+export const ACH_SETTLE_MS = 2 * 86_400_000;
+
+export class AchSettlement implements DueWork {
+  readonly name = 'ach settlement';
+
+  constructor(
+    private readonly store: Store,
+    private readonly records: PaymentRecords,
+    private readonly sessions: Sessions,
+  ) {}
+
+  /** The processor accepted the debit: it is pending until it settles; returns the session status it leads to. */
+  pending(p: StoredPayment, now: number): SessionStatus {
+    p.status = 'pending';
+    p.settle_ms = now + ACH_SETTLE_MS;
+    p.settles_at = isoTime(p.settle_ms);
+    return 'processing';
+  }
+
+  nextDue(accountId: string): number | undefined {
+    const row = this.store.db
+      .prepare("SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL")
+      .get(accountId) as { t: number | null };
+    return row.t ?? undefined;
+  }
+
+  runDue(now: number, accountId?: string, limit = -1): number {
+    const records = this.records;
+    const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
+    const due = records.collection.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
+    for (const { accountId: acct, doc: p } of due) {
+      const at = p.settle_ms!;
+      p.settle_ms = null;
+      let next: SessionStatus;
+      if (p.ach_outcome === 'insufficient_funds') {
+        records.fail(p, 'insufficient_funds', 'The ACH debit was returned: insufficient funds (R01).', 'insufficient_funds');
+        next = 'failed';
+      } else {
+        next = records.authorized(p);
+      }
+      records.collection.update(acct, p);
+      records.recordStatus(acct, p, at, 'pending');
+      if (p.session_id) this.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
+      if (p.status === 'captured') records.posted(acct, p, p.amount, at);
+    }
+    return due.length;
+  }
+}

@@ -1,0 +1,101 @@
+// 3D Secure: the test challenge a payment meets when its processor asks for one, the challenge's result, and
+// its completion, after which the payment proceeds on the same processor. Every method runs synchronously
+// inside the caller's transaction.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ThreeDSResult } from '../../../contract/payments.js';
+import type { SessionStatus } from '../../../contract/sessions.js';
+import type { Sessions } from '../sessions.js';
+import { errors } from '../../errors.js';
+import { declineMessage, type ProcessorRegistry } from './processors.js';
+import type { PaymentRecords, StoredPayment } from './records.js';
+
+/** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
+export const THREEDS_VERSION = '2.2.0';
+
+export interface ThreeDSRecord {
+  status: 'challenge_required' | 'authenticated' | 'failed';
+  authentication_value: string | null;
+  eci: string | null;
+  ds_transaction_id: string;
+  liability_shift: boolean;
+}
+
+export class ThreeDS {
+  constructor(
+    private readonly records: PaymentRecords,
+    private readonly sessions: Sessions,
+    private readonly processors: ProcessorRegistry,
+  ) {}
+
+  /**
+   * The processor asked for 3DS: the payment awaits the payer's challenge on the checkout page; returns the
+   * session status it leads to. `returnUrl`: where the payer's browser goes after the challenge.
+   */
+  challenge(p: StoredPayment, baseUrl: string, returnUrl?: string): SessionStatus {
+    // requires_action, not the contract's pending: the live service answers so and its SDK's challenge
+    // branch tests for it (docs/api.md "Live-service parity").
+    p.status = 'requires_action';
+    const url = `${baseUrl}/pay/${p.session_id}?step=threeds`;
+    p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? `${baseUrl}/pay/${p.session_id}` } };
+    p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
+    return 'requires_action';
+  }
+
+  private payment(accountId: string, sessionId: string): StoredPayment {
+    this.sessions.collection.require(accountId, sessionId, 'payment_session', 'session_id');
+    const p = this.records.ofSession(accountId, sessionId).find((x) => x.threeds);
+    if (!p) throw errors.notFound('threeds_authentication', sessionId, 'session_id');
+    return p;
+  }
+
+  private api(p: StoredPayment): ThreeDSResult {
+    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: this.records.toApi(p).status };
+  }
+
+  result(accountId: string, sessionId: string): ThreeDSResult {
+    return this.api(this.payment(accountId, sessionId));
+  }
+
+  /** The cardholder finished the challenge: the test card decides; the payment proceeds on the same processor. */
+  complete(accountId: string, sessionId: string, now: number): ThreeDSResult {
+    const records = this.records;
+    const p = this.payment(accountId, sessionId);
+    const t = p.threeds!;
+    if (t.status !== 'challenge_required') return this.api(p);
+    // (pending: a challenge begun before payments awaiting one were requires_action)
+    if (p.status !== 'requires_action' && p.status !== 'pending') {
+      throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
+    }
+    const o = p.card_outcome;
+    const authenticated = o?.kind === 'threeds' && o.then === 'success';
+    Object.assign(t, authenticated
+      ? { status: 'authenticated', authentication_value: randomBytes(20).toString('base64'), eci: '05', liability_shift: true }
+      : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false });
+    const r = this.processors.get(p.psp!).authorize({
+      amount: p.amount,
+      currency: p.currency,
+      method: 'card',
+      capture: p.capture_method,
+      card: o ? { outcome: o } : undefined,
+      attempt_index: p.attempts.length - 1,
+      threeds: authenticated ? 'authenticated' : 'failed',
+    });
+    let next: SessionStatus;
+    if (r.kind === 'approved') {
+      p.attempts.at(-1)!.status = 'succeeded';
+      p.psp_transaction_id = r.transaction_id;
+      next = records.authorized(p);
+    } else {
+      const code = r.kind === 'requires_3ds' ? 'authentication_failed' : r.code;
+      p.attempts.at(-1)!.status = 'failed';
+      p.attempts.at(-1)!.code = code;
+      records.fail(p, code, declineMessage(code), code);
+      next = 'failed';
+    }
+    records.collection.update(accountId, p);
+    records.recordStatus(accountId, p, now, 'requires_action');
+    this.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
+    if (next === 'succeeded') records.posted(accountId, p, p.amount, now);
+    return this.api(p);
+  }
+}
