@@ -1,6 +1,7 @@
 // Cross-area events inside one transaction. Areas subscribe in their factory (e.g. the ledger posts
 // captured and refunded payments); the area that owns the event calls `emit`. Listeners run synchronously
 // in the caller's transaction, so a failure rolls everything back together.
+import type { LatestAttempt, NextAction } from '../../contract/sessions.js';
 
 export interface PaymentMoneyEvent {
   payment_id: string;
@@ -11,6 +12,24 @@ export interface PaymentMoneyEvent {
   at: number;
 }
 
+export interface SessionEvent {
+  session_id: string;
+  /** Unix ms on the account clock */
+  at: number;
+}
+
+/** What the payments area reports about a session's latest payment. */
+export interface SessionPayment {
+  latest_attempt: LatestAttempt;
+  next_action: NextAction | null;
+}
+
+/** A question rather than news: the listener answers by setting `payment` (it stays null when none does). */
+export interface SessionPaymentQuery {
+  session_id: string;
+  payment: SessionPayment | null;
+}
+
 export interface HookEvents {
   /** Money was captured on a payment (automatic capture, manual capture, ACH settlement). */
   paymentCaptured: PaymentMoneyEvent;
@@ -19,6 +38,14 @@ export interface HookEvents {
   /** A write made something due at once (a revived subscription's missed renewal): the scheduler runs it
    * right after the write has committed, before the write is answered (domain/due.ts). */
   dueNow: Record<string, never>;
+  /** A payment session is being canceled or is expiring, before it becomes canceled (payments voids its
+   * payment; a listener may throw to refuse). */
+  sessionCanceling: SessionEvent;
+  /** A payment session moved to succeeded (billing completes its checkout session). */
+  sessionSucceeded: SessionEvent;
+  /** Sessions asks, for a session's API object, for its latest payment (`latest_attempt`, `next_action`):
+   * the payments area answers. */
+  sessionPayment: SessionPaymentQuery;
 }
 
 type Listener<K extends keyof HookEvents> = (accountId: string, event: HookEvents[K]) => void;

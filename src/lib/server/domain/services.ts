@@ -42,15 +42,16 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 export function createServices(store: Store, sealer: Sealer, config: ServerConfig): Services {
   const clock = new AccountClock(store);
   const events = new Events(store, clock);
+  const hooks = new Hooks();
   const core: CoreServices = {
     store,
     clock,
     sealer,
-    hooks: new Hooks(),
+    hooks,
     events,
     config,
     accounts: new Accounts(store),
-    sessions: new Sessions(store, sealer, events),
+    sessions: new Sessions(store, sealer, events, hooks),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.
   const ledger = createLedgerArea(core);

@@ -1,5 +1,5 @@
 // Payment sessions: creation, update, cancel, expiry (docs/api.md "Payment sessions"). The state machine lives here.
-import type { CancelSessionBody, CreateSessionBody, LatestAttempt, ListSessionsQuery, NextAction, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
+import type { CancelSessionBody, CreateSessionBody, ListSessionsQuery, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';
 import { Collection } from '../store/collection.js';
@@ -10,6 +10,7 @@ import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
 import { checkHttpUrl, normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
+import type { Hooks, SessionPayment, SessionPaymentQuery } from './hooks.js';
 import { previousAttributes, type Events } from './events.js';
 import type { EventType } from '../../contract/events.js';
 
@@ -47,12 +48,6 @@ type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | '
     browser?: { ip_address?: string; user_agent?: string };
   };
 
-/** What the payments area reports about a session's latest payment (registered by the payments engine). */
-export type SessionPaymentView = (accountId: string, sessionId: string) => { latest_attempt: LatestAttempt; next_action: NextAction | null } | null;
-
-/** Called inside the cancel/expiry transaction, before the session becomes canceled (e.g. payments voids). May throw. */
-export type SessionCancelHook = (accountId: string, sessionId: string, now: number) => void;
-
 /** The session events a status change records (the others record none). */
 const SESSION_EVENTS: Partial<Record<SessionStatus, EventType>> = { succeeded: 'payment_session.succeeded', failed: 'payment_session.failed' };
 
@@ -62,17 +57,13 @@ const changing = (s: StoredSession) => ({ status: s.status, cancellation_reason:
 export class Sessions implements DueWork {
   readonly name = 'session expiry';
   readonly collection: Collection<StoredSession>;
-  /** Other areas' reactions to a session being canceled or expiring (payments voids its payment). */
-  readonly cancelHooks: SessionCancelHook[] = [];
-  /** Called in the transaction that moves a session to succeeded (billing completes its checkout session). */
-  readonly succeededHooks: SessionCancelHook[] = [];
-  /** The session's latest payment, for `latest_attempt` and `next_action` (the payments engine sets it). */
-  paymentView: SessionPaymentView = () => null;
 
   constructor(
     private readonly store: Store,
     private readonly sealer: Sealer,
     private readonly events: Events,
+    /** Other areas react to a session canceling or succeeding, and report its payment (hooks.ts). */
+    private readonly hooks: Hooks,
   ) {
     this.collection = new Collection<StoredSession>(store, tables.payment_sessions);
   }
@@ -102,11 +93,18 @@ export class Sessions implements DueWork {
     return stored ? this.secretOf(stored) : this.namedSecret(id);
   }
 
+  /** The session's latest payment as the payments area reports it (Hooks 'sessionPayment'), or null. */
+  private paymentOf(accountId: string, sessionId: string): SessionPayment | null {
+    const query: SessionPaymentQuery = { session_id: sessionId, payment: null };
+    this.hooks.emit('sessionPayment', accountId, query);
+    return query.payment;
+  }
+
   /**
    * The API object. `client_secret` stays its last member (routes/sessions.ts cuts it off the saved text);
    * `payment` is what the payments area reports, looked up unless the caller knows there is none.
    */
-  private toApi(accountId: string, s: StoredSession, secret = this.secretOf(s), payment = this.paymentView(accountId, s.id)): PaymentSession {
+  private toApi(accountId: string, s: StoredSession, secret = this.secretOf(s), payment = this.paymentOf(accountId, s.id)): PaymentSession {
     return {
       id: s.id,
       object: 'payment_session',
@@ -142,7 +140,7 @@ export class Sessions implements DueWork {
   }
 
   /** Records `type` for the session: the API object without its client secret (events never carry one). */
-  private recordEvent(accountId: string, type: EventType, s: StoredSession, at: number, previous?: object, payment?: ReturnType<SessionPaymentView>): void {
+  private recordEvent(accountId: string, type: EventType, s: StoredSession, at: number, previous?: object, payment?: SessionPayment | null): void {
     const { client_secret: _secret, ...object } = this.toApi(accountId, s, '', payment);
     this.events.record(accountId, type, object, { at, previous });
   }
@@ -248,7 +246,7 @@ export class Sessions implements DueWork {
     if (!CANCELABLE.includes(s.status)) {
       throw errors.unexpectedState('session', `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`);
     }
-    for (const hook of this.cancelHooks) hook(accountId, id, now);
+    this.hooks.emit('sessionCanceling', accountId, { session_id: id, at: now });
     const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
@@ -308,13 +306,13 @@ export class Sessions implements DueWork {
     s.status = to;
     s.updated_at = isoTime(now);
     this.collection.update(accountId, s);
-    if (to === 'succeeded') for (const hook of this.succeededHooks) hook(accountId, id, now);
+    if (to === 'succeeded') this.hooks.emit('sessionSucceeded', accountId, { session_id: id, at: now });
     const type = SESSION_EVENTS[to];
     if (type) this.recordEvent(accountId, type, s, now, previous);
   }
 
   private expire(accountId: string, s: StoredSession): StoredSession {
-    for (const hook of this.cancelHooks) hook(accountId, s.id, s.expires_ms);
+    this.hooks.emit('sessionCanceling', accountId, { session_id: s.id, at: s.expires_ms });
     const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = 'abandoned';

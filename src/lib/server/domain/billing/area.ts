@@ -42,7 +42,7 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const invoices = new Invoices(db, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons, core.hooks);
   const subscriptions = new Subscriptions(db, invoices, coupons);
   const usage = new UsageRecords(db);
-  const checkouts = new Checkouts(db, core.sessions, customers, subscriptions);
+  const checkouts = new Checkouts(db, core.sessions, customers, subscriptions, core.hooks);
   const portals = new Portals(db);
   const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
   return {

@@ -9,6 +9,7 @@ import { errors, ServiceError } from '../../errors.js';
 import type { DueWork } from '../due.js';
 import { newId } from '../../ids.js';
 import type { Sessions } from '../sessions.js';
+import type { Hooks } from '../hooks.js';
 import { priceAmount } from './money.js';
 import { MAX_AMOUNT } from '../../../contract/numbers.js';
 import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
@@ -30,9 +31,10 @@ export class Checkouts {
     private readonly sessions: Sessions,
     private readonly customers: Customers,
     private readonly subscriptions: Subscriptions,
+    hooks: Hooks,
   ) {
     // A payment-mode session completes in the transaction in which its payment session succeeds.
-    sessions.succeededHooks.push((accountId, sessionId, now) => {
+    hooks.on('sessionSucceeded', (accountId, { session_id: sessionId, at: now }) => {
       for (const { doc } of this.db.checkouts.selectWhere(OPEN_FOR_PAYMENT_SESSION, accountId, sessionId)) {
         if (doc.mode === 'payment' && doc.payment_session === sessionId) {
           doc.status = 'complete';

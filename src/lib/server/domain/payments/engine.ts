@@ -55,7 +55,7 @@ export class PaymentsEngine implements Charger {
   readonly threeds: ThreeDS;
   /** DueWork: pending ACH debits settle on the account's clock. */
   readonly ach: AchSettlement;
-  /** The payment confirm has just stored, while it moves the session: its session's latest (see paymentView). */
+  /** The payment confirm has just stored, while it moves the session: its session's latest (see 'sessionPayment'). */
   private justStored?: { accountId: string; p: StoredPayment };
 
   constructor(private readonly d: PaymentsDeps) {
@@ -63,15 +63,16 @@ export class PaymentsEngine implements Charger {
     this.threeds = new ThreeDS(this.records, d.sessions, d.processors);
     this.ach = new AchSettlement(d.store, this.records, d.sessions);
     // Void on session cancel / expiry.
-    d.sessions.cancelHooks.push((accountId, sessionId, now) => this.onSessionCanceled(accountId, sessionId, now));
+    d.hooks.on('sessionCanceling', (accountId, ev) => this.onSessionCanceled(accountId, ev.session_id, ev.at));
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.
-    d.sessions.paymentView = (accountId, sessionId) => {
+    d.hooks.on('sessionPayment', (accountId, query) => {
+      const sessionId = query.session_id;
       const stored = this.justStored;
       const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.records.ofSession(accountId, sessionId).at(-1);
-      if (!p) return null;
+      if (!p) return;
       // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
-      return { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p) };
-    };
+      query.payment = { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p) };
+    });
   }
 
   // ------------------------------------------------------------------------------------- confirm
