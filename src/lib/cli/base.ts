@@ -11,7 +11,8 @@ import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
 import { ask, askInteger, confirm, declined, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
-import { API_BASE_PATH as API_PREFIX, parseBaseUrl } from '../client/url.js';
+import { parseBaseUrl } from '../client/url.js';
+import { API_PREFIX } from '../contract/prefix.js';
 
 /** The default of --timeout / PAYORCH_TIMEOUT, in seconds: a whole command's request, retries included. */
 export const DEFAULT_TIMEOUT_S = 30;

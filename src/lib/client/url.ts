@@ -1,11 +1,9 @@
 // Base URLs: the one check of where the client may send requests (and keys).
+import { API_PREFIX } from '../contract/prefix.js';
 import { InvalidBaseUrlError } from './errors.js';
 
-/**
- * The path the test-mode server serves the API under: API_PREFIX of src/lib/contract/common.ts (checked equal
- * by test/foundation/cli-edges.test.ts; not imported, which would load TypeBox at CLI start-up).
- */
-export const API_BASE_PATH = '/functions/v1';
+/** The path the test-mode server serves the API under (src/lib/contract/prefix.ts decides it). */
+export const API_BASE_PATH = API_PREFIX;
 
 /**
  * A base URL the client will send keys to: http or https, a host, no credentials, query or fragment. Its path

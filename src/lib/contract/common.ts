@@ -4,8 +4,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_UNIX_SECONDS } from './numbers.js';
 
-/** Base path of every API route (docs/api.md "Conventions": `{base_url}` ends in `/functions/v1`). */
-export const API_PREFIX = '/functions/v1';
+export { API_PREFIX } from './prefix.js';
 
 /** `metadata`: at most 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
 export const Metadata = Type.Unsafe<Record<string, string>>({
