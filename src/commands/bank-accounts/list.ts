@@ -21,7 +21,7 @@ export default class BankAccountsList extends ApiCommand {
       customer_id: flags.customer,
       verification_status: flags.status as never,
     };
-    const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.jsonMode) : await client.bankAccounts.list(params);
+    const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.io, this.jsonMode) : await client.bankAccounts.list(params);
     return await this.table(list, bankAccountColumns, 'No bank accounts.');
   }
 }

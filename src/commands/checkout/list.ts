@@ -12,7 +12,7 @@ export default class CheckoutList extends ApiCommand {
     const { flags } = await this.parse(CheckoutList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.checkoutSessions.listAll(params), this.jsonMode) : await client.checkoutSessions.list(params);
+    const list = flags.all ? await listAll(client.checkoutSessions.listAll(params), this.io, this.jsonMode) : await client.checkoutSessions.list(params);
     return await this.table(list, checkoutColumns, 'No checkout sessions.');
   }
 }

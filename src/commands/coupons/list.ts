@@ -12,7 +12,7 @@ export default class CouponsList extends ApiCommand {
     const { flags } = await this.parse(CouponsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.coupons.listAll(params), this.jsonMode) : await client.coupons.list(params);
+    const list = flags.all ? await listAll(client.coupons.listAll(params), this.io, this.jsonMode) : await client.coupons.list(params);
     return await this.table(list, couponColumns, 'No coupons.');
   }
 }

@@ -14,7 +14,7 @@ export default class CustomersList extends ApiCommand {
     const { flags } = await this.parse(CustomersList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], email: flags.email };
-    const list = flags.all ? await listAll(client.customers.listAll(params), this.jsonMode) : await client.customers.list(params);
+    const list = flags.all ? await listAll(client.customers.listAll(params), this.io, this.jsonMode) : await client.customers.list(params);
     return await this.table(list, customerColumns, 'No customers.');
   }
 }

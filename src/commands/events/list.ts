@@ -19,7 +19,7 @@ export default class EventsList extends ApiCommand {
     const type = flags.type !== undefined ? (await eventPatterns('--type', flags.type))[0] : undefined;
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type, object_id: flags.object };
-    const list = flags.all ? await listAll(client.events.listAll(params), this.jsonMode) : await client.events.list(params);
+    const list = flags.all ? await listAll(client.events.listAll(params), this.io, this.jsonMode) : await client.events.list(params);
     return this.table(list, eventColumns, 'No events.');
   }
 }

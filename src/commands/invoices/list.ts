@@ -16,7 +16,7 @@ export default class InvoicesList extends ApiCommand {
     const { flags } = await this.parse(InvoicesList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], customer: flags.customer, subscription: flags.subscription, status: flags.status as 'open' | undefined };
-    const list = flags.all ? await listAll(client.invoices.listAll(params), this.jsonMode) : await client.invoices.list(params);
+    const list = flags.all ? await listAll(client.invoices.listAll(params), this.io, this.jsonMode) : await client.invoices.list(params);
     return await this.table(list, invoiceColumns, 'No invoices.');
   }
 }

@@ -15,7 +15,7 @@ export default class KycList extends ApiCommand {
     const { flags } = await this.parse(KycList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], status: flags.status as never, customer: flags.customer };
-    const list = flags.all ? await listAll(client.kycVerifications.listAll(params), this.jsonMode) : await client.kycVerifications.list(params);
+    const list = flags.all ? await listAll(client.kycVerifications.listAll(params), this.io, this.jsonMode) : await client.kycVerifications.list(params);
     return await this.table(list, kycColumns, 'No KYC verifications.');
   }
 }

@@ -12,7 +12,7 @@ export default class LedgerEntries extends ApiCommand {
     const { args, flags } = await this.parse(LedgerEntries);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.ledgerAccounts.allEntries(args.id, params), this.jsonMode) : await client.ledgerAccounts.entries(args.id, params);
+    const list = flags.all ? await listAll(client.ledgerAccounts.allEntries(args.id, params), this.io, this.jsonMode) : await client.ledgerAccounts.entries(args.id, params);
     return await this.table(list, entryColumns, 'No entries.');
   }
 }

@@ -23,7 +23,7 @@ export default class LedgerList extends ApiCommand {
       customer: flags.customer,
       currency: flags.currency,
     };
-    const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.jsonMode) : await client.ledgerAccounts.list(params);
+    const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.io, this.jsonMode) : await client.ledgerAccounts.list(params);
     return await this.table(list, accountColumns, 'No ledger accounts.');
   }
 }

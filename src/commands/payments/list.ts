@@ -21,7 +21,7 @@ export default class PaymentsList extends ApiCommand {
       session_id: flags.session,
       status: flags.status as never,
     };
-    const list = flags.all ? await listAll(client.payments.listAll(params), this.jsonMode) : await client.payments.list(params);
+    const list = flags.all ? await listAll(client.payments.listAll(params), this.io, this.jsonMode) : await client.payments.list(params);
     return await this.table(list, paymentColumns, 'No payments.');
   }
 }

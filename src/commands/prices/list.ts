@@ -17,7 +17,7 @@ export default class PricesList extends ApiCommand {
     const { flags } = await this.parse(PricesList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type: flags.type as 'one_time' | 'recurring' | undefined, product: flags.product, active: flags.active, currency: flags.currency };
-    const list = flags.all ? await listAll(client.prices.listAll(params), this.jsonMode) : await client.prices.list(params);
+    const list = flags.all ? await listAll(client.prices.listAll(params), this.io, this.jsonMode) : await client.prices.list(params);
     return await this.table(list, priceColumns, 'No prices.');
   }
 }

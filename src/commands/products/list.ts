@@ -14,7 +14,7 @@ export default class ProductsList extends ApiCommand {
     const { flags } = await this.parse(ProductsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], active: flags.active };
-    const list = flags.all ? await listAll(client.products.listAll(params), this.jsonMode) : await client.products.list(params);
+    const list = flags.all ? await listAll(client.products.listAll(params), this.io, this.jsonMode) : await client.products.list(params);
     return await this.table(list, productColumns, 'No products.');
   }
 }

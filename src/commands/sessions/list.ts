@@ -24,7 +24,7 @@ export default class SessionsList extends ApiCommand {
       status: flags.status as never,
       external_id: flags['external-id'],
     };
-    const list = flags.all ? await listAll(client.sessions.listAll(params), this.jsonMode) : await client.sessions.list(params);
+    const list = flags.all ? await listAll(client.sessions.listAll(params), this.io, this.jsonMode) : await client.sessions.list(params);
     return await this.table(list, sessionColumns, 'No payment sessions.');
   }
 }

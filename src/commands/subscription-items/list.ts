@@ -14,7 +14,7 @@ export default class SubscriptionItemsList extends ApiCommand {
     const { flags } = await this.parse(SubscriptionItemsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], subscription: flags.subscription };
-    const list = flags.all ? await listAll(client.subscriptionItems.listAll(params), this.jsonMode) : await client.subscriptionItems.list(params);
+    const list = flags.all ? await listAll(client.subscriptionItems.listAll(params), this.io, this.jsonMode) : await client.subscriptionItems.list(params);
     return await this.table(list, itemColumns, 'No items.');
   }
 }

@@ -15,7 +15,7 @@ export default class SubscriptionsList extends ApiCommand {
     const { flags } = await this.parse(SubscriptionsList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], customer: flags.customer, status: flags.status as 'active' | undefined };
-    const list = flags.all ? await listAll(client.subscriptions.listAll(params), this.jsonMode) : await client.subscriptions.list(params);
+    const list = flags.all ? await listAll(client.subscriptions.listAll(params), this.io, this.jsonMode) : await client.subscriptions.list(params);
     return await this.table(list, subscriptionColumns, 'No subscriptions.');
   }
 }

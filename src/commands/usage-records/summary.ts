@@ -14,7 +14,7 @@ export default class UsageRecordsSummary extends ApiCommand {
     const { flags } = await this.parse(UsageRecordsSummary);
     const client = await this.client(flags);
     const params = { subscription_item: flags['subscription-item'], limit: flags.limit, starting_after: flags['starting-after'] };
-    const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.jsonMode) : await client.usageRecords.summaries(params);
+    const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.io, this.jsonMode) : await client.usageRecords.summaries(params);
     return await this.table(list, usageSummaryColumns, 'No usage periods.');
   }
 }

@@ -10,7 +10,7 @@ export default class WebhooksList extends ApiCommand {
     const { flags } = await this.parse(WebhooksList);
     const client = await this.client(flags);
     const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.webhookEndpoints.listAll(params), this.jsonMode) : await client.webhookEndpoints.list(params);
+    const list = flags.all ? await listAll(client.webhookEndpoints.listAll(params), this.io, this.jsonMode) : await client.webhookEndpoints.list(params);
     return this.table(list, webhookEndpointColumns, 'No webhook endpoints. Add one with `payorch webhooks create --url …`.');
   }
 }

@@ -299,14 +299,14 @@ export const listFlags = {
   all: Flags.boolean({ description: 'Fetch every page (auto-pagination)', exclusive: ['starting-after', 'ending-before'] }),
 };
 
-/** Drains an auto-paginating iterator into one list, with a progress count on a terminal. */
-export async function listAll<T>(items: AsyncIterable<T>, json: boolean): Promise<{ object: 'list'; data: T[]; has_more: false; total_count: number }> {
+/** Drains an auto-paginating iterator into one list, with a progress count on the command's stderr when it is a terminal. */
+export async function listAll<T>(items: AsyncIterable<T>, io: Pick<CliIO, 'stderr'>, json: boolean): Promise<{ object: 'list'; data: T[]; has_more: false; total_count: number }> {
   const data: T[] = [];
-  const progress = !json && Boolean(process.stderr.isTTY);
+  const progress = !json && Boolean(io.stderr.isTTY);
   for await (const item of items) {
     data.push(item);
-    if (progress && data.length % 100 === 0) process.stderr.write(`\r${data.length} fetched…`);
+    if (progress && data.length % 100 === 0) io.stderr.write(`\r${data.length} fetched…`);
   }
-  if (progress && data.length >= 100) process.stderr.write('\r\x1b[K');
+  if (progress && data.length >= 100) io.stderr.write('\r\x1b[K');
   return { object: 'list', data, has_more: false, total_count: data.length };
 }
