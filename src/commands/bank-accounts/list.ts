@@ -8,7 +8,7 @@ export default class BankAccountsList extends ApiCommand {
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only this customer’s accounts' }),
-    status: Flags.string({ options: ['unverified', 'pending', 'verified', 'failed'], description: 'Only accounts with this verification status' }),
+    status: Flags.option({ options: ['unverified', 'pending', 'verified', 'failed'] as const, description: 'Only accounts with this verification status' })(),
   };
 
   async run(): Promise<unknown> {
@@ -19,7 +19,7 @@ export default class BankAccountsList extends ApiCommand {
       starting_after: flags['starting-after'],
       ending_before: flags['ending-before'],
       customer_id: flags.customer,
-      verification_status: flags.status as never,
+      verification_status: flags.status,
     };
     const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.io, this.jsonMode) : await client.bankAccounts.list(params);
     return await this.table(list, bankAccountColumns, 'No bank accounts.');

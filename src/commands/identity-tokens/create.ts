@@ -11,7 +11,7 @@ export default class IdentityTokensCreate extends ApiCommand {
     'The value is never taken from the command line (it would land in shell history and the process list): it is read from a masked prompt on a terminal, or from stdin. Only the masked value is shown.';
   static override examples = ['<%= config.bin %> identity-tokens create --type ssn', 'printf %s "$SSN" | <%= config.bin %> identity-tokens create --type ssn --field-name applicant_ssn'];
   static override flags = {
-    type: Flags.string({ options: IDENTITY_TOKEN_TYPES, description: 'What the value is' }),
+    type: Flags.option({ options: IDENTITY_TOKEN_TYPES, description: 'What the value is' })(),
     'field-name': Flags.string({ description: 'Your name for the field this value belongs to' }),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
@@ -31,7 +31,7 @@ export default class IdentityTokensCreate extends ApiCommand {
     }
     const client = await this.client(flags);
     await this.confirmChange(`vault a ${type} identifier`, flags.yes);
-    const token = await client.identityTokens.create({ type: type as never, value, field_name: flags['field-name'] }, { idempotencyKey: flags['idempotency-key'] });
+    const token = await client.identityTokens.create({ type: type, value, field_name: flags['field-name'] }, { idempotencyKey: flags['idempotency-key'] });
     return this.detail(token, 'Identity token created', tokenFields);
   }
 }

@@ -7,14 +7,14 @@ export default class KycList extends ApiCommand {
   static override examples = ['<%= config.bin %> kyc list --status requires_input'];
   static override flags = {
     ...listFlags,
-    status: Flags.string({ options: ['pending', 'processing', 'verified', 'rejected', 'requires_input', 'canceled'], description: 'Only verifications in this status' }),
+    status: Flags.option({ options: ['pending', 'processing', 'verified', 'rejected', 'requires_input', 'canceled'] as const, description: 'Only verifications in this status' })(),
     customer: Flags.string({ description: 'Only verifications of this customer id' }),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(KycList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], status: flags.status as never, customer: flags.customer };
+    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], status: flags.status, customer: flags.customer };
     const list = flags.all ? await listAll(client.kycVerifications.listAll(params), this.io, this.jsonMode) : await client.kycVerifications.list(params);
     return await this.table(list, kycColumns, 'No KYC verifications.');
   }

@@ -7,7 +7,7 @@ export default class LedgerCreate extends ApiCommand {
   static override examples = ['<%= config.bin %> ledger create --name "Customer wallet" --type liability --currency usd --customer cus_123'];
   static override flags = {
     name: Flags.string({ description: 'Account name' }),
-    type: Flags.string({ options: ['asset', 'liability', 'equity', 'revenue', 'expense'], description: 'Account type (asset/expense are debit-normal, the rest credit-normal)' }),
+    type: Flags.option({ options: ['asset', 'liability', 'equity', 'revenue', 'expense'] as const, description: 'Account type (asset/expense are debit-normal, the rest credit-normal)' })(),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
     description: Flags.string({ description: 'Description' }),
     customer: Flags.string({ description: 'Customer id this account belongs to' }),
@@ -29,7 +29,7 @@ export default class LedgerCreate extends ApiCommand {
     const account = await client.ledgerAccounts.create(
       {
         name,
-        account_type: type as never,
+        account_type: type,
         currency,
         description: flags.description,
         customer_id: flags.customer,

@@ -7,7 +7,7 @@ export default class LedgerList extends ApiCommand {
   static override examples = ['<%= config.bin %> ledger list --status frozen', '<%= config.bin %> ledger list --customer cus_… --currency usd'];
   static override flags = {
     ...listFlags,
-    status: Flags.string({ options: ['active', 'frozen', 'closed'], description: 'Only accounts in this status' }),
+    status: Flags.option({ options: ['active', 'frozen', 'closed'] as const, description: 'Only accounts in this status' })(),
     customer: Flags.string({ description: 'Only accounts of this customer id' }),
     currency: Flags.string({ description: 'Only accounts in this currency' }),
   };
@@ -19,7 +19,7 @@ export default class LedgerList extends ApiCommand {
       limit: flags.limit,
       starting_after: flags['starting-after'],
       ending_before: flags['ending-before'],
-      status: flags.status as never,
+      status: flags.status,
       customer: flags.customer,
       currency: flags.currency,
     };

@@ -8,7 +8,7 @@ export default class PaymentsList extends ApiCommand {
   static override flags = {
     ...listFlags,
     session: Flags.string({ description: 'Only payments of this session' }),
-    status: Flags.string({ options: ['pending', 'authorized', 'captured', 'failed', 'canceled', 'refunded'], description: 'Only payments in this status' }),
+    status: Flags.option({ options: ['pending', 'authorized', 'captured', 'failed', 'canceled', 'refunded'] as const, description: 'Only payments in this status' })(),
   };
 
   async run(): Promise<unknown> {
@@ -19,7 +19,7 @@ export default class PaymentsList extends ApiCommand {
       starting_after: flags['starting-after'],
       ending_before: flags['ending-before'],
       session_id: flags.session,
-      status: flags.status as never,
+      status: flags.status,
     };
     const list = flags.all ? await listAll(client.payments.listAll(params), this.io, this.jsonMode) : await client.payments.list(params);
     return await this.table(list, paymentColumns, 'No payments.');

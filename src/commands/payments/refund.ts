@@ -8,7 +8,7 @@ export default class PaymentsRefund extends ApiCommand {
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
     amount: Flags.integer({ description: 'Amount to refund in minor units (default: everything not yet refunded)', min: 1 }),
-    reason: Flags.string({ options: ['duplicate', 'fraudulent', 'requested_by_customer'], description: 'Reason' }),
+    reason: Flags.option({ options: ['duplicate', 'fraudulent', 'requested_by_customer'] as const, description: 'Reason' })(),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };
@@ -17,7 +17,7 @@ export default class PaymentsRefund extends ApiCommand {
     const { args, flags } = await this.parse(PaymentsRefund);
     const client = await this.client(flags);
     await this.confirmChange(`refund payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
-    const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason as never }, { idempotencyKey: flags['idempotency-key'] });
+    const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason }, { idempotencyKey: flags['idempotency-key'] });
     return this.detail(payment, 'Payment refunded', paymentFields);
   }
 }

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
 import { sessionFields } from '../../lib/output/views/sessions.js';
 import { formatMoney } from '../../lib/output/format.js';
+import type { PaymentMethodType } from '../../lib/contract/sessions.js';
 
 export default class SessionsCreate extends ApiCommand {
   static override summary = 'Create a payment session';
@@ -13,8 +14,12 @@ export default class SessionsCreate extends ApiCommand {
     description: Flags.string({ description: 'Description' }),
     'customer-email': Flags.string({ description: 'Customer email' }),
     'customer-name': Flags.string({ description: 'Customer name' }),
-    'capture-method': Flags.string({ options: ['automatic', 'manual'], description: 'automatic (default) or manual capture' }),
-    'payment-method-types': Flags.string({ description: 'Comma-separated: card,walletone_pay,wallettwo_pay,bank_account,walletthree' }),
+    'capture-method': Flags.option({ options: ['automatic', 'manual'] as const, description: 'automatic (default) or manual capture' })(),
+    'payment-method-types': Flags.custom<PaymentMethodType[]>({
+      description: 'Comma-separated: card,walletone_pay,wallettwo_pay,bank_account,walletthree',
+      // The names go to the server as given; it answers an unknown one with a 400 naming it.
+      parse: async (input) => input.split(',').map((s) => s.trim() as PaymentMethodType),
+    })(),
     'success-url': Flags.string({ description: 'Where the checkout page sends the customer after paying' }),
     'cancel-url': Flags.string({ description: 'Where the checkout page sends the customer on cancel' }),
     metadata: metadataFlag,
@@ -37,7 +42,7 @@ export default class SessionsCreate extends ApiCommand {
         description: flags.description,
         customer,
         capture_method: flags['capture-method'] as 'automatic' | 'manual' | undefined,
-        payment_method_types: flags['payment-method-types']?.split(',').map((s) => s.trim()) as never,
+        payment_method_types: flags['payment-method-types'],
         success_url: flags['success-url'],
         cancel_url: flags['cancel-url'],
         metadata: parseMetadata(flags.metadata),

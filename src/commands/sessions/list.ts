@@ -7,10 +7,10 @@ export default class SessionsList extends ApiCommand {
   static override examples = ['<%= config.bin %> sessions list --status requires_payment_method --limit 20', '<%= config.bin %> sessions list --external-id order_42 --json'];
   static override flags = {
     ...listFlags,
-    status: Flags.string({
+    status: Flags.option({
       description: 'Only sessions in this status',
-      options: ['requires_payment_method', 'requires_action', 'processing', 'succeeded', 'failed', 'canceled'],
-    }),
+      options: ['requires_payment_method', 'requires_action', 'processing', 'succeeded', 'failed', 'canceled'] as const,
+    })(),
     'external-id': Flags.string({ description: 'Only sessions with this external id' }),
   };
 
@@ -21,7 +21,7 @@ export default class SessionsList extends ApiCommand {
       limit: flags.limit,
       starting_after: flags['starting-after'],
       ending_before: flags['ending-before'],
-      status: flags.status as never,
+      status: flags.status,
       external_id: flags['external-id'],
     };
     const list = flags.all ? await listAll(client.sessions.listAll(params), this.io, this.jsonMode) : await client.sessions.list(params);
