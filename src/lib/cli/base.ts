@@ -4,11 +4,12 @@
 // run() returns what it showed.
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
-import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, PayorchError, ProtocolError, UnsendableRequestError } from '../client/errors.js';
+import { InvalidBaseUrlError, PayorchError } from '../client/errors.js';
 import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
+import { reportError } from './report.js';
 import { ask, askInteger, confirm, declined, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
 import { parseBaseUrl } from '../client/url.js';
@@ -107,7 +108,7 @@ export abstract class BaseCommand extends Command {
     if (!(await confirm(message, this.jsonMode, this.io))) throw declined(what);
   }
 
-  protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number }; code?: string; path?: string; syscall?: string }): Promise<unknown> {
+  protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
     // oclif's own exits and parse errors (exit 2) keep oclif's handling.
     if (err.oclif?.exit !== undefined && !(err instanceof PayorchError) && !(err instanceof CliError)) {
       if (this.jsonMode && err.oclif.exit !== 0) {
@@ -124,70 +125,12 @@ export abstract class BaseCommand extends Command {
       throw err;
     }
     await loadColor();
-    const c = colorErr();
-    let exit: number = EXIT.API;
-    let body: unknown;
-    let line: string;
-    const fsProblem = fileSystemProblem(err);
-    if (err instanceof ApiError) {
-      exit = err.status === 401 ? EXIT.AUTH : EXIT.API;
-      body = err.body;
-      const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
-      line = `${c.red('Error:')} ${printable(err.message)} ${c.dim(`(${printable(parts.join(', '))})`)}`;
-    } else if (err instanceof ConnectionError) {
-      exit = EXIT.UNREACHABLE;
-      body = { error: { type: 'api_error', code: err.name === 'TimeoutError' ? 'timeout' : 'connection_error', message: err.message } };
-      line = `${c.red('Error:')} ${printable(err.message)}. ${err.name === 'TimeoutError' ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : 'Is the server running? (`payorch server start`)'}`;
-    } else if (err instanceof ProtocolError) {
-      exit = EXIT.API;
-      body = { error: { type: 'api_error', code: 'protocol_error', message: err.message } };
-      line = `${c.red('Error:')} ${printable(err.message)}`;
-    } else if (err instanceof CliError || err instanceof InvalidBaseUrlError || err instanceof InvalidIdError || err instanceof UnsendableRequestError || fsProblem) {
-      const e =
-        err instanceof CliError
-          ? err
-          : err instanceof InvalidBaseUrlError || (err instanceof UnsendableRequestError && err.part === 'api_key')
-            ? new CliError(err.message, EXIT.AUTH)
-            : err instanceof InvalidIdError || err instanceof UnsendableRequestError
-              ? new CliError(err.message, EXIT.USAGE)
-              : fsProblem!;
-      exit = e.exitCode;
-      body = { error: { type: 'invalid_request_error', code: e.code, message: e.message } };
-      line = `${c.red('Error:')} ${printable(e.message)}`;
-    } else if ((err as { name?: string }).name === 'ExitPromptError') {
-      exit = EXIT.INTERRUPTED;
-      body = { error: { type: 'invalid_request_error', code: 'interrupted', message: 'Interrupted at the prompt; nothing was changed.' } };
-      line = 'Interrupted; nothing was changed.';
-    } else {
-      body = { error: { type: 'api_error', code: 'cli_internal_error', message: err.message } };
-      line = `${c.red('Error:')} ${printable(err.message)}${this.io.env.DEBUG ? `\n${err.stack}` : ''}`;
-    }
+    const { exit, body, line } = reportError(err, this.io.env);
     if (this.jsonMode) this.io.stdout.write(jsonText(body) + '\n');
     this.io.stderr.write(line + '\n');
     this.io.setExitCode(exit);
     return undefined;
   }
-}
-
-/**
- * A file or directory the CLI needs but cannot use (PAYORCH_HOME under a file, a data directory that is a
- * file, no permission): a configuration problem (exit 3) naming the path and what to do.
- */
-function fileSystemProblem(err: { code?: string; path?: string; syscall?: string; message?: string }): CliError | undefined {
-  const codes: Record<string, string> = {
-    ENOTDIR: 'a part of this path is a file, not a directory',
-    EEXIST: 'it exists and is not a directory',
-    EISDIR: 'it is a directory, not a file',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'the file system is read-only',
-  };
-  if (!err.code || !err.path || !(err.code in codes)) return undefined;
-  return new CliError(
-    `Cannot use ${err.path}: ${codes[err.code]} (${err.code}${err.syscall ? ` on ${err.syscall}` : ''}). Check PAYORCH_HOME and --data-dir, or pass --api-key and --base-url to use a server instead.`,
-    EXIT.AUTH,
-    'configuration_error',
-  );
 }
 
 export abstract class ApiCommand extends BaseCommand {

@@ -1,0 +1,107 @@
+// How BaseCommand.catch reports an error: a table from the error's class to its exit code, its --json body
+// (on stdout) and its line for people (on stderr). The first row that matches wins; anything else is an
+// internal error (exit 1).
+import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, ProtocolError, UnsendableRequestError } from '../client/errors.js';
+import { colorErr, printable } from '../output/render.js';
+import { CliError, EXIT } from './errors.js';
+
+export interface Report {
+  exit: number;
+  body: unknown;
+  line: string;
+}
+
+type Colors = ReturnType<typeof colorErr>;
+type FsError = Error & { code?: string; path?: string; syscall?: string };
+type ErrorClass<E> = abstract new (...args: never[]) => E;
+
+interface Row {
+  /** The error this row reports, narrowed, or undefined when the row does not apply. */
+  match(err: Error): Error | undefined;
+  report(err: Error, c: Colors, env: NodeJS.ProcessEnv): Report;
+}
+
+function row<E extends Error>(cls: ErrorClass<E>, report: (err: E, c: Colors, env: NodeJS.ProcessEnv) => Report, when: (err: E) => boolean = () => true): Row {
+  return { match: (err) => (err instanceof cls && when(err) ? err : undefined), report: report as Row['report'] };
+}
+
+/** Errors the CLI reports as its own (a usage or configuration problem): the exit code each gets. */
+const AS_CLI_ERROR: [cls: ErrorClass<Error>, exit: number, when?: (err: Error) => boolean][] = [
+  [InvalidBaseUrlError, EXIT.AUTH],
+  [UnsendableRequestError, EXIT.AUTH, (err) => (err as UnsendableRequestError).part === 'api_key'],
+  [InvalidIdError, EXIT.USAGE],
+  [UnsendableRequestError, EXIT.USAGE],
+];
+
+/** The error as a CliError, when it is one of the CLI's own problems; else undefined. */
+function asCliError(err: FsError): CliError | undefined {
+  if (err instanceof CliError) return err;
+  const hit = AS_CLI_ERROR.find(([cls, , when]) => err instanceof cls && (!when || when(err)));
+  return hit ? new CliError(err.message, hit[1]) : fileSystemProblem(err);
+}
+
+const ROWS: Row[] = [
+  row(ApiError, (err, c) => {
+    const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
+    return { exit: err.status === 401 ? EXIT.AUTH : EXIT.API, body: err.body, line: `${c.red('Error:')} ${printable(err.message)} ${c.dim(`(${printable(parts.join(', '))})`)}` };
+  }),
+  row(ConnectionError, (err, c) => {
+    const timeout = err.name === 'TimeoutError';
+    return {
+      exit: EXIT.UNREACHABLE,
+      body: { error: { type: 'api_error', code: timeout ? 'timeout' : 'connection_error', message: err.message } },
+      line: `${c.red('Error:')} ${printable(err.message)}. ${timeout ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : 'Is the server running? (`payorch server start`)'}`,
+    };
+  }),
+  row(ProtocolError, (err, c) => ({ exit: EXIT.API, body: { error: { type: 'api_error', code: 'protocol_error', message: err.message } }, line: `${c.red('Error:')} ${printable(err.message)}` })),
+  {
+    match: asCliError,
+    report: (err, c) => {
+      const e = err as CliError;
+      return { exit: e.exitCode, body: { error: { type: 'invalid_request_error', code: e.code, message: e.message } }, line: `${c.red('Error:')} ${printable(e.message)}` };
+    },
+  },
+  {
+    match: (err) => (err.name === 'ExitPromptError' ? err : undefined),
+    report: () => ({
+      exit: EXIT.INTERRUPTED,
+      body: { error: { type: 'invalid_request_error', code: 'interrupted', message: 'Interrupted at the prompt; nothing was changed.' } },
+      line: 'Interrupted; nothing was changed.',
+    }),
+  },
+];
+
+/** The exit code, --json body and stderr line for an error a command ended with. */
+export function reportError(err: Error, env: NodeJS.ProcessEnv): Report {
+  const c = colorErr();
+  for (const r of ROWS) {
+    const hit = r.match(err);
+    if (hit) return r.report(hit, c, env);
+  }
+  return {
+    exit: EXIT.API,
+    body: { error: { type: 'api_error', code: 'cli_internal_error', message: err.message } },
+    line: `${c.red('Error:')} ${printable(err.message)}${env.DEBUG ? `\n${err.stack}` : ''}`,
+  };
+}
+
+/**
+ * A file or directory the CLI needs but cannot use (PAYORCH_HOME under a file, a data directory that is a
+ * file, no permission): a configuration problem (exit 3) naming the path and what to do.
+ */
+function fileSystemProblem(err: FsError): CliError | undefined {
+  const codes: Record<string, string> = {
+    ENOTDIR: 'a part of this path is a file, not a directory',
+    EEXIST: 'it exists and is not a directory',
+    EISDIR: 'it is a directory, not a file',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the file system is read-only',
+  };
+  if (!err.code || !err.path || !(err.code in codes)) return undefined;
+  return new CliError(
+    `Cannot use ${err.path}: ${codes[err.code]} (${err.code}${err.syscall ? ` on ${err.syscall}` : ''}). Check PAYORCH_HOME and --data-dir, or pass --api-key and --base-url to use a server instead.`,
+    EXIT.AUTH,
+    'configuration_error',
+  );
+}
