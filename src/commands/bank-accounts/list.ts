@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { bankAccountColumns } from '../../lib/output/views/payments.js';
 
 export default class BankAccountsList extends ApiCommand {
@@ -14,14 +15,7 @@ export default class BankAccountsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(BankAccountsList);
     const client = await this.client(flags);
-    const params = {
-      limit: flags.limit,
-      starting_after: flags['starting-after'],
-      ending_before: flags['ending-before'],
-      customer_id: flags.customer,
-      verification_status: flags.status,
-    };
-    const list = flags.all ? await listAll(client.bankAccounts.listAll(params), this.io, this.jsonMode) : await client.bankAccounts.list(params);
+    const list = await this.listOf(flags, { customer_id: flags.customer, verification_status: flags.status }, (p) => client.bankAccounts.list(p), (p) => client.bankAccounts.listAll(p));
     return await this.table(list, bankAccountColumns, 'No bank accounts.');
   }
 }

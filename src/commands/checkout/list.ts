@@ -1,4 +1,5 @@
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { checkoutColumns } from '../../lib/output/views/billing.js';
 
 export default class CheckoutList extends ApiCommand {
@@ -11,8 +12,7 @@ export default class CheckoutList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CheckoutList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.checkoutSessions.listAll(params), this.io, this.jsonMode) : await client.checkoutSessions.list(params);
+    const list = await this.listOf(flags, {}, (p) => client.checkoutSessions.list(p), (p) => client.checkoutSessions.listAll(p));
     return await this.table(list, checkoutColumns, 'No checkout sessions.');
   }
 }

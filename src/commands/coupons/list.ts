@@ -1,4 +1,5 @@
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { couponColumns } from '../../lib/output/views/billing.js';
 
 export default class CouponsList extends ApiCommand {
@@ -11,8 +12,7 @@ export default class CouponsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CouponsList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.coupons.listAll(params), this.io, this.jsonMode) : await client.coupons.list(params);
+    const list = await this.listOf(flags, {}, (p) => client.coupons.list(p), (p) => client.coupons.listAll(p));
     return await this.table(list, couponColumns, 'No coupons.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { customerColumns } from '../../lib/output/views/billing.js';
 
 export default class CustomersList extends ApiCommand {
@@ -13,8 +14,7 @@ export default class CustomersList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CustomersList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], email: flags.email };
-    const list = flags.all ? await listAll(client.customers.listAll(params), this.io, this.jsonMode) : await client.customers.list(params);
+    const list = await this.listOf(flags, { email: flags.email }, (p) => client.customers.list(p), (p) => client.customers.listAll(p));
     return await this.table(list, customerColumns, 'No customers.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { eventPatterns } from '../../lib/cli/events.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { eventColumns } from '../../lib/output/views/events.js';
@@ -18,8 +19,7 @@ export default class EventsList extends ApiCommand {
     if (flags.type !== undefined && flags.type.includes(',')) throw new CliError('--type takes one type or pattern (the API filters by one).', EXIT.USAGE);
     const type = flags.type !== undefined ? (await eventPatterns('--type', flags.type))[0] : undefined;
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type, object_id: flags.object };
-    const list = flags.all ? await listAll(client.events.listAll(params), this.io, this.jsonMode) : await client.events.list(params);
+    const list = await this.listOf(flags, { type, object_id: flags.object }, (p) => client.events.list(p), (p) => client.events.listAll(p));
     return this.table(list, eventColumns, 'No events.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { invoiceColumns } from '../../lib/output/views/billing.js';
 
 export default class InvoicesList extends ApiCommand {
@@ -15,8 +16,7 @@ export default class InvoicesList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(InvoicesList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], customer: flags.customer, subscription: flags.subscription, status: flags.status as 'open' | undefined };
-    const list = flags.all ? await listAll(client.invoices.listAll(params), this.io, this.jsonMode) : await client.invoices.list(params);
+    const list = await this.listOf(flags, { customer: flags.customer, subscription: flags.subscription, status: flags.status as 'open' | undefined }, (p) => client.invoices.list(p), (p) => client.invoices.listAll(p));
     return await this.table(list, invoiceColumns, 'No invoices.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { kycColumns } from '../../lib/output/views/identity.js';
 
 export default class KycList extends ApiCommand {
@@ -14,8 +15,7 @@ export default class KycList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(KycList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], status: flags.status, customer: flags.customer };
-    const list = flags.all ? await listAll(client.kycVerifications.listAll(params), this.io, this.jsonMode) : await client.kycVerifications.list(params);
+    const list = await this.listOf(flags, { status: flags.status, customer: flags.customer }, (p) => client.kycVerifications.list(p), (p) => client.kycVerifications.listAll(p));
     return await this.table(list, kycColumns, 'No KYC verifications.');
   }
 }

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
-import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { entryColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerEntries extends ApiCommand {
@@ -11,8 +12,7 @@ export default class LedgerEntries extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerEntries);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.ledgerAccounts.allEntries(args.id, params), this.io, this.jsonMode) : await client.ledgerAccounts.entries(args.id, params);
+    const list = await this.listOf(flags, {}, (p) => client.ledgerAccounts.entries(args.id, p), (p) => client.ledgerAccounts.allEntries(args.id, p));
     return await this.table(list, entryColumns, 'No entries.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { accountColumns } from '../../lib/output/views/ledger.js';
 
 export default class LedgerList extends ApiCommand {
@@ -15,15 +16,7 @@ export default class LedgerList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerList);
     const client = await this.client(flags);
-    const params = {
-      limit: flags.limit,
-      starting_after: flags['starting-after'],
-      ending_before: flags['ending-before'],
-      status: flags.status,
-      customer: flags.customer,
-      currency: flags.currency,
-    };
-    const list = flags.all ? await listAll(client.ledgerAccounts.listAll(params), this.io, this.jsonMode) : await client.ledgerAccounts.list(params);
+    const list = await this.listOf(flags, { status: flags.status, customer: flags.customer, currency: flags.currency }, (p) => client.ledgerAccounts.list(p), (p) => client.ledgerAccounts.listAll(p));
     return await this.table(list, accountColumns, 'No ledger accounts.');
   }
 }

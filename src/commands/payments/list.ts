@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { paymentColumns } from '../../lib/output/views/payments.js';
 
 export default class PaymentsList extends ApiCommand {
@@ -14,14 +15,7 @@ export default class PaymentsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(PaymentsList);
     const client = await this.client(flags);
-    const params = {
-      limit: flags.limit,
-      starting_after: flags['starting-after'],
-      ending_before: flags['ending-before'],
-      session_id: flags.session,
-      status: flags.status,
-    };
-    const list = flags.all ? await listAll(client.payments.listAll(params), this.io, this.jsonMode) : await client.payments.list(params);
+    const list = await this.listOf(flags, { session_id: flags.session, status: flags.status }, (p) => client.payments.list(p), (p) => client.payments.listAll(p));
     return await this.table(list, paymentColumns, 'No payments.');
   }
 }

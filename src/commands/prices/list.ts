@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { priceColumns } from '../../lib/output/views/billing.js';
 
 export default class PricesList extends ApiCommand {
@@ -16,8 +17,7 @@ export default class PricesList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(PricesList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], type: flags.type as 'one_time' | 'recurring' | undefined, product: flags.product, active: flags.active, currency: flags.currency };
-    const list = flags.all ? await listAll(client.prices.listAll(params), this.io, this.jsonMode) : await client.prices.list(params);
+    const list = await this.listOf(flags, { type: flags.type as 'one_time' | 'recurring' | undefined, product: flags.product, active: flags.active, currency: flags.currency }, (p) => client.prices.list(p), (p) => client.prices.listAll(p));
     return await this.table(list, priceColumns, 'No prices.');
   }
 }

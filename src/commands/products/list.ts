@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { productColumns } from '../../lib/output/views/billing.js';
 
 export default class ProductsList extends ApiCommand {
@@ -13,8 +14,7 @@ export default class ProductsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(ProductsList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], active: flags.active };
-    const list = flags.all ? await listAll(client.products.listAll(params), this.io, this.jsonMode) : await client.products.list(params);
+    const list = await this.listOf(flags, { active: flags.active }, (p) => client.products.list(p), (p) => client.products.listAll(p));
     return await this.table(list, productColumns, 'No products.');
   }
 }

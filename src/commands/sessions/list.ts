@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listFlags, listAll } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { sessionColumns } from '../../lib/output/views/sessions.js';
 
 export default class SessionsList extends ApiCommand {
@@ -17,14 +18,7 @@ export default class SessionsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SessionsList);
     const client = await this.client(flags);
-    const params = {
-      limit: flags.limit,
-      starting_after: flags['starting-after'],
-      ending_before: flags['ending-before'],
-      status: flags.status,
-      external_id: flags['external-id'],
-    };
-    const list = flags.all ? await listAll(client.sessions.listAll(params), this.io, this.jsonMode) : await client.sessions.list(params);
+    const list = await this.listOf(flags, { status: flags.status, external_id: flags['external-id'] }, (p) => client.sessions.list(p), (p) => client.sessions.listAll(p));
     return await this.table(list, sessionColumns, 'No payment sessions.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { itemColumns } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsList extends ApiCommand {
@@ -13,8 +14,7 @@ export default class SubscriptionItemsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionItemsList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], subscription: flags.subscription };
-    const list = flags.all ? await listAll(client.subscriptionItems.listAll(params), this.io, this.jsonMode) : await client.subscriptionItems.list(params);
+    const list = await this.listOf(flags, { subscription: flags.subscription }, (p) => client.subscriptionItems.list(p), (p) => client.subscriptionItems.listAll(p));
     return await this.table(list, itemColumns, 'No items.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { subscriptionColumns } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsList extends ApiCommand {
@@ -14,8 +15,7 @@ export default class SubscriptionsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionsList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'], customer: flags.customer, status: flags.status as 'active' | undefined };
-    const list = flags.all ? await listAll(client.subscriptions.listAll(params), this.io, this.jsonMode) : await client.subscriptions.list(params);
+    const list = await this.listOf(flags, { customer: flags.customer, status: flags.status as 'active' | undefined }, (p) => client.subscriptions.list(p), (p) => client.subscriptions.listAll(p));
     return await this.table(list, subscriptionColumns, 'No subscriptions.');
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listAll, listFlags } from '../../lib/cli/list.js';
 import { usageSummaryColumns } from '../../lib/output/views/billing.js';
 
 export default class UsageRecordsSummary extends ApiCommand {

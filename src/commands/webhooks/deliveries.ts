@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { cursor, cursorFlags } from '../../lib/cli/list.js';
 import { deliveryColumns } from '../../lib/output/views/events.js';
 
 export default class WebhooksDeliveries extends ApiCommand {
@@ -7,9 +8,7 @@ export default class WebhooksDeliveries extends ApiCommand {
   static override examples = ['<%= config.bin %> webhooks deliveries we_… --status failed'];
   static override args = { id: Args.string({ description: 'Webhook endpoint id (we_…)', required: true }) };
   static override flags = {
-    limit: listFlags.limit,
-    'starting-after': listFlags['starting-after'],
-    'ending-before': listFlags['ending-before'],
+    ...cursorFlags,
     status: Flags.string({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed'] }),
   };
 
@@ -17,9 +16,7 @@ export default class WebhooksDeliveries extends ApiCommand {
     const { args, flags } = await this.parse(WebhooksDeliveries);
     const client = await this.client(flags);
     const list = await client.webhookEndpoints.deliveries(args.id, {
-      limit: flags.limit,
-      starting_after: flags['starting-after'],
-      ending_before: flags['ending-before'],
+      ...cursor(flags),
       status: flags.status as 'pending' | 'succeeded' | 'failed' | undefined,
     });
     return this.table(list, deliveryColumns, 'No deliveries.');

@@ -1,4 +1,5 @@
-import { ApiCommand, listAll, listFlags } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { webhookEndpointColumns } from '../../lib/output/views/events.js';
 
 export default class WebhooksList extends ApiCommand {
@@ -9,8 +10,7 @@ export default class WebhooksList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(WebhooksList);
     const client = await this.client(flags);
-    const params = { limit: flags.limit, starting_after: flags['starting-after'], ending_before: flags['ending-before'] };
-    const list = flags.all ? await listAll(client.webhookEndpoints.listAll(params), this.io, this.jsonMode) : await client.webhookEndpoints.list(params);
+    const list = await this.listOf(flags, {}, (p) => client.webhookEndpoints.list(p), (p) => client.webhookEndpoints.listAll(p));
     return this.table(list, webhookEndpointColumns, 'No webhook endpoints. Add one with `payorch webhooks create --url …`.');
   }
 }

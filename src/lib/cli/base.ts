@@ -10,6 +10,7 @@ import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
 import { reportError } from './report.js';
+import { pageOrAll, type AllCall, type AllList, type ListFlagValues, type PageCall } from './list.js';
 import { ask, askInteger, confirm, declined, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
 import { parseBaseUrl } from '../client/url.js';
@@ -89,6 +90,11 @@ export abstract class BaseCommand extends Command {
       const more = list.has_more ? `\n${colorErr().dim(`… more: ${list.total_count ?? '?'} in all (use --starting-after ${printable((list.data.at(-1) as { id?: string }).id ?? '')} or --all)`)}` : '';
       return t + more;
     });
+  }
+
+  /** One page of a list, or with --all every page in one list: `page` and `all` are the client's two calls. */
+  protected listOf<P extends object, T, L>(flags: ListFlagValues, params: P, page: PageCall<P, L>, all: AllCall<P, T>): Promise<L | AllList<T>> {
+    return pageOrAll(flags, params, page, all, { io: this.io, json: this.jsonMode });
   }
 
   /** A notice for people: stderr, so stdout stays the result. */
@@ -233,23 +239,3 @@ export function parseMetadata(pairs: string[] | undefined): Record<string, strin
 }
 
 export { maskSecrets };
-
-/** `--limit`, `--starting-after`, `--ending-before`, `--all` for every list command. */
-export const listFlags = {
-  limit: Flags.integer({ description: 'Page size, 1–100 (default 10)', min: 1, max: 100 }),
-  'starting-after': Flags.string({ description: 'Cursor: the id after which the page starts' }),
-  'ending-before': Flags.string({ description: 'Cursor: the id before which the page ends' }),
-  all: Flags.boolean({ description: 'Fetch every page (auto-pagination)', exclusive: ['starting-after', 'ending-before'] }),
-};
-
-/** Drains an auto-paginating iterator into one list, with a progress count on the command's stderr when it is a terminal. */
-export async function listAll<T>(items: AsyncIterable<T>, io: Pick<CliIO, 'stderr'>, json: boolean): Promise<{ object: 'list'; data: T[]; has_more: false; total_count: number }> {
-  const data: T[] = [];
-  const progress = !json && Boolean(io.stderr.isTTY);
-  for await (const item of items) {
-    data.push(item);
-    if (progress && data.length % 100 === 0) io.stderr.write(`\r${data.length} fetched…`);
-  }
-  if (progress && data.length >= 100) io.stderr.write('\r\x1b[K');
-  return { object: 'list', data, has_more: false, total_count: data.length };
-}
