@@ -1,18 +1,13 @@
-import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { ledgerAccountArgs, statusChangeFlags } from '../../lib/cli/ledger.js';
 import { cliActor } from '../../lib/cli/actor.js';
 import { accountFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerClose extends ApiCommand {
   static override summary = 'Close a ledger account (zero balance, no active holds; cannot be undone)';
   static override examples = ['<%= config.bin %> ledger close la_… --reason "customer left"'];
-  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
-  static override flags = {
-    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
-    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
-    'idempotency-key': idempotencyFlag,
-    yes: yesFlag,
-  };
+  static override args = ledgerAccountArgs;
+  static override flags = { ...statusChangeFlags };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerClose);

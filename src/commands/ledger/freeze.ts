@@ -1,18 +1,13 @@
-import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { ledgerAccountArgs, statusChangeFlags } from '../../lib/cli/ledger.js';
 import { cliActor } from '../../lib/cli/actor.js';
 import { accountFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerFreeze extends ApiCommand {
   static override summary = 'Freeze a ledger account (no entries or holds until it is unfrozen)';
   static override examples = ['<%= config.bin %> ledger freeze la_123 --reason "chargeback investigation #4411"'];
-  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
-  static override flags = {
-    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
-    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
-    'idempotency-key': idempotencyFlag,
-    yes: yesFlag,
-  };
+  static override args = ledgerAccountArgs;
+  static override flags = { ...statusChangeFlags };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerFreeze);

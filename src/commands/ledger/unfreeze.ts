@@ -1,5 +1,5 @@
-import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { ledgerAccountArgs, statusChangeFlags } from '../../lib/cli/ledger.js';
 import { cliActor } from '../../lib/cli/actor.js';
 import { confirm, confirmByTyping, declined } from '../../lib/cli/prompt.js';
 import { accountFields, accountSummary } from '../../lib/output/views/ledger.js';
@@ -9,13 +9,8 @@ export default class LedgerUnfreeze extends ApiCommand {
   static override description =
     'Shows the account (balances, holds, recent entries, who froze it, why and when) and asks for confirmation. With a live key the confirmation is typing the account id. --yes skips the question; without a terminal and without --yes the command refuses (exit 2).';
   static override examples = ['<%= config.bin %> ledger unfreeze la_123', '<%= config.bin %> ledger unfreeze la_123 --reason "cleared by risk" --yes'];
-  static override args = { id: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
-  static override flags = {
-    reason: Flags.string({ description: 'Why (kept in the audit trail)' }),
-    actor: Flags.string({ description: 'Who, for the audit trail (default cli:<os user>)' }),
-    'idempotency-key': idempotencyFlag,
-    yes: yesFlag,
-  };
+  static override args = ledgerAccountArgs;
+  static override flags = { ...statusChangeFlags };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerUnfreeze);

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { productDetailFlags, productDetails } from '../../lib/cli/products.js';
 import { productFields } from '../../lib/output/views/billing.js';
 
 export default class ProductsCreate extends ApiCommand {
@@ -8,13 +9,7 @@ export default class ProductsCreate extends ApiCommand {
   static override flags = {
     name: Flags.string({ description: 'Name' }),
     inactive: Flags.boolean({ description: 'Create it archived (active: false)' }),
-    description: Flags.string({ description: 'Description' }),
-    'unit-label': Flags.string({ description: 'Unit label (e.g. seat)' }),
-    'statement-descriptor': Flags.string({ description: 'Statement descriptor (≤ 22 characters)' }),
-    image: Flags.string({ description: 'Image URL (repeatable)', multiple: true }),
-    metadata: metadataFlag,
-    'idempotency-key': idempotencyFlag,
-    yes: yesFlag,
+    ...productDetailFlags,
   };
 
   async run(): Promise<unknown> {
@@ -23,7 +18,7 @@ export default class ProductsCreate extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`create product ${name}`, flags.yes);
     const p = await client.products.create(
-      { name, active: flags.inactive ? false : undefined, description: flags.description, unit_label: flags['unit-label'], statement_descriptor: flags['statement-descriptor'], images: flags.image, metadata: parseMetadata(flags.metadata) },
+      { name, active: flags.inactive ? false : undefined, ...productDetails(flags) },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(p, 'Product created', productFields);

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
+import { ApiCommand } from '../../lib/cli/base.js';
+import { productDetailFlags, productDetails } from '../../lib/cli/products.js';
 import { productFields } from '../../lib/output/views/billing.js';
 
 export default class ProductsUpdate extends ApiCommand {
@@ -10,13 +11,7 @@ export default class ProductsUpdate extends ApiCommand {
     name: Flags.string({ description: 'Name' }),
     active: Flags.boolean({ description: 'Activate (--active) or archive (--no-active); sent as is_active', allowNo: true }),
     'default-price': Flags.string({ description: 'Default price id' }),
-    description: Flags.string({ description: 'Description' }),
-    'unit-label': Flags.string({ description: 'Unit label (e.g. seat)' }),
-    'statement-descriptor': Flags.string({ description: 'Statement descriptor (≤ 22 characters)' }),
-    image: Flags.string({ description: 'Image URL (repeatable)', multiple: true }),
-    metadata: metadataFlag,
-    'idempotency-key': idempotencyFlag,
-    yes: yesFlag,
+    ...productDetailFlags,
   };
 
   async run(): Promise<unknown> {
@@ -25,7 +20,7 @@ export default class ProductsUpdate extends ApiCommand {
     await this.confirmChange(`update product ${args.id}`, flags.yes);
     const p = await client.products.update(
       args.id,
-      { name: flags.name, is_active: flags.active, default_price: flags['default-price'], description: flags.description, unit_label: flags['unit-label'], statement_descriptor: flags['statement-descriptor'], images: flags.image, metadata: parseMetadata(flags.metadata) },
+      { name: flags.name, is_active: flags.active, default_price: flags['default-price'], ...productDetails(flags) },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(p, 'Product updated', productFields);
