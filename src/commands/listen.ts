@@ -5,7 +5,7 @@ import { resolveTarget } from '../lib/cli/target.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { Client } from '../lib/client/client.js';
 import type { Event } from '../lib/contract/events.js';
-import { listenSecret } from '../lib/profiles/store.js';
+import { listenSecret } from '../lib/cli/profiles.js';
 import { maskSecret } from '../lib/output/mask.js';
 import { jsonLine, safeText } from '../lib/output/render.js';
 import { eventLine, forwardLine, resentLine, resentNote } from '../lib/output/views/events.js';

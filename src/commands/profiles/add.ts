@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { PROFILE_NAME, readProfiles, saveProfile } from '../../lib/profiles/store.js';
+import { PROFILE_NAME, readProfiles, saveProfile } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { parseBaseUrl } from '../../lib/client/url.js';
 

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../lib/cli/base.js';
-import { readProfiles } from '../../lib/profiles/store.js';
+import { readProfiles } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
 

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { readProfiles, removeProfile } from '../../lib/profiles/store.js';
+import { readProfiles, removeProfile } from '../../lib/cli/profiles.js';
 
 export default class ProfilesRemove extends BaseCommand {
   static override summary = 'Delete a stored profile';

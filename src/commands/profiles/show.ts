@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { configPath, readProfiles } from '../../lib/profiles/store.js';
+import { configPath, readProfiles } from '../../lib/cli/profiles.js';
 import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { detailText } from '../../lib/output/render.js';

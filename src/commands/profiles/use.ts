@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { clearActive, readProfiles, setActive } from '../../lib/profiles/store.js';
+import { clearActive, readProfiles, setActive } from '../../lib/cli/profiles.js';
 
 export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';

@@ -1,7 +1,7 @@
 // Which server and key a command talks to. Precedence: flags (--api-key, --base-url, --profile) > env
 // (PAYORCH_API_KEY, PAYORCH_BASE_URL, PAYORCH_PROFILE) > the active profile > the embedded default
 // (the test-mode server in this process, on the default data directory).
-import { configPath, readProfiles } from '../profiles/store.js';
+import { configPath, readProfiles } from './profiles.js';
 import { CliError, EXIT } from './errors.js';
 import { API_PREFIX } from '../contract/prefix.js';
 

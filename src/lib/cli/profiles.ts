@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
-import { CliError, EXIT } from '../cli/errors.js';
+import { CliError, EXIT } from './errors.js';
 
 export interface Profile {
   api_key: string;
