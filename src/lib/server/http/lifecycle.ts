@@ -61,8 +61,8 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     const open = spec ? spec.auth === 'none' : route.url !== undefined;
     const state: RequestState = { ...anonymous(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
-    // The health check answers whatever any client (or the server's own deliveries) does: no limit applies.
-    if (spec?.operationId === 'health') return done();
+    // A route without limits (the health check) answers whatever any client, or the server itself, does.
+    if (spec?.limited === false) return done();
     // The server's own webhook deliveries (an endpoint pointed at its own pages) count in buckets of their own.
     if (fromOwnSender(request, ownPorts)) state.rateKey = `own:${state.rateKey}`;
     let unauthenticated: ServiceError | undefined;

@@ -56,6 +56,11 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
   /** Error statuses this route can answer, beyond the ones every route can (for the OpenAPI document). */
   errors?: number[];
   /**
+   * `false`: no rate or in-flight limit applies, nor is the request counted (docs/api.md "Rate limits"). Only for a
+   * route that reads and writes nothing, so that it answers whatever any client does: the health check.
+   */
+  limited?: false;
+  /**
    * How a success response is saved for idempotent replays. By default it is sealed (AES-GCM) at rest, since
    * responses can hold secrets. A route whose response's only secret can be made again instead saves it without
    * that secret, in clear, and puts it back on replay (measured: sealing was ~5% of a create-session's CPU).

@@ -17,6 +17,7 @@ export const metaRoutes = (openApi: (baseUrl: string) => object) => [
     summary: 'Liveness: answers when the server can serve requests',
     tag: 'Meta',
     auth: 'none',
+    limited: false,
     query: EmptyQuery,
     response: Health,
     handler: () => ({ status: 'ok', version: VERSION, livemode: false, time: new Date().toISOString() }),
