@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { migrations } from './migrations.js';
-import { BackgroundReader, type LongRead } from './longread.js';
+import { LongReads, type LongRead } from './longread.js';
 
 export interface Store {
   readonly db: Database.Database;
@@ -76,45 +76,12 @@ export interface Store {
 }
 
 export function openStore(path: string): Store {
-  const db = new Database(path);
-  // busy_timeout first: switching a fresh file to WAL needs a lock another process may be holding.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
-  db.pragma('foreign_keys = ON');
-  // Savepoints (nested tx(), a group commit's requests after a failure in their batch) and statements that fire
-  // triggers keep the pages they change in a sub-journal, so that they can be rolled back alone. Past 64 KiB a
-  // file-backed sub-journal spills to a temporary file and stops being truncated: measured, when every request
-  // had a savepoint, its writes were ~15% of a create-session's server time. In memory it is emptied as it goes.
-  db.pragma('temp_store = MEMORY');
-  migrate(db);
+  const db = openDatabase(path);
   const tx = new Transactions(db);
   const group = new GroupCommit(db, tx);
-  let checkpointer: Worker | undefined;
-  const stopCheckpointer = async () => {
-    const worker = checkpointer;
-    if (!worker) return;
-    checkpointer = undefined;
-    worker.ref(); // keep the process alive until the worker has finished its last checkpoint
-    await new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
-      worker.on('message', (m) => m === 'stopped' && void worker.terminate());
-      worker.postMessage('stop');
-    });
-    if (db.open) db.pragma('wal_autocheckpoint = 1000');
-  };
-  const prepared = new Map<string, Database.Statement>();
-  /** The background reader once asked for (readInBackground) and needed; undefined when it could not start. */
-  let reader: Promise<BackgroundReader | undefined> | undefined;
-  let readsInBackground = false;
-  const statement = (sql: string): Database.Statement => {
-    let stmt = prepared.get(sql);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      prepared.set(sql, stmt);
-    }
-    return stmt;
-  };
+  const statement = preparedStatements(db);
+  const longReads = new LongReads(path);
+  let checkpoints: BackgroundCheckpoints | undefined;
   return {
     db,
     path,
@@ -131,26 +98,14 @@ export function openStore(path: string): Store {
     alone<T>(fn: () => T): Promise<T> {
       return group.alone(fn);
     },
-    async readLong<T>(long: LongRead<T>): Promise<T> {
-      if (readsInBackground) reader ??= BackgroundReader.start(path).catch(() => undefined); // no worker: read here
-      const background = await reader;
-      if (background?.running) {
-        try {
-          return long.finish(await background.run(long.queries));
-        } catch (err) {
-          if (background.running) throw err; // a failed statement; a worker that stopped leaves the read to this thread
-        }
-      }
-      return group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params))));
+    readLong<T>(long: LongRead<T>): Promise<T> {
+      return longReads.run(long, () => group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params)))));
     },
     readInBackground() {
-      readsInBackground = path !== ':memory:';
+      longReads.enable();
     },
-    async stopBackgroundReads() {
-      readsInBackground = false;
-      const r = reader;
-      reader = undefined;
-      await (await r)?.stop();
+    stopBackgroundReads() {
+      return longReads.stop();
     },
     onRollback(listener: () => void) {
       tx.rollbackListeners.push(listener);
@@ -166,40 +121,111 @@ export function openStore(path: string): Store {
     },
     counted(table: string, accountId: string, cols: string, vals: string) {
       tx.counts.flush(); // this transaction's own changes, if it made any
-      const row = this.statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(table, accountId, cols, vals) as
+      const row = statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(table, accountId, cols, vals) as
         | { n: number }
         | undefined;
       return row?.n ?? 0;
     },
-    async checkpointInBackground({ intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void } = {}) {
-      if (checkpointer || path === ':memory:') return;
-      const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
-      await new Promise<void>((resolve, reject) => {
-        worker.once('online', () => resolve());
-        worker.once('error', reject);
-      });
-      worker.on('error', () => {
-        // The worker failed (it only checkpoints): go back to SQLite's own checkpoints on this thread.
-        if (checkpointer === worker) checkpointer = undefined;
-        if (db.open) db.pragma('wal_autocheckpoint = 1000');
-      });
-      worker.on('message', (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished'), onHandOff));
-      worker.unref();
-      checkpointer = worker;
-      db.pragma('wal_autocheckpoint = 0');
+    async checkpointInBackground(options = {}) {
+      if (checkpoints || path === ':memory:') return;
+      checkpoints = await startCheckpoints(db, path, group, options, () => (checkpoints = undefined));
     },
-    stopBackgroundCheckpoints: stopCheckpointer,
+    async stopBackgroundCheckpoints() {
+      const running = checkpoints;
+      checkpoints = undefined;
+      await running?.stop();
+    },
     close() {
-      readsInBackground = false;
-      if (reader) {
-        void reader.then((r) => r?.stop());
-        reader = undefined;
-      }
-      if (checkpointer) {
-        void checkpointer.terminate();
-        checkpointer = undefined;
-      }
+      longReads.kill();
+      checkpoints?.kill();
+      checkpoints = undefined;
       if (db.open) db.close();
+    },
+  };
+}
+
+/** The database file (or `:memory:`), set up as the store uses it and migrated to the newest schema. */
+function openDatabase(path: string): Database.Database {
+  const db = new Database(path);
+  // busy_timeout first: switching a fresh file to WAL needs a lock another process may be holding.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // WAL + NORMAL: a committed transaction survives a process crash (kill -9)
+  db.pragma('foreign_keys = ON');
+  // Savepoints (nested tx(), a group commit's requests after a failure in their batch) and statements that fire
+  // triggers keep the pages they change in a sub-journal, so that they can be rolled back alone. Past 64 KiB a
+  // file-backed sub-journal spills to a temporary file and stops being truncated: measured, when every request
+  // had a savepoint, its writes were ~15% of a create-session's server time. In memory it is emptied as it goes.
+  db.pragma('temp_store = MEMORY');
+  migrate(db);
+  return db;
+}
+
+/** `statement(sql)`: each statement prepared once per connection, then reused. */
+function preparedStatements(db: Database.Database): (sql: string) => Database.Statement {
+  const prepared = new Map<string, Database.Statement>();
+  return (sql) => {
+    let stmt = prepared.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      prepared.set(sql, stmt);
+    }
+    return stmt;
+  };
+}
+
+/** The checkpointer worker once started: `stop` lets it finish a last checkpoint, `kill` ends it at once. */
+interface BackgroundCheckpoints {
+  stop(): Promise<void>;
+  kill(): void;
+}
+
+/**
+ * Starts the checkpointer worker (store/checkpointer.ts) and turns SQLite's own checkpoints on this connection
+ * off while it runs; resolves once it runs. Should the worker fail, this connection checkpoints again and
+ * `onFailed` is told.
+ */
+async function startCheckpoints(
+  db: Database.Database,
+  path: string,
+  group: GroupCommit,
+  { intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void },
+  onFailed: () => void,
+): Promise<BackgroundCheckpoints> {
+  const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('online', () => resolve());
+    worker.once('error', reject);
+  });
+  let running = true;
+  const selfCheckpoints = () => {
+    if (db.open) db.pragma('wal_autocheckpoint = 1000');
+  };
+  worker.on('error', () => {
+    // The worker failed (it only checkpoints): go back to SQLite's own checkpoints on this thread.
+    if (!running) return;
+    running = false;
+    selfCheckpoints();
+    onFailed();
+  });
+  worker.on('message', (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished'), onHandOff));
+  worker.unref();
+  db.pragma('wal_autocheckpoint = 0');
+  return {
+    async stop() {
+      if (!running) return;
+      running = false;
+      worker.ref(); // keep the process alive until the worker has finished its last checkpoint
+      await new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.on('message', (m) => m === 'stopped' && void worker.terminate());
+        worker.postMessage('stop');
+      });
+      selfCheckpoints();
+    },
+    kill() {
+      running = false;
+      void worker.terminate();
     },
   };
 }

@@ -91,3 +91,47 @@ export class BackgroundReader {
     await exited;
   }
 }
+
+/**
+ * Where a store's long reads run: in a background reader once `enable`d (a long-running server) and started with
+ * the first long read (~25 ms and ~8 MB that a server which never gets one does not pay), else on the caller's
+ * thread (`here`). A reader that could not start or has stopped leaves the reads to the caller's thread.
+ */
+export class LongReads {
+  private reader?: Promise<BackgroundReader | undefined>;
+  private enabled = false;
+
+  constructor(private readonly path: string) {}
+
+  enable(): void {
+    this.enabled = this.path !== ':memory:';
+  }
+
+  async run<T>(long: LongRead<T>, here: () => Promise<T>): Promise<T> {
+    if (this.enabled) this.reader ??= BackgroundReader.start(this.path).catch(() => undefined);
+    const background = await this.reader;
+    if (background?.running) {
+      try {
+        return long.finish(await background.run(long.queries));
+      } catch (err) {
+        if (background.running) throw err; // a failed statement; a worker that stopped leaves the read to this thread
+      }
+    }
+    return here();
+  }
+
+  /** Lets the reader finish what it runs and end; later reads run on the caller's thread. */
+  async stop(): Promise<void> {
+    this.enabled = false;
+    const r = this.reader;
+    this.reader = undefined;
+    await (await r)?.stop();
+  }
+
+  /** Ends the reader without waiting (the store is closing). */
+  kill(): void {
+    this.enabled = false;
+    void this.reader?.then((r) => r?.stop());
+    this.reader = undefined;
+  }
+}
