@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
+import type { Store } from './store/db.js';
 import { createServices, type Services } from './domain/services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
 import { createHttpRuntime } from './http/runtime.js';
@@ -66,20 +67,117 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-async function assemble(dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array) {
+/** How to stop what one start step started. */
+type Stop = () => unknown;
+
+/**
+ * What a start has started so far, each with how to stop it: `stopAll` stops them newest first, which is both
+ * how a server closes and how a start that failed half-way undoes itself.
+ */
+class Started {
+  private readonly stops: Stop[] = [];
+
+  add(stop: Stop): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(): Promise<void> {
+    for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) await stop();
+  }
+}
+
+/**
+ * The data directory's store and log, the domain's services and the app over them. The store closes and the
+ * log is written out when `started` stops; the app is the caller's to close (it may never have listened).
+ */
+async function assemble(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array) {
   if (dataDir) ensureDir(dataDir);
   const opened = openDataDir(memory ? null : dataDir);
+  started.add(() => opened.store.close());
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
+  started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
+  const services = createServices(opened.store, opened.sealer, { payments, publicUrl });
+  const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
+  const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
+  return { opened, log, services, runtime, app };
+}
+
+/** Listens on `host:port`; once the server stops, the app has answered the requests in flight and is closed. */
+async function listen(started: Started, app: FastifyInstance, log: FileLogger, host: string, port: number): Promise<number> {
   try {
-    const services = createServices(opened.store, opened.sealer, { payments, publicUrl });
-    const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
-    const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
-    return { opened, log, services, runtime, app };
+    await app.listen({ port, host });
   } catch (err) {
-    await drainLog(log); // the log file opens asynchronously: done before the caller may remove the directory
-    opened.store.close();
+    await app.close();
     throw err;
   }
+  started.add(async () => {
+    await app.close(); // stops accepting, waits for requests in flight
+    log.logger.info('server stopped');
+  });
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
+/** Checkpoints and long reads in worker threads of their own (store/db.ts), for as long as the server runs. */
+async function storeInBackground(started: Started, store: Store): Promise<void> {
+  await store.checkpointInBackground();
+  store.readInBackground();
+  started.add(async () => {
+    await store.stopBackgroundReads();
+    await store.stopBackgroundCheckpoints();
+  });
+}
+
+/**
+ * Due work (store/steps.ts): every `everyMs`, what came due on every account's clock, in steps that let other
+ * requests run between them; one catch-up at a time. Stopping ends the catch-up under way at its next step.
+ */
+function dueWork(started: Started, services: Services, log: FileLogger, everyMs: number): void {
+  if (everyMs <= 0) return;
+  let catchingUp: Promise<unknown> | undefined;
+  let stopping = false;
+  const timer = setInterval(() => {
+    catchingUp ??= runSteps(services.store, services.scheduler.catchUp(), () => stopping)
+      .catch((err) => log.logger.error({ err }, 'scheduled work failed'))
+      .finally(() => (catchingUp = undefined));
+  }, everyMs);
+  timer.unref();
+  started.add(async () => {
+    clearInterval(timer);
+    stopping = true;
+    await catchingUp;
+  });
+}
+
+/** Calls `fn` every `everyMs` while the server runs. */
+function every(started: Started, everyMs: number, fn: () => void): void {
+  const timer = setInterval(fn, everyMs);
+  timer.unref();
+  started.add(() => clearInterval(timer));
+}
+
+/**
+ * Calls `onIdle` once when no request has been in flight for `timeoutMs`, or when the data directory's lock is
+ * no longer this server's.
+ */
+function idleWatch(started: Started, app: FastifyInstance, lock: Lock | undefined, { timeoutMs, onIdle }: NonNullable<ServerOptions['idle']>): void {
+  let inFlight = 0;
+  let last = Date.now();
+  app.server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      last = Date.now();
+    });
+  });
+  const timer = setInterval(() => {
+    if ((inFlight === 0 && Date.now() - last >= timeoutMs) || (lock && !lock.held())) {
+      clearInterval(timer);
+      onIdle();
+    }
+  }, Math.min(1000, timeoutMs));
+  timer.unref();
+  started.add(() => clearInterval(timer));
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
@@ -88,79 +186,36 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
   // The first directory this start creates (undefined when it existed): a start that fails removes it again.
   const createdDir = dataDir ? mkdirSync(dataDir, { recursive: true, mode: 0o700 }) : undefined;
-  let lock: Lock | undefined;
+  const started = new Started();
   let baseUrl = '';
   // One byte per local port, set while the webhook sender has a connection from that port to this server: its
   // own deliveries (to its own hosted pages) count in a bucket of their own (docs/api.md "Rate limits").
   const ownPorts = new SharedArrayBuffer(OWN_PORTS_BYTES);
   try {
-    lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
-    const { opened, log, services, runtime, app } = await assemble(dataDir, memory, options.rateLimits, () => baseUrl, {
-      routing: options.routing,
-      pspDown: options.pspDown,
-    }, options.timeouts, new Uint8Array(ownPorts));
-    try {
-      await app.listen({ port: options.port ?? 4242, host });
-    } catch (err) {
-      await app.close();
-      await drainLog(log);
-      opened.store.close();
-      throw err;
-    }
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : (options.port ?? 4242);
+    const lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
+    if (lock) started.add(() => lock.release());
+    const payments = { routing: options.routing, pspDown: options.pspDown };
+    const { opened, log, services, runtime, app } = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts));
+    const port = await listen(started, app, log, host, options.port ?? 4242);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
-    await opened.store.checkpointInBackground();
-    opened.store.readInBackground();
+    await storeInBackground(started, opened.store);
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
     const dispatcher = new Dispatcher(
       { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
       options.webhooks,
     );
-
-    // Due work (domain/due.ts): every second, what came due on every account's clock, in steps that let
-    // other requests run between them; one catch-up at a time.
-    let catchingUp: Promise<unknown> | undefined;
-    let stopping = false;
-    const dueEvery = options.dueWorkIntervalMs ?? 1000;
-    const due = dueEvery > 0 ? setInterval(() => {
-      catchingUp ??= runSteps(services.store, services.scheduler.catchUp(), () => stopping)
-        .catch((err) => log.logger.error({ err }, 'scheduled work failed'))
-        .finally(() => (catchingUp = undefined));
-    }, dueEvery) : undefined;
-    due?.unref();
-    const tick = setInterval(() => {
-      // The log buffers 16 KiB (and the access lines 64 lines) before writing; write what is pending once a
-      // second so that `payorch server logs [--follow]` shows a running server's requests (asynchronously, off
-      // the hot path).
+    started.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
+    dueWork(started, services, log, options.dueWorkIntervalMs ?? 1000);
+    // The log buffers 16 KiB (and the access lines 64 lines) before writing; what is pending is written once a
+    // second so that `payorch server logs [--follow]` shows a running server's requests (off the hot path).
+    every(started, 1000, () => {
       log.access.flush();
       log.logger.flush();
-    }, 1000);
-    const purge = setInterval(() => runtime.idempotency.purgeExpired(), 10 * 60_000);
-    tick.unref();
-    purge.unref();
-    let idleTimer: NodeJS.Timeout | undefined;
-    if (options.idle) {
-      const { timeoutMs, onIdle } = options.idle;
-      let inFlight = 0;
-      let last = Date.now();
-      app.server.on('request', (_req, res) => {
-        inFlight++;
-        res.once('close', () => {
-          inFlight--;
-          last = Date.now();
-        });
-      });
-      idleTimer = setInterval(() => {
-        if ((inFlight === 0 && Date.now() - last >= timeoutMs) || (lock && !lock.held())) {
-          clearInterval(idleTimer);
-          onIdle();
-        }
-      }, Math.min(1000, timeoutMs));
-      idleTimer.unref();
-    }
+    });
+    every(started, 10 * 60_000, () => runtime.idempotency.purgeExpired());
+    if (options.idle) idleWatch(started, app, lock, options.idle);
 
     let closing: Promise<void> | undefined;
     return {
@@ -175,28 +230,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       app,
       services,
       catchUp: () => runSteps(services.store, services.scheduler.catchUp()),
-      close() {
-        closing ??= (async () => {
-          clearInterval(tick);
-          clearInterval(purge);
-          clearInterval(due);
-          stopping = true;
-          await dispatcher.stop(); // POSTs in flight are aborted; their deliveries stay pending for the next start
-          await catchingUp;
-          clearInterval(idleTimer);
-          await app.close(); // stops accepting, waits for requests in flight
-          log.logger.info('server stopped');
-          await drainLog(log);
-          await opened.store.stopBackgroundReads();
-          await opened.store.stopBackgroundCheckpoints();
-          opened.store.close();
-          lock?.release();
-        })();
-        return closing;
-      },
+      close: () => (closing ??= started.stopAll()),
     };
   } catch (err) {
-    lock?.release();
+    await started.stopAll();
     if (createdDir) rmSync(createdDir, { recursive: true, force: true });
     throw err;
   }
@@ -211,19 +248,17 @@ export interface EmbeddedServer {
 
 /** The server in this process, with no socket: the CLI's zero-configuration default. */
 export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<EmbeddedServer> {
-  const { opened, log, services, app } = await assemble(dataDir, false, undefined, () => `http://127.0.0.1:4242${API_PREFIX}`);
-  await app.ready();
-  runStepsNow(services.store, services.scheduler.catchUp());
-  return {
-    app,
-    apiKey: opened.credentials.api_key,
-    dataDir,
-    async close() {
-      await app.close();
-      await drainLog(log);
-      opened.store.close();
-    },
-  };
+  const started = new Started();
+  try {
+    const { opened, services, app } = await assemble(started, dataDir, false, undefined, () => `http://127.0.0.1:4242${API_PREFIX}`);
+    started.add(() => app.close());
+    await app.ready();
+    runStepsNow(services.store, services.scheduler.catchUp());
+    return { app, apiKey: opened.credentials.api_key, dataDir, close: () => started.stopAll() };
+  } catch (err) {
+    await started.stopAll();
+    throw err;
+  }
 }
 
 /**
