@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { dataDirFlag, dirFlags, idleTimeoutSeconds, probeHealth, registerServer, spawnServer, stopHint, stopProcess, type StartRecord as Started } from '../../lib/cli/server.js';
+import { dataDirFlag, dirFlags, probeHealth, serve, spawnServer, stopHint, type StartRecord as Started } from '../../lib/cli/server.js';
+import { defaultDataDir } from '../../lib/server/lock.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { colorErr } from '../../lib/output/render.js';
 
@@ -34,70 +35,16 @@ export default class ServerStart extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
     if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null));
-    const { startServer } = await import('../../lib/server/server.js');
-    const { AlreadyRunningError, defaultDataDir } = await import('../../lib/server/datadir.js');
-    let server: Awaited<ReturnType<typeof startServer>>;
-    let routing;
-    if (flags.routing) {
-      const { loadRoutingFile } = await import('../../lib/server/domain/payments/routing.js');
-      try {
-        routing = loadRoutingFile(flags.routing);
-      } catch (err) {
-        throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
-      }
-    }
-    let idle = () => undefined as void;
-    const options = {
+    const { server, stopped } = await serve({
       port: flags.port,
       host: flags.host,
       dataDir: flags['data-dir'],
       memory: flags.memory,
       rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
-      routing,
+      routingFile: flags.routing,
       pspDown: flags['psp-down'],
       timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
-      ...(flags.auto ? { auto: true, idle: { timeoutMs: idleTimeoutSeconds() * 1000, onIdle: () => idle() } } : {}),
-    };
-    const start = async (): Promise<Awaited<ReturnType<typeof startServer>>> => {
-      try {
-        return await startServer(options);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        // The background server takes any free port when 4242 is taken.
-        if (flags.auto && code === 'EADDRINUSE' && options.port !== 0) {
-          options.port = 0;
-          return start();
-        }
-        // A server the CLI started on its own for commands with no key: this start takes over (same data).
-        if (err instanceof AlreadyRunningError && err.info.auto && !flags.auto && (await stopProcess(err.info)) !== 'timeout') return startServer(options);
-        throw err;
-      }
-    };
-    try {
-      server = await start();
-    } catch (err) {
-      if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
-      if (/processor|routing/i.test((err as Error).message)) throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new CliError(`Port ${flags.port} on ${flags.host} is in use. Pick another with --port (0 picks a free one).`, EXIT.USAGE, 'address_in_use');
-      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new CliError(`Cannot listen on ${flags.host}:${flags.port} (${code}).`, EXIT.USAGE, 'cannot_listen');
-      throw err;
-    }
-    const unregister = registerServer({ base_url: server.baseUrl, data_dir: server.dataDir, started_at: new Date().toISOString(), auto: Boolean(flags.auto) });
-    // Signal handlers before the banner: whoever reads the banner may stop the server at once.
-    const detached = process.env.PAYORCH_DETACHED === '1';
-    const stopped = new Promise<void>((resolve) => {
-      const stop = () => {
-        unregister();
-        void server.close().then(() => {
-          unregister();
-          if (!detached && !this.jsonMode) process.stderr.write('payorch server stopped.\n');
-          resolve();
-        });
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      idle = stop;
+      auto: flags.auto,
     });
     const started: Started = { base_url: server.baseUrl, api_key: server.apiKey, pid: server.pid, data_dir: server.dataDir };
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
@@ -117,6 +64,7 @@ export default class ServerStart extends BaseCommand {
       );
     }
     await stopped;
+    if (process.env.PAYORCH_DETACHED !== '1' && !this.jsonMode) process.stderr.write('payorch server stopped.\n');
   }
 
   /**
@@ -124,7 +72,6 @@ export default class ServerStart extends BaseCommand {
    * @param dataDir the data directory (null: the default one; undefined: --memory).
    */
   private async detach(dataDir: string | null | undefined): Promise<void> {
-    const { defaultDataDir } = await import('../../lib/server/datadir.js');
     // A first start creates the key: then it is printed in full, as the foreground start does.
     const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
     const r = await spawnServer(this.argv.filter((a) => a !== '--detach' && a !== '--json'));

@@ -8,7 +8,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
-import { defaultDataDir, isAlive, isSameProcess, processStart, readCredentials, readLock } from '../server/lock.js';
+import { AlreadyRunningError, defaultDataDir, isAlive, isSameProcess, processStart, readCredentials, readLock } from '../server/lock.js';
+import type { RunningServer, ServerOptions } from '../server/server.js';
+import { CliError, EXIT } from './errors.js';
 
 export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
 
@@ -112,6 +114,94 @@ export function dirFlags(dataDir: string | null, env: NodeJS.ProcessEnv = proces
 /** `payorch server stop …` for this server: by data directory, or by pid for an in-memory one. */
 export function stopHint(rec: { pid: number; data_dir: string | null }, env: NodeJS.ProcessEnv = process.env): string {
   return rec.data_dir === null ? `payorch server stop --pid ${rec.pid}` : `payorch server stop${dirFlags(rec.data_dir, env)}`;
+}
+
+// ------------------------------------------------------------------------ a server in this process
+
+export interface ServeOptions extends Omit<ServerOptions, 'routing' | 'idle' | 'auto'> {
+  port: number;
+  host: string;
+  /** A routing rules file (JSON) replacing the default set. */
+  routingFile?: string;
+  /** The background server the CLI starts on its own for commands with no key (`server start --auto`). */
+  auto: boolean;
+}
+
+export interface Serving {
+  server: RunningServer;
+  /** Resolves once the server has stopped: on SIGINT or SIGTERM, or, for the background server, when idle. */
+  stopped: Promise<void>;
+}
+
+/**
+ * Runs the server of `payorch server start` in this process until a signal stops it, with its record in
+ * `serversDir()` meanwhile. The background server takes any free port when 4242 is taken; a foreground start
+ * takes over from the background server of the same data directory. Failures come back as the CLI's errors.
+ */
+export async function serve(options: ServeOptions): Promise<Serving> {
+  const { startServer } = await import('../server/server.js');
+  let stop = () => undefined as void;
+  const start: ServerOptions = {
+    ...options,
+    routing: options.routingFile === undefined ? undefined : await loadRouting(options.routingFile),
+    ...(options.auto ? { auto: true, idle: { timeoutMs: idleTimeoutSeconds() * 1000, onIdle: () => stop() } } : {}),
+  };
+  let server: RunningServer;
+  try {
+    server = await takeOver(options.auto, () => startServer(start), () => (start.port = 0));
+  } catch (err) {
+    throw startError(err, options);
+  }
+  const unregister = registerServer({ base_url: server.baseUrl, data_dir: server.dataDir, started_at: new Date().toISOString(), auto: options.auto });
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => {
+      unregister();
+      void server.close().then(() => {
+        unregister();
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return { server, stopped };
+}
+
+/**
+ * `start()`, again when what stood in its way can be moved: the background server (`auto`) takes any free port
+ * when 4242 is taken (`anyPort`), and a foreground start stops the background server of its data directory.
+ */
+async function takeOver(auto: boolean, start: () => Promise<RunningServer>, anyPort: () => void, retried = false): Promise<RunningServer> {
+  try {
+    return await start();
+  } catch (err) {
+    if (retried) throw err;
+    if (auto && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      anyPort();
+      return takeOver(auto, start, anyPort, true);
+    }
+    if (err instanceof AlreadyRunningError && err.info.auto && !auto && (await stopProcess(err.info)) !== 'timeout') return takeOver(auto, start, anyPort, true);
+    throw err;
+  }
+}
+
+async function loadRouting(file: string) {
+  const { loadRoutingFile } = await import('../server/domain/payments/routing.js');
+  try {
+    return loadRoutingFile(file);
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
+  }
+}
+
+/** What a start that failed tells the user: the port or data directory in the way, a bad routing rule. */
+function startError(err: unknown, { host, port }: { host: string; port: number }): unknown {
+  if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
+  if (/processor|routing/i.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new CliError(`Port ${port} on ${host} is in use. Pick another with --port (0 picks a free one).`, EXIT.USAGE, 'address_in_use');
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') return new CliError(`Cannot listen on ${host}:${port} (${code}).`, EXIT.USAGE, 'cannot_listen');
+  return err;
 }
 
 // ------------------------------------------------------------------------ spawning a background server
