@@ -21,8 +21,10 @@ import * as billing from './resources/billing.js';
 import { EventListenersResource, EventsResource, TriggersResource } from './resources/events.js';
 import { WebhookEndpointsResource } from './resources/webhooks.js';
 import { RequestLogResource } from './resources/logs.js';
+import type { QueryValue, RequestOptions } from './request.js';
 
-export type QueryValue = string | number | boolean | undefined | null | (string | number)[];
+export type { QueryValue, RequestOptions } from './request.js';
+
 
 export interface ClientOptions {
   /** `sk_test_…` (or a session's client secret for confirm-style calls). */
@@ -47,21 +49,6 @@ export interface ClientOptions {
   /** Longest wait the client accepts between attempts, incl. Retry-After (default 20 000 ms). */
   maxRetryDelayMs?: number;
   userAgent?: string;
-}
-
-export interface RequestOptions {
-  query?: Record<string, QueryValue>;
-  body?: unknown;
-  /**
-   * Defaults to a new random key for POST/PATCH/DELETE; `false` sends none (a request that is idempotent by
-   * itself and not retried, e.g. a listener's lease renewal: no replay record is kept for it).
-   */
-  idempotencyKey?: string | false;
-  /** Overrides the client's API key (e.g. a client secret for one call). */
-  bearer?: string;
-  timeoutMs?: number;
-  deadlineMs?: number;
-  maxRetries?: number;
 }
 
 /** A raw response (for `payorch api`): status, headers and the parsed body, errors included. */

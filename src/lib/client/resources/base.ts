@@ -1,5 +1,5 @@
 import type { List, ListParams } from '../../contract/common.js';
-import type { QueryValue, RequestOptions } from '../client.js';
+import type { QueryValue, RequestOptions } from '../request.js';
 import { InvalidIdError } from '../errors.js';
 
 /** What a resource needs of the client. */

@@ -24,7 +24,7 @@ import type {
   VerifyResult,
 } from '../../contract/payments.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
-import type { RequestOptions } from '../client.js';
+import type { RequestOptions } from '../request.js';
 
 type Bearer = Pick<RequestOptions, 'bearer'>;
 
