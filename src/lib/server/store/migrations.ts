@@ -6,12 +6,8 @@ import { billingMigrations } from './migrations/billing.js';
 import { ledgerMigrations } from './migrations/ledger.js';
 import { identityMigrations } from './migrations/identity.js';
 import { eventsMigrations } from './migrations/events.js';
+import type { Migration } from './migrations/migration.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 const coreMigrations: Migration[] = [
   {
