@@ -15,7 +15,7 @@ import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './store/steps.js';
 import type { RoutingRule } from '../contract/payments.js';
-import type { PaymentsConfig } from './domain/payments/area.js';
+import type { PaymentsConfig } from './domain/core.js';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 

@@ -10,30 +10,12 @@ import { Sessions } from './sessions.js';
 import { Scheduler } from './due.js';
 import { Hooks } from './hooks.js';
 import { Events } from './events.js';
-import { createPaymentsArea, type PaymentsArea, type PaymentsConfig } from './payments/area.js';
+import { createPaymentsArea, type PaymentsArea } from './payments/area.js';
 import { createBillingArea, type BillingArea } from './billing/area.js';
 import { createLedgerArea, type LedgerArea } from './ledger/area.js';
 import { createIdentityArea, type IdentityArea } from './identity/area.js';
 import { createWebhooksArea, type WebhooksArea } from './webhooks/area.js';
-
-export interface ServerConfig {
-  /** Routing rules and processors down at start (payments area). */
-  payments?: PaymentsConfig;
-  /** The server's base URL (links inside objects recorded by due work, e.g. an invoice's hosted_invoice_url). */
-  publicUrl?: () => string;
-}
-
-export interface CoreServices {
-  store: Store;
-  clock: Clock;
-  sealer: Sealer;
-  hooks: Hooks;
-  /** The event log: every area records its changes here, in the change's transaction. */
-  events: Events;
-  config: ServerConfig;
-  accounts: Accounts;
-  sessions: Sessions;
-}
+import type { CoreServices, ServerConfig } from './core.js';
 
 export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea, WebhooksArea {
   scheduler: Scheduler;

@@ -1,5 +1,5 @@
 // The billing area's services: created once per server, reachable from handlers as ctx.services.billing.
-import type { CoreServices } from '../services.js';
+import type { CoreServices } from '../core.js';
 import type { DueWork } from '../due.js';
 import type { PaymentsArea } from '../payments/area.js';
 import { BillingStore } from './store.js';

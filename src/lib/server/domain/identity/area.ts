@@ -1,5 +1,5 @@
 // The identity area's services: created once per server, reachable from handlers as ctx.services.
-import type { CoreServices } from '../services.js';
+import type { CoreServices } from '../core.js';
 import type { DueWork } from '../due.js';
 import { Vault } from './vault.js';
 import { Kyc } from './kyc.js';

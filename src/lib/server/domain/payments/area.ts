@@ -1,5 +1,5 @@
 // The payments area's services: created once per server, reachable from handlers as ctx.services.
-import type { CoreServices } from '../services.js';
+import type { CoreServices } from '../core.js';
 import type { DueWork } from '../due.js';
 import type { Charger } from '../charges.js';
 import type { RoutingRule } from '../../../contract/payments.js';
@@ -8,14 +8,6 @@ import { DEFAULT_ROUTING, parseRouting } from './routing.js';
 import { Cards } from './cards.js';
 import { BankAccounts } from './bankaccounts.js';
 import { PaymentsEngine } from './engine.js';
-
-/** Server options of this area (`payorch server start --routing FILE --psp-down ID`). */
-export interface PaymentsConfig {
-  /** Replaces the default routing rules. */
-  routing?: RoutingRule[];
-  /** Processors marked down at start. */
-  pspDown?: string[];
-}
 
 export interface PaymentsArea {
   /** Off-session charges for billing: real payments through the routed engine. */

@@ -1,0 +1,37 @@
+// What every domain area is built on: the store, the clock, the sealer, the event log, cross-area hooks, the
+// accounts and the sessions. domain/services.ts makes it and hands it to each area's domain/<area>/area.ts.
+import type { Store } from '../store/db.js';
+import type { Clock } from '../clock.js';
+import type { Sealer } from '../crypto.js';
+import type { Accounts } from './accounts.js';
+import type { Sessions } from './sessions.js';
+import type { Hooks } from './hooks.js';
+import type { Events } from './events.js';
+import type { RoutingRule } from '../../contract/payments.js';
+
+/** The payments area's server options (`payorch server start --routing FILE --psp-down ID`). */
+export interface PaymentsConfig {
+  /** Replaces the default routing rules. */
+  routing?: RoutingRule[];
+  /** Processors marked down at start. */
+  pspDown?: string[];
+}
+
+export interface ServerConfig {
+  /** Routing rules and processors down at start (payments area). */
+  payments?: PaymentsConfig;
+  /** The server's base URL (links inside objects recorded by due work, e.g. an invoice's hosted_invoice_url). */
+  publicUrl?: () => string;
+}
+
+export interface CoreServices {
+  store: Store;
+  clock: Clock;
+  sealer: Sealer;
+  hooks: Hooks;
+  /** The event log: every area records its changes here, in the change's transaction. */
+  events: Events;
+  config: ServerConfig;
+  accounts: Accounts;
+  sessions: Sessions;
+}
