@@ -11,7 +11,18 @@ import type { CardOutcome } from '../testcards.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
 import type { AchOutcome } from './bankaccounts.js';
-import { THREEDS_VERSION, type ThreeDSRecord } from './threeds.js';
+
+/** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
+export const THREEDS_VERSION = '2.2.0';
+
+/** What a payment keeps of its 3D Secure authentication. */
+export interface ThreeDSRecord {
+  status: 'challenge_required' | 'authenticated' | 'failed';
+  authentication_value: string | null;
+  eci: string | null;
+  ds_transaction_id: string;
+  liability_shift: boolean;
+}
 
 /** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
 export type StoredPayment = Omit<Payment, 'routing' | 'three_d_secure' | 'routing_profile_id'> & {

@@ -9,17 +9,6 @@ import { errors } from '../../errors.js';
 import { declineMessage, type ProcessorRegistry } from './processors.js';
 import type { PaymentRecords, StoredPayment } from './records.js';
 
-/** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
-export const THREEDS_VERSION = '2.2.0';
-
-export interface ThreeDSRecord {
-  status: 'challenge_required' | 'authenticated' | 'failed';
-  authentication_value: string | null;
-  eci: string | null;
-  ds_transaction_id: string;
-  liability_shift: boolean;
-}
-
 export class ThreeDS {
   constructor(
     private readonly records: PaymentRecords,
