@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../lib/cli/base.js';
 import { readProfiles } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
-import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
+import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
 
 export default class ProfilesList extends BaseCommand {
   static override summary = 'List stored profiles (keys masked)';

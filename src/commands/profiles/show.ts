@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { configPath, readProfiles } from '../../lib/cli/profiles.js';
-import { DEFAULT_BASE_URL } from '../../lib/cli/target.js';
+import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { detailText } from '../../lib/output/render.js';
 

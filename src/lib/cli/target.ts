@@ -3,7 +3,7 @@
 // (the test-mode server in this process, on the default data directory).
 import { configPath, readProfiles } from './profiles.js';
 import { CliError, EXIT } from './errors.js';
-import { API_PREFIX } from '../contract/prefix.js';
+import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 
 export interface TargetFlags {
   'api-key'?: string;
@@ -14,8 +14,6 @@ export interface TargetFlags {
 export type Target =
   | { kind: 'http'; apiKey: string; baseUrl: string; profile?: string; source: string }
   | { kind: 'embedded' };
-
-export const DEFAULT_BASE_URL = `http://127.0.0.1:4242${API_PREFIX}`;
 
 export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Target {
   // The profiles file is read only when a profile can matter: a key and a base URL from flags or env need none.

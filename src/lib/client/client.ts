@@ -2,7 +2,9 @@
 // retries), retries with jittered exponential backoff on 429 (honouring Retry-After), 5xx, 409
 // idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors.
 import type { ErrorBody } from '../contract/common.js';
-import { API_PREFIX } from '../contract/prefix.js';
+import { DEFAULT_BASE_URL } from '../contract/prefix.js';
+
+export { DEFAULT_BASE_URL } from '../contract/prefix.js';
 import { ApiError, ConnectionError, ProtocolError, TimeoutError, UnsendableRequestError } from './errors.js';
 import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
@@ -58,7 +60,6 @@ export interface RawResponse {
   body: unknown;
 }
 
-export const DEFAULT_BASE_URL = `http://127.0.0.1:4242${API_PREFIX}`;
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 
 function encodeQuery(query: Record<string, QueryValue> | undefined): string {

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
+import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
 import type { Store } from './store/db.js';
@@ -250,7 +251,7 @@ export interface EmbeddedServer {
 export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<EmbeddedServer> {
   const started = new Started();
   try {
-    const { opened, services, app } = await assemble(started, dataDir, false, undefined, () => `http://127.0.0.1:4242${API_PREFIX}`);
+    const { opened, services, app } = await assemble(started, dataDir, false, undefined, () => DEFAULT_BASE_URL);
     started.add(() => app.close());
     await app.ready();
     runStepsNow(services.store, services.scheduler.catchUp());
