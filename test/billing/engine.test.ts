@@ -107,6 +107,17 @@ describe('a year of monthly renewals', () => {
     const totals = summary.data.map((x: any) => x.total_usage).reverse();
     expect(totals).toEqual([500, ...usages.slice(1), 0]);
     expect(summary.data[1].invoice).toBe(invoices[11].id);
+    // pages of them follow the one rule of every list: both cursors, in both directions
+    const ids = summary.data.map((x: any) => x.id);
+    const pageUrl = (q: string) => `/usage-records/summary?subscription_item=${metered.id}&limit=3&${q}`;
+    const after = await ok(s, 'GET', pageUrl(`starting_after=${ids[4]}`));
+    expect([after.data.map((x: any) => x.id), after.has_more]).toEqual([ids.slice(5, 8), true]);
+    const before = await ok(s, 'GET', pageUrl(`ending_before=${ids[4]}`));
+    expect([before.data.map((x: any) => x.id), before.has_more]).toEqual([ids.slice(1, 4), true]);
+    const first = await ok(s, 'GET', pageUrl(`ending_before=${ids[2]}`));
+    expect([first.data.map((x: any) => x.id), first.has_more]).toEqual([ids.slice(0, 2), false]);
+    const last = await ok(s, 'GET', pageUrl(`starting_after=${ids.at(-2)}`));
+    expect([last.data.map((x: any) => x.id), last.has_more]).toEqual([ids.slice(-1), false]);
   });
 });
 

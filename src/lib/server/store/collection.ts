@@ -39,6 +39,23 @@ export function pageOf<R>(rows: R[], limit: number, order: 'ASC' | 'DESC'): { pa
   return { page, has_more: rows.length > limit };
 }
 
+/**
+ * The same rule over a list made in memory (`all`, newest first, each object once): the page the cursor and
+ * limit of `opts` ask for, newest first, and whether more follow in that direction.
+ */
+export function pageOfList<R extends { id: string }>(all: R[], opts: { limit?: number; starting_after?: string; ending_before?: string }): { page: R[]; has_more: boolean } {
+  // An object's seq is its place counted from the oldest, as a table's seq would be.
+  const seqOf = (id: string) => {
+    const i = all.findIndex((x) => x.id === id);
+    return i < 0 ? undefined : all.length - 1 - i;
+  };
+  const { params, order } = seqCursor(opts, seqOf);
+  const limit = opts.limit ?? 10;
+  const at = params[0];
+  const rows = order === 'DESC' ? all.slice(at === undefined ? 0 : all.length - at) : all.slice(0, all.length - 1 - at!).reverse();
+  return pageOf(rows.slice(0, limit + 1), limit, order);
+}
+
 /** At most this many remembered documents per Collection (see `known`). */
 const KNOWN_MAX = 1024;
 

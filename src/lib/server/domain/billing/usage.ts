@@ -5,6 +5,7 @@ import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { pageOfList } from '../../store/collection.js';
 import { assertBillable, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
@@ -92,14 +93,7 @@ export class UsageRecords {
         invoice: p.invoice,
         livemode: false,
       }));
-    let startIdx = 0;
-    if (q.starting_after) {
-      const i = all.findIndex((x) => x.id === q.starting_after);
-      if (i < 0) throw errors.invalidRequest('resource_missing', `No such object for starting_after: '${q.starting_after}'`, 'starting_after');
-      startIdx = i + 1;
-    }
-    const limit = q.limit ?? 10;
-    const data = all.slice(startIdx, startIdx + limit);
-    return { object: 'list', data, has_more: startIdx + limit < all.length, total_count: all.length, url };
+    const { page, has_more } = pageOfList(all, q);
+    return { object: 'list', data: page, has_more, total_count: all.length, url };
   }
 }
