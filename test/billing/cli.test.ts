@@ -118,6 +118,10 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     const summary = await cli('usage-records', 'summary', '--subscription-item', item);
     expect(summary.stdout).toMatch(/TOTAL USAGE/);
     expect(summary.stdout).toContain('42');
+    const periods = await json('usage-records', 'summary', '--subscription-item', item);
+    expect(periods.data).toHaveLength(1);
+    // the cursor flags reach the API (--ending-before was dropped once): nothing comes before the newest period
+    expect((await json('usage-records', 'summary', '--subscription-item', item, '--ending-before', periods.data[0].id)).data).toEqual([]);
     const added = await json('subscription-items', 'create', '--subscription', sub.id, '--price', seat.id, '--quantity', '2');
     expect((await json('subscription-items', 'update', added.id, '--quantity', '4')).quantity).toBe(4);
     expect((await json('subscription-items', 'list', '--subscription', sub.id)).total_count).toBe(2);

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../lib/cli/base.js';
-import { listAll, listFlags } from '../../lib/cli/list.js';
+import { listFlags } from '../../lib/cli/list.js';
 import { usageSummaryColumns } from '../../lib/output/views/billing.js';
 
 export default class UsageRecordsSummary extends ApiCommand {
@@ -14,8 +14,7 @@ export default class UsageRecordsSummary extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(UsageRecordsSummary);
     const client = await this.client(flags);
-    const params = { subscription_item: flags['subscription-item'], limit: flags.limit, starting_after: flags['starting-after'] };
-    const list = flags.all ? await listAll(client.usageRecords.summariesAll(params), this.io, this.jsonMode) : await client.usageRecords.summaries(params);
+    const list = await this.listOf(flags, { subscription_item: flags['subscription-item'] }, (p) => client.usageRecords.summaries(p), (p) => client.usageRecords.summariesAll(p));
     return await this.table(list, usageSummaryColumns, 'No usage periods.');
   }
 }
