@@ -10,7 +10,7 @@ export default class CheckoutCreate extends ApiCommand {
     '<%= config.bin %> checkout create --mode subscription --price price_456 --customer cus_123 --trial-days 7',
   ];
   static override flags = {
-    mode: Flags.string({ description: 'payment or subscription', options: ['payment', 'subscription'] }),
+    mode: Flags.option({ description: 'payment or subscription', options: ['payment', 'subscription'] as const })(),
     price: Flags.string({ description: 'PRICE_ID or PRICE_ID:QUANTITY (repeatable)', multiple: true }),
     customer: Flags.string({ description: 'Existing customer id' }),
     'customer-email': Flags.string({ description: 'Customer email' }),
@@ -30,7 +30,7 @@ export default class CheckoutCreate extends ApiCommand {
     await this.confirmChange(`create a ${mode} checkout session`, flags.yes);
     const c = await client.checkoutSessions.create(
       {
-        mode: mode as 'payment' | 'subscription',
+        mode: mode,
         line_items: prices.map((p) => parsePriceQuantity(p, 'price')),
         customer: flags.customer,
         customer_email: flags['customer-email'],

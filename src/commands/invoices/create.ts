@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
-import { parsePriceQuantity } from '../../lib/cli/billing.js';
+import { parsePriceQuantity, collectionMethodFlag } from '../../lib/cli/billing.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { invoiceFields } from '../../lib/output/views/billing.js';
 
@@ -12,7 +12,7 @@ export default class InvoicesCreate extends ApiCommand {
     currency: Flags.string({ description: 'Currency (default: that of the first price)' }),
     price: Flags.string({ description: 'A line from a price: PRICE_ID or PRICE_ID:QUANTITY (repeatable)', multiple: true }),
     item: Flags.string({ description: 'A line with an amount: AMOUNT=DESCRIPTION (repeatable)', multiple: true }),
-    'collection-method': Flags.string({ description: 'charge_automatically (default) or send_invoice', options: ['charge_automatically', 'send_invoice'] }),
+    'collection-method': collectionMethodFlag,
     'days-until-due': Flags.integer({ description: 'Days to pay a send_invoice invoice', min: 0 }),
     coupon: Flags.string({ description: 'Coupon id' }),
     description: Flags.string({ description: 'Description' }),
@@ -36,7 +36,7 @@ export default class InvoicesCreate extends ApiCommand {
         customer,
         currency: flags.currency,
         lines: [...(flags.price ?? []).map((p) => parsePriceQuantity(p, 'price')), ...items],
-        collection_method: flags['collection-method'] as 'send_invoice' | undefined,
+        collection_method: flags['collection-method'],
         days_until_due: flags['days-until-due'],
         coupon: flags.coupon,
         description: flags.description,

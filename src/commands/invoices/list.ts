@@ -10,13 +10,13 @@ export default class InvoicesList extends ApiCommand {
     ...listFlags,
     customer: Flags.string({ description: 'Only invoices of this customer' }),
     subscription: Flags.string({ description: 'Only invoices of this subscription' }),
-    status: Flags.string({ description: 'Only invoices in this status', options: ['draft', 'open', 'paid', 'void', 'uncollectible', 'past_due'] }),
+    status: Flags.option({ description: 'Only invoices in this status', options: ['draft', 'open', 'paid', 'void', 'uncollectible', 'past_due'] as const })(),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(InvoicesList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { customer: flags.customer, subscription: flags.subscription, status: flags.status as 'open' | undefined }, (p) => client.invoices.list(p), (p) => client.invoices.listAll(p));
+    const list = await this.listOf(flags, { customer: flags.customer, subscription: flags.subscription, status: flags.status }, (p) => client.invoices.list(p), (p) => client.invoices.listAll(p));
     return await this.table(list, invoiceColumns, 'No invoices.');
   }
 }

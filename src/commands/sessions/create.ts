@@ -41,7 +41,7 @@ export default class SessionsCreate extends ApiCommand {
         external_id: flags['external-id'],
         description: flags.description,
         customer,
-        capture_method: flags['capture-method'] as 'automatic' | 'manual' | undefined,
+        capture_method: flags['capture-method'],
         payment_method_types: flags['payment-method-types'],
         success_url: flags['success-url'],
         cancel_url: flags['cancel-url'],

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { prorationFlag } from '../../lib/cli/billing.js';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { itemFields } from '../../lib/output/views/billing.js';
 
@@ -9,7 +10,7 @@ export default class SubscriptionItemsCreate extends ApiCommand {
     subscription: Flags.string({ description: 'Subscription id' }),
     price: Flags.string({ description: 'Price id' }),
     quantity: Flags.integer({ description: 'Quantity (default 1; not for metered prices)', min: 0 }),
-    'proration-behavior': Flags.string({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] }),
+    'proration-behavior': prorationFlag,
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };
@@ -21,7 +22,7 @@ export default class SubscriptionItemsCreate extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`add ${price} to ${subscription}`, flags.yes);
     const item = await client.subscriptionItems.create(
-      { subscription, price, quantity: flags.quantity, proration_behavior: flags['proration-behavior'] as 'none' | undefined },
+      { subscription, price, quantity: flags.quantity, proration_behavior: flags['proration-behavior'] },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(item, 'Subscription item added', itemFields);

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
+import { prorationFlag } from '../../lib/cli/billing.js';
 import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsUpdate extends ApiCommand {
@@ -8,7 +9,7 @@ export default class SubscriptionItemsUpdate extends ApiCommand {
   static override args = { id: Args.string({ description: 'Subscription item id', required: true }) };
   static override flags = {
     quantity: Flags.integer({ description: 'New quantity', min: 0 }),
-    'proration-behavior': Flags.string({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] }),
+    'proration-behavior': prorationFlag,
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };
@@ -18,7 +19,7 @@ export default class SubscriptionItemsUpdate extends ApiCommand {
     const quantity = await this.need(flags.quantity, { flag: 'quantity', message: 'New quantity', kind: 'integer' });
     const client = await this.client(flags);
     await this.confirmChange(`set quantity of ${args.id} to ${quantity}`, flags.yes);
-    const item = await client.subscriptionItems.update(args.id, { quantity, proration_behavior: flags['proration-behavior'] as 'none' | undefined }, { idempotencyKey: flags['idempotency-key'] });
+    const item = await client.subscriptionItems.update(args.id, { quantity, proration_behavior: flags['proration-behavior'] }, { idempotencyKey: flags['idempotency-key'] });
     return this.detail(item, 'Subscription item updated', itemFields);
   }
 }

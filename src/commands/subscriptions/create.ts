@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
-import { parseDate, parsePriceQuantity } from '../../lib/cli/billing.js';
+import { parseDate, parsePriceQuantity, collectionMethodFlag } from '../../lib/cli/billing.js';
 import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsCreate extends ApiCommand {
@@ -16,7 +16,7 @@ export default class SubscriptionsCreate extends ApiCommand {
     'trial-end': Flags.string({ description: 'Trial end (date or Unix seconds)', exclusive: ['trial-days'] }),
     'billing-cycle-anchor': Flags.string({ description: 'First full period starts here (date or Unix seconds); the time before it is prorated' }),
     coupon: Flags.string({ description: 'Coupon id' }),
-    'collection-method': Flags.string({ description: 'charge_automatically (default) or send_invoice', options: ['charge_automatically', 'send_invoice'] }),
+    'collection-method': collectionMethodFlag,
     'days-until-due': Flags.integer({ description: 'Days to pay a send_invoice invoice', min: 0 }),
     'payment-method': Flags.string({ description: 'Default payment method for this subscription (e.g. tok_visa)' }),
     'cancel-at-period-end': Flags.boolean({ description: 'End it at the end of the first period' }),
@@ -39,7 +39,7 @@ export default class SubscriptionsCreate extends ApiCommand {
         trial_end: flags['trial-end'] !== undefined ? parseDate(flags['trial-end'], 'trial-end') : undefined,
         billing_cycle_anchor: flags['billing-cycle-anchor'] !== undefined ? parseDate(flags['billing-cycle-anchor'], 'billing-cycle-anchor') : undefined,
         coupon: flags.coupon,
-        collection_method: flags['collection-method'] as 'charge_automatically' | 'send_invoice' | undefined,
+        collection_method: flags['collection-method'],
         days_until_due: flags['days-until-due'],
         default_payment_method: flags['payment-method'],
         cancel_at_period_end: flags['cancel-at-period-end'] || undefined,

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
-import { parsePriceQuantity } from '../../lib/cli/billing.js';
+import { parsePriceQuantity, prorationFlag } from '../../lib/cli/billing.js';
 import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsUpdate extends ApiCommand {
@@ -14,7 +14,7 @@ export default class SubscriptionsUpdate extends ApiCommand {
     'cancel-at-period-end': Flags.boolean({ description: 'End at period end (--no-cancel-at-period-end to keep going)', allowNo: true }),
     coupon: Flags.string({ description: 'Apply this coupon ("" removes the discount)' }),
     'payment-method': Flags.string({ description: 'Default payment method for this subscription' }),
-    'proration-behavior': Flags.string({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] }),
+    'proration-behavior': prorationFlag,
     metadata: metadataFlag,
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
@@ -36,7 +36,7 @@ export default class SubscriptionsUpdate extends ApiCommand {
         cancel_at_period_end: flags['cancel-at-period-end'],
         coupon: flags.coupon,
         default_payment_method: flags['payment-method'],
-        proration_behavior: flags['proration-behavior'] as 'none' | undefined,
+        proration_behavior: flags['proration-behavior'],
         metadata: parseMetadata(flags.metadata),
       },
       { idempotencyKey: flags['idempotency-key'] },

@@ -10,7 +10,7 @@ export default class UsageRecordsCreate extends ApiCommand {
     'subscription-item': Flags.string({ description: 'Subscription item id (metered price)' }),
     quantity: Flags.integer({ description: 'Usage quantity', min: 0 }),
     timestamp: Flags.string({ description: 'When the usage happened (date or Unix seconds; default now)' }),
-    action: Flags.string({ description: 'increment (default) adds; set replaces the usage at that timestamp', options: ['increment', 'set'] }),
+    action: Flags.option({ description: 'increment (default) adds; set replaces the usage at that timestamp', options: ['increment', 'set'] as const })(),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };
@@ -22,7 +22,7 @@ export default class UsageRecordsCreate extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`report ${quantity} units on ${item}`, flags.yes);
     const rec = await client.usageRecords.create(
-      { subscription_item: item, quantity, timestamp: flags.timestamp !== undefined ? parseDate(flags.timestamp, 'timestamp') : undefined, action: flags.action as 'set' | undefined },
+      { subscription_item: item, quantity, timestamp: flags.timestamp !== undefined ? parseDate(flags.timestamp, 'timestamp') : undefined, action: flags.action },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(rec, 'Usage recorded', usageFields);

@@ -9,7 +9,7 @@ export default class WebhooksDeliveries extends ApiCommand {
   static override args = { id: Args.string({ description: 'Webhook endpoint id (we_…)', required: true }) };
   static override flags = {
     ...cursorFlags,
-    status: Flags.string({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed'] }),
+    status: Flags.option({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed'] as const })(),
   };
 
   async run(): Promise<unknown> {
@@ -17,7 +17,7 @@ export default class WebhooksDeliveries extends ApiCommand {
     const client = await this.client(flags);
     const list = await client.webhookEndpoints.deliveries(args.id, {
       ...cursor(flags),
-      status: flags.status as 'pending' | 'succeeded' | 'failed' | undefined,
+      status: flags.status,
     });
     return this.table(list, deliveryColumns, 'No deliveries.');
   }

@@ -34,6 +34,12 @@ export function parseDate(value: string, flag: string): number {
   return Math.floor(ms / 1000);
 }
 
+/** `--proration-behavior`, of every command that changes what a subscription bills. */
+export const prorationFlag = Flags.option({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] as const })();
+
+/** `--collection-method`, of invoices and subscriptions. */
+export const collectionMethodFlag = Flags.option({ description: 'charge_automatically (default) or send_invoice', options: ['charge_automatically', 'send_invoice'] as const })();
+
 /** The customer fields `customers create` and `customers update` both take, and how they map to the body. */
 export const customerFlags = {
   email: Flags.string({ description: 'Email' }),
