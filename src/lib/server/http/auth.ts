@@ -21,10 +21,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * The address bucket of a request no credential identifies: `public` for the routes that take none (health,
  * the OpenAPI document, hosted pages), `guest` for everything else (failed authentication, unknown routes).
  */
-export const anonymous = (request: FastifyRequest, bucket: 'public' | 'guest' = 'public'): Caller => ({
-  accountId: '',
-  rateKey: bucket === 'public' ? `ip:${request.ip}` : `guest:${request.ip}`,
-});
+export const addressBucket = (request: FastifyRequest, bucket: 'public' | 'guest' = 'public'): string => (bucket === 'public' ? `ip:${request.ip}` : `guest:${request.ip}`);
 
 /**
  * The bearer credential; two Authorization headers are refused rather than one of them chosen (Node keeps

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PREFIX } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
+import { jsonTextOf } from '../domain/json.js';
 import { runSteps, type Steps } from '../store/steps.js';
 import { LongRead } from '../store/longread.js';
 import { ServiceError } from '../errors.js';
@@ -11,6 +12,7 @@ import type { Services } from '../domain/services.js';
 import type { HttpRuntime } from './runtime.js';
 import { fingerprint, IdempotencyStore, isSavedOutcome } from './idempotency.js';
 import type { KnownPaths } from './replies.js';
+import { noBodyAsEmpty } from './lifecycle.js';
 import { InSteps, type HandlerResult, type RouteContext, type RouteSpec } from './route.js';
 
 interface Answer {
@@ -42,6 +44,7 @@ export function serveRoute(app: FastifyInstance, spec: RouteSpec, opts: ServeOpt
     url,
     config: { spec },
     schema: Object.fromEntries(Object.entries({ body: spec.body, querystring: spec.query, params: spec.params }).filter(([, v]) => v !== undefined)),
+    ...(spec.body ? { preValidation: noBodyAsEmpty } : {}),
     handler: (request, reply) => execute(spec, request, reply, opts),
   });
 }
@@ -94,7 +97,7 @@ function answer(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>): 
 
 function result(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, r: HandlerResult): Answer {
   if (r instanceof Outcome) return { status: r.error.status, body: JSON.stringify(r.error.body(ctx.requestId)) };
-  return { status: spec.status ?? 200, body: JSON.stringify(r), response: r };
+  return { status: spec.status ?? 200, body: jsonTextOf(r) ?? JSON.stringify(r), response: r };
 }
 
 function* answering(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, steps: Steps<HandlerResult>): Steps<Answer> {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../log.js';
 import { errors, ServiceError } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { anonymous, identify, type Caller } from './auth.js';
+import { addressBucket, identify, type Caller } from './auth.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { RouteSpec } from './route.js';
 import type { HttpRuntime } from './runtime.js';
@@ -48,6 +48,15 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
   return ownPorts !== undefined && isOwnConnection(ownPorts, socket.remoteAddress, socket.remotePort);
 }
 
+/**
+ * A route with a body schema, given no body: validated as `{}` (a POST without a body is a POST with no
+ * parameters). A hook of those routes only, so that no other request pays for it.
+ */
+export function noBodyAsEmpty(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  if (request.body === undefined) request.body = {};
+  done();
+}
+
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
 export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
   const { limiter, requestLog } = runtime;
@@ -59,7 +68,8 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     // A route that takes no credential (health, the OpenAPI document, hosted pages and their actions; a page
     // is a route without a spec): the address's public bucket. Anything else starts in its guest bucket.
     const open = spec ? spec.auth === 'none' : route.url !== undefined;
-    const state: RequestState = { ...anonymous(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
+    // One shape for every request's state (fields set later are declared here): no hidden-class changes.
+    const state: RequestState = { accountId: '', keyId: undefined, sessionId: undefined, rateKey: addressBucket(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
     request.payorch = state;
     // A route without limits (the health check) answers whatever any client, or the server itself, does.
     if (spec?.limited === false) return done();
@@ -68,7 +78,11 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     let unauthenticated: ServiceError | undefined;
     if (spec && spec.auth !== 'none') {
       try {
-        Object.assign(state, identify(request, spec, services));
+        const caller = identify(request, spec, services);
+        state.accountId = caller.accountId;
+        state.keyId = caller.keyId;
+        state.sessionId = caller.sessionId;
+        state.rateKey = caller.rateKey;
       } catch (err) {
         // A failed authentication counts against the address's guest bucket, so that guessing keys or client
         // secrets is throttled (429 once over the limit) without taking the address's hosted pages and /health
@@ -77,11 +91,6 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
       }
     }
     done(admit(limiter, state) ?? unauthenticated);
-  });
-
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
-    done();
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
