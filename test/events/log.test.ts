@@ -20,6 +20,15 @@ async function events(query = '', key?: string) {
 }
 
 describe('the event log', () => {
+  it('keeps a created session as the text JSON.stringify makes of its event, the answer without its secret', async () => {
+    const created = await s.request('POST', '/create-session', { body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } } });
+    expect(created.status).toBe(201);
+    const row = s.server.services.store.db.prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'").get(created.body.id) as { body: string };
+    const { client_secret: _secret, ...object } = created.body;
+    expect(JSON.parse(row.body).data.object).toEqual(object);
+    expect(JSON.stringify(JSON.parse(row.body))).toBe(row.body);
+  });
+
   it('records a session and its payment with the live service’s payment fields', async () => {
     const session = await newSession(s, { amount: 1999 });
     const r = await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' });

@@ -31,6 +31,8 @@ export interface RecordOptions {
   payment?: PaymentEventFields;
   /** When the change happened (ms on the account clock); now when absent. */
   at?: number;
+  /** `JSON.stringify(object)`, when the caller has it already. */
+  json?: string;
 }
 
 /**
@@ -49,6 +51,24 @@ export function previousAttributes(prev: object, next: object): Record<string, u
     (out ??= {})[key] = before === undefined ? null : before;
   }
   return out;
+}
+
+/**
+ * `JSON.stringify(event)`, with `objectJson` (the text of `event.data.object`) used as it is when given: the
+ * members in the order `record` sets them. The id and type need no escaping (base62; `[a-z_.]`).
+ */
+function eventJson(event: Event, objectJson: string | undefined): string {
+  if (objectJson === undefined) return JSON.stringify(event);
+  const { previous_attributes: previous } = event.data;
+  let out = `{"id":"${event.id}","object":"event","type":"${event.type}","created":${event.created},"livemode":false,"data":{"object":${objectJson}`;
+  if (previous !== undefined) out += `,"previous_attributes":${JSON.stringify(previous)}`;
+  out += '}';
+  if (event.transaction_id !== undefined) {
+    const { data: _data, id: _id, object: _object, type: _type, created: _created, livemode: _livemode, ...payment } = event;
+    out += `,${JSON.stringify(payment).slice(1)}`;
+    return out;
+  }
+  return `${out}}`;
 }
 
 /** What retention tells those who still need events it deletes (Events.onPrune). */
@@ -123,7 +143,7 @@ export class Events implements DueWork {
       if (p.refund) event.refund = p.refund;
     }
     this.insertStmt ??= this.store.db.prepare('INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)');
-    const body = JSON.stringify(event);
+    const body = eventJson(event, opts.json);
     this.insertStmt.run(event.id, accountId, type, object.id, at, body);
     this.store.count('events', accountId, '', '', 1);
     this.store.count('events', accountId, 'type', type, 1);

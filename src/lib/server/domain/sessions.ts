@@ -11,6 +11,7 @@ import { errors } from '../errors.js';
 import { checkHttpUrl, normalizeCurrency, mergeMetadata } from './values.js';
 import type { DueWork } from './due.js';
 import type { Hooks, SessionPayment, SessionPaymentQuery } from './hooks.js';
+import { withJsonText } from './json.js';
 import { previousAttributes, type Events } from './events.js';
 import type { EventType } from '../../contract/events.js';
 
@@ -186,8 +187,11 @@ export class Sessions implements DueWork {
     // The secret in hand, and no payment yet: nothing to look up.
     const session = this.toApi(accountId, stored, secret, null);
     const { client_secret: _secret, ...object } = session;
-    this.events.record(accountId, 'payment_session.created', object, { at: now });
-    return session;
+    // The secret is the API object's last member: the event's text is the answer's without it.
+    const json = JSON.stringify(session);
+    const last = `,"client_secret":${JSON.stringify(secret)}}`;
+    this.events.record(accountId, 'payment_session.created', object, { at: now, json: json.endsWith(last) ? `${json.slice(0, -last.length)}}` : undefined });
+    return withJsonText(session, json);
   }
 
   /** The stored session, expired first if its time has come (so a read never shows a stale state). */
