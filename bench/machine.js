@@ -17,58 +17,18 @@
 //             answers (fewer answers per wake-up).
 //
 // Env: MACHINE_ROUNDS (default 3; the median of each figure is printed), MACHINE_MS (per load, default 4000).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, confirmTargets, cpuMs, journalBody, loadPosts, median, startChild, stopChildren, TICK_MS } from './children.js';
+import { api, confirmTargets, journalBody, loadPosts, median, startChild, stopChildren } from './children.js';
+import { measure } from './per-request.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.env.MACHINE_ROUNDS ?? 3);
 const MS = Number(process.env.MACHINE_MS ?? 4000);
 const CORES = availableParallelism();
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-machine-'));
-
-/** Busy and total CPU ms of all cores so far. */
-function machineMs() {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = f.reduce((a, b) => a + b, 0);
-  return { busy: (total - f[3] - f[4]) * TICK_MS, total: total * TICK_MS };
-}
-
-/** ns the thread `pid`'s main thread has run, and waited runnable for a core. */
-function schedNs(pid) {
-  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-  return { run, wait };
-}
-
-/** Runs `run` (a load), then `after` (waits for the work the load left behind), measuring the server and the machine. */
-async function measure(serverPid, run, { after, receiverPid } = {}) {
-  const m0 = machineMs();
-  const s0 = cpuMs(serverPid);
-  const t0 = cpuMs(serverPid, true);
-  const r0 = receiverPid ? cpuMs(receiverPid) : 0;
-  const q0 = schedNs(serverPid);
-  const w0 = performance.now();
-  const out = run();
-  const q1 = schedNs(serverPid);
-  const w1 = performance.now();
-  if (after) await after();
-  const m1 = machineMs();
-  const per = (ms) => (ms * 1000) / out.requests;
-  const wallNs = (w1 - w0) * 1e6;
-  return {
-    rps: out.rps,
-    machine: per(m1.busy - m0.busy),
-    server: per(cpuMs(serverPid) - s0),
-    main: per(cpuMs(serverPid, true) - t0),
-    gen: per(out.cpu_ms),
-    rx: receiverPid ? per(cpuMs(receiverPid) - r0) : 0,
-    onCpu: (100 * (q1.run - q0.run)) / wallNs,
-    runnable: (100 * (q1.wait - q0.wait)) / wallNs,
-    idle: 100 * (1 - (m1.busy - m0.busy) / (m1.total - m0.total)),
-  };
-}
 
 const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
 try {
