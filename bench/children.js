@@ -50,13 +50,27 @@ export function loadPosts(url, body, headers, ms, targetsFile) {
   return JSON.parse(r.stdout);
 }
 
-/** One API call to the server `info` ({baseUrl, apiKey}) with its key (a POST with its own Idempotency-Key). */
-export async function api(info, method, path, body) {
+/**
+ * One API call to the server `info` ({baseUrl, apiKey}) with its key (a POST with its own Idempotency-Key):
+ * its status and text. A keep-alive connection left idle past the server's keepAliveTimeout (72 s; a long bench
+ * leaves them so) can be closed just as it is reused ("other side closed"): retried, under the same
+ * Idempotency-Key, so that a write the server did take is not made twice.
+ */
+export async function call(info, method, path, body) {
   const headers = { authorization: `Bearer ${info.apiKey}` };
   if (method !== 'GET') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
-  const res = await fetch(info.baseUrl + path, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
-  return JSON.parse(await res.text());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(info.baseUrl + path, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
+      return { status: res.status, text: await res.text() };
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
 }
+
+/** `call`'s answer, parsed. */
+export const api = async (info, method, path, body) => JSON.parse((await call(info, method, path, body)).text);
 
 /** The body of the journal-entry load: a two-line entry between two new system accounts (no balance limits). */
 export async function journalBody(info) {
