@@ -5,6 +5,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { dataDirFlag, dirFlags, probeHealth, serve, spawnServer, stopHint, type StartRecord as Started } from '../../lib/cli/server.js';
 import { defaultDataDir } from '../../lib/server/lock.js';
+import { DEFAULT_PORT } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { colorErr } from '../../lib/output/render.js';
 
@@ -14,7 +15,7 @@ export default class ServerStart extends BaseCommand {
     'Runs in the foreground until Ctrl-C (or SIGTERM), or with --detach in the background once it answers /health. The first start of a data directory creates an account and an sk_test_ key and prints it.';
   static override examples = ['<%= config.bin %> server start', '<%= config.bin %> server start --port 0 --memory --detach --json'];
   static override flags = {
-    port: Flags.integer({ description: 'Port (0 picks a free one)', default: 4242, min: 0, max: 65535 }),
+    port: Flags.integer({ description: 'Port (default 4242, or a free one when 4242 is taken; 0 picks a free one)', min: 0, max: 65535 }),
     host: Flags.string({ description: 'Interface to listen on', default: '127.0.0.1' }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
@@ -35,8 +36,9 @@ export default class ServerStart extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
     if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null));
-    const { server, stopped } = await serve({
-      port: flags.port,
+    const { server, stopped, portTaken } = await serve({
+      port: flags.port ?? DEFAULT_PORT,
+      anyPortIfTaken: flags.port === undefined,
       host: flags.host,
       dataDir: flags['data-dir'],
       memory: flags.memory,
@@ -54,7 +56,7 @@ export default class ServerStart extends BaseCommand {
       const rec = { pid: server.pid, data_dir: server.dataDir };
       process.stdout.write(
         [
-          `${c.bold('payorch test-mode server')} listening on ${server.baseUrl}`,
+          `${c.bold('payorch test-mode server')} listening on ${server.baseUrl}${portTaken ? c.yellow(` (port ${portTaken} is taken)`) : ''}`,
           `  API key   ${keyLine(server.apiKey, server.created, server.dataDir)}`,
           `  data      ${server.dataDir ?? '(in memory: nothing persists)'}`,
           `  pid       ${server.pid}`,

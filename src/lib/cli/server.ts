@@ -105,6 +105,25 @@ export async function stopProcess(rec: { pid: number; proc_start?: string | null
   return isAlive(rec.pid) ? 'timeout' : 'stopped';
 }
 
+/**
+ * For a pid with no record in this `serversDir()`: the PAYORCH_HOME a payorch server with that pid was started
+ * with (`null`: none, so the user's default directories), read from /proc; undefined when the process is not a
+ * payorch server or cannot be read (another user's, or no /proc).
+ */
+export function serverHomeOf(pid: number): string | null | undefined {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const at = args.findIndex((a) => /(?:^|\/)(?:run\.js|payorch)$/.test(a));
+    if (at < 0 || args[at + 1] !== 'server' || args[at + 2] !== 'start') return undefined;
+    const home = readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .find((v) => v.startsWith('PAYORCH_HOME='));
+    return home ? home.slice('PAYORCH_HOME='.length) : null;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The flags that name a server's data directory in a hint (none for the default one). */
 export function dirFlags(dataDir: string | null, env: NodeJS.ProcessEnv = process.env): string {
   if (dataDir === null || dataDir === defaultDataDir(env)) return '';
@@ -120,6 +139,8 @@ export function stopHint(rec: { pid: number; data_dir: string | null }, env: Nod
 
 export interface ServeOptions extends Omit<ServerOptions, 'routing' | 'idle' | 'auto'> {
   port: number;
+  /** The port was not asked for (the default): another free one will do when it is taken. */
+  anyPortIfTaken?: boolean;
   host: string;
   /** A routing rules file (JSON) replacing the default set. */
   routingFile?: string;
@@ -129,6 +150,8 @@ export interface ServeOptions extends Omit<ServerOptions, 'routing' | 'idle' | '
 
 export interface Serving {
   server: RunningServer;
+  /** The port asked for by default, when it was taken and the server listens on another. */
+  portTaken?: number;
   /** Resolves once the server has stopped: on SIGINT or SIGTERM, or, for the background server, when idle. */
   stopped: Promise<void>;
 }
@@ -148,7 +171,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   };
   let server: RunningServer;
   try {
-    server = await takeOver(options.auto, () => startServer(start), () => (start.port = 0));
+    server = await takeOver({ auto: options.auto, anyPort: options.auto || Boolean(options.anyPortIfTaken) }, () => startServer(start), () => (start.port = 0));
   } catch (err) {
     throw startError(err, options);
   }
@@ -164,23 +187,24 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  return { server, stopped };
+  return { server, stopped, ...(server.port !== options.port && options.port !== 0 ? { portTaken: options.port } : {}) };
 }
 
 /**
- * `start()`, again when what stood in its way can be moved: the background server (`auto`) takes any free port
- * when 4242 is taken (`anyPort`), and a foreground start stops the background server of its data directory.
+ * `start()`, again when what stood in its way can be moved: a port no one asked for (the background server's,
+ * or the default one) gives way to any free port (`useAnyPort`), and a foreground start stops the background
+ * server (`auto`) of its data directory.
  */
-async function takeOver(auto: boolean, start: () => Promise<RunningServer>, anyPort: () => void, retried = false): Promise<RunningServer> {
+async function takeOver(may: { auto: boolean; anyPort: boolean }, start: () => Promise<RunningServer>, useAnyPort: () => void, retried = false): Promise<RunningServer> {
   try {
     return await start();
   } catch (err) {
     if (retried) throw err;
-    if (auto && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      anyPort();
-      return takeOver(auto, start, anyPort, true);
+    if (may.anyPort && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      useAnyPort();
+      return takeOver(may, start, useAnyPort, true);
     }
-    if (err instanceof AlreadyRunningError && err.info.auto && !auto && (await stopProcess(err.info)) !== 'timeout') return takeOver(auto, start, anyPort, true);
+    if (err instanceof AlreadyRunningError && err.info.auto && !may.auto && (await stopProcess(err.info)) !== 'timeout') return takeOver(may, start, useAnyPort, true);
     throw err;
   }
 }

@@ -4,5 +4,8 @@
 /** Base path of every API route (docs/api.md "Conventions": `{base_url}` ends in `/functions/v1`). */
 export const API_PREFIX = '/functions/v1';
 
-/** Where a test-mode server listens unless told otherwise (`payorch server start`, port 4242 on loopback). */
-export const DEFAULT_BASE_URL = `http://127.0.0.1:4242${API_PREFIX}`;
+/** The port a test-mode server listens on unless told otherwise (`payorch server start`, `startServer()`). */
+export const DEFAULT_PORT = 4242;
+
+/** Where a test-mode server listens unless told otherwise: the default port on loopback. */
+export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_PORT}${API_PREFIX}`;

@@ -4,7 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
-import { DEFAULT_BASE_URL } from '../contract/prefix.js';
+import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
 import { buildApp } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
 import type { Store } from './store/db.js';
@@ -197,7 +197,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (lock) started.add(() => lock.release());
     const payments = { routing: options.routing, pspDown: options.pspDown };
     const { opened, log, services, runtime, app } = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts));
-    const port = await listen(started, app, log, host, options.port ?? 4242);
+    const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
     await storeInBackground(started, opened.store);
