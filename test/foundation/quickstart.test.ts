@@ -2,6 +2,7 @@
 // binary, no terminal, a fresh PAYORCH_HOME per scenario. Every server a scenario starts is stopped at the end
 // (by the registry `server stop --all` reads, and by pid as a backstop).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,42 @@ describe.concurrent('quick start → server, same data (finding 5)', () => {
     expect((await cli(['server', 'stop'])).code).toBe(0);
     expect(alive(pid)).toBe(false);
     expect(existsSync(join(home, 'server', 'payorch.db'))).toBe(true);
+  }, T);
+
+  it('a start without --port takes another free port when 4242 is taken, and says so; --port 4242 is refused then', async () => {
+    const { cli } = newHome();
+    // 4242 held by this test when it is free; else someone else holds it, which is the case under test too
+    const holder = createServer();
+    const held = await new Promise<boolean>((resolve) => {
+      holder.once('error', () => resolve(false));
+      holder.listen(4242, '127.0.0.1', () => resolve(true));
+    });
+    try {
+      const started = await cli(['server', 'start', '--memory', '--detach', '--json']);
+      expect(started.code, started.stderr).toBe(0);
+      pids.add(started.json().pid);
+      if (held) expect(new URL(started.json().base_url).port).not.toBe('4242');
+      if (held) {
+        const asked = await cli(['server', 'start', '--memory', '--port', '4242']);
+        expect(asked.code).toBe(2);
+        expect(asked.stderr).toMatch(/Port 4242 on 127\.0\.0\.1 is in use/);
+      }
+    } finally {
+      holder.close();
+    }
+  }, T);
+
+  it('`server stop --pid` from another PAYORCH_HOME says where that server was started', async () => {
+    const a = newHome();
+    const b = newHome();
+    const started = (await a.cli(['server', 'start', '--port', '0', '--memory', '--detach', '--json'])).json();
+    pids.add(started.pid);
+    const elsewhere = await b.cli(['server', 'stop', '--pid', String(started.pid)]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`started with PAYORCH_HOME=${a.home}`);
+    expect(elsewhere.stderr).toContain(`PAYORCH_HOME=${a.home} payorch server stop --pid ${started.pid}`);
+    expect(alive(started.pid)).toBe(true);
+    expect((await a.cli(['server', 'stop', '--pid', String(started.pid)])).code).toBe(0);
   }, T);
 
   it('a failed start does not create the data directory', async () => {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
-import { dataDirFlag, listServers, stopProcess } from '../../lib/cli/server.js';
+import { dataDirFlag, listServers, serverHomeOf, shellWord, stopProcess } from '../../lib/cli/server.js';
 import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 
@@ -23,7 +23,7 @@ export default class ServerStop extends BaseCommand {
     if (flags.all) targets = servers;
     else if (flags.pid !== undefined) {
       const found = servers.find((s) => s.pid === flags.pid);
-      if (!found) throw new CliError(`No server started by payorch runs with pid ${flags.pid}${servers.length ? ` (running: ${servers.map((s) => s.pid).join(', ')})` : ''}; nothing was stopped.`, EXIT.USAGE, 'not_running');
+      if (!found) throw new CliError(notOurs(flags.pid, servers.map((s) => s.pid)), EXIT.USAGE, 'not_running');
       targets = [found];
     } else {
       const lock = readLock(dir);
@@ -50,3 +50,14 @@ export default class ServerStop extends BaseCommand {
   }
 }
 
+
+/** Why `--pid` names no server of this PAYORCH_HOME, and where it was started when payorch started it elsewhere. */
+function notOurs(pid: number, running: number[]): string {
+  const home = serverHomeOf(pid);
+  if (home !== undefined) {
+    const from = home === null ? 'without PAYORCH_HOME' : `with PAYORCH_HOME=${home}`;
+    const command = `${home === null ? 'env -u PAYORCH_HOME' : `PAYORCH_HOME=${shellWord(home)}`} payorch server stop --pid ${pid}`;
+    return `pid ${pid} is a payorch server started ${from}, which is where its record is; nothing was stopped. Stop it from there: \`${command}\`.`;
+  }
+  return `No server started by payorch runs with pid ${pid}${running.length ? ` (running: ${running.join(', ')})` : ''}; nothing was stopped.`;
+}
