@@ -1,0 +1,59 @@
+// The README's command table names commands and flags that exist (issue 30: it said `products get --expand
+// prices` where the flag is `--expand-prices`). Checked against the oclif manifest the build writes, which is what
+// the binary reads.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const readme = readFileSync(`${root}README.md`, 'utf8');
+const manifest = JSON.parse(readFileSync(`${root}oclif.manifest.json`, 'utf8')) as { commands: Record<string, { flags: Record<string, unknown>; aliases?: string[] }> };
+
+/** The rows of the table under "## Commands" (each row's cells, markdown's `\|` kept as `|`). */
+function commandRows(): string[] {
+  const section = readme.slice(readme.indexOf('## Commands'), readme.indexOf('\n## ', readme.indexOf('## Commands') + 1));
+  return section.split('\n').filter((l) => l.startsWith('| `payorch'));
+}
+
+describe("README's command table", () => {
+  const rows = commandRows();
+
+  it('is found', () => {
+    expect(rows.length).toBeGreaterThan(30);
+  });
+
+  it('every command it names exists', () => {
+    const ids = Object.keys(manifest.commands);
+    const exists = (id: string) => manifest.commands[id] !== undefined || ids.some((c) => c.startsWith(`${id}:`));
+    const missing: string[] = [];
+    for (const row of rows) {
+      // `payorch server keys create\|reveal` → server:keys:create, server:keys:reveal; words that are no command
+      // (arguments such as `30d`, `ID`) end the walk.
+      for (const m of row.replaceAll('\\|', '|').matchAll(/payorch ([a-z-]+)((?: [a-z-]+(?:\|[a-z-]+)*)*)/g)) {
+        let named = [m[1]!];
+        for (const word of m[2]!.trim().split(' ').filter(Boolean)) {
+          const next = named.flatMap((id) => word.split('|').map((v) => `${id}:${v}`));
+          if (!next.some(exists)) break;
+          named = next;
+        }
+        for (const id of named) if (!exists(id) && id !== 'help') missing.push(`${id} (in: ${row.slice(0, 80)})`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('every flag in a row is a flag of a command of that row’s topics', () => {
+    const wrong: string[] = [];
+    for (const row of rows) {
+      const topics = new Set([...row.matchAll(/payorch ([a-z-]+)/g)].map((m) => m[1]!));
+      const flags = new Set<string>();
+      for (const [id, c] of Object.entries(manifest.commands)) {
+        if (topics.has(id.split(':')[0]!)) for (const f of Object.keys(c.flags)) flags.add(f);
+      }
+      for (const m of row.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)) {
+        if (!flags.has(m[1]!)) wrong.push(`--${m[1]} (topics ${[...topics].join(', ')})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
