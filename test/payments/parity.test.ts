@@ -325,9 +325,13 @@ describe('the other shared routes', () => {
 });
 
 describe('both confirm forms and the secret that names its session', () => {
-  it('POST /confirm-payment without session_id → 400 parameter_missing; a mismatch with the path → 400', async () => {
+  it('POST /confirm-payment without session_id confirms the session the client secret names; a mismatch with the path → 400', async () => {
+    const named = await newSession(s);
+    const bySecret = await fromBrowser('POST', '/confirm-payment', named.client_secret, { token_id: 'tok_visa' });
+    expect(bySecret.status).toBe(200);
+    expect(bySecret.body).toMatchObject({ object: 'payment', session_id: named.id, status: 'captured' });
+    expect(await sessionStatus(s, named.id)).toBe('succeeded');
     const sess = await newSession(s);
-    expectError(await fromBrowser('POST', '/confirm-payment', sess.client_secret, { token_id: 'tok_visa' }) as never, 400, 'validation_error', 'parameter_missing', 'session_id');
     const other = await newSession(s);
     expectError(
       await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { session_id: other.id, token_id: 'tok_visa' }) as never,

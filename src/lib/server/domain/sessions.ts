@@ -346,11 +346,12 @@ export class Sessions implements DueWork {
 
 /**
  * Which session a request is for: the path's (`POST /confirm-payment/{id}`) or the body's `session_id`
- * (`POST /confirm-payment`); both given must agree, neither → 400 parameter_missing. `authenticated`: the session
- * whose client secret the request carried — a secret acts for its own session only (else 401).
+ * (`POST /confirm-payment`); both given must agree. `authenticated`: the session whose client secret the request
+ * carried — a secret acts for its own session only (another id → 401), and since it names that session, it is the
+ * session when no id is given (docs/api.md "Confirm"). No id and no secret (an API key) → 400 parameter_missing.
  */
 export function requestedSession(path: string | undefined, body: string | undefined, authenticated: string | undefined): string {
-  const id = path ?? body;
+  const id = path ?? body ?? authenticated;
   if (id === undefined) throw errors.parameterMissing('session_id');
   if (path !== undefined && body !== undefined && path !== body) throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
   if (authenticated !== undefined && authenticated !== id) {

@@ -73,10 +73,11 @@ export const paymentsRoutes: RouteSpec[] = [
     method: 'POST',
     url: '/confirm-payment',
     operationId: 'confirmPaymentBySessionInBody',
-    summary: 'Confirm a payment session named by `session_id` in the body (the live service\'s browser SDK calls this form)',
+    summary: 'Confirm a payment session named by `session_id` in the body, or by the client secret alone (the live service\'s browser SDK calls this form)',
     description:
-      'The same confirmation as `POST /confirm-payment/{session_id}`, for the session `session_id` names; without it, 400 `parameter_missing`. ' +
-      "The bearer is that session's client secret.",
+      'The same confirmation as `POST /confirm-payment/{session_id}`, for the session `session_id` names. ' +
+      "The bearer is that session's client secret, which names its session: without `session_id` the confirmation is for that session; " +
+      'a `session_id` of another session → 401.',
     tag,
     auth: 'client_secret',
     body: ConfirmPaymentBody,
@@ -407,7 +408,7 @@ export const paymentsRoutes: RouteSpec[] = [
  * as a secret acts for its own session only); with the API key it must be a session of the account (else 404).
  */
 function sessionNamed(bodyId: string | undefined, authenticated: string | undefined, accountId: string, now: number, services: Services): void {
-  if (authenticated !== undefined) requestedSession(undefined, bodyId ?? authenticated, authenticated);
+  if (authenticated !== undefined) requestedSession(undefined, bodyId, authenticated);
   else if (bodyId !== undefined) services.sessions.get(accountId, bodyId);
 }
 
