@@ -2,7 +2,7 @@
 // committed, a write in the group commit together with its idempotency record — then the answer: the response
 // object, a committed failure (Outcome), or a thrown error that undid everything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_PREFIX } from '../../contract/common.js';
+import { API_PREFIX, EmptyQuery } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
 import { jsonTextOf } from '../domain/json.js';
 import { runSteps, type Steps } from '../store/steps.js';
@@ -35,15 +35,23 @@ export interface ServeOptions {
   known: KnownPaths;
 }
 
-/** Registers `spec` as a fastify route whose handler executes it. */
+/**
+ * Registers `spec` as a fastify route whose handler executes it. The one rule for query strings: a key the route
+ * does not take is 400 parameter_unknown on every route, so a route without a query schema takes none
+ * (docs/api.md "Errors").
+ */
 export function serveRoute(app: FastifyInstance, spec: RouteSpec, opts: ServeOptions): void {
   const url = API_PREFIX + spec.url;
+  const query = spec.query ?? EmptyQuery;
+  if ((query as { additionalProperties?: unknown }).additionalProperties !== false) {
+    throw new Error(`${spec.operationId}: a query schema must refuse unknown keys (additionalProperties: false)`);
+  }
   opts.known.add(spec.method, url);
   app.route({
     method: spec.method,
     url,
     config: { spec },
-    schema: Object.fromEntries(Object.entries({ body: spec.body, querystring: spec.query, params: spec.params }).filter(([, v]) => v !== undefined)),
+    schema: Object.fromEntries(Object.entries({ body: spec.body, querystring: query, params: spec.params }).filter(([, v]) => v !== undefined)),
     ...(spec.body ? { preValidation: noBodyAsEmpty } : {}),
     handler: (request, reply) => execute(spec, request, reply, opts),
   });
