@@ -48,3 +48,37 @@ describe('"Live-service parity"', () => {
     }
   });
 });
+
+describe('"Errors"', () => {
+  /** Requests and the `parameter_invalid` message the server answers each with. */
+  const examples: Array<{ path: string; body: unknown; message: string }> = [
+    { path: '/create-session', body: { amount: 100, currency: 'usd', success_url: 'not-a-url' }, message: 'Invalid success_url: must be an absolute http or https URL (https://…).' },
+    { path: '/create-session', body: { amount: 100, currency: 'usd1' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
+    { path: '/create-session', body: { amount: 100, currency: 'us' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
+    { path: '/create-session', body: { amount: 100, currency: 'u$d' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
+    { path: '/create-session', body: { amount: 100, currency: 'XYZ' }, message: 'Invalid currency: "XYZ" is not an ISO 4217 currency code.' },
+    { path: '/create-session', body: { amount: 100, currency: 'usd', metadata: { ['k'.repeat(41)]: 'v' } }, message: `Invalid metadata: key "${'k'.repeat(41)}" is too long: keys must be at most 40 characters.` },
+  ];
+
+  it('the parameter_invalid messages it quotes are the ones the server sends', async () => {
+    for (const e of examples) {
+      const res = await s.request('POST', e.path, { body: e.body });
+      expect({ status: res.status, code: res.body.error?.code, message: res.body.error?.message }, JSON.stringify(e.body)).toEqual({ status: 400, code: 'parameter_invalid', message: e.message });
+    }
+    const paragraph = section('## Errors').slice(section('## Errors').indexOf('`parameter_invalid` messages'));
+    const quoted = [...paragraph.slice(0, paragraph.indexOf('\n\n')).replaceAll('\n', ' ').matchAll(/`(Invalid [^`]+)`/g)].map((m) => m[1]!);
+    expect(quoted.length).toBeGreaterThan(2);
+    for (const q of quoted) {
+      // "…" in a quote stands for the value
+      const re = new RegExp(`^${q.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`);
+      expect(examples.some((e) => re.test(e.message) || e.message === q), q).toBe(true);
+    }
+  });
+
+  it('one type for each code: both list cursors at once are a validation_error, as its table row says', async () => {
+    const res = await s.request('GET', '/sessions?starting_after=a&ending_before=b');
+    const row = tableRows(section('## Errors')).find((r) => r[2] === 'parameter_invalid')!;
+    expect(row[1]).toBe('validation_error');
+    expect(res.body.error).toMatchObject({ type: row[1], code: 'parameter_invalid', param: 'ending_before' });
+  });
+});

@@ -1,6 +1,8 @@
 // Handlers run inside the request's transaction, so a route handler is synchronous by type: test/types/handlers.ts
 // declares an async handler (and a thenable one) under @ts-expect-error. If either compiled, the directive would be
-// unused and tsc would fail; a synchronous handler and a committed failure (Outcome) must compile.
+// unused and tsc would fail; a synchronous handler and a committed failure (Outcome) must compile. Likewise
+// test/types/errors.ts: a `parameter_*` code given to errors.invalidRequest does not compile (one place decides an
+// error's type, docs/api.md "Errors").
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const require = createRequire(import.meta.url);
 
 describe('route handlers', () => {
-  it('returning a Promise does not compile; a synchronous answer or Outcome does', { timeout: 60_000 }, () => {
+  it('returning a Promise does not compile; a synchronous answer or Outcome does; nor does a parameter_* invalid_request_error', { timeout: 60_000 }, () => {
     const tsc = require.resolve('typescript/bin/tsc');
     const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
     let output = '';

@@ -272,7 +272,7 @@ describe('list-sessions (own server: a known set of sessions)', () => {
     expectError(await list('?limit=ten'), 400, 'validation_error', 'parameter_invalid', 'limit');
     expectError(await list('?status=open'), 400, 'validation_error', 'parameter_invalid', 'status');
     expectError(await list('?colour=red'), 400, 'validation_error', 'parameter_unknown', 'colour');
-    expectError(await list(`?starting_after=${ids[3]}&ending_before=${ids[5]}`), 400, 'invalid_request_error', 'parameter_invalid');
+    expectError(await list(`?starting_after=${ids[3]}&ending_before=${ids[5]}`), 400, 'validation_error', 'parameter_invalid', 'ending_before');
     expectError(await list('?starting_after=0190a8b0-0000-7000-8000-000000000003'), 400, 'invalid_request_error', 'resource_missing', 'starting_after');
   });
 });

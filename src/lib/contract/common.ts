@@ -15,8 +15,12 @@ export const Metadata = Type.Unsafe<Record<string, string>>({
   description: 'Key-value pairs: at most 50 keys, keys up to 40 characters, string values up to 500 characters.',
 });
 
-/** Three-letter ISO 4217 code, any case on input, UPPERCASE on output. */
-export const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
+/**
+ * Three-letter ISO 4217 code, any case on input, UPPERCASE on output. The pattern alone says the length, so that
+ * every currency that is not three letters (`us`, `usd1`, `u$d`) gets one message: "must be a three-letter ISO 4217
+ * currency code" (docs/api.md "Errors"); three letters that are no currency are refused by domain/values.ts.
+ */
+export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 currency code' });
 
 /** After the scheme: a host start, then no whitespace or control character anywhere. */
 const URL_REST = '://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007f]*$';

@@ -62,7 +62,11 @@ export const errors = {
       param,
       message: `Received unknown parameter: ${param}.${didYouMean ? ` Did you mean ${didYouMean}?` : ''}`,
     }),
-  invalidRequest: (code: string, message: string, param?: string) =>
+  /**
+   * 400 `invalid_request_error`. Not for the `parameter_*` codes: those are validation errors, made by the three
+   * above (docs/api.md "Errors"), so a `parameter_*` code here does not compile.
+   */
+  invalidRequest: <C extends string>(code: C extends `parameter_${string}` ? never : C, message: string, param?: string) =>
     new ServiceError({ status: 400, type: 'invalid_request_error', code, message, param }),
   invalidJson: (detail: string) =>
     new ServiceError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Invalid JSON in the request body: ${detail}` }),

@@ -21,7 +21,7 @@ export interface ListOptions {
  */
 export function seqCursor(opts: { starting_after?: string; ending_before?: string }, seqOf: (id: string) => number | undefined): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
   if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
-    throw errors.invalidRequest('parameter_invalid', 'starting_after and ending_before cannot be used together.', 'ending_before');
+    throw errors.parameterInvalid('ending_before', 'cannot be used together with starting_after');
   }
   const order = opts.ending_before !== undefined ? 'ASC' : 'DESC';
   const cursorId = opts.starting_after ?? opts.ending_before;
