@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { advance } from '../payments/util.js';
 
 const docs = readFileSync(fileURLToPath(new URL('../../docs/api.md', import.meta.url)), 'utf8');
 
@@ -80,5 +81,23 @@ describe('"Errors"', () => {
     const row = tableRows(section('## Errors')).find((r) => r[2] === 'parameter_invalid')!;
     expect(row[1]).toBe('validation_error');
     expect(res.body.error).toMatchObject({ type: row[1], code: 'parameter_invalid', param: 'ending_before' });
+  });
+});
+
+describe('"Idempotency"', () => {
+  it('names the clock the 24 h lifetime runs on — real time — and the test clock does not expire a key', async () => {
+    const text = section('## Idempotency');
+    expect(text).toMatch(/Lifetime: 24 h from first use, in real time[^.]*not the account's test clock/);
+    const t = await startTestServer({ memory: true }); // its own: the test clock moves
+    try {
+      const create = () => t.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, headers: { 'idempotency-key': 'clock-test' } });
+      const first = await create();
+      await advance(t, 2 * 86_400);
+      const again = await create();
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+    } finally {
+      await t.close();
+    }
   });
 });
