@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -55,5 +56,23 @@ describe("README's command table", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('README "Output and exit codes"', () => {
+  it("says what --json prints when the failure is the CLI's own: usage_error and the other codes the API never sends", async () => {
+    const section = readme.slice(readme.indexOf('## Output and exit codes'), readme.indexOf('\n## ', readme.indexOf('## Output and exit codes') + 1)).replace(/\s+/g, ' ');
+    const r = await runCli(['sessions', 'get', '--json']);
+    expect(r.code).toBe(2);
+    const body = r.json();
+    expect(body.error.code).toBe('usage_error');
+    expect(section).toContain('`usage_error`');
+    expect(section).toMatch(/codes? the API never sends/);
+    // and the API's own list of codes has none of them
+    const apiDocs = readFileSync(`${root}docs/api.md`, 'utf8');
+    for (const code of ['usage_error', 'configuration_error', 'connection_error']) {
+      expect(section).toContain(`\`${code}\``);
+      expect(apiDocs).not.toContain(code);
+    }
   });
 });
