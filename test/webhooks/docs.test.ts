@@ -28,6 +28,17 @@ describe('docs/api.md "Signatures"', () => {
     expect(signatureHeader(body, secret, timestamp)).toBe(header);
     expect(verifyWebhook(body, header, secret, { now: () => timestamp }).id).toBe(JSON.parse(body).id);
   });
+
+  it('"Receiving webhooks": `now` is Unix seconds, a number or a function returning one, as the section says', () => {
+    const docs = readFileSync(join(root, 'docs/api.md'), 'utf8');
+    const receiving = docs.slice(docs.indexOf('### Receiving webhooks')).replace(/\s+/g, ' ');
+    expect(receiving).toMatch(/`now` \(Unix seconds: a number, or a function that returns one/);
+    const secret = 'whsec_now';
+    const body = '{"id":"evt_now","object":"event","type":"payment.captured","created":1767225600,"livemode":false,"data":{"object":{}}}';
+    const header = signatureHeader(body, secret, 1767225600);
+    expect(verifyWebhook(body, header, secret, { now: 1767225600 + 300 }).id).toBe('evt_now');
+    expect(() => verifyWebhook(body, header, secret, { now: 1767225600 + 301 })).toThrow(expect.objectContaining({ code: 'timestamp_outside_tolerance' }));
+  });
 });
 
 describe("the README's receiver", () => {

@@ -21,8 +21,8 @@ export class WebhookSignatureError extends Error {
 export interface VerifyOptions {
   /** How far the header's timestamp may be from now, either way (seconds; default 300). 0 or less: not checked. */
   toleranceSeconds?: number;
-  /** Now, in Unix seconds (default the system clock). */
-  now?: () => number;
+  /** Now, in Unix seconds: a number, or a function that returns one (default the system clock). */
+  now?: number | (() => number);
 }
 
 /**
@@ -50,7 +50,7 @@ export function verifyWebhook(rawBody: string | Uint8Array, signatureHeader: str
 
   const tolerance = opts.toleranceSeconds ?? 300;
   if (tolerance > 0) {
-    const now = opts.now ? opts.now() : Math.floor(Date.now() / 1000);
+    const now = typeof opts.now === 'function' ? opts.now() : (opts.now ?? Math.floor(Date.now() / 1000));
     if (Math.abs(now - parsed.timestamp) > tolerance) {
       throw new WebhookSignatureError('timestamp_outside_tolerance', `The signature's timestamp is more than ${tolerance} s from now: a replayed or delayed delivery.`);
     }
