@@ -101,3 +101,61 @@ describe('"Idempotency"', () => {
     }
   });
 });
+
+describe('"Conventions": timestamps', () => {
+  const bullet = () => section('## Conventions').split('\n- ').find((b) => b.startsWith('Timestamps:'))!.replace(/\s+/g, ' ');
+
+  /** Every property of the response schemas in /openapi.json, with its name and schema. */
+  function responseProperties(doc: any): Array<{ name: string; schema: any; where: string }> {
+    const out: Array<{ name: string; schema: any; where: string }> = [];
+    const walk = (schema: any, where: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      for (const [name, p] of Object.entries<any>(schema.properties ?? {})) {
+        out.push({ name, schema: p, where });
+        walk(p, `${where}.${name}`);
+      }
+      for (const key of ['items', 'anyOf', 'additionalProperties']) {
+        const v = schema[key];
+        if (Array.isArray(v)) v.forEach((b) => walk(b, where));
+        else walk(v, where);
+      }
+    };
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const [status, r] of Object.entries<any>(op.responses)) if (status < '400') walk(r.content['application/json'].schema, `${method} ${path}`);
+      }
+    }
+    return out;
+  }
+
+  it('one rule — the type says the form — and the fields in milliseconds are the ones it names', async () => {
+    const text = bullet();
+    expect(text).toMatch(/an integer is Unix seconds/);
+    expect(text).toMatch(/a string is ISO 8601/);
+    const exception = /Unix milliseconds[^.]*?:([^.]*)\./.exec(text)?.[1] ?? '';
+    const named = new Set([...exception.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));
+    const doc = (await s.request('GET', '/openapi.json', { key: null })).body;
+    const props = responseProperties(doc);
+    const inMs = new Set(props.filter((p) => p.schema.type === 'integer' && /Unix milliseconds/.test(p.schema.description ?? '')).map((p) => p.name));
+    expect(inMs).toEqual(named);
+    // No timestamp is a float or a date without a form: an integer (seconds, or the milliseconds named) or a string.
+    for (const p of props.filter((x) => /(^created$|_at$|At$|timestamp)/.test(x.name))) {
+      const types = (p.schema.anyOf ?? [p.schema]).map((b: any) => b.type).filter((t: string) => t !== 'null');
+      expect(types.length === 1 && ['integer', 'string'].includes(types[0]), `${p.where}.${p.name}: ${JSON.stringify(p.schema)}`).toBe(true);
+    }
+  });
+
+  it("the server answers so: seconds, milliseconds where named, and a bank account's two forms of one instant", async () => {
+    const now = Date.now();
+    const sess = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd', payment_method_types: ['walletone_pay'] } })).body;
+    const wallet = (
+      await s.request('POST', '/walletone-pay-validate-merchant', { body: { session_id: sess.id, validation_url: 'https://wallet.example/start', domain: 'shop.example.com' } })
+    ).body;
+    for (const f of ['epoch_timestamp', 'expires_at']) expect(Math.abs(wallet[f] - now), f).toBeLessThan(3_600_000);
+    const canceled = (await s.request('POST', `/sessions/${sess.id}/cancel`, { body: {} })).body;
+    expect(Math.abs(canceled.canceled_at - now / 1000)).toBeLessThan(3600);
+    const ba = (await s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' } })).body;
+    expect(Math.floor(Date.parse(ba.created_at) / 1000)).toBe(ba.created);
+    expect(bullet()).toContain('`created_at`');
+  });
+});

@@ -53,6 +53,8 @@ export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\
 /** ISO 8601 UTC date-time with milliseconds. */
 export const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601 UTC, milliseconds' });
 export const UnixSeconds = Type.Integer({ description: 'Unix seconds' });
+/** The one exception to "an integer timestamp is Unix seconds": a wallet's merchant session (docs/api.md "Conventions"). */
+export const UnixMilliseconds = Type.Integer({ description: 'Unix milliseconds' });
 /** A Unix-seconds timestamp a request sets: 1970 to the end of 9999 (docs/api.md "Numbers"). */
 export const UnixSecondsInput = Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix seconds' });
 

@@ -1,7 +1,7 @@
 // Payments, routing, 3DS, wallets, the test vault, bank accounts and network tokens
 // (docs/api.md "Payments", "Bank accounts", "3D Secure").
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, HttpsUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixSeconds } from './common.js';
+import { Currency, DateTime, HttpsUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixMilliseconds, UnixSeconds } from './common.js';
 import { NextAction, PaymentMethodType } from './sessions.js';
 
 /** The eleven processors of the local server (contract §7). */
@@ -200,8 +200,9 @@ export const MerchantSession = Type.Object({
   display_name: Type.String(),
   nonce: Type.String(),
   signature: Type.String(),
-  epoch_timestamp: Type.Integer(),
-  expires_at: Type.Integer(),
+  /** Milliseconds: the wallet's own merchant-session form, handed to its payment sheet unchanged. */
+  epoch_timestamp: UnixMilliseconds,
+  expires_at: UnixMilliseconds,
 });
 export type MerchantSession = Static<typeof MerchantSession>;
 
