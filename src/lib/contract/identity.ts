@@ -45,7 +45,7 @@ export type CreateIdentityTokenBody = Static<typeof CreateIdentityTokenBody>;
 export const ListIdentityTokensQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 })),
     type: Type.Optional(IdentityTokenType),
   },
   { additionalProperties: false },

@@ -8,5 +8,8 @@
  */
 export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
 
+/** An `Idempotency-Key`'s length in characters (docs/api.md "Idempotency"): what the server accepts and /openapi.json says. */
+export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;
+
 /** Identity vault token types (docs/api.md "Identity vault"). */
 export const IDENTITY_TOKEN_TYPES = ['ssn', 'ssn_last4', 'ein', 'itin', 'passport', 'drivers_license', 'national_id', 'tax_id', 'custom'] as const;

@@ -3,6 +3,7 @@ import { ErrorBody } from '../contract/common.js';
 import { boundedSchema } from '../contract/numbers.js';
 import type { RouteSpec } from './http/route.js';
 import { VERSION } from './version.js';
+import { IDEMPOTENCY_KEY_LENGTH } from '../contract/limits.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request (validation_error or invalid_request_error)',
@@ -49,6 +50,18 @@ function describeRoute(r: RouteSpec, errorStatuses: number[]): string {
   return `${r.summary}. ${AUTH_TEXT[r.auth]} ${success}; failures (${failures}) carry the error body described in docs/api.md, "Errors".`;
 }
 
+/**
+ * The error statuses a route can answer: 400 (every route validates its query, and its body and path where it has
+ * them), 401 where it takes a credential, 429 and 500 everywhere, and the route's own (`errors`). One list for
+ * /openapi.json and docs/api.md's route tables (routedocs.ts).
+ */
+export function errorStatuses(r: RouteSpec): number[] {
+  return [...new Set([400, ...(r.auth === 'none' ? [] : [401]), 429, 500, ...(r.errors ?? [])])].sort((a, b) => a - b);
+}
+
+/** The `Idempotency-Key` header (docs/api.md "Idempotency"): the lengths the server checks (IdempotencyStore.validateKey). */
+export const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: IDEMPOTENCY_KEY_LENGTH.min, maxLength: IDEMPOTENCY_KEY_LENGTH.max } as const;
+
 /** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document); numbers with their range. */
 const plain = (schema: unknown): unknown => boundedSchema(schema);
 
@@ -70,20 +83,20 @@ export function openApiDocument(baseUrl: string, routes: RouteSpec[]): object {
       params.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, schema: plain(q!.properties![name]) });
     }
     if (r.method !== 'GET' && r.auth !== 'none') {
-      params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } });
+      params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: IDEMPOTENCY_KEY_SCHEMA });
     }
     const responses: Record<string, unknown> = {
       [String(r.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(r.response) } } },
     };
-    const errorStatuses = [...new Set([400, ...(r.auth === 'none' ? [] : [401]), 429, 500, ...(r.errors ?? [])])].sort();
-    for (const s of errorStatuses) {
+    const failures = errorStatuses(r);
+    for (const s of failures) {
       responses[String(s)] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
     }
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.summary,
-      description: describeRoute(r, errorStatuses),
+      description: describeRoute(r, failures),
       tags: [r.tag],
       security: r.auth === 'none' ? [] : r.auth === 'client_secret' ? [{ clientSecret: [] }] : r.auth === 'api_key' ? [{ apiKey: [] }] : [{ apiKey: [] }, { clientSecret: [] }],
       parameters: params,

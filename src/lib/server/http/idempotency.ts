@@ -5,6 +5,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/db.js';
 import { errors, ServiceError } from '../errors.js';
+import { IDEMPOTENCY_KEY_LENGTH } from '../../contract/limits.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** Rows looked at (and deleted) per purge step. */
@@ -96,7 +97,9 @@ export class IdempotencyStore {
   }
 
   static validateKey(key: string): void {
-    if (key.length === 0 || key.length > 255) throw errors.parameterInvalid('Idempotency-Key', 'must be 1 to 255 characters');
+    if (key.length < IDEMPOTENCY_KEY_LENGTH.min || key.length > IDEMPOTENCY_KEY_LENGTH.max) {
+      throw errors.parameterInvalid('Idempotency-Key', `must be ${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters`);
+    }
   }
 
   /**

@@ -29,7 +29,7 @@ export const metaRoutes = (openApi: (baseUrl: string) => object) => [
     summary: 'The OpenAPI 3.1 document of this server, generated from the route schemas',
     tag: 'Meta',
     auth: 'none',
-    response: Type.Object({}, { additionalProperties: true }),
+    response: Type.Object({}, { additionalProperties: true, description: 'the OpenAPI 3.1 document' }),
     handler: ({ baseUrl }) => openApi(baseUrl),
   }),
   defineRoute({
