@@ -1,6 +1,6 @@
 // The documentation's webhook examples are true: docs/api.md's worked signature example is what the code computes,
-// and the README's receiver, run as written (only its port changed), verifies and prints a real delivery and
-// refuses a forged one.
+// and the README's receiver, run as written (only its port changed) in a default CommonJS project, verifies and
+// prints a real delivery and refuses a forged one.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,15 +46,17 @@ describe("the README's receiver", () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const code = /### Receiving webhooks[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1]!;
     expect(code).toContain('.listen(3000)');
-    // A directory where `payorch/webhooks` resolves to this package, as in an application that installed it.
+    // A default `npm init -y` project (CommonJS) where `payorch/webhooks` resolves to this package, as in an
+    // application that installed it; the receiver saved as receiver.js.
     const dir = tempDir();
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs' }));
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(root, join(dir, 'node_modules', 'payorch'), 'dir');
-    writeFileSync(join(dir, 'receiver.mjs'), code.replace('.listen(3000)', '.listen(Number(process.env.PORT), () => console.log("listening"))'));
+    writeFileSync(join(dir, 'receiver.js'), code.replace('.listen(3000)', '.listen(Number(process.env.PORT), () => console.log("listening"))'));
     const port = await closedPort();
     const s = await startTestServer();
     const we = (await s.request('POST', '/webhook-endpoints', { body: { url: `http://127.0.0.1:${port}/`, enabled_events: ['payment_session.created'] } })).body;
-    const child = spawn(process.execPath, [join(dir, 'receiver.mjs')], { env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: we.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(dir, 'receiver.js')], { env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: we.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
       expect((await lines.next()).value).toBe('listening');
