@@ -159,7 +159,7 @@ describe.concurrent('precedence: flags > env > active profile > embedded default
 describe.concurrent('live keys', () => {
   it('a state-changing command without a TTY and without --yes is refused (exit 2) and sends no request', async () => {
     const home = tempDir();
-    expect((await run(['profiles', 'add', 'prod', '--api-key', LIVE_KEY, '--base-url', recorderUrl], { home })).code).toBe(0);
+    expect((await run(['profiles', 'add', 'prod', '--api-key', LIVE_KEY, '--base-url', recorderUrl, '--use'], { home })).code).toBe(0);
     const [list, show] = await Promise.all([run(['profiles', 'list'], { home }), run(['profiles', 'show', 'prod'], { home })]);
     expect(list.stdout).toMatch(/prod\s+LIVE/);
     expect(show.stdout).toMatch(/mode\s+LIVE/);
@@ -185,6 +185,28 @@ describe.concurrent('live keys', () => {
     const read = await run(['sessions', 'list'], { home });
     expect(read.code).toBe(3);
     expect(recorded).toEqual(['GET /functions/v1/sessions']);
+  });
+
+  it('the first profile added is not made active when its key is live (without a terminal); --use or `profiles use` makes it so', async () => {
+    const home = tempDir();
+    const file = join(home, 'config.json');
+    const add = await run(['profiles', 'add', 'live', '--api-key', LIVE_KEY, '--base-url', recorderUrl], { home });
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toBe('Saved profile live (LIVE sk_live_…WXYZ), not active: a live profile becomes active only when asked (`payorch profiles use live`).\n');
+    expect(JSON.parse(readFileSync(file, 'utf8')).active).toBeUndefined();
+    const json = await run(['profiles', 'add', 'live2', '--api-key', LIVE_KEY, '--json'], { home });
+    expect(json.json()).toMatchObject({ name: 'live2', live: true, active: false });
+    // Replacing a test profile that is active with a live key does not leave it active either.
+    expect((await run(['profiles', 'add', 'local', '--api-key', A.apiKey, '--base-url', A.baseUrl], { home })).stdout).toMatch(/, active\.$/m);
+    const replaced = await run(['profiles', 'add', 'local', '--api-key', LIVE_KEY, '--force'], { home });
+    expect(replaced.stdout).toContain('not active');
+    expect(JSON.parse(readFileSync(file, 'utf8')).active).toBeUndefined();
+    // Asked for: --use, or profiles use.
+    expect((await run(['profiles', 'add', 'asked', '--api-key', LIVE_KEY, '--use', '--json'], { home })).json()).toMatchObject({ live: true, active: true });
+    expect((await run(['profiles', 'use', 'live'], { home })).code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).active).toBe('live');
+    // A test key as the first profile is still made active.
+    expect((await run(['profiles', 'add', 'first', '--api-key', A.apiKey, '--base-url', A.baseUrl], { home: tempDir() })).stdout).toMatch(/^Saved profile first \(sk_test_…\w{4}\), active\.$/m);
   });
 
   it('with --yes the request is made; the local server answers 401 livemode_unavailable → exit 3', async () => {

@@ -1,6 +1,8 @@
 // On a terminal (a pseudo-terminal from util-linux `script`): missing flags are prompted for, live-key changes
 // ask for confirmation, colour is used unless NO_COLOR (issue 2, CLI). Skipped where `script` is absent.
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -86,6 +88,22 @@ describe.skipIf(!hasScript).concurrent('on a terminal', () => {
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain(id);
     expect(r.out).not.toMatch(/\x1b\[[0-9;]*m/);
+  });
+
+  it('the first profile added with a live key becomes active only on "yes"', async () => {
+    const live = 'sk_live_' + 'P'.repeat(28) + 'LAST';
+    const question = /Make "prod" the active profile\?/;
+    const homeNo = tempDir();
+    const no = await onTty(['profiles', 'add', 'prod', '--api-key', live], [{ when: question, input: 'n\r' }], { PAYORCH_HOME: homeNo });
+    expect(no.code, no.out).toBe(0);
+    expect(no.out.replace(ANSI, '')).toContain('Saved profile prod (LIVE sk_live_…LAST), not active');
+    expect(JSON.parse(readFileSync(join(homeNo, 'config.json'), 'utf8')).active).toBeUndefined();
+    const homeYes = tempDir();
+    const yes = await onTty(['profiles', 'add', 'prod', '--api-key', live], [{ when: question, input: 'y\r' }], { PAYORCH_HOME: homeYes });
+    expect(yes.code, yes.out).toBe(0);
+    expect(yes.out.replace(ANSI, '')).toContain('Saved profile prod (LIVE sk_live_…LAST), active.');
+    expect(JSON.parse(readFileSync(join(homeYes, 'config.json'), 'utf8')).active).toBe('prod');
+    expect(no.out + yes.out).not.toContain(live);
   });
 
   it('a live key asks before a change: "no" sends nothing, "yes" sends it', async () => {

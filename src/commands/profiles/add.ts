@@ -1,13 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { PROFILE_NAME, readProfiles, saveProfile } from '../../lib/cli/profiles.js';
+import { PROFILE_NAME, activeByDefault, readProfiles, saveProfile } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { parseBaseUrl } from '../../lib/client/url.js';
 
 export default class ProfilesAdd extends BaseCommand {
   static override summary = 'Store an API key (and base URL) under a name';
-  static override description = 'Without --api-key the key is asked for on a terminal (input hidden). The first profile becomes the active one.';
+  static override description = 'Without --api-key the key is asked for on a terminal (input hidden). The first profile becomes the active one, unless its key is live: a live profile becomes active only with --use, `profiles use`, or yes at a terminal.';
   static override examples = ['<%= config.bin %> profiles add local --api-key sk_test_... --base-url http://127.0.0.1:4242/functions/v1'];
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
   static override flags = {
@@ -20,7 +20,8 @@ export default class ProfilesAdd extends BaseCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProfilesAdd);
     if (!PROFILE_NAME.test(args.name)) throw new CliError('Profile names are letters, digits, ".", "_" and "-" (up to 64).', EXIT.USAGE);
-    if (readProfiles().profiles[args.name] && !flags.force) throw new CliError(`Profile "${args.name}" exists; pass --force to replace it.`, EXIT.USAGE);
+    const stored = readProfiles();
+    if (stored.profiles[args.name] && !flags.force) throw new CliError(`Profile "${args.name}" exists; pass --force to replace it.`, EXIT.USAGE);
     const apiKey = await this.need(flags['api-key'], { flag: 'api-key', message: `API key for "${args.name}"`, kind: 'password' });
     if (!/^(sk|rk)_(test|live)_\S+$/.test(apiKey)) throw new CliError('That does not look like an API key (sk_test_… or sk_live_…).', EXIT.USAGE);
     const baseUrl = flags['base-url'];
@@ -31,10 +32,15 @@ export default class ProfilesAdd extends BaseCommand {
         throw new CliError((err as Error).message, EXIT.USAGE);
       }
     }
-    await saveProfile(args.name, baseUrl ? { api_key: apiKey, base_url: baseUrl } : { api_key: apiKey }, flags.use);
-    const data = readProfiles();
+    const live = apiKey.includes('_live_');
+    // A live profile becomes active only when asked: --use, or yes at a terminal. Otherwise every later command
+    // without a key would go to live unnoticed.
+    const byDefault = activeByDefault(stored, args.name);
+    const active = flags.use || (byDefault && (!live || (await this.askIfTerminal(`Make "${args.name}" the active profile? Commands without --profile or a key would then use its LIVE key.`)) === true));
+    await saveProfile(args.name, baseUrl ? { api_key: apiKey, base_url: baseUrl } : { api_key: apiKey }, active);
     // A stored key is never printed whole, --json included (it is not an API object: nothing needs it back).
-    const view = { name: args.name, api_key: maskSecret(apiKey), base_url: baseUrl ?? null, live: apiKey.includes('_live_'), active: data.active === args.name };
-    return this.print(view, () => `Saved profile ${args.name} (${view.live ? 'LIVE ' : ''}${view.api_key})${view.active ? ', active' : ''}.`);
+    const view = { name: args.name, api_key: maskSecret(apiKey), base_url: baseUrl ?? null, live, active: readProfiles().active === args.name };
+    const held = byDefault && !view.active ? `, not active: a live profile becomes active only when asked (\`payorch profiles use ${args.name}\`)` : '';
+    return this.print(view, () => `Saved profile ${args.name} (${live ? 'LIVE ' : ''}${view.api_key})${view.active ? ', active' : held}.`);
   }
 }

@@ -11,7 +11,7 @@ import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
 import { reportError } from './report.js';
 import { pageOrAll, type AllCall, type AllList, type ListFlagValues, type PageCall } from './list.js';
-import { ask, askInteger, confirm, declined, type AskOptions } from './prompt.js';
+import { ask, askInteger, confirm, declined, interactive, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
 import { parseBaseUrl } from '../client/url.js';
 import { API_PREFIX } from '../contract/prefix.js';
@@ -107,6 +107,11 @@ export abstract class BaseCommand extends Command {
     if (value !== undefined && String(value).trim() !== '') return value;
     if (opts.kind === 'integer') return (await askInteger({ ...opts, json: this.jsonMode }, this.io)) as T;
     return (await ask({ ...opts, json: this.jsonMode }, this.io)) as T;
+  }
+
+  /** A yes/no question when there is a terminal to ask on (and not --json); undefined when there is none. */
+  protected async askIfTerminal(message: string): Promise<boolean | undefined> {
+    return interactive(this.jsonMode, this.io) ? confirm(message, this.jsonMode, this.io) : undefined;
   }
 
   /** A yes/no question (a terminal is required unless --yes); "no" ends the command with exit 2. */

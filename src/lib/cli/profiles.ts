@@ -78,14 +78,23 @@ async function conf() {
   });
 }
 
-export async function saveProfile(name: string, profile: Profile, makeActive: boolean): Promise<void> {
+/**
+ * Whether saving profile `name` makes it the active one unless told otherwise: there is no active profile, or one
+ * that no longer exists (a hand-edited file), or `name` is the active one being replaced. `profiles add` makes a
+ * live profile active only when asked (README "Profiles").
+ */
+export function activeByDefault(data: ProfileData, name: string): boolean {
+  return !data.active || !Object.hasOwn(data.profiles, data.active) || data.active === name;
+}
+
+/** Saves `profile` as `name`; `active`: it becomes the active profile, else it is not (nor left) the active one. */
+export async function saveProfile(name: string, profile: Profile, active: boolean): Promise<void> {
   const c = await conf();
   // Adding a profile again keeps its listener secret, so that a `.env` holding it keeps working.
   const kept = Object.hasOwn(c.get('profiles'), name) ? c.get('profiles')[name]?.listen_secret : undefined;
   c.set(`profiles`, { ...c.get('profiles'), [name]: kept && !profile.listen_secret ? { ...profile, listen_secret: kept } : profile });
-  const active = c.get('active');
-  // No active profile, or one that no longer exists (a hand-edited file): the new one takes its place.
-  if (makeActive || !active || !Object.hasOwn(c.get('profiles'), active)) c.set('active', name);
+  if (active) c.set('active', name);
+  else if (c.get('active') === name) c.delete('active');
 }
 
 export async function setActive(name: string): Promise<void> {
