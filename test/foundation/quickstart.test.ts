@@ -2,7 +2,7 @@
 // binary, no terminal, a fresh PAYORCH_HOME per scenario. Every server a scenario starts is stopped at the end
 // (by the registry `server stop --all` reads, and by pid as a backstop).
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -178,26 +178,44 @@ describe.concurrent('quick start → server, same data (finding 5)', () => {
   }, T);
 });
 
-describe.concurrent('hosted-page links nothing serves say how to serve them (finding 4)', () => {
-  it('the embedded default and `sessions open` name `payorch server start`', async () => {
+describe.concurrent('hosted-page links follow the server that serves the data now (finding 4; issue 30, item 8)', () => {
+  it('a session made in process links to the server started later on another port; `sessions open` prints that link, or how to serve it', async () => {
     const { cli } = newHome();
-    // a session made while a server ran on the default data directory (port 0), then the server stopped
+    const made = await cli(['sessions', 'create', '--amount', '500', '--currency', 'usd', '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    // the in-process default: its links name 4242 (where `server start` listens), and it says so
+    expect(made.stderr).toMatch(/pages \(checkout, 3DS\) are served only while `payorch server start` runs/);
+    const id = made.json().id as string;
+    expect(made.json().fallback_url).toBe(`http://127.0.0.1:4242/functions/v1/pay/${id}`);
+
+    // a server for the same data on a port of its own (as when 4242 belongs to another data directory)
     const started = await cli(['server', 'start', '--port', '0', '--detach', '--json']);
+    expect(started.code, started.stderr).toBe(0);
     pids.add(started.json().pid);
-    const port = new URL(started.json().base_url).port;
-    const id = (await cli(['sessions', 'create', '--amount', '500', '--currency', 'usd', '--json'])).json().id;
+    const base = started.json().base_url as string;
+    expect((await cli(['sessions', 'get', id, '--json'])).json().fallback_url).toBe(`${base}/pay/${id}`);
     const served = await cli(['sessions', 'open', id]);
     expect(served.code, served.stderr).toBe(0);
-    expect(served.stderr).not.toMatch(/Nothing serves/);
+    expect(served.stdout).toBe(`${base}/pay/${id}\n`);
+    expect(served.stderr).not.toMatch(/Nothing serves|does not serve/);
+    expect((await fetch(`${base}/pay/${id}`)).status).toBe(200);
     expect((await cli(['server', 'stop'])).code).toBe(0);
 
-    const open = await cli(['sessions', 'open', id]);
-    expect(open.code, open.stderr).toBe(0);
-    expect(open.stdout.trim()).toBe(`http://127.0.0.1:${port}/functions/v1/pay/${id}`);
-    expect(open.stderr).toContain(`Nothing serves http://127.0.0.1:${port} now: \`payorch server start --port ${port}\` serves this page`);
-    // the in-process default says where its pages come from
-    const made = await cli(['sessions', 'create', '--amount', '500', '--currency', 'usd']);
-    expect(made.stderr).toMatch(/pages \(checkout, 3DS\) are served only while `payorch server start` runs/);
+    // nothing serves this data now, and 4242 answers for something else (held here, or by another server): the
+    // hint says so, rather than nothing (the page would 404 there) or "start a server" on a port that is taken
+    const holder = createServer((_req, res) => res.writeHead(404).end());
+    const held = await new Promise<boolean>((resolve) => holder.once('error', () => resolve(false)).listen(4242, '127.0.0.1', () => resolve(true)));
+    try {
+      const open = await cli(['sessions', 'open', id]);
+      expect(open.code, open.stderr).toBe(0);
+      expect(open.stdout).toBe(`http://127.0.0.1:4242/functions/v1/pay/${id}\n`);
+      const taken = 'http://127.0.0.1:4242 does not serve this page (another server holds that port): `payorch server start --port 0` serves the default data directory on a free port';
+      // (held by another process instead, which may have let go of it meanwhile: then the other true answer)
+      if (held) expect(open.stderr).toContain(taken);
+      else expect([taken, 'Nothing serves http://127.0.0.1:4242 now: `payorch server start` serves this page'].some((hint) => open.stderr.includes(hint)), open.stderr).toBe(true);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   }, T);
 });
 

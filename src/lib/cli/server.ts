@@ -15,16 +15,21 @@ import { CliError, EXIT } from './errors.js';
 export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
 
 /** GET {baseUrl}/health over node:http (no undici needed for one probe). */
-export function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<boolean> {
+export async function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<boolean> {
+  return (await probeStatus(`${baseUrl}/health`, timeoutMs)) === 200;
+}
+
+/** The status a GET of `url` answers, or undefined when nothing answers (refused, timed out). */
+function probeStatus(url: string, timeoutMs: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const req = request(`${baseUrl}/health`, { method: 'GET', timeout: timeoutMs }, (res) => {
+    const req = request(url, { method: 'GET', timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve(res.statusCode === 200);
+      resolve(res.statusCode);
     });
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve(undefined));
     req.on('timeout', () => {
       req.destroy();
-      resolve(false);
+      resolve(undefined);
     });
     req.end();
   });
@@ -339,8 +344,10 @@ export async function localServer(autoStart: boolean, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * For a hosted-page link (checkout, 3DS) on a loopback server: how to serve it when nothing answers there
- * now (the embedded server has no socket; a background server stops when idle). Undefined when it is served.
+ * For a hosted-page link (checkout, 3DS) on a loopback server: how to serve it when it is not served there now
+ * (the embedded server has no socket, and its links name 4242, where `server start` listens; a background server
+ * stops when idle). The page itself is asked for: a server of another data directory on that port answers, but
+ * not with this page. Undefined when it is served.
  */
 export async function unservedPageHint(url: string): Promise<string | undefined> {
   let u: URL;
@@ -350,8 +357,11 @@ export async function unservedPageHint(url: string): Promise<string | undefined>
     return undefined;
   }
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return undefined;
-  const base = url.slice(0, Math.max(url.indexOf('/pay/'), 0)) || u.origin;
-  if (await probeHealth(base, 1000)) return undefined;
+  const status = await probeStatus(url, 1000);
+  if (status === 200) return undefined;
+  if (status !== undefined) {
+    return `${u.origin} does not serve this page (another server holds that port): \`payorch server start --port 0\` serves the default data directory on a free port, and links then name that server.`;
+  }
   const port = u.port && u.port !== '4242' ? ` --port ${u.port}` : '';
   return `Nothing serves ${u.origin} now: \`payorch server start${port}\` serves this page (data of the default data directory).`;
 }

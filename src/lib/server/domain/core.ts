@@ -20,8 +20,8 @@ export interface PaymentsConfig {
 export interface ServerConfig {
   /** Routing rules and processors down at start (payments area). */
   payments?: PaymentsConfig;
-  /** The server's base URL (links inside objects recorded by due work, e.g. an invoice's hosted_invoice_url). */
-  publicUrl?: () => string;
+  /** The server's base URL now: links to its hosted pages are made from it on every read (links.ts). */
+  publicUrl: () => string;
 }
 
 export interface CoreServices {

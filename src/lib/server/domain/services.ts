@@ -33,7 +33,7 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
     events,
     config,
     accounts: new Accounts(store),
-    sessions: new Sessions(store, sealer, events, hooks),
+    sessions: new Sessions(store, sealer, events, hooks, config.publicUrl),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.
   const ledger = createLedgerArea(core);

@@ -13,6 +13,7 @@ import type { DueWork } from './due.js';
 import type { Hooks, SessionPayment, SessionPaymentQuery } from './hooks.js';
 import { withJsonText } from './json.js';
 import { previousAttributes, type Events } from './events.js';
+import { hostedLinks } from './links.js';
 import type { EventType } from '../../contract/events.js';
 
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
@@ -65,6 +66,8 @@ export class Sessions implements DueWork {
     private readonly events: Events,
     /** Other areas react to a session canceling or succeeding, and report its payment (hooks.ts). */
     private readonly hooks: Hooks,
+    /** The server's base URL now, for the checkout page's link (links.ts). */
+    private readonly publicUrl: () => string,
   ) {
     this.collection = new Collection<StoredSession>(store, tables.payment_sessions);
   }
@@ -125,7 +128,7 @@ export class Sessions implements DueWork {
       payment_method_types: s.payment_method_types,
       success_url: s.success_url,
       cancel_url: s.cancel_url,
-      fallback_url: s.fallback_url,
+      fallback_url: hostedLinks.checkout(this.publicUrl(), s.id),
       save_payment_method: s.save_payment_method ?? false,
       metadata: s.metadata,
       cancellation_reason: s.cancellation_reason,
@@ -170,7 +173,7 @@ export class Sessions implements DueWork {
       payment_method_types: body.payment_method_types ?? ['card'],
       success_url: sameOrEither(body.success_url, 'success_url', body.return_url, 'return_url') ?? null,
       cancel_url: body.cancel_url ?? null,
-      fallback_url: `${checkoutBaseUrl}/pay/${id}`,
+      fallback_url: hostedLinks.checkout(checkoutBaseUrl, id),
       save_payment_method: body.save_payment_method ?? false,
       metadata: body.metadata ?? {},
       cancellation_reason: null,

@@ -16,6 +16,7 @@ import { assertBillable, type BillingStore, type StoredCheckout } from './store.
 import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
 import { checkHttpUrl } from '../values.js';
+import { hostedLinks } from '../links.js';
 
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
 
@@ -74,8 +75,10 @@ export class Checkouts {
     this.db.events.record(accountId, type, this.toApi(c), { at, previous });
   }
 
+  /** The API object; its `url` at the server's address now (links.ts). */
   private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
-    return c;
+    const base = this.db.publicUrl();
+    return { ...c, url: c.payment_session ? hostedLinks.checkout(base, c.payment_session) : hostedLinks.checkoutSession(base, c.id) };
   }
 
   create(accountId: string, body: CreateCheckoutSessionBody, now: number, baseUrl: string): CheckoutSession {
@@ -103,7 +106,7 @@ export class Checkouts {
     if (body.mode === 'payment' && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_period_days', 'only with mode "subscription"');
     const amount_total = lines.reduce((a, l) => a + l.amount, 0);
     const id = newId('cks');
-    let url = `${baseUrl}/checkout/${id}`;
+    let url = hostedLinks.checkoutSession(baseUrl, id);
     let payment_session: string | null = null;
     if (body.mode === 'payment') {
       if (amount_total < 1) throw errors.parameterInvalid('line_items', 'the total must be at least 1');

@@ -19,6 +19,7 @@ import { formatMoney } from '../../../format/values.js';
 import type { EventType } from '../../../contract/events.js';
 import type { StoredSubscription } from './store.js';
 import { recordUpdate } from '../record.js';
+import { hostedLinks } from '../links.js';
 
 const DAY = 86_400;
 /** Dunning: automatic retries this many days after the first failed attempt; after the last, uncollectible. */
@@ -57,7 +58,7 @@ export class Invoices {
 
   toApi(inv: StoredInvoice, baseUrl: string, now: number): Invoice {
     const { first_failed_at: _f, action_kind: _k, action_ms: _m, discount, ...rest } = inv;
-    return { ...rest, discount: discountApi(discount, now), hosted_invoice_url: `${baseUrl}/invoice/${inv.id}` };
+    return { ...rest, discount: discountApi(discount, now), hosted_invoice_url: hostedLinks.invoice(baseUrl, inv.id) };
   }
 
   /** The invoice as the API shows it, for events (and for `previous` snapshots taken before a change). */

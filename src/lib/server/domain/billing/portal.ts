@@ -4,6 +4,7 @@ import { isoTime, unixSeconds } from '../../clock.js';
 import { newId } from '../../ids.js';
 import type { BillingStore } from './store.js';
 import { checkHttpUrl } from '../values.js';
+import { hostedLinks } from '../links.js';
 
 export const PORTAL_TTL_MS = 3600 * 1000;
 
@@ -19,15 +20,20 @@ export class Portals {
       object: 'portal_session',
       customer: customer.id,
       return_url: body.return_url ?? null,
-      url: `${baseUrl}/portal/${id}`,
+      url: hostedLinks.portal(baseUrl, id),
       created: unixSeconds(now),
       expires_at: isoTime(now + PORTAL_TTL_MS),
       livemode: false,
     };
-    return this.db.portals.insert(accountId, p);
+    return this.toApi(this.db.portals.insert(accountId, p));
   }
 
   get(accountId: string, id: string): PortalSession {
-    return this.db.portals.require(accountId, id, 'portal_session', 'portal_session_id');
+    return this.toApi(this.db.portals.require(accountId, id, 'portal_session', 'portal_session_id'));
+  }
+
+  /** Its `url` at the server's address now (links.ts). */
+  private toApi(p: PortalSession): PortalSession {
+    return { ...p, url: hostedLinks.portal(this.db.publicUrl(), p.id) };
   }
 }

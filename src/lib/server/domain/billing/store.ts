@@ -64,8 +64,8 @@ export class BillingStore {
     readonly store: Store,
     /** The event log: every change of a billing object records its event here, in the change's transaction. */
     readonly events: Events,
-    /** The server's base URL, for links in recorded objects (an invoice's hosted_invoice_url). */
-    readonly publicUrl: () => string = () => '',
+    /** The server's base URL now, for links to its hosted pages (links.ts). */
+    readonly publicUrl: () => string,
   ) {
     this.customers = new Collection<Customer>(store, tables.customers);
     this.products = new Collection<StoredProduct>(store, tables.products);

@@ -26,6 +26,6 @@ export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; du
   for (const rule of routing) for (const id of rule.candidates) if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
   const cards = new Cards(core.store, core.events);
   const bankAccounts = new BankAccounts(core.store, core.sealer, core.events);
-  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, events: core.events, sessions: core.sessions, cards, bankAccounts, processors, routing });
+  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, events: core.events, sessions: core.sessions, cards, bankAccounts, processors, routing, publicUrl: core.config.publicUrl });
   return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments.ach] };
 }

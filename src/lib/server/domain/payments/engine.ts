@@ -48,6 +48,8 @@ export interface PaymentsDeps {
   bankAccounts: BankAccounts;
   processors: ProcessorRegistry;
   routing: RoutingRule[];
+  /** The server's base URL now, for the links in `next_action` (links.ts). */
+  publicUrl: () => string;
 }
 
 export class PaymentsEngine implements Charger {
@@ -71,7 +73,7 @@ export class PaymentsEngine implements Charger {
       const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.records.ofSession(accountId, sessionId).at(-1);
       if (!p) return;
       // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
-      query.payment = { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p) };
+      query.payment = { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p, this.d.publicUrl()) };
     });
   }
 

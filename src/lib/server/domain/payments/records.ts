@@ -10,6 +10,7 @@ import type { Events } from '../events.js';
 import type { CardOutcome } from '../testcards.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
+import { hostedLinks } from '../links.js';
 import type { AchOutcome } from './bankaccounts.js';
 
 /** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
@@ -50,16 +51,25 @@ export function apiStatus(p: StoredPayment): PaymentStatus {
   return challenged ? 'requires_action' : p.status;
 }
 
-/** The next action the API shows (earlier versions stored `{type: "threeds_challenge", url}`). */
-export function apiNextAction(p: StoredPayment): Payment['next_action'] {
+/**
+ * The next action the API shows (earlier versions stored `{type: "threeds_challenge", url}`): the challenge on the
+ * session's checkout page at the server's address now (`base`, links.ts), and back to that page afterwards unless
+ * the session named a return_url (stored as given; the default was stored as the challenge's page).
+ */
+export function apiNextAction(p: StoredPayment, base: string): Payment['next_action'] {
   const next = p.next_action;
-  return next && { type: 'redirect_to_url', url: next.url, redirect_to_url: next.redirect_to_url ?? { url: next.url, return_url: next.url.split('?')[0]! } };
+  if (!next) return null;
+  const page = next.url.split('?')[0]!;
+  const returnUrl = next.redirect_to_url?.return_url ?? page;
+  if (!p.session_id) return { type: 'redirect_to_url', url: next.url, redirect_to_url: { url: next.url, return_url: returnUrl } };
+  const url = hostedLinks.threeds(base, p.session_id);
+  return { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl === page ? hostedLinks.checkout(base, p.session_id) : returnUrl } };
 }
 
 export class PaymentRecords {
   readonly collection: Collection<StoredPayment>;
 
-  constructor(private readonly d: { store: Store; events: Events; hooks: Hooks }) {
+  constructor(private readonly d: { store: Store; events: Events; hooks: Hooks; publicUrl: () => string }) {
     this.collection = new Collection<StoredPayment>(d.store, tables.payments);
   }
 
@@ -77,7 +87,7 @@ export class PaymentRecords {
       bank_account: api.bank_account ? { ...api.bank_account, bank_name: api.bank_account.bank_name ?? null, account_type: api.bank_account.account_type ?? null } : null,
       routing: { attempts: p.attempts.length, selected_psp: p.psp, selection_reason: selection_reason ?? 'routing_rules', is_retry: p.attempts.length > 1 },
       routing_profile_id: routing_profile_id ?? null,
-      next_action: apiNextAction(p),
+      next_action: apiNextAction(p, this.d.publicUrl()),
       three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
     };
   }

@@ -8,6 +8,7 @@ import type { Sessions } from '../sessions.js';
 import { errors } from '../../errors.js';
 import { declineMessage, type ProcessorRegistry } from './processors.js';
 import type { PaymentRecords, StoredPayment } from './records.js';
+import { hostedLinks } from '../links.js';
 
 export class ThreeDS {
   constructor(
@@ -24,8 +25,8 @@ export class ThreeDS {
     // requires_action, not the contract's pending: the live service answers so and its SDK's challenge
     // branch tests for it (docs/api.md "Live-service parity").
     p.status = 'requires_action';
-    const url = `${baseUrl}/pay/${p.session_id}?step=threeds`;
-    p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? `${baseUrl}/pay/${p.session_id}` } };
+    const url = hostedLinks.threeds(baseUrl, p.session_id!);
+    p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? hostedLinks.checkout(baseUrl, p.session_id!) } };
     p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
     return 'requires_action';
   }
