@@ -359,6 +359,28 @@ describe('discoverability (finding 11)', () => {
     const j = await runCli(['sessions', 'lst', '--json']);
     expect(j.code).toBe(2);
     expect(j.json().error.code).toBe('unknown_command');
+    expect(j.json().error.message).toContain('Did you mean `payorch sessions list`?');
+  });
+
+  it('a topic typed alone with a typo gets a suggestion too, exit 2', async () => {
+    const [topic, nested] = await Promise.all([runCli(['sesions']), runCli(['server', 'kyes'])]);
+    expect([topic.code, topic.stderr]).toEqual([2, 'Error: `sesions` is not a payorch command. Did you mean `payorch sessions`? `payorch help` lists the commands.\n']);
+    expect([nested.code, nested.stderr]).toEqual([2, 'Error: `server kyes` is not a payorch command. Did you mean `payorch server keys`? `payorch help` lists the commands.\n']);
+  });
+
+  it('a flag typo gets a suggestion in the CLI\'s words (no usage dump), exit 2; with --json the usage_error body', async () => {
+    const one = await runCli(['sessions', 'list', '--jsno']);
+    expect([one.code, one.stdout, one.stderr]).toEqual([2, '', 'Error: `--jsno` is not a flag of `payorch sessions list`. Did you mean `--json`? `payorch sessions list --help` lists its flags.\n']);
+    const several = await runCli(['sessions', 'get', 'x', '--jsno', '--timout=5', '-q', '--json']);
+    expect(several.code).toBe(2);
+    expect(several.json()).toEqual({
+      error: {
+        type: 'invalid_request_error',
+        code: 'usage_error',
+        message: '`--jsno` (did you mean `--json`?), `--timout=5` (did you mean `--timeout`?), `-q` are not flags of `payorch sessions get`. `payorch sessions get --help` lists its flags.',
+      },
+    });
+    expect(several.stderr).not.toMatch(/USAGE|Nonexistent/);
   });
 
   it('shell completion: `payorch completion bash` completes topics, commands and flags in bash', async () => {

@@ -127,7 +127,7 @@ describe('with a live key, every command that changes state asks (or refuses wit
   it('with --yes: the request is sent', async () => {
     for (const [id, args, stdin] of cases) {
       const out = await runInProcess(id, [...args, '--yes', '--base-url', base(), '--api-key', live], { stdin });
-      expect(out.stderr, id).not.toContain('Nonexistent flag');
+      expect(out.stderr, id).not.toMatch(/Nonexistent flag|not a flag of|not flags of/);
       expect(out.requests.length, id).toBeGreaterThan(0);
     }
     r.seen.length = 0;

@@ -57,7 +57,7 @@ export abstract class BaseCommand extends Command {
     options?: Interfaces.Input<F, B, A>,
     argv?: string[],
   ): Promise<Interfaces.ParserOutput<F, B, A>> {
-    const out = await super.parse(options, argv);
+    const out = await super.parse(options, argv).catch((err: unknown) => this.unknownFlags(err, options));
     const def = (options ?? this.ctor) as { args?: Record<string, { required?: boolean }>; flags?: Record<string, { required?: boolean }> };
     for (const [name, value] of Object.entries(out.args as Record<string, unknown>)) {
       if (typeof value === 'string' && value.trim() === '') throw new CliError(`The ${name.toUpperCase()} argument is blank; give a value.`, EXIT.USAGE);
@@ -66,6 +66,23 @@ export abstract class BaseCommand extends Command {
       if (typeof value === 'string' && value.trim() === '' && def.flags?.[name]?.required) throw new CliError(`--${name} is blank; give a value.`, EXIT.USAGE);
     }
     return out;
+  }
+
+  /**
+   * oclif's "Nonexistent flag" (its message, then the whole usage) becomes a usage error in the CLI's own words,
+   * suggesting the nearest flag the command has; other parse errors go on as they were.
+   */
+  private async unknownFlags(err: unknown, options: { flags?: object; baseFlags?: object } | undefined): Promise<never> {
+    const tokens = (err as { flags?: unknown }).flags;
+    // oclif's NonExistentFlagsError (the parser's only error with a `flags` list), recognized without its class:
+    // bin/run.js may load oclif from its bundle (dist/vendor) rather than node_modules.
+    if (!(err instanceof Error) || !Array.isArray(tokens) || !/^Nonexistent flags?:/.test(err.message)) throw err;
+    const def = options ?? this.ctor;
+    const names = Object.keys({ ...def.baseFlags, ...def.flags });
+    const command = [this.config.bin, ...(this.id ?? '').split(':')].filter(Boolean).join(' ');
+    const { unknownFlagsMessage } = await import('./suggest.js');
+    this.parsed = true; // parsed, and refused: oclif would otherwise warn that the command never parsed its argv
+    throw new CliError(unknownFlagsMessage(tokens as string[], names, command), EXIT.USAGE);
   }
 
   /** Writes a result — with --json exactly the value, else the human text — and returns the value. */
