@@ -6,7 +6,12 @@ import type { ChalkInstance } from 'chalk';
 
 export interface Field<T> {
   label: string;
-  value: (obj: T) => string | number | boolean | null | undefined;
+  /**
+   * The value; several lines (a journal entry's lines, an invoice's items, KYC checks) as an array: the first on
+   * the label's row, each next one on a row of its own under it. Each line is escaped (`printable`) on its own,
+   * so a line break inside data still shows as `\n` and never starts a row.
+   */
+  value: (obj: T) => string | number | boolean | null | undefined | readonly string[];
   /** Colour the value as a status. */
   status?: boolean;
 }
@@ -116,10 +121,14 @@ export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string
   const c = color();
   const width = Math.max(...fields.map((f) => f.label.length));
   const lines = [c.bold(printable(title))];
+  const under = ' '.repeat(2 + width + 2);
   for (const f of fields) {
-    const raw = text(f.value(obj));
-    if (raw === '') continue;
-    lines.push(`  ${c.dim(f.label.padEnd(width))}  ${f.status ? statusText(raw, c) : raw}`);
+    const value = f.value(obj);
+    const rows = (Array.isArray(value) ? value : [value]).map(text).filter((r) => r !== '');
+    if (rows.length === 0) continue;
+    const [first, ...rest] = rows as [string, ...string[]];
+    lines.push(`  ${c.dim(f.label.padEnd(width))}  ${f.status && rest.length === 0 ? statusText(first, c) : first}`);
+    for (const row of rest) lines.push(under + row);
   }
   return lines.join('\n');
 }

@@ -157,7 +157,7 @@ export const invoiceFields: Field<Invoice>[] = [
   { label: 'total', value: (i) => formatMoney(i.total, i.currency) },
   { label: 'paid', value: (i) => formatMoney(i.amount_paid, i.currency) },
   { label: 'remaining', value: (i) => formatMoney(i.amount_remaining, i.currency) },
-  { label: 'lines', value: (i) => i.lines.data.map((l) => `${l.description}: ${formatMoney(l.amount, l.currency)}`).join('\n    ') },
+  { label: 'lines', value: (i) => i.lines.data.map((l) => `${l.description}: ${formatMoney(l.amount, l.currency)}`) },
   { label: 'collection', value: (i) => i.collection_method },
   { label: 'due', value: (i) => formatTime(i.due_date) },
   { label: 'attempts', value: (i) => (i.attempt_count ? String(i.attempt_count) : '') },

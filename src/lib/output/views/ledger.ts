@@ -66,7 +66,7 @@ export const journalFields: Field<JournalEntry>[] = [
   { label: 'id', value: (j) => j.id },
   { label: 'description', value: (j) => j.description },
   { label: 'amount', value: (j) => formatMoney(j.amount, j.currency) },
-  { label: 'lines', value: (j) => j.entries.map((l) => `${l.direction.padEnd(6)} ${l.account_id} ${formatMoney(l.amount, j.currency)}`).join('\n' + ' '.repeat(15)) },
+  { label: 'lines', value: (j) => j.entries.map((l) => `${l.direction.padEnd(6)} ${l.account_id} ${formatMoney(l.amount, j.currency)}`) },
   { label: 'reverses', value: (j) => j.reverses },
   { label: 'reversed by', value: (j) => j.reversed_by },
   { label: 'hold', value: (j) => j.hold_id },

@@ -1,0 +1,77 @@
+// The views support staff read all day (issue 30): multi-line values laid out a line per row, tables that fit
+// the terminal, invoices that say who, and one date format everywhere — commands run in process through their
+// IO seam against a real server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { against } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/inprocess.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ memory: true });
+});
+afterAll(() => s.close());
+
+const run = (id: string, argv: string[], opts: Parameters<typeof runInProcess>[2] = {}) => runInProcess(id, [...argv, ...against(s)], opts);
+
+async function ledgerAccount(name: string, type: 'asset' | 'liability'): Promise<string> {
+  const r = await s.request('POST', '/ledger-accounts', { body: { name, account_type: type, currency: 'usd' } });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+/** The rows of a detail view from the row labelled `label` on: that row and the rows indented under it. */
+function rowsOf(view: string, label: string): string[] {
+  const lines = view.split('\n');
+  const at = lines.findIndex((l) => new RegExp(`^  ${label}\\s`).test(l));
+  expect(at, view).toBeGreaterThanOrEqual(0);
+  const column = lines[at]!.slice(2 + label.length).search(/\S/) + 2 + label.length;
+  const rows = [lines[at]!.slice(column)];
+  for (const l of lines.slice(at + 1)) {
+    if (!/^\s+$/.test(l.slice(0, column)) || l.length <= column) break;
+    rows.push(l.slice(column));
+  }
+  return rows;
+}
+
+describe('multi-line values: a line per row, under the label', () => {
+  it('ledger post and ledger reverse: each line of the journal entry on its own row', async () => {
+    const cash = await ledgerAccount('Cash', 'asset');
+    const wallet = await ledgerAccount('Wallet', 'liability');
+    const posted = await run('ledger post', ['--debit', `${cash}=250`, '--credit', `${wallet}=250`, '--description', 'top-up']);
+    expect(posted.code, posted.stderr).toBe(0);
+    expect(posted.stdout).not.toContain('\\n');
+    expect(rowsOf(posted.stdout, 'lines')).toEqual([`debit  ${cash} 2.50 USD`, `credit ${wallet} 2.50 USD`]);
+    const id = /\b(je_\w+)/.exec(posted.stdout)![1]!;
+
+    const reversed = await run('ledger reverse', [id]);
+    expect(reversed.code, reversed.stderr).toBe(0);
+    expect(reversed.stdout).not.toContain('\\n');
+    expect(rowsOf(reversed.stdout, 'lines')).toEqual([`credit ${cash} 2.50 USD`, `debit  ${wallet} 2.50 USD`]);
+  });
+
+  it('invoices create with several items: one row per line', async () => {
+    const customer = (await s.request('POST', '/customers', { body: { email: 'lines@example.test' } })).body.id;
+    const r = await run('invoices create', ['--customer', customer, '--currency', 'usd', '--item', '500=Setup fee', '--item', '1200=Support, March', '--item', '300=Travel']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\\n');
+    expect(rowsOf(r.stdout, 'lines')).toEqual(['Setup fee: 5.00 USD', 'Support, March: 12.00 USD', 'Travel: 3.00 USD']);
+  });
+
+  it('kyc get: one row per check', async () => {
+    const k = (await s.request('POST', '/kyc-verifications', { body: { customer_id: 'cus_views', verification_level: 'enhanced' } })).body;
+    const r = await run('kyc get', [k.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\\n');
+    expect(rowsOf(r.stdout, 'checks').map((row) => row.split(':')[0])).toEqual(['identity', 'watchlist', 'document', 'address']);
+  });
+
+  it('a line break inside data is still escaped, never a new row', async () => {
+    const customer = (await s.request('POST', '/customers', { body: { email: 'escape@example.test' } })).body.id;
+    const lines = [{ amount: 100, description: 'two\nrows\x1b[2J' }, { amount: 200, description: 'next' }];
+    const inv = (await s.request('POST', '/invoices', { body: { customer, currency: 'usd', lines } })).body;
+    const r = await run('invoices get', [inv.id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(rowsOf(r.stdout, 'lines')).toEqual(['two\\nrows\\x1b[2J: 1.00 USD', 'next: 2.00 USD']);
+  });
+});
