@@ -75,3 +75,17 @@ describe('multi-line values: a line per row, under the label', () => {
     expect(rowsOf(r.stdout, 'lines')).toEqual(['two\\nrows\\x1b[2J: 1.00 USD', 'next: 2.00 USD']);
   });
 });
+
+describe('one date format', () => {
+  it('server status shows when the server started as every view shows times (2026-11-25 18:48:15 UTC), not raw ISO', async () => {
+    const disk = await startTestServer();
+    try {
+      const r = await runInProcess('server status', ['--data-dir', disk.dataDir!]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^ {2}since\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/m);
+      expect(r.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
+    } finally {
+      await disk.close();
+    }
+  });
+});

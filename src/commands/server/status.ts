@@ -3,6 +3,7 @@ import { dataDirFlag, listServers, probeHealth, stopHint } from '../../lib/cli/s
 import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { EXIT } from '../../lib/cli/errors.js';
 import { detailText } from '../../lib/output/render.js';
+import { formatTime } from '../../lib/output/format.js';
 
 export default class ServerStatus extends BaseCommand {
   static override summary = 'Is a server running on the data directory? Lists the other servers payorch started (exit 0 yes, 4 no)';
@@ -36,7 +37,7 @@ export default class ServerStatus extends BaseCommand {
             { label: 'url', value: (v) => v.base_url },
             { label: 'pid', value: (v) => v.pid },
             { label: 'data', value: (v) => v.data_dir },
-            { label: 'since', value: (v) => v.started_at },
+            { label: 'since', value: (v) => formatTime(v.started_at) },
             ...(lock.auto ? [{ label: 'started', value: () => 'in the background for commands with no key; stops when idle' }] : []),
             { label: 'stop', value: () => stopHint({ pid: lock.pid, data_dir: dir }) },
           ])
