@@ -28,22 +28,22 @@ export default class TestCards extends ApiCommand {
         await tableText(v.cards, [
           { header: 'TOKEN', value: (c) => c.token },
           { header: 'NUMBER', value: (c) => c.number },
-          { header: 'BRAND', value: (c) => c.brand },
-          { header: 'RESULT', value: (c) => c.description },
+          { header: 'BRAND', value: (c) => c.brand, optional: true },
+          { header: 'RESULT', value: (c) => c.description, shrink: 'wrap' },
         ]),
         await tableText(v.wallet_tokens, [
           { header: 'WALLET TOKEN', value: (w) => w.token },
-          { header: 'RESULT', value: (w) => w.result },
+          { header: 'RESULT', value: (w) => w.result, shrink: 'wrap' },
         ]),
         await tableText(v.bank_accounts, [
           { header: 'ROUTING', value: (b) => b.routing_number },
           { header: 'ACCOUNT', value: (b) => b.account_number },
-          { header: 'RESULT', value: (b) => b.result },
+          { header: 'RESULT', value: (b) => b.result, shrink: 'wrap' },
         ]),
         `Micro-deposit amounts: ${v.microdeposit_amounts.join(' and ')} cents (either order; ${MICRODEPOSIT_ATTEMPTS} attempts, ${MICRODEPOSIT_TTL_MS / 86_400_000} days).`,
         await tableText(kyc, [
           { header: 'KYC IDENTITY-TOKEN VALUE', value: (k) => k.value },
-          { header: `RESULT (${KYC_PROCESSING_MS / 1000} s after submit, on the account's clock)`, value: (k) => k.result },
+          { header: `RESULT (${KYC_PROCESSING_MS / 1000} s after submit, on the account's clock)`, value: (k) => k.result, shrink: 'wrap' },
         ]),
       ].join('\n\n');
     });

@@ -29,7 +29,7 @@ export default class Trigger extends ApiCommand {
       return this.print(types, () => tableText(types, [
         { header: 'TYPE', value: (t) => t.type },
         { header: 'OBJECT', value: (t) => t.object },
-        { header: 'WHEN', value: (t) => t.when },
+        { header: 'WHEN', value: (t) => t.when, shrink: 'wrap' },
       ]));
     }
     if (args.event === undefined) throw new CliError('Name the event type to trigger (e.g. payment.captured), or pass --list to see them all.', EXIT.USAGE);

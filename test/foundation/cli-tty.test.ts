@@ -36,13 +36,14 @@ const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /**
- * Runs the binary on a pseudo-terminal; each time the output shows `when`, types `input`.
+ * Runs the binary on a pseudo-terminal (`cols` wide, when given); each time the output shows `when`, types `input`.
  * Resolves with the exit code and the output (terminal escapes included).
  */
-function onTty(args: string[], steps: { when: RegExp; input: string }[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+function onTty(args: string[], steps: { when: RegExp; input: string }[], env: Record<string, string> = {}, cols?: number): Promise<{ code: number | null; out: string }> {
   const base: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYORCH_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') base[k] = v;
-  const child = spawn('script', ['-qec', [process.execPath, BIN, ...args].map(quote).join(' '), '/dev/null'], {
+  const run = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const child = spawn('script', ['-qec', cols ? `stty cols ${cols} rows 24 && ${run}` : run, '/dev/null'], {
     env: { ...base, PAYORCH_HOME: tempDir(), TERM: 'xterm', ...env } as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -104,6 +105,16 @@ describe.skipIf(!hasScript).concurrent('on a terminal', () => {
     expect(yes.out.replace(ANSI, '')).toContain('Saved profile prod (LIVE sk_live_…LAST), active.');
     expect(JSON.parse(readFileSync(join(homeYes, 'config.json'), 'utf8')).active).toBe('prod');
     expect(no.out + yes.out).not.toContain(live);
+  });
+
+  it('a table fits the terminal: 80 columns, rows cut to fit, ids whole', async () => {
+    const name = 'Settlement reserve for the marketplace, held for chargebacks and refunds';
+    const id = (await s.request('POST', '/ledger-accounts', { body: { name, account_type: 'liability', currency: 'usd', customer_id: 'cus_tty_fit' } })).body.id;
+    const r = await onTty(['ledger', 'list', '--customer', 'cus_tty_fit', '--base-url', s.baseUrl, '--api-key', s.apiKey], [], { NO_COLOR: '1' }, 80);
+    expect(r.code, r.out).toBe(0);
+    const rows = r.out.replace(ANSI, '').split(/\r?\n/).filter((l) => l.trim());
+    expect(rows.find((l) => l.startsWith(id)), r.out).toMatch(/\sSettlement \S*…\s+active\s+0\.00 USD/);
+    for (const row of rows) expect([...row].length, row).toBeLessThanOrEqual(80);
   });
 
   it('a live key asks before a change: "no" sends nothing, "yes" sends it', async () => {

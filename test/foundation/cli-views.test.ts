@@ -89,3 +89,37 @@ describe('one date format', () => {
     }
   });
 });
+
+describe('tables fit the terminal', () => {
+  const visible = (line: string) => [...line].length;
+
+  it('ledger list in 80 columns: every row fits; ids and amounts whole, names cut with …, low-value columns left out', async () => {
+    const customer = 'cus_a_rather_long_customer_reference_0001';
+    const names = ['Customer wallet for Jenny Rosen, the long-standing customer', 'Cash'];
+    const ids: string[] = [];
+    for (const name of names) {
+      const r = await s.request('POST', '/ledger-accounts', { body: { name, account_type: 'liability', currency: 'usd', customer_id: customer } });
+      ids.push(r.body.id);
+    }
+    const argv = ['--customer', customer];
+    const wide = await run('ledger list', argv, { tty: true, columns: 80 });
+    expect(wide.code, wide.stderr).toBe(0);
+    const lines = wide.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(visible(line), line).toBeLessThanOrEqual(80);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATUS\s+BALANCE\s+AVAILABLE$/);
+    for (const id of ids) expect(wide.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
+    expect(wide.stdout).toMatch(/Customer wallet[^\n]*…\s+active\s+0\.00 USD\s+0\.00 USD$/m);
+
+    // Not a terminal (a pipe, a file): every value whole, as before; --json is the API object.
+    const piped = await run('ledger list', argv);
+    expect(piped.stdout).toContain(names[0]);
+    expect(piped.stdout).toContain(customer);
+    expect(piped.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+TYPE\s+STATUS\s+BALANCE\s+AVAILABLE\s+CUSTOMER$/);
+    const json = await run('ledger list', [...argv, '--json'], { tty: true, columns: 80 });
+    expect(JSON.parse(json.stdout).data.map((a: { name: string }) => a.name)).toEqual([...names].reverse());
+
+    // A terminal wide enough: nothing cut or left out.
+    const roomy = await run('ledger list', argv, { tty: true, columns: 200 });
+    expect(roomy.stdout).toBe(piped.stdout);
+  });
+});

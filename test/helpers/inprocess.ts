@@ -19,7 +19,8 @@ export interface InProcessResult {
 }
 
 /** `id` is the command id with spaces (`sessions get`). */
-export async function runInProcess(id: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; answers?: (string | boolean)[]; stdin?: string } = {}): Promise<InProcessResult> {
+/** `tty`: stdin, stdout and stderr are terminals, `columns` wide (tables fit it). */
+export async function runInProcess(id: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; columns?: number; answers?: (string | boolean)[]; stdin?: string } = {}): Promise<InProcessResult> {
   const cfg = await cliConfig();
   const found = cfg.findCommand(id.split(' ').join(':'));
   if (!found) throw new Error(`no command ${id}`);

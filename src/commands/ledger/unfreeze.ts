@@ -19,7 +19,7 @@ export default class LedgerUnfreeze extends ApiCommand {
     // Only a frozen account can change; anything else goes straight to the server, which answers 409.
     if (!flags.yes && account.status === 'frozen') {
       // The summary goes to stderr: stdout stays the command's result.
-      if (!this.jsonMode) this.io.stderr.write(`${await accountSummary(account, 'About to unfreeze')}\n\n`);
+      if (!this.jsonMode) this.io.stderr.write(`${await this.render(this.io.stderr, () => accountSummary(account, 'About to unfreeze'))}\n\n`);
       const ok = this.isLive
         ? await confirmByTyping(`Unfreeze ledger account ${args.id} with a LIVE key?`, args.id, this.jsonMode, this.io)
         : await confirm(`Unfreeze ledger account ${args.id}?`, this.jsonMode, this.io);

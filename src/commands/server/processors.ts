@@ -27,7 +27,7 @@ export default class ServerProcessors extends ApiCommand {
           header: 'AMOUNT',
           value: (r) => (r.min_amount === undefined && r.max_amount === undefined ? 'any' : `${r.min_amount ?? 0}–${r.max_amount ?? '∞'}`),
         },
-        { header: 'CANDIDATES', value: (r) => r.candidates.join(' → ') },
+        { header: 'CANDIDATES', value: (r) => r.candidates.join(' → '), shrink: 'wrap' },
       ]);
       return `Processors: ${procs}\n\nRouting (first matching rule; at most ${state.max_attempts} attempts, failover on retryable failures):\n${rules}`;
     });

@@ -5,7 +5,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
 import { InvalidBaseUrlError, PayorchError } from '../client/errors.js';
-import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, type Column, type Field } from '../output/render.js';
+import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, withWidth, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
@@ -85,15 +85,26 @@ export abstract class BaseCommand extends Command {
     throw new CliError(unknownFlagsMessage(tokens as string[], names, command), EXIT.USAGE);
   }
 
-  /** Writes a result — with --json exactly the value, else the human text — and returns the value. */
+  /**
+   * Writes a result — with --json exactly the value, else the human text, its tables fitted to the terminal's
+   * width (piped, they keep every value whole) — and returns the value.
+   */
   protected async print<T>(value: T, human: () => string | Promise<string>): Promise<T> {
     if (this.jsonMode) {
       this.io.stdout.write(jsonText(value) + '\n');
       return value;
     }
-    const out = human();
-    this.io.stdout.write(safeText(typeof out === 'string' ? out : await out) + '\n');
+    this.io.stdout.write(safeText(await this.render(this.io.stdout, human)) + '\n');
     return value;
+  }
+
+  /**
+   * A human view to be written on `stream`: its tables fit the stream's width when it is a terminal of a known
+   * size (a pseudo-terminal nobody sized says 0 columns: left as it is).
+   */
+  protected render(stream: CliIO['stdout'], view: () => string | Promise<string>): Promise<string> {
+    const columns = stream.isTTY && stream.columns && stream.columns > 0 ? stream.columns : undefined;
+    return withWidth(columns, async () => view());
   }
 
   protected detail<T>(obj: T, title: string, fields: Field<T>[]): Promise<T> {

@@ -7,6 +7,8 @@ import type { TransportRequest } from '../client/transport.js';
 export interface OutStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  /** A terminal's width in characters (tables fit it). */
+  readonly columns?: number;
 }
 
 /** The questions a command can ask (on a terminal). */
@@ -60,7 +62,7 @@ const readFileSyncFd0 = () => readFileSync(0, 'utf8');
 export const canAsk = (io: CliIO, json = false) => !json && io.stdinIsTTY && Boolean(io.stdout.isTTY);
 
 /** An IO that records what a command writes; `answers` are given to prompts in order. For in-process tests. */
-export function captureIO(opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; answers?: (string | boolean)[]; onRequest?: (req: TransportRequest) => void } = {}): CliIO & { out: string; err: string; exitCode: number } {
+export function captureIO(opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; columns?: number; answers?: (string | boolean)[]; onRequest?: (req: TransportRequest) => void } = {}): CliIO & { out: string; err: string; exitCode: number } {
   const answers = [...(opts.answers ?? [])];
   const next = () => {
     if (answers.length === 0) throw new Error('captureIO: a prompt was shown with no answer left');
@@ -71,8 +73,8 @@ export function captureIO(opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?:
     err: '',
     exitCode: 0,
     setExitCode: (code: number) => void (io.exitCode = code),
-    stdout: { write: (t: string) => void (io.out += t), isTTY: Boolean(opts.tty) },
-    stderr: { write: (t: string) => void (io.err += t), isTTY: Boolean(opts.tty) },
+    stdout: { write: (t: string) => void (io.out += t), isTTY: Boolean(opts.tty), columns: opts.columns },
+    stderr: { write: (t: string) => void (io.err += t), isTTY: Boolean(opts.tty), columns: opts.columns },
     stdinIsTTY: Boolean(opts.tty),
     readStdin: () => opts.stdin ?? '',
     onRequest: opts.onRequest,

@@ -2,6 +2,7 @@
 // scripts (`--json`: exactly the API object). Commands describe *what* to show; this file decides *how*,
 // including the one rule that keeps data from driving the terminal (`printable`). Secrets are masked by the
 // views (mask.ts), never in --json, which is the API's object as it came.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ChalkInstance } from 'chalk';
 
 export interface Field<T> {
@@ -20,6 +21,15 @@ export interface Column<T> {
   header: string;
   value: (obj: T) => string | number | boolean | null | undefined;
   status?: boolean;
+  /**
+   * When the table is wider than the terminal: the value may be shortened, ending in `…` (names, descriptions,
+   * emails, URLs), or with `'wrap'` continued on more lines within its column (reference text, such as what an
+   * event type means). Columns without it are never shortened — a cut id, amount, status or time is worse than
+   * none.
+   */
+  shrink?: boolean | 'wrap';
+  /** When the table is wider than the terminal even with its values shortened: the column may be left out. */
+  optional?: boolean;
 }
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
@@ -133,14 +143,91 @@ export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string
   return lines.join('\n');
 }
 
+const widthScope = new AsyncLocalStorage<number | undefined>();
+
+/**
+ * Runs `render` with the width tables must fit (the terminal's columns), or none (`undefined`: not a terminal —
+ * piped output keeps every value whole, as gh's does). BaseCommand runs every human view through it.
+ */
+export function withWidth<R>(width: number | undefined, render: () => R): R {
+  return widthScope.run(width, render);
+}
+
+const GAP = 3;
+/** A shortened column keeps at least this many characters (or its header, when longer); a wrapped one, more. */
+const MIN_SHRUNK = 8;
+const MIN_WRAPPED = 20;
+/** Optional columns leave before a shortened one gets less than this. */
+const ROOMY = 20;
+
+/**
+ * The columns to show and their widths in `max` characters, from their natural widths: optional columns leave
+ * until shrinkable ones keep some room (ROOMY) — those with nothing in them first, then the others from the
+ * right; one that fits again once a later one left comes back. Shrinkable columns then give way (down to their
+ * minimum) and share the width left evenly. Returns undefined when the table fits as it is. If it cannot fit even so, it is
+ * shown with what is left (the terminal wraps it) rather than cutting an id or an amount.
+ */
+export function fitColumns(
+  natural: number[],
+  columns: (Pick<Column<unknown>, 'header' | 'shrink' | 'optional'> & { empty?: boolean })[],
+  max: number,
+): { shown: number[]; widths: number[] } | undefined {
+  const total = (ws: number[]) => ws.reduce((a, w) => a + w, 0) + GAP * Math.max(0, ws.length - 1);
+  if (total(natural) <= max) return undefined;
+  const atLeast = (floor: number) => (i: number) => {
+    const { shrink, header } = columns[i]!;
+    return shrink ? Math.min(natural[i]!, Math.max(floor, header.length, shrink === 'wrap' ? MIN_WRAPPED : MIN_SHRUNK)) : natural[i]!;
+  };
+  const least = atLeast(MIN_SHRUNK);
+  const roomy = atLeast(ROOMY);
+  const optional = natural.map((_, i) => i).filter((i) => columns[i]!.optional).reverse();
+  const order = [...optional.filter((i) => columns[i]!.empty), ...optional.filter((i) => !columns[i]!.empty)];
+  const shown = natural.map((_, i) => i);
+  const dropped: number[] = [];
+  for (const i of order) {
+    if (total(shown.map(roomy)) <= max) break;
+    shown.splice(shown.indexOf(i), 1);
+    dropped.push(i);
+  }
+  // A column left out early may fit again once a wider one left after it (the last to leave goes back first).
+  for (const i of dropped.reverse()) {
+    const back = [...shown, i].sort((a, b) => a - b);
+    if (total(back.map(roomy)) <= max) shown.splice(0, shown.length, ...back);
+  }
+  const widths = shown.map(least);
+  let spare = max - total(widths);
+  for (;;) {
+    const wanting = shown.flatMap((i, k) => (widths[k]! < natural[i]! ? [k] : []));
+    if (spare <= 0 || wanting.length === 0) break;
+    const share = Math.max(1, Math.floor(spare / wanting.length));
+    for (const k of wanting) {
+      const add = Math.min(share, natural[shown[k]!]! - widths[k]!, spare);
+      widths[k]! += add;
+      spare -= add;
+    }
+  }
+  return { shown, widths };
+}
+
 export async function tableText<T>(rows: T[], columns: Column<T>[]): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const c = color();
-  const table = new Table({
-    head: columns.map((col) => c.bold(col.header)),
-    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-    chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '   ' },
-  });
-  for (const row of rows) table.push(columns.map((col) => (col.status ? statusText(text(col.value(row)), c) : text(col.value(row)))));
-  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+  const cells = rows.map((row) => columns.map((col) => (col.status ? statusText(text(col.value(row)), c) : text(col.value(row)))));
+  const render = (shown: number[], colWidths?: number[]) => {
+    const table = new Table({
+      head: shown.map((i) => c.bold(columns[i]!.header)),
+      ...(colWidths ? { colWidths } : {}),
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP) },
+    });
+    for (const row of cells) table.push(shown.map((i) => (colWidths && columns[i]!.shrink === 'wrap' ? { content: row[i]!, wordWrap: true } : row[i]!)));
+    return { table, text: table.toString().split('\n').map((l) => l.trimEnd()).join('\n') };
+  };
+  const all = columns.map((_, i) => i);
+  const whole = render(all);
+  const max = widthScope.getStore();
+  // cli-table3 has measured every column (colour codes and wide characters counted as the terminal shows them).
+  const described = columns.map((col, i) => ({ ...col, empty: cells.every((row) => row[i] === '') }));
+  const fit = max === undefined ? undefined : fitColumns(whole.table.options.colWidths as number[], described, max);
+  return fit ? render(fit.shown, fit.widths).text : whole.text;
 }

@@ -25,10 +25,10 @@ export const customerFields: Field<Customer>[] = [
 ];
 export const customerColumns: Column<Customer>[] = [
   { header: 'ID', value: (c) => c.id },
-  { header: 'EMAIL', value: (c) => c.email },
-  { header: 'NAME', value: (c) => c.name },
-  { header: 'PAYMENT METHOD', value: (c) => c.default_payment_method },
-  { header: 'CREATED', value: (c) => formatTime(c.created) },
+  { header: 'EMAIL', value: (c) => c.email, shrink: true },
+  { header: 'NAME', value: (c) => c.name, shrink: true },
+  { header: 'PAYMENT METHOD', value: (c) => c.default_payment_method, shrink: true, optional: true },
+  { header: 'CREATED', value: (c) => formatTime(c.created), optional: true },
 ];
 
 export const productFields: Field<Product>[] = [
@@ -45,10 +45,10 @@ export const productFields: Field<Product>[] = [
 ];
 export const productColumns: Column<Product>[] = [
   { header: 'ID', value: (p) => p.id },
-  { header: 'NAME', value: (p) => p.name },
+  { header: 'NAME', value: (p) => p.name, shrink: true },
   { header: 'ACTIVE', value: (p) => String(p.active), status: true },
-  { header: 'DEFAULT PRICE', value: (p) => p.default_price },
-  { header: 'CREATED', value: (p) => formatTime(p.created) },
+  { header: 'DEFAULT PRICE', value: (p) => p.default_price, optional: true },
+  { header: 'CREATED', value: (p) => formatTime(p.created), optional: true },
 ];
 
 export const priceFields: Field<Price>[] = [
@@ -65,11 +65,11 @@ export const priceFields: Field<Price>[] = [
 ];
 export const priceColumns: Column<Price>[] = [
   { header: 'ID', value: (p) => p.id },
-  { header: 'PRODUCT', value: (p) => p.product },
-  { header: 'PRICE', value: priceText },
+  { header: 'PRODUCT', value: (p) => p.product, optional: true },
+  { header: 'PRICE', value: priceText, shrink: true },
   { header: 'TYPE', value: (p) => (p.recurring?.usage_type === 'metered' ? 'metered' : p.type) },
   { header: 'ACTIVE', value: (p) => String(p.active), status: true },
-  { header: 'NICKNAME', value: (p) => p.nickname },
+  { header: 'NICKNAME', value: (p) => p.nickname, shrink: true, optional: true },
 ];
 
 const couponOff = (c: Coupon) => (c.percent_off !== null ? `${c.percent_off}% off` : `${formatMoney(c.amount_off, c.currency)} off`);
@@ -87,7 +87,7 @@ export const couponFields: Field<Coupon>[] = [
 ];
 export const couponColumns: Column<Coupon>[] = [
   { header: 'ID', value: (c) => c.id },
-  { header: 'NAME', value: (c) => c.name },
+  { header: 'NAME', value: (c) => c.name, shrink: true },
   { header: 'DISCOUNT', value: couponOff },
   { header: 'DURATION', value: couponDuration },
   { header: 'REDEEMED', value: (c) => c.times_redeemed },
@@ -113,9 +113,9 @@ export const subscriptionFields: Field<Subscription>[] = [
 export const subscriptionColumns: Column<Subscription>[] = [
   { header: 'ID', value: (s) => s.id },
   { header: 'STATUS', value: (s) => s.status, status: true },
-  { header: 'CUSTOMER', value: (s) => s.customer },
-  { header: 'ITEMS', value: itemsText },
-  { header: 'PERIOD END', value: (s) => formatTime(s.current_period_end) },
+  { header: 'CUSTOMER', value: (s) => s.customer, shrink: true, optional: true },
+  { header: 'ITEMS', value: itemsText, shrink: true },
+  { header: 'PERIOD END', value: (s) => formatTime(s.current_period_end), optional: true },
 ];
 
 export const itemFields: Field<SubscriptionItem>[] = [
@@ -128,7 +128,7 @@ export const itemFields: Field<SubscriptionItem>[] = [
 export const itemColumns: Column<SubscriptionItem>[] = [
   { header: 'ID', value: (i) => i.id },
   { header: 'PRICE', value: (i) => i.price.id },
-  { header: 'AMOUNT', value: (i) => priceText(i.price) },
+  { header: 'AMOUNT', value: (i) => priceText(i.price), shrink: true },
   { header: 'QUANTITY', value: (i) => i.quantity },
 ];
 
@@ -143,7 +143,7 @@ export const usageSummaryColumns: Column<UsageSummary>[] = [
   { header: 'PERIOD START', value: (u) => formatTime(u.period.start) },
   { header: 'PERIOD END', value: (u) => formatTime(u.period.end) },
   { header: 'TOTAL USAGE', value: (u) => u.total_usage },
-  { header: 'INVOICE', value: (u) => u.invoice },
+  { header: 'INVOICE', value: (u) => u.invoice, optional: true },
 ];
 
 export const invoiceFields: Field<Invoice>[] = [
@@ -169,11 +169,11 @@ export const invoiceFields: Field<Invoice>[] = [
 ];
 export const invoiceColumns: Column<Invoice>[] = [
   { header: 'ID', value: (i) => i.id },
-  { header: 'NUMBER', value: (i) => i.number },
+  { header: 'NUMBER', value: (i) => i.number, optional: true },
   { header: 'STATUS', value: (i) => i.status, status: true },
   { header: 'TOTAL', value: (i) => formatMoney(i.total, i.currency) },
-  { header: 'CUSTOMER', value: (i) => i.customer },
-  { header: 'CREATED', value: (i) => formatTime(i.created) },
+  { header: 'CUSTOMER', value: (i) => i.customer, shrink: true },
+  { header: 'CREATED', value: (i) => formatTime(i.created), optional: true },
 ];
 
 export const checkoutFields: Field<CheckoutSession>[] = [
@@ -193,7 +193,7 @@ export const checkoutColumns: Column<CheckoutSession>[] = [
   { header: 'MODE', value: (c) => c.mode },
   { header: 'STATUS', value: (c) => c.status, status: true },
   { header: 'TOTAL', value: (c) => formatMoney(c.amount_total, c.currency) },
-  { header: 'CREATED', value: (c) => formatTime(c.created) },
+  { header: 'CREATED', value: (c) => formatTime(c.created), optional: true },
 ];
 
 export const portalFields: Field<PortalSession>[] = [
@@ -207,6 +207,6 @@ export const portalFields: Field<PortalSession>[] = [
 export const clockFields: Field<ClockState>[] = [{ label: 'now', value: (c) => formatTime(c.now_iso) }];
 export const clockRunColumns: Column<ClockState['ran'][number]>[] = [
   { header: 'AT', value: (r) => formatTime(r.at) },
-  { header: 'WORK', value: (r) => r.name },
+  { header: 'WORK', value: (r) => r.name, shrink: true },
   { header: 'COUNT', value: (r) => r.count },
 ];

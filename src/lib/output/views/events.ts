@@ -23,8 +23,8 @@ export const eventFields: Field<Event>[] = [
 export const eventColumns: Column<Event>[] = [
   { header: 'ID', value: (e) => e.id },
   { header: 'TYPE', value: (e) => e.type },
-  { header: 'OBJECT', value: objectId },
-  { header: 'CREATED', value: (e) => formatTime(e.created) },
+  { header: 'OBJECT', value: objectId, optional: true },
+  { header: 'CREATED', value: (e) => formatTime(e.created), optional: true },
 ];
 
 /** `listen`'s line for an event: time, type, event id, object id — data escaped (printable). */
@@ -67,10 +67,10 @@ export const webhookEndpointWithSecretFields: Field<WebhookEndpointWithSecret>[]
 
 export const webhookEndpointColumns: Column<WebhookEndpoint>[] = [
   { header: 'ID', value: (w) => w.id },
-  { header: 'URL', value: (w) => w.url },
-  { header: 'EVENTS', value: (w) => w.enabled_events.join(',') },
+  { header: 'URL', value: (w) => w.url, shrink: true },
+  { header: 'EVENTS', value: (w) => w.enabled_events.join(','), shrink: true },
   { header: 'ENABLED', value: (w) => (w.enabled ? 'yes' : 'no') },
-  { header: 'CREATED', value: (w) => formatTime(w.created) },
+  { header: 'CREATED', value: (w) => formatTime(w.created), optional: true },
 ];
 
 export const maskedSecret = (s: string) => maskSecret(s);
@@ -78,11 +78,11 @@ export const maskedSecret = (s: string) => maskSecret(s);
 export const deliveryColumns: Column<WebhookDelivery>[] = [
   { header: 'ID', value: (d) => d.id },
   { header: 'STATUS', value: (d) => d.status, status: true },
-  { header: 'EVENT', value: (d) => `${d.event_type} ${d.event}` },
-  { header: 'ENDPOINT', value: (d) => d.webhook_endpoint },
+  { header: 'EVENT', value: (d) => `${d.event_type} ${d.event}`, shrink: true },
+  { header: 'ENDPOINT', value: (d) => d.webhook_endpoint, optional: true },
   { header: 'ATTEMPTS', value: (d) => d.attempts },
   { header: 'LAST', value: (d) => (d.last_response_code ?? d.last_error ?? '') },
-  { header: 'NEXT', value: (d) => formatTime(d.next_attempt_at) },
+  { header: 'NEXT', value: (d) => formatTime(d.next_attempt_at), optional: true },
 ];
 
 /** `logs tail`'s line: time, status, method, path, duration, request id. */

@@ -15,8 +15,8 @@ export const tokenColumns: Column<IdentityToken>[] = [
   { header: 'TOKEN', value: (t) => t.token_id },
   { header: 'TYPE', value: (t) => t.type },
   { header: 'MASKED', value: (t) => t.masked_value },
-  { header: 'FIELD', value: (t) => t.field_name },
-  { header: 'CREATED', value: (t) => formatTime(t.created_at) },
+  { header: 'FIELD', value: (t) => t.field_name, shrink: true, optional: true },
+  { header: 'CREATED', value: (t) => formatTime(t.created_at), optional: true },
 ];
 
 export const kycFields: Field<KycVerification>[] = [
@@ -41,7 +41,7 @@ export const kycColumns: Column<KycVerification>[] = [
   { header: 'ID', value: (k) => k.id },
   { header: 'STATUS', value: (k) => k.status, status: true },
   { header: 'LEVEL', value: (k) => k.verification_level },
-  { header: 'CUSTOMER', value: (k) => k.customer_id },
+  { header: 'CUSTOMER', value: (k) => k.customer_id, shrink: true },
   { header: 'RISK', value: (k) => k.risk_score },
-  { header: 'CREATED', value: (k) => formatTime(k.created_at) },
+  { header: 'CREATED', value: (k) => formatTime(k.created_at), optional: true },
 ];

@@ -23,21 +23,21 @@ export const accountFields: Field<LedgerAccount>[] = [
 
 export const accountColumns: Column<LedgerAccount>[] = [
   { header: 'ID', value: (a) => a.id },
-  { header: 'NAME', value: (a) => a.name },
-  { header: 'TYPE', value: (a) => a.account_type },
+  { header: 'NAME', value: (a) => a.name, shrink: true },
+  { header: 'TYPE', value: (a) => a.account_type, optional: true },
   { header: 'STATUS', value: (a) => a.status, status: true },
   { header: 'BALANCE', value: (a) => formatMoney(a.balance, a.currency) },
   { header: 'AVAILABLE', value: (a) => formatMoney(a.available_balance, a.currency) },
-  { header: 'CUSTOMER', value: (a) => a.customer_id },
+  { header: 'CUSTOMER', value: (a) => a.customer_id, shrink: true, optional: true },
 ];
 
 export const entryColumns: Column<LedgerEntry>[] = [
-  { header: 'ENTRY', value: (e) => e.id },
-  { header: 'JOURNAL ENTRY', value: (e) => e.journal_entry_id },
+  { header: 'ENTRY', value: (e) => e.id, optional: true },
+  { header: 'JOURNAL ENTRY', value: (e) => e.journal_entry_id, optional: true },
   { header: 'TYPE', value: (e) => e.entry_type },
   { header: 'AMOUNT', value: (e) => formatMoney(e.amount, e.currency) },
   { header: 'RUNNING BALANCE', value: (e) => formatMoney(e.running_balance, e.currency) },
-  { header: 'DESCRIPTION', value: (e) => e.description },
+  { header: 'DESCRIPTION', value: (e) => e.description, shrink: true },
   { header: 'CREATED', value: (e) => formatTime(e.created_at) },
 ];
 
@@ -58,8 +58,8 @@ export const holdColumns: Column<Hold>[] = [
   { header: 'HOLD', value: (h) => h.id },
   { header: 'STATUS', value: (h) => h.status, status: true },
   { header: 'AMOUNT', value: (h) => formatMoney(h.amount, h.currency) },
-  { header: 'DESCRIPTION', value: (h) => h.description },
-  { header: 'EXPIRES', value: (h) => formatTime(h.expires_at) },
+  { header: 'DESCRIPTION', value: (h) => h.description, shrink: true },
+  { header: 'EXPIRES', value: (h) => formatTime(h.expires_at), optional: true },
 ];
 
 export const journalFields: Field<JournalEntry>[] = [
@@ -77,8 +77,8 @@ export const journalFields: Field<JournalEntry>[] = [
 export const eventColumns: Column<LedgerAccountEvent>[] = [
   { header: 'WHEN', value: (e) => formatTime(e.created_at) },
   { header: 'EVENT', value: (e) => e.type },
-  { header: 'WHO', value: (e) => (e.api_key_id && e.api_key_id !== e.actor ? `${e.actor} (key ${e.api_key_id})` : e.actor) },
-  { header: 'WHY', value: (e) => e.reason },
+  { header: 'WHO', value: (e) => (e.api_key_id && e.api_key_id !== e.actor ? `${e.actor} (key ${e.api_key_id})` : e.actor), shrink: true },
+  { header: 'WHY', value: (e) => e.reason, shrink: true },
 ];
 
 /** The support-staff view of one account: details (incl. who froze it, why, when), holds, recent entries. */

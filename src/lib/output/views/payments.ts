@@ -29,9 +29,9 @@ export const paymentColumns: Column<Payment>[] = [
   { header: 'ID', value: (p) => p.id },
   { header: 'STATUS', value: (p) => p.status, status: true },
   { header: 'AMOUNT', value: (p) => formatMoney(p.amount, p.currency) },
-  { header: 'METHOD', value: (p) => p.payment_method_type },
-  { header: 'PSP', value: (p) => p.psp },
-  { header: 'CREATED', value: (p) => formatTime(p.created_at) },
+  { header: 'METHOD', value: (p) => p.payment_method_type, optional: true },
+  { header: 'PSP', value: (p) => p.psp, optional: true },
+  { header: 'CREATED', value: (p) => formatTime(p.created_at), optional: true },
 ];
 
 export const threedsFields: Field<ThreeDSResult>[] = [
@@ -61,10 +61,10 @@ export const bankAccountFields: Field<BankAccount>[] = [
 export const bankAccountColumns: Column<BankAccount>[] = [
   { header: 'ID', value: (b) => b.id },
   { header: 'STATUS', value: (b) => b.verification_status, status: true },
-  { header: 'HOLDER', value: (b) => b.holder_name },
+  { header: 'HOLDER', value: (b) => b.holder_name, shrink: true },
   { header: 'ACCOUNT', value: (b) => `••••${b.last4}` },
-  { header: 'CUSTOMER', value: (b) => b.customer_id },
-  { header: 'CREATED', value: (b) => formatTime(b.created) },
+  { header: 'CUSTOMER', value: (b) => b.customer_id, shrink: true, optional: true },
+  { header: 'CREATED', value: (b) => formatTime(b.created), optional: true },
 ];
 
 export const networkTokenFields: Field<NetworkToken>[] = [

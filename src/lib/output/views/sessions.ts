@@ -24,6 +24,6 @@ export const sessionColumns: Column<PaymentSession>[] = [
   { header: 'ID', value: (s) => s.id },
   { header: 'STATUS', value: (s) => s.status, status: true },
   { header: 'AMOUNT', value: (s) => formatMoney(s.amount, s.currency) },
-  { header: 'EXTERNAL ID', value: (s) => s.external_id },
-  { header: 'CREATED', value: (s) => formatTime(s.created_at) },
+  { header: 'EXTERNAL ID', value: (s) => s.external_id, shrink: true, optional: true },
+  { header: 'CREATED', value: (s) => formatTime(s.created_at), optional: true },
 ];
