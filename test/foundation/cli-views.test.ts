@@ -123,3 +123,30 @@ describe('tables fit the terminal', () => {
     expect(roomy.stdout).toBe(piped.stdout);
   });
 });
+
+describe('invoices list says who', () => {
+  it('the CUSTOMER column shows the email (else the name, else the id), each customer looked up once; --json keeps ids', async () => {
+    const make = async (body: object) => (await s.request('POST', '/customers', { body })).body.id as string;
+    const jenny = await make({ email: 'jenny.rosen@example.test', name: 'Jenny Rosen' });
+    const max = await make({ name: 'Max Mustermann' });
+    const nobody = await make({});
+    const invoice = async (customer: string) => (await s.request('POST', '/invoices', { body: { customer, currency: 'usd', lines: [{ amount: 100 }] } })).body.id as string;
+    const ids = [await invoice(jenny), await invoice(jenny), await invoice(max), await invoice(nobody)];
+
+    const human = await run('invoices list', ['--limit', '100']);
+    expect(human.code, human.stderr).toBe(0);
+    const row = (id: string) => human.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
+    expect(row(ids[0]!)).toContain('jenny.rosen@example.test');
+    expect(row(ids[1]!)).toContain('jenny.rosen@example.test');
+    expect(row(ids[2]!)).toContain('Max Mustermann');
+    expect(row(ids[3]!)).toContain(nobody);
+    const lookups = human.requests.filter((q) => q.method === 'GET' && q.path.startsWith('/customers/')).map((q) => q.path);
+    expect(lookups.filter((p) => p === `/customers/${jenny}`)).toHaveLength(1);
+    expect(new Set(lookups).size).toBe(lookups.length);
+
+    const json = await run('invoices list', ['--limit', '100', '--json']);
+    expect(json.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /invoices?limit=100']);
+    const data = JSON.parse(json.stdout).data as { id: string; customer: string }[];
+    expect(data.find((i) => i.id === ids[0])?.customer).toBe(jenny);
+  });
+});

@@ -1,5 +1,8 @@
-// Small parsers shared by the billing commands.
+// Small parsers shared by the billing commands, and the customers a list of invoices names.
 import { Flags } from '@oclif/core';
+import type { Client } from '../client/client.js';
+import { PayorchError } from '../client/errors.js';
+import type { Customer } from '../contract/billing.js';
 import { metadataFlag, parseMetadata } from './base.js';
 import { CliError, EXIT } from './errors.js';
 
@@ -59,4 +62,33 @@ export function customerParams(flags: { email?: string; name?: string; phone?: s
     default_payment_method: flags['payment-method'],
     metadata: parseMetadata(flags.metadata),
   };
+}
+
+/** At most this many customers are looked up for one list (a page holds at most 100 rows). */
+export const CUSTOMER_LOOKUPS = 50;
+const LOOKUPS_AT_ONCE = 8;
+
+/**
+ * The customers of `ids` (an invoice carries only its customer's id, in the contract and the live service alike):
+ * each distinct id retrieved once, the first CUSTOMER_LOOKUPS of them, a few at a time. One that cannot be had
+ * (deleted, or the server busy) is simply missing from the map: the view shows its id. `skipped` counts the
+ * distinct ids beyond the bound.
+ */
+export async function customersOf(client: Client, ids: string[]): Promise<{ customers: Map<string, Customer>; skipped: number }> {
+  const distinct = [...new Set(ids)];
+  const wanted = distinct.slice(0, CUSTOMER_LOOKUPS);
+  const customers = new Map<string, Customer>();
+  let next = 0;
+  const worker = async () => {
+    while (next < wanted.length) {
+      const id = wanted[next++]!;
+      try {
+        customers.set(id, await client.customers.retrieve(id));
+      } catch (err) {
+        if (!(err instanceof PayorchError)) throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUPS_AT_ONCE, wanted.length) }, worker));
+  return { customers, skipped: distinct.length - wanted.length };
 }

@@ -167,12 +167,19 @@ export const invoiceFields: Field<Invoice>[] = [
   { label: 'hosted page', value: (i) => i.hosted_invoice_url },
   { label: 'created', value: (i) => formatTime(i.created) },
 ];
-export const invoiceColumns: Column<Invoice>[] = [
+/** Who a customer is, for a column: the email, else the name, else (not known, or neither set) the id. */
+const who = (customers: ReadonlyMap<string, Customer>, id: string) => {
+  const c = customers.get(id);
+  return c?.email || c?.name || id;
+};
+
+/** Invoice rows; `customers` (looked up by the command) turns the customer's id into who it is. */
+export const invoiceColumns = (customers: ReadonlyMap<string, Customer> = new Map()): Column<Invoice>[] => [
   { header: 'ID', value: (i) => i.id },
   { header: 'NUMBER', value: (i) => i.number, optional: true },
   { header: 'STATUS', value: (i) => i.status, status: true },
   { header: 'TOTAL', value: (i) => formatMoney(i.total, i.currency) },
-  { header: 'CUSTOMER', value: (i) => i.customer, shrink: true },
+  { header: 'CUSTOMER', value: (i) => who(customers, i.customer), shrink: true },
   { header: 'CREATED', value: (i) => formatTime(i.created), optional: true },
 ];
 
