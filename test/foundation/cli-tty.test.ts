@@ -107,6 +107,16 @@ describe.skipIf(!hasScript).concurrent('on a terminal', () => {
     expect(no.out + yes.out).not.toContain(live);
   });
 
+  it('FORCE_COLOR=0 turns colour off on a terminal too (as chalk and Node read it)', async () => {
+    const id = (await s.request('POST', '/create-session', { body: { amount: 5, currency: 'usd' } })).body.id;
+    for (const value of ['0', 'false']) {
+      const r = await onTty(['sessions', 'get', id, '--base-url', s.baseUrl, '--api-key', s.apiKey], [], { FORCE_COLOR: value });
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain(id);
+      expect(r.out, `FORCE_COLOR=${value}`).not.toMatch(/\x1b\[[0-9;]*m/);
+    }
+  });
+
   it('a table fits the terminal: 80 columns, rows cut to fit, ids whole', async () => {
     const name = 'Settlement reserve for the marketplace, held for chargebacks and refunds';
     const id = (await s.request('POST', '/ledger-accounts', { body: { name, account_type: 'liability', currency: 'usd', customer_id: 'cus_tty_fit' } })).body.id;

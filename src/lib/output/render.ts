@@ -32,9 +32,13 @@ export interface Column<T> {
   optional?: boolean;
 }
 
+/**
+ * Colour or not: NO_COLOR (non-empty) turns it off; FORCE_COLOR decides next, as chalk and Node read it — `0` or
+ * `false` off, anything else (empty included) on; otherwise a terminal that is not `dumb`.
+ */
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
   if ('NO_COLOR' in env && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
