@@ -205,6 +205,9 @@ describe('ledger unfreeze confirmation', () => {
       const w = await wrong.done;
       expect(w.code).toBe(2);
       expect(w.output).toContain('Aborted; nothing was changed.');
+      // The wrong answer is not marked as accepted (inquirer's ✔ on every answer).
+      expect(w.output).not.toContain('✔');
+      expect(w.output).toMatch(/confirm: y ✘ does not match/);
       expect((await get(s, id)).status).toBe('frozen');
 
       const right = runPty(['ledger', 'unfreeze', id, '--base-url', proxyUrl, '--api-key', LIVE]);
@@ -212,6 +215,7 @@ describe('ledger unfreeze confirmation', () => {
       right.type(`${id}\r`);
       const r = await right.done;
       expect(r.code, r.output).toBe(0);
+      expect(r.output).toContain(`confirm: ${id} ✔`);
       expect((await get(s, id)).status).toBe('active');
     });
 

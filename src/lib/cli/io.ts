@@ -3,6 +3,7 @@
 // run commands in process with `captureIO()`: test/helpers/inprocess.ts).
 import { readFileSync } from 'node:fs';
 import type { TransportRequest } from '../client/transport.js';
+import { color } from '../output/render.js';
 
 export interface OutStream {
   write(text: string): unknown;
@@ -16,6 +17,8 @@ export interface Prompter {
   input(opts: { message: string; validate?: (value: string) => true | string }): Promise<string>;
   password(opts: { message: string }): Promise<string>;
   confirm(opts: { message: string }): Promise<boolean>;
+  /** A confirmation by typing a value: the answer, shown once given as accepted or not as `matches` says. */
+  typed(opts: { message: string; matches: (value: string) => boolean }): Promise<string>;
 }
 
 export interface CliIO {
@@ -50,6 +53,16 @@ export function processIO(): CliIO {
         input: ({ message, validate }) => p.input({ message, required: true, validate }),
         password: ({ message }) => p.password({ message, mask: '•', validate: (v) => (v.trim() ? true : 'required') }),
         confirm: ({ message }) => p.confirm({ message, default: false }),
+        // Inquirer marks every answer given with a ✔, a wrong one too: here the question keeps its "?" and the
+        // answer says whether it matched.
+        typed: async ({ message, matches }) => {
+          const c = color();
+          return p.input({
+            message,
+            theme: { prefix: { done: c.blue('?') } },
+            transformer: (value, { isFinal }) => (!isFinal ? value : matches(value) ? `${value} ${c.green('✔')}` : `${value} ${c.red('✘ does not match')}`),
+          });
+        },
       };
     },
     setExitCode: (code) => void (process.exitCode = code),
@@ -83,6 +96,7 @@ export function captureIO(opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?:
       input: async () => String(next()),
       password: async () => String(next()),
       confirm: async () => Boolean(next()),
+      typed: async () => String(next()),
     }),
   };
   return io;

@@ -42,8 +42,8 @@ export async function confirm(message: string, json = false, io: CliIO = process
 /** The stronger confirmation: the user types `expected` (used for live-key changes to ledger accounts). */
 export async function confirmByTyping(message: string, expected: string, json = false, io: CliIO = processIO()): Promise<boolean> {
   if (!canAsk(io, json)) throw new CliError(`${message} — refusing without confirmation: pass --yes to go ahead (${whyNot(json)}).`, EXIT.USAGE);
-  const typed = await (await io.prompter()).input({ message: `${message}\n  Type ${expected} to confirm:`, validate: () => true });
-  return typed.trim() === expected;
+  const matches = (value: string) => value.trim() === expected;
+  return matches(await (await io.prompter()).typed({ message: `${message}\n  Type ${expected} to confirm:`, matches }));
 }
 
 /** "No" at a confirmation: nothing was changed; exit 2, as gh does. */
