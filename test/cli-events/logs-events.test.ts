@@ -124,6 +124,10 @@ describe('payorch trigger', () => {
     const typo = await runCli(['trigger', 'invoice.payed', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean invoice.paid?');
+    // Edit distance says payment.failed; a person typing payment.refunded means refund.succeeded.
+    const refunded = await runCli(['trigger', 'payment.refunded', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    expect(refunded.code).toBe(2);
+    expect(refunded.stderr).toContain('Did you mean refund.succeeded?');
     const none = await runCli(['trigger', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
     expect(none.code).toBe(2);
   });

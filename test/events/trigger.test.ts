@@ -41,6 +41,8 @@ describe('POST /test-helpers/trigger', () => {
     const bad = await trigger({ event_type: 'payment.captred' });
     expect([bad.status, bad.body.error.code, bad.body.error.param]).toEqual([400, 'parameter_invalid', 'event_type']);
     expect(bad.body.error.message).toContain("'payment.captured'");
+    // A refund is an event of its own: the name people try first means refund.succeeded, not the nearest spelling.
+    expect((await trigger({ event_type: 'payment.refunded' })).body.error.message).toContain("the nearest is 'refund.succeeded'");
     expect((await trigger({ event_type: 'payment.captured', amount: 0 })).status).toBe(400);
     expect((await trigger({ event_type: 'payment.captured', extra: 1 })).status).toBe(400);
     expect((await trigger({})).status).toBe(400);

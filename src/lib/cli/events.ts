@@ -13,11 +13,11 @@ import { printable } from '../output/render.js';
  */
 export const eventCatalog = () => import('../contract/event-types.js');
 
-/** The known event type nearest to `input` (edit distance), when one is near enough to be a likely typo. */
+/** The known event type `input` most likely means, when it is close enough to suggest (likelyEventType). */
 export async function nearestEventType(input: string): Promise<string | undefined> {
-  const [{ closest, distance }, { eventTypes }] = await Promise.all([import('fastest-levenshtein'), eventCatalog()]);
-  const best = closest(input, eventTypes);
-  return distance(input, best) <= Math.max(3, Math.floor(input.length / 3)) ? best : undefined;
+  const [{ distance }, { likelyEventType }] = await Promise.all([import('fastest-levenshtein'), eventCatalog()]);
+  const likely = likelyEventType(input, distance);
+  return likely.close ? likely.type : undefined;
 }
 
 /** A usage error (exit 2) for an unknown type, naming the nearest known one. */

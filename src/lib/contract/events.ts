@@ -4,7 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListOf, ListQuery, Nullable, UnixSecondsInput } from './common.js';
 
-export { EVENT_TYPES, eventTypes, isEventType, eventTypeMatches, type EventType } from './event-types.js';
+export { EVENT_TYPES, eventTypes, isEventType, eventTypeMatches, likelyEventType, type EventType } from './event-types.js';
 
 
 /** An event type filter: a type, or a pattern with `*` standing for any characters (`payment.*`, `*.created`, `*`). */

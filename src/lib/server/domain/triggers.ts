@@ -6,7 +6,7 @@
 // one object's due change is run directly (a renewal), and record their events at the time they happen.
 import { createRequire } from 'node:module';
 import type { Services } from './services.js';
-import { eventTypes, isEventType, type EventType } from '../../contract/events.js';
+import { isEventType, likelyEventType, type EventType } from '../../contract/events.js';
 import type { Event } from '../../contract/events.js';
 import type { TriggerBody, TriggerResult } from '../../contract/triggers.js';
 import { errors } from '../errors.js';
@@ -306,16 +306,10 @@ const SCENARIOS: Record<EventType, Scenario> = {
 type Distance = (a: string, b: string) => number;
 let distance: Distance | undefined;
 
-/** The known type nearest to `unknown` (fastest-levenshtein, loaded only when a type is unknown). */
+/** The known type `unknown` most likely means (fastest-levenshtein, loaded only when a type is unknown). */
 export function nearestEventType(unknown: string): EventType {
   distance ??= (createRequire(import.meta.url)('fastest-levenshtein') as { distance: Distance }).distance;
-  let best = eventTypes[0]!;
-  let score = Infinity;
-  for (const t of eventTypes) {
-    const d = distance(unknown, t);
-    if (d < score) [best, score] = [t, d];
-  }
-  return best;
+  return likelyEventType(unknown, distance).type;
 }
 
 /**
