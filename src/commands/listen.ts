@@ -52,7 +52,7 @@ export default class Listen extends ApiCommand {
       if (!(await Promise.race([inbox.start().then(() => true), stop.stopped.then(() => false)]))) return;
       const resends = inbox;
       this.notice(
-        `Ready: listening for ${filter ? filter.patterns.join(', ') : 'every'} event on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
+        `Ready: listening for ${filter ? `${filter.patterns.join(', ')} events` : 'every event'} on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
       const read = async () => {
         const fresh = await newEvents(client, cursor);

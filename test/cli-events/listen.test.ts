@@ -182,6 +182,7 @@ describe('payorch listen --json and --events', () => {
     const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', '--forward-to', `127.0.0.1:${rx.port}/h`, ...against(s)]);
     try {
       await listen.waitFor('stderr', ready);
+      expect(listen.stderr()).toContain('Ready: listening for payment.*, payment_session.succeeded events on ');
       await paidSession();
       await listen.waitFor('stdout', (t) => t.includes('"payment_session.succeeded"'));
       await listen.waitFor('stderr', (t) => (t.match(/--> 200 POST/g) ?? []).length === 2);
