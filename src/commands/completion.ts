@@ -1,11 +1,14 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../lib/cli/base.js';
 
 export default class Completion extends BaseCommand {
   static override summary = 'Print a shell completion script (bash or zsh) for commands, topics and flags';
   static override description =
     'The script is generated from this installation’s commands (no payorch process runs when you press Tab). Load it from your shell’s start-up file; run it again after upgrading payorch.';
-  static override aliases = ['autocomplete'];
+  // `autocomplete` (oclif's plugin's name) works too, without being listed as a second command.
+  static override hiddenAliases = ['autocomplete'];
+  // The output is the script itself: --json changes nothing, so help does not offer it (it is still accepted).
+  static override baseFlags = { json: Flags.boolean({ hidden: true }) };
   static override examples = [
     'echo \'source <(<%= config.bin %> completion bash)\' >> ~/.bashrc',
     'echo \'source <(<%= config.bin %> completion zsh)\' >> ~/.zshrc',
@@ -25,7 +28,7 @@ export default class Completion extends BaseCommand {
       for (const id of [c.id, ...c.aliases]) {
         const words = id.split(':');
         words.forEach((w, i) => add(words.slice(0, i).join(' '), w));
-        flags.set(words.join(' '), Object.entries(c.flags ?? {}).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : []), ...(f.type === 'boolean' && f.allowNo ? [`--no-${name}`] : [])]));
+        flags.set(words.join(' '), Object.entries(c.flags ?? {}).filter(([, f]) => !f.hidden).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : []), ...(f.type === 'boolean' && f.allowNo ? [`--no-${name}`] : [])]));
       }
     }
     // Keys and words are command words and flag names: letters, digits, "-" and ":" only (quoted anyway).

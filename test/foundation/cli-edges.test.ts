@@ -397,6 +397,22 @@ describe('discoverability (finding 11)', () => {
     expect((await runCli(['autocomplete', 'zsh'])).stdout).toContain('bashcompinit');
   });
 
+  it('completion --help does not offer --json (its output is the script), and autocomplete is not listed as a second command', async () => {
+    const help = await runCli(['completion', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).not.toContain('--json');
+    expect(help.stdout).not.toContain('API object');
+    expect(help.stdout).not.toMatch(/ALIASES|autocomplete/);
+    const root = await runCli(['--help']);
+    expect(root.stdout).toMatch(/^ {2}completion /m);
+    expect(root.stdout).not.toMatch(/^ {2}autocomplete /m);
+    // Commands that are not API commands do not describe --json as printing an API object.
+    const profiles = await runCli(['profiles', 'list', '--help']);
+    expect(profiles.stdout).toContain('--json');
+    expect(profiles.stdout).not.toContain('API object');
+    expect((await runCli(['sessions', 'list', '--help'])).stdout).toMatch(/--json\s+Print exactly the API object/);
+  });
+
   it('every command has an example', async () => {
     const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, { examples?: string[] }> };
     const missing = Object.entries(manifest.commands).filter(([, c]) => !c.examples?.length).map(([id]) => id);

@@ -33,7 +33,7 @@ export function commandTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEn
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
-    json: Flags.boolean({ description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({ description: 'Print the result as JSON on stdout (a failure as an error body), and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
   };
 
   /** Streams, terminal, stdin, env and prompts: the process's unless a test gives another. */
@@ -174,7 +174,7 @@ export abstract class BaseCommand extends Command {
 
 export abstract class ApiCommand extends BaseCommand {
   static override baseFlags = {
-    ...BaseCommand.baseFlags,
+    json: Flags.boolean({ description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
     'api-key': Flags.string({ description: 'API key (overrides PAYORCH_API_KEY and profiles)', helpGroup: 'GLOBAL' }),
     'base-url': Flags.string({ description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1', helpGroup: 'GLOBAL' }),
     profile: Flags.string({ description: 'Use this stored profile', helpGroup: 'GLOBAL' }),
