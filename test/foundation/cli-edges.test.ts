@@ -397,6 +397,19 @@ describe('discoverability (finding 11)', () => {
     expect((await runCli(['autocomplete', 'zsh'])).stdout).toContain('bashcompinit');
   });
 
+  it('sessions confirm: the usage line shows one way to pay, --exp and --cvc as options of --card (not as if --exp were required)', async () => {
+    const help = await runCli(['sessions', 'confirm', '--help']);
+    expect(help.code).toBe(0);
+    const usage = help.stdout.slice(help.stdout.indexOf('USAGE'), help.stdout.indexOf('ARGUMENTS')).replace(/\s+/g, ' ');
+    expect(usage).toContain('sessions confirm ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME])');
+    expect(usage).not.toMatch(/--exp <value> --card/);
+    // Written by hand: every flag of the command is in it.
+    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, { flags: Record<string, { hidden?: boolean; char?: string }> }> };
+    for (const [name, flag] of Object.entries(manifest.commands['sessions:confirm']!.flags)) {
+      if (!flag.hidden) expect(usage, name).toMatch(new RegExp(`--${name}\\b${flag.char ? `|-${flag.char}\\b` : ''}`));
+    }
+  });
+
   it('completion --help does not offer --json (its output is the script), and autocomplete is not listed as a second command', async () => {
     const help = await runCli(['completion', '--help']);
     expect(help.code).toBe(0);

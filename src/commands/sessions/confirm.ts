@@ -16,6 +16,11 @@ export default class SessionsConfirm extends ApiCommand {
     '<%= config.bin %> sessions confirm 0190… --wallet walletone_pay --wallet-token abc',
     '<%= config.bin %> sessions confirm 0190… --bank-account ba_… --holder-name "Jenny Rosen"',
   ];
+  // oclif's generated line groups --exp with --card as `[--exp <value> --card <value>]`, which reads as if --exp
+  // were required: one way to pay, and the card's own options inside its branch.
+  static override usage = [
+    '<%= command.id %> ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME]) [--psp ID] [--idempotency-key KEY] [-y] [--json] [--api-key KEY] [--base-url URL] [--profile NAME] [--timeout SECONDS]',
+  ];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     token: Flags.string({ description: 'Card token (tok_visa, a vault token, or a network token nt_…)' }),
