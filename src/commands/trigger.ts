@@ -4,6 +4,7 @@ import { checkEventType, eventCatalog } from '../lib/cli/events.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
 import { tableText } from '../lib/output/render.js';
 import { eventColumns } from '../lib/output/views/events.js';
+import { threedsCommand } from '../lib/output/views/payments.js';
 
 export default class Trigger extends ApiCommand {
   static override summary = 'Make an event happen for real (creates the objects that produce it) and show the events it caused';
@@ -39,7 +40,9 @@ export default class Trigger extends ApiCommand {
     const out = await client.testHelpers.trigger(type, { amount: flags.amount, currency: flags.currency }, { idempotencyKey: flags['idempotency-key'] });
     return this.print(out, async () => {
       const objects = Object.entries(out.objects ?? {}).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
-      return [`Triggered ${out.event_type}: ${out.events.length} event${out.events.length === 1 ? '' : 's'}.`, await tableText(out.events, eventColumns), ...(objects ? [`Objects: ${objects}`] : [])].join('\n');
+      const session = out.objects?.payment_session;
+      const next = out.event_type === 'payment.requires_action' && typeof session === 'string' ? [`Next: run \`${threedsCommand(session)}\` to complete the 3D Secure challenge.`] : [];
+      return [`Triggered ${out.event_type}: ${out.events.length} event${out.events.length === 1 ? '' : 's'}.`, await tableText(out.events, eventColumns), ...(objects ? [`Objects: ${objects}`] : []), ...next].join('\n');
     });
   }
 }

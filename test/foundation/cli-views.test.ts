@@ -150,3 +150,30 @@ describe('invoices list says who', () => {
     expect(data.find((i) => i.id === ids[0])?.customer).toBe(jenny);
   });
 });
+
+describe('a payment waiting for 3D Secure says what to do next', () => {
+  it('sessions confirm, payments get, sessions get and trigger payment.requires_action name `payorch threeds complete SESSION`', async () => {
+    const session = (await s.request('POST', '/create-session', { body: { amount: 1999, currency: 'usd' } })).body.id as string;
+    const next = `payorch threeds complete ${session}`;
+    const confirmed = await run('sessions confirm', [session, '--card', '4000000000003220']);
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(confirmed.stdout).toMatch(/status\s+requires_action/);
+    expect(rowsOf(confirmed.stdout, 'next action')).toEqual([expect.stringMatching(/^3D Secure challenge: open http:\/\/\S+\/pay\//), `or run \`${next}\``]);
+    expect(confirmed.stderr).not.toContain(next); // said once, in the view
+
+    const paymentId = /^ {2}id\s+(\S+)$/m.exec(confirmed.stdout)![1]!;
+    const payment = await run('payments get', [paymentId]);
+    expect(rowsOf(payment.stdout, 'next action')[1]).toBe(`or run \`${next}\``);
+    const got = await run('sessions get', [session]);
+    expect(rowsOf(got.stdout, 'next action')[1]).toBe(`or run \`${next}\``);
+
+    const triggered = await run('trigger', ['payment.requires_action']);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    const made = (triggered.result as { objects: { payment_session: string } }).objects.payment_session;
+    expect(triggered.stdout).toContain(`Next: run \`payorch threeds complete ${made}\` to complete the 3D Secure challenge.`);
+
+    // Once completed, nothing is left to do.
+    expect((await run('threeds complete', [session])).code).toBe(0);
+    expect((await run('payments get', [paymentId])).stdout).not.toContain('next action');
+  });
+});

@@ -54,7 +54,7 @@ describe('payorch sessions confirm / payments', () => {
     const tds = await newSession(s);
     const pending = await cli('sessions', 'confirm', tds.id, '--card', '4000000000003220');
     expect(pending.code).toBe(0);
-    expect(pending.stderr).toContain(`payorch threeds complete ${tds.id}`);
+    expect(pending.stdout).toContain(`payorch threeds complete ${tds.id}`);
     expect((await cli('threeds', 'result', tds.id, '--json')).json().status).toBe('challenge_required');
     const done = await cli('threeds', 'complete', tds.id);
     expect(done.stdout).toContain('authenticated');

@@ -62,10 +62,7 @@ export default class SessionsConfirm extends ApiCommand {
     }
     await this.confirmChange(`confirm payment session ${args.id}`, flags.yes);
     const payment = await client.payments.confirm(args.id, session.client_secret, body, { idempotencyKey: flags['idempotency-key'] });
-    await this.detail(payment, 'Payment', paymentFields);
-    if (payment.next_action && !this.jsonMode) {
-      this.notice(`3D Secure required: open ${payment.next_action.url} or run \`payorch threeds complete ${args.id}\`.`);
-    }
-    return payment;
+    // A payment waiting for 3D Secure: its view says how to complete the challenge (next action).
+    return this.detail(payment, 'Payment', paymentFields);
   }
 }

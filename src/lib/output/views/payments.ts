@@ -1,6 +1,16 @@
 import type { BankAccount, Cryptogram, NetworkToken, Payment, ThreeDSResult, VaultToken } from '../../contract/payments.js';
+import type { NextAction } from '../../contract/sessions.js';
 import { formatMoney, formatTime } from '../format.js';
 import type { Column, Field } from '../render.js';
+
+/** The command that completes a session's 3D Secure challenge, as the hosted page does. */
+export const threedsCommand = (sessionId: string) => `payorch threeds complete ${sessionId}`;
+
+/** A payment waiting for its 3D Secure challenge: the page that completes it, or the command that does the same. */
+export function threedsNextLines(next: NextAction | null | undefined, sessionId: string | null): string[] {
+  if (!next) return [];
+  return [`3D Secure challenge: open ${next.url}`, ...(sessionId ? [`or run \`${threedsCommand(sessionId)}\``] : [])];
+}
 
 const method = (p: Payment): string => {
   if (p.card) return `${p.card.brand} ••••${p.card.last4} (${String(p.card.exp_month).padStart(2, '0')}/${p.card.exp_year})`;
@@ -19,7 +29,7 @@ export const paymentFields: Field<Payment>[] = [
   { label: 'capture', value: (p) => p.capture_method },
   { label: 'processor', value: (p) => (p.psp ? `${p.psp} ${p.psp_transaction_id ?? ''}`.trim() : '') },
   { label: 'attempts', value: (p) => p.attempts.map((a) => `${a.psp}:${a.status}${a.code ? `(${a.code})` : ''}`).join(' → ') },
-  { label: 'next action', value: (p) => (p.next_action ? `${p.next_action.type} ${p.next_action.url}` : '') },
+  { label: 'next action', value: (p) => threedsNextLines(p.next_action, p.session_id) },
   { label: 'failure', value: (p) => (p.failure_code ? `${p.failure_code}${p.decline_code && p.decline_code !== p.failure_code ? ` / ${p.decline_code}` : ''}: ${p.failure_message ?? ''}` : '') },
   { label: 'settles', value: (p) => formatTime(p.settles_at) },
   { label: 'created', value: (p) => formatTime(p.created_at) },

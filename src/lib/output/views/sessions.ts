@@ -1,6 +1,7 @@
 import type { PaymentSession } from '../../contract/sessions.js';
 import { formatMoney, formatTime } from '../format.js';
 import { maskSecret } from '../mask.js';
+import { threedsNextLines } from './payments.js';
 import type { Column, Field } from '../render.js';
 
 export const sessionFields: Field<PaymentSession>[] = [
@@ -12,6 +13,7 @@ export const sessionFields: Field<PaymentSession>[] = [
   { label: 'external id', value: (s) => s.external_id },
   { label: 'description', value: (s) => s.description },
   { label: 'customer', value: (s) => [s.customer_name, s.customer_email && `<${s.customer_email}>`].filter(Boolean).join(' ') },
+  { label: 'next action', value: (s) => threedsNextLines(s.next_action, s.id) },
   { label: 'checkout', value: (s) => s.fallback_url },
   { label: 'client secret', value: (s) => maskSecret(s.client_secret) },
   { label: 'canceled', value: (s) => (s.cancellation_reason ? `${s.cancellation_reason} at ${formatTime(s.canceled_at)}` : '') },
