@@ -27,7 +27,7 @@ describe('payorch logs tail', () => {
       await Promise.all([tail.waitFor('stderr', (t) => t.includes('Ready')), human.waitFor('stderr', (t) => t.includes('Ready'))]);
       const session = await newSession(s); // 201
       expect((await s.request('GET', `/sessions/${session.id}`)).status).toBe(200);
-      expect((await s.request('GET', `/sessions/${MISSING}?customer_email=a@b.test`, { key: otherKey })).status).toBe(404); // another account
+      expect((await s.request('GET', `/sessions/${MISSING}?customer_email=a@b.test`, { key: otherKey })).status).toBe(400); // another account's (a key the route does not take)
       const mine = await s.request('GET', `/sessions/${MISSING}`);
       expect(mine.status).toBe(404);
       await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' }); // client-secret request of this account
