@@ -54,21 +54,13 @@ export function previousAttributes(prev: object, next: object): Record<string, u
 }
 
 /**
- * `JSON.stringify(event)`, with `objectJson` (the text of `event.data.object`) used as it is when given: the
- * members in the order `record` sets them. The id and type need no escaping (base62; `[a-z_.]`).
+ * `JSON.stringify(event)`, with `objectJson` (the text of `event.data.object`) used as it is when given for an
+ * event with nothing but the object (the case of a created object): the members in the order `record` sets
+ * them. The id and type need no escaping (base62; `[a-z_.]`).
  */
 function eventJson(event: Event, objectJson: string | undefined): string {
-  if (objectJson === undefined) return JSON.stringify(event);
-  const { previous_attributes: previous } = event.data;
-  let out = `{"id":"${event.id}","object":"event","type":"${event.type}","created":${event.created},"livemode":false,"data":{"object":${objectJson}`;
-  if (previous !== undefined) out += `,"previous_attributes":${JSON.stringify(previous)}`;
-  out += '}';
-  if (event.transaction_id !== undefined) {
-    const { data: _data, id: _id, object: _object, type: _type, created: _created, livemode: _livemode, ...payment } = event;
-    out += `,${JSON.stringify(payment).slice(1)}`;
-    return out;
-  }
-  return `${out}}`;
+  if (objectJson === undefined || event.data.previous_attributes !== undefined || event.transaction_id !== undefined) return JSON.stringify(event);
+  return `{"id":"${event.id}","object":"event","type":"${event.type}","created":${event.created},"livemode":false,"data":{"object":${objectJson}}}`;
 }
 
 /** What retention tells those who still need events it deletes (Events.onPrune). */
