@@ -27,7 +27,7 @@ export const customerColumns: Column<Customer>[] = [
   { header: 'ID', value: (c) => c.id },
   { header: 'EMAIL', value: (c) => c.email, shrink: true },
   { header: 'NAME', value: (c) => c.name, shrink: true },
-  { header: 'PAYMENT METHOD', value: (c) => c.default_payment_method, shrink: true, optional: true },
+  { header: 'PAYMENT METHOD', value: (c) => c.default_payment_method, optional: true },
   { header: 'CREATED', value: (c) => formatTime(c.created), optional: true },
 ];
 
@@ -113,7 +113,7 @@ export const subscriptionFields: Field<Subscription>[] = [
 export const subscriptionColumns: Column<Subscription>[] = [
   { header: 'ID', value: (s) => s.id },
   { header: 'STATUS', value: (s) => s.status, status: true },
-  { header: 'CUSTOMER', value: (s) => s.customer, shrink: true, optional: true },
+  { header: 'CUSTOMER', value: (s) => s.customer, optional: true },
   { header: 'ITEMS', value: itemsText, shrink: true },
   { header: 'PERIOD END', value: (s) => formatTime(s.current_period_end), optional: true },
 ];

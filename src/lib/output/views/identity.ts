@@ -41,7 +41,7 @@ export const kycColumns: Column<KycVerification>[] = [
   { header: 'ID', value: (k) => k.id },
   { header: 'STATUS', value: (k) => k.status, status: true },
   { header: 'LEVEL', value: (k) => k.verification_level },
-  { header: 'CUSTOMER', value: (k) => k.customer_id, shrink: true },
+  { header: 'CUSTOMER', value: (k) => k.customer_id, optional: true },
   { header: 'RISK', value: (k) => k.risk_score },
   { header: 'CREATED', value: (k) => formatTime(k.created_at), optional: true },
 ];

@@ -28,7 +28,7 @@ export const accountColumns: Column<LedgerAccount>[] = [
   { header: 'STATUS', value: (a) => a.status, status: true },
   { header: 'BALANCE', value: (a) => formatMoney(a.balance, a.currency) },
   { header: 'AVAILABLE', value: (a) => formatMoney(a.available_balance, a.currency) },
-  { header: 'CUSTOMER', value: (a) => a.customer_id, shrink: true, optional: true },
+  { header: 'CUSTOMER', value: (a) => a.customer_id, optional: true },
 ];
 
 export const entryColumns: Column<LedgerEntry>[] = [

@@ -73,7 +73,7 @@ export const bankAccountColumns: Column<BankAccount>[] = [
   { header: 'STATUS', value: (b) => b.verification_status, status: true },
   { header: 'HOLDER', value: (b) => b.holder_name, shrink: true },
   { header: 'ACCOUNT', value: (b) => `••••${b.last4}` },
-  { header: 'CUSTOMER', value: (b) => b.customer_id, shrink: true, optional: true },
+  { header: 'CUSTOMER', value: (b) => b.customer_id, optional: true },
   { header: 'CREATED', value: (b) => formatTime(b.created), optional: true },
 ];
 

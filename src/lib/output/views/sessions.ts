@@ -26,6 +26,6 @@ export const sessionColumns: Column<PaymentSession>[] = [
   { header: 'ID', value: (s) => s.id },
   { header: 'STATUS', value: (s) => s.status, status: true },
   { header: 'AMOUNT', value: (s) => formatMoney(s.amount, s.currency) },
-  { header: 'EXTERNAL ID', value: (s) => s.external_id, shrink: true, optional: true },
+  { header: 'EXTERNAL ID', value: (s) => s.external_id, optional: true },
   { header: 'CREATED', value: (s) => formatTime(s.created_at), optional: true },
 ];
