@@ -209,6 +209,16 @@ describe.concurrent('live keys', () => {
     expect((await run(['profiles', 'add', 'first', '--api-key', A.apiKey, '--base-url', A.baseUrl], { home: tempDir() })).stdout).toMatch(/^Saved profile first \(sk_test_…\w{4}\), active\.$/m);
   });
 
+  it('a restricted live key (rk_live_) is live too: labelled LIVE, not made active unasked, and a write with it needs --yes', async () => {
+    const home = tempDir();
+    const restricted = 'rk_live_' + 'R3str1ct'.repeat(3) + 'WXYZ';
+    const add = await run(['profiles', 'add', 'rk', '--api-key', restricted, '--base-url', A.baseUrl, '--json'], { home });
+    expect(add.json()).toMatchObject({ live: true, active: false });
+    const write = await run(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--api-key', restricted, '--base-url', A.baseUrl]);
+    expect(write.code).toBe(2);
+    expect(write.stderr).toMatch(/LIVE key rk_live_…WXYZ/);
+  });
+
   it('with --yes the request is made; the local server answers 401 livemode_unavailable → exit 3', async () => {
     const r = await run(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--yes', '--api-key', LIVE_KEY, '--base-url', A.baseUrl]);
     expect(r.code).toBe(3);

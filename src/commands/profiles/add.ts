@@ -3,6 +3,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { PROFILE_NAME, activeByDefault, readProfiles, saveProfile } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
+import { isLiveKey } from '../../lib/cli/target.js';
 import { parseBaseUrl } from '../../lib/client/url.js';
 
 export default class ProfilesAdd extends BaseCommand {
@@ -32,7 +33,7 @@ export default class ProfilesAdd extends BaseCommand {
         throw new CliError((err as Error).message, EXIT.USAGE);
       }
     }
-    const live = apiKey.includes('_live_');
+    const live = isLiveKey(apiKey);
     // A live profile becomes active only when asked: --use, or yes at a terminal. Otherwise every later command
     // without a key would go to live unnoticed.
     const byDefault = activeByDefault(stored, args.name);

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { configPath, readProfiles } from '../../lib/cli/profiles.js';
 import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
+import { isLiveKey } from '../../lib/cli/target.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { detailText } from '../../lib/output/render.js';
 
@@ -17,7 +18,7 @@ export default class ProfilesShow extends BaseCommand {
     const name = args.name ?? data.active;
     const p = name ? data.profiles[name] : undefined;
     if (!name || !p) throw new CliError(name ? `No profile named "${name}".` : 'No active profile. Add one with `payorch profiles add NAME`.', EXIT.AUTH);
-    const view = { name, active: data.active === name, live: p.api_key.includes('_live_'), api_key: maskSecret(p.api_key), base_url: p.base_url ?? DEFAULT_BASE_URL, file: configPath() };
+    const view = { name, active: data.active === name, live: isLiveKey(p.api_key), api_key: maskSecret(p.api_key), base_url: p.base_url ?? DEFAULT_BASE_URL, file: configPath() };
     return this.print(view, () =>
       detailText(view, `Profile ${name}`, [
         { label: 'mode', value: (v) => (v.live ? 'LIVE' : 'test') },

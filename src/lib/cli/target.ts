@@ -44,4 +44,5 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = proce
   return { kind: 'http', apiKey, baseUrl, profile: profile ? profileName : undefined, source };
 }
 
-export const isLiveKey = (key: string | undefined) => Boolean(key?.startsWith('sk_live_'));
+/** A live key, secret or restricted (`sk_live_…`, `rk_live_…`): the one rule for LIVE labels and confirmations. */
+export const isLiveKey = (key: string | undefined) => key !== undefined && /^(sk|rk)_live_/.test(key);
