@@ -48,15 +48,6 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
   return ownPorts !== undefined && isOwnConnection(ownPorts, socket.remoteAddress, socket.remotePort);
 }
 
-/**
- * A route with a body schema, given no body: validated as `{}` (a POST without a body is a POST with no
- * parameters). A hook of those routes only, so that no other request pays for it.
- */
-export function noBodyAsEmpty(request: FastifyRequest, _reply: unknown, done: () => void): void {
-  if (request.body === undefined) request.body = {};
-  done();
-}
-
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
 export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
   const { limiter, requestLog } = runtime;
