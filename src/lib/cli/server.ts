@@ -200,17 +200,24 @@ export async function serve(options: ServeOptions): Promise<Serving> {
  * or the default one) gives way to any free port (`useAnyPort`), and a foreground start stops the background
  * server (`auto`) of its data directory.
  */
-async function takeOver(may: { auto: boolean; anyPort: boolean }, start: () => Promise<RunningServer>, useAnyPort: () => void, retried = false): Promise<RunningServer> {
-  try {
-    return await start();
-  } catch (err) {
-    if (retried) throw err;
-    if (may.anyPort && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      useAnyPort();
-      return takeOver(may, start, useAnyPort, true);
+async function takeOver(may: { auto: boolean; anyPort: boolean }, start: () => Promise<RunningServer>, useAnyPort: () => void): Promise<RunningServer> {
+  // Each way round is taken once: the port, then the data directory's background server, or the other way.
+  const moved = { port: false, server: false };
+  for (;;) {
+    try {
+      return await start();
+    } catch (err) {
+      if (may.anyPort && !moved.port && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        moved.port = true;
+        useAnyPort();
+        continue;
+      }
+      if (err instanceof AlreadyRunningError && err.info.auto && !may.auto && !moved.server && (await stopProcess(err.info)) !== 'timeout') {
+        moved.server = true;
+        continue;
+      }
+      throw err;
     }
-    if (err instanceof AlreadyRunningError && err.info.auto && !may.auto && (await stopProcess(err.info)) !== 'timeout') return takeOver(may, start, useAnyPort, true);
-    throw err;
   }
 }
 
