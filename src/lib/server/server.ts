@@ -82,8 +82,17 @@ class Started {
     this.stops.push(stop);
   }
 
+  /** Stops everything, each step even when one before it failed (the lock is still released); throws the first failure. */
   async stopAll(): Promise<void> {
-    for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) await stop();
+    let failed: { err: unknown } | undefined;
+    for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) {
+      try {
+        await stop();
+      } catch (err) {
+        failed ??= { err };
+      }
+    }
+    if (failed) throw failed.err;
   }
 }
 
