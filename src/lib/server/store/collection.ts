@@ -75,7 +75,8 @@ export class Collection<T extends { id: string }> {
     this.names = Object.keys(this.columns);
     if (def.counted) {
       // The row counts lists read (list_counts): every row of the account, and each filter set by its values.
-      for (const cs of [[], ...def.filters].map((f) => [...f].sort())) {
+      const narrow = new Set(def.narrow.map((f) => countColumns([...f].sort())));
+      for (const cs of [[], ...def.filters].map((f) => [...f].sort()).filter((f) => !narrow.has(countColumns(f)))) {
         const idx = cs.map((c) => this.names.indexOf(c));
         if (idx.includes(-1)) throw new Error(`${this.table}: filter on ${cs.join(', ')}, which is not a column`);
         this.tallies.push({ cols: countColumns(cs), idx, nullable: idx.filter((i) => def.nullable.includes(this.names[i]!)) });

@@ -346,6 +346,15 @@ DROP TRIGGER IF EXISTS webhook_deliveries_count_update;
 DROP TRIGGER IF EXISTS webhook_endpoints_count_delete;
 DROP TRIGGER IF EXISTS webhook_endpoints_count_insert;`,
   },
+  {
+    // Filter sets whose values each name a few rows (tables.ts `narrow`) are counted through their index when a
+    // list asks, no longer kept: a kept count took a row of list_counts, and a write, for almost every payment,
+    // customer, session with an external id and usage record.
+    version: 903,
+    name: 'store: narrow filters counted through their index, not kept',
+    sql: `DELETE FROM count_specs WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl = 'payment_sessions' AND cols = 'external_id') OR (tbl = 'customers' AND cols = 'email') OR (tbl = 'usage_records' AND cols = 'subscription_item,ts');
+DELETE FROM list_counts WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl = 'payment_sessions' AND cols = 'external_id') OR (tbl = 'customers' AND cols = 'email') OR (tbl = 'usage_records' AND cols = 'subscription_item,ts');`,
+  },
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */

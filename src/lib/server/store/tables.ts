@@ -1,5 +1,5 @@
 // Every document table, declared once: its columns (SQL type and how each is read from a document), its list
-// filters (each an index and a row count per account, kept by the Collection), the filter columns that may be NULL (partial
+// filters (each an index and, unless narrow, a row count per account, kept by the Collection), the filter columns that may be NULL (partial
 // indexes, NULLs not counted) and its other indexes. The domain builds its Collections from these
 // (`new Collection<StoredPayment>(store, tables.payments)`); the migrations that created the tables are frozen
 // SQL (store/migrations*.ts), and test/foundation/migrations.test.ts checks that a fresh database has exactly what
@@ -21,6 +21,12 @@ export interface TableDef<D> {
   readonly columns: { readonly [name: string]: Column<D> };
   /** Filter sets lists use: each has an index `<table>_<cols>` and, on a counted table, an exact row count. */
   readonly filters: readonly (readonly string[])[];
+  /**
+   * Filter sets whose values each name a few rows (one session's payments, one external id): their counts are
+   * read through their index when a list asks (COUNT(*) over a few entries), not kept in `list_counts`, where
+   * they took a new row, and a write, for almost every row written.
+   */
+  readonly narrow: readonly (readonly string[])[];
   /** Filter columns that may be NULL but are never filtered on NULL: partial indexes, NULLs not counted. */
   readonly nullable: readonly string[];
   /** Whether `list_counts` keeps this table's counts (every document table but coupons). */
@@ -37,12 +43,13 @@ type DocOf<C> = [keyof C] extends [never] ? unknown : Intersection<{ [K in keyof
 function table<C extends Record<string, Column<never>>>(
   name: string,
   columns: C,
-  opts: { filters?: string[][]; nullable?: string[]; counted?: boolean; otherIndexes?: string[] } = {},
+  opts: { filters?: string[][]; narrow?: string[][]; nullable?: string[]; counted?: boolean; otherIndexes?: string[] } = {},
 ): TableDef<DocOf<C>> {
   return {
     name,
     columns: columns as unknown as TableDef<DocOf<C>>['columns'],
     filters: opts.filters ?? [],
+    narrow: opts.narrow ?? [],
     nullable: opts.nullable ?? [],
     counted: opts.counted ?? true,
     otherIndexes: opts.otherIndexes ?? [],
@@ -61,7 +68,7 @@ export const tables = {
       expires_ms: col('INTEGER NOT NULL', (s: { expires_ms: number }) => s.expires_ms),
       secret_hash: col('TEXT NOT NULL', (s: { client_secret_hash?: string }) => s.client_secret_hash ?? ''),
     },
-    { filters: [['status'], ['external_id']], nullable: ['external_id'], otherIndexes: ['payment_sessions_due'] },
+    { filters: [['status'], ['external_id']], narrow: [['external_id']], nullable: ['external_id'], otherIndexes: ['payment_sessions_due'] },
   ),
 
   // ------------------------------------------------------------------------------------------- payments
@@ -72,7 +79,7 @@ export const tables = {
       status: col('TEXT NOT NULL', (p: { status: string }) => p.status),
       settle_ms: col('INTEGER', (p: { settle_ms: number | null }) => p.settle_ms),
     },
-    { filters: [['session_id'], ['status']], nullable: ['session_id'], otherIndexes: ['payments_settle'] },
+    { filters: [['session_id'], ['status']], narrow: [['session_id']], nullable: ['session_id'], otherIndexes: ['payments_settle'] },
   ),
   vault_tokens: table('vault_tokens', {}),
   network_tokens: table('network_tokens', {}),
@@ -86,7 +93,7 @@ export const tables = {
   ),
 
   // -------------------------------------------------------------------------------------------- billing
-  customers: table('customers', { email: col('TEXT', (c: { email: string | null }) => c.email) }, { filters: [['email']], nullable: ['email'] }),
+  customers: table('customers', { email: col('TEXT', (c: { email: string | null }) => c.email) }, { filters: [['email']], narrow: [['email']], nullable: ['email'] }),
   products: table('products', { active: col('INTEGER NOT NULL', (p: { active: boolean }) => bit(p.active)) }, { filters: [['active']] }),
   prices: table(
     'prices',
@@ -116,7 +123,7 @@ export const tables = {
       subscription_item: col('TEXT NOT NULL', (u: { subscription_item: string }) => u.subscription_item),
       ts: col('INTEGER NOT NULL', (u: { timestamp: number }) => u.timestamp),
     },
-    { filters: [['subscription_item', 'ts']] },
+    { filters: [['subscription_item', 'ts']], narrow: [['subscription_item', 'ts']] },
   ),
   invoices: table(
     'invoices',
