@@ -237,11 +237,18 @@ export class Ledger implements DueWork {
     });
   }
 
-  /** The per-currency system account (processor clearing asset, merchant balance liability), created on demand. */
-  systemAccount(accountId: string, kind: 'processor_clearing' | 'merchant_balance', currency: string, now: number): StoredAccount {
-    const key = `${kind}:${currency}`;
-    const found = this.accounts.selectWhere('account_id = ? AND system_key = ?', accountId, key)[0];
-    if (found) return found.doc;
+  /**
+   * The per-currency system accounts (processor clearing asset, merchant balance liability), created on demand:
+   * both read by one statement, as every captured or refunded payment posts to the two.
+   */
+  systemAccounts(accountId: string, currency: string, now: number): { clearing: StoredAccount; merchant: StoredAccount } {
+    const keys = { clearing: `processor_clearing:${currency}`, merchant: `merchant_balance:${currency}` };
+    const found = this.accounts.selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, keys.clearing, keys.merchant).map((r) => r.doc);
+    const of = (kind: 'processor_clearing' | 'merchant_balance', key: string) => found.find((a) => a.system_key === key) ?? this.createSystemAccount(accountId, kind, currency, key, now);
+    return { clearing: of('processor_clearing', keys.clearing), merchant: of('merchant_balance', keys.merchant) };
+  }
+
+  private createSystemAccount(accountId: string, kind: 'processor_clearing' | 'merchant_balance', currency: string, key: string, now: number): StoredAccount {
     const name = kind === 'processor_clearing' ? `Processor clearing (${currency})` : `Merchant balance (${currency})`;
     const created = this.create(
       accountId,
@@ -532,8 +539,7 @@ export class Ledger implements DueWork {
     // Nothing moved (e.g. a zero-amount capture): nothing to post, and the payment must not fail for it.
     if (!(Number.isSafeInteger(ev.amount) && ev.amount > 0)) return undefined;
     const currency = normalizeCurrency(ev.currency, 'currency');
-    const clearing = this.systemAccount(accountId, 'processor_clearing', currency, ev.at);
-    const merchant = this.systemAccount(accountId, 'merchant_balance', currency, ev.at);
+    const { clearing, merchant } = this.systemAccounts(accountId, currency, ev.at);
     const captured = kind === 'captured';
     return this.post(
       accountId,
