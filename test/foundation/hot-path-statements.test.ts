@@ -11,7 +11,7 @@ import { statementsRun } from '../helpers/statements.js';
 const STATEMENT_LIMITS = {
   'create-session': 11,
   'journal entry (two lines)': 19,
-  'confirm-payment (tok_visa)': 32,
+  'confirm-payment (tok_visa)': 30,
 } as const;
 
 const WARM_UP = 3;
