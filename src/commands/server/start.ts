@@ -27,6 +27,11 @@ export default class ServerStart extends BaseCommand {
     'request-timeout': Flags.integer({ description: 'Seconds a client may take to send a whole request, body included (default 60)', min: 1 }),
     routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
     'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
+    seed: Flags.integer({
+      description: 'Deterministic mode: ids, keys, secrets and request ids from this seed, the clock from 2025-01-01 moving only when advanced (a fresh data directory, or --memory); see docs/api.md "Deterministic mode"',
+      min: 0,
+    }),
+    clock: Flags.string({ description: 'With --seed: frozen (default; time moves only with `clock advance`) or real (with the machine\'s clock)', options: ['frozen', 'real'], dependsOn: ['seed'] }),
     // How commands with no key configured start the default data directory's server in the background: port
     // 4242 if free (so that hosted-page links keep working), else any; stops after PAYORCH_IDLE_TIMEOUT
     // seconds without requests (default 300); `server start` in the foreground takes over from it.
@@ -45,6 +50,8 @@ export default class ServerStart extends BaseCommand {
       rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
       routingFile: flags.routing,
       pspDown: flags['psp-down'],
+      seed: flags.seed,
+      clock: flags.clock as 'frozen' | 'real' | undefined,
       timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       auto: flags.auto,
     });

@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
 import { AlreadyRunningError, defaultDataDir, isAlive, isSameProcess, processStart, readCredentials, readLock } from '../server/lock.js';
 import type { RunningServer, ServerOptions } from '../server/server.js';
+import { SeedError } from '../server/seed.js';
+import { maskSecret } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
+import { isLiveKey, resolveTarget, type Target } from './target.js';
 
 export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
 
@@ -168,6 +171,7 @@ export interface Serving {
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
   const { startServer } = await import('../server/server.js');
+  if (options.seed !== undefined) refuseLiveProfile();
   let stop = () => undefined as void;
   const start: ServerOptions = {
     ...options,
@@ -231,8 +235,29 @@ async function loadRouting(file: string) {
 }
 
 /** What a start that failed tells the user: the port or data directory in the way, a bad routing rule. */
+/**
+ * `--seed` beside a live-looking configuration: the key commands would use (PAYORCH_API_KEY, checked by the server
+ * too, or the active profile's) is live. A seeded server's keys and secrets are predictable: for tests only.
+ */
+function refuseLiveProfile(env: NodeJS.ProcessEnv = process.env): void {
+  let target: Target;
+  try {
+    target = resolveTarget({}, env);
+  } catch {
+    return; // no usable profile: nothing live either
+  }
+  if (target.kind === 'http' && isLiveKey(target.apiKey)) {
+    throw new CliError(
+      `Refusing --seed: ${target.source} holds a live key (${maskSecret(target.apiKey)}). A seeded server makes predictable keys and secrets, for tests only: switch to a test profile or unset it.`,
+      EXIT.USAGE,
+      'seed_refused',
+    );
+  }
+}
+
 function startError(err: unknown, { host, port }: { host: string; port: number }): unknown {
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
+  if (err instanceof SeedError) return new CliError(err.message, EXIT.USAGE, err.code);
   if (/processor|routing/i.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return new CliError(`Port ${port} on ${host} is in use. Pick another with --port (0 picks a free one).`, EXIT.USAGE, 'address_in_use');

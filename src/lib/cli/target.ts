@@ -44,5 +44,4 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = proce
   return { kind: 'http', apiKey, baseUrl, profile: profile ? profileName : undefined, source };
 }
 
-/** A live key, secret or restricted (`sk_live_…`, `rk_live_…`): the one rule for LIVE labels and confirmations. */
-export const isLiveKey = (key: string | undefined) => key !== undefined && /^(sk|rk)_live_/.test(key);
+export { isLiveKey } from '../contract/keys.js';

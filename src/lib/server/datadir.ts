@@ -9,6 +9,8 @@ import { openStore, type Store } from './store/db.js';
 import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
+import { useSeededIds } from './ids.js';
+import { SeedError, type Seed } from './seed.js';
 
 export * from './lock.js';
 
@@ -22,6 +24,16 @@ export interface OpenedDataDir {
   credentials: Credentials;
   /** True when this call created the default account's key (first use, or after the key was revoked). */
   created: boolean;
+  /** Seeded: ends this process's use of the seed's streams (ids.ts useSeededIds). */
+  unseed?: () => void;
+}
+
+/** Deterministic mode (seed.ts): the seed, and the base time accounts and keys are created at. */
+export interface Seeding {
+  seed: Seed;
+  now: () => number;
+  /** The clock moves only when a test advances it (not `clock: 'real'`). */
+  frozen: boolean;
 }
 
 /** Writes `content` to `path` (mode 0600) only if the file does not exist yet; returns what is there. */
@@ -38,16 +50,39 @@ function writeOnce(path: string, content: string): string {
   return readFileSync(path, 'utf8');
 }
 
-/** Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. */
-export function openDataDir(dir: string | null): OpenedDataDir {
+/**
+ * Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. Seeded, ids come
+ * from the seed's streams from the moment the store is open (the first account and key included) until `unseed`.
+ */
+export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDir {
+  const now = seeding?.now ?? Date.now;
   if (dir === null) {
     const store = openStore(':memory:');
-    const { account_id, api_key } = new Accounts(store).createAccountWithKey();
-    return { store, sealer: Sealer.random(), credentials: { api_key, account_id }, created: true };
+    const unseed = seeding && useSeededIds(seeding.seed.open(store));
+    try {
+      const { account_id, api_key } = new Accounts(store, now).createAccountWithKey();
+      return { store, sealer: seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random(), credentials: { api_key, account_id }, created: true, unseed };
+    } catch (err) {
+      unseed?.();
+      store.close();
+      throw err;
+    }
   }
   ensureDir(dir);
-  const sealer = new Sealer(Buffer.from(writeOnce(join(dir, KEY_FILE), randomBytes(32).toString('hex')).trim(), 'hex'));
+  const keyHex = seeding ? seeding.seed.sealingKey().toString('hex') : randomBytes(32).toString('hex');
+  const storedKey = writeOnce(join(dir, KEY_FILE), keyHex).trim();
+  if (seeding && storedKey !== keyHex) {
+    throw new SeedError(`The data directory ${dir} was not made with this seed (its key differs): a seed applies to a fresh data directory, or to one made with the same seed.`);
+  }
+  const sealer = new Sealer(Buffer.from(storedKey, 'hex'));
   const store = openStore(join(dir, DB_FILE));
+  let unseed: (() => void) | undefined;
+  try {
+    unseed = seeding && useSeededIds(seeding.seed.open(store));
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
     try {
       chmodSync(join(dir, f), 0o600);
@@ -61,7 +96,7 @@ export function openDataDir(dir: string | null): OpenedDataDir {
   // a fresh directory at once agree on a single default account.
   const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
     const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
-    const accounts = new Accounts(store);
+    const accounts = new Accounts(store, now);
     if (row && existsSync(credPath)) {
       const stored = JSON.parse(readFileSync(credPath, 'utf8')) as Credentials;
       if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
@@ -76,8 +111,14 @@ export function openDataDir(dir: string | null): OpenedDataDir {
     writeFileSync(credPath, JSON.stringify({ api_key, account_id }, null, 2) + '\n', { mode: 0o600 });
     return { credentials: { api_key, account_id }, created: true };
   });
-  const { credentials, created } = init.immediate();
-  return { store, sealer, credentials, created };
+  try {
+    const { credentials, created } = init.immediate();
+    return { store, sealer, credentials, created, unseed };
+  } catch (err) {
+    unseed?.();
+    store.close();
+    throw err;
+  }
 }
 
 /** Deletes the directory's state (database, keys, credentials, log). Refuses while a server runs on it. */

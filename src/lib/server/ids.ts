@@ -1,8 +1,44 @@
 // The one place that makes identifiers (docs/api.md "Conventions").
 // Payment sessions and payments: UUIDv7 (time-ordered, indexes well). Everything else: prefix + 24 base62
 // characters, the first 8 encoding the millisecond time so ids also sort by creation, the rest random.
+// In deterministic mode (`server start --seed N`, docs/api.md "Deterministic mode") the random bytes come from the
+// seed's stream and the "time" of an id is the number of ids made before it, so ids still sort by creation.
 import { secureRandomBytes, secureRandomUint32 } from './crypto.js';
 import { V7Generator } from 'uuidv7';
+
+/** Where ids' bytes come from: the CSPRNG, or a seeded stream (seed.ts). */
+export interface IdStream {
+  bytes(n: number): Uint8Array;
+  /** The "time" an id made now carries (ms): a count of the ids made, so that seeded ids sort by creation. */
+  tick(): number;
+  /** 64 bytes that depend on `subject` only (not on what was drawn before): see newIdFor. */
+  derive(subject: string): Uint8Array;
+}
+
+/** A seeded server's sources: the ids stream, and request ids (bytes for the n-th request of its kind). */
+export interface SeededIds {
+  ids: IdStream;
+  /** 64 bytes for a request id: they depend only on the request's method and URL and how many such came before. */
+  requestBytes(method: string, url: string): Uint8Array;
+}
+
+let seeded: SeededIds | undefined;
+
+/**
+ * Makes every id, key, secret and request id of this process come from `streams` until the returned function is
+ * called (a seeded server holds the process: server.ts refuses a second server beside it).
+ */
+export function useSeededIds(streams: SeededIds): () => void {
+  seeded = streams;
+  return () => {
+    if (seeded === streams) seeded = undefined;
+  };
+}
+
+/** `n` bytes for values a client sees (tokens, cryptograms, simulated processor values): seeded in deterministic mode. */
+export function idBytes(n: number): Buffer {
+  return seeded ? Buffer.from(seeded.ids.bytes(n)) : secureRandomBytes(n);
+}
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'; // ASCII order: sorts as it counts
 
@@ -11,10 +47,10 @@ export type IdPrefix =
   | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att' | 'we' | 'whd' | 'evl' | 'evr';
 
 /** `n` random base62 characters (rejection sampling: no modulo bias). */
-export function randomBase62(n: number): string {
+export function randomBase62(n: number, stream: IdStream | undefined = seeded?.ids): string {
   let out = '';
   while (out.length < n) {
-    const bytes = secureRandomBytes(n * 2);
+    const bytes = stream ? stream.bytes(n * 2) : secureRandomBytes(n * 2);
     for (let i = 0; i < bytes.length && out.length < n; i++) {
       const b = bytes[i]! & 63;
       if (b < 62) out += ALPHABET[b];
@@ -34,7 +70,31 @@ function base62Time(ms: number): string {
 }
 
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${base62Time(Date.now())}${randomBase62(16)}`;
+  return `${prefix}_${base62Time(seeded ? seeded.ids.tick() : Date.now())}${randomBase62(16)}`;
+}
+
+/**
+ * An id for what background work makes about `subject` (a webhook delivery of an event to an endpoint): `newId`, but
+ * seeded it is derived from the subject rather than drawn, so that it does not depend on when the work ran nor on
+ * the requests around it. The subject must name one object: the same subject, the same id.
+ */
+export function newIdFor(prefix: IdPrefix, subject: string): string {
+  if (!seeded) return newId(prefix);
+  const ids = seeded.ids;
+  return `${prefix}_${base62Of(24, (round) => ids.derive(`${prefix} ${subject}${round === 0 ? '' : ` #${round}`}`))}`;
+}
+
+/** `n` base62 characters from the bytes `more(0)`, `more(1)`… give (rejection sampling, as randomBase62). */
+function base62Of(n: number, more: (round: number) => Uint8Array): string {
+  let out = '';
+  for (let round = 0; out.length < n; round++) {
+    const bytes = more(round);
+    for (let i = 0; i < bytes.length && out.length < n; i++) {
+      const b = bytes[i]! & 63;
+      if (b < 62) out += ALPHABET[b];
+    }
+  }
+  return out;
 }
 
 /**
@@ -44,11 +104,51 @@ export function newId(prefix: IdPrefix): string {
 const uuids = new V7Generator({ nextUint32: secureRandomUint32 });
 
 export function newUuid(): string {
-  return uuids.generate().toString();
+  if (!seeded) return uuids.generate().toString();
+  // RFC 9562 UUIDv7: 48 bits of time, version 7, 12 random bits, variant 10, 62 random bits.
+  const ms = seeded.ids.tick();
+  const b = Buffer.alloc(16);
+  b.writeUIntBE(ms, 0, 6);
+  b.set(seeded.ids.bytes(10), 6);
+  b[6] = 0x70 | (b[6]! & 0x0f);
+  b[8] = 0x80 | (b[8]! & 0x3f);
+  return formatUuid(b);
 }
 
-export function newRequestId(): string {
-  return `req_${randomBase62(20)}`;
+/** `n` random decimal digits (rejection sampling: no modulo bias): seeded in deterministic mode. */
+export function randomDigits(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    const bytes = idBytes(n + 4);
+    for (let i = 0; i < bytes.length && out.length < n; i++) if (bytes[i]! < 250) out += String(bytes[i]! % 10);
+  }
+  return out;
+}
+
+/** A version 4 UUID (simulated network values such as a 3DS transaction id): seeded in deterministic mode. */
+export function randomUuid(): string {
+  const b = idBytes(16);
+  b[6] = 0x40 | (b[6]! & 0x0f);
+  b[8] = 0x80 | (b[8]! & 0x3f);
+  return formatUuid(b);
+}
+
+function formatUuid(b: Buffer): string {
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * A request id. Seeded, it depends on the request's method and URL and on how many requests with both came before
+ * (docs/api.md "Deterministic mode"): a test that polls a URL a varying number of times changes no other request's id.
+ */
+export function newRequestId(request?: { method?: string; url?: string }): string {
+  if (!seeded) return `req_${randomBase62(20)}`;
+  const s = seeded;
+  const method = request?.method ?? '';
+  const url = request?.url ?? '';
+  let first: Uint8Array | undefined;
+  return `req_${base62Of(20, (round) => (round === 0 ? (first = s.requestBytes(method, url)) : s.ids.derive(`req ${Buffer.from(first!).toString('hex')} #${round}`)))}`;
 }
 
 /**

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
 import { buildApp } from './app.js';
-import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock } from './datadir.js';
+import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
+import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
 import type { Store } from './store/db.js';
 import { createServices, type Services } from './domain/services.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -47,6 +48,13 @@ export interface ServerOptions {
   timeouts?: Partial<Timeouts>;
   /** Webhook deliveries: POST timeout, poll interval, concurrency (docs/api.md "Events and webhooks"). */
   webhooks?: DispatcherOptions;
+  /**
+   * Deterministic mode (docs/api.md "Deterministic mode"): ids, keys, secrets and request ids from this seed, the
+   * clock from a fixed epoch. For a fresh data directory (or `memory`), or one made with the same seed.
+   */
+  seed?: SeedValue;
+  /** With `seed`: 'frozen' (default) — time moves only when a test advances it; 'real' — with the machine's clock. */
+  clock?: 'frozen' | 'real';
 }
 
 export interface RunningServer {
@@ -100,16 +108,47 @@ class Started {
  * The data directory's store and log, the domain's services and the app over them. The store closes and the
  * log is written out when `started` stops; the app is the caller's to close (it may never have listened).
  */
-async function assemble(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array) {
+async function assemble(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array, seeding?: Seeding) {
   if (dataDir) ensureDir(dataDir);
-  const opened = openDataDir(memory ? null : dataDir);
+  oneSeededServer(started, seeding !== undefined);
+  const opened = openDataDir(memory ? null : dataDir, seeding);
   started.add(() => opened.store.close());
+  if (opened.unseed) started.add(opened.unseed);
+  if (!seeding && seededStore(opened.store)) {
+    throw new SeedError(`The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`);
+  }
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
-  const services = createServices(opened.store, opened.sealer, { payments, publicUrl });
+  const services = createServices(opened.store, opened.sealer, { payments, publicUrl, now: seeding?.now });
   const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
   const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
   return { opened, log, services, runtime, app };
+}
+
+/** Servers of this process open now, and whether one is seeded: a seeded server's streams are the process's (ids.ts). */
+const thisProcess = { open: 0, seeded: false };
+
+/** Refuses a seeded server beside any other server of this process, and any server beside a seeded one. */
+function oneSeededServer(started: Started, seeded: boolean): void {
+  if (thisProcess.seeded || (seeded && thisProcess.open > 0)) {
+    throw new SeedError('A seeded server needs its process to itself (ids are drawn from one stream per process): close the other server of this process first, or start it in a process of its own.');
+  }
+  thisProcess.open++;
+  thisProcess.seeded = seeded;
+  started.add(() => {
+    thisProcess.open--;
+    if (seeded) thisProcess.seeded = false;
+  });
+}
+
+/** A seeded start's seed and base time (seed.ts), after refusing a live-looking configuration; undefined unseeded. */
+function seedingOf(options: ServerOptions): Seeding | undefined {
+  if (options.seed === undefined) {
+    if (options.clock !== undefined) throw new SeedError('`clock` applies to a seeded server only (give `seed`).');
+    return undefined;
+  }
+  refuseLiveWithSeed();
+  return { seed: new Seed(options.seed), now: options.clock === 'real' ? Date.now : () => SEEDED_EPOCH_MS, frozen: options.clock !== 'real' };
 }
 
 /** Listens on `host:port`; once the server stops, the app has answered the requests in flight and is closed. */
@@ -191,6 +230,7 @@ function idleWatch(started: Started, app: FastifyInstance, lock: Lock | undefine
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const seeding = seedingOf(options);
   const host = options.host ?? '127.0.0.1';
   const memory = options.memory ?? false;
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
@@ -205,7 +245,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
     if (lock) started.add(() => lock.release());
     const payments = { routing: options.routing, pspDown: options.pspDown };
-    const { opened, log, services, runtime, app } = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts));
+    const { opened, log, services, runtime, app } = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts), seeding);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
@@ -213,7 +253,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
     const dispatcher = new Dispatcher(
-      { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+      { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
       options.webhooks,
     );
     started.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start

@@ -142,7 +142,7 @@ export class Sender {
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': this.config.userAgent,
-      [SIGNATURE_HEADER]: signatureHeader(job.body, job.secrets, Math.floor(Date.now() / 1000)),
+      [SIGNATURE_HEADER]: signatureHeader(job.body, job.secrets, job.signedAt ?? Math.floor(Date.now() / 1000)),
       [EVENT_TYPE_HEADER]: job.eventType,
       [EVENT_ID_HEADER]: job.eventId,
       [TEST_MODE_HEADER]: 'true',

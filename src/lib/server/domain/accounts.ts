@@ -43,7 +43,11 @@ export class Accounts {
   private activeVersion = -1;
   private versionChecked = false;
 
-  constructor(private readonly store: Store) {
+  /** `now`: when keys are created and revoked (the machine's clock; a seeded server's fixed epoch, seed.ts). */
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number = Date.now,
+  ) {
     this.byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');
     this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
   }
@@ -52,7 +56,7 @@ export class Accounts {
   createAccountWithKey(): { account_id: string; api_key: string; key: ApiKeyInfo } {
     return this.store.tx(() => {
       const accountId = newId('acct');
-      this.store.db.prepare('INSERT INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, Date.now());
+      this.store.db.prepare('INSERT INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, this.now());
       const { api_key, key } = this.addKey(accountId);
       return { account_id: accountId, api_key, key };
     });
@@ -67,7 +71,7 @@ export class Accounts {
   /** A further key for an existing account (printed once, stored hashed). */
   addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
     const apiKey = newApiKey();
-    const row: KeyRow = { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: Date.now(), revoked_ms: null };
+    const row: KeyRow = { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: this.now(), revoked_ms: null };
     this.store.db
       .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
       .run(row.id, accountId, sha256(apiKey), row.last4, row.created_ms);
@@ -85,7 +89,7 @@ export class Accounts {
       : this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?').get(idOrKey)) as KeyRow | undefined;
     if (!row) throw errors.notFound('api key', idOrKey.startsWith('sk_') ? `sk_test_…${idOrKey.slice(-4)}` : idOrKey);
     if (row.revoked_ms === null) {
-      row.revoked_ms = Date.now();
+      row.revoked_ms = this.now();
       this.store.db.prepare('UPDATE api_keys SET revoked_ms = ? WHERE id = ?').run(row.revoked_ms, row.id);
       this.active.clear();
     }

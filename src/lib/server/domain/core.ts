@@ -22,6 +22,8 @@ export interface ServerConfig {
   payments?: PaymentsConfig;
   /** The server's base URL now: links to its hosted pages are made from it on every read (links.ts). */
   publicUrl: () => string;
+  /** The time under the accounts' clocks (ms): the machine's clock, or a seeded server's fixed epoch (seed.ts). */
+  now?: () => number;
 }
 
 export interface CoreServices {

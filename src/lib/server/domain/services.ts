@@ -22,7 +22,7 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 }
 
 export function createServices(store: Store, sealer: Sealer, config: ServerConfig): Services {
-  const clock = new AccountClock(store);
+  const clock = new AccountClock(store, config.now);
   const events = new Events(store, clock);
   const hooks = new Hooks();
   const core: CoreServices = {
@@ -32,7 +32,7 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
     hooks,
     events,
     config,
-    accounts: new Accounts(store),
+    accounts: new Accounts(store, config.now),
     sessions: new Sessions(store, sealer, events, hooks, config.publicUrl),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.

@@ -47,7 +47,7 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
     requestTimeout: timeouts.requestMs,
     http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersMs / 4))) },
     logger: false, // one line per request is written by the lifecycle (http/lifecycle.ts, log.ts AccessLog)
-    genReqId: () => newRequestId(),
+    genReqId: (req) => newRequestId(req),
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     exposeHeadRoutes: false,

@@ -27,8 +27,7 @@ import type { EventType } from '../../../contract/events.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
-import { randomInt } from 'node:crypto';
-import { newId } from '../../ids.js';
+import { newId, randomDigits } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { normalizeCurrency } from '../values.js';
@@ -141,8 +140,7 @@ export class Ledger implements DueWork {
 
   private newAccountNumber(accountId: string): string {
     for (;;) {
-      let n = 'LA';
-      for (let i = 0; i < 12; i++) n += String(randomInt(10));
+      const n = `LA${randomDigits(12)}`;
       if (!this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, n).length) return n;
     }
   }

@@ -1,13 +1,12 @@
 // Card payment methods: the test tokenization vault (raw numbers go no further than `tokenize`), the
 // predefined test tokens (tok_visa …) and network tokens. Everything downstream sees only brand, last4,
 // expiry and the test behaviour (CardOutcome) — never a card number.
-import { randomBytes } from 'node:crypto';
 import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
 import type { Static } from '@sinclair/typebox';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
 import { tables } from '../../store/tables.js';
-import { newId } from '../../ids.js';
+import { idBytes, newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '../testcards.js';
@@ -127,7 +126,7 @@ export class Cards {
       id: newId('nt'),
       card,
       behaves_as: this.behaviourOf(tokenId),
-      network_token_last4: String(1000 + (randomBytes(2).readUInt16BE(0) % 9000)),
+      network_token_last4: String(1000 + (idBytes(2).readUInt16BE(0) % 9000)),
       created_ms: now,
     };
     this.networkTokens.insert(accountId, t);
@@ -155,7 +154,7 @@ export class Cards {
     return {
       object: 'network_token_cryptogram',
       network_token_id: id,
-      cryptogram: randomBytes(20).toString('base64'),
+      cryptogram: idBytes(20).toString('base64'),
       eci: '05',
       expires_at: expires,
       cryptogramType: 'TAVV',

@@ -1,7 +1,7 @@
 // 3D Secure: the test challenge a payment meets when its processor asks for one, the challenge's result, and
 // its completion, after which the payment proceeds on the same processor. Every method runs synchronously
 // inside the caller's transaction.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { idBytes, randomUuid } from '../../ids.js';
 import type { ThreeDSResult } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
 import type { Sessions } from '../sessions.js';
@@ -27,7 +27,7 @@ export class ThreeDS {
     p.status = 'requires_action';
     const url = hostedLinks.threeds(baseUrl, p.session_id!);
     p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? hostedLinks.checkout(baseUrl, p.session_id!) } };
-    p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUUID(), liability_shift: false };
+    p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUuid(), liability_shift: false };
     return 'requires_action';
   }
 
@@ -59,7 +59,7 @@ export class ThreeDS {
     const o = p.card_outcome;
     const authenticated = o?.kind === 'threeds' && o.then === 'success';
     Object.assign(t, authenticated
-      ? { status: 'authenticated', authentication_value: randomBytes(20).toString('base64'), eci: '05', liability_shift: true }
+      ? { status: 'authenticated', authentication_value: idBytes(20).toString('base64'), eci: '05', liability_shift: true }
       : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false });
     const r = this.processors.get(p.psp!).authorize({
       amount: p.amount,

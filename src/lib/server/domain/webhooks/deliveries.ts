@@ -13,7 +13,7 @@ import {
 import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newId, newIdFor } from '../../ids.js';
 import { Collection } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
 import { tables } from '../../store/tables.js';
@@ -44,6 +44,8 @@ export interface SendJob {
   url: string;
   body: string;
   secrets: string[];
+  /** The signature's timestamp (s); the machine's clock when absent (set by a seeded server, dispatcher.ts). */
+  signedAt?: number;
 }
 
 /** Whether an outcome is a success: a complete 2xx answer. */
@@ -93,11 +95,14 @@ export class Deliveries implements DueWork {
   }
 
 
-  /** A pending delivery of the event to the endpoint, due at once (in the caller's transaction). */
-  private create(accountId: string, event: { id: string; type: string }, endpoint: StoredEndpoint, now: number): WebhookDelivery {
+  /**
+   * A pending delivery of the event to the endpoint, due at once (in the caller's transaction). The dispatcher's
+   * (`first`: the event's one delivery to the endpoint from the scan) gets an id of the pair, not of the moment.
+   */
+  private create(accountId: string, event: { id: string; type: string }, endpoint: StoredEndpoint, now: number, first = false): WebhookDelivery {
     const at = isoTime(now);
     const d: WebhookDelivery = {
-      id: newId('whd'),
+      id: first ? newIdFor('whd', `${event.id} ${endpoint.id}`) : newId('whd'),
       object: 'webhook_delivery',
       event: event.id,
       event_type: event.type,
@@ -230,7 +235,7 @@ export class Deliveries implements DueWork {
           const now = this.clock.now(row.account_id);
           for (const ev of events) {
             if (!endpointWants(endpoint.enabled_events, ev.type)) continue;
-            this.create(row.account_id, ev, endpoint, now);
+            this.create(row.account_id, ev, endpoint, now, true);
             created++;
           }
         }

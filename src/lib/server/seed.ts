@@ -1,0 +1,184 @@
+// Deterministic mode (`payorch server start --seed N`, `startServer({ seed })`; docs/api.md "Deterministic mode"):
+// everything a client can see that would otherwise come from the CSPRNG or the machine's clock comes from the seed.
+//
+// - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
+//   under a key derived from the seed (`ids`). Its position is kept in the database (table meta) and written with
+//   each draw, inside the drawing request's transaction: a request rolled back (or run again by the group commit,
+//   store/db.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
+//   data directory continues its stream across restarts.
+// - Request ids: derived from the request's method and URL and how many such requests came before, in this start
+//   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
+// - What background work makes (a webhook delivery of an event to an endpoint): derived from what it is about
+//   (ids.ts newIdFor), not drawn, so that it does not depend on when the work ran.
+// - The sealing key (encryption at rest, client secrets' MACs) is derived from the seed: still AES-256-GCM with
+//   random IVs, but anyone who knows the seed knows the key.
+// - The clock starts at SEEDED_EPOCH_MS and moves only when a test advances it (or with the machine's clock,
+//   `clock: 'real'`).
+import { createHmac } from 'node:crypto';
+import type { Store } from './store/db.js';
+import type { IdStream, SeededIds } from './ids.js';
+import { isLiveKey } from '../contract/keys.js';
+
+/** Where a seeded server's clock starts, for every seed: 2025-01-01T00:00:00.000Z. */
+export const SEEDED_EPOCH_MS = Date.UTC(2025, 0, 1);
+
+/** A start the seed cannot be used for (a live-looking configuration, a data directory made otherwise). */
+export class SeedError extends Error {
+  readonly code = 'seed_refused';
+}
+
+/** What `startServer({ seed })` takes: a whole number (the CLI's `--seed N`) or any text. */
+export type SeedValue = number | string;
+
+const STREAM_KEY = 'seed_stream';
+/** Request kinds (method and URL) counted for request ids before the count starts over (docs/api.md). */
+const MAX_REQUEST_KINDS = 100_000;
+
+/** Blocks of HMAC-SHA256(key, label ‖ counter), handed out byte by byte from `position`. */
+class CounterStream implements IdStream {
+  protected position = 0;
+  protected ticks = 0;
+  private block = -1;
+  private current = Buffer.alloc(0);
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly label: string,
+  ) {}
+
+  bytes(n: number): Uint8Array {
+    const out = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) {
+      const b = Math.floor(this.position / 32);
+      if (b !== this.block) {
+        const counter = Buffer.alloc(8);
+        counter.writeBigUInt64BE(BigInt(b));
+        this.current = createHmac('sha256', this.key).update(this.label).update(counter).digest();
+        this.block = b;
+      }
+      out[i] = this.current[this.position % 32]!;
+      this.position++;
+    }
+    this.moved();
+    return out;
+  }
+
+  derive(subject: string): Uint8Array {
+    const part = (n: number) => createHmac('sha256', this.key).update(`derive ${n} ${subject}`).digest();
+    return Buffer.concat([part(0), part(1)]);
+  }
+
+  tick(): number {
+    this.ticks++;
+    this.moved();
+    return SEEDED_EPOCH_MS + this.ticks;
+  }
+
+  protected moved(): void {}
+}
+
+/** The ids stream, its position kept in the database with what was drawn from it (see the top of this file). */
+class StoredStream extends CounterStream {
+  private readonly save;
+  private readonly read;
+
+  constructor(
+    private readonly store: Store,
+    key: Buffer,
+  ) {
+    super(key, 'ids');
+    this.save = store.db.prepare('UPDATE meta SET value = ? WHERE key = ?');
+    this.read = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    this.load();
+    store.onRollback(() => this.load());
+  }
+
+  private load(): void {
+    const [position, ticks] = String(this.read.get(STREAM_KEY) ?? '0:0').split(':').map(Number);
+    this.position = position ?? 0;
+    this.ticks = ticks ?? 0;
+  }
+
+  protected override moved(): void {
+    try {
+      this.save.run(`${this.position}:${this.ticks}`, STREAM_KEY);
+    } catch {
+      // A read-only transaction (a GET that drew a value): kept in memory; the next write stores the position.
+    }
+  }
+}
+
+export class Seed {
+  private readonly key: Buffer;
+  /** Names the seed in the data directory (meta `seed`) without giving it away. */
+  readonly fingerprint: string;
+
+  constructor(seed: SeedValue) {
+    const text = String(seed);
+    if (typeof seed === 'number' ? !Number.isSafeInteger(seed) || seed < 0 : text.length === 0 || text.length > 256) {
+      throw new SeedError(`The seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or a text of 1 to 256 characters (got ${JSON.stringify(seed)}).`);
+    }
+    this.key = createHmac('sha256', 'payorch seed v1').update(text).digest();
+    this.fingerprint = this.derive('fingerprint').subarray(0, 12).toString('hex');
+  }
+
+  private derive(purpose: string): Buffer {
+    return createHmac('sha256', this.key).update(purpose).digest();
+  }
+
+  /** The key that seals secrets at rest (crypto.ts Sealer): derived, so that derived client secrets repeat too. */
+  sealingKey(): Buffer {
+    return this.derive('sealing key');
+  }
+
+  /**
+   * Binds the seed to a just-opened store: a fresh one is marked as this seed's; one marked with this seed continues
+   * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
+   */
+  open(store: Store): SeededIds {
+    const meta = (key: string) => store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
+    const starts = store.db.transaction(() => {
+      const marked = meta('seed');
+      if (marked === undefined) {
+        const used = store.db.prepare('SELECT 1 FROM accounts LIMIT 1').get() !== undefined;
+        if (used) throw new SeedError('This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.');
+        const put = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+        put.run('seed', this.fingerprint);
+        put.run(STREAM_KEY, '0:0');
+        put.run('seed_starts', '0');
+      } else if (marked !== this.fingerprint) {
+        throw new SeedError('This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.');
+      }
+      const n = Number(meta('seed_starts') ?? 0) + 1;
+      store.db.prepare("UPDATE meta SET value = ? WHERE key = 'seed_starts'").run(String(n));
+      return n;
+    }).immediate();
+    const ids = new StoredStream(store, this.key);
+    const seen = new Map<string, number>();
+    return {
+      ids,
+      requestBytes: (method, url) => {
+        const kind = `${method} ${url}`;
+        const n = seen.get(kind) ?? 0;
+        if (seen.size >= MAX_REQUEST_KINDS && n === 0) seen.clear(); // a bound on memory for long runs (documented)
+        seen.set(kind, n + 1);
+        return ids.derive(`request ${starts} ${n} ${kind}`);
+      },
+    };
+  }
+}
+
+/** Whether the store was made by a seeded server (meta `seed`): it is then opened only with its seed. */
+export function seededStore(store: Store): boolean {
+  return store.db.prepare("SELECT 1 FROM meta WHERE key = 'seed'").get() !== undefined;
+}
+
+/**
+ * Refuses a seed beside a live-looking configuration: a seeded server's keys and secrets are predictable by anyone
+ * who knows the seed, which is only ever right for tests (the CLI also checks the active profile's key).
+ */
+export function refuseLiveWithSeed(env: NodeJS.ProcessEnv = process.env): void {
+  if (isLiveKey(env.PAYORCH_API_KEY)) {
+    throw new SeedError('Refusing --seed: PAYORCH_API_KEY holds a live key (sk_live_/rk_live_). A seeded server makes predictable keys and secrets, for tests only; unset PAYORCH_API_KEY or use a test key.');
+  }
+}

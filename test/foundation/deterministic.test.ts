@@ -1,0 +1,294 @@
+// Deterministic mode (docs/api.md "Deterministic mode"): `startServer({ seed })` / `server start --seed N`. The same
+// scripted run — sessions, confirms, a decline, refunds, a subscription over a clock advance, webhooks to a local
+// receiver — twice on fresh servers with the same seed gives byte-identical answers, event logs, webhook bodies and
+// signatures; another seed gives other ids and secrets; a live-looking configuration is refused; `--clock real` moves.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../dist/index.js';
+import { verifyWebhook } from '../../dist/webhooks.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startReceiver, until, type Received, type Receiver } from '../webhooks/receiver.js';
+
+interface Run {
+  /** Every answer: status, Request-Id header and body, in request order. */
+  answers: string[];
+  events: string;
+  /** Webhook POSTs as received: signature header and body. */
+  webhooks: { signature: string; body: string }[];
+  apiKey: string;
+  secret: string;
+}
+
+let rx: Receiver;
+beforeAll(async () => {
+  rx = await startReceiver();
+});
+afterAll(() => rx.close());
+
+/**
+ * A request on a connection of its own (the second run listens on the first one's port: a kept-alive connection to
+ * the closed server must not be picked up).
+ */
+function send(s: { baseUrl: string; apiKey: string }, method: string, path: string, body: unknown, opts: { key?: string; headers?: Record<string, string> }) {
+  return new Promise<{ status: number; requestId: string; text: string }>((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(s.baseUrl + path, {
+      method,
+      agent: false,
+      headers: { authorization: `Bearer ${opts.key ?? s.apiKey}`, ...(text ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let out = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (out += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['request-id']), text: out }));
+    });
+    req.end(text);
+  });
+}
+
+/**
+ * Waits until the receiver has a webhook for each event of the log newer than the `before` already received, and
+ * every delivery is recorded as succeeded; returns all received.
+ */
+async function settled(s: TestServer, endpoint: string, before: Received[] = []): Promise<Received[]> {
+  const log = JSON.parse((await send(s, 'GET', '/events?limit=100', undefined, {})).text).data as { id: string }[];
+  const fresh = log.filter((e) => !before.some((r) => r.headers['x-payorch-event-id'] === e.id));
+  const got = await rx.waitFor(before.length + fresh.length);
+  await until(async () => (JSON.parse((await send(s, 'GET', `/webhook-endpoints/${endpoint}/deliveries?limit=100`, undefined, {})).text).data as { status: string }[]).every((d) => d.status === 'succeeded') || undefined, 'deliveries recorded');
+  return got;
+}
+
+/** The scripted run, on a fresh in-memory server seeded with `seed` (on `port`: hosted-page links carry it). */
+async function scriptedRun(seed: number, port = 0): Promise<Run & { port: number }> {
+  rx.received.length = 0;
+  const s = await startTestServer({ memory: true, seed, port, dueWorkIntervalMs: 0 });
+  try {
+    const answers: string[] = [];
+    const call = async (method: string, path: string, body?: unknown, opts: { key?: string; headers?: Record<string, string> } = {}) => {
+      const r = await send(s, method, path, body, opts);
+      answers.push(`${r.status} ${r.requestId} ${r.text}`);
+      return r.text ? JSON.parse(r.text) : undefined;
+    };
+    const endpoint = await call('POST', '/webhook-endpoints', { url: rx.url });
+    const a = await call('POST', '/create-session', { amount: 5000, currency: 'usd' }, { headers: { 'idempotency-key': 'order-1' } });
+    const paid = await call('POST', `/confirm-payment/${a.id}`, { payment_method_type: 'card', token_id: 'tok_visa' }, { key: a.client_secret });
+    await call('GET', `/sessions/${a.id}`);
+    await call('POST', `/refund-payment/${paid.id}`, { amount: 1000 });
+    await call('POST', `/refund-payment/${paid.id}`, { amount: 9000 }); // more than is left: an error body, with its request id
+    const b = await call('POST', '/create-session', { amount: 700, currency: 'eur' });
+    await call('POST', `/confirm-payment/${b.id}`, { payment_method_type: 'card', token_id: 'tok_chargeDeclined' }, { key: b.client_secret });
+    const c = await call('POST', '/create-session', { amount: 1200, currency: 'usd' });
+    await call('POST', `/confirm-payment/${c.id}`, { payment_method_type: 'card', token_id: 'tok_threeDSecureRequired' }, { key: c.client_secret });
+    const product = await call('POST', '/products', { name: 'Pro' });
+    const price = await call('POST', '/prices', { product: product.id, currency: 'usd', unit_amount: 2500, recurring: { interval: 'month' } });
+    const customer = await call('POST', '/customers', { email: 'jo@example.com', default_payment_method: 'tok_visa' });
+    const sub = await call('POST', '/subscriptions', { customer: customer.id, items: [{ price: price.id }] });
+    await call('GET', '/test-helpers/clock');
+    // Every event so far reaches the receiver before the clock moves (past the events' retention: the advance removes
+    // them), and every delivery is recorded: what happens on the advance must not depend on how fast the POSTs went.
+    const before = await settled(s, endpoint.id);
+    await call('POST', '/test-helpers/advance-clock', { seconds: 31 * 86_400 });
+    await call('GET', `/subscriptions/${sub.id}`);
+    await call('GET', `/invoices?subscription=${sub.id}`);
+    const events = await send(s, 'GET', '/events?limit=100', undefined, {});
+    expect(events.status).toBe(200);
+    const got = await settled(s, endpoint.id, before);
+    expect(got.length).toBeGreaterThan(20);
+    // Each signed with the endpoint's secret, at the seeded clock's time (not the machine's: tolerance not checked).
+    for (const r of got) verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, endpoint.secret, { toleranceSeconds: 0 });
+    answers.push((await send(s, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, undefined, {})).text);
+    return {
+      answers,
+      events: events.text,
+      webhooks: got.map((r) => ({ signature: String(r.headers['x-payorch-signature']), body: r.body })),
+      apiKey: s.apiKey,
+      secret: endpoint.secret,
+      port: s.server.port,
+    };
+  } finally {
+    await s.close();
+  }
+}
+
+/** Where two lists of texts first differ (with some context), or '' when they are the same. */
+function difference(a: string[], b: string[]): string {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? '';
+    const y = b[i] ?? '';
+    if (x === y) continue;
+    let at = 0;
+    while (x[at] === y[at]) at++;
+    return `#${i} at ${at}:\n  ${x.slice(Math.max(0, at - 200), at + 100)}\n  ${y.slice(Math.max(0, at - 200), at + 100)}`;
+  }
+  return '';
+}
+
+describe('the same seed, the same run', () => {
+  let first: Run & { port: number };
+  let second: Run & { port: number };
+  let other: Run & { port: number };
+
+  beforeAll(async () => {
+    first = await scriptedRun(42);
+    // The same port: hosted-page links (in answers and webhook bodies) are made from the server's address.
+    second = await scriptedRun(42, first.port);
+    other = await scriptedRun(43);
+  });
+
+  it('gives byte-identical answers, event log, webhook bodies and signatures', () => {
+    expect(second.apiKey).toBe(first.apiKey);
+    expect(second.secret).toBe(first.secret);
+    expect(difference(second.answers, first.answers)).toBe('');
+    expect(difference([second.events], [first.events])).toBe('');
+    expect(difference(second.webhooks.map((w) => w.body), first.webhooks.map((w) => w.body))).toBe("");
+    expect(difference(second.webhooks.map((w) => w.signature), first.webhooks.map((w) => w.signature))).toBe("");
+  });
+
+  it('starts the clock at 2025-01-01 and moves it only when advanced', () => {
+    const session = JSON.parse(first.answers[1]!.replace(/^\d+ \S+ /, '')) as { created_at: string };
+    expect(session.created_at).toBe('2025-01-01T00:00:00.000Z');
+    // signed at the clock's time: t= is the seeded clock's, before and after the advance (31 days: the renewal)
+    const times = new Set(first.webhooks.map((w) => Number(/t=(\d+)/.exec(w.signature)![1])));
+    expect([...times]).toEqual([Date.UTC(2025, 0, 1) / 1000, Date.UTC(2025, 1, 1) / 1000]);
+    const events = JSON.parse(first.events).data as { created: number }[];
+    expect(new Set(events.map((e) => e.created))).toEqual(new Set([Date.UTC(2025, 1, 1) / 1000]));
+  });
+
+  it('another seed gives other ids, keys and secrets', () => {
+    expect(other.apiKey).not.toBe(first.apiKey);
+    expect(other.secret).not.toBe(first.secret);
+    expect(other.answers[1]).not.toBe(first.answers[1]);
+    // the same shape of run: as many answers, events and webhooks
+    expect(other.answers.length).toBe(first.answers.length);
+    expect(other.webhooks.length).toBe(first.webhooks.length);
+  });
+});
+
+describe('what a seed refuses', () => {
+  it('refuses a live-looking PAYORCH_API_KEY', async () => {
+    const saved = process.env.PAYORCH_API_KEY;
+    process.env.PAYORCH_API_KEY = 'sk_live_abcdefghijklmnop';
+    try {
+      await expect(startServer({ memory: true, port: 0, seed: 1 })).rejects.toThrow(/Refusing --seed: PAYORCH_API_KEY holds a live key/);
+    } finally {
+      if (saved === undefined) delete process.env.PAYORCH_API_KEY;
+      else process.env.PAYORCH_API_KEY = saved;
+    }
+  });
+
+  it('refuses a second server in the same process', async () => {
+    const s = await startTestServer({ memory: true, seed: 5, dueWorkIntervalMs: 0 });
+    try {
+      await expect(startServer({ memory: true, port: 0 })).rejects.toThrow(/needs its process to itself/);
+    } finally {
+      await s.close();
+    }
+    const unseeded = await startTestServer({ memory: true, dueWorkIntervalMs: 0 });
+    try {
+      await expect(startServer({ memory: true, port: 0, seed: 5 })).rejects.toThrow(/needs its process to itself/);
+    } finally {
+      await unseeded.close();
+    }
+  });
+
+  it('continues a data directory made with the same seed, and refuses one made otherwise', async () => {
+    const dir = tempDir();
+    const a = await startTestServer({ dataDir: dir, seed: 9, dueWorkIntervalMs: 0 });
+    const first = (await a.request('POST', '/customers', { body: { email: 'a@example.com' } })).body.id as string;
+    await a.close();
+    // The same seed: the stream continues (a new id, not the first one again) and the key is the same.
+    const b = await startTestServer({ dataDir: dir, seed: 9, dueWorkIntervalMs: 0 });
+    expect(b.apiKey).toBe(a.apiKey);
+    const second = (await b.request('POST', '/customers', { body: { email: 'b@example.com' } })).body.id as string;
+    expect(second).not.toBe(first);
+    await b.close();
+    await expect(startServer({ dataDir: dir, port: 0, seed: 10 })).rejects.toThrow(/not made with this seed/);
+    await expect(startServer({ dataDir: dir, port: 0 })).rejects.toThrow(/made by a seeded server/);
+    const unseeded = tempDir();
+    const u = await startTestServer({ dataDir: unseeded, dueWorkIntervalMs: 0 });
+    await u.close();
+    await expect(startServer({ dataDir: unseeded, port: 0, seed: 9 })).rejects.toThrow(/not made with this seed/);
+  });
+
+  it('continuing gives what one run without a restart gives', async () => {
+    const run = async (restart: boolean) => {
+      const dir = tempDir();
+      let s = await startTestServer({ dataDir: dir, seed: 11, dueWorkIntervalMs: 0 });
+      const ids = [(await s.request('POST', '/customers', { body: {} })).body.id];
+      if (restart) {
+        await s.close();
+        s = await startTestServer({ dataDir: dir, seed: 11, dueWorkIntervalMs: 0 });
+      }
+      ids.push((await s.request('POST', '/customers', { body: {} })).body.id);
+      await s.close();
+      return ids;
+    };
+    expect(await run(true)).toEqual(await run(false));
+  });
+});
+
+describe('server start --seed (the real binary)', () => {
+  /** Starts the binary detached on port 0 in a fresh data directory, makes a few requests, stops it. */
+  async function binaryRun(seed: number, extra: string[] = []) {
+    const home = tempDir();
+    const dataDir = join(home, 'data');
+    const started = await runCli(['server', 'start', '--seed', String(seed), '--port', '0', '--data-dir', dataDir, '--detach', '--json', ...extra], { home });
+    expect(started.code, started.stderr).toBe(0);
+    const { base_url: baseUrl, api_key: apiKey } = started.json<{ base_url: string; api_key: string }>();
+    try {
+      const outputs: string[] = [];
+      const call = async (method: string, path: string, body?: unknown, key?: string) => {
+        const r = await send({ baseUrl, apiKey }, method, path, body, { key });
+        outputs.push(`${r.status} ${r.requestId} ${r.text}`);
+        return r.text ? JSON.parse(r.text) : undefined;
+      };
+      const session = await call('POST', '/create-session', { amount: 5000, currency: 'usd' });
+      await call('POST', `/confirm-payment/${session.id}`, { payment_method_type: 'card', token_id: 'tok_visa' }, session.client_secret);
+      await call('POST', '/customers', { email: 'jo@example.com' });
+      const clock = await call('GET', '/test-helpers/clock');
+      await call('GET', '/events');
+      // Links to hosted pages carry the server's address, which port 0 makes different each time.
+      const origin = new URL(baseUrl).origin;
+      return { apiKey, outputs: outputs.map((o) => o.split(origin).join('{origin}')), clock: clock.now_iso as string };
+    } finally {
+      await runCli(['server', 'stop', '--data-dir', dataDir], { home });
+    }
+  }
+
+  it('twice in different data directories gives the same outputs', async () => {
+    const a = await binaryRun(7);
+    const b = await binaryRun(7);
+    expect(b.apiKey).toBe(a.apiKey);
+    expect(b.outputs).toEqual(a.outputs);
+    expect(a.clock).toBe('2025-01-01T00:00:00.000Z');
+  }, 60_000);
+
+  it('--clock real moves time with the machine', async () => {
+    const before = Date.now();
+    const r = await binaryRun(7, ['--clock', 'real']);
+    expect(Date.parse(r.clock)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(r.clock)).toBeLessThanOrEqual(Date.now());
+  }, 60_000);
+
+  it('refuses --seed when the active profile holds a live key', async () => {
+    const home = tempDir();
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ active: 'prod', profiles: { prod: { api_key: 'sk_live_0123456789abcdef', base_url: 'https://api.example.com/functions/v1' } } }));
+    const r = await runCli(['server', 'start', '--seed', '3', '--port', '0', '--memory', '--json'], { home });
+    expect(r.code).toBe(2);
+    expect(r.json().error).toMatchObject({ code: 'seed_refused', message: expect.stringMatching(/^Refusing --seed: profile "prod" holds a live key/) });
+    expect(r.stdout + r.stderr).not.toContain('sk_live_0123456789abcdef');
+  });
+
+  it('--clock needs --seed', async () => {
+    const r = await runCli(['server', 'start', '--clock', 'real', '--memory', '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/seed/);
+  });
+});
