@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../dist/index.js';
+import { newId } from '../../dist/lib/server/ids.js';
 import { verifyWebhook } from '../../dist/webhooks.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
@@ -214,6 +215,25 @@ describe('what a seed refuses', () => {
     const u = await startTestServer({ dataDir: unseeded, dueWorkIntervalMs: 0 });
     await u.close();
     await expect(startServer({ dataDir: unseeded, port: 0, seed: 9 })).rejects.toThrow(/not made with this seed/);
+  });
+
+  it('a rolled-back transaction gives its draws back (a failing request; a group commit running its batch again)', async () => {
+    const s = await startTestServer({ memory: true, seed: 12, dueWorkIntervalMs: 0 });
+    try {
+      // In the server's own store and id stream (this process's: the seeded server holds it), as a handler would.
+      let undone = '';
+      expect(() =>
+        s.server.services.store.tx(() => {
+          undone = newId('cus');
+          throw new Error('undo');
+        }),
+      ).toThrow('undo');
+      expect(undone).toMatch(/^cus_/);
+      const kept = (await s.request('POST', '/customers', { body: {} })).body.id as string;
+      expect(kept).toBe(undone);
+    } finally {
+      await s.close();
+    }
   });
 
   it('continuing gives what one run without a restart gives', async () => {
