@@ -91,7 +91,7 @@ function context(request: FastifyRequest, { services, runtime, publicUrl }: Serv
     query: request.query ?? {},
     params: request.params ?? {},
     requestId: request.id,
-    now: accountId ? services.clock.now(accountId) : Date.now(),
+    now: accountId ? services.clock.now(accountId) : (services.config.now ?? Date.now)(), // a seeded server's epoch
     path: request.url.split('?')[0]!,
     baseUrl: publicUrl(),
     services,
