@@ -23,6 +23,7 @@ import * as billing from './resources/billing.js';
 import { EventListenersResource, EventsResource, TriggersResource } from './resources/events.js';
 import { WebhookEndpointsResource } from './resources/webhooks.js';
 import { RequestLogResource } from './resources/logs.js';
+import { SnapshotsResource } from './resources/snapshots.js';
 import type { QueryValue, RequestOptions } from './request.js';
 
 export type { QueryValue, RequestOptions } from './request.js';
@@ -107,6 +108,7 @@ export class Client {
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly testHelpers: TriggersResource;
   readonly requestLog: RequestLogResource;
+  readonly snapshots: SnapshotsResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -142,6 +144,7 @@ export class Client {
     this.webhookEndpoints = new WebhookEndpointsResource(this);
     this.testHelpers = new TriggersResource(this);
     this.requestLog = new RequestLogResource(this);
+    this.snapshots = new SnapshotsResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */

@@ -16,6 +16,8 @@ import { registerPages } from './http/pages.js';
 import { allRoutes } from './routes/index.js';
 import { paymentsPages } from './pages/payments.js';
 import { billingPages } from './pages/billing.js';
+import type { Gate } from './http/gate.js';
+import { serveSnapshots, type SnapshotAdmin } from './http/snapshots.js';
 
 export interface AppOptions {
   services: Services;
@@ -31,10 +33,15 @@ export interface AppOptions {
   timeouts?: Timeouts;
   /** Marks of the local ports the server's own webhook sender is connected to it from (http/lifecycle.ts). */
   ownPorts?: Uint8Array;
+  /** What every request passes first (http/gate.ts): a listening server holds requests there while it restores a snapshot. */
+  gate?: Gate;
+  /** The snapshot routes (http/snapshots.ts), on a listening server. */
+  snapshots?: SnapshotAdmin;
 }
 
-export async function buildApp({ services, runtime, logger, accessLog, publicUrl, timeouts, ownPorts }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, runtime, logger, accessLog, publicUrl, timeouts, ownPorts, gate, snapshots }: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(logger, timeouts);
+  gate?.install(app);
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
   followEachRequest(app, services, runtime, accessLog, ownPorts);
@@ -42,5 +49,6 @@ export async function buildApp({ services, runtime, logger, accessLog, publicUrl
   for (const spec of allRoutes) serveRoute(app, spec, { services, runtime, publicUrl, known });
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.
   registerPages(app, [...paymentsPages, ...billingPages], { services, publicUrl, onUrl: (url) => known.add('GET', url) });
+  if (snapshots && gate) serveSnapshots(app, snapshots, gate, known);
   return app;
 }

@@ -11,6 +11,8 @@ import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
+import { checkName, checkSnapshot, installStaged, isCurrentSchema, saveSnapshot, SNAPSHOTS_DIR, stageSnapshot, type SnapshotInfo } from './snapshots.js';
+import { acquireLock } from './lock.js';
 
 export * from './lock.js';
 
@@ -51,6 +53,34 @@ function writeOnce(path: string, content: string): string {
 }
 
 /**
+ * What a database says of the key its secrets are sealed with: a MAC of a constant under that key (never the key),
+ * kept in `meta`, so that a snapshot of another data directory (or another in-memory server) is refused rather than
+ * restored with secrets no one can open (snapshots.ts).
+ */
+export const keyCheck = (sealer: Sealer): string => sealer.mac('payorch sealing key check v1');
+
+function noteKeyCheck(store: Store, sealer: Sealer): void {
+  store.db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('sealing_key_check', ?)").run(keyCheck(sealer));
+}
+
+/**
+ * A restored snapshot's store (the data directory's database file, or an in-memory server's image) made fit to
+ * serve: the running server's default key works (Accounts.keepKey), and it carries the sealing key's check.
+ */
+export function adoptRestored(store: Store, sealer: Sealer, credentials: Credentials, now: () => number = Date.now): Store {
+  try {
+    store.tx(() => {
+      new Accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
+      noteKeyCheck(store, sealer);
+    });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
+}
+
+/**
  * Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. Seeded, ids come
  * from the seed's streams from the moment the store is open (the first account and key included) until `unseed`.
  */
@@ -60,8 +90,12 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
     const store = openStore(':memory:');
     const unseed = seeding && useSeededIds(seeding.seed.open(store));
     try {
-      const { account_id, api_key } = new Accounts(store, now).createAccountWithKey();
-      return { store, sealer: seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random(), credentials: { api_key, account_id }, created: true, unseed };
+      const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random();
+      const { account_id, api_key } = store.tx(() => {
+        noteKeyCheck(store, sealer);
+        return new Accounts(store, now).createAccountWithKey();
+      });
+      return { store, sealer, credentials: { api_key, account_id }, created: true, unseed };
     } catch (err) {
       unseed?.();
       store.close();
@@ -95,6 +129,7 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   // First use: one account and key, created under an immediate transaction so that two processes opening
   // a fresh directory at once agree on a single default account.
   const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
+    noteKeyCheck(store, sealer);
     const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
     const accounts = new Accounts(store, now);
     if (row && existsSync(credPath)) {
@@ -126,4 +161,50 @@ export function resetDataDir(dir: string): void {
   const running = readLock(dir);
   if (running) throw new AlreadyRunningError(running);
   for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE, CREDENTIALS_FILE, LOG_FILE]) rmSync(join(dir, f), { force: true });
+  // Snapshots are of the database just deleted, sealed with the key just deleted: no longer restorable.
+  rmSync(join(dir, SNAPSHOTS_DIR), { recursive: true, force: true });
+}
+
+// ------------------------------------------------------------------------------- snapshots, server stopped
+
+/**
+ * `fn` on the data directory `dir` with no server on it, holding its lock meanwhile (a server cannot start on it,
+ * nor another such command run): AlreadyRunningError when one holds it. The directory must exist.
+ */
+async function whileStopped<T>(dir: string, fn: (opened: OpenedDataDir) => T | Promise<T>): Promise<T> {
+  if (!existsSync(join(dir, DB_FILE))) throw new Error(`There is no payorch data directory at ${dir} (no ${DB_FILE}).`);
+  const lock = acquireLock(dir);
+  try {
+    const opened = openDataDir(dir); // migrated, its key check noted
+    opened.store.close();
+    return await fn(opened);
+  } finally {
+    lock.release();
+  }
+}
+
+/** Saves snapshot `name` of a stopped data directory (docs/api.md "Snapshots"). */
+export function saveSnapshotStopped(dir: string, name: string): Promise<SnapshotInfo> {
+  checkName(name);
+  return whileStopped(dir, () => saveSnapshot(dir, join(dir, DB_FILE), name));
+}
+
+/**
+ * Puts a stopped data directory's database back to snapshot `name`: checked first (nothing changes when it cannot
+ * be restored), copied, migrated if it is of an older schema, renamed into place; the directory's default key
+ * (credentials.json) is then an active key of it.
+ */
+export function restoreSnapshotStopped(dir: string, name: string): Promise<{ name: string }> {
+  checkName(name);
+  return whileStopped(dir, async ({ sealer, credentials }) => {
+    const staged = await stageSnapshot(dir, name, keyCheck(sealer));
+    try {
+      if (!isCurrentSchema(checkSnapshot({ file: staged }, keyCheck(sealer), JSON.stringify(name)))) openStore(staged).close();
+      installStaged(staged, join(dir, DB_FILE));
+    } finally {
+      rmSync(staged, { force: true });
+    }
+    adoptRestored(openStore(join(dir, DB_FILE)), sealer, credentials).close();
+    return { name };
+  });
 }

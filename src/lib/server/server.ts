@@ -1,17 +1,36 @@
 // Starting the test-mode server: on loopback over HTTP (`payorch server start`, `startServer()`), or
 // in-process for the CLI's embedded default (`openEmbedded()`: the same app, reached through inject).
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
 import { buildApp } from './app.js';
-import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
+import { acquireLock, adoptRestored, DB_FILE, defaultDataDir, keyCheck, LOG_FILE, openDataDir, ensureDir, type Lock, type OpenedDataDir, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
-import type { Store } from './store/db.js';
+import { useSeededIds } from './ids.js';
+import { openStore, serializeStore, type Store } from './store/db.js';
 import { createServices, type Services } from './domain/services.js';
+import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
-import { createHttpRuntime } from './http/runtime.js';
+import { createHttpRuntime, idempotencyStore, type HttpRuntime } from './http/runtime.js';
+import { Gate } from './http/gate.js';
+import type { RestoreResult, SnapshotAdmin } from './http/snapshots.js';
+import {
+  checkSnapshot,
+  deleteSnapshot,
+  isCurrentSchema,
+  listSnapshots,
+  makeSpare,
+  saveImage,
+  saveSnapshot,
+  SnapshotError,
+  stageImage,
+  stageSnapshot,
+  installStaged,
+  snapshotFile,
+  type SnapshotInfo,
+} from './snapshots.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
@@ -73,7 +92,29 @@ export interface RunningServer {
   services: Services;
   /** Runs what is due on every account's clock now, as the periodic catch-up does; resolves with the count. */
   catchUp(): Promise<number>;
+  /**
+   * A snapshot of the database (docs/api.md "Snapshots"): without a name, its bytes, kept by the caller (also for
+   * an in-memory server); with one, saved in the data directory as `snapshots/NAME.sqlite`.
+   */
+  snapshot(): Promise<Snapshot>;
+  snapshot(name: string): Promise<SnapshotInfo>;
+  /**
+   * Puts the database back to `snapshot` (one this server made, or a saved one by name), atomically: requests
+   * are held while requests in flight finish, then see only the restored data. `server.services` is then the
+   * restored database's (same object).
+   */
+  restore(snapshot: Snapshot | string): Promise<RestoreResult>;
   close(): Promise<void>;
+}
+
+/** A snapshot kept in memory: the database's bytes (SQLite's serialization), for `RunningServer.restore`. */
+export class Snapshot {
+  readonly object = 'snapshot';
+  constructor(
+    /** The database file's image. Its secrets are sealed with the server's key, which is not in it. */
+    readonly image: Buffer,
+    readonly takenAt: Date,
+  ) {}
 }
 
 /** How to stop what one start step started. */
@@ -108,21 +149,33 @@ class Started {
  * The data directory's store and log, the domain's services and the app over them. The store closes and the
  * log is written out when `started` stops; the app is the caller's to close (it may never have listened).
  */
-async function assemble(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, timeouts?: Partial<Timeouts>, ownPorts?: Uint8Array, seeding?: Seeding) {
+async function assemble(
+  started: Started,
+  dataDir: string | null,
+  memory: boolean,
+  limits: Partial<RateLimitConfig> | undefined,
+  publicUrl: () => string,
+  payments: PaymentsConfig = {},
+  timeouts?: Partial<Timeouts>,
+  ownPorts?: Uint8Array,
+  seeding?: Seeding,
+  listening?: { gate: Gate; snapshots: SnapshotAdmin },
+) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
   const opened = openDataDir(memory ? null : dataDir, seeding);
-  started.add(() => opened.store.close());
-  if (opened.unseed) started.add(opened.unseed);
+  started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
+  started.add(() => opened.unseed?.());
   if (!seeding && seededStore(opened.store)) {
     throw new SeedError(`The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`);
   }
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
-  const services = createServices(opened.store, opened.sealer, { payments, publicUrl, now: seeding?.now });
+  const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
+  const services = createServices(opened.store, opened.sealer, config);
   const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
-  const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts });
-  return { opened, log, services, runtime, app };
+  const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts, ...listening });
+  return { opened, config, log, services, runtime, app };
 }
 
 /** Servers of this process open now, and whether one is seeded: a seeded server's streams are the process's (ids.ts). */
@@ -167,14 +220,17 @@ async function listen(started: Started, app: FastifyInstance, log: FileLogger, h
   return typeof address === 'object' && address ? address.port : port;
 }
 
-/** Checkpoints and long reads in worker threads of their own (store/db.ts), for as long as the server runs. */
-async function storeInBackground(started: Started, store: Store): Promise<void> {
-  await store.checkpointInBackground();
-  store.readInBackground();
+/**
+ * Checkpoints and long reads in worker threads of their own (store/db.ts), for as long as the server runs; resolves
+ * once the checkpointer runs (until then SQLite checkpoints on this thread, as it does without one).
+ */
+function storeInBackground(started: Started, store: Store): Promise<void> {
   started.add(async () => {
     await store.stopBackgroundReads();
     await store.stopBackgroundCheckpoints();
   });
+  store.readInBackground();
+  return store.checkpointInBackground();
 }
 
 /**
@@ -245,26 +301,63 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const lock = dataDir ? acquireLock(dataDir, { auto: options.auto }) : undefined;
     if (lock) started.add(() => lock.release());
     const payments = { routing: options.routing, pspDown: options.pspDown };
-    const { opened, log, services, runtime, app } = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts), seeding);
+    const gate = new Gate();
+    let snapshots: ServerSnapshots | undefined; // made once the store is open; the routes only run after that
+    const admin: SnapshotAdmin = {
+      defaultAccount: () => snapshots!.defaultAccount(),
+      list: () => snapshots!.list(),
+      save: (name) => snapshots!.save(name),
+      restore: (name) => snapshots!.restore(name),
+      remove: (name) => snapshots!.remove(name),
+    };
+    const parts = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts), seeding, { gate, snapshots: admin });
+    const { opened, log, services, app } = parts;
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
-    await storeInBackground(started, opened.store);
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
-    // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
-    const dispatcher = new Dispatcher(
-      { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
-      options.webhooks,
-    );
-    started.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
-    dueWork(started, services, log, options.dueWorkIntervalMs ?? 1000);
+    // What runs on the store (its background threads, webhook deliveries, due work): stopped and started again
+    // around a restore, which replaces the store.
+    const onStore = async ({ checkpointerStarted = true } = {}): Promise<Started> => {
+      const on = new Started();
+      try {
+        const checkpointer = storeInBackground(on, services.store);
+        // A restore does not hold requests while the checkpointer's thread starts (~20–40 ms).
+        if (checkpointerStarted) await checkpointer;
+        else checkpointer.catch((err) => log.logger.error({ err }, 'the WAL checkpointer did not start'));
+        // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
+        const dispatcher = new Dispatcher(
+          { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+          options.webhooks,
+        );
+        on.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
+        dueWork(on, services, log, options.dueWorkIntervalMs ?? 1000);
+        every(on, 10 * 60_000, () => parts.runtime.idempotency.purgeExpired());
+      } catch (err) {
+        await on.stopAll();
+        throw err;
+      }
+      return on;
+    };
+    let running = await onStore();
+    started.add(() => running.stopAll());
+    const snaps = new ServerSnapshots({
+      ...parts,
+      dataDir,
+      fileBacked: dataDir !== null && !memory,
+      seeding,
+      gate,
+      stopOnStore: () => running.stopAll(),
+      startOnStore: async () => void (running = await onStore({ checkpointerStarted: false })),
+    });
+    snapshots = snaps;
+    started.add(() => snaps.settled());
     // The log buffers 16 KiB (and the access lines 64 lines) before writing; what is pending is written once a
     // second so that `payorch server logs [--follow]` shows a running server's requests (off the hot path).
     every(started, 1000, () => {
       log.access.flush();
       log.logger.flush();
     });
-    every(started, 10 * 60_000, () => runtime.idempotency.purgeExpired());
     if (options.idle) idleWatch(started, app, lock, options.idle);
 
     let closing: Promise<void> | undefined;
@@ -279,14 +372,205 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       pid: process.pid,
       app,
       services,
-      catchUp: () => runSteps(services.store, services.scheduler.catchUp()),
-      close: () => (closing ??= started.stopAll()),
+      catchUp: () => snaps.exclusive(() => runSteps(services.store, services.scheduler.catchUp())),
+      snapshot: ((name?: string) => (name === undefined ? snaps.snapshot() : snaps.save(name))) as RunningServer['snapshot'],
+      restore: (snapshot) => snaps.restore(snapshot),
+      close: () => (closing ??= snaps.settled().then(() => started.stopAll())),
     };
   } catch (err) {
     await started.stopAll();
     if (createdDir) rmSync(createdDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+interface SnapshotParts {
+  opened: OpenedDataDir;
+  config: ServerConfig;
+  /** The object the app and the routes use: its members are replaced by the restored store's. */
+  services: Services;
+  runtime: HttpRuntime;
+  dataDir: string | null;
+  seeding?: Seeding;
+  /** The database is the data directory's file (not in memory). */
+  fileBacked: boolean;
+  gate: Gate;
+  stopOnStore(): Promise<void>;
+  startOnStore(): Promise<void>;
+}
+
+/**
+ * A listening server's snapshots (docs/api.md "Snapshots"): saved while requests go on, and restored under the
+ * running app. A restore checks and copies the snapshot first (requests go on), then closes the gate (new requests
+ * wait; those in flight finish), stops what runs on the store, closes it, puts the snapshot's file in its place
+ * (or opens the in-memory image), makes the services again on it (every in-memory cache of the old store goes with
+ * them), starts what runs on it and opens the gate. Saves and restores run one at a time.
+ */
+class ServerSnapshots {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly spares = new Set<Promise<void>>();
+
+  constructor(private readonly p: SnapshotParts) {}
+
+  defaultAccount(): string {
+    return this.p.opened.credentials.account_id;
+  }
+
+  /** `fn` once the saves and restores before it are done, and before any after it. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once no save or restore runs (and the spares being made are done): the server may close. */
+  async settled(): Promise<void> {
+    await this.queue;
+    await Promise.all(this.spares);
+  }
+
+  private dir(): string {
+    if (this.p.dataDir === null) {
+      throw new SnapshotError('snapshots_unavailable', 'This in-memory server has no data directory to save snapshots in: use `server.snapshot()` without a name (library), or start it with a data directory.');
+    }
+    return this.p.dataDir;
+  }
+
+  private get dbPath(): string {
+    return join(this.dir(), DB_FILE);
+  }
+
+  list(): SnapshotInfo[] {
+    return listSnapshots(this.dir());
+  }
+
+  remove(name: string): SnapshotInfo {
+    return deleteSnapshot(this.dir(), name);
+  }
+
+  save(name: string): Promise<SnapshotInfo> {
+    const dir = this.dir();
+    return this.exclusive(async () => {
+      const info = this.p.fileBacked
+        ? await saveSnapshot(dir, this.dbPath, name, { inWorker: true })
+        : saveImage(dir, await serializeStore(this.p.services.store), name);
+      if (this.p.fileBacked) this.spare(name);
+      return info;
+    });
+  }
+
+  snapshot(): Promise<Snapshot> {
+    return this.exclusive(async () => new Snapshot(await serializeStore(this.p.services.store), new Date()));
+  }
+
+  restore(source: Snapshot | string): Promise<RestoreResult> {
+    return this.exclusive(() => this.swap(source));
+  }
+
+  /** A spare copy of snapshot `name` for its next restore (snapshots.ts makeSpare), made in the background. */
+  private spare(name: string): void {
+    const making = makeSpare(this.dir(), name).finally(() => this.spares.delete(making));
+    this.spares.add(making);
+  }
+
+  private async swap(source: Snapshot | string): Promise<RestoreResult> {
+    const t0 = performance.now();
+    const { services, opened, gate } = this.p;
+    const check = keyCheck(opened.sealer);
+    const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
+    // Before the gate closes (requests go on): the snapshot checked, and made ready to replace the store — a file
+    // to rename into place, or, in memory, the restored store itself.
+    let next: { file: string } | { store: Store };
+    if (this.p.fileBacked) {
+      const file = typeof source === 'string' ? await stageSnapshot(this.dir(), source, check) : stageFromImage(this.dir(), source.image, check);
+      try {
+        if (!isCurrentSchema(checkSnapshot({ file }, check, name))) openStore(file).close(); // migrated now, not after the swap
+      } catch (err) {
+        rmSync(file, { force: true });
+        throw err;
+      }
+      next = { file };
+    } else {
+      const image = typeof source === 'string' ? readSavedImage(this.dir(), source, check) : source.image;
+      if (typeof source !== 'string') checkSnapshot({ image }, check, name);
+      next = { store: openStore(image) }; // migrated if older; made fit to serve at the swap (adopt)
+    }
+    const t1 = performance.now();
+    await gate.close();
+    try {
+      await this.p.stopOnStore();
+      try {
+        const old = services.store;
+        await old.alone(() => undefined); // the last group commit has committed
+        if ('store' in next) {
+          this.use(this.adopt(next.store));
+          old.close();
+        } else {
+          old.close();
+          try {
+            installStaged(next.file, this.dbPath);
+            this.use(this.adopt(openStore(this.dbPath)));
+          } catch (err) {
+            this.use(openStore(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
+            throw err;
+          }
+        }
+      } finally {
+        await this.p.startOnStore();
+      }
+    } catch (err) {
+      if ('store' in next && next.store !== services.store) next.store.close();
+      else if ('file' in next) rmSync(next.file, { force: true });
+      throw err;
+    } finally {
+      gate.open();
+    }
+    const t2 = performance.now();
+    if (typeof source === 'string' && this.p.fileBacked) this.spare(source);
+    return { object: 'snapshot_restore', name, paused_ms: Math.round((t2 - t1) * 10) / 10, took_ms: Math.round((t2 - t0) * 10) / 10 };
+  }
+
+  /**
+   * A restored store made fit to serve (datadir.ts adoptRestored); seeded, the process's id streams continue from
+   * the restored database's position (so a restored seeded server goes on as it went on from the snapshot).
+   */
+  private adopt(store: Store): Store {
+    const { opened, seeding } = this.p;
+    opened.unseed?.();
+    opened.unseed = seeding && useSeededIds(seeding.seed.open(store));
+    return adoptRestored(store, opened.sealer, opened.credentials, seeding?.now);
+  }
+
+  /**
+   * The services made again on `store`, into the object the app uses; the processors (server state, not data:
+   * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
+   * what it had (requests on data that is gone).
+   */
+  private use(store: Store): void {
+    const { services, runtime, opened, config } = this.p;
+    opened.store = store;
+    const fresh = createServices(store, opened.sealer, config);
+    for (const { id, status } of services.processors.state()) {
+      fresh.processors.register(services.processors.get(id));
+      fresh.processors.setDown(id, status === 'down');
+    }
+    Object.assign(services, fresh);
+    runtime.idempotency = idempotencyStore(store, opened.sealer);
+    runtime.requestLog.forget();
+  }
+}
+
+/** A snapshot image written where a restore renames it from, once checked. */
+function stageFromImage(dir: string, image: Buffer, check: string): string {
+  checkSnapshot({ image }, check, 'in memory');
+  return stageImage(dir, image);
+}
+
+/** A saved snapshot's bytes (an in-memory server with a data directory restores them into memory), once checked. */
+function readSavedImage(dir: string, name: string, check: string): Buffer {
+  const file = snapshotFile(dir, name);
+  checkSnapshot({ file }, check, JSON.stringify(name));
+  return readFileSync(file);
 }
 
 export interface EmbeddedServer {

@@ -78,6 +78,25 @@ export class Accounts {
     return { api_key: apiKey, key: info(row) };
   }
 
+  /**
+   * Makes `apiKey` an active key of account `accountId` again: the account and the key are added if missing, the
+   * key un-revoked if revoked. After a snapshot is restored, the key the CLI uses for the data directory (its
+   * default key) keeps working whatever the snapshot held (docs/api.md "Snapshots").
+   */
+  keepKey(accountId: string, apiKey: string): void {
+    this.store.tx(() => {
+      this.store.db.prepare('INSERT OR IGNORE INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, this.now());
+      const hash = sha256(apiKey);
+      const row = this.store.db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').get(hash) as { account_id: string } | undefined;
+      if (!row) {
+        this.store.db
+          .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
+          .run(newId('key'), accountId, hash, apiKey.slice(-4), this.now());
+      } else this.store.db.prepare('UPDATE api_keys SET revoked_ms = NULL WHERE hash = ?').run(hash);
+    });
+    this.active.clear();
+  }
+
   listKeys(): ApiKeyInfo[] {
     return (this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id').all() as KeyRow[]).map(info);
   }

@@ -62,6 +62,14 @@ export class RequestLog {
 
   constructor(private readonly size = REQUEST_LOG_SIZE) {}
 
+  /**
+   * Forgets every entry (a snapshot was restored: the requests logged were made on data that is gone). Each
+   * account's sequence goes on, so that a follower's `after` stays meaningful.
+   */
+  forget(): void {
+    for (const log of this.rings.values()) log.entries = [];
+  }
+
   record(r: RequestSummary): void {
     if (!r.accountId) return;
     const q = r.url.indexOf('?');

@@ -15,8 +15,11 @@ export interface HttpRuntime {
 
 export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimitConfig): HttpRuntime {
   return {
-    idempotency: new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer),
+    idempotency: idempotencyStore(store, sealer),
     limiter: new RateLimiter(limits),
     requestLog: new RequestLog(),
   };
 }
+
+/** The idempotency records of `store` (made again when a restored snapshot replaces the store). */
+export const idempotencyStore = (store: Store, sealer: Sealer): IdempotencyStore => new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer);

@@ -75,13 +75,19 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(path: string): Store {
-  const db = openDatabase(path);
+/**
+ * Opens the database file at `path` (or `:memory:`), or, given the bytes of a database (`serializeStore`), an
+ * in-memory database holding a copy of them (a restored snapshot of an in-memory server).
+ */
+export function openStore(source: string | Buffer): Store {
+  const path = typeof source === 'string' ? source : ':memory:';
+  const db = openDatabase(source);
   const tx = new Transactions(db);
   const group = new GroupCommit(db, tx);
   const statement = preparedStatements(db);
   const longReads = new LongReads(path);
-  let checkpoints: BackgroundCheckpoints | undefined;
+  /** The checkpointer, from the moment it is asked for (a stop while it starts waits for it, then stops it). */
+  let checkpoints: Promise<BackgroundCheckpoints | undefined> | undefined;
   return {
     db,
     path,
@@ -128,25 +134,52 @@ export function openStore(path: string): Store {
     },
     async checkpointInBackground(options = {}) {
       if (checkpoints || path === ':memory:') return;
-      checkpoints = await startCheckpoints(db, path, group, options, () => (checkpoints = undefined));
+      const starting = startCheckpoints(db, path, group, options, () => (checkpoints = undefined));
+      checkpoints = starting.catch(() => undefined);
+      await starting;
     },
     async stopBackgroundCheckpoints() {
       const running = checkpoints;
       checkpoints = undefined;
-      await running?.stop();
+      await (await running)?.stop();
     },
     close() {
       longReads.kill();
-      checkpoints?.kill();
+      void checkpoints?.then((c) => c?.kill());
       checkpoints = undefined;
       if (db.open) db.close();
     },
   };
 }
 
-/** The database file (or `:memory:`), set up as the store uses it and migrated to the newest schema. */
-function openDatabase(path: string): Database.Database {
-  const db = new Database(path);
+/**
+ * The committed content of the store's database as bytes (SQLite's serialization: a database file's image), taken
+ * once no group-commit batch is open, in a read transaction of its own.
+ */
+export function serializeStore(store: Store): Promise<Buffer> {
+  return store.read(() => store.db.serialize());
+}
+
+/**
+ * An in-memory database holding a copy of `image`. The image of a WAL database says so in its header (bytes 18–19
+ * = 2), which an in-memory database cannot open: the copy says 1 (the rollback journal's format). The caller's
+ * bytes are only changed while SQLite copies them.
+ */
+function openImage(image: Buffer): Database.Database {
+  if (image.length < 100) return new Database(image); // not a database: SQLite says so
+  const [a, b] = [image[18]!, image[19]!];
+  image[18] = image[19] = 1;
+  try {
+    return new Database(image);
+  } finally {
+    image[18] = a;
+    image[19] = b;
+  }
+}
+
+/** The database file (or `:memory:`, or a database image), set up as the store uses it and migrated to the newest schema. */
+function openDatabase(source: string | Buffer): Database.Database {
+  const db = typeof source === 'string' ? new Database(source) : openImage(source);
   // busy_timeout first: switching a fresh file to WAL needs a lock another process may be holding.
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');

@@ -1,0 +1,24 @@
+import { BaseCommand } from '../../../lib/cli/base.js';
+import { dataDirFlag } from '../../../lib/cli/server.js';
+import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
+import { defaultDataDir } from '../../../lib/server/datadir.js';
+import { listSnapshots } from '../../../lib/server/snapshots.js';
+import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
+
+export default class ServerSnapshotList extends BaseCommand {
+  static override summary = "List the data directory's snapshots";
+  static override examples = ['<%= config.bin %> server snapshot list', '<%= config.bin %> server snapshot list --json'];
+  static override flags = { 'data-dir': dataDirFlag };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ServerSnapshotList);
+    const dir = flags['data-dir'] ?? defaultDataDir();
+    try {
+      const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
+      const list = target.kind === 'server' ? await target.client.snapshots.list() : { object: 'list' as const, data: listSnapshots(dir), has_more: false as const, url: '/test-helpers/snapshots' };
+      await this.table(list, snapshotColumns, `No snapshots in ${dir} (\`payorch server snapshot save NAME\`).`);
+    } catch (err) {
+      throw await snapshotCliError(err);
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../../lib/cli/base.js';
+import { dataDirFlag } from '../../../lib/cli/server.js';
+import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
+import { defaultDataDir, saveSnapshotStopped } from '../../../lib/server/datadir.js';
+import { checkName } from '../../../lib/server/snapshots.js';
+import { formatSize } from '../../../lib/output/views/snapshots.js';
+
+export default class ServerSnapshotSave extends BaseCommand {
+  static override summary = "Save a snapshot of the data directory's database as NAME (replacing one of that name)";
+  static override description =
+    'Works on the server running on the data directory (it goes on answering meanwhile) or on a stopped data directory. The snapshot is snapshots/NAME.sqlite in the data directory: a consistent copy of the database, secrets sealed as in the database.';
+  static override examples = ['<%= config.bin %> server snapshot save seeded', '<%= config.bin %> server snapshot save seeded --data-dir ./payorch-data --json'];
+  static override args = { name: Args.string({ required: true, description: 'Snapshot name: letters, digits, `.`, `_`, `-`' }) };
+  static override flags = { 'data-dir': dataDirFlag };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(ServerSnapshotSave);
+    const dir = flags['data-dir'] ?? defaultDataDir();
+    try {
+      checkName(args.name);
+      const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
+      const info = target.kind === 'server' ? await target.client.snapshots.save(args.name) : await saveSnapshotStopped(dir, args.name);
+      await this.print(info, () => `Saved snapshot ${info.name} (${formatSize(info.size)}) of ${dir}${target.kind === 'server' ? ` (server at ${target.baseUrl})` : ''}.`);
+    } catch (err) {
+      throw await snapshotCliError(err);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+// What `payorch server snapshot …` acts on (docs/api.md "Snapshots"): the server running on the data directory,
+// over HTTP with the directory's default key (a running server's database can only be swapped by the server
+// itself), else the directory's files, holding its lock.
+import type { Client } from '../client/client.js';
+import { readCredentials, readLock } from '../server/lock.js';
+import { CliError, EXIT } from './errors.js';
+
+export type SnapshotTarget = { kind: 'server'; client: Client; baseUrl: string } | { kind: 'files' };
+
+export async function snapshotTarget(dir: string, userAgent: string): Promise<SnapshotTarget> {
+  const lock = readLock(dir);
+  if (!lock) return { kind: 'files' };
+  if (!lock.base_url) {
+    throw new CliError(`Another payorch process (pid ${lock.pid}) holds ${dir} right now (a server starting, or another snapshot command); try again.`, EXIT.USAGE, 'data_dir_busy');
+  }
+  const credentials = readCredentials(dir);
+  if (!credentials) throw new CliError(`The server on ${dir} runs, but its key (credentials.json) cannot be read.`, EXIT.AUTH);
+  const { Client } = await import('../client/client.js');
+  return { kind: 'server', baseUrl: lock.base_url, client: new Client({ apiKey: credentials.api_key, baseUrl: lock.base_url, userAgent, timeoutMs: 120_000, deadlineMs: 120_000 }) };
+}
+
+/** A snapshot error of the files (snapshots.ts SnapshotError, the lock) as the CLI's: a bad name is a usage error. */
+export async function snapshotCliError(err: unknown): Promise<unknown> {
+  const [{ SnapshotError }, { AlreadyRunningError }] = await Promise.all([import('../server/snapshots.js'), import('../server/lock.js')]);
+  if (err instanceof SnapshotError) return new CliError(err.message, err.code === 'invalid_name' ? EXIT.USAGE : EXIT.API, err.code);
+  if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
+  return err;
+}
