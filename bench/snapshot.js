@@ -5,7 +5,7 @@
 // something to undo). Prints one JSON line per size: the database's bytes, the save's time, and per restore the
 // wall time at the client, the time requests were held (`paused_ms`) and the whole restore on the server
 // (`took_ms`); medians. Usage: node bench/snapshot.js [N…] (default 10000 100000).
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../dist/index.js';
@@ -41,7 +41,10 @@ for (const n of sizes.length ? sizes : [10_000, 100_000]) {
     const rounds = [];
     for (let r = 0; r < ROUNDS; r++) {
       await fetch(`${server.baseUrl}/create-session`, { method: 'POST', headers, body: JSON.stringify({ amount: 1, currency: 'usd' }) });
-      await new Promise((resolve) => setTimeout(resolve, 1500)); // the spare copy for the next restore (made in the background)
+      // The spare copy for the next restore, made in the background after the save and after each restore (a CI
+      // suite between two restores gives it time); the first round's restore does not wait for it.
+      const spare = join(dir, 'data', 'snapshots', '.bench.spare');
+      for (let i = 0; r > 0 && i < 600 && !existsSync(spare); i++) await new Promise((resolve) => setTimeout(resolve, 100));
       const t = performance.now();
       const res = await fetch(`${server.baseUrl}/test-helpers/snapshots/bench/restore`, { method: 'POST', headers, body: '{}' });
       const body = await res.json();
@@ -57,8 +60,10 @@ for (const n of sizes.length ? sizes : [10_000, 100_000]) {
       db_bytes: db,
       seed_ms: Math.round(seedMs),
       save_ms: Math.round(saveMs),
-      restore_ms: Number(median(rounds.map((x) => x.wall_ms)).toFixed(1)),
-      paused_ms: median(rounds.map((x) => x.paused_ms)),
+      // With a spare ready (rounds after the first): the figure with a target.
+      restore_ms: Number(median(rounds.slice(1).map((x) => x.wall_ms)).toFixed(1)),
+      paused_ms: median(rounds.slice(1).map((x) => x.paused_ms)),
+      first_restore_ms: Number(rounds[0].wall_ms.toFixed(1)),
       rounds,
     };
     process.stdout.write(JSON.stringify(out) + '\n');

