@@ -9,12 +9,13 @@
 //   CLI      median wall time of the real binary ÷ median of `node -e 0` (runs alternated)
 //   webhooks create-session on a server with one webhook endpoint, its deliveries included (no target)
 //   scale    p50 of a list page with 1k vs 1M rows; server RSS after; database bytes per 1k sessions
+//   snapshot restore of a running server's snapshot with 10k and 100k sessions and their payments (bench/snapshot.js)
 //
 // Env: BENCH_SECONDS (load duration per endpoint, default 5), BENCH_ROWS (large table size, default 1e6),
 // BENCH_RUNS (CLI runs per figure, default 15), BENCH_ROUNDS (server: bare/endpoint load pairs per figure,
 // alternated so that background load on the machine hits both alike; each figure is the median of its rounds'
 // ratios; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, webhooks (also part of server),
-// scale; default all — a partial run prints and writes only its own figures).
+// scale, snapshot; default all — a partial run prints and writes only its own figures).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,8 @@ const TARGETS = {
   journal_entry: { cpu_ratio: 4.0, p99_ratio: 3.0 },
   confirm_payment: { cpu_ratio: 6.0, p99_ratio: 3.0 },
   scale: { list_ratio: 2.0, server_rss_mb: 150 },
+  // issue 28: a running server's restore (wall time at the client), by the number of sessions with a payment each
+  snapshot: { restore_10k_ms: 200, restore_100k_ms: 1000 },
 };
 
 /** A figure with a target: {value, target, met}; without one, {value}. */
@@ -259,6 +262,20 @@ try {
   }
   server.kill('SIGTERM');
 
+  // ------------------------------------------------------------------------------------------- snapshots
+  // bench/snapshot.js: a server with 10k (then 100k) sessions and their payments, a snapshot restored over HTTP.
+  if (want('snapshot')) {
+    log('snapshot restore (10k and 100k sessions with payments; seeding 100k takes minutes)…');
+    const r = spawnSync(process.execPath, [join(here, 'snapshot.js'), '10000', '100000'], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (r.status !== 0) throw new Error('bench/snapshot.js failed');
+    for (const line of r.stdout.trim().split('\n')) {
+      const x = JSON.parse(line);
+      const key = x.sessions === 10_000 ? 'restore_10k_ms' : x.sessions === 100_000 ? 'restore_100k_ms' : `restore_${x.sessions}_ms`;
+      results.snapshot ??= {};
+      results.snapshot[key] = { ...judged(x.restore_ms, TARGETS.snapshot[key]), paused_ms: x.paused_ms, first_restore_ms: x.first_restore_ms, save_ms: x.save_ms, db_bytes: x.db_bytes };
+    }
+  }
+
   // --------------------------------------------------------------------------------------------- report
   // One row a figure: what it is, the value measured, its target and verdict, then what the value is a ratio of.
   const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : String(x));
@@ -293,6 +310,10 @@ try {
     row(`list p50 ${ROWS} rows ÷ 1k rows`, results.scale.list_ratio, `${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms`);
     row(`server RSS after ${ROWS} rows`, results.scale.server_rss_mb, '', ' MB', 0);
     row('database bytes per 1k sessions', results.scale.db_bytes_per_1k_sessions, '', '', 0);
+  }
+  for (const [key, x] of Object.entries(results.snapshot ?? {})) {
+    const n = key.replace(/^restore_|_ms$/g, '');
+    row(`snapshot restore, ${n} sessions with payments (running server, HTTP)`, x, `requests held ${f(x.paused_ms, 0)} ms; first restore (no spare copy yet) ${f(x.first_restore_ms, 0)} ms; save ${f(x.save_ms, 0)} ms; ${f(x.db_bytes / 1e6, 0)} MB`, ' ms', 0);
   }
   const table = [['figure', 'measured', 'target', '', 'of'], ...rows.map((r) => r.cells)];
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
