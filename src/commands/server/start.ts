@@ -32,6 +32,7 @@ export default class ServerStart extends BaseCommand {
       min: 0,
     }),
     clock: Flags.string({ description: 'With --seed: frozen (default; time moves only with `clock advance`) or real (with the machine\'s clock)', options: ['frozen', 'real'], dependsOn: ['seed'] }),
+    faults: Flags.string({ description: 'Fault rules (JSON file: a list) for every account while it runs; see docs/api.md "Fault injection"' }),
     // How commands with no key configured start the default data directory's server in the background: port
     // 4242 if free (so that hosted-page links keep working), else any; stops after PAYORCH_IDLE_TIMEOUT
     // seconds without requests (default 300); `server start` in the foreground takes over from it.
@@ -52,6 +53,7 @@ export default class ServerStart extends BaseCommand {
       pspDown: flags['psp-down'],
       seed: flags.seed,
       clock: flags.clock as 'frozen' | 'real' | undefined,
+      faultsFile: flags.faults,
       timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       auto: flags.auto,
     });

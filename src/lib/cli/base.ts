@@ -4,7 +4,7 @@
 // run() returns what it showed.
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
-import { InvalidBaseUrlError, PayorchError } from '../client/errors.js';
+import { InvalidBaseUrlError, PayorchError, SimulateWithLiveKeyError } from '../client/errors.js';
 import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, withWidth, type Column, type Field } from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
@@ -179,21 +179,23 @@ export abstract class ApiCommand extends BaseCommand {
     'base-url': Flags.string({ description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1', helpGroup: 'GLOBAL' }),
     profile: Flags.string({ description: 'Use this stored profile', helpGroup: 'GLOBAL' }),
     timeout: Flags.string({ description: `Give up after this many seconds in all, retries included (default ${DEFAULT_TIMEOUT_S}; env PAYORCH_TIMEOUT)`, helpGroup: 'GLOBAL' }),
+    simulate: Flags.string({ description: 'Test mode: a fault for each request\'s first attempt, e.g. after_commit=reset (Payorch-Simulate; docs/api.md "Fault injection")', helpGroup: 'GLOBAL' }),
   };
 
   private target?: Target;
   private clientInstance?: Client;
 
   /** The client for the resolved target; on the embedded default, the server runs in this process. */
-  protected async client(flags: TargetFlags & { timeout?: string }): Promise<Client> {
+  protected async client(flags: TargetFlags & { timeout?: string; simulate?: string }): Promise<Client> {
     if (this.clientInstance) return this.clientInstance;
     const timeoutMs = commandTimeoutMs(flags.timeout, this.io.env);
     const target = (this.target = resolveTarget(flags, this.io.env));
     const { Client } = await import('../client/client.js');
     // One budget for the whole call: attempts get what is left of it, and no retry starts past it.
-    const common = { userAgent: `payorch-cli/${this.config.version}`, timeoutMs, deadlineMs: timeoutMs, onRequest: this.io.onRequest };
+    const common = { userAgent: `payorch-cli/${this.config.version}`, timeoutMs, deadlineMs: timeoutMs, onRequest: this.io.onRequest, simulate: flags.simulate };
     if (target.kind === 'http') {
       this.checkBaseUrl(target.baseUrl, flags['base-url'] !== undefined);
+      if (flags.simulate !== undefined && isLiveKey(target.apiKey)) throw new SimulateWithLiveKeyError();
       this.clientInstance = new Client({ ...common, apiKey: target.apiKey, baseUrl: target.baseUrl });
       if (isLiveKey(target.apiKey)) this.notice(`LIVE key ${maskSecret(target.apiKey)} (${target.source}) → ${target.baseUrl}`);
     } else {

@@ -1,7 +1,7 @@
 // How BaseCommand.catch reports an error: a table from the error's class to its exit code, its --json body
 // (on stdout) and its line for people (on stderr). The first row that matches wins; anything else is an
 // internal error (exit 1).
-import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, ProtocolError, UnsendableRequestError } from '../client/errors.js';
+import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, ProtocolError, SimulateWithLiveKeyError, UnsendableRequestError } from '../client/errors.js';
 import { colorErr, printable } from '../output/render.js';
 import { CliError, EXIT } from './errors.js';
 
@@ -31,13 +31,14 @@ const AS_CLI_ERROR: [cls: ErrorClass<Error>, exit: number, when?: (err: Error) =
   [UnsendableRequestError, EXIT.AUTH, (err) => (err as UnsendableRequestError).part === 'api_key'],
   [InvalidIdError, EXIT.USAGE],
   [UnsendableRequestError, EXIT.USAGE],
+  [SimulateWithLiveKeyError, EXIT.USAGE],
 ];
 
 /** The error as a CliError, when it is one of the CLI's own problems; else undefined. */
 function asCliError(err: FsError): CliError | undefined {
   if (err instanceof CliError) return err;
   const hit = AS_CLI_ERROR.find(([cls, , when]) => err instanceof cls && (!when || when(err)));
-  return hit ? new CliError(err.message, hit[1]) : fileSystemProblem(err);
+  return hit ? new CliError(err.message, hit[1], err instanceof SimulateWithLiveKeyError ? err.code : undefined) : fileSystemProblem(err);
 }
 
 const ROWS: Row[] = [

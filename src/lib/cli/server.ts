@@ -12,6 +12,7 @@ import { AlreadyRunningError, defaultDataDir, isAlive, isSameProcess, processSta
 import type { RunningServer, ServerOptions } from '../server/server.js';
 import { SeedError } from '../server/seed.js';
 import { maskSecret } from '../output/mask.js';
+import type { FaultRuleBody } from '../contract/faults.js';
 import { CliError, EXIT } from './errors.js';
 import { isLiveKey, resolveTarget, type Target } from './target.js';
 
@@ -145,13 +146,15 @@ export function stopHint(rec: { pid: number; data_dir: string | null }, env: Nod
 
 // ------------------------------------------------------------------------ a server in this process
 
-export interface ServeOptions extends Omit<ServerOptions, 'routing' | 'idle' | 'auto'> {
+export interface ServeOptions extends Omit<ServerOptions, 'routing' | 'idle' | 'auto' | 'faults'> {
   port: number;
   /** The port was not asked for (the default): another free one will do when it is taken. */
   anyPortIfTaken?: boolean;
   host: string;
   /** A routing rules file (JSON) replacing the default set. */
   routingFile?: string;
+  /** A fault rules file (JSON: a list of rules; docs/api.md "Fault injection"). */
+  faultsFile?: string;
   /** The background server the CLI starts on its own for commands with no key (`server start --auto`). */
   auto: boolean;
 }
@@ -176,6 +179,7 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   const start: ServerOptions = {
     ...options,
     routing: options.routingFile === undefined ? undefined : await loadRouting(options.routingFile),
+    faults: options.faultsFile === undefined ? undefined : loadFaults(options.faultsFile),
     ...(options.auto ? { auto: true, idle: { timeoutMs: idleTimeoutSeconds() * 1000, onIdle: () => stop() } } : {}),
   };
   let server: RunningServer;
@@ -234,7 +238,18 @@ async function loadRouting(file: string) {
   }
 }
 
-/** What a start that failed tells the user: the port or data directory in the way, a bad routing rule. */
+/** A fault rules file: a JSON list (each rule is checked by the server as it starts). */
+function loadFaults(file: string): FaultRuleBody[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`Cannot read the fault rules file ${file}: ${(err as Error).message}`, EXIT.USAGE, 'invalid_faults');
+  }
+  if (!Array.isArray(json)) throw new CliError(`The fault rules file ${file} must hold a JSON list of rules (docs/api.md "Fault injection").`, EXIT.USAGE, 'invalid_faults');
+  return json as FaultRuleBody[];
+}
+
 /**
  * `--seed` beside a live-looking configuration: the key commands would use (PAYORCH_API_KEY, checked by the server
  * too, or the active profile's) is live. A seeded server's keys and secrets are predictable: for tests only.
@@ -255,8 +270,10 @@ function refuseLiveProfile(env: NodeJS.ProcessEnv = process.env): void {
   }
 }
 
+/** What a start that failed tells the user: the port or data directory in the way, a bad routing or fault rule. */
 function startError(err: unknown, { host, port }: { host: string; port: number }): unknown {
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
+  if (/^Fault rule \d/.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_faults');
   if (err instanceof SeedError) return new CliError(err.message, EXIT.USAGE, err.code);
   if (/processor|routing/i.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
   const code = (err as NodeJS.ErrnoException).code;

@@ -1,11 +1,14 @@
 // The embedded API client: bearer auth, an Idempotency-Key on every POST/PATCH/DELETE (reused across its
 // retries), retries with jittered exponential backoff on 429 (honouring Retry-After), 5xx, 409
-// idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors.
+// idempotency_key_in_use and connection failures, per-attempt timeouts, and typed errors. A change sent without
+// an Idempotency-Key is retried only where it cannot have run (429, a connection refused).
 import type { ErrorBody } from '../contract/common.js';
 import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 
 export { DEFAULT_BASE_URL } from '../contract/prefix.js';
-import { ApiError, ConnectionError, ProtocolError, TimeoutError, UnsendableRequestError } from './errors.js';
+import { ApiError, ConnectionError, ProtocolError, SimulateWithLiveKeyError, TimeoutError, UnsendableRequestError } from './errors.js';
+import { isLiveKey } from '../contract/keys.js';
+import { SIMULATE_HEADER_LC } from '../contract/faults.js';
 import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
 import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';
@@ -24,6 +27,7 @@ import { EventListenersResource, EventsResource, TriggersResource } from './reso
 import { WebhookEndpointsResource } from './resources/webhooks.js';
 import { RequestLogResource } from './resources/logs.js';
 import { SnapshotsResource } from './resources/snapshots.js';
+import { FaultRulesResource } from './resources/faults.js';
 import type { QueryValue, RequestOptions } from './request.js';
 
 export type { QueryValue, RequestOptions } from './request.js';
@@ -52,6 +56,12 @@ export interface ClientOptions {
   /** Longest wait the client accepts between attempts, incl. Retry-After (default 20 000 ms). */
   maxRetryDelayMs?: number;
   userAgent?: string;
+  /**
+   * Test mode's fault injection (docs/api.md "Fault injection"): a `Payorch-Simulate` fault (`status=503`,
+   * `after_commit=reset`, …) sent with the first attempt of every call, so that each call rehearses the fault and
+   * the client's recovery from it (its retries go out clean). Refused with a live key (SimulateWithLiveKeyError).
+   */
+  simulate?: string;
 }
 
 /** A raw response (for `payorch api`): status, headers and the parsed body, errors included. */
@@ -109,6 +119,7 @@ export class Client {
   readonly testHelpers: TriggersResource;
   readonly requestLog: RequestLogResource;
   readonly snapshots: SnapshotsResource;
+  readonly faultRules: FaultRulesResource;
   private transportPromise?: Promise<Transport>;
   private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
 
@@ -145,6 +156,7 @@ export class Client {
     this.testHelpers = new TriggersResource(this);
     this.requestLog = new RequestLogResource(this);
     this.snapshots = new SnapshotsResource(this);
+    this.faultRules = new FaultRulesResource(this);
   }
 
   /** Where requests go: the base URL or "embedded test-mode server". */
@@ -176,6 +188,8 @@ export class Client {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent ?? 'payorch-client' };
     const bearer = options.bearer ?? this.opts.apiKey;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
+    const simulate = options.simulate === false ? undefined : (options.simulate ?? this.opts.simulate);
+    if (simulate !== undefined && (isLiveKey(bearer) || isLiveKey(this.opts.apiKey))) throw new SimulateWithLiveKeyError();
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
@@ -187,7 +201,9 @@ export class Client {
     // parameters after an `&`, not a second `?`.
     const query = encodeQuery(options.query);
     const fullPath = query && path.includes('?') ? `${path}&${query.slice(1)}` : path + query;
-    unsendable(headers, fullPath);
+    unsendable(simulate === undefined ? headers : { ...headers, [SIMULATE_HEADER_LC]: simulate }, fullPath);
+    // A change without a key may have run when no answer (or a 5xx) came back: sent again, it could run twice.
+    const unkeyed = method !== 'GET' && method !== 'HEAD' && headers['idempotency-key'] === undefined;
     const maxRetries = options.maxRetries ?? this.opts.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
     const deadlineMs = options.deadlineMs ?? this.opts.deadlineMs;
@@ -197,13 +213,15 @@ export class Client {
     for (let attempt = 0; ; attempt++) {
       let res: TransportResponse;
       try {
-        const req: TransportRequest = { method, path: fullPath, headers, body, timeoutMs: Math.max(1, Math.min(timeoutMs, left())) };
+        const sent = attempt === 0 && simulate !== undefined ? { ...headers, [SIMULATE_HEADER_LC]: simulate } : headers;
+        const req: TransportRequest = { method, path: fullPath, headers: sent, body, timeoutMs: Math.max(1, Math.min(timeoutMs, left())) };
         this.opts.onRequest?.(req);
         res = await transport.send(req);
       } catch (err) {
         if (!(err instanceof TransportFailure)) throw err;
         const wait = this.backoff(attempt);
-        if (attempt < maxRetries && wait < left()) {
+        const mayRetry = !unkeyed || (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
+        if (mayRetry && attempt < maxRetries && wait < left()) {
           await sleep(wait);
           continue;
         }
@@ -219,8 +237,9 @@ export class Client {
       if (res.status >= 400 && !(parsed && typeof parsed === 'object' && 'error' in parsed)) {
         throw new ProtocolError(`The server answered ${res.status} without the API's error body.`, res.status);
       }
-      const retryable =
-        RETRYABLE_STATUS.has(res.status) || (res.status === 409 && (parsed as ErrorBody).error?.code === 'idempotency_key_in_use');
+      const retryable = unkeyed
+        ? res.status === 429
+        : RETRYABLE_STATUS.has(res.status) || (res.status === 409 && (parsed as ErrorBody).error?.code === 'idempotency_key_in_use');
       if (retryable && attempt < maxRetries) {
         const retryAfter = Number(res.headers['retry-after']);
         const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt);

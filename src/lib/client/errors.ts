@@ -84,3 +84,16 @@ export class UnsendableRequestError extends PayorchError {
 export class InvalidIdError extends PayorchError {
   override name = 'InvalidIdError';
 }
+
+/**
+ * A fault (`Payorch-Simulate`, docs/api.md "Fault injection") asked for with a live key: fault injection is for
+ * test mode only, and a header meant for a test server is never sent with a key that can move real money. Found
+ * before anything is sent.
+ */
+export class SimulateWithLiveKeyError extends PayorchError {
+  override name = 'SimulateWithLiveKeyError';
+  readonly code = 'simulate_with_live_key';
+  constructor() {
+    super('Payorch-Simulate (fault injection) is for test mode only: it is never sent with a live key (sk_live_…, rk_live_…). Use a test key, or drop the fault.');
+  }
+}

@@ -8,7 +8,7 @@
 import * as http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { parseBaseUrl } from './url.js';
-import { flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import { connectionReset, flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 /** The transport for `baseUrl`; node:https (TLS, ~1 ms of CLI start-up) is loaded only for https URLs. */
 export async function httpTransport(baseUrl: string): Promise<HttpTransport> {
@@ -49,10 +49,11 @@ export class HttpTransport implements Transport {
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (message: string, timeout: boolean, cause?: unknown) => {
+      const fail = (message: string, timeout: boolean, cause?: unknown) => failWith(new TransportFailure(message, timeout, cause));
+      const failWith = (failure: TransportFailure) => {
         if (settled) return;
         settled = true;
-        reject(new TransportFailure(message, timeout, cause));
+        reject(failure);
       };
       const request = this.request(
         { ...target, method: req.method, headers, agent: this.agent, timeout: req.timeoutMs },
@@ -71,7 +72,9 @@ export class HttpTransport implements Transport {
         fail(`no answer from ${this.description} within ${req.timeoutMs} ms`, true);
         request.destroy();
       });
-      request.on('error', (err: NodeJS.ErrnoException) => fail(`cannot reach ${this.description}${err.code ? ` (${err.code})` : ''}`, false, err));
+      request.on('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'ECONNRESET' ? failWith(connectionReset(this.description, err)) : fail(`cannot reach ${this.description}${err.code ? ` (${err.code})` : ''}`, false, err),
+      );
       request.end(req.body);
     });
   }

@@ -16,4 +16,6 @@ export interface RequestOptions {
   timeoutMs?: number;
   deadlineMs?: number;
   maxRetries?: number;
+  /** A fault for this call's first attempt (overrides the client's `simulate`; `false`: none). See ClientOptions.simulate. */
+  simulate?: string | false;
 }

@@ -32,6 +32,15 @@ export class TransportFailure extends Error {
   }
 }
 
+/**
+ * The connection closed before an answer came (ECONNRESET): over HTTP a socket reset or hang-up, in process a
+ * reply destroyed (a simulated `reset`, docs/api.md "Fault injection"). One failure either way: the request may
+ * or may not have run, so only a request with an Idempotency-Key is safe to send again.
+ */
+export function connectionReset(description: string, cause?: unknown): TransportFailure {
+  return new TransportFailure(`the connection to ${description} closed before an answer (ECONNRESET)`, false, cause);
+}
+
 export function flattenHeaders(h: Record<string, string | string[] | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);

@@ -14,6 +14,12 @@ export const RequestLogEntry = Type.Object(
     status: Type.Integer(),
     duration_ms: Type.Integer({ minimum: 0, description: 'whole milliseconds from the first byte to the answer (rounded)' }),
     created_at: Type.String({ description: 'ISO 8601, when the answer was sent (wall clock)' }),
+    simulated: Type.Optional(
+      Type.String({
+        description:
+          'the fault injected into the request (docs/api.md "Fault injection"), in canonical form; `status` is then the one it answered, or the one it would have (its answer lost: `after_commit=reset`), or 0 (`reset`: no answer)',
+      }),
+    ),
   },
   { $id: 'RequestLogEntry' },
 );

@@ -1,7 +1,7 @@
 // The fastify application: every route declared with defineRoute goes through one pipeline — the request's
 // lifecycle (id, caller, limits, access line: http/lifecycle.ts), JSON parsing and schema validation
-// (http/fastify.ts), execution (transaction, idempotency, outcome: http/execute.ts) — and every failure leaves
-// as the contract's error body (http/replies.ts).
+// (http/fastify.ts), fault injection in test mode (http/faults.ts), execution (transaction, idempotency, outcome:
+// http/execute.ts) — and every failure leaves as the contract's error body (http/replies.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessLog } from './log.js';
@@ -10,6 +10,7 @@ import type { HttpRuntime } from './http/runtime.js';
 import { createFastify, type Timeouts } from './http/fastify.js';
 import { KnownPaths, replyWithErrors } from './http/replies.js';
 import { followEachRequest } from './http/lifecycle.js';
+import { injectFaults } from './http/faults.js';
 import { allowBrowsers } from './http/cors.js';
 import { serveRoute } from './http/execute.js';
 import { registerPages } from './http/pages.js';
@@ -44,7 +45,7 @@ export async function buildApp({ services, runtime, logger, accessLog, publicUrl
   gate?.install(app);
   const known = new KnownPaths();
   replyWithErrors(app, known, logger);
-  followEachRequest(app, services, runtime, accessLog, ownPorts);
+  injectFaults(app, followEachRequest(app, services, runtime, accessLog, ownPorts));
   allowBrowsers(app, known);
   for (const spec of allRoutes) serveRoute(app, spec, { services, runtime, publicUrl, known });
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.

@@ -115,4 +115,32 @@ export const errors = {
     }),
   internal: () =>
     new ServiceError({ status: 500, type: 'api_error', code: 'internal_error', message: 'An internal error occurred. The request id identifies it in the server log.' }),
+  /**
+   * A status injected by fault injection (docs/api.md "Fault injection"): the type and code this server gives that
+   * status, a message that says it was simulated and whether the request ran, Retry-After when the fault gives one.
+   */
+  simulated: (status: number, fault: string, committed: boolean, retryAfter?: number) => {
+    const [type, code] = SIMULATED_CODES[status] ?? ['api_error', 'simulated_error'];
+    const what = committed
+      ? 'after the request ran and its changes (if any) were committed; send it again with the same Idempotency-Key to get its saved answer'
+      : 'instead of running the request; nothing was done';
+    return new ServiceError({
+      status,
+      type,
+      code,
+      message: `Simulated ${status} (fault "${fault}"), ${what}.`,
+      headers: retryAfter === undefined ? undefined : { 'Retry-After': String(retryAfter) },
+    });
+  },
+};
+
+/** The type and code of each status a fault may inject: the ones this server answers it with. */
+const SIMULATED_CODES: Record<number, [ErrorType, string]> = {
+  408: ['invalid_request_error', 'request_timeout'],
+  409: ['invalid_request_error', 'idempotency_key_in_use'],
+  429: ['invalid_request_error', 'rate_limit_exceeded'],
+  500: ['api_error', 'internal_error'],
+  502: ['api_error', 'bad_gateway'],
+  503: ['api_error', 'service_unavailable'],
+  504: ['api_error', 'gateway_timeout'],
 };

@@ -31,6 +31,8 @@ export interface AccessFields {
   status: number;
   ms?: number;
   account?: string;
+  /** The fault injected into the request (http/faults.ts): test mode's fault injection, marked. */
+  simulated?: string;
 }
 
 /** Where the one line per request goes. */
@@ -59,6 +61,7 @@ class AccessLines implements AccessLog {
     let line = `{"level":30,"time":${Date.now()},"pid":${this.pid},"req":${JSON.stringify(f.req)},"method":${JSON.stringify(f.method)},"path":${JSON.stringify(f.path)},"status":${f.status}`;
     if (f.ms !== undefined && Number.isFinite(f.ms)) line += `,"ms":${f.ms}`;
     if (f.account !== undefined) line += `,"account":${JSON.stringify(f.account)}`;
+    if (f.simulated !== undefined) line += `,"simulated":${JSON.stringify(f.simulated)}`;
     this.pending += `${line},"msg":"request"}\n`;
     if (++this.count >= 64) this.flush();
   }

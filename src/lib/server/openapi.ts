@@ -35,6 +35,7 @@ const TAG_TEXT: Record<string, string> = {
   'Test helpers': 'Test-mode controls: test values, processors up or down, the test clock.',
   'Bank accounts': 'ACH bank accounts and their micro-deposit verification.',
   'Network tokens': 'Network tokens of card tokens and their one-time cryptograms.',
+  'Fault injection': 'Test mode: server-wide fault rules (a status, a reset, a latency, a lost answer after commit) for matching requests or webhook deliveries.',
   Events: 'The event log: every change of a resource, as it committed. Webhook endpoints receive them signed.',
 };
 

@@ -39,6 +39,8 @@ import type { RoutingRule } from '../contract/payments.js';
 import type { PaymentsConfig } from './domain/core.js';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
+import type { FaultRuleBody } from '../contract/faults.js';
+import type { FaultRules } from './http/faults.js';
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -74,6 +76,8 @@ export interface ServerOptions {
   seed?: SeedValue;
   /** With `seed`: 'frozen' (default) — time moves only when a test advances it; 'real' — with the machine's clock. */
   clock?: 'frozen' | 'real';
+  /** Fault rules for every account, for as long as the server runs (`--faults FILE`; docs/api.md "Fault injection"). */
+  faults?: FaultRuleBody[];
 }
 
 export interface RunningServer {
@@ -312,6 +316,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     const parts = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts), seeding, { gate, snapshots: admin });
     const { opened, log, services, app } = parts;
+    addFaultRules(parts.runtime.faults, options.faults);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
@@ -327,7 +332,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         else checkpointer.catch((err) => log.logger.error({ err }, 'the WAL checkpointer did not start'));
         // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
         const dispatcher = new Dispatcher(
-          { ...services, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+          { ...services, faults: parts.runtime.faults, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
           options.webhooks,
         );
         on.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
@@ -610,6 +615,17 @@ async function drainLog(log: FileLogger): Promise<void> {
     });
   });
   log.flush();
+}
+
+/** The server-wide fault rules; a rule that is not one fails the start, naming it. */
+function addFaultRules(rules: FaultRules, faults: FaultRuleBody[] | undefined): void {
+  faults?.forEach((rule, i) => {
+    try {
+      rules.add('', rule);
+    } catch (err) {
+      throw new Error(`Fault rule ${i + 1} of ${faults.length}: ${(err as Error).message}`);
+    }
+  });
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -7,7 +7,7 @@ export interface Requester {
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
 }
 
-export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 'maxRetries'>;
+export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 'maxRetries' | 'simulate'>;
 
 /**
  * One path segment (an id), percent-encoded. A blank one would change which route is called (`/sessions/`

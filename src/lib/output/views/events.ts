@@ -88,8 +88,11 @@ export const deliveryColumns: Column<WebhookDelivery>[] = [
 /** `logs tail`'s line: time, status, method, path, duration, request id. */
 export function requestLogLine(r: RequestLogEntry): string {
   const c = color();
-  const status = r.status >= 500 ? c.red(String(r.status)) : r.status >= 400 ? c.yellow(String(r.status)) : c.green(String(r.status));
-  return `${c.dim(printable(formatTime(r.created_at).replace(' UTC', '')))}  ${status}  ${printable(r.method).padEnd(6)} ${printable(r.path)}  ${c.dim(`${r.duration_ms} ms  ${printable(r.request_id)}`)}`;
+  const shown = r.status === 0 ? '---' : String(r.status);
+  const status = r.status === 0 || r.status >= 500 ? c.red(shown) : r.status >= 400 ? c.yellow(shown) : c.green(shown);
+  // An injected fault (docs/api.md "Fault injection") is marked on its line.
+  const simulated = r.simulated === undefined ? '' : `  ${c.magenta(`SIMULATED ${printable(r.simulated)}`)}`;
+  return `${c.dim(printable(formatTime(r.created_at).replace(' UTC', '')))}  ${status}  ${printable(r.method).padEnd(6)} ${printable(r.path)}  ${c.dim(`${r.duration_ms} ms  ${printable(r.request_id)}`)}${simulated}`;
 }
 
 export { statusText };

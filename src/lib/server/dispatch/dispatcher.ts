@@ -25,7 +25,8 @@ import type { StoredEndpoint } from '../domain/webhooks/endpoints.js';
 import type { Webhooks } from '../domain/webhooks/area.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 import { senderLink, type SenderLink } from './sender-link.js';
-import type { SendResult } from './sender.js';
+import type { FaultedJob, SendResult } from './sender.js';
+import type { FaultRules } from '../http/faults.js';
 
 /** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
 interface Outcome {
@@ -85,6 +86,8 @@ export interface DispatcherDeps {
   signAtClock?: boolean;
   /** Unexpected failures (a storage error): never a secret, never a body. */
   onError: (err: unknown) => void;
+  /** Fault rules on deliveries (docs/api.md "Fault injection"): an endpoint they watch is sent one delivery at a time. */
+  faults?: FaultRules;
 }
 
 interface Serving {
@@ -341,7 +344,10 @@ export class Dispatcher {
 
   /** Reads the endpoint's next batch (after what it already has) and hands it to the sender; false when none is due. */
   private handOver(e: StoredEndpoint, serving: Serving, clockNow: number): boolean {
-    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(serving.accountId, e, clockNow, this.batchSize, serving.lastSeq);
+    // Under a fault rule, one delivery per batch and one batch at a time: each attempt made is one the rule counted.
+    const faults = this.deps.faults?.watches(serving.accountId, e.id) ? this.deps.faults : undefined;
+    if (faults && serving.batches > 0) return false;
+    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(serving.accountId, e, clockNow, faults ? 1 : this.batchSize, serving.lastSeq);
     if (lost.length > 0) {
       for (const delivery of lost) this.results.push({ accountId: serving.accountId, url: e.url, delivery, outcome: 'lost' });
       this.scheduleRecord();
@@ -351,6 +357,7 @@ export class Dispatcher {
     serving.batches++;
     serving.chain++;
     serving.lastSeq = lastSeq;
+    if (faults) for (const job of jobs) (job as FaultedJob).fault = faults.forDelivery(serving.accountId, e.id);
     this.link.send({ endpoint: e.id, jobs });
     return true;
   }

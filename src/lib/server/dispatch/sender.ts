@@ -12,6 +12,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { markWhileOpen } from '../ownports.js';
 import { succeeded, type AttemptOutcome, type SendJob } from '../domain/webhooks/deliveries.js';
+import type { Fault } from '../../contract/faults.js';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
@@ -21,9 +22,14 @@ const MAX_ERROR_CHARS = 300;
 
 export type { AttemptOutcome, SendJob };
 
+/** A job with the fault a rule gave its attempt (docs/api.md "Fault injection"). */
+export interface FaultedJob extends SendJob {
+  fault?: Fault;
+}
+
 export interface SendBatch {
   endpoint: string;
-  jobs: SendJob[];
+  jobs: FaultedJob[];
 }
 
 export interface SendResult {
@@ -117,7 +123,7 @@ export class Sender {
   /** The batch's POSTs in order until one fails; whether all succeeded. */
   private async send({ batch, onResult }: Queued, signal: AbortSignal): Promise<boolean> {
     for (const job of batch.jobs) {
-      const outcome = await this.post(job, signal);
+      const outcome = await (job.fault ? this.faulted(job, job.fault, signal) : this.post(job, signal));
       // Aborted (the server is stopping, the endpoint changed): the attempt was cut short; its delivery stays pending.
       if (signal.aborted) return false;
       onResult({ endpoint: batch.endpoint, delivery: job.delivery, outcome });
@@ -136,6 +142,27 @@ export class Sender {
     for (const lane of this.lanes.values()) lane.abort.abort();
     this.http.destroy();
     this.https.destroy();
+  }
+
+  /**
+   * An attempt under a fault: after its latency, a status answered for the endpoint without calling it, a POST
+   * dropped (never sent), or a POST sent whose answer is lost (the endpoint gets the delivery again at the retry).
+   */
+  private async faulted(job: SendJob, fault: Fault, signal: AbortSignal): Promise<AttemptOutcome> {
+    if (fault.latencyMs) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, fault.latencyMs);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) return { error: 'aborted: the server is stopping' };
+    }
+    const action = fault.before;
+    const simulated = `simulated (fault "${fault.text}")`;
+    if (!action) return this.post(job, signal);
+    if (action.kind === 'status') return { status: action.status, error: `${simulated}: the endpoint was not called; ${action.status} was answered for it` };
+    if (action.kind === 'drop') return { error: `${simulated}: the POST was dropped, never sent` };
+    const real = await this.post(job, signal);
+    return { error: errorText(`${simulated}: the POST was sent (${real.status !== undefined ? `the endpoint answered ${real.status}` : real.error}) and its answer lost`) };
   }
 
   private post(job: SendJob, signal: AbortSignal): Promise<AttemptOutcome> {

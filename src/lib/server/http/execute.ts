@@ -96,6 +96,7 @@ function context(request: FastifyRequest, { services, runtime, publicUrl }: Serv
     baseUrl: publicUrl(),
     services,
     requestLog: runtime.requestLog,
+    faults: runtime.faults,
   };
 }
 

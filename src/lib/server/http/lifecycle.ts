@@ -1,6 +1,7 @@
 // What happens around every request, in order: it gets an id; its caller is identified (auth.ts); it is
 // admitted or refused by the limits (ratelimit.ts); its answer carries the limit headers; when it ends, its
-// in-flight slot is given back and one access line is written.
+// in-flight slot is given back and one access line is written (also when a simulated fault closed its connection
+// without an answer: faults.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../log.js';
 import { errors, ServiceError } from '../errors.js';
@@ -10,11 +11,14 @@ import type { RateLimiter } from './ratelimit.js';
 import type { RouteSpec } from './route.js';
 import type { HttpRuntime } from './runtime.js';
 import { isOwnConnection } from '../ownports.js';
+import type { FaultHooks, RequestFault } from './faults.js';
 
 export interface RequestState extends Caller {
   /** Holds an in-flight slot of `rateKey` until the request ends. */
   admitted: boolean;
   started: bigint;
+  /** A fault injected into this request (faults.ts), marked in its log lines. */
+  fault: RequestFault | undefined;
 }
 
 declare module 'fastify' {
@@ -49,8 +53,18 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
 }
 
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
-export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): void {
+export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): FaultHooks {
   const { limiter, requestLog } = runtime;
+
+  /** The end of a request: its slot given back, its access line and request-log entry written. */
+  const ended = (request: FastifyRequest, status: number) => {
+    release(limiter, request);
+    const state = request.payorch;
+    const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
+    const simulated = state?.fault?.done;
+    accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status, ms, account: state?.accountId || undefined, simulated });
+    if (state?.accountId) requestLog.record({ accountId: state.accountId, requestId: request.id, method: request.method, url: request.url, status, ms: ms ?? 0, simulated });
+  };
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
@@ -60,7 +74,7 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     // is a route without a spec): the address's public bucket. Anything else starts in its guest bucket.
     const open = spec ? spec.auth === 'none' : route.url !== undefined;
     // One shape for every request's state (fields set later are declared here): no hidden-class changes.
-    const state: RequestState = { accountId: '', keyId: undefined, sessionId: undefined, rateKey: addressBucket(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint() };
+    const state: RequestState = { accountId: '', keyId: undefined, sessionId: undefined, rateKey: addressBucket(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint(), fault: undefined };
     request.payorch = state;
     // A route without limits (the health check) answers whatever any client, or the server itself, does.
     if (spec?.limited === false) return done();
@@ -98,11 +112,16 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    release(limiter, request);
-    const state = request.payorch;
-    const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
-    accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status: reply.statusCode, ms, account: state?.accountId || undefined });
-    if (state?.accountId) requestLog.record({ accountId: state.accountId, requestId: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: ms ?? 0 });
+    ended(request, reply.statusCode);
     done();
   });
+
+  return {
+    rules: runtime.faults,
+    get: (request) => request.payorch?.fault,
+    set: (request, fault) => {
+      if (request.payorch) request.payorch.fault = fault;
+    },
+    unanswered: ended,
+  };
 }

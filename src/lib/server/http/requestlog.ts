@@ -1,7 +1,8 @@
 // The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per
 // account, a ring of the most recent requests' summaries — method, path (no query string), status, duration,
-// request id and time. Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in
-// memory only (a restart empties it; the access log on disk is the durable record).
+// request id and time, and the fault injected into it (docs/api.md "Fault injection"). Nothing else of a request
+// is kept: no headers, bodies, keys or client secrets. It lives in memory only (a restart empties it; the access
+// log on disk is the durable record).
 import { API_PREFIX } from '../../contract/common.js';
 import { statusMatches, type RequestLogEntry, type RequestLogPage, type RequestLogQuery } from '../../contract/requestlog.js';
 
@@ -16,6 +17,8 @@ export interface RequestSummary {
   url: string;
   status: number;
   ms: number;
+  /** The fault injected into it (http/faults.ts), if any. */
+  simulated?: string;
 }
 
 /**
@@ -40,6 +43,7 @@ interface Kept {
   status: number;
   duration_ms: number;
   at: number;
+  simulated: string | undefined;
 }
 
 const entryOf = (k: Kept): RequestLogEntry => ({
@@ -51,6 +55,7 @@ const entryOf = (k: Kept): RequestLogEntry => ({
   status: k.status,
   duration_ms: k.duration_ms,
   created_at: new Date(k.at).toISOString(),
+  ...(k.simulated !== undefined ? { simulated: k.simulated } : {}),
 });
 
 /** Entries past `size` are dropped this many at a time (one array move per TRIM requests, not one per request). */
@@ -79,7 +84,7 @@ export class RequestLog {
     let log = this.rings.get(r.accountId);
     if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
     const ring = log.entries;
-    ring.push({ seq: ++log.seq, request_id: r.requestId, method: r.method, path, status: r.status, duration_ms: Math.max(0, Math.round(r.ms)), at: Date.now() });
+    ring.push({ seq: ++log.seq, request_id: r.requestId, method: r.method, path, status: r.status, duration_ms: Math.max(0, Math.round(r.ms)), at: Date.now(), simulated: r.simulated });
     if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
   }
 

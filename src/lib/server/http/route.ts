@@ -5,6 +5,7 @@ import type { Services } from '../domain/services.js';
 import type { Outcome } from '../domain/outcome.js';
 import type { Steps } from '../store/steps.js';
 import type { RequestLog } from './requestlog.js';
+import type { FaultRules } from './faults.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */
@@ -35,6 +36,8 @@ export interface RouteContext<B, Q, P> {
   services: Services;
   /** The server's live request log (`GET /request-log`). */
   requestLog: RequestLog;
+  /** The server's fault rules (`/test-helpers/faults`). */
+  faults: FaultRules;
 }
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {

@@ -1,16 +1,19 @@
 // What serves HTTP besides the routes, composed once per server next to the domain's services (domain/services.ts):
-// the idempotency records, the rate limiter and the live request log.
+// the idempotency records, the rate limiter, the live request log and the fault rules.
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/db.js';
 import type { Sealer } from '../crypto.js';
 import { IdempotencyStore } from './idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
 import { RequestLog } from './requestlog.js';
+import { FaultRules } from './faults.js';
 
 export interface HttpRuntime {
   idempotency: IdempotencyStore;
   limiter: RateLimiter;
   requestLog: RequestLog;
+  /** Fault injection's server-wide rules (docs/api.md "Fault injection"). */
+  faults: FaultRules;
 }
 
 export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimitConfig): HttpRuntime {
@@ -18,6 +21,7 @@ export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimi
     idempotency: idempotencyStore(store, sealer),
     limiter: new RateLimiter(limits),
     requestLog: new RequestLog(),
+    faults: new FaultRules(),
   };
 }
 

@@ -11,5 +11,6 @@ import { eventsRoutes } from './events.js';
 import { logsRoutes } from './logs.js';
 import { triggerRoutes } from './triggers.js';
 import { webhooksRoutes } from './webhooks.js';
+import { faultsRoutes } from './faults.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes((baseUrl) => openApiDocument(baseUrl, allRoutes)), ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes];
+export const allRoutes: RouteSpec[] = [...metaRoutes((baseUrl) => openApiDocument(baseUrl, allRoutes)), ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes, ...faultsRoutes];

@@ -1,0 +1,296 @@
+// Fault injection (docs/api.md "Fault injection"), test mode only: a request's `Payorch-Simulate` header, or a
+// server-wide rule, makes the server answer a status instead of running the request, close the connection without
+// an answer, wait first, or run the request, commit it and then lose or replace its answer. Rules can also target
+// webhook deliveries (the dispatcher asks `forDelivery`; sender.ts applies what it gets).
+//
+// Where it happens: the fault is decided and the "before" part applied in a preHandler hook (after the request has
+// been received whole, authenticated, admitted and validated: a wait never holds the server's request timeouts,
+// which only cover receiving the request); the "after commit" part in onSend, when the handler's transaction and
+// its idempotency record are committed. The request's fault is kept on its state (lifecycle.ts) so that the
+// request log and the access log mark it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  FaultSyntaxError,
+  parseFault,
+  SIMULATE_HEADER,
+  SIMULATE_HEADER_LC,
+  SIMULATED_HEADER,
+  type Fault,
+  type FaultRule,
+  type FaultRuleBody,
+  FaultRuleBody as FaultRuleBodySchema,
+} from '../../contract/faults.js';
+import { API_PREFIX } from '../../contract/common.js';
+import { errors, ServiceError } from '../errors.js';
+import { compileValidator, validationError } from './validation.js';
+
+/** The routes that manage the rules: never matched by a rule (a rule could otherwise lock its own `clear` out). */
+const RULES_PATH = '/test-helpers/faults';
+
+interface Rule {
+  id: string;
+  /** '' for a server-wide rule (`server start --faults`), else the account that added it. */
+  accountId: string;
+  target: 'request' | 'webhook';
+  method: string;
+  path: string | null;
+  pathRe?: RegExp;
+  endpoint: string | null;
+  fault: Fault;
+  rate: number;
+  count: number | null;
+  matched: number;
+  injected: number;
+}
+
+/** A path glob as a regular expression: `*` within a segment, `**` across segments. */
+function globRe(glob: string): RegExp {
+  const re = glob
+    .split('**')
+    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .join('.*');
+  return new RegExp(`^${re}/?$`);
+}
+
+let checkBody: ReturnType<typeof compileValidator> | undefined;
+
+/** The server's fault rules, in memory (a restart forgets those added over the API). */
+export class FaultRules {
+  private rules: Rule[] = [];
+  private seq = 0;
+
+  /** Whether any rule is unspent (the one check a request without the header pays). */
+  get active(): boolean {
+    return this.rules.length > 0;
+  }
+
+  /**
+   * Adds a rule: `accountId` '' for a server-wide one. Throws the contract's 400 for a rule that is not one (the
+   * API validated its shape already; a rules file is checked here against the same schema).
+   */
+  add(accountId: string, body: FaultRuleBody): FaultRule {
+    if (!accountId) {
+      checkBody ??= compileValidator(FaultRuleBodySchema, 'body');
+      if (!checkBody(body)) throw validationError(checkBody.errors ?? [], 'body');
+    }
+    const webhook = body.webhook_endpoint !== undefined;
+    if (webhook && (body.path !== undefined || body.method !== undefined)) {
+      throw errors.parameterInvalid('webhook_endpoint', 'a rule targets requests (method, path) or webhook deliveries (webhook_endpoint), not both');
+    }
+    let fault: Fault;
+    try {
+      fault = parseFault(body.fault, webhook ? 'webhook' : 'request');
+    } catch (err) {
+      if (err instanceof FaultSyntaxError) throw errors.parameterInvalid('fault', err.message);
+      throw err;
+    }
+    const path = webhook ? null : (body.path ?? '/**');
+    const rule: Rule = {
+      id: `flt_${++this.seq}`,
+      accountId,
+      target: webhook ? 'webhook' : 'request',
+      method: webhook ? '*' : (body.method ?? '*'),
+      path,
+      pathRe: path === null ? undefined : globRe(path),
+      endpoint: body.webhook_endpoint ?? null,
+      fault,
+      rate: body.rate ?? 1,
+      count: body.count ?? null,
+      matched: 0,
+      injected: 0,
+    };
+    this.rules.push(rule);
+    return view(rule);
+  }
+
+  /** The rules that apply to the account's requests: the server-wide ones, then its own, oldest first. */
+  list(accountId: string): FaultRule[] {
+    return this.rules.filter((r) => r.accountId === '' || r.accountId === accountId).map(view);
+  }
+
+  /** Deletes the account's own rules; server-wide rules stay. How many went. */
+  clear(accountId: string): number {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.accountId !== accountId);
+    return before - this.rules.length;
+  }
+
+  /** Deletes one of the account's rules: whether it did, or why not (another account's rule is missing to it). */
+  remove(accountId: string, id: string): 'deleted' | 'server' | 'missing' {
+    const rule = this.rules.find((r) => r.id === id && (r.accountId === '' || r.accountId === accountId));
+    if (!rule) return 'missing';
+    if (rule.accountId === '') return 'server';
+    this.rules = this.rules.filter((r) => r !== rule);
+    return 'deleted';
+  }
+
+  /** The fault the rules give this request (counted), if any. */
+  forRequest(accountId: string, method: string, path: string): Fault | undefined {
+    if (path.startsWith(RULES_PATH)) return undefined;
+    return this.take((r) => r.target === 'request' && (r.method === '*' || r.method === method) && r.pathRe!.test(path), accountId);
+  }
+
+  /** The fault the rules give this delivery attempt to the endpoint (counted), if any. */
+  forDelivery(accountId: string, endpointId: string): Fault | undefined {
+    return this.take((r) => r.target === 'webhook' && (r.endpoint === '*' || r.endpoint === endpointId), accountId);
+  }
+
+  /** Whether an unspent rule may give the endpoint's deliveries a fault (they are then sent one per batch). */
+  watches(accountId: string, endpointId: string): boolean {
+    return this.rules.some((r) => r.target === 'webhook' && (r.accountId === '' || r.accountId === accountId) && (r.endpoint === '*' || r.endpoint === endpointId) && !spent(r));
+  }
+
+  /**
+   * The first unspent rule of the account (or server-wide) that matches and whose turn it is: with rate r, the
+   * k-th match is injected when ⌊k·r⌋ passes a whole number (r = 0.5: the 2nd, 4th, …), so the same requests in the
+   * same order get the same faults.
+   */
+  private take(matches: (r: Rule) => boolean, accountId: string): Fault | undefined {
+    for (const r of this.rules) {
+      if ((r.accountId !== '' && r.accountId !== accountId) || spent(r) || !matches(r)) continue;
+      const k = ++r.matched;
+      if (Math.floor(k * r.rate + 1e-9) === Math.floor((k - 1) * r.rate + 1e-9)) continue;
+      r.injected++;
+      return r.fault;
+    }
+    return undefined;
+  }
+}
+
+const spent = (r: Rule) => r.count !== null && r.injected >= r.count;
+
+function view(r: Rule): FaultRule {
+  return {
+    object: 'fault_rule',
+    id: r.id,
+    scope: r.accountId === '' ? 'server' : 'account',
+    target: r.target,
+    fault: r.fault.text,
+    method: r.target === 'request' ? r.method : null,
+    path: r.path,
+    webhook_endpoint: r.endpoint,
+    rate: r.rate,
+    count: r.count,
+    matched: r.matched,
+    injected: r.injected,
+    remaining: r.count === null ? null : Math.max(0, r.count - r.injected),
+  };
+}
+
+/** What a request in flight carries of its fault (on its state, lifecycle.ts). */
+export interface RequestFault {
+  fault: Fault;
+  /** What the fault did, once it has: shown in the request log (`simulated`). */
+  done?: string;
+}
+
+export interface FaultHooks {
+  rules: FaultRules;
+  /** The request's fault, kept on its state (lifecycle.ts RequestState). */
+  get(request: FastifyRequest): RequestFault | undefined;
+  set(request: FastifyRequest, fault: RequestFault): void;
+  /** A request that ends without an answer (its connection was closed): its slot, access line and log entry. */
+  unanswered(request: FastifyRequest, status: number): void;
+}
+
+/** Waits that can be cut short: when the server closes, requests waiting out a latency go on at once. */
+class Waits {
+  private readonly pending = new Set<() => void>();
+
+  wait(ms: number, then: () => void): void {
+    let fired = false;
+    const go = () => {
+      if (fired) return;
+      fired = true;
+      clearTimeout(timer);
+      this.pending.delete(go);
+      then();
+    };
+    const timer = setTimeout(go, ms);
+    this.pending.add(go);
+  }
+
+  cutShort(): void {
+    for (const go of [...this.pending]) go();
+  }
+}
+
+/** Closes the connection without an answer: a socket destroyed (over HTTP), a reset the in-process transport reports. */
+function resetConnection(reply: FastifyReply): void {
+  reply.hijack();
+  reply.raw.destroy();
+}
+
+/** The header's fault, or the rules'; a malformed header is the contract's 400. */
+function faultOf(request: FastifyRequest, rules: FaultRules, accountId: string): Fault | undefined {
+  const header = request.headers[SIMULATE_HEADER_LC];
+  if (header !== undefined) {
+    const text = Array.isArray(header) ? header.join(';') : header;
+    try {
+      return parseFault(text, 'request');
+    } catch (err) {
+      if (err instanceof FaultSyntaxError) throw errors.parameterInvalid(SIMULATE_HEADER, err.message);
+      throw err;
+    }
+  }
+  if (!accountId || !rules.active) return undefined;
+  const url = request.url;
+  const q = url.indexOf('?');
+  const path = (q < 0 ? url : url.slice(0, q)).slice(API_PREFIX.length);
+  return rules.forRequest(accountId, request.method, path);
+}
+
+/** Registers the hooks that inject faults into the API's requests. */
+export function injectFaults(app: FastifyInstance, hooks: FaultHooks): void {
+  const waits = new Waits();
+  app.addHook('preClose', (done) => {
+    waits.cutShort();
+    done();
+  });
+
+  app.addHook('preHandler', (request, reply, done) => {
+    // Only the API's routes (a spec): not the hosted pages.
+    if (!request.routeOptions.config?.spec) return done();
+    let fault: Fault | undefined;
+    try {
+      fault = faultOf(request, hooks.rules, request.payorch?.accountId ?? '');
+    } catch (err) {
+      return done(err as ServiceError);
+    }
+    if (!fault) return done();
+    const state: RequestFault = { fault };
+    hooks.set(request, state);
+    reply.header(SIMULATED_HEADER, fault.text);
+    const before = () => {
+      const action = fault.before;
+      if (!action) {
+        if (!fault.afterCommit) state.done = fault.text; // a latency alone
+        return done();
+      }
+      state.done = fault.text;
+      if (action.kind === 'status') return done(errors.simulated(action.status, fault.text, false, action.retryAfter));
+      resetConnection(reply);
+      hooks.unanswered(request, 0);
+      done();
+    };
+    if (fault.latencyMs) waits.wait(fault.latencyMs, before);
+    else before();
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const state = hooks.get(request);
+    const action = state?.fault.afterCommit;
+    if (!state || !action || state.done) return done(null, payload);
+    state.done = state.fault.text;
+    if (action.kind === 'status') {
+      const err = errors.simulated(action.status, state.fault.text, true, action.retryAfter);
+      reply.code(err.status);
+      if (err.headers) reply.headers(err.headers);
+      return done(null, JSON.stringify(err.body(request.id)));
+    }
+    // The answer is lost: the work is committed, the connection closed. The onSend chain is not resumed.
+    const status = reply.statusCode;
+    resetConnection(reply);
+    hooks.unanswered(request, status);
+  });
+}
