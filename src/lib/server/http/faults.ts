@@ -66,9 +66,10 @@ export class FaultRules {
 
   /**
    * Adds a rule: `accountId` '' for a server-wide one. Throws the contract's 400 for a rule that is not one (the
-   * API validated its shape already; a rules file is checked here against the same schema).
+   * API validated its shape already; a rules file is checked here against the same schema). `checkEndpoint`
+   * refuses an endpoint that is not the account's (a 404), once the rule is otherwise valid.
    */
-  add(accountId: string, body: FaultRuleBody): FaultRule {
+  add(accountId: string, body: FaultRuleBody, checkEndpoint?: (id: string) => void): FaultRule {
     if (!accountId) {
       checkBody ??= compileValidator(FaultRuleBodySchema, 'body');
       if (!checkBody(body)) throw validationError(checkBody.errors ?? [], 'body');
@@ -84,6 +85,7 @@ export class FaultRules {
       if (err instanceof FaultSyntaxError) throw errors.parameterInvalid('fault', err.message);
       throw err;
     }
+    if (body.webhook_endpoint !== undefined && body.webhook_endpoint !== '*') checkEndpoint?.(body.webhook_endpoint);
     const path = webhook ? null : (body.path ?? '/**');
     const rule: Rule = {
       id: `flt_${++this.seq}`,

@@ -22,11 +22,8 @@ export const faultsRoutes: RouteSpec[] = [
     response: FaultRule,
     status: 201,
     errors: [404],
-    handler: ({ accountId, body, services, faults }) => {
-      // An endpoint named must be one of the account's (404 otherwise); `*` is every endpoint of it.
-      if (body.webhook_endpoint !== undefined && body.webhook_endpoint !== '*') services.webhooks.endpoints.stored(accountId, body.webhook_endpoint, 'webhook_endpoint');
-      return faults.add(accountId, body);
-    },
+    // An endpoint named must be one of the account's (404 otherwise); `*` is every endpoint of it.
+    handler: ({ accountId, body, services, faults }) => faults.add(accountId, body, (id) => services.webhooks.endpoints.stored(accountId, id, 'webhook_endpoint')),
   }),
   defineRoute({
     method: 'GET',
