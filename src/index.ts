@@ -3,3 +3,5 @@ export * from './lib/client/index.js';
 export { startServer, openEmbedded, type ServerOptions, type RunningServer, type EmbeddedServer } from './lib/server/server.js';
 export type * from './lib/contract/index.js';
 export { verifyWebhook, WebhookSignatureError, type WebhookSignatureErrorCode, type VerifyOptions } from './lib/webhooks/verify.js';
+export { runFixtures, FixtureError, FixtureStepError, type FixtureInput, type FixtureFile, type FixtureStep, type FixtureRun, type FixtureStepResult, type RunFixturesOptions } from './lib/fixtures/run.js';
+export { builtinFixture, builtinFixtureNames } from './lib/fixtures/builtin.js';
