@@ -4,6 +4,7 @@
 import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, ProtocolError, SimulateWithLiveKeyError, UnsendableRequestError } from '../client/errors.js';
 import { colorErr, printable } from '../output/render.js';
 import { CliError, EXIT } from './errors.js';
+import { FixtureError, FixtureStepError } from '../fixtures/errors.js';
 
 export interface Report {
   exit: number;
@@ -30,6 +31,7 @@ const AS_CLI_ERROR: [cls: ErrorClass<Error>, exit: number, when?: (err: Error) =
   [InvalidBaseUrlError, EXIT.AUTH],
   [UnsendableRequestError, EXIT.AUTH, (err) => (err as UnsendableRequestError).part === 'api_key'],
   [InvalidIdError, EXIT.USAGE],
+  [FixtureError, EXIT.USAGE],
   [UnsendableRequestError, EXIT.USAGE],
   [SimulateWithLiveKeyError, EXIT.USAGE],
 ];
@@ -41,10 +43,18 @@ function asCliError(err: FsError): CliError | undefined {
   return hit ? new CliError(err.message, hit[1], err instanceof SimulateWithLiveKeyError ? err.code : undefined) : fileSystemProblem(err);
 }
 
+/** An API error's report; `message` (default: the API's) is what the line says before the codes. */
+function apiReport(err: ApiError, c: Colors, message = err.message): Report {
+  const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
+  return { exit: err.status === 401 ? EXIT.AUTH : EXIT.API, body: err.body, line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}` };
+}
+
 const ROWS: Row[] = [
-  row(ApiError, (err, c) => {
-    const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
-    return { exit: err.status === 401 ? EXIT.AUTH : EXIT.API, body: err.body, line: `${c.red('Error:')} ${printable(err.message)} ${c.dim(`(${printable(parts.join(', '))})`)}` };
+  row(ApiError, (err, c) => apiReport(err, c)),
+  // A fixture step the API refused: the API's report, naming the step; --json adds `step` beside `error`.
+  row(FixtureStepError, (err, c) => {
+    const r = apiReport(err.apiError, c, err.message);
+    return { ...r, body: { ...err.apiError.body, step: err.step } };
   }),
   row(ConnectionError, (err, c) => {
     const timeout = err.name === 'TimeoutError';

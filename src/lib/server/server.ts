@@ -41,6 +41,7 @@ import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
 import type { FaultRules } from './http/faults.js';
+import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -78,6 +79,11 @@ export interface ServerOptions {
   clock?: 'frozen' | 'real';
   /** Fault rules for every account, for as long as the server runs (`--faults FILE`; docs/api.md "Fault injection"). */
   faults?: FaultRuleBody[];
+  /**
+   * Fixture files (paths, parsed files, or several in order) run against the server, through the same pipeline,
+   * before startServer resolves (README "Fixtures"); a step that fails fails the start.
+   */
+  fixtures?: FixtureInput;
 }
 
 export interface RunningServer {
@@ -109,6 +115,8 @@ export interface RunningServer {
    */
   restore(snapshot: Snapshot | string): Promise<RestoreResult>;
   close(): Promise<void>;
+  /** What `fixtures` made: each step's answer by name (undefined without `fixtures`). */
+  fixtures?: FixtureRun;
 }
 
 /** A snapshot kept in memory: the database's bytes (SQLite's serialization), for `RunningServer.restore`. */
@@ -365,8 +373,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
     if (options.idle) idleWatch(started, app, lock, options.idle);
 
+    const fixtures = options.fixtures === undefined ? undefined : await runStartFixtures(app, opened.credentials.api_key, options.fixtures);
     let closing: Promise<void> | undefined;
     return {
+      fixtures,
       baseUrl,
       host,
       port,
@@ -576,6 +586,12 @@ function readSavedImage(dir: string, name: string, check: string): Buffer {
   const file = snapshotFile(dir, name);
   checkSnapshot({ file }, check, JSON.stringify(name));
   return readFileSync(file);
+}
+
+/** Runs `startServer({ fixtures })`'s files with the first key, in process (loaded only then). */
+async function runStartFixtures(app: FastifyInstance, apiKey: string, input: FixtureInput): Promise<FixtureRun> {
+  const [{ runFixtures }, { Client }, { InProcessTransport }] = await Promise.all([import('../fixtures/run.js'), import('../client/client.js'), import('../client/inprocess.js')]);
+  return runFixtures(new Client({ apiKey, transport: new InProcessTransport(app), maxRetries: 0 }), input);
 }
 
 export interface EmbeddedServer {
