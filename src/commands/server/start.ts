@@ -7,19 +7,28 @@ import { dataDirFlag, dirFlags, probeHealth, serve, spawnServer, stopHint, type 
 import { defaultDataDir } from '../../lib/server/lock.js';
 import { DEFAULT_PORT } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
+import { envAssignments, SHELLS, type Shell } from '../../lib/output/shell.js';
 import { colorErr } from '../../lib/output/render.js';
 
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the test-mode server on loopback';
   static override description =
     'Runs in the foreground until Ctrl-C (or SIGTERM), or with --detach in the background once it answers /health. The first start of a data directory creates an account and an sk_test_ key and prints it.';
-  static override examples = ['<%= config.bin %> server start', '<%= config.bin %> server start --port 0 --memory --detach --json'];
+  static override examples = [
+    '<%= config.bin %> server start',
+    '<%= config.bin %> server start --port 0 --memory --detach --json',
+    'eval "$(<%= config.bin %> server start --detach --port 0 --env)"; trap \'<%= config.bin %> server stop\' EXIT',
+  ];
   static override flags = {
     port: Flags.integer({ description: 'Port (default 4242, or a free one when 4242 is taken; 0 picks a free one)', min: 0, max: 65535 }),
     host: Flags.string({ description: 'Interface to listen on', default: '127.0.0.1' }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
     detach: Flags.boolean({ description: 'Run in the background; return once it answers /health' }),
+    env: Flags.boolean({
+      description: 'With --detach: print only shell assignments exporting PAYORCH_BASE_URL and PAYORCH_API_KEY, for `eval "$(payorch server start --detach --env)"` (as ssh-agent does); the rest goes to stderr',
+    }),
+    shell: Flags.string({ description: 'The shell --env writes for (default sh: bash, zsh, dash…)', options: [...SHELLS] }),
     'rate-limit-per-minute': Flags.integer({ description: 'Requests per key per minute (default 1000)', min: 1 }),
     'rate-limit-per-day': Flags.integer({ description: 'Requests per key per day (default 100000)', min: 1 }),
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
@@ -41,7 +50,10 @@ export default class ServerStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
-    if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null));
+    if (flags.env && this.jsonMode) throw new CliError('--env prints shell assignments and --json a JSON object: use one of them.', EXIT.USAGE);
+    if (flags.env && !flags.detach) throw new CliError('--env needs --detach: a server in the foreground does not return, so eval would never read the assignments.', EXIT.USAGE);
+    if (flags.shell !== undefined && !flags.env) throw new CliError('--shell says which shell --env writes for: add --env.', EXIT.USAGE);
+    if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null), flags.env ? ((flags.shell ?? 'sh') as Shell) : undefined);
     const { server, stopped, portTaken } = await serve({
       port: flags.port ?? DEFAULT_PORT,
       anyPortIfTaken: flags.port === undefined,
@@ -81,16 +93,23 @@ export default class ServerStart extends BaseCommand {
   /**
    * Starts a child `server start --json` and returns once it has printed its address and answers /health.
    * @param dataDir the data directory (null: the default one; undefined: --memory).
+   * @param envShell --env: stdout gets only the assignments for this shell, the banner goes to stderr (key masked).
    */
-  private async detach(dataDir: string | null | undefined): Promise<void> {
+  private async detach(dataDir: string | null | undefined, envShell?: Shell): Promise<void> {
     // A first start creates the key: then it is printed in full, as the foreground start does.
     const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
-    const r = await spawnServer(this.argv.filter((a) => a !== '--detach' && a !== '--json'));
+    const r = await spawnServer(foregroundArgs(this.argv));
     if (!('started' in r)) throw new CliError(r.failure, EXIT.USAGE, r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed');
     const started: Started = r.started;
     for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await new Promise((res) => setTimeout(res, 100));
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
-    else {
+    else if (envShell) {
+      process.stdout.write(envAssignments({ PAYORCH_BASE_URL: started.base_url, PAYORCH_API_KEY: started.api_key }, envShell));
+      // The key is in the environment now: CI logs get it masked.
+      process.stderr.write(
+        `payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, data ${started.data_dir ?? 'in memory'}, key ${maskSecret(started.api_key)}); PAYORCH_BASE_URL and PAYORCH_API_KEY name it. Stop it with \`payorch server stop\`.\n`,
+      );
+    } else {
       const dirs = dirFlags(started.data_dir);
       process.stdout.write(
         [
@@ -112,6 +131,17 @@ function keyLine(key: string, created: boolean, dataDir: string | null): string 
   if (dataDir === null) return `${key}  ${c.yellow('(in memory: valid while this server runs)')}`;
   const reveal = `payorch server keys reveal --show${dirFlags(dataDir)}`;
   return created ? `${key}  ${c.yellow(`(new; \`${reveal}\` prints it again)`)}` : `${maskSecret(key)}  ${c.dim(`(\`${reveal}\` prints it in full)`)}`;
+}
+
+/** The arguments of the foreground start a detached one runs: without the flags about how this one answers. */
+function foregroundArgs(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--shell') i++; // and its value
+    else if (!['--detach', '--json', '--env'].includes(a) && !a.startsWith('--shell=')) out.push(a);
+  }
+  return out;
 }
 
 const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);

@@ -3,24 +3,40 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { dataDirFlag, listServers, serverHomeOf, shellWord, stopProcess } from '../../lib/cli/server.js';
 import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
+import { envUnsets, SHELLS, type Shell } from '../../lib/output/shell.js';
 
 export default class ServerStop extends BaseCommand {
   static override summary = 'Stop a server payorch started (SIGTERM, then wait): the one on the data directory, or by pid';
   static override description =
-    'Without flags: the server on the default data directory — or, when none runs there and payorch started exactly one other server (--memory, another --data-dir), that one. `server status` lists them all.';
-  static override examples = ['<%= config.bin %> server stop', '<%= config.bin %> server stop --data-dir ./data', '<%= config.bin %> server stop --pid 12345', '<%= config.bin %> server stop --all'];
+    'Without flags: the server PAYORCH_BASE_URL names when it is a local server payorch started (as `server start --detach --env` exports it); else the server on the default data directory — or, when none runs there and payorch started exactly one other server (--memory, another --data-dir), that one. `server status` lists them all.';
+  static override examples = ['<%= config.bin %> server stop', 'eval "$(<%= config.bin %> server stop --env)"', '<%= config.bin %> server stop --data-dir ./data', '<%= config.bin %> server stop --pid 12345', '<%= config.bin %> server stop --all'];
   static override flags = {
     'data-dir': dataDirFlag,
     pid: Flags.integer({ description: 'Stop the server payorch started with this process id (see `server status`)', min: 1, exclusive: ['data-dir', 'all'] }),
     all: Flags.boolean({ description: 'Stop every server payorch started', exclusive: ['data-dir'] }),
+    env: Flags.boolean({ description: 'Print only shell lines unsetting PAYORCH_BASE_URL and PAYORCH_API_KEY (for eval, undoing `server start --env`); what was stopped goes to stderr' }),
+    shell: Flags.string({ description: 'The shell --env writes for (default sh)', options: [...SHELLS] }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStop);
+    if (flags.env && this.jsonMode) throw new CliError('--env prints shell lines and --json a JSON object: use one of them.', EXIT.USAGE);
+    if (flags.shell !== undefined && !flags.env) throw new CliError('--shell says which shell --env writes for: add --env.', EXIT.USAGE);
     const servers = listServers();
     const dir = flags['data-dir'] ?? defaultDataDir();
     let targets: { pid: number; proc_start?: string | null; base_url: string | null; data_dir: string | null }[];
+    const envUrl = this.io.env.PAYORCH_BASE_URL;
+    const byEnv = !flags.all && flags.pid === undefined && !flags['data-dir'] && envUrl ? localUrl(envUrl) : undefined;
     if (flags.all) targets = servers;
+    else if (byEnv) {
+      // The server this job's environment names (`server start --detach --env`), and no other: when it is gone
+      // already, a trap's stop must not take the default directory's or a parallel job's server instead.
+      targets = servers.filter((s) => sameServer(s.base_url, byEnv));
+      if (targets.length === 0) {
+        await this.done(flags, { stopped: false, running: false, base_url: envUrl }, `No server payorch started is running at ${envUrl} (PAYORCH_BASE_URL); nothing was stopped.`);
+        return;
+      }
+    }
     else if (flags.pid !== undefined) {
       const found = servers.find((s) => s.pid === flags.pid);
       if (!found) throw new CliError(notOurs(flags.pid, servers.map((s) => s.pid)), EXIT.USAGE, 'not_running');
@@ -35,7 +51,7 @@ export default class ServerStop extends BaseCommand {
       } else targets = [];
     }
     if (targets.length === 0) {
-      this.print({ stopped: false, running: false, data_dir: dir }, () => `No server is running on ${dir}.`);
+      await this.done(flags, { stopped: false, running: false, data_dir: dir }, `No server is running on ${dir}.`);
       return;
     }
     const results: { pid: number; base_url: string | null; data_dir: string | null }[] = [];
@@ -45,11 +61,39 @@ export default class ServerStop extends BaseCommand {
       results.push({ pid: t.pid, base_url: t.base_url, data_dir: t.data_dir });
     }
     const where = (t: (typeof results)[number]) => `${t.base_url ?? t.data_dir}${t.data_dir === null ? ', in memory' : ''}`;
-    if (results.length === 1 && !flags.all) this.print({ stopped: true, ...results[0] }, () => `Stopped the server (pid ${results[0].pid}) on ${where(results[0])}.`);
-    else this.print({ stopped: results.length > 0, servers: results }, () => (results.length ? results.map((t) => `Stopped the server (pid ${t.pid}) on ${where(t)}.`).join('\n') : 'No server started by payorch is running.'));
+    if (results.length === 1 && !flags.all) await this.done(flags, { stopped: true, ...results[0] }, `Stopped the server (pid ${results[0].pid}) on ${where(results[0])}.`);
+    else await this.done(flags, { stopped: results.length > 0, servers: results }, results.length ? results.map((t) => `Stopped the server (pid ${t.pid}) on ${where(t)}.`).join('\n') : 'No server started by payorch is running.');
+  }
+
+  /** The result: printed (JSON or text), or with --env the unset lines on stdout and the text on stderr. */
+  private async done(flags: { env?: boolean; shell?: string }, value: object, text: string): Promise<void> {
+    if (!flags.env) {
+      await this.print(value, () => text);
+      return;
+    }
+    this.io.stdout.write(envUnsets(['PAYORCH_BASE_URL', 'PAYORCH_API_KEY'], (flags.shell ?? 'sh') as Shell));
+    this.notice(text);
   }
 }
 
+/** PAYORCH_BASE_URL when it names a loopback server (one payorch may have started here), parsed; else undefined. */
+function localUrl(raw: string): URL | undefined {
+  try {
+    const url = new URL(raw);
+    return LOOPBACK.has(url.hostname) ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** A recorded server's base URL is the one asked for: the same port and path, any loopback name. */
+function sameServer(recorded: string | null, asked: URL): boolean {
+  const rec = recorded ? localUrl(recorded) : undefined;
+  const path = (u: URL) => u.pathname.replace(/\/+$/, '');
+  return rec !== undefined && rec.port === asked.port && path(rec) === path(asked);
+}
 
 /** Why `--pid` names no server of this PAYORCH_HOME, and where it was started when payorch started it elsewhere. */
 function notOurs(pid: number, running: number[]): string {

@@ -13,8 +13,11 @@ import type { RunningServer, ServerOptions } from '../server/server.js';
 import { SeedError } from '../server/seed.js';
 import { maskSecret } from '../output/mask.js';
 import type { FaultRuleBody } from '../contract/faults.js';
+import { shellWord } from '../output/shell.js';
 import { CliError, EXIT } from './errors.js';
 import { isLiveKey, resolveTarget, type Target } from './target.js';
+
+export { shellWord };
 
 export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
 
@@ -39,8 +42,6 @@ function probeStatus(url: string, timeoutMs: number): Promise<number | undefined
   });
 }
 
-/** A word for a shell: quoted when it holds anything but plain path characters. */
-export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 // ------------------------------------------------------------------------------- servers the CLI started
 
