@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Build: compile TypeScript to dist/, build `payorch/webhooks` for CommonJS into dist/cjs (scripts/webhooks-cjs.js),
-// bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js: start-up loads 1 file instead of ~110) and write
+// bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js: start-up loads 1 file instead of ~110), bundle the
+// in-process server into dist/vendor/embedded.cjs (scripts/bundle-embedded.js: one file instead of ~250) and write
 // the oclif manifest (so startup never scans command files).
 // Runs on `npm ci` / `npm install` (prepare), before `npm test` and before `npm run bench`.
 import { execFileSync } from 'node:child_process';
@@ -26,4 +27,5 @@ try {
 run(tsc, ['-p', 'tsconfig.build.json']);
 run(join(root, 'scripts', 'webhooks-cjs.js'), []);
 run(join(root, 'scripts', 'bundle-oclif.js'), []);
+run(join(root, 'scripts', 'bundle-embedded.js'), []);
 run(require.resolve('oclif/bin/run.js'), ['manifest']);

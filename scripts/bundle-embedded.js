@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Build step (scripts/build.js, after tsc): the in-process way in — dist/lib/server/embedded.js, the server and
+// the transport a command with no key configured runs in its own process — and every package it loads except
+// better-sqlite3 (a native addon), bundled into one CommonJS file, dist/vendor/embedded.cjs, which
+// src/lib/cli/embedded.ts loads in place of the ES modules. On Node 20 ES modules are compiled afresh on every
+// run (no code cache) and ~250 files are looked up and loaded; the bundle is one file that the CLI's code cache
+// (src/lib/cli/compile-cache.ts) keeps compiled. Measured: bench/README.md, "Faster without a server".
+//
+// - Whitespace and comments are minified away (identifiers are kept): the code cache leaves alone a file in
+//   which anything looks like an import() call, and comments (JSDoc types) did. A source map beside it
+//   (`node --enable-source-maps`, which also turns the code cache off) gives stack traces their files and lines.
+// - `import.meta.url` (a worker's script, a createRequire base) becomes the URL of the module's own file in
+//   dist/, found from the bundle's location at run time: the workers' scripts and package.json stay where they are.
+// - No import() call may be left (it would keep the file out of the code cache): the build fails if one is.
+import { createRequire } from 'node:module';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const esbuild = require('esbuild');
+const ts = require('typescript');
+
+const outDir = join(root, 'dist', 'vendor');
+const outFile = join(outDir, 'embedded.cjs');
+const dist = join(root, 'dist') + sep;
+
+const metaUrl = {
+  name: 'import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist)) return undefined;
+      const code = await readFile(args.path, 'utf8');
+      if (!code.includes('import.meta.url')) return { contents: code, loader: 'js' };
+      const rel = relative(outDir, args.path).split(sep).join('/');
+      return { contents: code.replaceAll('import.meta.url', `__payorchFileUrl(${JSON.stringify(rel)})`), loader: 'js' };
+    });
+  },
+};
+
+const result = await esbuild.build({
+  entryPoints: [join(root, 'dist', 'lib', 'server', 'embedded.js')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['better-sqlite3'],
+  outfile: outFile,
+  write: false,
+  minifyWhitespace: true,
+  legalComments: 'none',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  banner: {
+    js:
+      `// The in-process server and transport of payorch and the packages they load (licenses: each package's own, in node_modules), bundled by scripts/bundle-embedded.js.\n` +
+      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;`,
+  },
+  plugins: [metaUrl],
+});
+const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
+const code = result.outputFiles.find((f) => f.path === outFile).text;
+
+// Every import() call, found by parsing: none may be left.
+const source = ts.createSourceFile('embedded.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+const calls = [];
+(function visit(node) {
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) calls.push(node.getText(source).slice(0, 80));
+  ts.forEachChild(node, visit);
+})(source);
+const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
+if (calls.length || lookalikes) throw new Error(`bundle-embedded: import() left in the bundle (the code cache would not take it): ${[...calls, ...(lookalikes ?? [])].join(' | ')}`);
+
+for (const [file, text] of [[outFile, code], [map.path, map.text]]) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
+console.log(`bundle-embedded: ${relative(root, outFile)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB)`);
