@@ -2,9 +2,9 @@
 // cache directory, changes nothing in what the CLI prints, follows a cached file that changes, and is
 // harmless when its directory cannot be written or its file is corrupt.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import envPaths from 'env-paths';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const COMPILE_CACHE = fileURLToPath(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url));
-const { compileCacheDir } = (await import(COMPILE_CACHE)) as typeof import('../../src/lib/cli/compile-cache.js');
+const { compileCacheDir, checksum } = (await import(COMPILE_CACHE)) as typeof import('../../src/lib/cli/compile-cache.js');
 /** Node < 22.1 uses the project's own CommonJS hook (one file); later versions Node's own cache. */
 const ownHook = typeof (Module as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
 
@@ -70,6 +70,22 @@ describe('compile cache', { timeout: 60_000 }, () => {
     const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(off, { NODE_DISABLE_COMPILE_CACHE: '1' }) });
     expect(r.stdout).toBe(plain.stdout);
     expect(existsSync(cacheDirOf(off))).toBe(false);
+  });
+
+  it.runIf(ownHook)("one file per installation; another installation's, unused for 30 days, is removed when one is written", async () => {
+    const home = tempDir();
+    const dir = cacheDirOf(home);
+    mkdirSync(dir, { recursive: true });
+    const old = join(dir, `cjs-${process.version}-${process.arch}-0badc0de.bin`);
+    const recent = join(dir, `cjs-${process.version}-${process.arch}-0000beef.bin`);
+    for (const f of [old, recent]) writeFileSync(f, 'x');
+    const monthAgo = new Date(Date.now() - 31 * 24 * 3600_000);
+    utimesSync(old, monthAgo, monthAgo);
+    const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
+    expect(r.code).toBe(0);
+    // This installation's file is named after where it is installed (dist/lib/cli of this checkout).
+    const own = `cjs-${process.version}-${process.arch}-${checksum(Buffer.from(dirname(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url).pathname))).toString(16)}.bin`;
+    expect(readdirSync(dir).sort()).toEqual([recent.slice(dir.length + 1), own].sort());
   });
 
   it('an unwritable cache location or a corrupt cache file changes nothing', async () => {
