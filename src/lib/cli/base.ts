@@ -209,10 +209,10 @@ export abstract class ApiCommand extends BaseCommand {
         this.notice(`payorch: no API key configured — using the test-mode server at ${local.baseUrl} (${how}; data: ${local.dataDir}${stops}).`);
         this.clientInstance = new Client({ ...common, apiKey: local.apiKey, baseUrl: local.baseUrl });
       } else {
-        const { openEmbedded, InProcessTransport } = await (await import('./embedded.js')).loadEmbedded();
-        const embedded = await openEmbedded();
+        const { openInProcess, InProcessTransport } = await (await import('./embedded.js')).loadEmbedded();
+        const embedded = await openInProcess();
         this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`);
-        this.clientInstance = new Client({ ...common, apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()) });
+        this.clientInstance = new Client({ ...common, apiKey: embedded.apiKey, transport: new InProcessTransport(embedded, () => embedded.close()) });
       }
     }
     return this.clientInstance;

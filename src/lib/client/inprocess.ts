@@ -3,13 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { connectionReset, flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
+/** An app to inject into, or what gives the app for a path (`openInProcess`: routes registered as asked for). */
+export type InProcessApp = FastifyInstance | { appFor(path: string): Promise<FastifyInstance> };
+
 export class InProcessTransport implements Transport {
   readonly description = 'embedded test-mode server';
 
-  constructor(private readonly app: FastifyInstance, private readonly onClose?: () => Promise<void>) {}
+  constructor(private readonly app: InProcessApp, private readonly onClose?: () => Promise<void>) {}
 
   async send(req: TransportRequest): Promise<TransportResponse> {
-    const res = await this.app
+    const app = 'appFor' in this.app ? await this.app.appFor(req.path) : this.app;
+    const res = await app
       .inject({
         method: req.method as 'GET',
         url: API_PREFIX + req.path,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
-import { buildApp } from './app.js';
+import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, adoptRestored, DB_FILE, defaultDataDir, keyCheck, LOG_FILE, openDataDir, ensureDir, type Lock, type OpenedDataDir, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
 import { useSeededIds } from './ids.js';
@@ -173,6 +173,13 @@ async function assemble(
   seeding?: Seeding,
   listening?: { gate: Gate; snapshots: SnapshotAdmin },
 ) {
+  const parts = openParts(started, dataDir, memory, limits, publicUrl, payments, seeding);
+  const app = await appOf(parts, publicUrl, { timeouts, ownPorts, ...listening });
+  return { ...parts, app };
+}
+
+/** `assemble` but the app. */
+function openParts(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, seeding?: Seeding) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
   const opened = openDataDir(memory ? null : dataDir, seeding);
@@ -186,8 +193,15 @@ async function assemble(
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
   const services = createServices(opened.store, opened.sealer, config);
   const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
-  const app = await buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts, ...listening });
-  return { opened, config, log, services, runtime, app };
+  return { opened, config, log, services, runtime };
+}
+
+function appOf(
+  { services, runtime, log }: ReturnType<typeof openParts>,
+  publicUrl: () => string,
+  { timeouts, ownPorts, gate, snapshots, only }: { timeouts?: Partial<Timeouts>; ownPorts?: Uint8Array; gate?: Gate; snapshots?: SnapshotAdmin; only?: (url: string) => boolean },
+) {
+  return buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts, gate, snapshots, only });
 }
 
 /** Servers of this process open now, and whether one is seeded: a seeded server's streams are the process's (ids.ts). */
@@ -610,6 +624,62 @@ export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<
     await app.ready();
     runStepsNow(services.store, services.scheduler.catchUp());
     return { app, apiKey: opened.credentials.api_key, dataDir, close: () => started.stopAll() };
+  } catch (err) {
+    await started.stopAll();
+    throw err;
+  }
+}
+
+export interface InProcessServer {
+  apiKey: string;
+  dataDir: string;
+  /**
+   * The app to send `path` (…/functions/v1 left out, query allowed) to: built with the routes that may answer the
+   * paths asked for so far, and built again, with more, when a path needs a route it lacks. Every other answer
+   * (404, 405, errors) is the full app's.
+   */
+  appFor(path: string): Promise<FastifyInstance>;
+  close(): Promise<void>;
+}
+
+/**
+ * The server in this process for a command (the CLI's default with no key and no server running): what
+ * `openEmbedded` opens — the data directory, migrations, due work caught up — but routes are registered as the
+ * command's requests need them. A command sends one or two paths; registering all ~140 routes (and compiling
+ * each one's router entry) took longer than its request.
+ */
+export async function openInProcess(dataDir: string = defaultDataDir()): Promise<InProcessServer> {
+  const started = new Started();
+  try {
+    const parts = openParts(started, dataDir, false, undefined, () => DEFAULT_BASE_URL);
+    runStepsNow(parts.services.store, parts.services.scheduler.catchUp());
+    const registered = new Set<string>();
+    let app: FastifyInstance | undefined;
+    let building = Promise.resolve();
+    started.add(() => app?.close());
+    const appFor = async (path: string): Promise<FastifyInstance> => {
+      const url = API_PREFIX + path;
+      const needed = appUrls().filter((u) => !registered.has(u) && mayMatch(u, url));
+      if (app && needed.length === 0) return app;
+      for (const u of needed) registered.add(u);
+      const next = await appOf(parts, () => DEFAULT_BASE_URL, { only: (u) => registered.has(u) });
+      await next.ready();
+      const previous = app;
+      app = next;
+      await previous?.close();
+      return next;
+    };
+    return {
+      apiKey: parts.opened.credentials.api_key,
+      dataDir,
+      // One at a time: two requests that need new routes build one app each, in turn, not two apps at once.
+      appFor: (path) => {
+        const result = building.then(() => appFor(path));
+        building = result.then(() => undefined, () => undefined);
+        return result;
+      },
+      close: () => started.stopAll(),
+    };
   } catch (err) {
     await started.stopAll();
     throw err;

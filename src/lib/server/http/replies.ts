@@ -49,16 +49,27 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Ser
   return reply.code(err.status).type('application/json; charset=utf-8').send(JSON.stringify(err.body(request.id)));
 }
 
-/** The paths the app serves, by method: what tells a 405 from a 404. */
+/**
+ * The paths the app serves, by method: what tells a 405 from a 404. Its router is built on the first such
+ * question (most servers and commands never ask one): a start no longer registers every route twice.
+ */
 export class KnownPaths {
-  private readonly router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  private readonly paths: [method: string, url: string][] = [];
+  private router: ReturnType<typeof FindMyWay> | undefined;
 
   add(method: string, url: string): void {
-    this.router.on(method as 'GET', url, () => undefined);
+    this.paths.push([method, url]);
+    this.router = undefined;
   }
 
   allowed(path: string): string[] {
-    return METHODS.filter((m) => this.router.find(m, path));
+    if (!this.router) {
+      const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+      for (const [method, url] of this.paths) router.on(method as 'GET', url, () => undefined);
+      this.router = router;
+    }
+    const router = this.router;
+    return METHODS.filter((m) => router.find(m, path));
   }
 }
 
