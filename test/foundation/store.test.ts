@@ -13,6 +13,7 @@ import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
 import { newUuid } from '../../dist/lib/server/ids.js';
 import { AccountClock } from '../../dist/lib/server/clock.js';
+import { openDataDir } from '../../dist/lib/server/datadir.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const stores: Store[] = [];
@@ -24,6 +25,48 @@ const open = (path: string) => {
   stores.push(s);
   return s;
 };
+
+describe('the migrations check on open', () => {
+  it('an up-to-date database opens with one read: no write lock, so another connection holding it does not block the open', () => {
+    const path = join(tempDir(), 'payorch.db');
+    open(path).close();
+    const writer = new Database(path);
+    writer.prepare('BEGIN IMMEDIATE').run();
+    try {
+      const store = open(path); // would wait out busy_timeout (5 s), then fail with SQLITE_BUSY, under the write lock
+      expect(store.db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toMatchObject({ n: expect.any(Number) });
+    } finally {
+      writer.prepare('ROLLBACK').run();
+      writer.close();
+    }
+  });
+
+  it('a data directory in use opens with reads only: its key is read, not written, under another connection\'s write lock', () => {
+    const dir = tempDir();
+    const first = openDataDir(dir);
+    first.store.close();
+    const writer = new Database(join(dir, 'payorch.db'));
+    writer.prepare('BEGIN IMMEDIATE').run();
+    try {
+      const again = openDataDir(dir);
+      expect(again.credentials).toEqual(first.credentials);
+      expect(again.created).toBe(false);
+      again.store.close();
+    } finally {
+      writer.prepare('ROLLBACK').run();
+      writer.close();
+    }
+  });
+
+  it('a database written by a newer payorch (a migration this build does not know) is refused, as before', () => {
+    const path = join(tempDir(), 'payorch.db');
+    open(path).close();
+    const db = new Database(path);
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'from the future', '2030-01-01')").run();
+    db.close();
+    expect(() => openStore(path)).toThrow(/newer payorch/);
+  });
+});
 
 describe('migration 3: idempotency keys become a rowid table', () => {
   it('keeps every saved response of a database written before it, and the key stays unique', () => {

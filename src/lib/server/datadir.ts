@@ -130,10 +130,9 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   // a fresh directory at once agree on a single default account.
   const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
     noteKeyCheck(store, sealer);
-    const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
     const accounts = new Accounts(store, now);
-    if (row && existsSync(credPath)) {
-      const stored = JSON.parse(readFileSync(credPath, 'utf8')) as Credentials;
+    const stored = storedCredentials(store, credPath);
+    if (stored) {
       if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
       // The default key was revoked (`server keys revoke`): the default account gets a new one, so that
       // `server start --json` and the CLI's embedded default keep working.
@@ -147,6 +146,10 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
     return { credentials: { api_key, account_id }, created: true };
   });
   try {
+    // The usual open (the directory's key stored and active, the sealing key's check noted): reads only, no write
+    // lock — commands run side by side on one data directory do not queue for it.
+    const found = store.db.prepare("SELECT 1 FROM meta WHERE key = 'sealing_key_check'").get() ? storedCredentials(store, credPath) : undefined;
+    if (found && new Accounts(store, now).isActive(found.api_key)) return { store, sealer, credentials: found, created: false, unseed };
     const { credentials, created } = init.immediate();
     return { store, sealer, credentials, created, unseed };
   } catch (err) {
@@ -154,6 +157,11 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
     store.close();
     throw err;
   }
+}
+
+function storedCredentials(store: Store, credPath: string): Credentials | undefined {
+  const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
+  return row && existsSync(credPath) ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials) : undefined;
 }
 
 /** Deletes the directory's state (database, keys, credentials, log). Refuses while a server runs on it. */

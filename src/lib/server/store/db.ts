@@ -630,6 +630,9 @@ class GroupCommit {
 }
 
 function migrate(db: Database.Database): void {
+  // Up to date (every open but the first after an upgrade): one read, no write lock — commands run side by side
+  // on one data directory do not queue for it.
+  if (upToDate(db)) return;
   // One IMMEDIATE transaction (the write lock first, then read what is applied): several processes opening
   // a fresh data directory at once (a server and CLI commands) must not run the same migration twice.
   db.transaction(() => {
@@ -646,6 +649,19 @@ function migrate(db: Database.Database): void {
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
     }
   }).immediate();
+}
+
+/** Every known migration is applied, and no other (a newer payorch's is an error, raised by the full check). */
+function upToDate(db: Database.Database): boolean {
+  let applied: { version: number }[];
+  try {
+    applied = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
+  } catch {
+    return false; // a new database: no table yet
+  }
+  if (applied.length !== migrations.length) return false;
+  const known = new Set(migrations.map((m) => m.version));
+  return applied.every((r) => known.has(r.version));
 }
 
 /** The key of a count series: its columns sorted, comma-joined ('' = every row of the account). */
