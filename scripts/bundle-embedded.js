@@ -39,6 +39,25 @@ const metaUrl = {
   },
 };
 
+// fastify's server module loads node:https, node:http2 and node:dns at the top, for servers with TLS or HTTP/2
+// and for listening on a host name; the in-process server does neither (~5–10 ms of Node's own modules, with
+// node:tls). In the bundle they load on first use instead. The build fails if the lines are not found.
+const LAZY_BUILTINS = { 'fastify/lib/server.js': ['https', 'http2', 'dns'] };
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onLoad({ filter: /node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, async (args) => {
+      let code = await readFile(args.path, 'utf8');
+      for (const id of LAZY_BUILTINS['fastify/lib/server.js']) {
+        const line = `const ${id} = require('node:${id}')`;
+        if (!code.includes(line)) throw new Error(`bundle-embedded: "${line}" is not in ${args.path} any more: see LAZY_BUILTINS`);
+        code = code.replace(line, `const ${id} = __payorchLazy('node:${id}')`);
+      }
+      return { contents: code, loader: 'js' };
+    });
+  },
+};
+
 const result = await esbuild.build({
   entryPoints: [join(root, 'dist', 'lib', 'server', 'embedded.js')],
   bundle: true,
@@ -56,9 +75,10 @@ const result = await esbuild.build({
   banner: {
     js:
       `// The in-process server and transport of payorch and the packages they load (licenses: each package's own, in node_modules), bundled by scripts/bundle-embedded.js.\n` +
-      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;`,
+      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;\n` +
+      `const __payorchLazy = (id) => { let m; return new Proxy({}, { get: (_, key) => (m ??= require(id))[key] }); };`,
   },
-  plugins: [metaUrl],
+  plugins: [metaUrl, lazyBuiltins],
 });
 const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
 const code = result.outputFiles.find((f) => f.path === outFile).text;

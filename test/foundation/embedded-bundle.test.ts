@@ -3,7 +3,7 @@
 // ES modules, which Node 20 compiles afresh on every run), the compile cache keeps it, and what the bundle moved —
 // `import.meta.url` of the modules inside it (package.json for the version, a package loaded on first use) —
 // still resolves. Every in-process CLI test runs the binary with it; here, what makes that true.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,19 @@ describe('the in-process server from its bundle', { timeout: 120_000 }, () => {
     expect(serverModules(modules.stderr)).toContain('lib/server/server.js');
     // … and with the bundle, none but the lock file (which finds a running server without the database).
     expect(serverModules(bundled.stderr)).toEqual(['lib/server/lock.js']);
+  });
+
+  it("fastify's node:https, node:http2 and node:dns load on first use: an in-process command loads none of them", async () => {
+    const code = readFileSync(BUNDLE, 'utf8');
+    for (const id of ['https', 'http2', 'dns']) expect(code).toContain(`__payorchLazy("node:${id}")`);
+    const dir = tempDir();
+    const probe = join(dir, 'builtins.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, process.moduleLoadList.join('\\n')));`);
+    const r = await runCli(['sessions', 'list', '--json'], { home: tempDir(), env: { NODE_OPTIONS: `--require ${probe}` } });
+    expect(r.code, r.stderr).toBe(0);
+    const loaded = readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n');
+    expect(loaded).toContain('NativeModule http'); // the probe sees Node's modules
+    for (const id of ['https', 'http2', 'dns', 'tls']) expect(loaded).not.toContain(`NativeModule ${id}`);
   });
 
   it('the compile cache keeps the bundle, and what import.meta.url located resolves from it', async () => {
