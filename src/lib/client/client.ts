@@ -8,7 +8,7 @@ import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 export { DEFAULT_BASE_URL } from '../contract/prefix.js';
 import { ApiError, ConnectionError, ProtocolError, SimulateWithLiveKeyError, TimeoutError, UnsendableRequestError } from './errors.js';
 import { isLiveKey } from '../contract/keys.js';
-import { SIMULATE_HEADER_LC } from '../contract/faults.js';
+import { SIMULATE_HEADER_LC } from '../contract/simulate.js';
 import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 import { SessionsResource } from './resources/sessions.js';
 import { HoldsResource, JournalEntriesResource, LedgerAccountsResource } from './resources/ledger.js';

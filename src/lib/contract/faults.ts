@@ -11,11 +11,7 @@
 //             / "drop"                         ; webhook deliveries only: the POST is never sent
 import { Type, type Static } from '@sinclair/typebox';
 
-export const SIMULATE_HEADER = 'Payorch-Simulate';
-/** The header's name as Node gives it (lower case). */
-export const SIMULATE_HEADER_LC = 'payorch-simulate';
-/** An injected answer carries this header: the fault that made it. */
-export const SIMULATED_HEADER = 'Payorch-Simulated';
+export { SIMULATE_HEADER, SIMULATE_HEADER_LC, SIMULATED_HEADER } from './simulate.js';
 
 /** The longest latency a fault may ask for (ms). */
 export const MAX_FAULT_LATENCY_MS = 30_000;

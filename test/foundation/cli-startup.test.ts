@@ -1,0 +1,26 @@
+// What a CLI command loads at start-up over HTTP (issue 27's ≤ 2× `node -e 0`; issue 28's in-process figure adds
+// to it): no TypeBox (~200 ES modules — the contract's schemas are the server's, and a constant the client
+// needed once pulled them all in) and no module of the server. Node 20 compiles ES modules afresh on each run.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { against, runCli } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ memory: true });
+});
+afterAll(() => s?.close());
+
+/** Every ES module a run loaded (Node's own debug lines for its ES module loader), relative to the checkout. */
+const esModules = (stderr: string) => [...new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.m?js)/g)].map((m) => m[1]))];
+
+describe('CLI start-up over HTTP', { timeout: 60_000 }, () => {
+  it('`sessions list --json` loads neither TypeBox nor the contract schemas nor the server', async () => {
+    const r = await runCli(['sessions', 'list', '--json', ...against(s)], { env: { NODE_DEBUG: 'esm' } });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    const loaded = esModules(r.stderr);
+    expect(loaded.some((m) => m.endsWith('/dist/lib/client/client.js'))).toBe(true); // the probe sees our modules
+    expect(loaded.filter((m) => m.includes('@sinclair/typebox'))).toEqual([]);
+    expect(loaded.filter((m) => /\/dist\/lib\/(server\/(?!lock\.js|seed\.js)|contract\/(?!prefix|keys|simulate))/.test(m))).toEqual([]);
+  });
+});
