@@ -4,32 +4,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runCli as runCliBase } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, runCliSlow } from '../helpers/cli.js';
+import { alive, stoppedAfterAll } from '../helpers/processes.js';
 import { tempDir } from '../helpers/tmp.js';
 
-// A detached start spawns a second process: slow on 2 shared cores under a full run (a kill, not a verdict).
-const runCli: typeof runCliBase = (args, opts = {}) => runCliBase(args, { timeoutMs: 90_000, ...opts });
-
-const pids = new Set<number>();
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  }
-});
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const runCli = runCliSlow;
+const pids = stoppedAfterAll();
 
 /** Runs a bash script with `payorch` as a function calling the real binary, in `dir`, with PAYORCH_HOME=home. */
 function bash(script: string, dir: string, home: string, env: Record<string, string> = {}) {

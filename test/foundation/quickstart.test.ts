@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliOptions } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { alive } from '../helpers/processes.js';
 
 // Generous limits: on 2 shared cores a CLI run can take seconds; nothing here is timed.
 const T = 300_000;
@@ -24,14 +25,6 @@ afterAll(async () => {
   }
 }, T);
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Polls (no fixed sleep) until `check` holds, up to `ms`. */
 async function until(check: () => boolean, ms = 60_000): Promise<boolean> {

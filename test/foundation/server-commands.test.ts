@@ -4,35 +4,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, runCli as runCliBase } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, runCliSlow } from '../helpers/cli.js';
+import { alive, stoppedAfterAll } from '../helpers/processes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CLIENT_SECRET } from './util.js';
 import { startTestServer } from '../helpers/server.js';
 
-// A detached start spawns a second process: on 2 shared cores under a full test run it took 10–20 s, over the
-// helper's default 20 s limit (a kill, not a verdict). Nothing here is timed.
-const runCli: typeof runCliBase = (args, opts = {}) => runCliBase(args, { timeoutMs: 90_000, ...opts });
-
-const pids = new Set<number>();
-afterAll(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  }
-});
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const runCli = runCliSlow;
+const pids = stoppedAfterAll();
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 async function startDetached(dataDir: string) {

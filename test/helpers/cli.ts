@@ -51,3 +51,9 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
 
 /** CLI flags that point the binary at a test server. */
 export const against = (s: { baseUrl: string; apiKey: string }) => ['--base-url', s.baseUrl, '--api-key', s.apiKey];
+
+/**
+ * runCli with a 90 s limit, for commands that start a detached server (a second process: on 2 shared cores under
+ * a full test run it took 10–20 s, over the default 20 s — a kill, not a verdict). Nothing is timed.
+ */
+export const runCliSlow = (args: string[], opts: CliOptions = {}) => runCli(args, { timeoutMs: 90_000, ...opts });
