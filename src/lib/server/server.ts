@@ -40,7 +40,7 @@ import type { PaymentsConfig } from './domain/core.js';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
-import type { FaultRules } from './http/faults.js';
+import type { FaultRules } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
 
 export interface ServerOptions {

@@ -26,7 +26,7 @@ import type { Webhooks } from '../domain/webhooks/area.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 import { senderLink, type SenderLink } from './sender-link.js';
 import type { FaultedJob, SendResult } from './sender.js';
-import type { FaultRules } from '../http/faults.js';
+import type { FaultRules } from '../http/faultrules.js';
 
 /** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
 interface Outcome {

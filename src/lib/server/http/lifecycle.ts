@@ -6,29 +6,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../log.js';
 import { errors, ServiceError } from '../errors.js';
 import type { Services } from '../domain/services.js';
-import { addressBucket, identify, type Caller } from './auth.js';
+import { addressBucket, identify } from './auth.js';
 import type { RateLimiter } from './ratelimit.js';
-import type { RouteSpec } from './route.js';
 import type { HttpRuntime } from './runtime.js';
 import { isOwnConnection } from '../ownports.js';
-import type { FaultHooks, RequestFault } from './faults.js';
-
-export interface RequestState extends Caller {
-  /** Holds an in-flight slot of `rateKey` until the request ends. */
-  admitted: boolean;
-  started: bigint;
-  /** A fault injected into this request (faults.ts), marked in its log lines. */
-  fault: RequestFault | undefined;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    payorch?: RequestState;
-  }
-  interface FastifyContextConfig {
-    spec?: RouteSpec;
-  }
-}
+import type { FaultHooks } from './faults.js';
+import type { RequestState } from './state.js';
 
 /** Takes an in-flight slot for the request, or says why not (429). */
 function admit(limiter: RateLimiter, state: RequestState): ServiceError | undefined {

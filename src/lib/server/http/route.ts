@@ -5,7 +5,7 @@ import type { Services } from '../domain/services.js';
 import type { Outcome } from '../domain/outcome.js';
 import type { Steps } from '../store/steps.js';
 import type { RequestLog } from './requestlog.js';
-import type { FaultRules } from './faults.js';
+import type { FaultRules } from './faultrules.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */

@@ -6,7 +6,7 @@ import type { Sealer } from '../crypto.js';
 import { IdempotencyStore } from './idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
 import { RequestLog } from './requestlog.js';
-import { FaultRules } from './faults.js';
+import { FaultRules } from './faultrules.js';
 
 export interface HttpRuntime {
   idempotency: IdempotencyStore;
