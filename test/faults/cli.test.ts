@@ -62,7 +62,8 @@ describe('payorch and fault injection', () => {
     const dir = tempDir();
     const file = join(dir, 'faults.json');
     writeFileSync(file, JSON.stringify([{ fault: 'status=429;retry_after=1', method: 'GET', path: '/sessions', count: 1 }]));
-    const started = await runCli(['server', 'start', '--memory', '--port', '0', '--detach', '--faults', file, '--json']);
+    const home = tempDir(); // the same PAYORCH_HOME for the stop: `server stop --pid` stops only its own home's servers
+    const started = await runCli(['server', 'start', '--memory', '--port', '0', '--detach', '--faults', file, '--json'], { home });
     expect(started.code, started.stderr).toBe(0);
     const { base_url, api_key, pid } = started.json();
     try {
@@ -70,7 +71,8 @@ describe('payorch and fault injection', () => {
       expect([res.status, res.headers.get('retry-after')]).toEqual([429, '1']);
       expect((await fetch(`${base_url}/sessions`, { headers: { authorization: `Bearer ${api_key}` } })).status).toBe(200);
     } finally {
-      await runCli(['server', 'stop', '--pid', String(pid)]);
+      const stopped = await runCli(['server', 'stop', '--pid', String(pid)], { home });
+      expect(stopped.code, stopped.stderr).toBe(0);
     }
     writeFileSync(file, JSON.stringify([{ fault: 'status=418' }]));
     const bad = await runCli(['server', 'start', '--memory', '--port', '0', '--faults', file, '--json']);
