@@ -26,3 +26,17 @@ export async function snapshotCliError(err: unknown): Promise<unknown> {
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
   return err;
 }
+
+/**
+ * Runs `act` on what snapshot NAME of `dir` is reached through (snapshotTarget), the name checked first; the
+ * errors of the files and the lock come out as the CLI's (snapshotCliError).
+ */
+export async function onSnapshot<T>(dir: string, name: string, userAgent: string, act: (target: SnapshotTarget) => Promise<T>): Promise<T> {
+  try {
+    const { checkName } = await import('../server/snapshots.js');
+    checkName(name);
+    return await act(await snapshotTarget(dir, userAgent));
+  } catch (err) {
+    throw await snapshotCliError(err);
+  }
+}

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
+import { onSnapshot } from '../../../lib/cli/snapshots.js';
 import { defaultDataDir } from '../../../lib/server/datadir.js';
-import { checkName, deleteSnapshot } from '../../../lib/server/snapshots.js';
+import { deleteSnapshot } from '../../../lib/server/snapshots.js';
 
 export default class ServerSnapshotDelete extends BaseCommand {
   static override summary = 'Delete snapshot NAME of the data directory';
@@ -14,13 +14,9 @@ export default class ServerSnapshotDelete extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotDelete);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    try {
-      checkName(args.name);
-      const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
-      const info = target.kind === 'server' ? await target.client.snapshots.delete(args.name) : { ...deleteSnapshot(dir, args.name), deleted: true as const };
-      await this.print(info, () => `Deleted snapshot ${info.name}.`);
-    } catch (err) {
-      throw await snapshotCliError(err);
-    }
+    const info = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) =>
+      target.kind === 'server' ? await target.client.snapshots.delete(args.name) : { ...deleteSnapshot(dir, args.name), deleted: true as const },
+    );
+    await this.print(info, () => `Deleted snapshot ${info.name}.`);
   }
 }

@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
+import { onSnapshot } from '../../../lib/cli/snapshots.js';
 import { defaultDataDir, restoreSnapshotStopped } from '../../../lib/server/datadir.js';
-import { checkName } from '../../../lib/server/snapshots.js';
 
 export default class ServerSnapshotRestore extends BaseCommand {
   static override summary = "Put the data directory's database back to snapshot NAME";
@@ -16,18 +15,14 @@ export default class ServerSnapshotRestore extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotRestore);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    try {
-      checkName(args.name);
-      const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
+    const [answer, human] = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => {
       if (target.kind === 'server') {
         const r = await target.client.snapshots.restore(args.name);
-        await this.print(r, () => `Restored snapshot ${r.name} on the server at ${target.baseUrl} (requests held ${r.paused_ms} ms).`);
-      } else {
-        const r = await restoreSnapshotStopped(dir, args.name);
-        await this.print({ object: 'snapshot_restore', name: r.name, data_dir: dir }, () => `Restored snapshot ${r.name} in ${dir}.`);
+        return [r, `Restored snapshot ${r.name} on the server at ${target.baseUrl} (requests held ${r.paused_ms} ms).`] as const;
       }
-    } catch (err) {
-      throw await snapshotCliError(err);
-    }
+      const r = await restoreSnapshotStopped(dir, args.name);
+      return [{ object: 'snapshot_restore', name: r.name, data_dir: dir }, `Restored snapshot ${r.name} in ${dir}.`] as const;
+    });
+    await this.print(answer, () => human);
   }
 }

@@ -1,9 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
+import { onSnapshot } from '../../../lib/cli/snapshots.js';
 import { defaultDataDir, saveSnapshotStopped } from '../../../lib/server/datadir.js';
-import { checkName } from '../../../lib/server/snapshots.js';
 import { formatSize } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotSave extends BaseCommand {
@@ -17,13 +16,10 @@ export default class ServerSnapshotSave extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotSave);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    try {
-      checkName(args.name);
-      const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
-      const info = target.kind === 'server' ? await target.client.snapshots.save(args.name) : await saveSnapshotStopped(dir, args.name);
-      await this.print(info, () => `Saved snapshot ${info.name} (${formatSize(info.size)}) of ${dir}${target.kind === 'server' ? ` (server at ${target.baseUrl})` : ''}.`);
-    } catch (err) {
-      throw await snapshotCliError(err);
-    }
+    const { info, target } = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => ({
+      target,
+      info: target.kind === 'server' ? await target.client.snapshots.save(args.name) : await saveSnapshotStopped(dir, args.name),
+    }));
+    await this.print(info, () => `Saved snapshot ${info.name} (${formatSize(info.size)}) of ${dir}${target.kind === 'server' ? ` (server at ${target.baseUrl})` : ''}.`);
   }
 }
