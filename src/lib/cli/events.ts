@@ -20,19 +20,16 @@ export async function nearestEventType(input: string): Promise<string | undefine
   return likely.close ? likely.type : undefined;
 }
 
-/** A usage error (exit 2) for an unknown type, naming the nearest known one. */
-async function unknownType(flag: string, value: string): Promise<CliError> {
+/** A usage error (exit 2) for an unknown type, naming the nearest known one and the command that lists them all. */
+async function unknownType(flag: string, value: string, lister: string): Promise<CliError> {
   const near = await nearestEventType(value);
-  return new CliError(
-    `Unknown event type "${printable(value)}" (${flag}).${near ? ` Did you mean ${near}?` : ''} \`payorch trigger --list\` shows every type.`,
-    EXIT.USAGE,
-  );
+  return new CliError(`Unknown event type "${printable(value)}" (${flag}).${near ? ` Did you mean ${near}?` : ''} \`${lister}\` shows every type.`, EXIT.USAGE);
 }
 
-/** One event type, checked against the catalog. */
-export async function checkEventType(flag: string, value: string): Promise<EventType> {
+/** One event type, checked against the catalog; `lister` is the command the error points to for the full list. */
+export async function checkEventType(flag: string, value: string, lister = 'payorch trigger --list'): Promise<EventType> {
   const { isEventType } = await eventCatalog();
-  if (!isEventType(value)) throw await unknownType(flag, value);
+  if (!isEventType(value)) throw await unknownType(flag, value, lister);
   return value;
 }
 
@@ -56,7 +53,7 @@ export async function eventPatterns(flag: string, csv: string): Promise<string[]
       if (!/^[a-z_.*]+$/.test(p) || !eventTypes.some((t) => eventTypeMatches(p, t))) {
         throw new CliError(`The pattern "${printable(p)}" (${flag}) matches no event type. \`payorch trigger --list\` shows every type.`, EXIT.USAGE);
       }
-    } else if (!isEventType(p)) throw await unknownType(flag, p);
+    } else if (!isEventType(p)) throw await unknownType(flag, p, 'payorch trigger --list');
   }
   return patterns;
 }
