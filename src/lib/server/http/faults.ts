@@ -80,6 +80,8 @@ export function injectFaults(app: FastifyInstance, hooks: FaultHooks): void {
   });
 
   app.addHook('preHandler', (request, reply, done) => {
+    // Nothing to inject (no header, no rule): the common case decides first, without building routeOptions.
+    if (request.headers[SIMULATE_HEADER_LC] === undefined && !hooks.rules.active) return done();
     // Only the API's routes (a spec): not the hosted pages.
     if (!request.routeOptions.config?.spec) return done();
     let fault: Fault | undefined;

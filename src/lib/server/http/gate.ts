@@ -4,11 +4,17 @@
 // have been answered. So no request sees part of the database before a restore and part after it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Whether the gate counts this request as in flight (Gate.enter until Gate.leave). */
+    gateCounted: boolean;
+  }
+}
+
 export class Gate {
   private held?: (() => void)[];
   private inFlight = 0;
   private drained?: () => void;
-  private readonly counted = new WeakSet<FastifyRequest>();
 
   get isOpen(): boolean {
     return this.held === undefined;
@@ -18,7 +24,7 @@ export class Gate {
   enter(request: FastifyRequest, done: () => void): void {
     const pass = () => {
       this.inFlight++;
-      this.counted.add(request);
+      request.gateCounted = true;
       done();
     };
     if (this.held) this.held.push(pass);
@@ -27,7 +33,8 @@ export class Gate {
 
   /** `request` no longer counts as in flight (answered, aborted, or a request that closes the gate itself). */
   leave(request: FastifyRequest): void {
-    if (!this.counted.delete(request)) return;
+    if (!request.gateCounted) return;
+    request.gateCounted = false;
     if (--this.inFlight === 0) this.drained?.();
   }
 
@@ -47,6 +54,8 @@ export class Gate {
 
   /** The gate's hooks, before any other of the app's (see buildApp). */
   install(app: FastifyInstance): void {
+    // A field of every request from the start (fastify's decorator) rather than a WeakSet entry per request.
+    app.decorateRequest('gateCounted', false);
     app.addHook('onRequest', (request, _reply, done) => this.enter(request, done));
     app.addHook('onResponse', (request, _reply, done) => {
       this.leave(request);
