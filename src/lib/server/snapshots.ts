@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { migrations } from './store/migrations.js';
 import type { SnapshotInfo } from '../contract/snapshots.js';
+import { vacuumInto } from './store/vacuum.js';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 const EXT = '.sqlite';
@@ -86,16 +87,6 @@ export function saveImage(dataDir: string, image: Buffer, name: string): Snapsho
     rmSync(tmp, { force: true });
   }
   return infoOf(dataDir, name);
-}
-
-export function vacuumInto(dbPath: string, to: string): void {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    db.pragma('busy_timeout = 5000');
-    db.prepare('VACUUM INTO ?').run(to);
-  } finally {
-    db.close();
-  }
 }
 
 function vacuumInWorker(from: string, to: string): Promise<void> {
