@@ -58,6 +58,12 @@ describe('payorch and fault injection', () => {
     expect(all.stdout.trim()).toBe('Deleted 1 fault rule.');
   });
 
+  it('server faults add with no server running (the embedded server in the command) is refused, not "added" to a server that ends with it', async () => {
+    const r = await runCli(['server', 'faults', 'add', '--fault', 'status=503', '--json'], { env: { PAYORCH_DAEMON: '0' } });
+    expect(r.code).toBe(2);
+    expect(r.json().error).toMatchObject({ code: 'no_server', message: expect.stringMatching(/fault rules live in a running server/) });
+  });
+
   it('server start --faults FILE: the rules for every account; a bad file is a usage error naming the rule', async () => {
     const dir = tempDir();
     const file = join(dir, 'faults.json');

@@ -184,6 +184,8 @@ export abstract class ApiCommand extends BaseCommand {
 
   private target?: Target;
   private clientInstance?: Client;
+  /** Whether client() runs the server inside this process (no key, no server running): it ends with the command. */
+  protected inProcess = false;
 
   /** The client for the resolved target; on the embedded default, the server runs in this process. */
   protected async client(flags: TargetFlags & { timeout?: string; simulate?: string }): Promise<Client> {
@@ -211,6 +213,7 @@ export abstract class ApiCommand extends BaseCommand {
       } else {
         const { openInProcess, InProcessTransport } = await (await import('./embedded.js')).loadEmbedded();
         const embedded = await openInProcess();
+        this.inProcess = true;
         this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`);
         this.clientInstance = new Client({ ...common, apiKey: embedded.apiKey, transport: new InProcessTransport(embedded, () => embedded.close()) });
       }

@@ -14,7 +14,7 @@ export default class ServerFaultsAdd extends ApiCommand {
   ];
   static override flags = {
     fault: Flags.string({ description: 'The fault (Payorch-Simulate grammar)', required: true }),
-    method: Flags.string({ description: 'Requests: the method (default any)', options: ['GET', 'POST', 'PATCH', 'DELETE'] }),
+    method: Flags.option({ options: ['GET', 'POST', 'PATCH', 'DELETE'] as const, description: 'Requests: the method (default any)' })(),
     path: Flags.string({ description: "Requests: a path glob under the base URL, * within a segment, ** across (default '/**')" }),
     'webhook-endpoint': Flags.string({ description: "Webhook deliveries to this endpoint (we_…, or '*' for all of them) instead of requests", exclusive: ['method', 'path'] }),
     count: Flags.integer({ description: 'Inject at most this many times, then stop', min: 1 }),
@@ -26,9 +26,13 @@ export default class ServerFaultsAdd extends ApiCommand {
     const rate = flags.rate === undefined ? undefined : Number(flags.rate);
     if (rate !== undefined && !(flags.rate!.trim() !== '' && rate >= 0 && rate <= 1)) throw new CliError(`--rate takes a number from 0 to 1; got "${flags.rate}".`, EXIT.USAGE);
     const client = await this.client(flags);
+    if (this.inProcess) {
+      // A rule lives in a running server's memory: added to the server inside this command, it would end with it.
+      throw new CliError('No server is running to keep the rule: fault rules live in a running server. Start one (`payorch server start`, or `--detach`), then add the rule.', EXIT.USAGE, 'no_server');
+    }
     const rule = await client.faultRules.add({
       fault: flags.fault,
-      ...(flags.method ? { method: flags.method as 'GET' } : {}),
+      ...(flags.method ? { method: flags.method } : {}),
       ...(flags.path !== undefined ? { path: flags.path.startsWith('/') ? flags.path : `/${flags.path}` } : {}),
       ...(flags['webhook-endpoint'] !== undefined ? { webhook_endpoint: flags['webhook-endpoint'] } : {}),
       ...(flags.count !== undefined ? { count: flags.count } : {}),
