@@ -1,36 +1,21 @@
 // Starting the test-mode server: on loopback over HTTP (`payorch server start`, `startServer()`), or
 // in-process for the CLI's embedded default (`openEmbedded()`: the same app, reached through inject).
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
 import { appUrls, buildApp, mayMatch } from './app.js';
-import { acquireLock, adoptRestored, DB_FILE, defaultDataDir, keyCheck, LOG_FILE, openDataDir, ensureDir, type Lock, type OpenedDataDir, type Seeding } from './datadir.js';
+import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
-import { useSeededIds } from './ids.js';
-import { openStore, serializeStore, type Store } from './store/db.js';
+import { type Store } from './store/db.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
-import { createHttpRuntime, idempotencyStore, type HttpRuntime } from './http/runtime.js';
+import { createHttpRuntime } from './http/runtime.js';
 import { Gate } from './http/gate.js';
 import type { RestoreResult, SnapshotAdmin } from './http/snapshots.js';
-import {
-  checkSnapshot,
-  deleteSnapshot,
-  isCurrentSchema,
-  listSnapshots,
-  makeSpare,
-  saveImage,
-  saveSnapshot,
-  SnapshotError,
-  stageImage,
-  stageSnapshot,
-  installStaged,
-  snapshotFile,
-  type SnapshotInfo,
-} from './snapshots.js';
+import { type SnapshotInfo } from './snapshots.js';
 import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
@@ -42,6 +27,9 @@ import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
 import type { FaultRules } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
+import { ServerSnapshots, Snapshot } from './restore.js';
+
+export { Snapshot };
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -117,16 +105,6 @@ export interface RunningServer {
   close(): Promise<void>;
   /** What `fixtures` made: each step's answer by name (undefined without `fixtures`). */
   fixtures?: FixtureRun;
-}
-
-/** A snapshot kept in memory: the database's bytes (SQLite's serialization), for `RunningServer.restore`. */
-export class Snapshot {
-  readonly object = 'snapshot';
-  constructor(
-    /** The database file's image. Its secrets are sealed with the server's key, which is not in it. */
-    readonly image: Buffer,
-    readonly takenAt: Date,
-  ) {}
 }
 
 /** How to stop what one start step started. */
@@ -411,195 +389,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (createdDir) rmSync(createdDir, { recursive: true, force: true });
     throw err;
   }
-}
-
-interface SnapshotParts {
-  opened: OpenedDataDir;
-  config: ServerConfig;
-  /** The object the app and the routes use: its members are replaced by the restored store's. */
-  services: Services;
-  runtime: HttpRuntime;
-  dataDir: string | null;
-  seeding?: Seeding;
-  /** The database is the data directory's file (not in memory). */
-  fileBacked: boolean;
-  gate: Gate;
-  stopOnStore(): Promise<void>;
-  startOnStore(): Promise<void>;
-}
-
-/**
- * A listening server's snapshots (docs/api.md "Snapshots"): saved while requests go on, and restored under the
- * running app. A restore checks and copies the snapshot first (requests go on), then closes the gate (new requests
- * wait; those in flight finish), stops what runs on the store, closes it, puts the snapshot's file in its place
- * (or opens the in-memory image), makes the services again on it (every in-memory cache of the old store goes with
- * them), starts what runs on it and opens the gate. Saves and restores run one at a time.
- */
-class ServerSnapshots {
-  private queue: Promise<unknown> = Promise.resolve();
-  private readonly spares = new Set<Promise<void>>();
-
-  constructor(private readonly p: SnapshotParts) {}
-
-  defaultAccount(): string {
-    return this.p.opened.credentials.account_id;
-  }
-
-  /** `fn` once the saves and restores before it are done, and before any after it. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Resolves once no save or restore runs (and the spares being made are done): the server may close. */
-  async settled(): Promise<void> {
-    await this.queue;
-    await Promise.all(this.spares);
-  }
-
-  private dir(): string {
-    if (this.p.dataDir === null) {
-      throw new SnapshotError('snapshots_unavailable', 'This in-memory server has no data directory to save snapshots in: use `server.snapshot()` without a name (library), or start it with a data directory.');
-    }
-    return this.p.dataDir;
-  }
-
-  private get dbPath(): string {
-    return join(this.dir(), DB_FILE);
-  }
-
-  list(): SnapshotInfo[] {
-    return listSnapshots(this.dir());
-  }
-
-  remove(name: string): SnapshotInfo {
-    return deleteSnapshot(this.dir(), name);
-  }
-
-  save(name: string): Promise<SnapshotInfo> {
-    const dir = this.dir();
-    return this.exclusive(async () => {
-      const info = this.p.fileBacked
-        ? await saveSnapshot(dir, this.dbPath, name, { inWorker: true })
-        : saveImage(dir, await serializeStore(this.p.services.store), name);
-      if (this.p.fileBacked) this.spare(name);
-      return info;
-    });
-  }
-
-  snapshot(): Promise<Snapshot> {
-    return this.exclusive(async () => new Snapshot(await serializeStore(this.p.services.store), new Date()));
-  }
-
-  restore(source: Snapshot | string): Promise<RestoreResult> {
-    return this.exclusive(() => this.swap(source));
-  }
-
-  /** A spare copy of snapshot `name` for its next restore (snapshots.ts makeSpare), made in the background. */
-  private spare(name: string): void {
-    const making = makeSpare(this.dir(), name).finally(() => this.spares.delete(making));
-    this.spares.add(making);
-  }
-
-  private async swap(source: Snapshot | string): Promise<RestoreResult> {
-    const t0 = performance.now();
-    const { services, opened, gate } = this.p;
-    const check = keyCheck(opened.sealer);
-    const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
-    // Before the gate closes (requests go on): the snapshot checked, and made ready to replace the store — a file
-    // to rename into place, or, in memory, the restored store itself.
-    let next: { file: string } | { store: Store };
-    if (this.p.fileBacked) {
-      const file = typeof source === 'string' ? await stageSnapshot(this.dir(), source, check) : stageFromImage(this.dir(), source.image, check);
-      try {
-        if (!isCurrentSchema(checkSnapshot({ file }, check, name))) openStore(file).close(); // migrated now, not after the swap
-      } catch (err) {
-        rmSync(file, { force: true });
-        throw err;
-      }
-      next = { file };
-    } else {
-      const image = typeof source === 'string' ? readSavedImage(this.dir(), source, check) : source.image;
-      if (typeof source !== 'string') checkSnapshot({ image }, check, name);
-      next = { store: openStore(image) }; // migrated if older; made fit to serve at the swap (adopt)
-    }
-    const t1 = performance.now();
-    await gate.close();
-    try {
-      await this.p.stopOnStore();
-      try {
-        const old = services.store;
-        await old.alone(() => undefined); // the last group commit has committed
-        if ('store' in next) {
-          this.use(this.adopt(next.store));
-          old.close();
-        } else {
-          old.close();
-          try {
-            installStaged(next.file, this.dbPath);
-            this.use(this.adopt(openStore(this.dbPath)));
-          } catch (err) {
-            this.use(openStore(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
-            throw err;
-          }
-        }
-      } finally {
-        await this.p.startOnStore();
-      }
-    } catch (err) {
-      if ('store' in next && next.store !== services.store) next.store.close();
-      else if ('file' in next) rmSync(next.file, { force: true });
-      throw err;
-    } finally {
-      gate.open();
-    }
-    const t2 = performance.now();
-    if (typeof source === 'string' && this.p.fileBacked) this.spare(source);
-    return { object: 'snapshot_restore', name, paused_ms: Math.round((t2 - t1) * 10) / 10, took_ms: Math.round((t2 - t0) * 10) / 10 };
-  }
-
-  /**
-   * A restored store made fit to serve (datadir.ts adoptRestored); seeded, the process's id streams continue from
-   * the restored database's position (so a restored seeded server goes on as it went on from the snapshot).
-   */
-  private adopt(store: Store): Store {
-    const { opened, seeding } = this.p;
-    opened.unseed?.();
-    opened.unseed = seeding && useSeededIds(seeding.seed.open(store));
-    return adoptRestored(store, opened.sealer, opened.credentials, seeding?.now);
-  }
-
-  /**
-   * The services made again on `store`, into the object the app uses; the processors (server state, not data:
-   * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
-   * what it had (requests on data that is gone).
-   */
-  private use(store: Store): void {
-    const { services, runtime, opened, config } = this.p;
-    opened.store = store;
-    const fresh = createServices(store, opened.sealer, config);
-    for (const { id, status } of services.processors.state()) {
-      fresh.processors.register(services.processors.get(id));
-      fresh.processors.setDown(id, status === 'down');
-    }
-    Object.assign(services, fresh);
-    runtime.idempotency = idempotencyStore(store, opened.sealer);
-    runtime.requestLog.forget();
-  }
-}
-
-/** A snapshot image written where a restore renames it from, once checked. */
-function stageFromImage(dir: string, image: Buffer, check: string): string {
-  checkSnapshot({ image }, check, 'in memory');
-  return stageImage(dir, image);
-}
-
-/** A saved snapshot's bytes (an in-memory server with a data directory restores them into memory), once checked. */
-function readSavedImage(dir: string, name: string, check: string): Buffer {
-  const file = snapshotFile(dir, name);
-  checkSnapshot({ file }, check, JSON.stringify(name));
-  return readFileSync(file);
 }
 
 /** Runs `startServer({ fixtures })`'s files with the first key, in process (loaded only then). */
