@@ -83,7 +83,7 @@ class StoredStream extends CounterStream {
   private readonly read;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     key: Buffer,
   ) {
     super(key, 'ids');
