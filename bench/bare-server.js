@@ -11,9 +11,14 @@ const server = createServer((req, res) => {
   req.on('data', (c) => (data += c));
   req.on('end', () => {
     if (data) JSON.parse(data);
-    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
+    res.writeHead(req.method === 'POST' ? 201 : 200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(reply),
+    });
     res.end(reply);
   });
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` }) + '\n'));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` }) + '\n'),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -44,7 +44,16 @@ export function stopChildren() {
 
 /** `load.js`: 50 connections POSTing `body` to `url` for `ms` (or once each to the targets in `targetsFile`). */
 export function loadPosts(url, body, headers, ms, targetsFile) {
-  const args = [join(here, 'load.js'), url, 'POST', body, JSON.stringify(headers), '50', String(ms), ...(targetsFile ? [targetsFile] : [])];
+  const args = [
+    join(here, 'load.js'),
+    url,
+    'POST',
+    body,
+    JSON.stringify(headers),
+    '50',
+    String(ms),
+    ...(targetsFile ? [targetsFile] : []),
+  ];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -61,7 +70,11 @@ export async function call(info, method, path, body) {
   if (method !== 'GET') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': randomUUID() });
   for (let attempt = 1; ; attempt++) {
     try {
-      const res = await fetch(info.baseUrl + path, { method, headers, body: method === 'GET' ? undefined : JSON.stringify(body) });
+      const res = await fetch(info.baseUrl + path, {
+        method,
+        headers,
+        body: method === 'GET' ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, text: await res.text() };
     } catch (err) {
       if (attempt >= 3) throw err;
@@ -74,17 +87,38 @@ export const api = async (info, method, path, body) => JSON.parse((await call(in
 
 /** The body of the journal-entry load: a two-line entry between two new system accounts (no balance limits). */
 export async function journalBody(info) {
-  const a1 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true });
-  const a2 = await api(info, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true });
-  return JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
+  const a1 = await api(info, 'POST', '/ledger-accounts', {
+    name: 'Bench cash',
+    account_type: 'asset',
+    currency: 'usd',
+    is_system_account: true,
+  });
+  const a2 = await api(info, 'POST', '/ledger-accounts', {
+    name: 'Bench wallet',
+    account_type: 'liability',
+    currency: 'usd',
+    is_system_account: true,
+  });
+  return JSON.stringify({
+    description: 'bench',
+    entries: [
+      { account_id: a1.id, direction: 'debit', amount: 100 },
+      { account_id: a2.id, direction: 'credit', amount: 100 },
+    ],
+  });
 }
 
 /** `n` new sessions as load.js targets for confirm-payment (each with its client secret), written to `file`. */
 export async function confirmTargets(info, n, file) {
   const targets = [];
   for (let i = 0; i < n; i += 200) {
-    const batch = await Promise.all(Array.from({ length: Math.min(200, n - i) }, () => api(info, 'POST', '/create-session', { amount: 1999, currency: 'usd' })));
-    for (const s of batch) targets.push({ path: `/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}` } });
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(200, n - i) }, () =>
+        api(info, 'POST', '/create-session', { amount: 1999, currency: 'usd' }),
+      ),
+    );
+    for (const s of batch)
+      targets.push({ path: `/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}` } });
   }
   writeFileSync(file, JSON.stringify(targets));
   return file;

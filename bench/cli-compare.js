@@ -24,7 +24,10 @@ if (roots.length === 0) {
 const ROUNDS = Number(process.env.CLI_ROUNDS ?? 20);
 const CASES = (process.env.CLI_CASES ?? 'inprocess,http,version').split(',').map((c) => c.trim());
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-cli-compare-'));
-const base = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYORCH_'))), NO_COLOR: '1' };
+const base = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYORCH_'))),
+  NO_COLOR: '1',
+};
 
 function run(args, env = {}) {
   const t = process.hrtime.bigint();
@@ -48,7 +51,11 @@ try {
       http: { args: [bin, 'sessions', 'get', id, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey] },
       version: { args: [bin, '--version'] },
     };
-    return { root, cases: Object.fromEntries(CASES.map((c) => [c, cases[c]])), times: Object.fromEntries(CASES.map((c) => [c, []])) };
+    return {
+      root,
+      cases: Object.fromEntries(CASES.map((c) => [c, cases[c]])),
+      times: Object.fromEntries(CASES.map((c) => [c, []])),
+    };
   });
   const node = [];
   for (let round = 0; round < ROUNDS + 2; round++) {
@@ -66,7 +73,9 @@ try {
   process.stdout.write(`node -e 0: median ${n.toFixed(1)} ms over ${node.length} runs\n`);
   for (const b of builds) {
     for (const [name, xs] of Object.entries(b.times)) {
-      process.stdout.write(`${b.root}  ${name.padEnd(9)}  median ${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / n).toFixed(2)}×\n`);
+      process.stdout.write(
+        `${b.root}  ${name.padEnd(9)}  median ${median(xs).toFixed(1).padStart(6)} ms  ${(median(xs) / n).toFixed(2)}×\n`,
+      );
     }
   }
 } finally {

@@ -27,7 +27,14 @@ const tmp = mkdtempSync(join(tmpdir(), 'payorch-compare-'));
 /** The load of one round for `server` (prepared first: confirm's sessions, journal's accounts). */
 async function prepare(server, confirms) {
   const auth = { authorization: `Bearer ${server.info.apiKey}` };
-  if (mode === 'create') return () => loadPosts(server.info.baseUrl + '/create-session', JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } }), auth, MS);
+  if (mode === 'create')
+    return () =>
+      loadPosts(
+        server.info.baseUrl + '/create-session',
+        JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } }),
+        auth,
+        MS,
+      );
   if (mode === 'journal') {
     server.journal ??= await journalBody(server.info);
     return () => loadPosts(server.info.baseUrl + '/journal-entries', server.journal, auth, MS);
@@ -49,7 +56,11 @@ try {
       const main0 = cpuMs(s.pid, true);
       const all0 = cpuMs(s.pid);
       const out = run();
-      s.rounds.push({ rps: out.rps, main: ((cpuMs(s.pid, true) - main0) * 1000) / out.requests, all: ((cpuMs(s.pid) - all0) * 1000) / out.requests });
+      s.rounds.push({
+        rps: out.rps,
+        main: ((cpuMs(s.pid, true) - main0) * 1000) / out.requests,
+        all: ((cpuMs(s.pid) - all0) * 1000) / out.requests,
+      });
     }
   }
   for (const s of servers) {

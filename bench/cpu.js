@@ -26,7 +26,16 @@ const tmp = mkdtempSync(join(tmpdir(), 'payorch-cpu-'));
 
 /** Runs load.js for `n` requests (a targets file ends it; else a generous time budget) and returns its result. */
 function load(url, method, body, headers, targetsFile, ms = 600_000) {
-  const args = [join(here, 'load.js'), url, method, body ?? '', JSON.stringify(headers), '50', String(ms), ...(targetsFile ? [targetsFile] : [])];
+  const args = [
+    join(here, 'load.js'),
+    url,
+    method,
+    body ?? '',
+    JSON.stringify(headers),
+    '50',
+    String(ms),
+    ...(targetsFile ? [targetsFile] : []),
+  ];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
@@ -40,7 +49,11 @@ function fixed(path, n) {
 }
 
 async function api(base, key, method, path, body) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+  const headers = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    'idempotency-key': randomUUID(),
+  };
   const res = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   return JSON.parse(await res.text());
 }
@@ -53,12 +66,17 @@ async function measure(name, pid, n, prepare, run) {
     const before = cpuMs(pid);
     const r = run(arg);
     const used = cpuMs(pid) - before;
-    const ok = Object.entries(r.statuses).filter(([s]) => Number(s) < 300).reduce((a, [, c]) => a + c, 0);
-    if (ok !== n) throw new Error(`${name}: ${JSON.stringify(r.statuses)}, ${r.errors} errors (expected ${n} successes)`);
+    const ok = Object.entries(r.statuses)
+      .filter(([s]) => Number(s) < 300)
+      .reduce((a, [, c]) => a + c, 0);
+    if (ok !== n)
+      throw new Error(`${name}: ${JSON.stringify(r.statuses)}, ${r.errors} errors (expected ${n} successes)`);
     per.push((used * 1000) / n);
   }
   const m = median(per);
-  process.stdout.write(`${name.padEnd(16)} ${m.toFixed(1).padStart(7)} µs CPU/request  (runs: ${per.map((x) => x.toFixed(1)).join(', ')})\n`);
+  process.stdout.write(
+    `${name.padEnd(16)} ${m.toFixed(1).padStart(7)} µs CPU/request  (runs: ${per.map((x) => x.toFixed(1)).join(', ')})\n`,
+  );
   return m;
 }
 
@@ -68,7 +86,13 @@ try {
   if (which.includes('bare')) {
     const { child, info } = await startChild(join(here, 'bare-server.js'), ['800'], SERVER_FLAGS);
     load(info.url, 'POST', sessionBody, {}, fixed('/x', 2000)); // warm-up
-    results.bare = await measure('bare node:http', child.pid, N, () => fixed('/x', N), (f) => load(info.url, 'POST', sessionBody, {}, f));
+    results.bare = await measure(
+      'bare node:http',
+      child.pid,
+      N,
+      () => fixed('/x', N),
+      (f) => load(info.url, 'POST', sessionBody, {}, f),
+    );
   }
   const needServer = which.some((w) => w !== 'bare');
   if (needServer) {
@@ -77,8 +101,13 @@ try {
     const sessions = async (n) => {
       const targets = [];
       for (let i = 0; i < n; i += 200) {
-        const batch = await Promise.all(Array.from({ length: Math.min(200, n - i) }, () => api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' })));
-        for (const x of batch) targets.push({ path: `/confirm-payment/${x.id}`, headers: { authorization: `Bearer ${x.client_secret}` } });
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(200, n - i) }, () =>
+            api(info.baseUrl, info.apiKey, 'POST', '/create-session', { amount: 1999, currency: 'usd' }),
+          ),
+        );
+        for (const x of batch)
+          targets.push({ path: `/confirm-payment/${x.id}`, headers: { authorization: `Bearer ${x.client_secret}` } });
       }
       const f = join(tmp, `confirm-${randomUUID()}.json`);
       writeFileSync(f, JSON.stringify(targets));
@@ -88,21 +117,56 @@ try {
     load(info.baseUrl, 'POST', confirmBody, {}, await sessions(1000)); // warm-up (also of create-session)
     load(info.baseUrl + '/create-session', 'POST', sessionBody, auth, fixed('', 1000));
     if (which.includes('create')) {
-      results.create = await measure('create-session', child.pid, N, () => fixed('', N), (f) => load(info.baseUrl + '/create-session', 'POST', sessionBody, auth, f));
+      results.create = await measure(
+        'create-session',
+        child.pid,
+        N,
+        () => fixed('', N),
+        (f) => load(info.baseUrl + '/create-session', 'POST', sessionBody, auth, f),
+      );
     }
     if (which.includes('confirm')) {
-      results.confirm = await measure('confirm-payment', child.pid, N, () => sessions(N), (f) => load(info.baseUrl, 'POST', confirmBody, {}, f));
+      results.confirm = await measure(
+        'confirm-payment',
+        child.pid,
+        N,
+        () => sessions(N),
+        (f) => load(info.baseUrl, 'POST', confirmBody, {}, f),
+      );
     }
     if (which.includes('journal')) {
-      const a1 = await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench cash', account_type: 'asset', currency: 'usd', is_system_account: true });
-      const a2 = await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', { name: 'Bench wallet', account_type: 'liability', currency: 'usd', is_system_account: true });
-      const jeBody = JSON.stringify({ description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] });
+      const a1 = await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', {
+        name: 'Bench cash',
+        account_type: 'asset',
+        currency: 'usd',
+        is_system_account: true,
+      });
+      const a2 = await api(info.baseUrl, info.apiKey, 'POST', '/ledger-accounts', {
+        name: 'Bench wallet',
+        account_type: 'liability',
+        currency: 'usd',
+        is_system_account: true,
+      });
+      const jeBody = JSON.stringify({
+        description: 'bench',
+        entries: [
+          { account_id: a1.id, direction: 'debit', amount: 100 },
+          { account_id: a2.id, direction: 'credit', amount: 100 },
+        ],
+      });
       load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth, fixed('', 1000)); // warm-up
-      results.journal = await measure('journal entry', child.pid, N, () => fixed('', N), (f) => load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth, f));
+      results.journal = await measure(
+        'journal entry',
+        child.pid,
+        N,
+        () => fixed('', N),
+        (f) => load(info.baseUrl + '/journal-entries', 'POST', jeBody, auth, f),
+      );
     }
   }
   if (results.bare) {
-    for (const k of ['create', 'confirm', 'journal']) if (results[k]) process.stdout.write(`bare ÷ ${k}: ${(results.bare / results[k]).toFixed(3)}\n`);
+    for (const k of ['create', 'confirm', 'journal'])
+      if (results[k]) process.stdout.write(`bare ÷ ${k}: ${(results.bare / results[k]).toFixed(3)}\n`);
   }
 } finally {
   stopChildren();

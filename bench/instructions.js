@@ -26,23 +26,51 @@ if (process.env.INSTR_CHILD) {
   const n = Number(process.env.INSTR_CHILD);
   const tmp = mkdtempSync(join(tmpdir(), 'payorch-instr-'));
   const { startServer } = await import(pathToFileURL(join(dist, 'index.js')).href);
-  const s = await startServer({ port: 0, dataDir: join(tmp, 'd'), dueWorkIntervalMs: 0, rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 } });
+  const s = await startServer({
+    port: 0,
+    dataDir: join(tmp, 'd'),
+    dueWorkIntervalMs: 0,
+    rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 },
+  });
   try {
     let k = 0;
     const call = async (url, body, auth) => {
-      const r = await s.app.inject({ method: 'POST', url: `/functions/v1${url}`, payload: body, headers: { authorization: `Bearer ${auth}`, 'idempotency-key': `k${k++}` } });
+      const r = await s.app.inject({
+        method: 'POST',
+        url: `/functions/v1${url}`,
+        payload: body,
+        headers: { authorization: `Bearer ${auth}`, 'idempotency-key': `k${k++}` },
+      });
       if (r.statusCode >= 300) throw new Error(`${url}: ${r.statusCode} ${r.body}`);
       return r.json();
     };
-    const a1 = await call('/ledger-accounts', { name: 'cash', account_type: 'asset', currency: 'usd', is_system_account: true }, s.apiKey);
-    const a2 = await call('/ledger-accounts', { name: 'wallet', account_type: 'liability', currency: 'usd', is_system_account: true }, s.apiKey);
-    const je = { description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] };
+    const a1 = await call(
+      '/ledger-accounts',
+      { name: 'cash', account_type: 'asset', currency: 'usd', is_system_account: true },
+      s.apiKey,
+    );
+    const a2 = await call(
+      '/ledger-accounts',
+      { name: 'wallet', account_type: 'liability', currency: 'usd', is_system_account: true },
+      s.apiKey,
+    );
+    const je = {
+      description: 'bench',
+      entries: [
+        { account_id: a1.id, direction: 'debit', amount: 100 },
+        { account_id: a2.id, direction: 'credit', amount: 100 },
+      ],
+    };
     const total = 200 + n; // 200 warm-up requests
     // Sessions to confirm are made before any measured request, so that both runs make them alike.
     const sessions = [];
     if (what === 'confirm') {
       for (let i = 0; i < Number(process.env.INSTR_HIGH_ALL); i += BURST) {
-        sessions.push(...(await Promise.all(Array.from({ length: BURST }, () => call('/create-session', { amount: 1999, currency: 'usd' }, s.apiKey)))));
+        sessions.push(
+          ...(await Promise.all(
+            Array.from({ length: BURST }, () => call('/create-session', { amount: 1999, currency: 'usd' }, s.apiKey)),
+          )),
+        );
       }
     }
     for (let i = 0; i < total; i += BURST) {
@@ -69,8 +97,22 @@ if (process.env.INSTR_CHILD) {
     const out = join(tmp, `cg.${n}`);
     const r = spawnSync(
       'valgrind',
-      ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', '--expose-gc', fileURLToPath(import.meta.url), what, dist],
-      { env: { ...process.env, INSTR_CHILD: String(n), INSTR_HIGH_ALL: String(200 + high) }, encoding: 'utf8', maxBuffer: 64 << 20 },
+      [
+        '--tool=callgrind',
+        '--separate-threads=yes',
+        `--callgrind-out-file=${out}`,
+        process.execPath,
+        '--single-threaded',
+        '--expose-gc',
+        fileURLToPath(import.meta.url),
+        what,
+        dist,
+      ],
+      {
+        env: { ...process.env, INSTR_CHILD: String(n), INSTR_HIGH_ALL: String(200 + high) },
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      },
     );
     // The main thread's count only: the checkpointer's worker thread works on a timer (every 100 ms), so what
     // it does depends on how long the run takes — on the machine's load (seen: ±30% per request with it).
@@ -81,7 +123,9 @@ if (process.env.INSTR_CHILD) {
   try {
     const a = count(low);
     const b = count(high);
-    process.stdout.write(`${what} (${dist}): ${((b - a) / (high - low) / 1000).toFixed(0)} k instructions/request  (runs: ${a}, ${b})\n`);
+    process.stdout.write(
+      `${what} (${dist}): ${((b - a) / (high - low) / 1000).toFixed(0)} k instructions/request  (runs: ${a}, ${b})\n`,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -60,6 +60,14 @@ const cpu = process.cpuUsage(cpu0);
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 process.stdout.write(
-  JSON.stringify({ requests: latencies.length, errors, statuses, rps: latencies.length / elapsed, p50_ms: pct(0.5), p99_ms: pct(0.99), cpu_ms: (cpu.user + cpu.system) / 1000 }) + '\n',
+  JSON.stringify({
+    requests: latencies.length,
+    errors,
+    statuses,
+    rps: latencies.length / elapsed,
+    p50_ms: pct(0.5),
+    p99_ms: pct(0.99),
+    cpu_ms: (cpu.user + cpu.system) / 1000,
+  }) + '\n',
 );
 agent.destroy();

@@ -42,7 +42,9 @@ try {
   if (!endpoint.id) throw new Error(`webhook endpoint: ${JSON.stringify(endpoint)}`);
   const drained = async () => {
     const until = Date.now() + 120_000;
-    const count = async () => (await api(hooked.info, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries?status=pending&limit=1`)).total_count;
+    const count = async () =>
+      (await api(hooked.info, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries?status=pending&limit=1`))
+        .total_count;
     while ((await count()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
   };
   const journal = await journalBody(info);
@@ -51,16 +53,37 @@ try {
   loadPosts(hooked.info.baseUrl + '/create-session', body, { authorization: `Bearer ${hooked.info.apiKey}` }, 1000);
   await drained();
 
-  const rows = { bare: [], 'create-session': [], 'journal entry': [], 'confirm-payment': [], 'create-session + webhook': [] };
+  const rows = {
+    bare: [],
+    'create-session': [],
+    'journal entry': [],
+    'confirm-payment': [],
+    'create-session + webhook': [],
+  };
   for (let r = 0; r < ROUNDS; r++) {
     rows.bare.push(await measure(bare.child.pid, () => loadPosts(bare.info.url, body, {}, MS)));
-    rows['create-session'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/create-session', body, auth, MS)));
-    rows['journal entry'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/journal-entries', journal, auth, MS)));
-    const file = await confirmTargets(info, Math.ceil((rows['create-session'][r].rps / 2) * (MS / 1000)) + 500, join(tmp, `confirm-${r}.json`));
-    rows['confirm-payment'].push(await measure(srv.child.pid, () => loadPosts(info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file)));
+    rows['create-session'].push(
+      await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/create-session', body, auth, MS)),
+    );
+    rows['journal entry'].push(
+      await measure(srv.child.pid, () => loadPosts(info.baseUrl + '/journal-entries', journal, auth, MS)),
+    );
+    const file = await confirmTargets(
+      info,
+      Math.ceil((rows['create-session'][r].rps / 2) * (MS / 1000)) + 500,
+      join(tmp, `confirm-${r}.json`),
+    );
+    rows['confirm-payment'].push(
+      await measure(srv.child.pid, () =>
+        loadPosts(info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file),
+      ),
+    );
     const hookedAuth = { authorization: `Bearer ${hooked.info.apiKey}` };
     rows['create-session + webhook'].push(
-      await measure(hooked.child.pid, () => loadPosts(hooked.info.baseUrl + '/create-session', body, hookedAuth, MS), { after: drained, receiverPid: rx.child.pid }),
+      await measure(hooked.child.pid, () => loadPosts(hooked.info.baseUrl + '/create-session', body, hookedAuth, MS), {
+        after: drained,
+        receiverPid: rx.child.pid,
+      }),
     );
   }
 
@@ -68,7 +91,9 @@ try {
   const bareRps = m(rows.bare, 'rps');
   const bareGen = m(rows.bare, 'gen');
   process.stdout.write(`${CORES} cores; medians of ${ROUNDS} rounds of ${MS} ms; µs of CPU per request\n\n`);
-  process.stdout.write('| workload | req/s | ratio | machine | server (main) | gen | rx | on-cpu / runnable | idle | ceiling |\n|---|---|---|---|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| workload | req/s | ratio | machine | server (main) | gen | rx | on-cpu / runnable | idle | ceiling |\n|---|---|---|---|---|---|---|---|---|---|\n',
+  );
   for (const [name, list] of Object.entries(rows)) {
     const machine = m(list, 'machine');
     const ceiling = (CORES * 1e6) / (machine - m(list, 'gen') + bareGen) / bareRps;

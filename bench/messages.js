@@ -28,15 +28,19 @@ const roundTrip = () =>
   });
 async function run(n) {
   let sent = 0;
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (sent++ < n) await roundTrip();
-  }));
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (sent++ < n) await roundTrip();
+    }),
+  );
 }
 
 await run(20_000); // warm-up
 for (let r = 0; r < 3; r++) {
   const before = cpuMs(process.pid, true);
   await run(100_000);
-  process.stdout.write(`main thread: ${(((cpuMs(process.pid, true) - before) * 1000) / 100_000).toFixed(1)} µs per round trip\n`);
+  process.stdout.write(
+    `main thread: ${(((cpuMs(process.pid, true) - before) * 1000) / 100_000).toFixed(1)} µs per round trip\n`,
+  );
 }
 await worker.terminate();

@@ -10,5 +10,7 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' }).end(req.method === 'GET' ? String(received) : 'ok');
   });
 });
-server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/webhooks` }) + '\n'));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/webhooks` }) + '\n'),
+);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

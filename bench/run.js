@@ -34,7 +34,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const want = (part) => !ONLY || ONLY.has(part);
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
-const results = { when: new Date().toISOString(), node: process.version, cores: (await import('node:os')).cpus().length, cli: {}, server: {}, scale: {} };
+const results = {
+  when: new Date().toISOString(),
+  node: process.version,
+  cores: (await import('node:os')).cpus().length,
+  cli: {},
+  server: {},
+  scale: {},
+};
 
 /**
  * The most each figure may be (every target is an upper bound): issue 27's for the server and for the CLI over
@@ -65,7 +72,10 @@ function timeAlternated(commands) {
   for (let i = 0; i < RUNS + 2; i++) {
     for (const [name, { args, env = {} }] of Object.entries(commands)) {
       const t = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, args, { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const r = spawnSync(process.execPath, args, {
+        env: { ...process.env, NO_COLOR: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const ms = Number(process.hrtime.bigint() - t) / 1e6;
       if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
       if (i >= 2) times[name].push(ms); // two warm-up rounds (page cache, code cache)
@@ -91,10 +101,16 @@ async function paired(bare, bareBody, pid, run, { targets = {}, after, receiverP
   const ratio = (name, k) => {
     const each = rounds.map(({ base, target }) => ({ ratio: target[k] / base[k], server: target[k], bare: base[k] }));
     const mid = [...each].sort((a, b) => a.ratio - b.ratio)[Math.floor(each.length / 2)];
-    return { ...judged(mid.ratio, targets[name]), server: mid.server, bare: mid.bare, rounds: each.map((x) => Number(x.ratio.toFixed(3))) };
+    return {
+      ...judged(mid.ratio, targets[name]),
+      server: mid.server,
+      bare: mid.bare,
+      rounds: each.map((x) => Number(x.ratio.toFixed(3))),
+    };
   };
   const statuses = {};
-  for (const { target } of rounds) for (const [code, n] of Object.entries(target.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  for (const { target } of rounds)
+    for (const [code, n] of Object.entries(target.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
   return {
     cpu_ratio: ratio('cpu_ratio', 'server'),
     main_ratio: ratio('main_ratio', 'main'),
@@ -120,11 +136,19 @@ try {
   if (want('cli')) {
     log('CLI start…');
     const home = join(tmp, 'home');
-    const emb = spawnSync(process.execPath, [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { env: { ...process.env, PAYORCH_HOME: home, PAYORCH_DAEMON: '0' }, encoding: 'utf8' });
+    const emb = spawnSync(
+      process.execPath,
+      [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'],
+      { env: { ...process.env, PAYORCH_HOME: home, PAYORCH_DAEMON: '0' }, encoding: 'utf8' },
+    );
     const embId = JSON.parse(emb.stdout).id;
     // In process needs a data directory no server runs on (keyless commands use a running one): a second home.
     const home2 = join(tmp, 'home2');
-    const emb2 = spawnSync(process.execPath, [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'], { env: { ...process.env, PAYORCH_HOME: home2, PAYORCH_DAEMON: '0' }, encoding: 'utf8' });
+    const emb2 = spawnSync(
+      process.execPath,
+      [BIN, 'sessions', 'create', '--amount', '100', '--currency', 'usd', '--json'],
+      { env: { ...process.env, PAYORCH_HOME: home2, PAYORCH_DAEMON: '0' }, encoding: 'utf8' },
+    );
     const embId2 = JSON.parse(emb2.stdout).id;
     // The default with no key configured, at a terminal: the background server on the default data directory
     // (PAYORCH_DAEMON=1 stands for the terminal; the first run starts it, a warm-up round). Without a terminal
@@ -135,12 +159,20 @@ try {
       t = timeAlternated({
         node: { args: ['-e', '0'] },
         version: { args: [BIN, '--version'] },
-        http: { args: [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey] },
+        http: {
+          args: [BIN, 'sessions', 'get', sessionId, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey],
+        },
         embedded: { args: [BIN, 'sessions', 'get', embId, '--json'], env: { PAYORCH_HOME: home, PAYORCH_DAEMON: '1' } },
-        inprocess: { args: [BIN, 'sessions', 'get', embId2, '--json'], env: { PAYORCH_HOME: home2, PAYORCH_DAEMON: '0' } },
+        inprocess: {
+          args: [BIN, 'sessions', 'get', embId2, '--json'],
+          env: { PAYORCH_HOME: home2, PAYORCH_DAEMON: '0' },
+        },
       });
     } finally {
-      spawnSync(process.execPath, [BIN, 'server', 'stop', '--all'], { env: { ...process.env, PAYORCH_HOME: home }, stdio: 'ignore' });
+      spawnSync(process.execPath, [BIN, 'server', 'stop', '--all'], {
+        env: { ...process.env, PAYORCH_HOME: home },
+        stdio: 'ignore',
+      });
     }
     nodeBase = t.node;
     results.cli.node_e0_ms = nodeBase;
@@ -157,18 +189,28 @@ try {
   if (want('server')) {
     log('server CPU per request…');
     const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
-    const { child: bareChild, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [String(Buffer.byteLength(created.text))]);
+    const { child: bareChild, info: bareInfo } = await startChild(join(here, 'bare-server.js'), [
+      String(Buffer.byteLength(created.text)),
+    ]);
     const bare = { pid: bareChild.pid, url: bareInfo.url };
     const auth = { authorization: `Bearer ${info.apiKey}` };
     loadPosts(bare.url + '/x', body, {}, 1000); // warm-up
     loadPosts(info.baseUrl + '/create-session', body, auth, 1000); // warm-up
-    results.server.create_session = await paired(bare, body, server.pid, () => loadPosts(info.baseUrl + '/create-session', body, auth, SECONDS * 1000), { targets: TARGETS.create_session });
+    results.server.create_session = await paired(
+      bare,
+      body,
+      server.pid,
+      () => loadPosts(info.baseUrl + '/create-session', body, auth, SECONDS * 1000),
+      { targets: TARGETS.create_session },
+    );
 
     // confirm-payment: one confirm per session (each with its own client secret), card tok_visa.
     const confirmBody = JSON.stringify({ token_id: 'tok_visa' });
-    const perRound = Math.ceil(Math.max(results.server.create_session.rps_ratio.server / 2, 500) * SECONDS * 1.5) + 1000;
+    const perRound =
+      Math.ceil(Math.max(results.server.create_session.rps_ratio.server / 2, 500) * SECONDS * 1.5) + 1000;
     const targetFiles = [];
-    for (let r = 0; r < ROUNDS; r++) targetFiles.push(await confirmTargets(info, perRound, join(tmp, `confirm-targets-${r}.json`)));
+    for (let r = 0; r < ROUNDS; r++)
+      targetFiles.push(await confirmTargets(info, perRound, join(tmp, `confirm-targets-${r}.json`)));
     results.server.confirm_payment = await paired(
       bare,
       confirmBody,
@@ -179,7 +221,13 @@ try {
 
     // journal entry: a two-line entry between two system accounts (no balance limits), same body each time.
     const jeBody = await journalBody(info);
-    results.server.journal_entry = await paired(bare, jeBody, server.pid, () => loadPosts(info.baseUrl + '/journal-entries', jeBody, auth, SECONDS * 1000), { targets: TARGETS.journal_entry });
+    results.server.journal_entry = await paired(
+      bare,
+      jeBody,
+      server.pid,
+      () => loadPosts(info.baseUrl + '/journal-entries', jeBody, auth, SECONDS * 1000),
+      { targets: TARGETS.journal_entry },
+    );
   }
 
   // ------------------------------------------------------------------------------------------- webhooks
@@ -189,16 +237,21 @@ try {
   if (want('server') || want('webhooks')) {
     log('server CPU per request with a webhook endpoint…');
     const { child: rx, info: rxInfo } = await startChild(join(here, 'receiver.js'));
-    const { child: hookedChild, info: hooked } = await startChild(join(here, 'serve.js'), [join(tmp, 'server-webhooks')]);
+    const { child: hookedChild, info: hooked } = await startChild(join(here, 'serve.js'), [
+      join(tmp, 'server-webhooks'),
+    ]);
     const we = await api(hooked, 'POST', '/webhook-endpoints', { url: rxInfo.url });
     if (!we.id) throw new Error(`webhook endpoint: ${JSON.stringify(we)}`);
     const sample = await call(hooked, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
-    const { child: whBareChild, info: whBareInfo } = await startChild(join(here, 'bare-server.js'), [String(Buffer.byteLength(sample.text))]);
+    const { child: whBareChild, info: whBareInfo } = await startChild(join(here, 'bare-server.js'), [
+      String(Buffer.byteLength(sample.text)),
+    ]);
     const whBody = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
     const whAuth = { authorization: `Bearer ${hooked.apiKey}` };
     loadPosts(whBareInfo.url + '/x', whBody, {}, 1000); // warm-up
     loadPosts(hooked.baseUrl + '/create-session', whBody, whAuth, 1000); // warm-up
-    const count = async (status) => (await api(hooked, 'GET', `/webhook-endpoints/${we.id}/deliveries?status=${status}&limit=1`)).total_count;
+    const count = async (status) =>
+      (await api(hooked, 'GET', `/webhook-endpoints/${we.id}/deliveries?status=${status}&limit=1`)).total_count;
     const drained = async () => {
       const until = Date.now() + 120_000;
       while ((await count('pending')) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
@@ -211,59 +264,69 @@ try {
       () => loadPosts(hooked.baseUrl + '/create-session', whBody, whAuth, SECONDS * 1000),
       { after: drained, receiverPid: rx.pid },
     );
-    results.server.create_session_webhook = { ...figures, deliveries_at_end: { succeeded: await count('succeeded'), pending: await count('pending'), failed: await count('failed') } };
+    results.server.create_session_webhook = {
+      ...figures,
+      deliveries_at_end: {
+        succeeded: await count('succeeded'),
+        pending: await count('pending'),
+        failed: await count('failed'),
+      },
+    };
   }
 
   // ---------------------------------------------------------------------------------------------- scale
   if (want('scale')) {
-  log(`scale (1k vs ${ROWS} rows)…`);
-  // A server of its own: issue 6's RSS figure is the memory 1M rows cost, not the heap the load figures above left
-  // behind on the shared server (after ~300k requests of load that one measured ~210 MB; fresh, ~120 MB).
-  const { child: scaleServer, info: scaleInfo } = await startChild(join(here, 'serve.js'), [join(tmp, 'scale')]);
-  await call(scaleInfo, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
-  const listP50 = async () => {
-    const times = [];
-    for (let i = 0; i < 200; i++) {
-      const t = performance.now();
-      const r = await call(scaleInfo, 'GET', '/sessions?limit=10');
-      if (r.status !== 200) throw new Error(r.text);
-      times.push(performance.now() - t);
-    }
-    return median(times);
-  };
-  const dbPath = join(tmp, 'scale', 'payorch.db');
-  const db = new Database(dbPath);
-  db.pragma('busy_timeout = 10000');
-  const account = db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get().value;
-  const template = db.prepare('SELECT data FROM payment_sessions WHERE account_id = ? LIMIT 1').get(account).data;
-  const seed = (target) => {
-    const have = db.prepare('SELECT COUNT(*) AS n FROM payment_sessions WHERE account_id = ?').get(account).n;
-    const insert = db.prepare(
-      "INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, ?, 'requires_payment_method', NULL, ?, ?, ?)",
-    );
-    const batch = db.transaction((from, to) => {
-      for (let i = from; i < to; i++) {
-        const hex = i.toString(16).padStart(12, '0');
-        insert.run(`01900000-0000-7000-8000-${hex}`, account, Date.now() + 86_400_000, `bench${i}`, template);
+    log(`scale (1k vs ${ROWS} rows)…`);
+    // A server of its own: issue 6's RSS figure is the memory 1M rows cost, not the heap the load figures above left
+    // behind on the shared server (after ~300k requests of load that one measured ~210 MB; fresh, ~120 MB).
+    const { child: scaleServer, info: scaleInfo } = await startChild(join(here, 'serve.js'), [join(tmp, 'scale')]);
+    await call(scaleInfo, 'POST', '/create-session', { amount: 1999, currency: 'usd' });
+    const listP50 = async () => {
+      const times = [];
+      for (let i = 0; i < 200; i++) {
+        const t = performance.now();
+        const r = await call(scaleInfo, 'GET', '/sessions?limit=10');
+        if (r.status !== 200) throw new Error(r.text);
+        times.push(performance.now() - t);
       }
-    });
-    for (let i = have; i < target; i += 50_000) batch(i, Math.min(target, i + 50_000));
-  };
-  seed(1000);
-  results.scale.list_p50_1k_ms = await listP50();
-  const sizeAt = () => {
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return statSync(dbPath).size;
-  };
-  const size1k = sizeAt();
-  seed(ROWS);
-  const sizeBig = sizeAt();
-  results.scale.list_p50_big_ms = await listP50();
-  results.scale.rows = ROWS;
-  results.scale.list_ratio = judged(results.scale.list_p50_big_ms / results.scale.list_p50_1k_ms, TARGETS.scale.list_ratio);
-  results.scale.server_rss_mb = judged(rssMb(scaleServer.pid), TARGETS.scale.server_rss_mb);
-  results.scale.db_bytes_per_1k_sessions = Math.round(((sizeBig - size1k) / (ROWS - 1000)) * 1000);
-  db.close();
+      return median(times);
+    };
+    const dbPath = join(tmp, 'scale', 'payorch.db');
+    const db = new Database(dbPath);
+    db.pragma('busy_timeout = 10000');
+    const account = db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get().value;
+    const template = db.prepare('SELECT data FROM payment_sessions WHERE account_id = ? LIMIT 1').get(account).data;
+    const seed = (target) => {
+      const have = db.prepare('SELECT COUNT(*) AS n FROM payment_sessions WHERE account_id = ?').get(account).n;
+      const insert = db.prepare(
+        "INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, ?, 'requires_payment_method', NULL, ?, ?, ?)",
+      );
+      const batch = db.transaction((from, to) => {
+        for (let i = from; i < to; i++) {
+          const hex = i.toString(16).padStart(12, '0');
+          insert.run(`01900000-0000-7000-8000-${hex}`, account, Date.now() + 86_400_000, `bench${i}`, template);
+        }
+      });
+      for (let i = have; i < target; i += 50_000) batch(i, Math.min(target, i + 50_000));
+    };
+    seed(1000);
+    results.scale.list_p50_1k_ms = await listP50();
+    const sizeAt = () => {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      return statSync(dbPath).size;
+    };
+    const size1k = sizeAt();
+    seed(ROWS);
+    const sizeBig = sizeAt();
+    results.scale.list_p50_big_ms = await listP50();
+    results.scale.rows = ROWS;
+    results.scale.list_ratio = judged(
+      results.scale.list_p50_big_ms / results.scale.list_p50_1k_ms,
+      TARGETS.scale.list_ratio,
+    );
+    results.scale.server_rss_mb = judged(rssMb(scaleServer.pid), TARGETS.scale.server_rss_mb);
+    results.scale.db_bytes_per_1k_sessions = Math.round(((sizeBig - size1k) / (ROWS - 1000)) * 1000);
+    db.close();
   }
   server.kill('SIGTERM');
 
@@ -271,13 +334,28 @@ try {
   // bench/snapshot.js: a server with 10k (then 100k) sessions and their payments, a snapshot restored over HTTP.
   if (want('snapshot')) {
     log('snapshot restore (10k and 100k sessions with payments; seeding 100k takes minutes)…');
-    const r = spawnSync(process.execPath, [join(here, 'snapshot.js'), '10000', '100000'], { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, [join(here, 'snapshot.js'), '10000', '100000'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (r.status !== 0) throw new Error('bench/snapshot.js failed');
     for (const line of r.stdout.trim().split('\n')) {
       const x = JSON.parse(line);
-      const key = x.sessions === 10_000 ? 'restore_10k_ms' : x.sessions === 100_000 ? 'restore_100k_ms' : `restore_${x.sessions}_ms`;
+      const key =
+        x.sessions === 10_000
+          ? 'restore_10k_ms'
+          : x.sessions === 100_000
+            ? 'restore_100k_ms'
+            : `restore_${x.sessions}_ms`;
       results.snapshot ??= {};
-      results.snapshot[key] = { ...judged(x.restore_ms, TARGETS.snapshot[key]), paused_ms: x.paused_ms, first_restore_ms: x.first_restore_ms, save_ms: x.save_ms, db_bytes: x.db_bytes };
+      results.snapshot[key] = {
+        ...judged(x.restore_ms, TARGETS.snapshot[key]),
+        paused_ms: x.paused_ms,
+        first_restore_ms: x.first_restore_ms,
+        save_ms: x.save_ms,
+        db_bytes: x.db_bytes,
+      };
     }
   }
 
@@ -287,11 +365,18 @@ try {
   const rows = [];
   const row = (label, x, detail = '', unit = '×', digits = 2) => {
     const figure = typeof x === 'number' ? { value: x } : x;
-    const target = figure.target === undefined ? ['—', ''] : [`≤ ${f(figure.target, unit === '×' ? 1 : 0)}${unit}`, figure.met ? 'met' : 'not met'];
+    const target =
+      figure.target === undefined
+        ? ['—', '']
+        : [`≤ ${f(figure.target, unit === '×' ? 1 : 0)}${unit}`, figure.met ? 'met' : 'not met'];
     rows.push({ figure, cells: [label, `${f(figure.value, digits)}${unit}`, ...target, detail] });
   };
   const serverRows = (label, x) => {
-    row(`${label}: CPU per request ÷ bare node:http`, x.cpu_ratio, `all threads ${f(x.cpu_ratio.server, 0)} vs ${f(x.cpu_ratio.bare, 0)} µs; main thread ${f(x.main_ratio.value)}×, ${f(x.main_ratio.server, 0)} vs ${f(x.main_ratio.bare, 0)} µs`);
+    row(
+      `${label}: CPU per request ÷ bare node:http`,
+      x.cpu_ratio,
+      `all threads ${f(x.cpu_ratio.server, 0)} vs ${f(x.cpu_ratio.bare, 0)} µs; main thread ${f(x.main_ratio.value)}×, ${f(x.main_ratio.server, 0)} vs ${f(x.main_ratio.bare, 0)} µs`,
+    );
     row(`${label}: p99 at 50 connections ÷ bare`, x.p99_ratio, `${f(x.p99_ratio.server)} vs ${f(x.p99_ratio.bare)} ms`);
     row(`${label}: req/s ÷ bare`, x.rps_ratio, `${f(x.rps_ratio.server, 0)} vs ${f(x.rps_ratio.bare, 0)} req/s`);
   };
@@ -302,27 +387,54 @@ try {
   }
   const wh = results.server.create_session_webhook;
   if (wh) {
-    row('create-session, 1 webhook endpoint: CPU per request until delivered ÷ bare', wh.cpu_ratio, `all threads ${f(wh.cpu_ratio.server, 0)} vs ${f(wh.cpu_ratio.bare, 0)} µs; deliveries at the end ${JSON.stringify(wh.deliveries_at_end)}`);
-    row('create-session, 1 webhook endpoint: req/s ÷ bare', wh.rps_ratio, `${f(wh.rps_ratio.server, 0)} vs ${f(wh.rps_ratio.bare, 0)} req/s`);
+    row(
+      'create-session, 1 webhook endpoint: CPU per request until delivered ÷ bare',
+      wh.cpu_ratio,
+      `all threads ${f(wh.cpu_ratio.server, 0)} vs ${f(wh.cpu_ratio.bare, 0)} µs; deliveries at the end ${JSON.stringify(wh.deliveries_at_end)}`,
+    );
+    row(
+      'create-session, 1 webhook endpoint: req/s ÷ bare',
+      wh.rps_ratio,
+      `${f(wh.rps_ratio.server, 0)} vs ${f(wh.rps_ratio.bare, 0)} req/s`,
+    );
   }
   if (want('cli')) {
     row('CLI `--version` ÷ node -e 0', results.cli.version_ratio);
     row('CLI `sessions get --json` (HTTP) ÷ node -e 0', results.cli.get_json_http_ratio);
     row('CLI `sessions get --json` (no key: background server) ÷ node -e 0', results.cli.get_json_embedded_ratio);
-    row('CLI `sessions get --json` (no key, no terminal: in process) ÷ node -e 0', results.cli.get_json_inprocess_ratio);
+    row(
+      'CLI `sessions get --json` (no key, no terminal: in process) ÷ node -e 0',
+      results.cli.get_json_inprocess_ratio,
+    );
   }
   if (want('scale')) {
-    row(`list p50 ${ROWS} rows ÷ 1k rows`, results.scale.list_ratio, `${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms`);
+    row(
+      `list p50 ${ROWS} rows ÷ 1k rows`,
+      results.scale.list_ratio,
+      `${f(results.scale.list_p50_big_ms)} vs ${f(results.scale.list_p50_1k_ms)} ms`,
+    );
     row(`server RSS after ${ROWS} rows`, results.scale.server_rss_mb, '', ' MB', 0);
     row('database bytes per 1k sessions', results.scale.db_bytes_per_1k_sessions, '', '', 0);
   }
   for (const [key, x] of Object.entries(results.snapshot ?? {})) {
     const n = key.replace(/^restore_|_ms$/g, '');
-    row(`snapshot restore, ${n} sessions with payments (running server, HTTP)`, x, `requests held ${f(x.paused_ms, 0)} ms; first restore (no spare copy yet) ${f(x.first_restore_ms, 0)} ms; save ${f(x.save_ms, 0)} ms; ${f(x.db_bytes / 1e6, 0)} MB`, ' ms', 0);
+    row(
+      `snapshot restore, ${n} sessions with payments (running server, HTTP)`,
+      x,
+      `requests held ${f(x.paused_ms, 0)} ms; first restore (no spare copy yet) ${f(x.first_restore_ms, 0)} ms; save ${f(x.save_ms, 0)} ms; ${f(x.db_bytes / 1e6, 0)} MB`,
+      ' ms',
+      0,
+    );
   }
   const table = [['figure', 'measured', 'target', '', 'of'], ...rows.map((r) => r.cells)];
   const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  for (const r of table) process.stdout.write(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n');
+  for (const r of table)
+    process.stdout.write(
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd() + '\n',
+    );
   const judgedRows = rows.filter((r) => r.figure.target !== undefined);
   results.targets_met = { met: judgedRows.filter((r) => r.figure.met).length, of: judgedRows.length };
   const notes = [`${results.cores} cores`];
@@ -330,11 +442,17 @@ try {
   const loads = Object.entries(results.server);
   if (loads.length) {
     notes.push(`${SECONDS}s per load, ${ROUNDS} alternated bare/endpoint rounds per figure, the median shown`);
-    if (results.server.create_session) notes.push(`create-session CPU ratios by round ${results.server.create_session.cpu_ratio.rounds.join(', ')}`);
-    notes.push(`statuses: ${loads.map(([k, x]) => `${k} ${JSON.stringify(x.statuses)}${x.errors ? `, ${x.errors} errors` : ''}`).join('; ')}`);
+    if (results.server.create_session)
+      notes.push(`create-session CPU ratios by round ${results.server.create_session.cpu_ratio.rounds.join(', ')}`);
+    notes.push(
+      `statuses: ${loads.map(([k, x]) => `${k} ${JSON.stringify(x.statuses)}${x.errors ? `, ${x.errors} errors` : ''}`).join('; ')}`,
+    );
   }
   process.stdout.write(`targets met: ${results.targets_met.met} of ${results.targets_met.of}\n(${notes.join('; ')})\n`);
-  writeFileSync(join(here, ONLY ? `results.${[...ONLY].sort().join('+')}.json` : 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  writeFileSync(
+    join(here, ONLY ? `results.${[...ONLY].sort().join('+')}.json` : 'results.json'),
+    JSON.stringify(results, null, 2) + '\n',
+  );
 } finally {
   stopChildren();
   await new Promise((r) => setTimeout(r, 300));

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { startServer } from '../dist/index.js';
 
 const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 5);
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function seed(server, n) {
@@ -19,8 +22,20 @@ async function seed(server, n) {
   for (let i = 0; i < n; i += 200) {
     await Promise.all(
       Array.from({ length: Math.min(200, n - i) }, async () => {
-        const s = (await server.app.inject({ method: 'POST', url: '/functions/v1/create-session', headers: auth, payload: { amount: 1999, currency: 'usd' } })).json();
-        const c = await server.app.inject({ method: 'POST', url: `/functions/v1/confirm-payment/${s.id}`, headers: { authorization: `Bearer ${s.client_secret}`, 'content-type': 'application/json' }, payload: { token_id: 'tok_visa' } });
+        const s = (
+          await server.app.inject({
+            method: 'POST',
+            url: '/functions/v1/create-session',
+            headers: auth,
+            payload: { amount: 1999, currency: 'usd' },
+          })
+        ).json();
+        const c = await server.app.inject({
+          method: 'POST',
+          url: `/functions/v1/confirm-payment/${s.id}`,
+          headers: { authorization: `Bearer ${s.client_secret}`, 'content-type': 'application/json' },
+          payload: { token_id: 'tok_visa' },
+        });
         if (c.statusCode !== 200) throw new Error(`confirm: ${c.body}`);
       }),
     );
@@ -30,7 +45,12 @@ async function seed(server, n) {
 for (const n of sizes.length ? sizes : [10_000, 100_000]) {
   const dir = mkdtempSync(join(tmpdir(), 'payorch-bench-snapshot-'));
   try {
-    const server = await startServer({ port: 0, dataDir: join(dir, 'data'), dueWorkIntervalMs: 0, rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 1e6 } });
+    const server = await startServer({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      dueWorkIntervalMs: 0,
+      rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 1e6 },
+    });
     const t0 = performance.now();
     await seed(server, n);
     const seedMs = performance.now() - t0;
@@ -40,13 +60,22 @@ for (const n of sizes.length ? sizes : [10_000, 100_000]) {
     const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
     const rounds = [];
     for (let r = 0; r < ROUNDS; r++) {
-      await fetch(`${server.baseUrl}/create-session`, { method: 'POST', headers, body: JSON.stringify({ amount: 1, currency: 'usd' }) });
+      await fetch(`${server.baseUrl}/create-session`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ amount: 1, currency: 'usd' }),
+      });
       // The spare copy for the next restore, made in the background after the save and after each restore (a CI
       // suite between two restores gives it time); the first round's restore does not wait for it.
       const spare = join(dir, 'data', 'snapshots', '.bench.spare');
-      for (let i = 0; r > 0 && i < 600 && !existsSync(spare); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; r > 0 && i < 600 && !existsSync(spare); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       const t = performance.now();
-      const res = await fetch(`${server.baseUrl}/test-helpers/snapshots/bench/restore`, { method: 'POST', headers, body: '{}' });
+      const res = await fetch(`${server.baseUrl}/test-helpers/snapshots/bench/restore`, {
+        method: 'POST',
+        headers,
+        body: '{}',
+      });
       const body = await res.json();
       if (res.status !== 200) throw new Error(JSON.stringify(body));
       rounds.push({ wall_ms: performance.now() - t, paused_ms: body.paused_ms, took_ms: body.took_ms });

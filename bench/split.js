@@ -24,7 +24,11 @@ function spin(us) {
 }
 
 function serve(mode, mainUs, storeUs) {
-  const answer = JSON.stringify({ id: '0190a5b2-1111-7000-8000-000000000000', object: 'payment_session', pad: 'x'.repeat(850) });
+  const answer = JSON.stringify({
+    id: '0190a5b2-1111-7000-8000-000000000000',
+    object: 'payment_session',
+    pad: 'x'.repeat(850),
+  });
   const headers = {
     'Content-Type': 'application/json; charset=utf-8',
     'Request-Id': 'req_01234567890123456789',
@@ -32,7 +36,8 @@ function serve(mode, mainUs, storeUs) {
     'X-RateLimit-Remaining': '99',
     'X-RateLimit-Reset': '1700000000',
     'Access-Control-Allow-Origin': '*',
-    'Access-Control-Expose-Headers': 'Request-Id, Idempotent-Replayed, Original-Request, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    'Access-Control-Expose-Headers':
+      'Request-Id, Idempotent-Replayed, Original-Request, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
   };
   const send = (res) => {
     res.writeHead(201, headers);
@@ -71,7 +76,9 @@ function serve(mode, mainUs, storeUs) {
 
 function load(url) {
   const body = JSON.stringify({ amount: 1999, currency: 'usd', metadata: { order: '1234' } });
-  const r = spawnSync(process.execPath, [join(here, 'load.js'), url, 'POST', body, '{}', '50', '4000'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(here, 'load.js'), url, 'POST', body, '{}', '50', '4000'], {
+    encoding: 'utf8',
+  });
   return JSON.parse(r.stdout).rps;
 }
 
@@ -95,7 +102,9 @@ if (!isMainThread) {
     const b = load(bare.url);
     const o = load(one.url);
     const t = load(two.url);
-    process.stdout.write(`${mainUs}+${storeUs} µs: bare ${b.toFixed(0)} req/s, one thread ${o.toFixed(0)} (${(o / b).toFixed(2)}), two threads ${t.toFixed(0)} (${(t / b).toFixed(2)})\n`);
+    process.stdout.write(
+      `${mainUs}+${storeUs} µs: bare ${b.toFixed(0)} req/s, one thread ${o.toFixed(0)} (${(o / b).toFixed(2)}), two threads ${t.toFixed(0)} (${(t / b).toFixed(2)})\n`,
+    );
   }
   stopChildren();
 }

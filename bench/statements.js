@@ -28,19 +28,44 @@ for (const method of ['run', 'get', 'all', 'iterate']) {
 
 const { startServer } = await import(join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js'));
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-stmts-'));
-const s = await startServer({ port: 0, dataDir: join(tmp, 'd'), rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 } });
+const s = await startServer({
+  port: 0,
+  dataDir: join(tmp, 'd'),
+  rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 },
+});
 try {
   let k = 0;
   const call = async (url, body, auth) => {
-    const r = await s.app.inject({ method: 'POST', url: `/functions/v1${url}`, payload: body, headers: { authorization: `Bearer ${auth}`, 'idempotency-key': `k${k++}` } });
+    const r = await s.app.inject({
+      method: 'POST',
+      url: `/functions/v1${url}`,
+      payload: body,
+      headers: { authorization: `Bearer ${auth}`, 'idempotency-key': `k${k++}` },
+    });
     if (r.statusCode >= 300) throw new Error(r.body);
     return r.json();
   };
-  const a1 = await call('/ledger-accounts', { name: 'cash', account_type: 'asset', currency: 'usd', is_system_account: true }, s.apiKey);
-  const a2 = await call('/ledger-accounts', { name: 'wallet', account_type: 'liability', currency: 'usd', is_system_account: true }, s.apiKey);
-  const je = { description: 'bench', entries: [{ account_id: a1.id, direction: 'debit', amount: 100 }, { account_id: a2.id, direction: 'credit', amount: 100 }] };
+  const a1 = await call(
+    '/ledger-accounts',
+    { name: 'cash', account_type: 'asset', currency: 'usd', is_system_account: true },
+    s.apiKey,
+  );
+  const a2 = await call(
+    '/ledger-accounts',
+    { name: 'wallet', account_type: 'liability', currency: 'usd', is_system_account: true },
+    s.apiKey,
+  );
+  const je = {
+    description: 'bench',
+    entries: [
+      { account_id: a1.id, direction: 'debit', amount: 100 },
+      { account_id: a2.id, direction: 'credit', amount: 100 },
+    ],
+  };
   const sessions = [];
-  if (what === 'confirm') for (let i = 0; i < 2 * N; i++) sessions.push(await call('/create-session', { amount: 1999, currency: 'usd' }, s.apiKey));
+  if (what === 'confirm')
+    for (let i = 0; i < 2 * N; i++)
+      sessions.push(await call('/create-session', { amount: 1999, currency: 'usd' }, s.apiKey));
   const one = (i) =>
     what === 'confirm'
       ? call(`/confirm-payment/${sessions[i].id}`, { token_id: 'tok_visa' }, sessions[i].client_secret)

@@ -23,7 +23,11 @@ const FLAGS = (process.env.WEBHOOK_CPU_SERVER_FLAGS ?? '').split(' ').filter(Boo
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-whcpu-'));
 
 async function api(base, key, method, path, body) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(method !== 'GET' ? { 'idempotency-key': randomUUID() } : {}) };
+  const headers = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    ...(method !== 'GET' ? { 'idempotency-key': randomUUID() } : {}),
+  };
   const res = await fetch(base + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
   return JSON.parse(await res.text());
 }
@@ -37,11 +41,24 @@ async function measure(withEndpoint, rx) {
   const we = withEndpoint ? await api(baseUrl, apiKey, 'POST', '/webhook-endpoints', { url: rx.url }) : undefined;
   if (withEndpoint && !we.id) throw new Error(`webhook endpoint: ${JSON.stringify(we)}`);
   const load = (ms) => {
-    const r = spawnSync(process.execPath, [join(here, 'load.js'), baseUrl + '/create-session', 'POST', body, JSON.stringify({ authorization: `Bearer ${apiKey}` }), '50', String(ms)], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(here, 'load.js'),
+        baseUrl + '/create-session',
+        'POST',
+        body,
+        JSON.stringify({ authorization: `Bearer ${apiKey}` }),
+        '50',
+        String(ms),
+      ],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
-  const count = async (status) => (await api(baseUrl, apiKey, 'GET', `/webhook-endpoints/${we.id}/deliveries?status=${status}&limit=1`)).total_count;
+  const count = async (status) =>
+    (await api(baseUrl, apiKey, 'GET', `/webhook-endpoints/${we.id}/deliveries?status=${status}&limit=1`)).total_count;
   const drained = async () => {
     if (!we) return;
     while ((await count('pending')) > 0) await new Promise((r) => setTimeout(r, 100));

@@ -30,9 +30,17 @@ const live = http.createServer((req, res) => {
   });
 });
 await Promise.all([dead, live].map((s) => new Promise((r) => s.listen(0, '127.0.0.1', r))));
-const s = await startServer({ port: 0, dataDir: join(tmp, 'server'), rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 } });
+const s = await startServer({
+  port: 0,
+  dataDir: join(tmp, 'server'),
+  rateLimits: { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 },
+});
 const call = async (key, path, body) => {
-  const res = await fetch(s.baseUrl + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(s.baseUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -42,14 +50,21 @@ try {
   for (let made = 0, a = 0; made < DEAD; a++) {
     const key = s.services.accounts.createAccountWithKey().api_key;
     const n = Math.min(16, DEAD - made);
-    for (let i = 0; i < n; i++) await call(key, '/webhook-endpoints', { url: `http://127.0.0.1:${deadPort}/${a}/${i}`, enabled_events: ['customer.created'] });
+    for (let i = 0; i < n; i++)
+      await call(key, '/webhook-endpoints', {
+        url: `http://127.0.0.1:${deadPort}/${a}/${i}`,
+        enabled_events: ['customer.created'],
+      });
     for (let i = 0; i < EVENTS; i++) await call(key, '/customers', { email: 'dead@example.com' });
     made += n;
   }
   const t = Date.now();
   while (hanging.length < DEAD && Date.now() - t < 30_000) await new Promise((r) => setTimeout(r, 50));
   const keyB = s.services.accounts.createAccountWithKey().api_key;
-  await call(keyB, '/webhook-endpoints', { url: `http://127.0.0.1:${live.address().port}/b`, enabled_events: ['customer.created'] });
+  await call(keyB, '/webhook-endpoints', {
+    url: `http://127.0.0.1:${live.address().port}/b`,
+    enabled_events: ['customer.created'],
+  });
   const ms = [];
   for (let i = 0; i < N; i++) {
     const { id } = await call(keyB, '/customers', { email: 'b@example.com' });
@@ -59,7 +74,9 @@ try {
   }
   ms.sort((x, y) => x - y);
   const at = (q) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))].toFixed(1);
-  console.log(`${DEAD} endpoints that never answer (${hanging.length} POSTs open to them); account B, ${N} deliveries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${ms.at(-1).toFixed(1)} ms`);
+  console.log(
+    `${DEAD} endpoints that never answer (${hanging.length} POSTs open to them); account B, ${N} deliveries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${ms.at(-1).toFixed(1)} ms`,
+  );
 } finally {
   for (const r of hanging) r.socket.destroy();
   await s.close();

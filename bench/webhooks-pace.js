@@ -32,14 +32,28 @@ try {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   const post = (path, body) =>
     new Promise((resolve, reject) => {
-      const req = http.request(info.baseUrl + path, { method: 'POST', agent, headers: { authorization: `Bearer ${info.apiKey}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      });
+      const req = http.request(
+        info.baseUrl + path,
+        {
+          method: 'POST',
+          agent,
+          headers: { authorization: `Bearer ${info.apiKey}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
-  if ((await post('/webhook-endpoints', { url: `http://127.0.0.1:${rx.address().port}/hook`, enabled_events: ['customer.created'] })) !== 201) throw new Error('endpoint');
+  if (
+    (await post('/webhook-endpoints', {
+      url: `http://127.0.0.1:${rx.address().port}/hook`,
+      enabled_events: ['customer.created'],
+    })) !== 201
+  )
+    throw new Error('endpoint');
   let created = 0;
   const t0 = Date.now();
   const samples = [];
@@ -58,7 +72,9 @@ try {
   const worst = Math.max(...behind);
   console.log(`creates: ${created} in ${MS / 1000} s (${Math.round(rate)}/s), ${CLIENTS} clients`);
   console.log(`backlog each second (events): ${behind.join(' ')}`);
-  console.log(`worst backlog: ${worst} events = ${(worst / rate).toFixed(1)} s of the load; at the end ${created - samples.at(-1).received}`);
+  console.log(
+    `worst backlog: ${worst} events = ${(worst / rate).toFixed(1)} s of the load; at the end ${created - samples.at(-1).received}`,
+  );
   console.log(`everything received ${drainS.toFixed(2)} s after the load (${received}/${created})`);
   agent.destroy();
 } finally {

@@ -14,7 +14,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   if (skipSet) env.OCLIF_DISABLE_ENGINE_WARNING = '1';
   // Start-up: the V8 code cache (src/lib/cli/compile-cache.ts), then @oclif/core from its one-file bundle
   // (src/lib/cli/oclif-bundle.ts). Neither can fail the run: without them oclif loads as usual.
-  const [cache, bundle] = await Promise.allSettled([import('../dist/lib/cli/compile-cache.js'), import('../dist/lib/cli/oclif-bundle.js')]);
+  const [cache, bundle] = await Promise.allSettled([
+    import('../dist/lib/cli/compile-cache.js'),
+    import('../dist/lib/cli/oclif-bundle.js'),
+  ]);
   if (cache.status === 'fulfilled') cache.value.enableCompileCache();
   if (bundle.status === 'fulfilled') bundle.value.useOclifBundle();
   const { execute } = await import('@oclif/core');

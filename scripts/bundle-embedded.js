@@ -50,7 +50,8 @@ const lazyBuiltins = {
       let code = await readFile(args.path, 'utf8');
       for (const id of LAZY_BUILTINS['fastify/lib/server.js']) {
         const line = `const ${id} = require('node:${id}')`;
-        if (!code.includes(line)) throw new Error(`bundle-embedded: "${line}" is not in ${args.path} any more: see LAZY_BUILTINS`);
+        if (!code.includes(line))
+          throw new Error(`bundle-embedded: "${line}" is not in ${args.path} any more: see LAZY_BUILTINS`);
         code = code.replace(line, `const ${id} = __payorchLazy('node:${id}')`);
       }
       return { contents: code, loader: 'js' };
@@ -87,13 +88,20 @@ const code = result.outputFiles.find((f) => f.path === outFile).text;
 const source = ts.createSourceFile('embedded.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
 const calls = [];
 (function visit(node) {
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) calls.push(node.getText(source).slice(0, 80));
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+    calls.push(node.getText(source).slice(0, 80));
   ts.forEachChild(node, visit);
 })(source);
 const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
-if (calls.length || lookalikes) throw new Error(`bundle-embedded: import() left in the bundle (the code cache would not take it): ${[...calls, ...(lookalikes ?? [])].join(' | ')}`);
+if (calls.length || lookalikes)
+  throw new Error(
+    `bundle-embedded: import() left in the bundle (the code cache would not take it): ${[...calls, ...(lookalikes ?? [])].join(' | ')}`,
+  );
 
-for (const [file, text] of [[outFile, code], [map.path, map.text]]) {
+for (const [file, text] of [
+  [outFile, code],
+  [map.path, map.text],
+]) {
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, text);
   await rename(tmp, file);

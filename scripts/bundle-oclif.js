@@ -47,14 +47,16 @@ const sites = [];
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) sites.push(node.expression);
   ts.forEachChild(node, visit);
 })(source);
-if (sites.length === 0) throw new Error('bundle-oclif: no dynamic import() found in @oclif/core: ES module commands could not load');
+if (sites.length === 0)
+  throw new Error('bundle-oclif: no dynamic import() found in @oclif/core: ES module commands could not load');
 for (const s of sites.sort((a, b) => b.getStart(source) - a.getStart(source))) {
   code = code.slice(0, s.getStart(source)) + '__payorchImport' + code.slice(s.getEnd());
 }
 // What is left may only be text in strings or comments, and must not look like a call, or the compile cache
 // would (rightly) leave the file to Node and not cache it.
 const leftover = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
-if (leftover) throw new Error(`bundle-oclif: text that looks like import(…) is left in the bundle: ${leftover.join(' | ')}`);
+if (leftover)
+  throw new Error(`bundle-oclif: text that looks like import(…) is left in the bundle: ${leftover.join(' | ')}`);
 
 // After esbuild's "use strict" directive (which must stay first): where the version and origin are stated, and
 // the function the import() calls now use.
@@ -68,5 +70,8 @@ mkdirSync(outDir, { recursive: true });
 const tmp = `${outFile}.${process.pid}.tmp`;
 writeFileSync(tmp, code);
 renameSync(tmp, outFile);
-for (const f of readdirSync(outDir)) if (/^oclif-core-.*\.cjs$/.test(f) && join(outDir, f) !== outFile) rmSync(join(outDir, f), { force: true });
-console.log(`bundle-oclif: ${outFile.slice(root.length + 1)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB, ${sites.length} import() → __payorchImport)`);
+for (const f of readdirSync(outDir))
+  if (/^oclif-core-.*\.cjs$/.test(f) && join(outDir, f) !== outFile) rmSync(join(outDir, f), { force: true });
+console.log(
+  `bundle-oclif: ${outFile.slice(root.length + 1)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB, ${sites.length} import() → __payorchImport)`,
+);

@@ -17,7 +17,10 @@ const require = createRequire(join(root, 'package.json'));
 const esbuild = require('esbuild');
 const outDir = join(root, 'dist', 'cjs');
 
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.cjs.json'], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.cjs.json'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 const result = await esbuild.build({
   entryPoints: [join(root, 'src', 'webhooks.ts')],
   bundle: true,
@@ -28,7 +31,8 @@ const result = await esbuild.build({
   logLevel: 'warning',
 });
 const bundled = result.outputFiles[0].text;
-if (/\brequire\((?!"node:crypto"\))/.test(bundled)) throw new Error('webhooks-cjs: the bundle requires more than node:crypto');
+if (/\brequire\((?!"node:crypto"\))/.test(bundled))
+  throw new Error('webhooks-cjs: the bundle requires more than node:crypto');
 const code = `// payorch/webhooks for CommonJS: src/webhooks.ts bundled by scripts/webhooks-cjs.js.\n${bundled}`;
 
 // Written by rename, as every build step: a build never leaves a half-written file under a running test.

@@ -1,8 +1,30 @@
 // payorch as a library: the typed client, the test-mode server and the contract's types.
 export * from './lib/client/index.js';
-export { startServer, openEmbedded, Snapshot, type ServerOptions, type RunningServer, type EmbeddedServer } from './lib/server/server.js';
+export {
+  startServer,
+  openEmbedded,
+  Snapshot,
+  type ServerOptions,
+  type RunningServer,
+  type EmbeddedServer,
+} from './lib/server/server.js';
 export type * from './lib/contract/index.js';
-export { verifyWebhook, WebhookSignatureError, type WebhookSignatureErrorCode, type VerifyOptions } from './lib/webhooks/verify.js';
-export { runFixtures, FixtureError, FixtureStepError, type FixtureInput, type FixtureFile, type FixtureStep, type FixtureRun, type FixtureStepResult, type RunFixturesOptions } from './lib/fixtures/run.js';
+export {
+  verifyWebhook,
+  WebhookSignatureError,
+  type WebhookSignatureErrorCode,
+  type VerifyOptions,
+} from './lib/webhooks/verify.js';
+export {
+  runFixtures,
+  FixtureError,
+  FixtureStepError,
+  type FixtureInput,
+  type FixtureFile,
+  type FixtureStep,
+  type FixtureRun,
+  type FixtureStepResult,
+  type RunFixturesOptions,
+} from './lib/fixtures/run.js';
 export { builtinFixture, builtinFixtureNames } from './lib/fixtures/builtin.js';
 export { SnapshotError, type SnapshotErrorCode, type SnapshotInfo } from './lib/server/snapshots.js';

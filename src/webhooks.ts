@@ -1,4 +1,17 @@
 // payorch/webhooks: what a webhook receiver needs and nothing more (node:crypto only; no server, no client).
-export { verifyWebhook, WebhookSignatureError, type WebhookSignatureErrorCode, type VerifyOptions } from './lib/webhooks/verify.js';
-export { signatureHeader, computeSignature, parseSignatureHeader, SIGNATURE_HEADER, EVENT_TYPE_HEADER, EVENT_ID_HEADER, TEST_MODE_HEADER } from './lib/webhooks/signature.js';
+export {
+  verifyWebhook,
+  WebhookSignatureError,
+  type WebhookSignatureErrorCode,
+  type VerifyOptions,
+} from './lib/webhooks/verify.js';
+export {
+  signatureHeader,
+  computeSignature,
+  parseSignatureHeader,
+  SIGNATURE_HEADER,
+  EVENT_TYPE_HEADER,
+  EVENT_ID_HEADER,
+  TEST_MODE_HEADER,
+} from './lib/webhooks/signature.js';
 export type { Event, EventType } from './lib/contract/events.js';

@@ -13,7 +13,12 @@ describe('smoke', () => {
     const r = await runCli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--json', ...against(s)]);
     expect(r.code).toBe(0);
     const session = r.json();
-    expect(session).toMatchObject({ object: 'payment_session', amount: 1999, currency: 'USD', status: 'requires_payment_method' });
+    expect(session).toMatchObject({
+      object: 'payment_session',
+      amount: 1999,
+      currency: 'USD',
+      status: 'requires_payment_method',
+    });
     const got = await s.request('GET', `/sessions/${session.id}`);
     expect(got.status).toBe(200);
     expect(got.body.id).toBe(session.id);

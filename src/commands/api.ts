@@ -13,10 +13,14 @@ export default class Api extends ApiCommand {
   static override examples = [
     '<%= config.bin %> api GET /sessions',
     '<%= config.bin %> api POST /create-session --data \'{"amount":1999,"currency":"usd"}\'',
-    'echo \'{}\' | <%= config.bin %> api POST /sessions/ID/cancel --data -',
+    "echo '{}' | <%= config.bin %> api POST /sessions/ID/cancel --data -",
   ];
   static override args = {
-    method: Args.string({ required: true, options: ['GET', 'POST', 'PATCH', 'DELETE', 'get', 'post', 'patch', 'delete'], description: 'HTTP method' }),
+    method: Args.string({
+      required: true,
+      options: ['GET', 'POST', 'PATCH', 'DELETE', 'get', 'post', 'patch', 'delete'],
+      description: 'HTTP method',
+    }),
     path: Args.string({ required: true, description: 'Path, e.g. /sessions/ID (query string allowed)' }),
   };
   static override flags = {
@@ -40,13 +44,21 @@ export default class Api extends ApiCommand {
     const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
     // PATH is appended to the base URL as text (never parsed as a URL), so it cannot name another host; what
     // an HTTP request line cannot carry is refused here rather than half-sent.
-    if (/[\u0000-\u0020\u007f]/.test(path)) throw new CliError('PATH must not contain spaces or control characters (percent-encode them, e.g. %20).', EXIT.USAGE);
+    if (/[\u0000-\u0020\u007f]/.test(path))
+      throw new CliError(
+        'PATH must not contain spaces or control characters (percent-encode them, e.g. %20).',
+        EXIT.USAGE,
+      );
     const client = await this.client(flags);
     if (method !== 'GET') await this.confirmChange(`${method} ${path}`, flags.yes);
     const res = await client.raw(method, path, { body, query, idempotencyKey: flags['idempotency-key'] });
     if (flags.include) {
       // Header values may carry C1 controls (the one-byte CSI): shown escaped, as every view is.
-      this.io.stderr.write(`HTTP ${res.status}\n${Object.entries(res.headers).map(([k, v]) => `${printable(k)}: ${printable(v)}`).join('\n')}\n\n`);
+      this.io.stderr.write(
+        `HTTP ${res.status}\n${Object.entries(res.headers)
+          .map(([k, v]) => `${printable(k)}: ${printable(v)}`)
+          .join('\n')}\n\n`,
+      );
     }
     if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
     return await this.print(res.body, () => jsonText(res.body));

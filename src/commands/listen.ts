@@ -24,10 +24,19 @@ export default class Listen extends ApiCommand {
     'echo "PAYORCH_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)" >> .env',
   ];
   static override flags = {
-    'forward-to': Flags.string({ description: 'POST each event to this URL (localhost:3000/webhooks: http:// is assumed)' }),
-    events: Flags.string({ description: 'Only these event types, comma-separated; `*` patterns work (payment.*,*.created)' }),
+    'forward-to': Flags.string({
+      description: 'POST each event to this URL (localhost:3000/webhooks: http:// is assumed)',
+    }),
+    events: Flags.string({
+      description: 'Only these event types, comma-separated; `*` patterns work (payment.*,*.created)',
+    }),
     'print-secret': Flags.boolean({ description: "Print the listener's signing secret and exit" }),
-    'forward-timeout': Flags.integer({ description: 'Seconds to wait for the --forward-to target per event', min: 1, max: 300, default: 10 }),
+    'forward-timeout': Flags.integer({
+      description: 'Seconds to wait for the --forward-to target per event',
+      min: 1,
+      max: 300,
+      default: 10,
+    }),
   };
 
   async run(): Promise<void> {
@@ -58,9 +67,17 @@ export default class Listen extends ApiCommand {
         const fresh = await newEvents(client, cursor);
         cursor = fresh.at(-1) ?? cursor;
         const resent = await resends.read();
-        return [...fresh.map((event) => ({ event, resent: false })), ...resent.map((event) => ({ event, resent: true }))];
+        return [
+          ...fresh.map((event) => ({ event, resent: false })),
+          ...resent.map((event) => ({ event, resent: true })),
+        ];
       };
-      for await (const { event, resent } of follow(read, stop, (m) => this.notice(m), `events from ${client.baseUrl}`)) {
+      for await (const { event, resent } of follow(
+        read,
+        stop,
+        (m) => this.notice(m),
+        `events from ${client.baseUrl}`,
+      )) {
         if (filter && !filter.matches(event.type)) continue;
         if (this.jsonMode) {
           // stdout: the event exactly as the API shows it (and as it is forwarded); the mark goes to stderr.
@@ -68,7 +85,11 @@ export default class Listen extends ApiCommand {
           if (resent) this.io.stderr.write(safeText(resentNote(event)) + '\n');
         } else this.io.stdout.write(safeText(resent ? resentLine(event) : eventLine(event)) + '\n');
         if (!target) continue;
-        const r = await forwardEvent(target, event, secret, { timeoutMs: flags['forward-timeout'] * 1000, userAgent: `payorch/${this.config.version}`, signal: stop.signal });
+        const r = await forwardEvent(target, event, secret, {
+          timeoutMs: flags['forward-timeout'] * 1000,
+          userAgent: `payorch/${this.config.version}`,
+          signal: stop.signal,
+        });
         (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
       }
     } finally {
@@ -102,7 +123,8 @@ async function newEvents(client: Client, cursor: Event | undefined): Promise<Eve
     try {
       page = await client.events.list({ ending_before: after.id, limit: 100 }, POLL);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before') return sinceTime(client, after);
+      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before')
+        return sinceTime(client, after);
       throw err;
     }
     const oldestFirst = [...page.data].reverse();

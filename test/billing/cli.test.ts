@@ -18,16 +18,68 @@ async function json(...args: string[]) {
 
 describe('billing CLI', { timeout: 60_000 }, () => {
   it('builds a catalog, subscribes a customer and shows tables', async () => {
-    const cus = await json('customers', 'create', '--email', 'cli@example.com', '--name', 'Cli', '--payment-method', 'tok_visa');
+    const cus = await json(
+      'customers',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--name',
+      'Cli',
+      '--payment-method',
+      'tok_visa',
+    );
     expect(cus).toMatchObject({ object: 'customer', email: 'cli@example.com', default_payment_method: 'tok_visa' });
     const prod = await json('products', 'create', '--name', 'CLI plan');
-    const price = await json('prices', 'create', '--product', prod.id, '--currency', 'usd', '--unit-amount', '1500', '--interval', 'month');
+    const price = await json(
+      'prices',
+      'create',
+      '--product',
+      prod.id,
+      '--currency',
+      'usd',
+      '--unit-amount',
+      '1500',
+      '--interval',
+      'month',
+    );
     expect(price).toMatchObject({ type: 'recurring', unit_amount: 1500, recurring: { interval: 'month' } });
-    const tiered = await json('prices', 'create', '--product', prod.id, '--currency', 'usd', '--interval', 'month', '--usage-type', 'metered', '--tiers-mode', 'graduated', '--tier', '100:3', '--tier', 'inf:2:150');
-    expect(tiered).toMatchObject({ billing_scheme: 'tiered', tiers: [{ up_to: 100, unit_amount: 3, flat_amount: 0 }, { up_to: null, unit_amount: 2, flat_amount: 150 }] });
+    const tiered = await json(
+      'prices',
+      'create',
+      '--product',
+      prod.id,
+      '--currency',
+      'usd',
+      '--interval',
+      'month',
+      '--usage-type',
+      'metered',
+      '--tiers-mode',
+      'graduated',
+      '--tier',
+      '100:3',
+      '--tier',
+      'inf:2:150',
+    );
+    expect(tiered).toMatchObject({
+      billing_scheme: 'tiered',
+      tiers: [
+        { up_to: 100, unit_amount: 3, flat_amount: 0 },
+        { up_to: null, unit_amount: 2, flat_amount: 150 },
+      ],
+    });
     const coupon = await json('coupons', 'create', '--id', 'CLI10', '--percent-off', '10', '--duration', 'forever');
     expect(coupon).toMatchObject({ id: 'CLI10', valid: true });
-    const sub = await json('subscriptions', 'create', '--customer', cus.id, '--price', `${price.id}:2`, '--coupon', 'CLI10');
+    const sub = await json(
+      'subscriptions',
+      'create',
+      '--customer',
+      cus.id,
+      '--price',
+      `${price.id}:2`,
+      '--coupon',
+      'CLI10',
+    );
     expect(sub).toMatchObject({ status: 'active', discount: { coupon: { id: 'CLI10' } } });
     expect(sub.items.data[0].quantity).toBe(2);
     const inv = await json('invoices', 'get', sub.latest_invoice);
@@ -69,7 +121,20 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     const cus = await json('customers', 'create', '--email', 'late@example.com');
     const prod = await json('products', 'create', '--name', 'Late');
     const price = await json('prices', 'create', '--product', prod.id, '--currency', 'eur', '--unit-amount', '990');
-    const draft = await json('invoices', 'create', '--customer', cus.id, '--price', `${price.id}:2`, '--item', '15=Fee', '--collection-method', 'send_invoice', '--days-until-due', '3');
+    const draft = await json(
+      'invoices',
+      'create',
+      '--customer',
+      cus.id,
+      '--price',
+      `${price.id}:2`,
+      '--item',
+      '15=Fee',
+      '--collection-method',
+      'send_invoice',
+      '--days-until-due',
+      '3',
+    );
     expect(draft).toMatchObject({ status: 'draft', total: 1995, currency: 'EUR' });
     const bad = await cli('invoices', 'mark-uncollectible', draft.id);
     expect(bad.code).toBe(1);
@@ -95,7 +160,9 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     let started = Date.now();
     const to = await json('clock', 'advance', '--to', target.toISOString());
     expect(to.now - Math.floor(target.getTime() / 1000)).toBeGreaterThanOrEqual(0);
-    expect(to.now - Math.floor(target.getTime() / 1000)).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
+    expect(to.now - Math.floor(target.getTime() / 1000)).toBeLessThanOrEqual(
+      Math.ceil((Date.now() - started) / 1000) + 1,
+    );
     started = Date.now();
     const long = await json('clock', 'advance', '800d');
     expect(long.now).toBeGreaterThanOrEqual(to.now + 800 * 86_400);
@@ -109,8 +176,34 @@ describe('billing CLI', { timeout: 60_000 }, () => {
   it('usage records, items, checkout and portal', async () => {
     const cus = await json('customers', 'create', '--email', 'meter@example.com', '--payment-method', 'tok_visa');
     const prod = await json('products', 'create', '--name', 'Meter');
-    const metered = await json('prices', 'create', '--product', prod.id, '--currency', 'usd', '--unit-amount', '2', '--interval', 'month', '--usage-type', 'metered', '--aggregate-usage', 'max');
-    const seat = await json('prices', 'create', '--product', prod.id, '--currency', 'usd', '--unit-amount', '100', '--interval', 'month');
+    const metered = await json(
+      'prices',
+      'create',
+      '--product',
+      prod.id,
+      '--currency',
+      'usd',
+      '--unit-amount',
+      '2',
+      '--interval',
+      'month',
+      '--usage-type',
+      'metered',
+      '--aggregate-usage',
+      'max',
+    );
+    const seat = await json(
+      'prices',
+      'create',
+      '--product',
+      prod.id,
+      '--currency',
+      'usd',
+      '--unit-amount',
+      '100',
+      '--interval',
+      'month',
+    );
     const sub = await json('subscriptions', 'create', '--customer', cus.id, '--price', metered.id);
     const item = sub.items.data[0].id;
     const rec = await json('usage-records', 'create', '--subscription-item', item, '--quantity', '42');
@@ -121,8 +214,19 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     const periods = await json('usage-records', 'summary', '--subscription-item', item);
     expect(periods.data).toHaveLength(1);
     // the cursor flags reach the API (--ending-before was dropped once): nothing comes before the newest period
-    expect((await json('usage-records', 'summary', '--subscription-item', item, '--ending-before', periods.data[0].id)).data).toEqual([]);
-    const added = await json('subscription-items', 'create', '--subscription', sub.id, '--price', seat.id, '--quantity', '2');
+    expect(
+      (await json('usage-records', 'summary', '--subscription-item', item, '--ending-before', periods.data[0].id)).data,
+    ).toEqual([]);
+    const added = await json(
+      'subscription-items',
+      'create',
+      '--subscription',
+      sub.id,
+      '--price',
+      seat.id,
+      '--quantity',
+      '2',
+    );
     expect((await json('subscription-items', 'update', added.id, '--quantity', '4')).quantity).toBe(4);
     expect((await json('subscription-items', 'list', '--subscription', sub.id)).total_count).toBe(2);
     expect(await json('subscription-items', 'delete', added.id)).toMatchObject({ deleted: true });
@@ -133,7 +237,16 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     const one = await json('prices', 'create', '--product', prod.id, '--currency', 'usd', '--unit-amount', '700');
     const cks = await json('checkout', 'create', '--mode', 'payment', '--price', `${one.id}:3`);
     expect(cks).toMatchObject({ mode: 'payment', amount_total: 2100, status: 'open' });
-    const subCks = await json('checkout', 'create', '--mode', 'subscription', '--price', seat.id, '--customer-email', 'co@example.com');
+    const subCks = await json(
+      'checkout',
+      'create',
+      '--mode',
+      'subscription',
+      '--price',
+      seat.id,
+      '--customer-email',
+      'co@example.com',
+    );
     const done = await json('checkout', 'complete', subCks.id, '--payment-method', 'tok_visa');
     expect(done.status).toBe('complete');
     expect((await json('subscriptions', 'get', done.subscription)).status).toBe('active');

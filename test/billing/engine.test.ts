@@ -13,7 +13,9 @@ afterAll(() => s.close());
 /** Independent month arithmetic: same day of month (clamped to the month's end), same time of day, UTC. */
 function addMonthsUtc(unix: number, months: number): number {
   const d = new Date(unix * 1000);
-  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()));
+  const target = new Date(
+    Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()),
+  );
   const last = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(d.getUTCDate(), last));
   return target.getTime() / 1000;
@@ -24,19 +26,49 @@ describe('a year of monthly renewals', () => {
     const cus = await customer(s, 'tok_visa');
     const prod = await product(s, 'Team plan');
     const api = await product(s, 'API calls');
-    const seat = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 2000, recurring: { interval: 'month' } });
+    const seat = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'usd',
+      unit_amount: 2000,
+      recurring: { interval: 'month' },
+    });
     // graduated metered price: first 100 calls at 3¢, the rest at 2¢ plus a 150 flat fee once past 100
     const calls = await ok(s, 'POST', '/prices', {
-      product: api.id, currency: 'usd', billing_scheme: 'tiered', tiers_mode: 'graduated',
+      product: api.id,
+      currency: 'usd',
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
       recurring: { interval: 'month', usage_type: 'metered', aggregate_usage: 'sum' },
-      tiers: [{ up_to: 100, unit_amount: 3 }, { up_to: 'inf', unit_amount: 2, flat_amount: 150 }],
+      tiers: [
+        { up_to: 100, unit_amount: 3 },
+        { up_to: 'inf', unit_amount: 2, flat_amount: 150 },
+      ],
     });
-    const coupon = await ok(s, 'POST', '/coupons', { percent_off: 25, duration: 'repeating', duration_in_months: 3, name: 'Launch' });
+    const coupon = await ok(s, 'POST', '/coupons', {
+      percent_off: 25,
+      duration: 'repeating',
+      duration_in_months: 3,
+      name: 'Launch',
+    });
     const t0 = await clock(s);
-    let sub = await ok(s, 'POST', '/subscriptions', {
-      customer: cus.id, items: [{ price: seat.id, quantity: 2 }, { price: calls.id }], trial_period_days: 14, coupon: coupon.id,
-    }, 201);
-    expect(sub).toMatchObject({ status: 'trialing', latest_invoice: null, cancel_at_period_end: false, collection_method: 'charge_automatically' });
+    let sub = await ok(
+      s,
+      'POST',
+      '/subscriptions',
+      {
+        customer: cus.id,
+        items: [{ price: seat.id, quantity: 2 }, { price: calls.id }],
+        trial_period_days: 14,
+        coupon: coupon.id,
+      },
+      201,
+    );
+    expect(sub).toMatchObject({
+      status: 'trialing',
+      latest_invoice: null,
+      cancel_at_period_end: false,
+      collection_method: 'charge_automatically',
+    });
     expect(sub.trial_end - sub.trial_start).toBe(14 * DAY);
     expect(sub.current_period_end).toBe(sub.trial_end);
     expect(sub.discount.coupon.id).toBe(coupon.id);
@@ -83,7 +115,11 @@ describe('a year of monthly renewals', () => {
     const invoices = (await ok(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
     expect(invoices).toHaveLength(12);
     expect(invoices.map((i: any) => i.total)).toEqual(expected);
-    expect(invoices.every((i: any) => i.status === 'paid' && i.paid && i.amount_paid === i.total && i.amount_remaining === 0)).toBe(true);
+    expect(
+      invoices.every(
+        (i: any) => i.status === 'paid' && i.paid && i.amount_paid === i.total && i.amount_remaining === 0,
+      ),
+    ).toBe(true);
     // numbers are sequential within the account
     const nums = invoices.map((i: any) => Number(i.number.replace('INV-', '')));
     for (let i = 1; i < nums.length; i++) expect(nums[i]).toBe(nums[i - 1] + 1);
@@ -91,8 +127,17 @@ describe('a year of monthly renewals', () => {
     const second = invoices[1];
     const seatLine = second.lines.data.find((l: any) => l.type === 'subscription');
     const usageLine = second.lines.data.find((l: any) => l.type === 'usage');
-    expect(seatLine).toMatchObject({ amount: 4000, quantity: 2, price: { id: seat.id, product: prod.id }, period: { start: addMonthsUtc(anchor, 1), end: addMonthsUtc(anchor, 2) } });
-    expect(usageLine).toMatchObject({ amount: graduated(7), quantity: 7, period: { start: anchor, end: addMonthsUtc(anchor, 1) } });
+    expect(seatLine).toMatchObject({
+      amount: 4000,
+      quantity: 2,
+      price: { id: seat.id, product: prod.id },
+      period: { start: addMonthsUtc(anchor, 1), end: addMonthsUtc(anchor, 2) },
+    });
+    expect(usageLine).toMatchObject({
+      amount: graduated(7),
+      quantity: 7,
+      period: { start: anchor, end: addMonthsUtc(anchor, 1) },
+    });
     const disc = second.lines.data.find((l: any) => l.type === 'discount');
     expect(disc).toMatchObject({ amount: -Math.round(((4000 + 21) * 25) / 100), coupon: coupon.id, price: null });
     expect(second.subtotal).toBe(4021);
@@ -129,12 +174,24 @@ describe('dunning', () => {
   afterAll(() => s.close());
   it('retries at +1, +3, +7 days, then invoice uncollectible and subscription unpaid', async () => {
     const cus = await customer(s, 'tok_chargeDeclined');
-    const price = await ok(s, 'POST', '/prices', { product: (await product(s)).id, currency: 'usd', unit_amount: 1500, recurring: { interval: 'month' } });
+    const price = await ok(s, 'POST', '/prices', {
+      product: (await product(s)).id,
+      currency: 'usd',
+      unit_amount: 1500,
+      recurring: { interval: 'month' },
+    });
     const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 201);
     expect(sub.status).toBe('past_due');
     let inv = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
     const t = inv.finalized_at;
-    expect(inv).toMatchObject({ status: 'open', attempt_count: 1, amount_due: 1500, amount_paid: 0, next_payment_attempt: t + DAY, billing_reason: 'subscription_create' });
+    expect(inv).toMatchObject({
+      status: 'open',
+      attempt_count: 1,
+      amount_due: 1500,
+      amount_paid: 0,
+      next_payment_attempt: t + DAY,
+      billing_reason: 'subscription_create',
+    });
     expect(inv.last_payment_error).toMatchObject({ code: 'card_declined', decline_code: 'generic_decline' }); // the engine's decline_code for tok_chargeDeclined
 
     let r = await advance(s, { to: t + DAY });
@@ -172,11 +229,22 @@ describe('dunning', () => {
   it('is deterministic: the same calls give the same invoices', async () => {
     const shape = async () => {
       const cus = await customer(s, 'tok_chargeDeclined');
-      const price = await ok(s, 'POST', '/prices', { product: (await product(s)).id, currency: 'usd', unit_amount: 999, recurring: { interval: 'week' } });
-      const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id, quantity: 3 }] });
+      const price = await ok(s, 'POST', '/prices', {
+        product: (await product(s)).id,
+        currency: 'usd',
+        unit_amount: 999,
+        recurring: { interval: 'week' },
+      });
+      const sub = await ok(s, 'POST', '/subscriptions', {
+        customer: cus.id,
+        items: [{ price: price.id, quantity: 3 }],
+      });
       await advance(s, { seconds: 40 * DAY });
       const invs = (await ok(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
-      return { sub: (await ok(s, 'GET', `/subscriptions/${sub.id}`)).status, invs: invs.map((i: any) => [i.status, i.total, i.attempt_count, i.billing_reason]) };
+      return {
+        sub: (await ok(s, 'GET', `/subscriptions/${sub.id}`)).status,
+        invs: invs.map((i: any) => [i.status, i.total, i.attempt_count, i.billing_reason]),
+      };
     };
     const a = await shape();
     const b = await shape();
@@ -193,13 +261,42 @@ describe('send_invoice', () => {
   afterAll(() => s.close());
   it('starts active with an open invoice; open → past_due at the due date', async () => {
     const cus = await customer(s, null);
-    const price = await ok(s, 'POST', '/prices', { product: (await product(s)).id, currency: 'usd', unit_amount: 5000, recurring: { interval: 'month' } });
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], collection_method: 'send_invoice' }, 400, 'parameter_missing');
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 400, 'payment_method_missing');
-    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], collection_method: 'send_invoice', days_until_due: 10 });
+    const price = await ok(s, 'POST', '/prices', {
+      product: (await product(s)).id,
+      currency: 'usd',
+      unit_amount: 5000,
+      recurring: { interval: 'month' },
+    });
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }], collection_method: 'send_invoice' },
+      400,
+      'parameter_missing',
+    );
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }] },
+      400,
+      'payment_method_missing',
+    );
+    const sub = await ok(s, 'POST', '/subscriptions', {
+      customer: cus.id,
+      items: [{ price: price.id }],
+      collection_method: 'send_invoice',
+      days_until_due: 10,
+    });
     expect(sub).toMatchObject({ status: 'active', days_until_due: 10 });
     let inv = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
-    expect(inv).toMatchObject({ status: 'open', collection_method: 'send_invoice', attempt_count: 0, due_date: inv.finalized_at + 10 * DAY });
+    expect(inv).toMatchObject({
+      status: 'open',
+      collection_method: 'send_invoice',
+      attempt_count: 0,
+      due_date: inv.finalized_at + 10 * DAY,
+    });
     expect(inv.hosted_invoice_url).toBe(`${s.baseUrl}/invoice/${inv.id}`);
     const r = await advance(s, { to: inv.due_date });
     expect(r.ran.map((x: any) => x.name)).toEqual(['invoice due dates']);

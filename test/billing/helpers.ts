@@ -2,7 +2,13 @@
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 
-export async function ok<T = any>(s: TestServer, method: string, path: string, body?: unknown, status?: number): Promise<T> {
+export async function ok<T = any>(
+  s: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  status?: number,
+): Promise<T> {
   const r = await s.request(method, path, body === undefined ? {} : { body });
   if (r.status >= 400 || (status !== undefined && r.status !== status)) {
     throw new Error(`${method} ${path} → ${r.status} ${r.text}`);
@@ -12,7 +18,11 @@ export async function ok<T = any>(s: TestServer, method: string, path: string, b
 
 export async function fails(s: TestServer, method: string, path: string, body: unknown, status: number, code: string) {
   const r = await s.request(method, path, body === undefined ? {} : { body });
-  expect({ status: r.status, code: r.body?.error?.code, text: r.status === status && r.body?.error?.code === code ? '' : r.text }).toEqual({ status, code, text: '' });
+  expect({
+    status: r.status,
+    code: r.body?.error?.code,
+    text: r.status === status && r.body?.error?.code === code ? '' : r.text,
+  }).toEqual({ status, code, text: '' });
   return r.body.error;
 }
 
@@ -20,12 +30,28 @@ export async function product(s: TestServer, name = 'Pro plan') {
   return ok(s, 'POST', '/products', { name });
 }
 
-export async function monthlyPrice(s: TestServer, productId: string, unit_amount: number, extra: Record<string, unknown> = {}) {
-  return ok(s, 'POST', '/prices', { product: productId, currency: 'usd', unit_amount, recurring: { interval: 'month' }, ...extra });
+export async function monthlyPrice(
+  s: TestServer,
+  productId: string,
+  unit_amount: number,
+  extra: Record<string, unknown> = {},
+) {
+  return ok(s, 'POST', '/prices', {
+    product: productId,
+    currency: 'usd',
+    unit_amount,
+    recurring: { interval: 'month' },
+    ...extra,
+  });
 }
 
 export async function customer(s: TestServer, pm: string | null = 'tok_visa', extra: Record<string, unknown> = {}) {
-  return ok(s, 'POST', '/customers', { email: 'jo@example.com', name: 'Jo', ...(pm ? { default_payment_method: pm } : {}), ...extra });
+  return ok(s, 'POST', '/customers', {
+    email: 'jo@example.com',
+    name: 'Jo',
+    ...(pm ? { default_payment_method: pm } : {}),
+    ...extra,
+  });
 }
 
 export async function clock(s: TestServer): Promise<number> {

@@ -14,22 +14,62 @@ async function draft(extra: Record<string, unknown> = {}) {
   const cus = await customer(s);
   const prod = await product(s, 'Consulting');
   const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 12_345 });
-  const inv = await ok(s, 'POST', '/invoices', { customer: cus.id, lines: [{ price: price.id, quantity: 2 }, { amount: 55, description: 'Fee' }], ...extra }, 201);
+  const inv = await ok(
+    s,
+    'POST',
+    '/invoices',
+    {
+      customer: cus.id,
+      lines: [
+        { price: price.id, quantity: 2 },
+        { amount: 55, description: 'Fee' },
+      ],
+      ...extra,
+    },
+    201,
+  );
   return { cus, prod, price, inv };
 }
 
 describe('invoices', () => {
   it('creates a draft with lines and totals', async () => {
     const { inv, price, prod } = await draft({ description: 'March' });
-    expect(inv).toMatchObject({ object: 'invoice', status: 'draft', number: null, currency: 'USD', subtotal: 24_745, total: 24_745, amount_due: 24_745, amount_paid: 0, amount_remaining: 24_745, paid: false, tax: 0, description: 'March', billing_reason: 'manual', subscription: null });
+    expect(inv).toMatchObject({
+      object: 'invoice',
+      status: 'draft',
+      number: null,
+      currency: 'USD',
+      subtotal: 24_745,
+      total: 24_745,
+      amount_due: 24_745,
+      amount_paid: 0,
+      amount_remaining: 24_745,
+      paid: false,
+      tax: 0,
+      description: 'March',
+      billing_reason: 'manual',
+      subscription: null,
+    });
     expect(inv.id).toMatch(/^in_/);
-    expect(inv.lines.data[0]).toMatchObject({ object: 'line_item', amount: 24_690, quantity: 2, price: { id: price.id, product: prod.id } });
+    expect(inv.lines.data[0]).toMatchObject({
+      object: 'line_item',
+      amount: 24_690,
+      quantity: 2,
+      price: { id: price.id, product: prod.id },
+    });
     expect(inv.lines.data[0].id).toMatch(/^il_/);
     expect(inv.lines.data[1]).toMatchObject({ amount: 55, price: null, description: 'Fee' });
     expect(inv.hosted_invoice_url).toBe(`${s.baseUrl}/invoice/${inv.id}`);
     await fails(s, 'POST', '/invoices', { customer: 'cus_missing', currency: 'usd' }, 404, 'resource_missing');
     await fails(s, 'POST', '/invoices', { customer: inv.customer }, 400, 'parameter_missing');
-    await fails(s, 'POST', '/invoices', { customer: inv.customer, currency: 'usd', collection_method: 'send_invoice' }, 400, 'parameter_missing');
+    await fails(
+      s,
+      'POST',
+      '/invoices',
+      { customer: inv.customer, currency: 'usd', collection_method: 'send_invoice' },
+      400,
+      'parameter_missing',
+    );
   });
 
   it('follows the §9 transitions and answers 409 otherwise', async () => {
@@ -61,7 +101,8 @@ describe('invoices', () => {
     const v = await ok(s, 'POST', `/invoices/${b.id}/void`, {});
     expect(v).toMatchObject({ status: 'void' });
     expect(Number.isInteger(v.voided_at)).toBe(true);
-    for (const action of ['pay', 'void', 'mark-uncollectible', 'finalize']) await fails(s, 'POST', `/invoices/${b.id}/${action}`, {}, 409, st());
+    for (const action of ['pay', 'void', 'mark-uncollectible', 'finalize'])
+      await fails(s, 'POST', `/invoices/${b.id}/${action}`, {}, 409, st());
 
     const { inv: c } = await draft();
     await ok(s, 'POST', `/invoices/${c.id}/finalize`, {});
@@ -88,7 +129,13 @@ describe('invoices', () => {
     const { inv } = await draft({ coupon: coupon.id });
     // 15% of 24 745 = 3711.75 → 3712
     const line = inv.lines.data.find((l: any) => l.type === 'discount');
-    expect(line).toMatchObject({ amount: -3712, coupon: coupon.id, price: null, quantity: null, description: 'Discount: Fifteen (15% off)' });
+    expect(line).toMatchObject({
+      amount: -3712,
+      coupon: coupon.id,
+      price: null,
+      quantity: null,
+      description: 'Discount: Fifteen (15% off)',
+    });
     expect(inv).toMatchObject({ subtotal: 24_745, discount_amount: 3712, total: 21_033, amount_due: 21_033 });
     expect(inv.discount.coupon.id).toBe(coupon.id);
     const big = await ok(s, 'POST', '/coupons', { amount_off: 1_000_000, currency: 'usd' });
@@ -103,19 +150,53 @@ describe('invoices', () => {
     const cus = await customer(s);
     const before = (await ok(s, 'GET', '/payments?limit=1')).total_count;
     // a manual invoice: two lines at the largest line amount
-    const inv = await ok(s, 'POST', '/invoices', { customer: cus.id, currency: 'usd', collection_method: 'send_invoice', days_until_due: 30, lines: [{ amount: MAX }, { amount: 1 }] }, 201);
+    const inv = await ok(
+      s,
+      'POST',
+      '/invoices',
+      {
+        customer: cus.id,
+        currency: 'usd',
+        collection_method: 'send_invoice',
+        days_until_due: 30,
+        lines: [{ amount: MAX }, { amount: 1 }],
+      },
+      201,
+    );
     const open = await ok(s, 'POST', `/invoices/${inv.id}/finalize`, {});
     expect(open).toMatchObject({ status: 'open', amount_due: MAX + 1 });
-    const e = await fails(s, 'POST', `/invoices/${inv.id}/pay`, { payment_method: 'tok_visa' }, 400, 'amount_too_large');
+    const e = await fails(
+      s,
+      'POST',
+      `/invoices/${inv.id}/pay`,
+      { payment_method: 'tok_visa' },
+      400,
+      'amount_too_large',
+    );
     expect(e.message).toContain(String(MAX));
-    expect(await ok(s, 'GET', `/invoices/${inv.id}`)).toMatchObject({ status: 'open', attempt_count: 0, amount_paid: 0 });
+    expect(await ok(s, 'GET', `/invoices/${inv.id}`)).toMatchObject({
+      status: 'open',
+      attempt_count: 0,
+      amount_paid: 0,
+    });
     expect((await ok(s, 'POST', `/invoices/${inv.id}/pay`, { paid_out_of_band: true })).status).toBe('paid');
     // a subscription whose first invoice comes to more: not paid, the attempt's error says why
     const prod = await product(s);
     const [a, b] = [await monthlyPrice(s, prod.id, MAX), await monthlyPrice(s, prod.id, MAX)];
-    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: a.id }, { price: b.id }] }, 201);
+    const sub = await ok(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: a.id }, { price: b.id }] },
+      201,
+    );
     const first = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
-    expect(first).toMatchObject({ amount_due: 2 * MAX, amount_paid: 0, paid: false, last_payment_error: { code: 'amount_too_large' } });
+    expect(first).toMatchObject({
+      amount_due: 2 * MAX,
+      amount_paid: 0,
+      paid: false,
+      last_payment_error: { code: 'amount_too_large' },
+    });
     expect(first.status).not.toBe('paid');
     // no payment was made for either
     expect((await ok(s, 'GET', '/payments?limit=1')).total_count).toBe(before);
@@ -126,13 +207,26 @@ describe('invoices', () => {
     const open = await ok(s, 'POST', `/invoices/${inv.id}/finalize`, {});
     expect(open.due_date).toBe(open.finalized_at + 30 * 86_400);
     // The payments engine's convention (docs/api.md, Payments): `code` is the test value's result.
-    const e = await fails(s, 'POST', `/invoices/${inv.id}/pay`, { payment_method: 'tok_chargeDeclinedInsufficientFunds' }, 402, 'insufficient_funds');
+    const e = await fails(
+      s,
+      'POST',
+      `/invoices/${inv.id}/pay`,
+      { payment_method: 'tok_chargeDeclinedInsufficientFunds' },
+      402,
+      'insufficient_funds',
+    );
     expect(e).toMatchObject({ type: 'card_error', decline_code: 'insufficient_funds' });
     expect(e.payment_id).toMatch(/^[0-9a-f-]{36}$/); // the engine recorded the failed payment
     const after = await ok(s, 'GET', `/invoices/${inv.id}`);
-    expect(after).toMatchObject({ status: 'open', attempt_count: 1, last_payment_error: { decline_code: 'insufficient_funds' } });
+    expect(after).toMatchObject({
+      status: 'open',
+      attempt_count: 1,
+      last_payment_error: { decline_code: 'insufficient_funds' },
+    });
     await ok(s, 'POST', `/invoices/${inv.id}/pay`, { payment_method: 'tok_mastercard' });
-    expect((await ok(s, 'GET', `/invoices?customer=${cus.id}&status=paid`)).data.map((x: any) => x.id)).toEqual([inv.id]);
+    expect((await ok(s, 'GET', `/invoices?customer=${cus.id}&status=paid`)).data.map((x: any) => x.id)).toEqual([
+      inv.id,
+    ]);
     expect((await ok(s, 'GET', `/invoices?customer=${cus.id}&status=open`)).total_count).toBe(0);
     await fails(s, 'GET', '/invoices?status=late', undefined, 400, 'parameter_invalid');
   });

@@ -15,7 +15,14 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   });
   afterAll(async () => {
@@ -34,7 +41,12 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
     const cus = await customer(s, null, { name: 'Page Payer' });
     const prod = await product(s, 'Design work');
     const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 4200 });
-    const draft = await ok(s, 'POST', '/invoices', { customer: cus.id, lines: [{ price: price.id, quantity: 2 }], collection_method: 'send_invoice', days_until_due: 14 });
+    const draft = await ok(s, 'POST', '/invoices', {
+      customer: cus.id,
+      lines: [{ price: price.id, quantity: 2 }],
+      collection_method: 'send_invoice',
+      days_until_due: 14,
+    });
     const inv = await ok(s, 'POST', `/invoices/${draft.id}/finalize`, {});
     const p = await page(inv.hosted_invoice_url);
     expect(await p.textContent('h1')).toBe(`Invoice ${inv.number}`);
@@ -46,7 +58,7 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
     await p.click('#pay');
     await p.waitForSelector('#message.error');
     expect(await p.textContent('#message')).toMatch(/declined/i);
-    expect((await ok(s, 'GET', `/invoices/${inv.id}`))).toMatchObject({ status: 'open', attempt_count: 1 });
+    expect(await ok(s, 'GET', `/invoices/${inv.id}`)).toMatchObject({ status: 'open', attempt_count: 1 });
 
     await p.fill('#card-number', '4242 4242 4242 4242');
     await Promise.all([p.waitForEvent('load'), p.click('#pay')]);
@@ -59,9 +71,17 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
   it('the portal lists subscriptions and invoices, cancels at period end and updates the card', async () => {
     const cus = await customer(s, 'tok_visa', { name: 'Portal User' });
     const prod = await product(s, 'Gym');
-    const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 3000, recurring: { interval: 'month' } });
+    const price = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'usd',
+      unit_amount: 3000,
+      recurring: { interval: 'month' },
+    });
     const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
-    const portal = await ok(s, 'POST', '/portal-sessions', { customer: cus.id, return_url: 'https://example.com/account' });
+    const portal = await ok(s, 'POST', '/portal-sessions', {
+      customer: cus.id,
+      return_url: 'https://example.com/account',
+    });
     const p = await page(portal.url);
     expect(await p.textContent('h1')).toContain('Portal User');
     expect(await p.textContent('#card')).toBe('visa •••• 4242');
@@ -91,8 +111,18 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
 
   it('the subscription checkout page subscribes with a test card and goes to success_url', async () => {
     const prod = await product(s, 'Newsletter');
-    const price = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'eur', unit_amount: 500, recurring: { interval: 'month' } });
-    const cks = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id, quantity: 2 }], customer_email: 'reader@example.com', success_url: `${s.baseUrl}/health` });
+    const price = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'eur',
+      unit_amount: 500,
+      recurring: { interval: 'month' },
+    });
+    const cks = await ok(s, 'POST', '/checkout-sessions', {
+      mode: 'subscription',
+      line_items: [{ price: price.id, quantity: 2 }],
+      customer_email: 'reader@example.com',
+      success_url: `${s.baseUrl}/health`,
+    });
     const p = await page(cks.url);
     expect(await p.textContent('#total')).toBe('10.00 EUR');
     await p.fill('#card-number', '4000000000000002');
@@ -104,7 +134,10 @@ describe.skipIf(!existsSync(CHROMIUM))('billing pages in Chromium', { timeout: 6
     await Promise.all([p.waitForURL(`${s.baseUrl}/health`), p.click('#subscribe')]);
     const done = await ok(s, 'GET', `/checkout-sessions/${cks.id}`);
     expect(done.status).toBe('complete');
-    expect(await ok(s, 'GET', `/subscriptions/${done.subscription}`)).toMatchObject({ status: 'active', customer: done.customer });
+    expect(await ok(s, 'GET', `/subscriptions/${done.subscription}`)).toMatchObject({
+      status: 'active',
+      customer: done.customer,
+    });
     await p.close();
   });
 

@@ -20,16 +20,48 @@ async function setup(pm: string | null = 'tok_visa') {
 describe('create', () => {
   it('charges the first invoice at once → active', async () => {
     const { cus, price } = await setup();
-    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id, quantity: 2 }], metadata: { plan: 'a' } }, 201);
-    expect(sub).toMatchObject({ object: 'subscription', status: 'active', customer: cus.id, currency: 'USD', trial_start: null, trial_end: null, metadata: { plan: 'a' } });
+    const sub = await ok(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id, quantity: 2 }], metadata: { plan: 'a' } },
+      201,
+    );
+    expect(sub).toMatchObject({
+      object: 'subscription',
+      status: 'active',
+      customer: cus.id,
+      currency: 'USD',
+      trial_start: null,
+      trial_end: null,
+      metadata: { plan: 'a' },
+    });
     expect(sub.id).toMatch(/^sub_/);
     expect(sub.items).toMatchObject({ object: 'list' });
-    expect(sub.items.data[0]).toMatchObject({ object: 'subscription_item', quantity: 2, price: { id: price.id, unit_amount: 1000, currency: 'USD', recurring: { interval: 'month', interval_count: 1 } } });
+    expect(sub.items.data[0]).toMatchObject({
+      object: 'subscription_item',
+      quantity: 2,
+      price: { id: price.id, unit_amount: 1000, currency: 'USD', recurring: { interval: 'month', interval_count: 1 } },
+    });
     expect(sub.items.data[0].id).toMatch(/^si_/);
     const inv = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
-    expect(inv).toMatchObject({ status: 'paid', total: 2000, amount_paid: 2000, subscription: sub.id, customer: cus.id, billing_reason: 'subscription_create', period_start: sub.current_period_start, period_end: sub.current_period_end });
+    expect(inv).toMatchObject({
+      status: 'paid',
+      total: 2000,
+      amount_paid: 2000,
+      subscription: sub.id,
+      customer: cus.id,
+      billing_reason: 'subscription_create',
+      period_start: sub.current_period_start,
+      period_end: sub.current_period_end,
+    });
     expect(inv.number).toMatch(/^INV-\d{6}$/);
-    expect(inv.lines.data[0]).toMatchObject({ object: 'line_item', amount: 2000, quantity: 2, period: { start: sub.current_period_start, end: sub.current_period_end } });
+    expect(inv.lines.data[0]).toMatchObject({
+      object: 'line_item',
+      amount: 2000,
+      quantity: 2,
+      period: { start: sub.current_period_start, end: sub.current_period_end },
+    });
   });
 
   it('validates customer, items, prices and trial', async () => {
@@ -37,47 +69,150 @@ describe('create', () => {
     await fails(s, 'POST', '/subscriptions', { items: [{ price: price.id }] }, 400, 'parameter_missing');
     await fails(s, 'POST', '/subscriptions', { customer: cus.id }, 400, 'parameter_missing');
     await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [] }, 400, 'parameter_invalid');
-    await fails(s, 'POST', '/subscriptions', { customer: 'cus_missing', items: [{ price: price.id }] }, 404, 'resource_missing');
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: 'price_missing' }] }, 404, 'resource_missing');
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: 'cus_missing', items: [{ price: price.id }] },
+      404,
+      'resource_missing',
+    );
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: 'price_missing' }] },
+      404,
+      'resource_missing',
+    );
     const oneTime = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 5 });
-    const e = await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: oneTime.id }] }, 400, 'parameter_invalid');
+    const e = await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: oneTime.id }] },
+      400,
+      'parameter_invalid',
+    );
     expect(e.param).toBe('items[0].price');
-    const eur = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'eur', unit_amount: 5, recurring: { interval: 'month' } });
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }, { price: eur.id }] }, 400, 'parameter_invalid');
-    const yearly = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 5, recurring: { interval: 'year' } });
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }, { price: yearly.id }] }, 400, 'parameter_invalid');
+    const eur = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'eur',
+      unit_amount: 5,
+      recurring: { interval: 'month' },
+    });
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }, { price: eur.id }] },
+      400,
+      'parameter_invalid',
+    );
+    const yearly = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'usd',
+      unit_amount: 5,
+      recurring: { interval: 'year' },
+    });
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }, { price: yearly.id }] },
+      400,
+      'parameter_invalid',
+    );
     const inactive = await monthlyPrice(s, prod.id, 7);
     await ok(s, 'PATCH', `/prices/${inactive.id}`, { active: false });
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: inactive.id }] }, 400, 'parameter_invalid');
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], trial_end: 1 }, 400, 'parameter_invalid');
-    await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], days_until_due: 3 }, 400, 'parameter_invalid');
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: inactive.id }] },
+      400,
+      'parameter_invalid',
+    );
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }], trial_end: 1 },
+      400,
+      'parameter_invalid',
+    );
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: price.id }], days_until_due: 3 },
+      400,
+      'parameter_invalid',
+    );
     // amounts stay exact: a line beyond 99 999 999 999 minor units is refused up front
-    const dear = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 99_999_999_999, recurring: { interval: 'month' } });
-    const big = await fails(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: dear.id, quantity: 2 }] }, 400, 'parameter_invalid');
+    const dear = await ok(s, 'POST', '/prices', {
+      product: prod.id,
+      currency: 'usd',
+      unit_amount: 99_999_999_999,
+      recurring: { interval: 'month' },
+    });
+    const big = await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: cus.id, items: [{ price: dear.id, quantity: 2 }] },
+      400,
+      'parameter_invalid',
+    );
     expect(big.param).toBe('items[0].quantity');
   });
 
   it('a trial needs no payment method; billing_cycle_anchor prorates the first period', async () => {
     const { cus, price } = await setup(null);
-    const trial = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], trial_period_days: 7 });
+    const trial = await ok(s, 'POST', '/subscriptions', {
+      customer: cus.id,
+      items: [{ price: price.id }],
+      trial_period_days: 7,
+    });
     expect(trial.status).toBe('trialing');
     // no payment method at trial end → the invoice fails → past_due
     await advance(s, { to: trial.trial_end });
     const after = await ok(s, 'GET', `/subscriptions/${trial.id}`);
     expect(after.status).toBe('past_due');
-    expect((await ok(s, 'GET', `/invoices/${after.latest_invoice}`)).last_payment_error.code).toBe('payment_method_missing');
+    expect((await ok(s, 'GET', `/invoices/${after.latest_invoice}`)).last_payment_error.code).toBe(
+      'payment_method_missing',
+    );
 
     const { cus: c2, price: p2 } = await setup();
     const now = (await ok(s, 'GET', '/test-helpers/clock')).now;
     const anchor = now + 10 * DAY;
-    const sub = await ok(s, 'POST', '/subscriptions', { customer: c2.id, items: [{ price: p2.id, quantity: 3 }], billing_cycle_anchor: anchor });
+    const sub = await ok(s, 'POST', '/subscriptions', {
+      customer: c2.id,
+      items: [{ price: p2.id, quantity: 3 }],
+      billing_cycle_anchor: anchor,
+    });
     expect(sub).toMatchObject({ status: 'active', billing_cycle_anchor: anchor, current_period_end: anchor });
     const inv = await ok(s, 'GET', `/invoices/${sub.latest_invoice}`);
     const d = new Date(anchor * 1000);
-    const prevAnchor = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, Math.min(d.getUTCDate(), new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 0)).getUTCDate()), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()) / 1000;
+    const prevAnchor =
+      Date.UTC(
+        d.getUTCFullYear(),
+        d.getUTCMonth() - 1,
+        Math.min(d.getUTCDate(), new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 0)).getUTCDate()),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+      ) / 1000;
     const expected = Math.round((3000 * (anchor - sub.current_period_start)) / (anchor - prevAnchor));
     expect(inv.total).toBe(expected);
-    await fails(s, 'POST', '/subscriptions', { customer: c2.id, items: [{ price: p2.id }], billing_cycle_anchor: now + 400 * DAY }, 400, 'parameter_invalid');
+    await fails(
+      s,
+      'POST',
+      '/subscriptions',
+      { customer: c2.id, items: [{ price: p2.id }], billing_cycle_anchor: now + 400 * DAY },
+      400,
+      'parameter_invalid',
+    );
   });
 });
 
@@ -85,11 +220,17 @@ describe('get, list, update', () => {
   it('lists with customer and status filters', async () => {
     const { cus, price } = await setup();
     const a = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
-    const b = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], trial_period_days: 3 });
+    const b = await ok(s, 'POST', '/subscriptions', {
+      customer: cus.id,
+      items: [{ price: price.id }],
+      trial_period_days: 3,
+    });
     const all = await ok(s, 'GET', `/subscriptions?customer=${cus.id}`);
     expect(all.data.map((x: any) => x.id)).toEqual([b.id, a.id]);
     expect(all.total_count).toBe(2);
-    expect((await ok(s, 'GET', `/subscriptions?customer=${cus.id}&status=trialing`)).data.map((x: any) => x.id)).toEqual([b.id]);
+    expect(
+      (await ok(s, 'GET', `/subscriptions?customer=${cus.id}&status=trialing`)).data.map((x: any) => x.id),
+    ).toEqual([b.id]);
     expect((await ok(s, 'GET', `/subscriptions/${a.id}`)).id).toBe(a.id);
     await fails(s, 'GET', '/subscriptions/sub_missing', undefined, 404, 'resource_missing');
     await fails(s, 'GET', '/subscriptions?status=happy', undefined, 400, 'parameter_invalid');
@@ -126,15 +267,41 @@ describe('get, list, update', () => {
     const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
     const extra = await monthlyPrice(s, prod.id, 300);
     const bigger = await monthlyPrice(s, prod.id, 2500);
-    let upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ price: extra.id, quantity: 2 }], proration_behavior: 'none' });
-    expect(upd.items.data.map((i: any) => [i.price.id, i.quantity])).toEqual([[price.id, 1], [extra.id, 2]]);
+    let upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, {
+      items: [{ price: extra.id, quantity: 2 }],
+      proration_behavior: 'none',
+    });
+    expect(upd.items.data.map((i: any) => [i.price.id, i.quantity])).toEqual([
+      [price.id, 1],
+      [extra.id, 2],
+    ]);
     const first = upd.items.data[0].id;
-    upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ id: first, price: bigger.id }], proration_behavior: 'none' });
+    upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, {
+      items: [{ id: first, price: bigger.id }],
+      proration_behavior: 'none',
+    });
     expect(upd.items.data[0]).toMatchObject({ id: first, price: { id: bigger.id } });
-    upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ id: upd.items.data[1].id, deleted: true }], proration_behavior: 'none' });
+    upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, {
+      items: [{ id: upd.items.data[1].id, deleted: true }],
+      proration_behavior: 'none',
+    });
     expect(upd.items.data).toHaveLength(1);
-    await fails(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ id: first, deleted: true }] }, 400, 'subscription_item_last');
-    await fails(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ id: 'si_missing', quantity: 2 }] }, 404, 'resource_missing');
+    await fails(
+      s,
+      'PATCH',
+      `/subscriptions/${sub.id}`,
+      { items: [{ id: first, deleted: true }] },
+      400,
+      'subscription_item_last',
+    );
+    await fails(
+      s,
+      'PATCH',
+      `/subscriptions/${sub.id}`,
+      { items: [{ id: 'si_missing', quantity: 2 }] },
+      404,
+      'resource_missing',
+    );
     await fails(s, 'PATCH', `/subscriptions/${sub.id}`, { items: [{ price: bigger.id }] }, 400, 'parameter_invalid');
     const coupon = await ok(s, 'POST', '/coupons', { amount_off: 500, currency: 'usd', duration: 'once' });
     upd = await ok(s, 'PATCH', `/subscriptions/${sub.id}`, { coupon: coupon.id, cancel_at_period_end: true });
@@ -203,21 +370,38 @@ describe('subscription items', () => {
     const { cus, prod, price } = await setup();
     const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
     const other = await monthlyPrice(s, prod.id, 400);
-    const item = await ok(s, 'POST', '/subscription-items', { subscription: sub.id, price: other.id, quantity: 2 }, 201);
-    expect(item).toMatchObject({ object: 'subscription_item', subscription: sub.id, quantity: 2, price: { id: other.id } });
+    const item = await ok(
+      s,
+      'POST',
+      '/subscription-items',
+      { subscription: sub.id, price: other.id, quantity: 2 },
+      201,
+    );
+    expect(item).toMatchObject({
+      object: 'subscription_item',
+      subscription: sub.id,
+      quantity: 2,
+      price: { id: other.id },
+    });
     expect((await ok(s, 'GET', `/subscription-items/${item.id}`)).id).toBe(item.id);
     const upd = await ok(s, 'PATCH', `/subscription-items/${item.id}`, { quantity: 5 });
     expect(upd.quantity).toBe(5);
     const list = await ok(s, 'GET', `/subscription-items?subscription=${sub.id}`);
     expect(list.total_count).toBe(2);
-    expect(await ok(s, 'DELETE', `/subscription-items/${item.id}`)).toEqual({ id: item.id, object: 'subscription_item', deleted: true });
+    expect(await ok(s, 'DELETE', `/subscription-items/${item.id}`)).toEqual({
+      id: item.id,
+      object: 'subscription_item',
+      deleted: true,
+    });
     await fails(s, 'DELETE', `/subscription-items/${sub.items.data[0].id}`, undefined, 400, 'subscription_item_last');
     await fails(s, 'GET', `/subscription-items/${item.id}`, undefined, 404, 'resource_missing');
     await fails(s, 'GET', '/subscription-items', undefined, 400, 'parameter_missing');
     // prorations of the added item (5 × 400 for the rest of the period) and of its removal cancel out on the next invoice
     await advance(s, { to: sub.current_period_end });
     const inv = await ok(s, 'GET', `/invoices/${(await ok(s, 'GET', `/subscriptions/${sub.id}`)).latest_invoice}`);
-    expect(inv.total).toBe(1000 + inv.lines.data.filter((l: any) => l.type === 'proration').reduce((a: number, l: any) => a + l.amount, 0));
+    expect(inv.total).toBe(
+      1000 + inv.lines.data.filter((l: any) => l.type === 'proration').reduce((a: number, l: any) => a + l.amount, 0),
+    );
   });
 });
 
@@ -227,8 +411,17 @@ describe('usage records', () => {
     const prod = await product(s, 'Metered');
     const modes = ['sum', 'last_during_period', 'last_ever', 'max'] as const;
     const prices: Record<string, any> = {};
-    for (const m of modes) prices[m] = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 10, recurring: { interval: 'month', usage_type: 'metered', aggregate_usage: m } });
-    const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: modes.map((m) => ({ price: prices[m].id })) });
+    for (const m of modes)
+      prices[m] = await ok(s, 'POST', '/prices', {
+        product: prod.id,
+        currency: 'usd',
+        unit_amount: 10,
+        recurring: { interval: 'month', usage_type: 'metered', aggregate_usage: m },
+      });
+    const sub = await ok(s, 'POST', '/subscriptions', {
+      customer: cus.id,
+      items: modes.map((m) => ({ price: prices[m].id })),
+    });
     expect((await ok(s, 'GET', `/invoices/${sub.latest_invoice}`)).total).toBe(0);
     const item = (m: string) => sub.items.data.find((i: any) => i.price.id === prices[m].id).id;
     for (const m of modes) {
@@ -242,20 +435,61 @@ describe('usage records', () => {
       expect(r.id).toMatch(/^ur_/);
     }
     // set replaces the usage at its timestamp; increment at the same timestamp adds
-    const set = await ok(s, 'POST', '/usage-records', { subscription_item: item('sum'), quantity: 4, timestamp: now, action: 'set' });
+    const set = await ok(s, 'POST', '/usage-records', {
+      subscription_item: item('sum'),
+      quantity: 4,
+      timestamp: now,
+      action: 'set',
+    });
     expect(set.quantity).toBe(4);
     const inc = await ok(s, 'POST', '/usage-records', { subscription_item: item('sum'), quantity: 1, timestamp: now });
     expect(inc.quantity).toBe(5);
-    await fails(s, 'POST', '/usage-records', { subscription_item: item('sum'), quantity: 1, timestamp: now + 3600 }, 400, 'parameter_invalid');
-    await fails(s, 'POST', '/usage-records', { subscription_item: item('sum'), quantity: 1, timestamp: sub.current_period_start - 10 }, 400, 'parameter_invalid');
+    await fails(
+      s,
+      'POST',
+      '/usage-records',
+      { subscription_item: item('sum'), quantity: 1, timestamp: now + 3600 },
+      400,
+      'parameter_invalid',
+    );
+    await fails(
+      s,
+      'POST',
+      '/usage-records',
+      { subscription_item: item('sum'), quantity: 1, timestamp: sub.current_period_start - 10 },
+      400,
+      'parameter_invalid',
+    );
     await fails(s, 'POST', '/usage-records', { subscription_item: 'si_missing', quantity: 1 }, 404, 'resource_missing');
-    await fails(s, 'POST', '/usage-records', { subscription_item: item('sum'), quantity: -1 }, 400, 'parameter_invalid');
+    await fails(
+      s,
+      'POST',
+      '/usage-records',
+      { subscription_item: item('sum'), quantity: -1 },
+      400,
+      'parameter_invalid',
+    );
     const licensed = await setup();
-    const lsub = await ok(s, 'POST', '/subscriptions', { customer: licensed.cus.id, items: [{ price: licensed.price.id }] });
-    await fails(s, 'POST', '/usage-records', { subscription_item: lsub.items.data[0].id, quantity: 1 }, 400, 'usage_type_not_metered');
+    const lsub = await ok(s, 'POST', '/subscriptions', {
+      customer: licensed.cus.id,
+      items: [{ price: licensed.price.id }],
+    });
+    await fails(
+      s,
+      'POST',
+      '/usage-records',
+      { subscription_item: lsub.items.data[0].id, quantity: 1 },
+      400,
+      'usage_type_not_metered',
+    );
 
     const summary = await ok(s, 'GET', `/usage-records/summary?subscription_item=${item('sum')}`);
-    expect(summary.data[0]).toMatchObject({ object: 'usage_record_summary', total_usage: 10, period: { start: sub.current_period_start, end: sub.current_period_end }, invoice: null });
+    expect(summary.data[0]).toMatchObject({
+      object: 'usage_record_summary',
+      total_usage: 10,
+      period: { start: sub.current_period_start, end: sub.current_period_end },
+      invoice: null,
+    });
 
     await advance(s, { to: sub.current_period_end });
     const inv1 = await ok(s, 'GET', `/invoices/${(await ok(s, 'GET', `/subscriptions/${sub.id}`)).latest_invoice}`);

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const asB = (method: string, path: string, body?: unknown) => s.request(method, path, { key: keyB, ...(body === undefined ? {} : { body }) });
+const asB = (method: string, path: string, body?: unknown) =>
+  s.request(method, path, { key: keyB, ...(body === undefined ? {} : { body }) });
 
 describe('tenancy', () => {
   it('hides one account’s objects from another', async () => {
@@ -21,7 +22,15 @@ describe('tenancy', () => {
     const price = await monthlyPrice(s, prod.id, 700);
     const sub = await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
     const portal = await ok(s, 'POST', '/portal-sessions', { customer: cus.id });
-    for (const path of [`/customers/${cus.id}`, `/products/${prod.id}`, `/prices/${price.id}`, `/subscriptions/${sub.id}`, `/invoices/${sub.latest_invoice}`, `/subscription-items/${sub.items.data[0].id}`, `/portal-sessions/${portal.id}`]) {
+    for (const path of [
+      `/customers/${cus.id}`,
+      `/products/${prod.id}`,
+      `/prices/${price.id}`,
+      `/subscriptions/${sub.id}`,
+      `/invoices/${sub.latest_invoice}`,
+      `/subscription-items/${sub.items.data[0].id}`,
+      `/portal-sessions/${portal.id}`,
+    ]) {
       const r = await asB('GET', path);
       expect([path, r.status, r.body.error.code]).toEqual([path, 404, 'resource_missing']);
     }
@@ -54,7 +63,10 @@ describe('tenancy', () => {
     expect(again.body.id).toBe(first.body.id);
     expect((await ok(s, 'GET', `/subscriptions?customer=${cus.id}`)).total_count).toBe(1);
     expect((await ok(s, 'GET', `/invoices?customer=${cus.id}`)).total_count).toBe(1);
-    const reused = await s.request('POST', '/subscriptions', { body: { ...body, metadata: { other: 'body' } }, headers });
+    const reused = await s.request('POST', '/subscriptions', {
+      body: { ...body, metadata: { other: 'body' } },
+      headers,
+    });
     expect(reused.status).toBe(400);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
   });

@@ -56,11 +56,20 @@ describe('payorch listen --forward-to', () => {
       const { session, payment } = await paidSession(2500);
       // Forwarded: exactly the events recorded since it started, in the log's order (other areas may record some
       // for the same change, e.g. the ledger's posting of the payment).
-      const since = async () => ((await s.request('GET', `/events?ending_before=${anchor}&limit=100`)).body.data as { id: string }[]).reverse().map((e) => e.id);
-      await eventually(async () => rx.received.some((r) => r.headers['x-payorch-event-type'] === 'payment_session.succeeded') && rx.received.length === (await since()).length);
+      const since = async () =>
+        ((await s.request('GET', `/events?ending_before=${anchor}&limit=100`)).body.data as { id: string }[])
+          .reverse()
+          .map((e) => e.id);
+      await eventually(
+        async () =>
+          rx.received.some((r) => r.headers['x-payorch-event-type'] === 'payment_session.succeeded') &&
+          rx.received.length === (await since()).length,
+      );
       expect(rx.received.map((r) => r.headers['x-payorch-event-id'])).toEqual(await since());
       const types = rx.received.map((r) => String(r.headers['x-payorch-event-type']));
-      expect(types.filter((t) => ['payment_session.created', 'payment.captured', 'payment_session.succeeded'].includes(t))).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
+      expect(
+        types.filter((t) => ['payment_session.created', 'payment.captured', 'payment_session.succeeded'].includes(t)),
+      ).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
       for (const r of rx.received) {
         expect(verified(r, secret)).toBe(true);
         const event = JSON.parse(r.body);
@@ -77,8 +86,13 @@ describe('payorch listen --forward-to', () => {
         expect(r.body).not.toContain(before.session.id);
         expect(r.body).not.toContain(before.payment.id);
       }
-      await listen.waitFor('stdout', (t) => (t.match(/--> 200 POST http:\/\/127\.0\.0\.1:\d+\/webhooks/g) ?? []).length === rx.received.length);
-      expect(rx.received.map((r) => JSON.parse(r.body).data.object.id)).toEqual(expect.arrayContaining([session.id, payment.id]));
+      await listen.waitFor(
+        'stdout',
+        (t) => (t.match(/--> 200 POST http:\/\/127\.0\.0\.1:\d+\/webhooks/g) ?? []).length === rx.received.length,
+      );
+      expect(rx.received.map((r) => JSON.parse(r.body).data.object.id)).toEqual(
+        expect.arrayContaining([session.id, payment.id]),
+      );
       expect(listen.stdout()).toMatch(/payment\.captured\s+evt_\w+\s+/);
       expect(listen.stdout()).toContain(payment.id);
     } finally {
@@ -95,29 +109,61 @@ describe('payorch listen --forward-to', () => {
   it('keeps going past a target that refuses, fails or hangs (each forward has a timeout), and SIGTERM exits 0', async () => {
     let n = 0;
     const rx = await receiver(() => (++n === 1 ? 'hang' : 500));
-    const listen = spawnCli(['listen', '--forward-to', `http://127.0.0.1:${rx.port}/hook`, '--forward-timeout', '1', '--events', 'payment_session.created', ...against(s)]);
+    const listen = spawnCli([
+      'listen',
+      '--forward-to',
+      `http://127.0.0.1:${rx.port}/hook`,
+      '--forward-timeout',
+      '1',
+      '--events',
+      'payment_session.created',
+      ...against(s),
+    ]);
     const closed = await receiver();
     const closedPort = closed.port;
     await closed.close();
-    const refused = spawnCli(['listen', '--forward-to', `localhost:${closedPort}/x`, '--events', 'payment_session.created', ...against(s)]);
+    const refused = spawnCli([
+      'listen',
+      '--forward-to',
+      `localhost:${closedPort}/x`,
+      '--events',
+      'payment_session.created',
+      ...against(s),
+    ]);
     try {
       await Promise.all([listen.waitFor('stderr', ready), refused.waitFor('stderr', ready)]);
       await newSession(s);
       await newSession(s);
       // first: no answer within 1 s; second: 500 — both reported, the listener still running
-      await listen.waitFor('stdout', (t) => /--> ERR POST http:\/\/127\.0\.0\.1:\d+\/hook no answer within 1 s/.test(t) && /--> 500 POST/.test(t));
-      await refused.waitFor('stdout', (t) => (t.match(/--> ERR POST http:\/\/localhost:\d+\/x ECONNREFUSED/g) ?? []).length === 2);
+      await listen.waitFor(
+        'stdout',
+        (t) => /--> ERR POST http:\/\/127\.0\.0\.1:\d+\/hook no answer within 1 s/.test(t) && /--> 500 POST/.test(t),
+      );
+      await refused.waitFor(
+        'stdout',
+        (t) => (t.match(/--> ERR POST http:\/\/localhost:\d+\/x ECONNREFUSED/g) ?? []).length === 2,
+      );
       expect(rx.received).toHaveLength(2);
     } finally {
       const ends = await Promise.all([listen.stop('SIGTERM'), refused.stop('SIGINT')]);
       await rx.close();
-      expect(ends).toEqual([{ code: 0, signal: null }, { code: 0, signal: null }]);
+      expect(ends).toEqual([
+        { code: 0, signal: null },
+        { code: 0, signal: null },
+      ]);
     }
   });
 
   it('Ctrl-C while a forward hangs ends at once, exit 0 (the forward is abandoned)', async () => {
     const rx = await receiver(() => 'hang');
-    const listen = spawnCli(['listen', '--forward-to', `127.0.0.1:${rx.port}/hook`, '--forward-timeout', '300', ...against(s)]);
+    const listen = spawnCli([
+      'listen',
+      '--forward-to',
+      `127.0.0.1:${rx.port}/hook`,
+      '--forward-timeout',
+      '300',
+      ...against(s),
+    ]);
     try {
       await listen.waitFor('stderr', ready);
       await newSession(s);
@@ -137,7 +183,13 @@ describe('payorch listen and a server that never answers', () => {
     const silent = createNetServer((sock) => sockets.push(sock));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as import('node:net').AddressInfo).port;
-    const listen = spawnCli(['listen', '--api-key', 'sk_test_x', '--base-url', `http://127.0.0.1:${port}/functions/v1`]);
+    const listen = spawnCli([
+      'listen',
+      '--api-key',
+      'sk_test_x',
+      '--base-url',
+      `http://127.0.0.1:${port}/functions/v1`,
+    ]);
     try {
       await eventually(() => sockets.length > 0); // its request is waiting for an answer
     } finally {
@@ -167,7 +219,11 @@ describe('payorch listen across a server restart', () => {
       const c = await newSession(second);
       await listen.waitFor('stdout', (t) => t.includes(c.id));
       await listen.waitFor('stderr', (t) => t.includes('Reconnected.'));
-      const ids = listen.stdout().trim().split('\n').map((l) => JSON.parse(l).data.object.id);
+      const ids = listen
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).data.object.id);
       expect(ids).toEqual([a.id, c.id]);
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
@@ -179,7 +235,15 @@ describe('payorch listen across a server restart', () => {
 describe('payorch listen --json and --events', () => {
   it('prints one JSON event per line and nothing else on stdout (forward results go to stderr); --events keeps only the matching types', async () => {
     const rx = await receiver();
-    const listen = spawnCli(['listen', '--json', '--events', 'payment.*,payment_session.succeeded', '--forward-to', `127.0.0.1:${rx.port}/h`, ...against(s)]);
+    const listen = spawnCli([
+      'listen',
+      '--json',
+      '--events',
+      'payment.*,payment_session.succeeded',
+      '--forward-to',
+      `127.0.0.1:${rx.port}/h`,
+      ...against(s),
+    ]);
     try {
       await listen.waitFor('stderr', ready);
       expect(listen.stderr()).toContain('Ready: listening for payment.*, payment_session.succeeded events on ');
@@ -190,7 +254,10 @@ describe('payorch listen --json and --events', () => {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
       await rx.close();
     }
-    expect(rx.received.map((r) => r.headers['x-payorch-event-type'])).toEqual(['payment.captured', 'payment_session.succeeded']);
+    expect(rx.received.map((r) => r.headers['x-payorch-event-type'])).toEqual([
+      'payment.captured',
+      'payment_session.succeeded',
+    ]);
     const lines = listen.stdout().trimEnd().split('\n');
     const events = lines.map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toEqual(['payment.captured', 'payment_session.succeeded']);
@@ -203,10 +270,26 @@ describe('payorch listen --json and --events', () => {
   });
 
   it('refuses an unknown type naming the nearest one (exit 2), and a pattern that matches nothing, before any request', async () => {
-    const typo = await runCli(['listen', '--events', 'payment.captuerd', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    const typo = await runCli([
+      'listen',
+      '--events',
+      'payment.captuerd',
+      '--api-key',
+      'sk_test_x',
+      '--base-url',
+      'http://127.0.0.1:9/functions/v1',
+    ]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean payment.captured?');
-    const none = await runCli(['listen', '--events', 'nothing.*', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    const none = await runCli([
+      'listen',
+      '--events',
+      'nothing.*',
+      '--api-key',
+      'sk_test_x',
+      '--base-url',
+      'http://127.0.0.1:9/functions/v1',
+    ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('matches no event type');
     const bad = await runCli(['listen', '--forward-to', 'ftp://x/y', ...against(s)]);
@@ -223,11 +306,17 @@ describe('payorch listen --json and --events', () => {
     const listen = spawnCli(['listen', '--json'], { home, env });
     try {
       await listen.waitFor('stderr', ready);
-      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], { home, env });
+      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], {
+        home,
+        env,
+      });
       expect(made.code, made.stderr).toBe(0);
       const id = made.json().id;
       await listen.waitFor('stdout', (t) => t.includes(id));
-      expect(JSON.parse(listen.stdout().trim().split('\n')[0]!)).toMatchObject({ type: 'payment_session.created', data: { object: { id } } });
+      expect(JSON.parse(listen.stdout().trim().split('\n')[0]!)).toMatchObject({
+        type: 'payment_session.created',
+        data: { object: { id } },
+      });
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
     }
@@ -239,8 +328,14 @@ describe('payorch listen --json and --events', () => {
     const listen = spawnCli(['listen', '--json'], { home, env });
     try {
       await listen.waitFor('stderr', ready);
-      expect(listen.stderr()).toMatch(/using the test-mode server at http:\/\/127\.0\.0\.1:\d+\/functions\/v1 \(started it in the background/);
-      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], { home, env, timeoutMs: 60_000 });
+      expect(listen.stderr()).toMatch(
+        /using the test-mode server at http:\/\/127\.0\.0\.1:\d+\/functions\/v1 \(started it in the background/,
+      );
+      const made = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json'], {
+        home,
+        env,
+        timeoutMs: 60_000,
+      });
       expect(made.code, made.stderr).toBe(0);
       await listen.waitFor('stdout', (t) => t.includes(made.json().id));
     } finally {
@@ -251,15 +346,22 @@ describe('payorch listen --json and --events', () => {
 
   it('keeps one secret per profile, separate from the secret of commands without a profile', async () => {
     const home = tempDir();
-    for (const name of ['a', 'b']) expect((await runCli(['profiles', 'add', name, '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
-    const secretOf = async (args: string[]) => (await runCli(['listen', '--print-secret', ...args], { home })).stdout.trim();
+    for (const name of ['a', 'b'])
+      expect(
+        (await runCli(['profiles', 'add', name, '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code,
+      ).toBe(0);
+    const secretOf = async (args: string[]) =>
+      (await runCli(['listen', '--print-secret', ...args], { home })).stdout.trim();
     const a = await secretOf(['--profile', 'a']);
     const b = await secretOf(['--profile', 'b']);
     const none = await secretOf(against(s));
     expect(new Set([a, b, none]).size).toBe(3);
     expect(await secretOf(['--profile', 'a'])).toBe(a);
     // replacing the profile (a new key) keeps its secret
-    expect((await runCli(['profiles', 'add', 'a', '--force', '--api-key', s.apiKey, '--base-url', s.baseUrl], { home })).code).toBe(0);
+    expect(
+      (await runCli(['profiles', 'add', 'a', '--force', '--api-key', s.apiKey, '--base-url', s.baseUrl], { home }))
+        .code,
+    ).toBe(0);
     expect(await secretOf(['--profile', 'a'])).toBe(a);
     expect(readFileSync(join(home, 'config.json'), 'utf8')).toContain(a);
   });

@@ -24,10 +24,15 @@ describe('payorch logs tail', () => {
     const tail = spawnCli(['logs', 'tail', '--status', '4xx', '--json', ...against(s)]);
     const human = spawnCli(['logs', 'tail', '--path', '/sessions', ...against(s)]);
     try {
-      await Promise.all([tail.waitFor('stderr', (t) => t.includes('Ready')), human.waitFor('stderr', (t) => t.includes('Ready'))]);
+      await Promise.all([
+        tail.waitFor('stderr', (t) => t.includes('Ready')),
+        human.waitFor('stderr', (t) => t.includes('Ready')),
+      ]);
       const session = await newSession(s); // 201
       expect((await s.request('GET', `/sessions/${session.id}`)).status).toBe(200);
-      expect((await s.request('GET', `/sessions/${MISSING}?customer_email=a@b.test`, { key: otherKey })).status).toBe(400); // another account's (a key the route does not take)
+      expect((await s.request('GET', `/sessions/${MISSING}?customer_email=a@b.test`, { key: otherKey })).status).toBe(
+        400,
+      ); // another account's (a key the route does not take)
       const mine = await s.request('GET', `/sessions/${MISSING}`);
       expect(mine.status).toBe(404);
       await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' }); // client-secret request of this account
@@ -41,13 +46,26 @@ describe('payorch logs tail', () => {
       expect(await tail.stop('SIGINT')).toEqual({ code: 0, signal: null });
       expect(await human.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     }
-    const entries = tail.stdout().trimEnd().split('\n').map((l) => JSON.parse(l));
+    const entries = tail
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(entries.map((e) => [e.method, e.path, e.status])).toEqual([
       ['GET', `/sessions/${MISSING}`, 404],
       ['GET', `/sessions/${MISSING}x`, 404],
     ]);
     for (const e of entries) {
-      expect(Object.keys(e).sort()).toEqual(['created_at', 'duration_ms', 'method', 'object', 'path', 'request_id', 'seq', 'status']);
+      expect(Object.keys(e).sort()).toEqual([
+        'created_at',
+        'duration_ms',
+        'method',
+        'object',
+        'path',
+        'request_id',
+        'seq',
+        'status',
+      ]);
       expect(e.request_id).toMatch(/^req_/);
     }
     // the human view: every /sessions request of this account, statuses and ids; no query strings, keys or secrets
@@ -121,11 +139,25 @@ describe('payorch trigger', () => {
     const list = await runCli(['trigger', '--list', '--json']);
     expect(list.code).toBe(0);
     expect(list.json().map((t: { type: string }) => t.type)).toEqual(eventTypes);
-    const typo = await runCli(['trigger', 'invoice.payed', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    const typo = await runCli([
+      'trigger',
+      'invoice.payed',
+      '--api-key',
+      'sk_test_x',
+      '--base-url',
+      'http://127.0.0.1:9/functions/v1',
+    ]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('Did you mean invoice.paid?');
     // Edit distance says payment.failed; a person typing payment.refunded means refund.succeeded.
-    const refunded = await runCli(['trigger', 'payment.refunded', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);
+    const refunded = await runCli([
+      'trigger',
+      'payment.refunded',
+      '--api-key',
+      'sk_test_x',
+      '--base-url',
+      'http://127.0.0.1:9/functions/v1',
+    ]);
     expect(refunded.code).toBe(2);
     expect(refunded.stderr).toContain('Did you mean refund.succeeded?');
     const none = await runCli(['trigger', '--api-key', 'sk_test_x', '--base-url', 'http://127.0.0.1:9/functions/v1']);

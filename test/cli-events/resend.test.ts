@@ -62,7 +62,11 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
       expect(r.stdout).not.toContain('nothing was sent');
 
       // A second resend (another event) behind it: once it has arrived, a second copy of the first cannot come.
-      expect((await runCli(['events', 'resend', marker.id, '--json', ...against(a)])).json()).toMatchObject({ object: 'list', data: [], listeners: 1 });
+      expect((await runCli(['events', 'resend', marker.id, '--json', ...against(a)])).json()).toMatchObject({
+        object: 'list',
+        data: [],
+        listeners: 1,
+      });
       await eventually(() => idsOf(rx.received).includes(marker.id));
       expect(idsOf(rx.received)).toEqual([e.id, marker.id]);
       const [got] = rx.received;
@@ -84,7 +88,12 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
       const fresh = await newEvent(a);
       await eventually(() => idsOf(rx.received).includes(fresh.id));
       await listen.waitFor('stdout', (t) => t.includes(fresh.id));
-      expect(listen.stdout().split('\n').find((l) => l.includes(fresh.id))).not.toContain('(resent)');
+      expect(
+        listen
+          .stdout()
+          .split('\n')
+          .find((l) => l.includes(fresh.id)),
+      ).not.toContain('(resent)');
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
       await rx.close();
@@ -95,7 +104,9 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
     // stopped: it no longer counts, and nothing more reaches it
     const after = await runCli(['events', 'resend', e.id, ...against(a)]);
     expect(after.code).toBe(0);
-    expect(after.stdout).toBe('No endpoint takes this event and no listener (`payorch listen`) is running: nothing was sent.\n');
+    expect(after.stdout).toBe(
+      'No endpoint takes this event and no listener (`payorch listen`) is running: nothing was sent.\n',
+    );
   });
 
   it('a listener started after a resend does not get it; one resent later, it gets once', async () => {
@@ -105,7 +116,10 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
     const none = await runCli(['events', 'resend', e.id, ...against(a)]);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toContain('nothing was sent');
-    expect((await runCli(['events', 'resend', e.id, '--json', ...against(a)])).json()).toMatchObject({ data: [], listeners: 0 });
+    expect((await runCli(['events', 'resend', e.id, '--json', ...against(a)])).json()).toMatchObject({
+      data: [],
+      listeners: 0,
+    });
 
     const rx = await receiver();
     const listen = spawnCli(['listen', '--json', '--forward-to', `127.0.0.1:${rx.port}/hook`, ...against(a)]);
@@ -115,10 +129,15 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
       await eventually(() => idsOf(rx.received).includes(marker.id));
       // the two resends from before it started never arrive: only the one made while it ran
       expect(idsOf(rx.received)).toEqual([marker.id]);
-      await listen.waitFor('stderr', (t) => t.includes(`(resent) ${marker.id} payment_session.created`) && /--> 200 POST/.test(t));
+      await listen.waitFor(
+        'stderr',
+        (t) => t.includes(`(resent) ${marker.id} payment_session.created`) && /--> 200 POST/.test(t),
+      );
       // --json: stdout is the event exactly as the API shows it, one per line
       const lines = listen.stdout().trimEnd().split('\n');
-      expect(lines.map((l) => JSON.parse(l))).toEqual([(await s.request('GET', `/events/${marker.id}`, { key: a.apiKey })).body]);
+      expect(lines.map((l) => JSON.parse(l))).toEqual([
+        (await s.request('GET', `/events/${marker.id}`, { key: a.apiKey })).body,
+      ]);
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
       await rx.close();
@@ -133,7 +152,10 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
     const rxEndpoint = await receiver();
     const rxListen = await receiver();
     // created after the events: the endpoint gets them only by a resend
-    const we = await s.request('POST', '/webhook-endpoints', { key: a.apiKey, body: { url: `http://127.0.0.1:${rxEndpoint.port}/we` } });
+    const we = await s.request('POST', '/webhook-endpoints', {
+      key: a.apiKey,
+      body: { url: `http://127.0.0.1:${rxEndpoint.port}/we` },
+    });
     expect(we.status).toBe(201);
     const listen = spawnCli(['listen', '--forward-to', `127.0.0.1:${rxListen.port}/hook`, ...against(a)]);
     try {
@@ -153,7 +175,10 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
       expect(namedText.stdout).not.toMatch(/listener/);
       await eventually(() => count(rxEndpoint.received, e.id) === 3);
       // behind them, a resend of another event to both: the listener got the first event once only
-      expect((await runCli(['events', 'resend', marker.id, '--json', ...against(a)])).json()).toMatchObject({ listeners: 1, data: [{ webhook_endpoint: we.body.id }] });
+      expect((await runCli(['events', 'resend', marker.id, '--json', ...against(a)])).json()).toMatchObject({
+        listeners: 1,
+        data: [{ webhook_endpoint: we.body.id }],
+      });
       await eventually(() => count(rxListen.received, marker.id) === 1 && count(rxEndpoint.received, marker.id) === 1);
       expect(idsOf(rxListen.received)).toEqual([e.id, marker.id]);
     } finally {
@@ -167,14 +192,26 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
     const a = account();
     const e = await newEvent(a); // payment_session.created
     const rx = await receiver();
-    const listen = spawnCli(['listen', '--events', 'payment.*', '--forward-to', `127.0.0.1:${rx.port}/hook`, ...against(a)]);
+    const listen = spawnCli([
+      'listen',
+      '--events',
+      'payment.*',
+      '--forward-to',
+      `127.0.0.1:${rx.port}/hook`,
+      ...against(a),
+    ]);
     try {
       await listen.waitFor('stderr', ready);
       const r = await runCli(['events', 'resend', e.id, ...against(a)]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toBe('No endpoint takes this event and no listener (`payorch listen`) is running: nothing was sent.\n');
+      expect(r.stdout).toBe(
+        'No endpoint takes this event and no listener (`payorch listen`) is running: nothing was sent.\n',
+      );
       // a payment event resent behind it arrives; the first never does
-      const paid = await s.request('POST', '/test-helpers/trigger', { key: a.apiKey, body: { event_type: 'payment.captured' } });
+      const paid = await s.request('POST', '/test-helpers/trigger', {
+        key: a.apiKey,
+        body: { event_type: 'payment.captured' },
+      });
       expect(paid.status).toBe(200);
       const captured = paid.body.events.find((x: { type: string }) => x.type === 'payment.captured').id as string;
       await eventually(() => idsOf(rx.received).includes(captured)); // recorded while it runs: forwarded as an event
@@ -227,14 +264,32 @@ describe('a server without the listener routes (an older payorch)', () => {
       seen.push(`${req.method} ${req.url}`);
       if (/\/event-listeners(\/|$|\?)/.test(req.url ?? '')) {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'invalid_request_error', code: 'route_not_found', message: `Unrecognized request URL (${req.method}: ${req.url}).`, request_id: 'req_x' } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              type: 'invalid_request_error',
+              code: 'route_not_found',
+              message: `Unrecognized request URL (${req.method}: ${req.url}).`,
+              request_id: 'req_x',
+            },
+          }),
+        );
         return;
       }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)) as [string, string][]);
-        const r = await fetch(`${upstream.origin}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)) as [
+            string,
+            string,
+          ][],
+        );
+        const r = await fetch(`${upstream.origin}${req.url}`, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         let text = await r.text();
         if (/\/resend$/.test(req.url ?? '') && r.status === 200) {
           const { listeners: _gone, ...old } = JSON.parse(text);
@@ -245,7 +300,10 @@ describe('a server without the listener routes (an older payorch)', () => {
       });
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const old = { baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${upstream.pathname}`, apiKey: a.apiKey };
+    const old = {
+      baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${upstream.pathname}`,
+      apiKey: a.apiKey,
+    };
     const e = await newEvent(a);
     const listen = spawnCli(['listen', '--json', ...against(old)]);
     try {
@@ -256,7 +314,13 @@ describe('a server without the listener routes (an older payorch)', () => {
       expect(r.stdout).toBe('No endpoint takes this event: nothing was sent.\n');
       const fresh = await newEvent(a);
       await listen.waitFor('stdout', (t) => t.includes(fresh.id));
-      expect(listen.stdout().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([fresh.id]);
+      expect(
+        listen
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).id),
+      ).toEqual([fresh.id]);
     } finally {
       expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
       proxy.closeAllConnections();
@@ -275,9 +339,11 @@ describe('the listener routes over HTTP', () => {
     return r.body as { id: string; object: string; created: number; expires_at: string };
   };
   const renew = async (key: string, ...ls: { id: string }[]) => {
-    for (const l of ls) expect((await s.request('POST', `/event-listeners/${l.id}`, { key, body: {} })).status).toBe(200);
+    for (const l of ls)
+      expect((await s.request('POST', `/event-listeners/${l.id}`, { key, body: {} })).status).toBe(200);
   };
-  const queue = async (key: string, id: string, q = '') => s.request('GET', `/event-listeners/${id}/resends${q}`, { key });
+  const queue = async (key: string, id: string, q = '') =>
+    s.request('GET', `/event-listeners/${id}/resends${q}`, { key });
   const resend = async (key: string, eventId: string, body: object = {}) => {
     const r = await s.request('POST', `/events/${eventId}/resend`, { key, body });
     expect(r.status).toBe(200);
@@ -297,13 +363,28 @@ describe('the listener routes over HTTP', () => {
 
     const r = await resend(a.apiKey, e.id);
     // the answer keeps its shape (a list of the new deliveries) and says how many listeners
-    expect(r).toEqual({ object: 'list', data: [], has_more: false, total_count: 0, url: `/functions/v1/events/${e.id}/resend`, listeners: 2 });
+    expect(r).toEqual({
+      object: 'list',
+      data: [],
+      has_more: false,
+      total_count: 0,
+      url: `/functions/v1/events/${e.id}/resend`,
+      listeners: 2,
+    });
     const event = (await s.request('GET', `/events/${e.id}`, { key: a.apiKey })).body;
     for (const l of [l1, l2]) {
       const q = await queue(a.apiKey, l.id);
       expect(q.status).toBe(200);
       expect(q.body).toMatchObject({ object: 'list', has_more: false, total_count: 1 });
-      expect(q.body.data).toEqual([{ id: expect.stringMatching(/^evr_/), object: 'event_resend', listener: l.id, created: expect.any(Number), event }]);
+      expect(q.body.data).toEqual([
+        {
+          id: expect.stringMatching(/^evr_/),
+          object: 'event_resend',
+          listener: l.id,
+          created: expect.any(Number),
+          event,
+        },
+      ]);
     }
     // another account: its listener gets nothing, and it cannot read, renew or delete A's
     expect((await queue(b.apiKey, lb.id)).body.total_count).toBe(0);
@@ -329,30 +410,45 @@ describe('the listener routes over HTTP', () => {
     expect(q1.total_count).toBe(2);
     // cursors as in every list: after the older one, only the newer
     const [newer, older] = q1.data;
-    expect((await queue(a.apiKey, l1.id, `?ending_before=${older.id}`)).body.data.map((x: { id: string }) => x.id)).toEqual([newer.id]);
+    expect(
+      (await queue(a.apiKey, l1.id, `?ending_before=${older.id}`)).body.data.map((x: { id: string }) => x.id),
+    ).toEqual([newer.id]);
     expect((await queue(a.apiKey, l1.id, `?ending_before=${newer.id}`)).body.data).toEqual([]);
     const unknown = await queue(a.apiKey, l1.id, `?ending_before=${(await queue(a.apiKey, l3.id)).body.data[0].id}`); // another listener's
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'resource_missing', param: 'ending_before' });
 
     // a listener that shows other types only is not counted, nor queued for
-    const payments = await s.request('POST', '/event-listeners', { key: a.apiKey, body: { enabled_events: ['payment.*', 'refund.succeeded'] } });
+    const payments = await s.request('POST', '/event-listeners', {
+      key: a.apiKey,
+      body: { enabled_events: ['payment.*', 'refund.succeeded'] },
+    });
     expect(payments.status).toBe(201);
     expect(payments.body.enabled_events).toEqual(['payment.*', 'refund.succeeded']);
     await renew(a.apiKey, l1, l2, l3);
     expect((await resend(a.apiKey, e.id)).listeners).toBe(3);
     expect((await queue(a.apiKey, payments.body.id)).body.total_count).toBe(0);
     await s.request('DELETE', `/event-listeners/${payments.body.id}`, { key: a.apiKey });
-    const typo = await s.request('POST', '/event-listeners', { key: a.apiKey, body: { enabled_events: ['payment.captred'] } });
+    const typo = await s.request('POST', '/event-listeners', {
+      key: a.apiKey,
+      body: { enabled_events: ['payment.captred'] },
+    });
     expect(typo.status).toBe(400);
     expect(typo.body.error).toMatchObject({ code: 'parameter_invalid', param: 'enabled_events' });
     // a named endpoint: no listener
-    const we = await s.request('POST', '/webhook-endpoints', { key: a.apiKey, body: { url: 'http://127.0.0.1:9/we', enabled: true } });
+    const we = await s.request('POST', '/webhook-endpoints', {
+      key: a.apiKey,
+      body: { url: 'http://127.0.0.1:9/we', enabled: true },
+    });
     const named = await resend(a.apiKey, e.id, { webhook_endpoint: we.body.id });
     expect(named).toMatchObject({ total_count: 1, listeners: 0 });
     expect((await queue(a.apiKey, l1.id)).body.total_count).toBe(3); // as before the named resend
     // a deleted listener: gone with its queue, and no longer counted
-    expect((await s.request('DELETE', `/event-listeners/${l3.id}`, { key: a.apiKey })).body).toEqual({ id: l3.id, object: 'event_listener', deleted: true });
+    expect((await s.request('DELETE', `/event-listeners/${l3.id}`, { key: a.apiKey })).body).toEqual({
+      id: l3.id,
+      object: 'event_listener',
+      deleted: true,
+    });
     expect((await queue(a.apiKey, l3.id)).status).toBe(404);
     await s.request('DELETE', `/webhook-endpoints/${we.body.id}`, { key: a.apiKey });
     await renew(a.apiKey, l1, l2);
@@ -375,7 +471,9 @@ describe('the listener routes over HTTP', () => {
     expect((await queue(a.apiKey, l.id)).body.total_count).toBe(1);
     expect((await s.request('POST', '/event-listeners/evl_nope', { key: a.apiKey, body: {} })).status).toBe(404);
 
-    const log = (await s.request('GET', '/request-log?limit=100', { key: a.apiKey })).body.data.map((x: { method: string; path: string }) => `${x.method} ${x.path}`);
+    const log = (await s.request('GET', '/request-log?limit=100', { key: a.apiKey })).body.data.map(
+      (x: { method: string; path: string }) => `${x.method} ${x.path}`,
+    );
     expect(log).toContain('POST /event-listeners');
     expect(log).not.toContain(`POST /event-listeners/${l.id}`);
     expect(log).not.toContain(`GET /event-listeners/${l.id}/resends`);
@@ -393,18 +491,32 @@ describe('the listener routes over HTTP', () => {
     await renew(b.apiKey, lb);
     expect((await resend(b.apiKey, eb.id)).listeners).toBe(1);
     const rows = (acct: 'a' | 'b') =>
-      (s.server.services.store.db.prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?').get(acct === 'a' ? la.id : lb.id) as { n: number }).n;
+      (
+        s.server.services.store.db
+          .prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?')
+          .get(acct === 'a' ? la.id : lb.id) as { n: number }
+      ).n;
 
-    const at29 = await s.request('POST', '/test-helpers/advance-clock', { key: a.apiKey, body: { seconds: 29 * 86_400 } });
+    const at29 = await s.request('POST', '/test-helpers/advance-clock', {
+      key: a.apiKey,
+      body: { seconds: 29 * 86_400 },
+    });
     expect(at29.status).toBe(200);
     expect(at29.body.ran.filter((x: { name: string }) => x.name === 'event_resends.retention')).toEqual([]);
     expect(rows('a')).toBe(1);
     const e2 = await newEvent(a);
     await renew(a.apiKey, la);
     expect((await resend(a.apiKey, e2.id)).listeners).toBe(1); // a month of test clock later, still running
-    const at31 = await s.request('POST', '/test-helpers/advance-clock', { key: a.apiKey, body: { seconds: 2 * 86_400 } });
+    const at31 = await s.request('POST', '/test-helpers/advance-clock', {
+      key: a.apiKey,
+      body: { seconds: 2 * 86_400 },
+    });
     expect(at31.status).toBe(200);
-    expect(at31.body.ran.filter((x: { name: string }) => x.name === 'event_resends.retention').reduce((n: number, x: { count: number }) => n + x.count, 0)).toBe(1);
+    expect(
+      at31.body.ran
+        .filter((x: { name: string }) => x.name === 'event_resends.retention')
+        .reduce((n: number, x: { count: number }) => n + x.count, 0),
+    ).toBe(1);
     expect(rows('a')).toBe(1); // the 2-day-old one stays
     const left = (await queue(a.apiKey, la.id)).body;
     expect(left.data.map((x: { event: { id: string } }) => x.event.id)).toEqual([e2.id]);

@@ -22,14 +22,19 @@ export function spawnCli(args: string[], opts: { home?: string; env?: Record<str
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYORCH_') && k !== 'FORCE_COLOR') env[k] = v;
   Object.assign(env, { NO_COLOR: '1', PAYORCH_HOME: opts.home ?? tempDir() }, opts.env);
-  const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const waiters: (() => void)[] = [];
   const wake = () => waiters.splice(0).forEach((w) => w());
   child.stdout.on('data', (d) => ((out += d), wake()));
   child.stderr.on('data', (d) => ((err += d), wake()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => (resolve({ code, signal }), wake())));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => (resolve({ code, signal }), wake())),
+  );
   let done = false;
   void exited.then(() => (done = true));
   return {
@@ -39,7 +44,10 @@ export function spawnCli(args: string[], opts: { home?: string; env?: Record<str
     waitFor(stream, test, ms = DEADLINE_MS) {
       const text = () => (stream === 'stdout' ? out : err);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no match on ${stream} within ${ms} ms.\nstdout:\n${out}\nstderr:\n${err}`)), ms);
+        const timer = setTimeout(
+          () => reject(new Error(`no match on ${stream} within ${ms} ms.\nstdout:\n${out}\nstderr:\n${err}`)),
+          ms,
+        );
         const check = () => {
           if (test(text())) {
             clearTimeout(timer);
@@ -68,7 +76,9 @@ export interface Received {
 }
 
 /** A webhook receiver on 127.0.0.1:0: records every request; `answer` decides each one's status (or hangs). */
-export async function receiver(answer: (r: Received) => number | 'hang' = () => 200): Promise<{ port: number; received: Received[]; server: Server; close: () => Promise<void> }> {
+export async function receiver(
+  answer: (r: Received) => number | 'hang' = () => 200,
+): Promise<{ port: number; received: Received[]; server: Server; close: () => Promise<void> }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -96,7 +106,10 @@ export async function receiver(answer: (r: Received) => number | 'hang' = () => 
 }
 
 /** Polls `check` until it returns something truthy, up to the deadline. */
-export async function eventually<T>(check: () => T | undefined | false | Promise<T | undefined | false>, ms = DEADLINE_MS): Promise<T> {
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = DEADLINE_MS,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await check();

@@ -16,9 +16,27 @@ const body = (r: { body?: string }) => JSON.parse(r.body!);
 
 describe('what the webhooks commands send', () => {
   it('create: url, the checked event patterns, description, enabled; update: only what is given; secret --roll: expires_in_seconds', async () => {
-    const c = await runInProcess('webhooks create', ['--url', 'https://example.test/hook', '--events', 'payment.*, refund.succeeded', '--description', 'shop', '--disabled', '--metadata', 'team=pay', '--json', ...against(s)]);
+    const c = await runInProcess('webhooks create', [
+      '--url',
+      'https://example.test/hook',
+      '--events',
+      'payment.*, refund.succeeded',
+      '--description',
+      'shop',
+      '--disabled',
+      '--metadata',
+      'team=pay',
+      '--json',
+      ...against(s),
+    ]);
     expect(c.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/webhook-endpoints']]);
-    expect(body(c.requests[0]!)).toEqual({ url: 'https://example.test/hook', enabled_events: ['payment.*', 'refund.succeeded'], description: 'shop', enabled: false, metadata: { team: 'pay' } });
+    expect(body(c.requests[0]!)).toEqual({
+      url: 'https://example.test/hook',
+      enabled_events: ['payment.*', 'refund.succeeded'],
+      description: 'shop',
+      enabled: false,
+      metadata: { team: 'pay' },
+    });
 
     const u = await runInProcess('webhooks update', ['we_1', '--enable', '--description', '', '--json', ...against(s)]);
     expect(u.requests.map((r) => [r.method, r.path])).toEqual([['PATCH', '/webhook-endpoints/we_1']]);
@@ -27,19 +45,38 @@ describe('what the webhooks commands send', () => {
     expect(nothing.code).toBe(2);
     expect(nothing.requests).toEqual([]);
 
-    const roll = await runInProcess('webhooks secret', ['we_1', '--roll', '--expires-in', '3600', '--json', ...against(s)]);
+    const roll = await runInProcess('webhooks secret', [
+      'we_1',
+      '--roll',
+      '--expires-in',
+      '3600',
+      '--json',
+      ...against(s),
+    ]);
     expect(roll.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/webhook-endpoints/we_1/roll-secret']]);
     expect(body(roll.requests[0]!)).toEqual({ expires_in_seconds: 3600 });
     const reveal = await runInProcess('webhooks secret', ['we_1', ...against(s)]);
     expect(reveal.requests.map((r) => [r.method, r.path])).toEqual([['GET', '/webhook-endpoints/we_1/secret']]);
 
-    const resend = await runInProcess('events resend', ['evt_1', '--webhook-endpoint', 'we_1', '--json', ...against(s)]);
+    const resend = await runInProcess('events resend', [
+      'evt_1',
+      '--webhook-endpoint',
+      'we_1',
+      '--json',
+      ...against(s),
+    ]);
     expect(resend.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/events/evt_1/resend']]);
     expect(body(resend.requests[0]!)).toEqual({ webhook_endpoint: 'we_1' });
     const deliveries = await runInProcess('webhooks deliveries', ['we_1', '--status', 'failed', ...against(s)]);
     expect(deliveries.requests[0]!.path).toBe('/webhook-endpoints/we_1/deliveries?status=failed');
 
-    const badEvents = await runInProcess('webhooks create', ['--url', 'https://example.test/hook', '--events', 'payment.captred', ...against(s)]);
+    const badEvents = await runInProcess('webhooks create', [
+      '--url',
+      'https://example.test/hook',
+      '--events',
+      'payment.captred',
+      ...against(s),
+    ]);
     expect(badEvents.code).toBe(2);
     expect(badEvents.stderr).toContain('Did you mean payment.captured?');
     expect(badEvents.requests).toEqual([]);
@@ -53,12 +90,23 @@ describe('what the webhooks commands send', () => {
     expect(yes.requests.map((r) => [r.method, r.path])).toEqual([['DELETE', '/webhook-endpoints/we_1']]);
     for (const flag of ['--yes', '--json']) {
       const r = await runInProcess('webhooks delete', ['we_1', flag, ...against(s)], { tty: true, answers: [] });
-      expect(r.requests.map((x) => x.method), flag).toEqual(['DELETE']);
+      expect(
+        r.requests.map((x) => x.method),
+        flag,
+      ).toEqual(['DELETE']);
     }
   });
 
   it('trigger sends the checked type and the overrides given', async () => {
-    const t = await runInProcess('trigger', ['payment.captured', '--amount', '500', '--currency', 'eur', '--json', ...against(s)]);
+    const t = await runInProcess('trigger', [
+      'payment.captured',
+      '--amount',
+      '500',
+      '--currency',
+      'eur',
+      '--json',
+      ...against(s),
+    ]);
     expect(t.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/test-helpers/trigger']]);
     expect(body(t.requests[0]!)).toEqual({ amount: 500, currency: 'eur', event_type: 'payment.captured' });
   });
@@ -66,7 +114,15 @@ describe('what the webhooks commands send', () => {
 
 describe('payorch webhooks, end to end', () => {
   it('create prints the secret once; list, get, update, secret (masked, --show, --roll), delete', async () => {
-    const made = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--events', 'payment.*', ...against(s)]);
+    const made = await runCli([
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'payment.*',
+      ...against(s),
+    ]);
     expect(made.code, made.stderr).toBe(0);
     const secret = /whsec_\S+/.exec(made.stdout)?.[0];
     expect(secret).toBeDefined();

@@ -23,7 +23,12 @@ function tableRows(text: string): string[][] {
   return text
     .split('\n')
     .filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
-    .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
 }
 
 let s: TestServer;
@@ -36,7 +41,11 @@ describe('"Live-service parity"', () => {
   it('every row on browsers from other origins (CORS) says what the server does: 204 preflights, any origin', async () => {
     const preflight = await fetch(`${s.baseUrl}/confirm-payment`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
@@ -53,26 +62,66 @@ describe('"Live-service parity"', () => {
 describe('"Errors"', () => {
   /** Requests and the `parameter_invalid` message the server answers each with. */
   const examples: Array<{ path: string; body: unknown; message: string }> = [
-    { path: '/create-session', body: { amount: 100, currency: 'usd', success_url: 'not-a-url' }, message: 'Invalid success_url: must be an absolute http or https URL (https://…).' },
-    { path: '/create-session', body: { amount: 100, currency: 'usd1' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
-    { path: '/create-session', body: { amount: 100, currency: 'us' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
-    { path: '/create-session', body: { amount: 100, currency: 'u$d' }, message: 'Invalid currency: must be a three-letter ISO 4217 currency code.' },
-    { path: '/create-session', body: { amount: 100, currency: 'XYZ' }, message: 'Invalid currency: "XYZ" is not an ISO 4217 currency code.' },
-    { path: '/create-session', body: { amount: 100, currency: 'usd', metadata: { ['k'.repeat(41)]: 'v' } }, message: `Invalid metadata: key "${'k'.repeat(41)}" is too long: keys must be at most 40 characters.` },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'usd', success_url: 'not-a-url' },
+      message: 'Invalid success_url: must be an absolute http or https URL (https://…).',
+    },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'usd1' },
+      message: 'Invalid currency: must be a three-letter ISO 4217 currency code.',
+    },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'us' },
+      message: 'Invalid currency: must be a three-letter ISO 4217 currency code.',
+    },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'u$d' },
+      message: 'Invalid currency: must be a three-letter ISO 4217 currency code.',
+    },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'XYZ' },
+      message: 'Invalid currency: "XYZ" is not an ISO 4217 currency code.',
+    },
+    {
+      path: '/create-session',
+      body: { amount: 100, currency: 'usd', metadata: { ['k'.repeat(41)]: 'v' } },
+      message: `Invalid metadata: key "${'k'.repeat(41)}" is too long: keys must be at most 40 characters.`,
+    },
   ];
 
   it('the parameter_invalid messages it quotes are the ones the server sends', async () => {
     for (const e of examples) {
       const res = await s.request('POST', e.path, { body: e.body });
-      expect({ status: res.status, code: res.body.error?.code, message: res.body.error?.message }, JSON.stringify(e.body)).toEqual({ status: 400, code: 'parameter_invalid', message: e.message });
+      expect(
+        { status: res.status, code: res.body.error?.code, message: res.body.error?.message },
+        JSON.stringify(e.body),
+      ).toEqual({ status: 400, code: 'parameter_invalid', message: e.message });
     }
     const paragraph = section('## Errors').slice(section('## Errors').indexOf('`parameter_invalid` messages'));
-    const quoted = [...paragraph.slice(0, paragraph.indexOf('\n\n')).replaceAll('\n', ' ').matchAll(/`(Invalid [^`]+)`/g)].map((m) => m[1]!);
+    const quoted = [
+      ...paragraph
+        .slice(0, paragraph.indexOf('\n\n'))
+        .replaceAll('\n', ' ')
+        .matchAll(/`(Invalid [^`]+)`/g),
+    ].map((m) => m[1]!);
     expect(quoted.length).toBeGreaterThan(2);
     for (const q of quoted) {
       // "…" in a quote stands for the value
-      const re = new RegExp(`^${q.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+')}$`);
-      expect(examples.some((e) => re.test(e.message) || e.message === q), q).toBe(true);
+      const re = new RegExp(
+        `^${q
+          .split('…')
+          .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('.+')}$`,
+      );
+      expect(
+        examples.some((e) => re.test(e.message) || e.message === q),
+        q,
+      ).toBe(true);
     }
   });
 
@@ -90,7 +139,11 @@ describe('"Idempotency"', () => {
     expect(text).toMatch(/Lifetime: 24 h from first use, in real time[^.]*not the account's test clock/);
     const t = await startTestServer({ memory: true }); // its own: the test clock moves
     try {
-      const create = () => t.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, headers: { 'idempotency-key': 'clock-test' } });
+      const create = () =>
+        t.request('POST', '/create-session', {
+          body: { amount: 100, currency: 'usd' },
+          headers: { 'idempotency-key': 'clock-test' },
+        });
       const first = await create();
       await advance(t, 2 * 86_400);
       const again = await create();
@@ -103,7 +156,11 @@ describe('"Idempotency"', () => {
 });
 
 describe('"Conventions": timestamps', () => {
-  const bullet = () => section('## Conventions').split('\n- ').find((b) => b.startsWith('Timestamps:'))!.replace(/\s+/g, ' ');
+  const bullet = () =>
+    section('## Conventions')
+      .split('\n- ')
+      .find((b) => b.startsWith('Timestamps:'))!
+      .replace(/\s+/g, ' ');
 
   /** Every property of the response schemas in /openapi.json, with its name and schema. */
   function responseProperties(doc: any): Array<{ name: string; schema: any; where: string }> {
@@ -122,7 +179,8 @@ describe('"Conventions": timestamps', () => {
     };
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
-        for (const [status, r] of Object.entries<any>(op.responses)) if (status < '400') walk(r.content['application/json'].schema, `${method} ${path}`);
+        for (const [status, r] of Object.entries<any>(op.responses))
+          if (status < '400') walk(r.content['application/json'].schema, `${method} ${path}`);
       }
     }
     return out;
@@ -136,25 +194,42 @@ describe('"Conventions": timestamps', () => {
     const named = new Set([...exception.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!));
     const doc = (await s.request('GET', '/openapi.json', { key: null })).body;
     const props = responseProperties(doc);
-    const inMs = new Set(props.filter((p) => p.schema.type === 'integer' && /Unix milliseconds/.test(p.schema.description ?? '')).map((p) => p.name));
+    const inMs = new Set(
+      props
+        .filter((p) => p.schema.type === 'integer' && /Unix milliseconds/.test(p.schema.description ?? ''))
+        .map((p) => p.name),
+    );
     expect(inMs).toEqual(named);
     // No timestamp is a float or a date without a form: an integer (seconds, or the milliseconds named) or a string.
     for (const p of props.filter((x) => /(^created$|_at$|At$|timestamp)/.test(x.name))) {
       const types = (p.schema.anyOf ?? [p.schema]).map((b: any) => b.type).filter((t: string) => t !== 'null');
-      expect(types.length === 1 && ['integer', 'string'].includes(types[0]), `${p.where}.${p.name}: ${JSON.stringify(p.schema)}`).toBe(true);
+      expect(
+        types.length === 1 && ['integer', 'string'].includes(types[0]),
+        `${p.where}.${p.name}: ${JSON.stringify(p.schema)}`,
+      ).toBe(true);
     }
   });
 
   it("the server answers so: seconds, milliseconds where named, and a bank account's two forms of one instant", async () => {
     const now = Date.now();
-    const sess = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd', payment_method_types: ['walletone_pay'] } })).body;
+    const sess = (
+      await s.request('POST', '/create-session', {
+        body: { amount: 100, currency: 'usd', payment_method_types: ['walletone_pay'] },
+      })
+    ).body;
     const wallet = (
-      await s.request('POST', '/walletone-pay-validate-merchant', { body: { session_id: sess.id, validation_url: 'https://wallet.example/start', domain: 'shop.example.com' } })
+      await s.request('POST', '/walletone-pay-validate-merchant', {
+        body: { session_id: sess.id, validation_url: 'https://wallet.example/start', domain: 'shop.example.com' },
+      })
     ).body;
     for (const f of ['epoch_timestamp', 'expires_at']) expect(Math.abs(wallet[f] - now), f).toBeLessThan(3_600_000);
     const canceled = (await s.request('POST', `/sessions/${sess.id}/cancel`, { body: {} })).body;
     expect(Math.abs(canceled.canceled_at - now / 1000)).toBeLessThan(3600);
-    const ba = (await s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' } })).body;
+    const ba = (
+      await s.request('POST', '/bank-accounts', {
+        body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' },
+      })
+    ).body;
     expect(Math.floor(Date.parse(ba.created_at) / 1000)).toBe(ba.created);
     expect(bullet()).toContain('`created_at`');
   });

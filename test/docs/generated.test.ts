@@ -28,7 +28,12 @@ function routeRows(): string[][] {
   return block
     .split('\n')
     .filter((l) => /^\| (GET|POST|PATCH|DELETE) \|/.test(l))
-    .map((l) => l.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
 }
 
 describe('docs/api.md generated sections', () => {
@@ -52,39 +57,58 @@ describe('docs/api.md generated sections', () => {
       expect(op, where).toBeDefined();
       const statuses = Object.keys(op.responses).map(Number);
       expect(success!.split(' ')[0], where).toBe(String(statuses.find((x) => x < 300)));
-      expect(errors!.split(', ').filter(Boolean).map(Number), where).toEqual(statuses.filter((x) => x >= 400 && x !== 429 && x !== 500));
+      expect(errors!.split(', ').filter(Boolean).map(Number), where).toEqual(
+        statuses.filter((x) => x >= 400 && x !== 429 && x !== 500),
+      );
       expect(auth === 'none', where).toBe(op.security.length === 0);
       const params = op.parameters.filter((p: any) => p.in === 'query');
-      expect([...query!.matchAll(/`([^`]+)`/g)].map((m) => m[1]), where).toEqual(params.map((p: any) => p.name));
+      expect(
+        [...query!.matchAll(/`([^`]+)`/g)].map((m) => m[1]),
+        where,
+      ).toEqual(params.map((p: any) => p.name));
       for (const p of params) {
-        if (p.schema.default !== undefined) expect(query, `${where} ${p.name}`).toContain(`default ${Number(p.schema.default).toLocaleString('en-US')}`);
+        if (p.schema.default !== undefined)
+          expect(query, `${where} ${p.name}`).toContain(`default ${Number(p.schema.default).toLocaleString('en-US')}`);
       }
     }
   });
 
   it('Idempotency-Key: one length in the document, /openapi.json and the server', async () => {
-    const header = openapi.paths['/create-session'].post.parameters.find((p: any) => p.name === 'Idempotency-Key').schema;
+    const header = openapi.paths['/create-session'].post.parameters.find(
+      (p: any) => p.name === 'Idempotency-Key',
+    ).schema;
     const said = /`Idempotency-Key` \((\d+)–(\d+) characters/.exec(docs)!;
     expect([Number(said[1]), Number(said[2])]).toEqual([header.minLength, header.maxLength]);
     expect(docs).toContain(`\`Idempotency-Key\` of\n${header.minLength}–${header.maxLength} characters`);
-    const create = (key: string) => s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, headers: { 'idempotency-key': key } });
+    const create = (key: string) =>
+      s.request('POST', '/create-session', {
+        body: { amount: 100, currency: 'usd' },
+        headers: { 'idempotency-key': key },
+      });
     expect((await create('k'.repeat(header.maxLength))).status).toBe(201);
     expect((await create('k'.repeat(header.maxLength + 1))).status).toBe(400);
     expect((await create('')).status).toBe(400);
   });
 
   it('the public rate-limit bucket: every route without a credential, /test-cards and /vault/tokens included', async () => {
-    const listed = [...docs.slice(docs.indexOf('<!-- generated: public-routes'), docs.indexOf('<!-- end generated: public-routes')).matchAll(/`(GET|POST) ([^`]+)`/g)].map(
-      (m) => `${m[1]} ${m[2]}`,
+    const listed = [
+      ...docs
+        .slice(docs.indexOf('<!-- generated: public-routes'), docs.indexOf('<!-- end generated: public-routes'))
+        .matchAll(/`(GET|POST) ([^`]+)`/g),
+    ].map((m) => `${m[1]} ${m[2]}`);
+    const open = Object.entries<any>(openapi.paths).flatMap(([path, ops]) =>
+      Object.entries<any>(ops)
+        .filter(([, op]) => op.security.length === 0)
+        .map(([m]) => `${m.toUpperCase()} ${path}`),
     );
-    const open = Object.entries<any>(openapi.paths).flatMap(([path, ops]) => Object.entries<any>(ops).filter(([, op]) => op.security.length === 0).map(([m]) => `${m.toUpperCase()} ${path}`));
     expect(listed.sort()).toEqual(open.sort());
     expect(listed).toContain('GET /test-cards');
     // They share one bucket per address: each call takes one from the same remaining count (a fresh server: no one
     // else counts here), and a keyless call to another route counts in the guest bucket instead.
     const t = await startTestServer({ memory: true });
     try {
-      const remaining = async (path: string, init?: RequestInit) => Number((await fetch(t.baseUrl + path, init)).headers.get('x-ratelimit-remaining'));
+      const remaining = async (path: string, init?: RequestInit) =>
+        Number((await fetch(t.baseUrl + path, init)).headers.get('x-ratelimit-remaining'));
       const a = await remaining('/openapi.json');
       expect(await remaining('/test-cards')).toBe(a - 1);
       expect(await remaining('/sessions')).toBeGreaterThan(a - 2); // guest: a bucket of its own

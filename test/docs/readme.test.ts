@@ -8,11 +8,16 @@ import { runCli } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
-const manifest = JSON.parse(readFileSync(`${root}oclif.manifest.json`, 'utf8')) as { commands: Record<string, { flags: Record<string, unknown>; aliases?: string[] }> };
+const manifest = JSON.parse(readFileSync(`${root}oclif.manifest.json`, 'utf8')) as {
+  commands: Record<string, { flags: Record<string, unknown>; aliases?: string[] }>;
+};
 
 /** The rows of the table under "## Commands" (each row's cells, markdown's `\|` kept as `|`). */
 function commandRows(): string[] {
-  const section = readme.slice(readme.indexOf('## Commands'), readme.indexOf('\n## ', readme.indexOf('## Commands') + 1));
+  const section = readme.slice(
+    readme.indexOf('## Commands'),
+    readme.indexOf('\n## ', readme.indexOf('## Commands') + 1),
+  );
   return section.split('\n').filter((l) => l.startsWith('| `payorch'));
 }
 
@@ -61,7 +66,12 @@ describe("README's command table", () => {
 
 describe('README "Output and exit codes"', () => {
   it("says what --json prints when the failure is the CLI's own: usage_error and the other codes the API never sends", async () => {
-    const section = readme.slice(readme.indexOf('## Output and exit codes'), readme.indexOf('\n## ', readme.indexOf('## Output and exit codes') + 1)).replace(/\s+/g, ' ');
+    const section = readme
+      .slice(
+        readme.indexOf('## Output and exit codes'),
+        readme.indexOf('\n## ', readme.indexOf('## Output and exit codes') + 1),
+      )
+      .replace(/\s+/g, ' ');
     const r = await runCli(['sessions', 'get', '--json']);
     expect(r.code).toBe(2);
     const body = r.json();

@@ -54,7 +54,12 @@ describe('billing', () => {
   it('products, prices and coupons', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
-    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
+    const price = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
     expect((await only(t, price.id, 'price.created')).data.object).toEqual(price);
     // the first price becomes the product's default_price: that is a change of the product
     const pu = await only(t, p.id, 'product.updated');
@@ -76,7 +81,12 @@ describe('billing', () => {
   it('subscriptions: created after its first invoice, trial_will_end 3 days before trial_end, trial end and renewal dated when due', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
-    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
+    const price = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
     const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com', default_payment_method: 'tok_visa' });
 
     const paid = await ok(t, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
@@ -88,7 +98,11 @@ describe('billing', () => {
     expect(invPaid.data.object).toEqual(await ok(t, 'GET', `/invoices/${paid.latest_invoice}`));
     expect(invPaid.data.previous_attributes).toMatchObject({ status: 'open', paid: false });
 
-    const trial = await ok(t, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }], trial_period_days: 10 });
+    const trial = await ok(t, 'POST', '/subscriptions', {
+      customer: cus.id,
+      items: [{ price: price.id }],
+      trial_period_days: 10,
+    });
     expect((await eventsOf(t, trial.id)).map((e) => e.type)).toEqual(['subscription.created']);
     await ok(t, 'POST', '/test-helpers/advance-clock', { seconds: 8 * DAY });
     const willEnd = await only(t, trial.id, 'subscription.trial_will_end');
@@ -104,7 +118,10 @@ describe('billing', () => {
     await ok(t, 'POST', '/test-helpers/advance-clock', { to: periodEnd + 60 });
     const renewed = await only(t, paid.id, 'subscription.renewed');
     expect(renewed.created).toBe(periodEnd);
-    expect(renewed.data.previous_attributes).toMatchObject({ current_period_start: paid.current_period_start, current_period_end: periodEnd });
+    expect(renewed.data.previous_attributes).toMatchObject({
+      current_period_start: paid.current_period_start,
+      current_period_end: periodEnd,
+    });
     expect(renewed.data.object.current_period_start).toBe(periodEnd);
 
     const canceled = await ok(t, 'POST', `/subscriptions/${paid.id}/cancel`, {});
@@ -116,8 +133,18 @@ describe('billing', () => {
   it('subscription items, pause and resume record subscription.updated; the portal’s card change records customer.updated', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
-    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
-    const extra = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 100, recurring: { interval: 'month' } });
+    const price = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
+    const extra = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 100,
+      recurring: { interval: 'month' },
+    });
     const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com', default_payment_method: 'tok_visa' });
     const sub = await ok(t, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
     const item = await ok(t, 'POST', '/subscription-items', { subscription: sub.id, price: extra.id });
@@ -136,7 +163,10 @@ describe('billing', () => {
     expect(updates[2].data.object).toEqual(resumed);
 
     const portal = await ok(t, 'POST', '/portal-sessions', { customer: cus.id });
-    const r = await t.request('POST', `/portal/${portal.id}/payment-method`, { body: { card_number: '5555 5555 5555 4444' }, key: null });
+    const r = await t.request('POST', `/portal/${portal.id}/payment-method`, {
+      body: { card_number: '5555 5555 5555 4444' },
+      key: null,
+    });
     expect(r.status).toBe(200);
     const changed = await only(t, cus.id, 'customer.updated');
     expect(changed.data.previous_attributes).toEqual({ default_payment_method: 'tok_visa' });
@@ -146,12 +176,18 @@ describe('billing', () => {
   it('of concurrent changes of one object, each that commits records one event and each refused records none', async () => {
     const t = account();
     const a = await ok(t, 'POST', '/ledger-accounts', { name: 'Wallet', account_type: 'asset', currency: 'usd' });
-    const freezes = await Promise.all(Array.from({ length: 8 }, () => t.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: {} })));
+    const freezes = await Promise.all(
+      Array.from({ length: 8 }, () => t.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: {} })),
+    );
     expect(freezes.filter((r) => r.status === 200)).toHaveLength(1);
     expect(freezes.filter((r) => r.status === 409)).toHaveLength(7);
     await only(t, a.id, 'ledger_account.frozen');
     const c = await ok(t, 'POST', '/customers', { email: 'a@example.com' });
-    const patches = await Promise.all(Array.from({ length: 8 }, (_, i) => t.request('PATCH', `/customers/${c.id}`, { body: { metadata: { [`k${i}`]: 'v' } } })));
+    const patches = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.request('PATCH', `/customers/${c.id}`, { body: { metadata: { [`k${i}`]: 'v' } } }),
+      ),
+    );
     expect(patches.every((r) => r.status === 200)).toBe(true);
     expect((await eventsOf(t, c.id)).filter((e) => e.type === 'customer.updated')).toHaveLength(8);
   });
@@ -159,8 +195,16 @@ describe('billing', () => {
   it('a declining card: invoice.payment_failed, subscription created past_due; dunning ends in marked_uncollectible at the last retry', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
-    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
-    const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com', default_payment_method: 'tok_chargeDeclined' });
+    const price = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
+    const cus = await ok(t, 'POST', '/customers', {
+      email: 'a@example.com',
+      default_payment_method: 'tok_chargeDeclined',
+    });
     const sub = await ok(t, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] });
     expect(sub.status).toBe('past_due');
     expect((await only(t, sub.id, 'subscription.created')).data.object.status).toBe('past_due');
@@ -173,13 +217,22 @@ describe('billing', () => {
     const unc = await only(t, sub.latest_invoice, 'invoice.marked_uncollectible');
     expect(unc.created).toBe(failed.created + 7 * DAY);
     const subUpdated = await only(t, sub.id, 'subscription.updated');
-    expect([subUpdated.data.previous_attributes, subUpdated.data.object.status]).toEqual([{ status: 'past_due' }, 'unpaid']);
+    expect([subUpdated.data.previous_attributes, subUpdated.data.object.status]).toEqual([
+      { status: 'past_due' },
+      'unpaid',
+    ]);
   });
 
   it('invoices: created, updated, finalized, voided, overdue at its due date; the event object has the hosted_invoice_url', async () => {
     const t = account();
     const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com' });
-    const inv = await ok(t, 'POST', '/invoices', { customer: cus.id, currency: 'usd', lines: [{ amount: 500 }], collection_method: 'send_invoice', days_until_due: 2 });
+    const inv = await ok(t, 'POST', '/invoices', {
+      customer: cus.id,
+      currency: 'usd',
+      lines: [{ amount: 500 }],
+      collection_method: 'send_invoice',
+      days_until_due: 2,
+    });
     expect((await only(t, inv.id, 'invoice.created')).data.object).toEqual(inv);
     await ok(t, 'PATCH', `/invoices/${inv.id}`, { description: 'March' });
     expect((await only(t, inv.id, 'invoice.updated')).data.previous_attributes).toEqual({ description: null });
@@ -200,13 +253,29 @@ describe('billing', () => {
   it('checkout sessions: completed with a card, expired at expires_at', async () => {
     const t = account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
-    const price = await ok(t, 'POST', '/prices', { product: p.id, currency: 'usd', unit_amount: 900, recurring: { interval: 'month' } });
-    const cks = await ok(t, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id }], customer_email: 'a@example.com' });
-    const stale = await ok(t, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: price.id }] });
+    const price = await ok(t, 'POST', '/prices', {
+      product: p.id,
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: { interval: 'month' },
+    });
+    const cks = await ok(t, 'POST', '/checkout-sessions', {
+      mode: 'subscription',
+      line_items: [{ price: price.id }],
+      customer_email: 'a@example.com',
+    });
+    const stale = await ok(t, 'POST', '/checkout-sessions', {
+      mode: 'subscription',
+      line_items: [{ price: price.id }],
+    });
     const done = await ok(t, 'POST', `/checkout-sessions/${cks.id}/complete`, { payment_method: 'tok_visa' });
     const completed = await only(t, cks.id, 'checkout_session.completed');
     expect(completed.data.object).toEqual(done);
-    expect(completed.data.previous_attributes).toMatchObject({ status: 'open', completed_at: null, subscription: null });
+    expect(completed.data.previous_attributes).toMatchObject({
+      status: 'open',
+      completed_at: null,
+      subscription: null,
+    });
     await only(t, done.subscription, 'subscription.created');
     await only(t, done.customer, 'customer.created');
     await ok(t, 'POST', '/test-helpers/advance-clock', { seconds: DAY + 60 });
@@ -222,7 +291,12 @@ describe('ledger, identity, bank accounts, refunds', () => {
     const a = await ok(t, 'POST', '/ledger-accounts', { name: 'Wallet', account_type: 'asset', currency: 'usd' });
     expect((await only(t, a.id, 'ledger_account.created')).data.object).toEqual(a);
     const eq = await ok(t, 'POST', '/ledger-accounts', { name: 'Equity', account_type: 'equity', currency: 'usd' });
-    const je = await ok(t, 'POST', '/journal-entries', { entries: [{ account_id: a.id, direction: 'debit', amount: 1000 }, { account_id: eq.id, direction: 'credit', amount: 1000 }] });
+    const je = await ok(t, 'POST', '/journal-entries', {
+      entries: [
+        { account_id: a.id, direction: 'debit', amount: 1000 },
+        { account_id: eq.id, direction: 'credit', amount: 1000 },
+      ],
+    });
     expect((await only(t, je.id, 'journal_entry.created')).data.object).toEqual(je);
     const before = await total(t);
     await fails(t, 'POST', `/ledger-accounts/${a.id}/close`, {}, 409, 'ledger_account_unexpected_state');
@@ -230,10 +304,18 @@ describe('ledger, identity, bank accounts, refunds', () => {
     const frozen = await ok(t, 'POST', `/ledger-accounts/${a.id}/freeze`, { reason: 'review' });
     const f = await only(t, a.id, 'ledger_account.frozen');
     expect(f.data.object).toEqual(frozen);
-    expect(f.data.previous_attributes).toEqual({ status: 'active', frozen_at: null, frozen_reason: null, frozen_by: null });
+    expect(f.data.previous_attributes).toEqual({
+      status: 'active',
+      frozen_at: null,
+      frozen_reason: null,
+      frozen_by: null,
+    });
     await ok(t, 'POST', `/ledger-accounts/${a.id}/unfreeze`, {});
     await only(t, a.id, 'ledger_account.unfrozen');
-    const h = await ok(t, 'POST', `/ledger-accounts/${a.id}/holds`, { amount: 300, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const h = await ok(t, 'POST', `/ledger-accounts/${a.id}/holds`, {
+      amount: 300,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect((await only(t, h.id, 'hold.created')).data.object).toEqual(h);
     await ok(t, 'POST', '/test-helpers/advance-clock', { seconds: 7200 });
     const exp = await only(t, h.id, 'hold.expired');
@@ -247,10 +329,17 @@ describe('ledger, identity, bank accounts, refunds', () => {
     const ev = await only(t, tok.token_id, 'identity_token.created');
     expect(ev.data.object).toEqual({ id: tok.token_id, ...tok });
     expect(JSON.stringify(ev)).not.toContain('123456789');
-    const k = await ok(t, 'POST', '/kyc-verifications', { customer_id: 'c1', verification_level: 'basic', identity_token_ids: [tok.token_id] });
+    const k = await ok(t, 'POST', '/kyc-verifications', {
+      customer_id: 'c1',
+      verification_level: 'basic',
+      identity_token_ids: [tok.token_id],
+    });
     await only(t, k.id, 'kyc_verification.created');
     const sub = await ok(t, 'POST', `/kyc-verifications/${k.id}/submit`, {});
-    expect((await only(t, k.id, 'kyc_verification.processing')).data.previous_attributes).toMatchObject({ status: 'pending', submitted_at: null });
+    expect((await only(t, k.id, 'kyc_verification.processing')).data.previous_attributes).toMatchObject({
+      status: 'pending',
+      submitted_at: null,
+    });
     await ok(t, 'POST', '/test-helpers/advance-clock', { seconds: 60 });
     const v = await only(t, k.id, 'kyc_verification.verified');
     expect(v.created).toBe(Math.floor(Date.parse(sub.submitted_at) / 1000) + 30);
@@ -264,14 +353,22 @@ describe('ledger, identity, bank accounts, refunds', () => {
 
   it('bank accounts: events show last4 only; verification and failure', async () => {
     const t = account();
-    const b = await ok(t, 'POST', '/bank-accounts', { holder_name: 'Jo', routing_number: '110000000', account_number: '000123456789' });
+    const b = await ok(t, 'POST', '/bank-accounts', {
+      holder_name: 'Jo',
+      routing_number: '110000000',
+      account_number: '000123456789',
+    });
     const c = await only(t, b.id, 'bank_account.created');
     expect(c.data.object).toEqual(b);
     await ok(t, 'POST', `/bank-accounts/${b.id}/initiate-microdeposits`, {});
     await ok(t, 'POST', `/bank-accounts/${b.id}/verify`, { amounts: [32, 45] });
     const v = await only(t, b.id, 'bank_account.verified');
     expect(v.data.previous_attributes).toMatchObject({ verification_status: 'pending' });
-    const bad = await ok(t, 'POST', '/bank-accounts', { holder_name: 'Jo', routing_number: '110000000', account_number: '000123456789' });
+    const bad = await ok(t, 'POST', '/bank-accounts', {
+      holder_name: 'Jo',
+      routing_number: '110000000',
+      account_number: '000123456789',
+    });
     await ok(t, 'POST', `/bank-accounts/${bad.id}/initiate-microdeposits`, {});
     for (let i = 0; i < 3; i++) await ok(t, 'POST', `/bank-accounts/${bad.id}/verify`, { amounts: [1, 2] });
     await only(t, bad.id, 'bank_account.verification_failed');
@@ -285,12 +382,18 @@ describe('ledger, identity, bank accounts, refunds', () => {
     const session = await newSession(t, { amount: 2500 });
     const paid = await confirm(t, session, { payment_method_type: 'card', token_id: 'tok_refundFail' });
     expect([paid.status, paid.body.status]).toEqual([200, 'captured']);
-    const r = await t.request('POST', `/refund-payment/${paid.body.id}`, { body: { amount: 1000, reason: 'requested_by_customer' } });
+    const r = await t.request('POST', `/refund-payment/${paid.body.id}`, {
+      body: { amount: 1000, reason: 'requested_by_customer' },
+    });
     expect([r.status, r.body.error.type, r.body.error.code]).toEqual([402, 'card_error', 'refund_failed']);
     const after = await ok(t, 'GET', `/payments/${paid.body.id}`);
     expect([after.status, after.refunded_amount, after.refunds]).toEqual(['captured', 0, []]);
     const ev = await only(t, paid.body.id, 'refund.failed');
-    expect(ev).toMatchObject({ amount: 1000, transaction_id: paid.body.id, refund: { amount: 1000, status: 'failed' } });
+    expect(ev).toMatchObject({
+      amount: 1000,
+      transaction_id: paid.body.id,
+      refund: { amount: 1000, status: 'failed' },
+    });
     expect(ev.data.object).toEqual(after);
     expect(ev.data.previous_attributes).toBeUndefined();
     // a refund of an ordinary card still succeeds

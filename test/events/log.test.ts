@@ -21,9 +21,13 @@ async function events(query = '', key?: string) {
 
 describe('the event log', () => {
   it('keeps a created session as the text JSON.stringify makes of its event, the answer without its secret', async () => {
-    const created = await s.request('POST', '/create-session', { body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } } });
+    const created = await s.request('POST', '/create-session', {
+      body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } },
+    });
     expect(created.status).toBe(201);
-    const row = s.server.services.store.db.prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'").get(created.body.id) as { body: string };
+    const row = s.server.services.store.db
+      .prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'")
+      .get(created.body.id) as { body: string };
     const { client_secret: _secret, ...object } = created.body;
     expect(JSON.parse(row.body).data.object).toEqual(object);
     expect(JSON.stringify(JSON.parse(row.body))).toBe(row.body);
@@ -66,7 +70,9 @@ describe('the event log', () => {
     const sessions = await Promise.all(Array.from({ length: 40 }, () => newSession(s)));
     // confirms racing on the same session: one wins, the others get 409 and record nothing
     const target = await newSession(s);
-    const racing = await Promise.all(Array.from({ length: 6 }, () => confirm(s, target, { payment_method_type: 'card', token_id: 'tok_visa' })));
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () => confirm(s, target, { payment_method_type: 'card', token_id: 'tok_visa' })),
+    );
     expect((await bad).status).toBe(400);
     expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
     const after = await events('?type=payment_session.created&limit=100');
@@ -116,7 +122,13 @@ describe('the event log', () => {
         after = `&starting_after=${page.data.at(-1).id}`;
       }
     };
-    for (const q of ['', '&type=payment_session.created', '&type=payment*', '&type=*.created', '&type=customer.deleted']) {
+    for (const q of [
+      '',
+      '&type=payment_session.created',
+      '&type=payment*',
+      '&type=*.created',
+      '&type=customer.deleted',
+    ]) {
       expect((await events(`?limit=1${q}`)).total_count, q).toBe(await listed(q));
     }
     const none = await statementsRun(() => events('?type=customer.deleted'));
@@ -133,7 +145,7 @@ describe('the event log', () => {
     await newSession(s);
     await newSession(s);
     const everything: any[] = [];
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const page = await events(`?limit=100${after}`);
       everything.push(...page.data);
       if (!page.has_more) break;
@@ -150,13 +162,22 @@ describe('the event log', () => {
       const expected = everything.filter(keep);
       const first = await statementsRun(() => events(`?limit=2&${query}`));
       // no statement over the log ran on the HTTP thread's connection (the cursor's own lookup aside)
-      expect(first.ran.filter((q) => /FROM events WHERE .*ORDER BY|COUNT\(\*\)/.test(q)), query).toEqual([]);
+      expect(
+        first.ran.filter((q) => /FROM events WHERE .*ORDER BY|COUNT\(\*\)/.test(q)),
+        query,
+      ).toEqual([]);
       expect(first.result.total_count, query).toBe(expected.length);
-      expect(first.result.data.map((e) => e.id), query).toEqual(expected.slice(0, 2).map((e) => e.id));
+      expect(
+        first.result.data.map((e) => e.id),
+        query,
+      ).toEqual(expected.slice(0, 2).map((e) => e.id));
       expect(first.result.has_more, query).toBe(expected.length > 2);
       if (expected.length > 2) {
         const next = await events(`?limit=2&${query}&starting_after=${first.result.data[1].id}`);
-        expect(next.data.map((e) => e.id), query).toEqual(expected.slice(2, 4).map((e) => e.id));
+        expect(
+          next.data.map((e) => e.id),
+          query,
+        ).toEqual(expected.slice(2, 4).map((e) => e.id));
       }
     }
     // without the reader (stopped, or failed) the same list is read on the HTTP thread, with the same answer
@@ -166,7 +187,13 @@ describe('the event log', () => {
       const [query, keep] = cases[2]!;
       const inline = await statementsRun(() => events(`?limit=2&${query}`));
       expect(inline.ran.filter((q) => /FROM events WHERE .*ORDER BY/.test(q))).toHaveLength(1);
-      expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([everything.filter(keep).length, everything.filter(keep).slice(0, 2).map((e) => e.id)]);
+      expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([
+        everything.filter(keep).length,
+        everything
+          .filter(keep)
+          .slice(0, 2)
+          .map((e) => e.id),
+      ]);
     } finally {
       store.readInBackground();
     }
@@ -175,10 +202,18 @@ describe('the event log', () => {
   it("keeps a failed long read's SQLite code, so that a storage fault there is a 503 as on the HTTP thread", async () => {
     const { store } = s.server.services;
     await events('?limit=1&type=payment_session.created'); // the worker runs
-    const failed = await store.readLong(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows)).catch((err: unknown) => err);
+    const failed = await store
+      .readLong(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows))
+      .catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(Error);
-    expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual(['SQLITE_ERROR', 'long read failed: integer overflow']);
-    expect(toServiceError(Object.assign(new Error('long read failed: disk I/O error'), { code: 'SQLITE_IOERR_READ' })).status).toBe(503);
+    expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual([
+      'SQLITE_ERROR',
+      'long read failed: integer overflow',
+    ]);
+    expect(
+      toServiceError(Object.assign(new Error('long read failed: disk I/O error'), { code: 'SQLITE_IOERR_READ' }))
+        .status,
+    ).toBe(503);
     // the worker still reads
     expect((await events('?limit=1&type=payment_session.created')).data).toHaveLength(1);
   });
@@ -216,16 +251,33 @@ describe('the events of a capture', () => {
       const manual = await newSession(t, { capture_method: 'manual' });
       const m = await confirm(t, manual, { token_id: 'tok_visa' });
       expect((await t.request('POST', `/capture-payment/${m.body.id}`, { body: {} })).status).toBe(200);
-      expect(await story(t, m.body.id, manual.id)).toEqual(['payment_session.created', 'payment.authorized', ...CAPTURED]);
+      expect(await story(t, m.body.id, manual.id)).toEqual([
+        'payment_session.created',
+        'payment.authorized',
+        ...CAPTURED,
+      ]);
 
       const threeds = await newSession(t);
       const d = await confirm(t, threeds, { token_id: 'tok_threeDSecureRequired' });
-      expect((await t.request('POST', `/threeds-authenticate/sessions/${threeds.id}/challenge-complete`, { body: {} })).status).toBe(200);
-      expect(await story(t, d.body.id, threeds.id)).toEqual(['payment_session.created', 'payment.requires_action', ...CAPTURED]);
+      expect(
+        (await t.request('POST', `/threeds-authenticate/sessions/${threeds.id}/challenge-complete`, { body: {} }))
+          .status,
+      ).toBe(200);
+      expect(await story(t, d.body.id, threeds.id)).toEqual([
+        'payment_session.created',
+        'payment.requires_action',
+        ...CAPTURED,
+      ]);
 
-      const ba = (await t.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' } })).body;
+      const ba = (
+        await t.request('POST', '/bank-accounts', {
+          body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen' },
+        })
+      ).body;
       await t.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
-      expect((await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [45, 32] } })).body).toMatchObject({ verified: true });
+      expect(
+        (await t.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [45, 32] } })).body,
+      ).toMatchObject({ verified: true });
       const ach = await newSession(t, { payment_method_types: ['bank_account'] });
       const b = await confirm(t, ach, { bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id } });
       expect(b.body.status).toBe('pending');

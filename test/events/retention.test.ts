@@ -17,7 +17,8 @@ describe('event retention', () => {
     await s.request('POST', '/create-session', { key: keyB, body: { amount: 100, currency: 'usd' } });
     await advance(s, 29 * 86_400);
     const kept = await newSession(s);
-    const ids = async (key?: string) => (await s.request('GET', '/events?limit=100', key ? { key } : {})).body.data.map((e: any) => e.data.object.id);
+    const ids = async (key?: string) =>
+      (await s.request('GET', '/events?limit=100', key ? { key } : {})).body.data.map((e: any) => e.data.object.id);
     expect(await ids()).toEqual(expect.arrayContaining([old.id, kept.id]));
     await advance(s, 2 * 86_400); // the first event is now 31 days old, the second 2 days
     const after = await ids();

@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const trigger = (body: unknown, key?: string) => s.request('POST', '/test-helpers/trigger', { body, ...(key ? { key } : {}) });
+const trigger = (body: unknown, key?: string) =>
+  s.request('POST', '/test-helpers/trigger', { body, ...(key ? { key } : {}) });
 
 describe('POST /test-helpers/trigger', () => {
   it.each(eventTypes)('%s', async (type) => {
@@ -42,7 +43,9 @@ describe('POST /test-helpers/trigger', () => {
     expect([bad.status, bad.body.error.code, bad.body.error.param]).toEqual([400, 'parameter_invalid', 'event_type']);
     expect(bad.body.error.message).toContain("'payment.captured'");
     // A refund is an event of its own: the name people try first means refund.succeeded, not the nearest spelling.
-    expect((await trigger({ event_type: 'payment.refunded' })).body.error.message).toContain("the nearest is 'refund.succeeded'");
+    expect((await trigger({ event_type: 'payment.refunded' })).body.error.message).toContain(
+      "the nearest is 'refund.succeeded'",
+    );
     expect((await trigger({ event_type: 'payment.captured', amount: 0 })).status).toBe(400);
     expect((await trigger({ event_type: 'payment.captured', extra: 1 })).status).toBe(400);
     expect((await trigger({})).status).toBe(400);
@@ -51,12 +54,17 @@ describe('POST /test-helpers/trigger', () => {
   });
 
   it('a scenario is all-or-nothing: with every processor down, payment.captured is 409 trigger_failed and leaves nothing', async () => {
-    const ids = ((await s.request('GET', '/test-helpers/processors')).body.processors as { id: string }[]).map((p) => p.id);
+    const ids = ((await s.request('GET', '/test-helpers/processors')).body.processors as { id: string }[]).map(
+      (p) => p.id,
+    );
     const count = async (q: string) => (await s.request('GET', q)).body.total_count as number;
     const [events, sessions] = [await count('/events?limit=1'), await count('/sessions?limit=1')];
     expect([typeof events, typeof sessions]).toEqual(['number', 'number']);
     try {
-      for (const id of ids) expect((await s.request('POST', `/test-helpers/processors/${id}`, { body: { status: 'down' } })).status).toBe(200);
+      for (const id of ids)
+        expect((await s.request('POST', `/test-helpers/processors/${id}`, { body: { status: 'down' } })).status).toBe(
+          200,
+        );
       const r = await trigger({ event_type: 'payment.captured' });
       expect([r.status, r.body.error.code]).toEqual([409, 'trigger_failed']);
       expect(r.body.error.message).toContain('payment.failed');
@@ -75,6 +83,9 @@ describe('POST /test-helpers/trigger', () => {
     const id = r.body.events[0].id;
     expect((await s.request('GET', `/events/${id}`)).status).toBe(404);
     expect((await s.request('GET', `/events/${id}`, { key: keyB })).status).toBe(200);
-    expect((await s.request('POST', '/test-helpers/trigger', { body: { event_type: 'customer.created' }, key: null })).status).toBe(401);
+    expect(
+      (await s.request('POST', '/test-helpers/trigger', { body: { event_type: 'customer.created' }, key: null }))
+        .status,
+    ).toBe(401);
   });
 });

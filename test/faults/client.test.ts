@@ -19,11 +19,18 @@ beforeEach(async () => {
 /** A client of the test server that records each attempt it sends. */
 function client(opts: Record<string, unknown> = {}) {
   const sent: TransportRequest[] = [];
-  const c = new Client({ apiKey: s.apiKey, baseUrl: s.baseUrl, retryBaseMs: 10, onRequest: (r) => sent.push(r), ...opts });
+  const c = new Client({
+    apiKey: s.apiKey,
+    baseUrl: s.baseUrl,
+    retryBaseMs: 10,
+    onRequest: (r) => sent.push(r),
+    ...opts,
+  });
   return { c, sent };
 }
 
-const rule = async (body: Record<string, unknown>) => expect((await s.request('POST', '/test-helpers/faults', { body })).status).toBe(201);
+const rule = async (body: Record<string, unknown>) =>
+  expect((await s.request('POST', '/test-helpers/faults', { body })).status).toBe(201);
 const count = async (path: string) => (await s.request('GET', `${path}?limit=1`)).body.total_count as number;
 
 async function systemAsset(): Promise<number> {
@@ -51,14 +58,29 @@ describe('the client under injected faults', () => {
       sent.length = 0;
       const session = await c.sessions.create({ amount: 4200, currency: 'usd' });
       const [payments, asset] = [await count('/payments'), await systemAsset()];
-      if (how === 'rule') await rule({ fault: 'after_commit=reset', method: 'POST', path: '/confirm-payment/*', count: 2 });
-      const paid = await c.payments.confirm(session.id, session.client_secret, { token_id: 'tok_visa' }, how === 'option' ? { simulate: 'after_commit=reset' } : {});
+      if (how === 'rule')
+        await rule({ fault: 'after_commit=reset', method: 'POST', path: '/confirm-payment/*', count: 2 });
+      const paid = await c.payments.confirm(
+        session.id,
+        session.client_secret,
+        { token_id: 'tok_visa' },
+        how === 'option' ? { simulate: 'after_commit=reset' } : {},
+      );
       expect(paid).toMatchObject({ status: 'captured', amount: 4200 });
       expect(sent.filter((r) => r.path.startsWith('/confirm-payment/'))).toHaveLength(how === 'option' ? 2 : 3);
-      expect(new Set(sent.filter((r) => r.method === 'POST').slice(1).map((r) => r.headers['idempotency-key'])).size).toBe(1);
+      expect(
+        new Set(
+          sent
+            .filter((r) => r.method === 'POST')
+            .slice(1)
+            .map((r) => r.headers['idempotency-key']),
+        ).size,
+      ).toBe(1);
       expect(await count('/payments')).toBe(payments + 1);
       expect((await systemAsset()) - asset).toBe(4200);
-      expect((await c.payments.list({ session_id: session.id } as never)).data.filter((p) => p.id === paid.id)).toHaveLength(1);
+      expect(
+        (await c.payments.list({ session_id: session.id } as never)).data.filter((p) => p.id === paid.id),
+      ).toHaveLength(1);
     }
     await c.close();
   });
@@ -124,12 +146,22 @@ describe('the client under injected faults', () => {
   it('a change sent without an Idempotency-Key is not sent again after a reset (it may have run); a 429 is retried', async () => {
     const { c, sent } = client();
     const before = await count('/sessions');
-    const err = await c.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, idempotencyKey: false, simulate: 'after_commit=reset' }).catch((e: unknown) => e);
+    const err = await c
+      .request('POST', '/create-session', {
+        body: { amount: 100, currency: 'usd' },
+        idempotencyKey: false,
+        simulate: 'after_commit=reset',
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect(sent).toHaveLength(1);
     expect(await count('/sessions')).toBe(before + 1);
     sent.length = 0;
-    await c.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, idempotencyKey: false, simulate: 'status=429;retry_after=0' });
+    await c.request('POST', '/create-session', {
+      body: { amount: 100, currency: 'usd' },
+      idempotencyKey: false,
+      simulate: 'status=429;retry_after=0',
+    });
     expect(sent).toHaveLength(2);
     expect(await count('/sessions')).toBe(before + 2);
     await c.close();
@@ -143,7 +175,9 @@ describe('the client under injected faults', () => {
       const everyCall = new Client({ apiKey, baseUrl, simulate: 'status=503', onRequest });
       await expect(everyCall.sessions.list()).rejects.toBeInstanceOf(SimulateWithLiveKeyError);
       const oneCall = new Client({ apiKey, baseUrl, onRequest });
-      const err = await oneCall.sessions.create({ amount: 1, currency: 'usd' }, { simulate: 'after_commit=reset' }).catch((e: unknown) => e);
+      const err = await oneCall.sessions
+        .create({ amount: 1, currency: 'usd' }, { simulate: 'after_commit=reset' })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SimulateWithLiveKeyError);
       expect((err as SimulateWithLiveKeyError).code).toBe('simulate_with_live_key');
       // a live key without a fault goes on as before (here: nothing listens)

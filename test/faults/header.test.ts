@@ -13,7 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const sim = (fault: string, extra: Record<string, string> = {}) => ({ headers: { 'Payorch-Simulate': fault, ...extra } });
+const sim = (fault: string, extra: Record<string, string> = {}) => ({
+  headers: { 'Payorch-Simulate': fault, ...extra },
+});
 
 async function session(amount = 1999) {
   const r = await s.request('POST', '/create-session', { body: { amount, currency: 'usd' } });
@@ -27,7 +29,9 @@ async function paymentsCount(): Promise<number> {
 
 async function systemBalances(): Promise<Record<string, number>> {
   const list = (await s.request('GET', '/ledger-accounts?limit=100&currency=usd')).body;
-  return Object.fromEntries(list.data.filter((a: any) => a.is_system_account).map((a: any) => [a.account_type, a.balance]));
+  return Object.fromEntries(
+    list.data.filter((a: any) => a.is_system_account).map((a: any) => [a.account_type, a.balance]),
+  );
 }
 
 /** A request whose connection the server closes without an answer: what fetch reports. */
@@ -43,7 +47,10 @@ async function resetOf(p: Promise<unknown>): Promise<string> {
 describe('Payorch-Simulate', () => {
   it('status=503: the contract error body for 503, nothing run, the fault named in Payorch-Simulated', async () => {
     const before = (await s.request('GET', '/sessions?limit=1')).body.total_count;
-    const r = await s.request('POST', '/create-session', { body: { amount: 500, currency: 'usd' }, ...sim('status=503') });
+    const r = await s.request('POST', '/create-session', {
+      body: { amount: 500, currency: 'usd' },
+      ...sim('status=503'),
+    });
     expectError(r, 503, 'api_error', 'service_unavailable');
     expect(r.body.error.message).toMatch(/Simulated 503.*nothing was done/);
     expect(r.body.error.request_id).toMatch(REQUEST_ID);
@@ -64,7 +71,8 @@ describe('Payorch-Simulate', () => {
       502: ['api_error', 'bad_gateway'],
       504: ['api_error', 'gateway_timeout'],
     };
-    for (const [status, [type, code]] of Object.entries(codes)) expectError(await s.request('GET', '/sessions', sim(`status=${status}`)), Number(status), type, code);
+    for (const [status, [type, code]] of Object.entries(codes))
+      expectError(await s.request('GET', '/sessions', sim(`status=${status}`)), Number(status), type, code);
   });
 
   it('latency: the answer comes after at least the latency, and is the real one', async () => {
@@ -76,13 +84,28 @@ describe('Payorch-Simulate', () => {
     expect(r.headers.get('payorch-simulated')).toBe('latency=300ms');
     // with a status: the wait, then the status
     const t2 = Date.now();
-    expectError(await s.request('GET', '/sessions', sim('status=503;latency=1s')), 503, 'api_error', 'service_unavailable');
+    expectError(
+      await s.request('GET', '/sessions', sim('status=503;latency=1s')),
+      503,
+      'api_error',
+      'service_unavailable',
+    );
     expect(Date.now() - t2).toBeGreaterThanOrEqual(990);
   });
 
   it('reset: the connection is closed without an answer and nothing runs', async () => {
     const before = (await s.request('GET', '/sessions?limit=1')).body.total_count;
-    const code = await resetOf(fetch(`${s.baseUrl}/create-session`, { method: 'POST', headers: { authorization: `Bearer ${s.apiKey}`, 'content-type': 'application/json', 'payorch-simulate': 'reset' }, body: '{"amount":100,"currency":"usd"}' }));
+    const code = await resetOf(
+      fetch(`${s.baseUrl}/create-session`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${s.apiKey}`,
+          'content-type': 'application/json',
+          'payorch-simulate': 'reset',
+        },
+        body: '{"amount":100,"currency":"usd"}',
+      }),
+    );
     expect(code).toMatch(/UND_ERR_SOCKET|ECONNRESET/);
     expect((await s.request('GET', '/sessions?limit=1')).body.total_count).toBe(before);
   });
@@ -90,11 +113,17 @@ describe('Payorch-Simulate', () => {
   it('after_commit=status=500: the change is committed, the answer replaced; the same key then replays the saved answer', async () => {
     const before = (await s.request('GET', '/sessions?limit=1')).body.total_count;
     const key = `k-${Date.now()}-500`;
-    const first = await s.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' }, headers: { 'Idempotency-Key': key, 'Payorch-Simulate': 'after_commit=status=500' } });
+    const first = await s.request('POST', '/create-session', {
+      body: { amount: 700, currency: 'usd' },
+      headers: { 'Idempotency-Key': key, 'Payorch-Simulate': 'after_commit=status=500' },
+    });
     expectError(first, 500, 'api_error', 'internal_error');
     expect(first.body.error.message).toMatch(/after the request ran/);
     expect((await s.request('GET', '/sessions?limit=1')).body.total_count).toBe(before + 1);
-    const again = await s.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' }, headers: { 'Idempotency-Key': key } });
+    const again = await s.request('POST', '/create-session', {
+      body: { amount: 700, currency: 'usd' },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect((await s.request('GET', '/sessions?limit=1')).body.total_count).toBe(before + 1);
@@ -107,7 +136,12 @@ describe('Payorch-Simulate', () => {
     const send = (headers: Record<string, string>) =>
       fetch(`${s.baseUrl}/confirm-payment/${sess.id}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${sess.client_secret}`, 'content-type': 'application/json', 'idempotency-key': key, ...headers },
+        headers: {
+          authorization: `Bearer ${sess.client_secret}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+          ...headers,
+        },
         body: JSON.stringify({ token_id: 'tok_visa' }),
       });
     expect(await resetOf(send({ 'payorch-simulate': 'after_commit=reset' }))).toMatch(/UND_ERR_SOCKET|ECONNRESET/);
@@ -125,7 +159,23 @@ describe('Payorch-Simulate', () => {
 
   it('a malformed header is 400 parameter_invalid naming Payorch-Simulate, and nothing runs', async () => {
     const before = (await s.request('GET', '/sessions?limit=1')).body.total_count;
-    for (const bad of ['', 'bogus', 'status=404', 'status=5O3', 'status=503;reset', 'latency=31s', 'latency=100', 'retry_after=2', 'reset;retry_after=1', 'status=503;status=500', 'after_commit=maybe', 'drop', 'reset=1', 'x'.repeat(201), 'status=503;;']) {
+    for (const bad of [
+      '',
+      'bogus',
+      'status=404',
+      'status=5O3',
+      'status=503;reset',
+      'latency=31s',
+      'latency=100',
+      'retry_after=2',
+      'reset;retry_after=1',
+      'status=503;status=500',
+      'after_commit=maybe',
+      'drop',
+      'reset=1',
+      'x'.repeat(201),
+      'status=503;;',
+    ]) {
       const r = await s.request('POST', '/create-session', { body: { amount: 500, currency: 'usd' }, ...sim(bad) });
       expectError(r, 400, 'validation_error', 'parameter_invalid', 'Payorch-Simulate');
       expect(r.body.error.message, bad).toMatch(/^Invalid Payorch-Simulate: /);
@@ -134,7 +184,12 @@ describe('Payorch-Simulate', () => {
   });
 
   it('an unauthenticated request gets its 401, whatever it asks to simulate', async () => {
-    expectError(await s.request('GET', '/sessions', { key: 'sk_test_nope', ...sim('status=503') }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await s.request('GET', '/sessions', { key: 'sk_test_nope', ...sim('status=503') }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
   });
 
   it('every injected fault is marked in the request log: status, latency, reset (status 0), the lost answer', async () => {
@@ -142,10 +197,29 @@ describe('Payorch-Simulate', () => {
     try {
       await t.request('GET', '/sessions', sim('status=503'));
       await t.request('GET', '/sessions', sim('latency=5ms'));
-      await resetOf(fetch(`${t.baseUrl}/sessions`, { headers: { authorization: `Bearer ${t.apiKey}`, 'payorch-simulate': 'reset' } }));
-      await resetOf(fetch(`${t.baseUrl}/create-session`, { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', 'payorch-simulate': 'after_commit=reset' }, body: '{"amount":100,"currency":"usd"}' }));
+      await resetOf(
+        fetch(`${t.baseUrl}/sessions`, {
+          headers: { authorization: `Bearer ${t.apiKey}`, 'payorch-simulate': 'reset' },
+        }),
+      );
+      await resetOf(
+        fetch(`${t.baseUrl}/create-session`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${t.apiKey}`,
+            'content-type': 'application/json',
+            'payorch-simulate': 'after_commit=reset',
+          },
+          body: '{"amount":100,"currency":"usd"}',
+        }),
+      );
       await t.request('GET', '/sessions');
-      const log = (await t.request('GET', '/request-log')).body.data as { method: string; path: string; status: number; simulated?: string }[];
+      const log = (await t.request('GET', '/request-log')).body.data as {
+        method: string;
+        path: string;
+        status: number;
+        simulated?: string;
+      }[];
       expect(log.map((e) => [e.method, e.path, e.status, e.simulated])).toEqual([
         ['GET', '/sessions', 503, 'status=503'],
         ['GET', '/sessions', 200, 'latency=5ms'],
@@ -160,7 +234,11 @@ describe('Payorch-Simulate', () => {
 
   it('in process, a reset is the same client failure as over HTTP (a ConnectionError after the retries), and the retry gets the saved answer', async () => {
     const embedded = await openEmbedded(tempDir());
-    const inproc = new Client({ apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()), retryBaseMs: 5 });
+    const inproc = new Client({
+      apiKey: embedded.apiKey,
+      transport: new InProcessTransport(embedded.app, () => embedded.close()),
+      retryBaseMs: 5,
+    });
     const http = new Client({ apiKey: s.apiKey, baseUrl: s.baseUrl, retryBaseMs: 5 });
     try {
       for (const c of [inproc, http]) {

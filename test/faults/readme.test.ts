@@ -13,7 +13,9 @@ describe('README "Rehearsing failures"', () => {
     expect(m, 'the snippet marker').not.toBeNull();
     const code = m![1]!;
     expect(code.trim().split('\n').length).toBeLessThanOrEqual(10);
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<void>;
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+      ...args: string[]
+    ) => (...a: unknown[]) => Promise<void>;
     await new AsyncFunction('startServer', 'Client', 'assert', code)(startServer, Client, assert);
   });
 });

@@ -25,7 +25,17 @@ describe('fault rules', () => {
   it('a count: the first N matching requests get the fault, then the rule is spent (and listed as such)', async () => {
     const r = await add({ fault: 'status=503', method: 'GET', path: '/sessions', count: 2 });
     expect(r.status, r.text).toBe(201);
-    expect(r.body).toMatchObject({ object: 'fault_rule', id: expect.stringMatching(/^flt_/), scope: 'account', target: 'request', fault: 'status=503', method: 'GET', path: '/sessions', count: 2, remaining: 2 });
+    expect(r.body).toMatchObject({
+      object: 'fault_rule',
+      id: expect.stringMatching(/^flt_/),
+      scope: 'account',
+      target: 'request',
+      fault: 'status=503',
+      method: 'GET',
+      path: '/sessions',
+      count: 2,
+      remaining: 2,
+    });
     expect(await statuses(4)).toEqual([503, 503, 200, 200]);
     const [listed] = (await s.request('GET', '/test-helpers/faults')).body.data;
     expect(listed).toMatchObject({ id: r.body.id, matched: 2, injected: 2, remaining: 0 });
@@ -76,8 +86,21 @@ describe('fault rules', () => {
     await add({ fault: 'after_commit=reset', method: 'POST', path: '/create-session', count: 1 });
     const before = (await s.request('GET', '/sessions?limit=1')).body.total_count;
     const send = () =>
-      fetch(`${s.baseUrl}/create-session`, { method: 'POST', headers: { authorization: `Bearer ${s.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'rule-after-commit-1' }, body: '{"amount":321,"currency":"usd"}' });
-    expect(await send().then(() => 'answered', () => 'reset')).toBe('reset');
+      fetch(`${s.baseUrl}/create-session`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${s.apiKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'rule-after-commit-1',
+        },
+        body: '{"amount":321,"currency":"usd"}',
+      });
+    expect(
+      await send().then(
+        () => 'answered',
+        () => 'reset',
+      ),
+    ).toBe('reset');
     const retry = await send();
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -96,7 +119,8 @@ describe('fault rules', () => {
     const t = await startTestServer();
     try {
       await t.request('POST', '/test-helpers/faults', { body: { fault: 'status=503', path: '/sessions' } });
-      const keyB = (await runCli(['server', 'keys', 'create', '--data-dir', t.dataDir!, '--json'])).json().api_key as string;
+      const keyB = (await runCli(['server', 'keys', 'create', '--data-dir', t.dataDir!, '--json'])).json()
+        .api_key as string;
       expect((await t.request('GET', '/sessions', { key: keyB })).status).toBe(200);
       expect((await t.request('GET', '/test-helpers/faults', { key: keyB })).body.data).toEqual([]);
       expect((await t.request('DELETE', '/test-helpers/faults', { key: keyB })).body.deleted).toBe(0);
@@ -108,20 +132,52 @@ describe('fault rules', () => {
     expectError(await add({ fault: 'drop', path: '/sessions' }), 400, 'validation_error', 'parameter_invalid', 'fault');
     expectError(await add({ fault: 'status=503', rate: 2 }), 400, 'validation_error', 'parameter_invalid', 'rate');
     expectError(await add({ fault: 'status=503', count: 0 }), 400, 'validation_error', 'parameter_invalid', 'count');
-    expectError(await add({ fault: 'status=503', path: 'sessions' }), 400, 'validation_error', 'parameter_invalid', 'path');
-    expectError(await add({ fault: 'status=503', webhook_endpoint: 'we_x', path: '/x' }), 400, 'validation_error', 'parameter_invalid', 'webhook_endpoint');
-    expectError(await add({ fault: 'status=503', webhook_endpoint: 'we_nope' }), 404, 'invalid_request_error', 'resource_missing', 'webhook_endpoint');
+    expectError(
+      await add({ fault: 'status=503', path: 'sessions' }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'path',
+    );
+    expectError(
+      await add({ fault: 'status=503', webhook_endpoint: 'we_x', path: '/x' }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'webhook_endpoint',
+    );
+    expectError(
+      await add({ fault: 'status=503', webhook_endpoint: 'we_nope' }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'webhook_endpoint',
+    );
     expectError(await add({ fault: 'status=503', extra: 1 }), 400, 'validation_error', 'parameter_unknown', 'extra');
-    expectError(await s.request('DELETE', '/test-helpers/faults/flt_999'), 404, 'invalid_request_error', 'resource_missing', 'fault_rule_id');
+    expectError(
+      await s.request('DELETE', '/test-helpers/faults/flt_999'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'fault_rule_id',
+    );
     expect((await s.request('GET', '/test-helpers/faults')).body.data).toEqual([]);
   });
 
   it('startServer({ faults }): server-wide rules for every account, listed as such, not deletable over the API; a bad rule fails the start naming it', async () => {
-    const t = await startTestServer({ memory: true, faults: [{ fault: 'status=503;retry_after=1', method: 'GET', path: '/sessions', count: 1 }] });
+    const t = await startTestServer({
+      memory: true,
+      faults: [{ fault: 'status=503;retry_after=1', method: 'GET', path: '/sessions', count: 1 }],
+    });
     try {
       const [rule] = (await t.request('GET', '/test-helpers/faults')).body.data;
       expect(rule).toMatchObject({ scope: 'server', fault: 'status=503;retry_after=1', remaining: 1 });
-      expectError(await t.request('DELETE', `/test-helpers/faults/${rule.id}`), 409, 'invalid_request_error', 'fault_rule_server_wide');
+      expectError(
+        await t.request('DELETE', `/test-helpers/faults/${rule.id}`),
+        409,
+        'invalid_request_error',
+        'fault_rule_server_wide',
+      );
       expect((await t.request('DELETE', '/test-helpers/faults')).body.deleted).toBe(0);
       const first = await t.request('GET', '/sessions');
       expect([first.status, first.headers.get('retry-after')]).toEqual([503, '1']);
@@ -129,7 +185,11 @@ describe('fault rules', () => {
     } finally {
       await t.close();
     }
-    await expect(startServer({ port: 0, memory: true, faults: [{ fault: 'status=503' }, { fault: 'teapot' } as never] })).rejects.toThrow(/^Fault rule 2 of 2: Invalid fault: unknown item "teapot"/);
-    await expect(startServer({ port: 0, memory: true, faults: [{ fault: 'status=503', rate: 'half' } as never] })).rejects.toThrow(/^Fault rule 1 of 1: .*rate/);
+    await expect(
+      startServer({ port: 0, memory: true, faults: [{ fault: 'status=503' }, { fault: 'teapot' } as never] }),
+    ).rejects.toThrow(/^Fault rule 2 of 2: Invalid fault: unknown item "teapot"/);
+    await expect(
+      startServer({ port: 0, memory: true, faults: [{ fault: 'status=503', rate: 'half' } as never] }),
+    ).rejects.toThrow(/^Fault rule 1 of 1: .*rate/);
   });
 });

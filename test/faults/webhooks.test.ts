@@ -13,7 +13,9 @@ let we: { id: string };
 beforeAll(async () => {
   s = await startTestServer({ memory: true });
   rx = await startReceiver(200);
-  const r = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
+  const r = await s.request('POST', '/webhook-endpoints', {
+    body: { url: rx.url, enabled_events: ['payment_session.created'] },
+  });
   expect(r.status).toBe(201);
   we = r.body;
 });
@@ -38,12 +40,20 @@ async function newEvent(): Promise<string> {
 }
 
 async function delivery(eventId: string) {
-  return until(async () => (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?limit=100`)).body.data.find((d: { event: string; attempts: number }) => d.event === eventId && d.attempts > 0), `a recorded attempt of ${eventId}`);
+  return until(
+    async () =>
+      (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?limit=100`)).body.data.find(
+        (d: { event: string; attempts: number }) => d.event === eventId && d.attempts > 0,
+      ),
+    `a recorded attempt of ${eventId}`,
+  );
 }
 
 /** Makes the delivery's next attempt due (its retry waits on the account's clock). */
 async function retryNow(eventId: string) {
-  const d = (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?limit=100`)).body.data.find((x: { event: string }) => x.event === eventId);
+  const d = (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries?limit=100`)).body.data.find(
+    (x: { event: string }) => x.event === eventId,
+  );
   const clock = Date.parse((await s.request('GET', '/test-helpers/clock')).body.now_iso);
   await advance(s, Math.max(1, Math.ceil((Date.parse(d.next_attempt_at) - clock) / 1000)));
 }
@@ -56,7 +66,9 @@ describe('webhook delivery faults', () => {
     const ev = await newEvent();
     const first = await delivery(ev);
     expect(first).toMatchObject({ status: 'pending', attempts: 1 });
-    expect(first.last_error).toMatch(/^simulated \(fault "reset"\): the POST was sent \(the endpoint answered 200\) and its answer lost/);
+    expect(first.last_error).toMatch(
+      /^simulated \(fault "reset"\): the POST was sent \(the endpoint answered 200\) and its answer lost/,
+    );
     expect(receivedOf(ev)).toBe(1);
     await retryNow(ev);
     const done = await until(async () => {
@@ -79,11 +91,15 @@ describe('webhook delivery faults', () => {
     await retryNow(ev);
     await until(async () => ((await delivery(ev)).status === 'succeeded' ? true : undefined), 'the retry');
     expect(receivedOf(ev)).toBe(1);
-    const listed = (await s.request('GET', '/test-helpers/faults')).body.data.find((x: { id: string }) => x.id === r.id);
+    const listed = (await s.request('GET', '/test-helpers/faults')).body.data.find(
+      (x: { id: string }) => x.id === r.id,
+    );
     expect(listed).toMatchObject({ target: 'webhook', webhook_endpoint: '*', matched: 1, injected: 1, remaining: 0 });
     // spent: the next event goes straight through
     const ev2 = await newEvent();
-    expect(await until(async () => ((await delivery(ev2)).status === 'succeeded' ? true : undefined), 'the next delivery')).toBe(true);
+    expect(
+      await until(async () => ((await delivery(ev2)).status === 'succeeded' ? true : undefined), 'the next delivery'),
+    ).toBe(true);
     expect(receivedOf(ev2)).toBe(1);
   });
 

@@ -81,7 +81,12 @@ node -e 'fetch(process.env.PAYORCH_BASE_URL + "/sessions/" + process.argv[1], { 
     pids.add(a.pid);
     const job = await runCli(['server', 'start', '--detach', '--port', '0', '--memory', '--env'], { home });
     expect(job.code, job.stderr).toBe(0);
-    const env = Object.fromEntries(job.stdout.trim().split('\n').map((l) => /^(\w+)='([^']*)'/.exec(l)!.slice(1, 3)));
+    const env = Object.fromEntries(
+      job.stdout
+        .trim()
+        .split('\n')
+        .map((l) => /^(\w+)='([^']*)'/.exec(l)!.slice(1, 3)),
+    );
     const pid = Number(/pid (\d+)/.exec(job.stderr)?.[1]);
     pids.add(pid);
     expect(env.PAYORCH_BASE_URL).not.toBe(a.base_url);
@@ -129,9 +134,15 @@ node -e 'fetch(process.env.PAYORCH_BASE_URL + "/sessions/" + process.argv[1], { 
     const { envAssignments, envUnsets } = await import('../../dist/lib/output/shell.js');
     const value = `it's $HOME \`id\` "q" ! \\ ; $(echo x) *`;
     for (const sh of ['sh', 'bash']) {
-      const r = spawnSync(sh, ['-c', `eval "$1"; printf '%s' "$V"`, 'sh', envAssignments({ V: value }, 'sh')], { encoding: 'utf8' });
+      const r = spawnSync(sh, ['-c', `eval "$1"; printf '%s' "$V"`, 'sh', envAssignments({ V: value }, 'sh')], {
+        encoding: 'utf8',
+      });
       expect(r.stdout).toBe(value);
-      const exported = spawnSync(sh, ['-c', `eval "$1"; node -p 'process.env.V'`, 'sh', envAssignments({ V: 'x y' }, 'sh')], { encoding: 'utf8' });
+      const exported = spawnSync(
+        sh,
+        ['-c', `eval "$1"; node -p 'process.env.V'`, 'sh', envAssignments({ V: 'x y' }, 'sh')],
+        { encoding: 'utf8' },
+      );
       expect(exported.stdout.trim()).toBe('x y');
     }
     expect(envAssignments({ V: "a'b!c" }, 'csh')).toBe(`setenv V 'a'\\''b'\\!'c';\n`);

@@ -31,7 +31,13 @@ async function recorder(): Promise<{ server: Server; port: number; seen: Seen[] 
   const server = createServer(async (req: IncomingMessage, res) => {
     let body = '';
     for await (const c of req) body += c;
-    seen.push({ method: req.method!, url: req.url!, host: req.headers.host ?? '', auth: req.headers.authorization, body });
+    seen.push({
+      method: req.method!,
+      url: req.url!,
+      host: req.headers.host ?? '',
+      auth: req.headers.authorization,
+      body,
+    });
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { type: 'invalid_request_error', code: 'route_not_found', message: 'recorder' } }));
   });
@@ -53,7 +59,11 @@ afterAll(async () => {
 describe('requests go only to the configured origin (finding 1)', () => {
   it('the path of `payorch api` is appended to the base path: /127.0.0.1:PORT2/x never reaches PORT2', async () => {
     const key = 'sk_test_' + 'K'.repeat(32);
-    for (const base of [`http://127.0.0.1:${r1.port}`, `http://127.0.0.1:${r1.port}/`, `http://127.0.0.1:${r1.port}/functions/v1`]) {
+    for (const base of [
+      `http://127.0.0.1:${r1.port}`,
+      `http://127.0.0.1:${r1.port}/`,
+      `http://127.0.0.1:${r1.port}/functions/v1`,
+    ]) {
       for (const path of [`/127.0.0.1:${r2.port}/x`, `//127.0.0.1:${r2.port}/x`, `http://127.0.0.1:${r2.port}/x`]) {
         const r = await runCli(['api', 'GET', path, '--base-url', base, '--api-key', key]);
         expect(r.code, `${base} ${path}: ${r.stderr}`).toBe(1); // the recorder's 404
@@ -79,12 +89,20 @@ describe('requests go only to the configured origin (finding 1)', () => {
   });
 
   it('base URLs are validated: http or https with a host, no credentials or query (exit 2 from the flag, 3 from env)', async () => {
-    for (const bad of ['ftp://127.0.0.1/functions/v1', 'not a url', 'http://user:pw@127.0.0.1:1/functions/v1', `http://127.0.0.1:${r1.port}/functions/v1?x=1`, 'file:///etc/passwd']) {
+    for (const bad of [
+      'ftp://127.0.0.1/functions/v1',
+      'not a url',
+      'http://user:pw@127.0.0.1:1/functions/v1',
+      `http://127.0.0.1:${r1.port}/functions/v1?x=1`,
+      'file:///etc/passwd',
+    ]) {
       const r = await runCli(['sessions', 'list', '--base-url', bad, '--api-key', 'sk_test_x', '--json']);
       expect(r.code, `${bad}: ${r.stderr}`).toBe(2);
       expect(r.json().error.message).toMatch(/Invalid base URL/);
     }
-    const env = await runCli(['sessions', 'list'], { env: { PAYORCH_BASE_URL: 'gopher://x', PAYORCH_API_KEY: 'sk_test_x' } });
+    const env = await runCli(['sessions', 'list'], {
+      env: { PAYORCH_BASE_URL: 'gopher://x', PAYORCH_API_KEY: 'sk_test_x' },
+    });
     expect(env.code).toBe(3);
     expect(env.stderr).toContain('PAYORCH_BASE_URL');
     expect(r1.seen).toEqual([]);
@@ -97,8 +115,20 @@ describe('requests go only to the configured origin (finding 1)', () => {
 
 describe('blank ids and blank required values exit 2 before any request (finding 2)', () => {
   it('the real binary: `sessions get ""` and `customers get " "` exit 2 with a usage error', async () => {
-    for (const args of [['sessions', 'get', ''], ['customers', 'get', ' '], ['payments', 'get', ''], ['ledger', 'get', '\t']]) {
-      const r = await runCli([...args, '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', 'sk_test_x', '--json']);
+    for (const args of [
+      ['sessions', 'get', ''],
+      ['customers', 'get', ' '],
+      ['payments', 'get', ''],
+      ['ledger', 'get', '\t'],
+    ]) {
+      const r = await runCli([
+        ...args,
+        '--base-url',
+        `http://127.0.0.1:${r1.port}/functions/v1`,
+        '--api-key',
+        'sk_test_x',
+        '--json',
+      ]);
       expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(2);
       expect(r.json().error).toMatchObject({ code: 'usage_error' });
     }
@@ -107,16 +137,26 @@ describe('blank ids and blank required values exit 2 before any request (finding
 
   it('in process, every command with a required argument refuses a blank one without sending anything', async () => {
     const cfg = await cliConfig();
-    const withArgs = cfg.commands.filter((c) => Object.values(c.args ?? {}).some((a) => a.required) && !c.id.startsWith('server:'));
+    const withArgs = cfg.commands.filter(
+      (c) => Object.values(c.args ?? {}).some((a) => a.required) && !c.id.startsWith('server:'),
+    );
     expect(withArgs.length).toBeGreaterThan(50);
     const failures: string[] = [];
     for (const c of withArgs) {
       const required = Object.values(c.args).filter((a) => a.required);
-      const argv = [...required.map(() => ''), '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', 'sk_test_x'];
+      const argv = [
+        ...required.map(() => ''),
+        '--base-url',
+        `http://127.0.0.1:${r1.port}/functions/v1`,
+        '--api-key',
+        'sk_test_x',
+      ];
       // required flags get a plausible value so that only the blank argument is wrong
-      for (const [name, f] of Object.entries(c.flags)) if (f.required) argv.push(`--${name}`, f.type === 'option' && f.options?.length ? f.options[0]! : '1');
+      for (const [name, f] of Object.entries(c.flags))
+        if (f.required) argv.push(`--${name}`, f.type === 'option' && f.options?.length ? f.options[0]! : '1');
       const r = await runInProcess(c.id.split(':').join(' '), argv);
-      if (r.code !== 2 || r.requests.length !== 0) failures.push(`${c.id}: exit ${r.code}, ${r.requests.length} requests, ${r.stderr.trim()}`);
+      if (r.code !== 2 || r.requests.length !== 0)
+        failures.push(`${c.id}: exit ${r.code}, ${r.requests.length} requests, ${r.stderr.trim()}`);
     }
     expect(failures).toEqual([]);
     expect(r1.seen).toEqual([]);
@@ -133,7 +173,9 @@ describe('blank ids and blank required values exit 2 before any request (finding
 describe('control characters are escaped in human views; --json stays exact (finding 3)', () => {
   it('a hostile customer name and description cannot drive the terminal', async () => {
     const name = 'Evil\x1b[2J\x1b]0;pwned\x07\u009b31m\u202e';
-    const c = await s.request('POST', '/customers', { body: { name, email: 'evil@example.com', description: 'line\n\x1b[31mred' } });
+    const c = await s.request('POST', '/customers', {
+      body: { name, email: 'evil@example.com', description: 'line\n\x1b[31mred' },
+    });
     expect(c.status, c.text).toBe(201);
     const list = await runCli(['customers', 'list', ...against(s)]);
     const get = await runCli(['customers', 'get', c.body.id, ...against(s)]);
@@ -184,7 +226,10 @@ describe('configuration problems exit 3 naming the file and the fix (finding 7)'
 
   it('an active profile that no longer exists is an error, not a silent switch to the embedded server', async () => {
     const home = tempDir();
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ active: 'gone', profiles: { other: { api_key: 'sk_test_abc' } } }));
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({ active: 'gone', profiles: { other: { api_key: 'sk_test_abc' } } }),
+    );
     const r = await runCli(['sessions', 'list'], { home });
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('"gone" does not exist');
@@ -213,12 +258,18 @@ describe('--timeout and PAYORCH_TIMEOUT (finding 8)', () => {
 
   it('a server that never answers: one attempt within the budget, then exit 4 (no retries past it)', async () => {
     connections = 0;
-    const r = await runCli(['sessions', 'list', '--base-url', url, '--api-key', 'sk_test_x', '--timeout', '1', '--json'], { timeoutMs: 15_000 });
+    const r = await runCli(
+      ['sessions', 'list', '--base-url', url, '--api-key', 'sk_test_x', '--timeout', '1', '--json'],
+      { timeoutMs: 15_000 },
+    );
     expect(r.code, r.stderr).toBe(4);
     expect(r.json().error.code).toBe('timeout');
     expect(r.stderr).toMatch(/within \d+ ms \(after 1 attempt\)/);
     expect(connections).toBe(1);
-    const env = await runCli(['sessions', 'list', '--base-url', url, '--api-key', 'sk_test_x'], { env: { PAYORCH_TIMEOUT: '1500ms' }, timeoutMs: 15_000 });
+    const env = await runCli(['sessions', 'list', '--base-url', url, '--api-key', 'sk_test_x'], {
+      env: { PAYORCH_TIMEOUT: '1500ms' },
+      timeoutMs: 15_000,
+    });
     expect(env.code).toBe(4);
     expect(env.stderr).toMatch(/within 1[45]\d\d ms/);
   });
@@ -266,7 +317,16 @@ describe('exit codes and messages (finding 9)', () => {
 
   it('--json gives the real reason for not asking; "no" is exit 2; Ctrl-C is 130 (in process, prompts answered)', async () => {
     const live = 'sk_live_' + 'Z'.repeat(32);
-    const args = ['--amount', '100', '--currency', 'usd', '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', live];
+    const args = [
+      '--amount',
+      '100',
+      '--currency',
+      'usd',
+      '--base-url',
+      `http://127.0.0.1:${r1.port}/functions/v1`,
+      '--api-key',
+      live,
+    ];
     const json = await runInProcess('sessions create', [...args, '--json'], { tty: true });
     expect(json.code).toBe(2);
     expect(json.stdout).toContain('--json never asks');
@@ -281,7 +341,18 @@ describe('exit codes and messages (finding 9)', () => {
 
 describe('exit codes on a terminal (finding 9)', () => {
   const live = 'sk_live_' + 'Q'.repeat(32);
-  const args = () => ['sessions', 'create', '--amount', '100', '--currency', 'usd', '--base-url', `http://127.0.0.1:${r1.port}/functions/v1`, '--api-key', live];
+  const args = () => [
+    'sessions',
+    'create',
+    '--amount',
+    '100',
+    '--currency',
+    'usd',
+    '--base-url',
+    `http://127.0.0.1:${r1.port}/functions/v1`,
+    '--api-key',
+    live,
+  ];
 
   it.skipIf(!hasPty)('"n" at a confirmation exits 2, Ctrl-C exits 130; nothing is sent', async () => {
     const no = runPty(args());
@@ -310,10 +381,31 @@ describe('exit codes on a terminal (finding 9)', () => {
 
 describe('validation messages name the field and the rule (finding 9)', () => {
   it('a URL field says it must be an http(s) URL; a long metadata key says it is the key', async () => {
-    const url = await runCli(['api', 'POST', '/create-session', '--data', '{"amount":100,"currency":"usd","success_url":"not-a-url"}', '--json', ...against(s)]);
-    expect(url.json().error).toMatchObject({ param: 'success_url', message: 'Invalid success_url: must be an absolute http or https URL (https://…).' });
+    const url = await runCli([
+      'api',
+      'POST',
+      '/create-session',
+      '--data',
+      '{"amount":100,"currency":"usd","success_url":"not-a-url"}',
+      '--json',
+      ...against(s),
+    ]);
+    expect(url.json().error).toMatchObject({
+      param: 'success_url',
+      message: 'Invalid success_url: must be an absolute http or https URL (https://…).',
+    });
     const key = 'k'.repeat(41);
-    const r = await runCli(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--metadata', `${key}=v`, ...against(s)]);
+    const r = await runCli([
+      'sessions',
+      'create',
+      '--amount',
+      '100',
+      '--currency',
+      'usd',
+      '--metadata',
+      `${key}=v`,
+      ...against(s),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`Invalid metadata: key "${key}" is too long: keys must be at most 40 characters.`);
     const cur = await s.request('POST', '/create-session', { body: { amount: 100, currency: 'u$d' } });
@@ -323,7 +415,16 @@ describe('validation messages name the field and the rule (finding 9)', () => {
 
 describe('the --json secret rule (finding 10)', () => {
   it('--json prints the client secret exactly, as `payorch api` does; the human view masks it', async () => {
-    const created = await runCli(['sessions', 'create', '--amount', '700', '--currency', 'usd', '--json', ...against(s)]);
+    const created = await runCli([
+      'sessions',
+      'create',
+      '--amount',
+      '700',
+      '--currency',
+      'usd',
+      '--json',
+      ...against(s),
+    ]);
     const out = created.json();
     const stored = (await s.request('GET', `/sessions/${out.id}`)).body;
     expect(out.client_secret).toBe(stored.client_secret);
@@ -364,20 +465,31 @@ describe('discoverability (finding 11)', () => {
 
   it('a topic typed alone with a typo gets a suggestion too, exit 2', async () => {
     const [topic, nested] = await Promise.all([runCli(['sesions']), runCli(['server', 'kyes'])]);
-    expect([topic.code, topic.stderr]).toEqual([2, 'Error: `sesions` is not a payorch command. Did you mean `payorch sessions`? `payorch help` lists the commands.\n']);
-    expect([nested.code, nested.stderr]).toEqual([2, 'Error: `server kyes` is not a payorch command. Did you mean `payorch server keys`? `payorch help` lists the commands.\n']);
+    expect([topic.code, topic.stderr]).toEqual([
+      2,
+      'Error: `sesions` is not a payorch command. Did you mean `payorch sessions`? `payorch help` lists the commands.\n',
+    ]);
+    expect([nested.code, nested.stderr]).toEqual([
+      2,
+      'Error: `server kyes` is not a payorch command. Did you mean `payorch server keys`? `payorch help` lists the commands.\n',
+    ]);
   });
 
-  it('a flag typo gets a suggestion in the CLI\'s words (no usage dump), exit 2; with --json the usage_error body', async () => {
+  it("a flag typo gets a suggestion in the CLI's words (no usage dump), exit 2; with --json the usage_error body", async () => {
     const one = await runCli(['sessions', 'list', '--jsno']);
-    expect([one.code, one.stdout, one.stderr]).toEqual([2, '', 'Error: `--jsno` is not a flag of `payorch sessions list`. Did you mean `--json`? `payorch sessions list --help` lists its flags.\n']);
+    expect([one.code, one.stdout, one.stderr]).toEqual([
+      2,
+      '',
+      'Error: `--jsno` is not a flag of `payorch sessions list`. Did you mean `--json`? `payorch sessions list --help` lists its flags.\n',
+    ]);
     const several = await runCli(['sessions', 'get', 'x', '--jsno', '--timout=5', '-q', '--json']);
     expect(several.code).toBe(2);
     expect(several.json()).toEqual({
       error: {
         type: 'invalid_request_error',
         code: 'usage_error',
-        message: '`--jsno` (did you mean `--json`?), `--timout=5` (did you mean `--timeout`?), `-q` are not flags of `payorch sessions get`. `payorch sessions get --help` lists its flags.',
+        message:
+          '`--jsno` (did you mean `--json`?), `--timout=5` (did you mean `--timeout`?), `-q` are not flags of `payorch sessions get`. `payorch sessions get --help` lists its flags.',
       },
     });
     expect(several.stderr).not.toMatch(/USAGE|Nonexistent/);
@@ -389,9 +501,27 @@ describe('discoverability (finding 11)', () => {
     const file = join(tempDir(), 'payorch.bash');
     writeFileSync(file, script.stdout);
     const complete = (...words: string[]) =>
-      execFileSync('bash', ['-c', `source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _payorch; echo "\${COMPREPLY[*]}"`, file, 'payorch', ...words], { encoding: 'utf8' }).trim();
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 )); _payorch; echo "\${COMPREPLY[*]}"`,
+          file,
+          'payorch',
+          ...words,
+        ],
+        { encoding: 'utf8' },
+      ).trim();
     expect(complete('ses')).toBe('sessions');
-    expect(complete('sessions', '').split(' ')).toEqual(['cancel', 'confirm', 'create', 'get', 'list', 'open', 'update']);
+    expect(complete('sessions', '').split(' ')).toEqual([
+      'cancel',
+      'confirm',
+      'create',
+      'get',
+      'list',
+      'open',
+      'update',
+    ]);
     expect(complete('ledger', 'holds', 'c')).toBe('capture create');
     expect(complete('sessions', 'get', 'ID', '--ti')).toBe('--timeout');
     expect((await runCli(['autocomplete', 'zsh'])).stdout).toContain('bashcompinit');
@@ -400,11 +530,17 @@ describe('discoverability (finding 11)', () => {
   it('sessions confirm: the usage line shows one way to pay, --exp and --cvc as options of --card (not as if --exp were required)', async () => {
     const help = await runCli(['sessions', 'confirm', '--help']);
     expect(help.code).toBe(0);
-    const usage = help.stdout.slice(help.stdout.indexOf('USAGE'), help.stdout.indexOf('ARGUMENTS')).replace(/\s+/g, ' ');
-    expect(usage).toContain('sessions confirm ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME])');
+    const usage = help.stdout
+      .slice(help.stdout.indexOf('USAGE'), help.stdout.indexOf('ARGUMENTS'))
+      .replace(/\s+/g, ' ');
+    expect(usage).toContain(
+      'sessions confirm ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME])',
+    );
     expect(usage).not.toMatch(/--exp <value> --card/);
     // Written by hand: every flag of the command is in it.
-    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, { flags: Record<string, { hidden?: boolean; char?: string }> }> };
+    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+      commands: Record<string, { flags: Record<string, { hidden?: boolean; char?: string }> }>;
+    };
     for (const [name, flag] of Object.entries(manifest.commands['sessions:confirm']!.flags)) {
       if (!flag.hidden) expect(usage, name).toMatch(new RegExp(`--${name}\\b${flag.char ? `|-${flag.char}\\b` : ''}`));
     }
@@ -427,21 +563,34 @@ describe('discoverability (finding 11)', () => {
   });
 
   it('every command has an example', async () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as { commands: Record<string, { examples?: string[] }> };
-    const missing = Object.entries(manifest.commands).filter(([, c]) => !c.examples?.length).map(([id]) => id);
+    const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+      commands: Record<string, { examples?: string[] }>;
+    };
+    const missing = Object.entries(manifest.commands)
+      .filter(([, c]) => !c.examples?.length)
+      .map(([id]) => id);
     expect(missing).toEqual([]);
   });
 
   it('test-cards shows every kind of test value, KYC values from the server code included', async () => {
     const r = await runCli(['test-cards', ...against(s)]);
     expect(r.code, r.stderr).toBe(0);
-    for (const text of ['tok_visa', 'wallet_declined', '000222222227', 'Micro-deposit amounts: 32 and 45', ...Object.values(KYC_TEST_VALUES)]) expect(r.stdout).toContain(text);
+    for (const text of [
+      'tok_visa',
+      'wallet_declined',
+      '000222222227',
+      'Micro-deposit amounts: 32 and 45',
+      ...Object.values(KYC_TEST_VALUES),
+    ])
+      expect(r.stdout).toContain(text);
   });
 });
 
 describe('commands send exactly the contract body (finding 12)', () => {
   it('ledger unfreeze sends no body unless --reason/--actor', async () => {
-    const acct = (await s.request('POST', '/ledger-accounts', { body: { name: 'w', account_type: 'liability', currency: 'usd' } })).body;
+    const acct = (
+      await s.request('POST', '/ledger-accounts', { body: { name: 'w', account_type: 'liability', currency: 'usd' } })
+    ).body;
     const freeze = () => s.request('POST', `/ledger-accounts/${acct.id}/freeze`, { body: { reason: 'check' } });
     expect((await freeze()).status).toBe(200);
     const bare = await runInProcess('ledger unfreeze', [acct.id, '--yes', ...against(s)]);
@@ -453,24 +602,51 @@ describe('commands send exactly the contract body (finding 12)', () => {
     expect((bare.result as { status: string }).status).toBe('active');
     await freeze();
     const withReason = await runInProcess('ledger unfreeze', [acct.id, '--yes', '--reason', 'cleared', ...against(s)]);
-    expect(JSON.parse(withReason.requests.find((r) => r.method === 'POST')!.body!)).toMatchObject({ reason: 'cleared' });
+    expect(JSON.parse(withReason.requests.find((r) => r.method === 'POST')!.body!)).toMatchObject({
+      reason: 'cleared',
+    });
   });
 });
 
 describe('flag → request mapping, in process', () => {
   it('sessions create, list and get map their flags to the request', async () => {
-    const c = await runInProcess('sessions create', ['--amount', '1999', '--currency', 'eur', '--metadata', 'order=42', '--idempotency-key', 'idem-map-1', '--json', ...against(s)]);
+    const c = await runInProcess('sessions create', [
+      '--amount',
+      '1999',
+      '--currency',
+      'eur',
+      '--metadata',
+      'order=42',
+      '--idempotency-key',
+      'idem-map-1',
+      '--json',
+      ...against(s),
+    ]);
     expect(c.code, c.stderr).toBe(0);
     expect(c.requests).toHaveLength(1);
     expect(c.requests[0]).toMatchObject({ method: 'POST', path: '/create-session' });
     expect(c.requests[0]!.headers['idempotency-key']).toBe('idem-map-1');
-    expect(JSON.parse(c.requests[0]!.body!)).toMatchObject({ amount: 1999, currency: 'eur', metadata: { order: '42' } });
+    expect(JSON.parse(c.requests[0]!.body!)).toMatchObject({
+      amount: 1999,
+      currency: 'eur',
+      metadata: { order: '42' },
+    });
     expect(JSON.parse(c.stdout)).toEqual(c.result);
-    const l = await runInProcess('sessions list', ['--limit', '3', '--status', 'requires_payment_method', ...against(s)]);
+    const l = await runInProcess('sessions list', [
+      '--limit',
+      '3',
+      '--status',
+      'requires_payment_method',
+      ...against(s),
+    ]);
     expect(l.requests[0]!.path).toMatch(/^\/sessions\?/);
-    expect(new URLSearchParams(l.requests[0]!.path.split('?')[1])).toEqual(new URLSearchParams({ limit: '3', status: 'requires_payment_method' }));
+    expect(new URLSearchParams(l.requests[0]!.path.split('?')[1])).toEqual(
+      new URLSearchParams({ limit: '3', status: 'requires_payment_method' }),
+    );
     const g = await runInProcess('sessions get', [(c.result as { id: string }).id, ...against(s)]);
-    expect(g.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /sessions/${(c.result as { id: string }).id}`]);
+    expect(g.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /sessions/${(c.result as { id: string }).id}`,
+    ]);
     expect(g.stdout).toMatch(/Payment session/);
   });
 

@@ -41,7 +41,12 @@ describe('an id that is a dot segment is refused before any request', () => {
   // A server or proxy that resolves dot segments (the WHATWG URL parser does, %2e included) would turn
   // /sessions/. into /sessions/ — a list — and /ledger-accounts/../unfreeze into /unfreeze.
   it('the real binary: `sessions get .` and `ledger unfreeze ..` exit 2 with a usage error', async () => {
-    for (const args of [['sessions', 'get', '.'], ['payments', 'get', '..'], ['ledger', 'unfreeze', '..', '--yes'], ['customers', 'delete', '.', '--yes']]) {
+    for (const args of [
+      ['sessions', 'get', '.'],
+      ['payments', 'get', '..'],
+      ['ledger', 'unfreeze', '..', '--yes'],
+      ['customers', 'delete', '.', '--yes'],
+    ]) {
       const out = await runCli([...args, '--base-url', base(), '--api-key', 'sk_test_x', '--json']);
       expect(out.code, `${args.join(' ')}: ${out.stdout}${out.stderr}`).toBe(2);
       expect(out.json().error).toMatchObject({ code: 'usage_error' });
@@ -51,17 +56,23 @@ describe('an id that is a dot segment is refused before any request', () => {
 
   it('in process, every command with a required argument refuses "." and ".." without sending anything', async () => {
     const cfg = await cliConfig();
-    const withArgs = cfg.commands.filter((c) => Object.values(c.args ?? {}).some((a) => a.required) && !/^(server|profiles):/.test(c.id) && c.id !== 'api');
+    const withArgs = cfg.commands.filter(
+      (c) => Object.values(c.args ?? {}).some((a) => a.required) && !/^(server|profiles):/.test(c.id) && c.id !== 'api',
+    );
     expect(withArgs.length).toBeGreaterThan(50);
     const failures: string[] = [];
     for (const dots of ['.', '..']) {
       for (const c of withArgs) {
         const required = Object.values(c.args).filter((a) => a.required);
         const argv = [...required.map(() => dots), '--base-url', base(), '--api-key', 'sk_test_x'];
-        for (const [name, f] of Object.entries(c.flags)) if (f.required) argv.push(`--${name}`, f.type === 'option' && f.options?.length ? f.options[0]! : '1');
+        for (const [name, f] of Object.entries(c.flags))
+          if (f.required) argv.push(`--${name}`, f.type === 'option' && f.options?.length ? f.options[0]! : '1');
         if ('yes' in c.flags) argv.push('--yes');
         const out = await runInProcess(c.id.split(':').join(' '), argv);
-        if (out.code !== 2 || out.requests.length !== 0) failures.push(`${c.id} ${dots}: exit ${out.code}, ${out.requests.map((q) => q.path).join(' ')}, ${out.stderr.trim()}`);
+        if (out.code !== 2 || out.requests.length !== 0)
+          failures.push(
+            `${c.id} ${dots}: exit ${out.code}, ${out.requests.map((q) => q.path).join(' ')}, ${out.stderr.trim()}`,
+          );
       }
     }
     expect(failures).toEqual([]);
@@ -72,7 +83,10 @@ describe('an id that is a dot segment is refused before any request', () => {
 describe('profile names that are Object.prototype properties are ordinary names', () => {
   it('`--profile toString` with no such profile is exit 3, not the embedded server', async () => {
     const home = tempDir();
-    const out = await runCli(['sessions', 'list', '--profile', 'toString', '--json'], { home, env: { PAYORCH_DAEMON: '0' } });
+    const out = await runCli(['sessions', 'list', '--profile', 'toString', '--json'], {
+      home,
+      env: { PAYORCH_DAEMON: '0' },
+    });
     expect(out.code, out.stderr).toBe(3);
     expect(out.stderr).toContain('No profile named "toString"');
     expect(out.stderr).not.toContain('embedded');
@@ -87,7 +101,10 @@ describe('profile names that are Object.prototype properties are ordinary names'
     expect(show.stderr).not.toContain('Cannot read properties');
     const remove = await runCli(['profiles', 'remove', 'hasOwnProperty'], { home });
     expect(remove.code, remove.stderr).toBe(3);
-    const add = await runCli(['profiles', 'add', 'constructor', '--api-key', 'sk_test_abcdefghijklmnop', '--base-url', base()], { home });
+    const add = await runCli(
+      ['profiles', 'add', 'constructor', '--api-key', 'sk_test_abcdefghijklmnop', '--base-url', base()],
+      { home },
+    );
     expect(add.code, add.stderr).toBe(0);
     const list = await runCli(['sessions', 'list', '--profile', 'constructor', '--json'], { home });
     expect(list.code).toBe(1); // the recorder's 404: the profile's key and base URL were used
@@ -118,7 +135,10 @@ describe('with a live key, every command that changes state asks (or refuses wit
       const out = await runInProcess(id, [...args, '--base-url', base(), '--api-key', live], { stdin });
       expect(out.code, `${id}: ${out.stderr}`).toBe(2);
       expect(out.stderr, id).toContain('pass --yes');
-      expect(out.requests.filter((q) => q.method !== 'GET'), id).toEqual([]);
+      expect(
+        out.requests.filter((q) => q.method !== 'GET'),
+        id,
+      ).toEqual([]);
     }
     expect(r.seen.filter((x) => x.method !== 'GET')).toEqual([]);
     r.seen.length = 0;
@@ -146,7 +166,19 @@ describe('`api --include` prints the headers escaped', () => {
 
 describe('`api` with a query string in PATH and --query', () => {
   it('the parameters are joined with "&", not a second "?"', async () => {
-    const out = await runCli(['api', 'GET', '/sessions?limit=2', '--query', 'status=succeeded', '--query', 'x=a&b', '--base-url', base(), '--api-key', 'sk_test_x']);
+    const out = await runCli([
+      'api',
+      'GET',
+      '/sessions?limit=2',
+      '--query',
+      'status=succeeded',
+      '--query',
+      'x=a&b',
+      '--base-url',
+      base(),
+      '--api-key',
+      'sk_test_x',
+    ]);
     expect(out.code).toBe(1);
     expect(r.seen.map((x) => x.url)).toEqual(['/functions/v1/sessions?limit=2&status=succeeded&x=a%26b']);
     r.seen.length = 0;
@@ -156,7 +188,16 @@ describe('`api` with a query string in PATH and --query', () => {
 describe('a request node:http could not send is a usage error, found before anything is sent', () => {
   it('a line break in --idempotency-key or a path character to encode exits 2, one in the key exits 3; nothing reaches the server', async () => {
     const common = ['--base-url', base(), '--yes'];
-    const key = await runCli(['api', 'POST', '/sessions', '--idempotency-key', 'a\r\nX-Injected: 1', '--api-key', 'sk_test_x', ...common]);
+    const key = await runCli([
+      'api',
+      'POST',
+      '/sessions',
+      '--idempotency-key',
+      'a\r\nX-Injected: 1',
+      '--api-key',
+      'sk_test_x',
+      ...common,
+    ]);
     expect([key.code, key.stderr]).toEqual([2, expect.stringContaining('Idempotency-Key holds a line break')]);
     const path = await runCli(['api', 'GET', '/x\u2028y', '--api-key', 'sk_test_x', ...common]);
     expect([path.code, path.stderr]).toEqual([2, expect.stringContaining('percent-encode')]);

@@ -12,7 +12,9 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 /** Every ES module a run loaded (Node's own debug lines for its ES module loader), relative to the checkout. */
-const esModules = (stderr: string) => [...new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.m?js)/g)].map((m) => m[1]))];
+const esModules = (stderr: string) => [
+  ...new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.m?js)/g)].map((m) => m[1])),
+];
 
 describe('CLI start-up over HTTP', { timeout: 60_000 }, () => {
   it('`sessions list --json` loads neither TypeBox nor the contract schemas nor the server', async () => {
@@ -21,6 +23,8 @@ describe('CLI start-up over HTTP', { timeout: 60_000 }, () => {
     const loaded = esModules(r.stderr);
     expect(loaded.some((m) => m.endsWith('/dist/lib/client/client.js'))).toBe(true); // the probe sees our modules
     expect(loaded.filter((m) => m.includes('@sinclair/typebox'))).toEqual([]);
-    expect(loaded.filter((m) => /\/dist\/lib\/(server\/(?!lock\.js|seed\.js)|contract\/(?!prefix|keys|simulate))/.test(m))).toEqual([]);
+    expect(
+      loaded.filter((m) => /\/dist\/lib\/(server\/(?!lock\.js|seed\.js)|contract\/(?!prefix|keys|simulate))/.test(m)),
+    ).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const run = (id: string, argv: string[], opts: Parameters<typeof runInProcess>[2] = {}) => runInProcess(id, [...argv, ...against(s)], opts);
+const run = (id: string, argv: string[], opts: Parameters<typeof runInProcess>[2] = {}) =>
+  runInProcess(id, [...argv, ...against(s)], opts);
 
 async function ledgerAccount(name: string, type: 'asset' | 'liability'): Promise<string> {
   const r = await s.request('POST', '/ledger-accounts', { body: { name, account_type: type, currency: 'usd' } });
@@ -38,7 +39,14 @@ describe('multi-line values: a line per row, under the label', () => {
   it('ledger post and ledger reverse: each line of the journal entry on its own row', async () => {
     const cash = await ledgerAccount('Cash', 'asset');
     const wallet = await ledgerAccount('Wallet', 'liability');
-    const posted = await run('ledger post', ['--debit', `${cash}=250`, '--credit', `${wallet}=250`, '--description', 'top-up']);
+    const posted = await run('ledger post', [
+      '--debit',
+      `${cash}=250`,
+      '--credit',
+      `${wallet}=250`,
+      '--description',
+      'top-up',
+    ]);
     expect(posted.code, posted.stderr).toBe(0);
     expect(posted.stdout).not.toContain('\\n');
     expect(rowsOf(posted.stdout, 'lines')).toEqual([`debit  ${cash} 2.50 USD`, `credit ${wallet} 2.50 USD`]);
@@ -52,23 +60,46 @@ describe('multi-line values: a line per row, under the label', () => {
 
   it('invoices create with several items: one row per line', async () => {
     const customer = (await s.request('POST', '/customers', { body: { email: 'lines@example.test' } })).body.id;
-    const r = await run('invoices create', ['--customer', customer, '--currency', 'usd', '--item', '500=Setup fee', '--item', '1200=Support, March', '--item', '300=Travel']);
+    const r = await run('invoices create', [
+      '--customer',
+      customer,
+      '--currency',
+      'usd',
+      '--item',
+      '500=Setup fee',
+      '--item',
+      '1200=Support, March',
+      '--item',
+      '300=Travel',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('\\n');
     expect(rowsOf(r.stdout, 'lines')).toEqual(['Setup fee: 5.00 USD', 'Support, March: 12.00 USD', 'Travel: 3.00 USD']);
   });
 
   it('kyc get: one row per check', async () => {
-    const k = (await s.request('POST', '/kyc-verifications', { body: { customer_id: 'cus_views', verification_level: 'enhanced' } })).body;
+    const k = (
+      await s.request('POST', '/kyc-verifications', {
+        body: { customer_id: 'cus_views', verification_level: 'enhanced' },
+      })
+    ).body;
     const r = await run('kyc get', [k.id]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('\\n');
-    expect(rowsOf(r.stdout, 'checks').map((row) => row.split(':')[0])).toEqual(['identity', 'watchlist', 'document', 'address']);
+    expect(rowsOf(r.stdout, 'checks').map((row) => row.split(':')[0])).toEqual([
+      'identity',
+      'watchlist',
+      'document',
+      'address',
+    ]);
   });
 
   it('a line break inside data is still escaped, never a new row', async () => {
     const customer = (await s.request('POST', '/customers', { body: { email: 'escape@example.test' } })).body.id;
-    const lines = [{ amount: 100, description: 'two\nrows\x1b[2J' }, { amount: 200, description: 'next' }];
+    const lines = [
+      { amount: 100, description: 'two\nrows\x1b[2J' },
+      { amount: 200, description: 'next' },
+    ];
     const inv = (await s.request('POST', '/invoices', { body: { customer, currency: 'usd', lines } })).body;
     const r = await run('invoices get', [inv.id]);
     expect(r.code, r.stderr).toBe(0);
@@ -98,7 +129,9 @@ describe('tables fit the terminal', () => {
     const names = ['Customer wallet for Jenny Rosen, the long-standing customer', 'Cash'];
     const ids: string[] = [];
     for (const name of names) {
-      const r = await s.request('POST', '/ledger-accounts', { body: { name, account_type: 'liability', currency: 'usd', customer_id: customer } });
+      const r = await s.request('POST', '/ledger-accounts', {
+        body: { name, account_type: 'liability', currency: 'usd', customer_id: customer },
+      });
       ids.push(r.body.id);
     }
     const argv = ['--customer', customer];
@@ -130,7 +163,9 @@ describe('invoices list says who', () => {
     const jenny = await make({ email: 'jenny.rosen@example.test', name: 'Jenny Rosen' });
     const max = await make({ name: 'Max Mustermann' });
     const nobody = await make({});
-    const invoice = async (customer: string) => (await s.request('POST', '/invoices', { body: { customer, currency: 'usd', lines: [{ amount: 100 }] } })).body.id as string;
+    const invoice = async (customer: string) =>
+      (await s.request('POST', '/invoices', { body: { customer, currency: 'usd', lines: [{ amount: 100 }] } })).body
+        .id as string;
     const ids = [await invoice(jenny), await invoice(jenny), await invoice(max), await invoice(nobody)];
 
     const human = await run('invoices list', ['--limit', '100']);
@@ -140,7 +175,9 @@ describe('invoices list says who', () => {
     expect(row(ids[1]!)).toContain('jenny.rosen@example.test');
     expect(row(ids[2]!)).toContain('Max Mustermann');
     expect(row(ids[3]!)).toContain(nobody);
-    const lookups = human.requests.filter((q) => q.method === 'GET' && q.path.startsWith('/customers/')).map((q) => q.path);
+    const lookups = human.requests
+      .filter((q) => q.method === 'GET' && q.path.startsWith('/customers/'))
+      .map((q) => q.path);
     expect(lookups.filter((p) => p === `/customers/${jenny}`)).toHaveLength(1);
     expect(new Set(lookups).size).toBe(lookups.length);
 
@@ -153,12 +190,16 @@ describe('invoices list says who', () => {
 
 describe('a payment waiting for 3D Secure says what to do next', () => {
   it('sessions confirm, payments get, sessions get and trigger payment.requires_action name `payorch threeds complete SESSION`', async () => {
-    const session = (await s.request('POST', '/create-session', { body: { amount: 1999, currency: 'usd' } })).body.id as string;
+    const session = (await s.request('POST', '/create-session', { body: { amount: 1999, currency: 'usd' } })).body
+      .id as string;
     const next = `payorch threeds complete ${session}`;
     const confirmed = await run('sessions confirm', [session, '--card', '4000000000003220']);
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(confirmed.stdout).toMatch(/status\s+requires_action/);
-    expect(rowsOf(confirmed.stdout, 'next action')).toEqual([expect.stringMatching(/^3D Secure challenge: open http:\/\/\S+\/pay\//), `or run \`${next}\``]);
+    expect(rowsOf(confirmed.stdout, 'next action')).toEqual([
+      expect.stringMatching(/^3D Secure challenge: open http:\/\/\S+\/pay\//),
+      `or run \`${next}\``,
+    ]);
     expect(confirmed.stderr).not.toContain(next); // said once, in the view
 
     const paymentId = /^ {2}id\s+(\S+)$/m.exec(confirmed.stdout)![1]!;
@@ -170,7 +211,9 @@ describe('a payment waiting for 3D Secure says what to do next', () => {
     const triggered = await run('trigger', ['payment.requires_action']);
     expect(triggered.code, triggered.stderr).toBe(0);
     const made = (triggered.result as { objects: { payment_session: string } }).objects.payment_session;
-    expect(triggered.stdout).toContain(`Next: run \`payorch threeds complete ${made}\` to complete the 3D Secure challenge.`);
+    expect(triggered.stdout).toContain(
+      `Next: run \`payorch threeds complete ${made}\` to complete the 3D Secure challenge.`,
+    );
 
     // Once completed, nothing is left to do.
     expect((await run('threeds complete', [session])).code).toBe(0);

@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 const config = (id: string, secret: string) => s.request('GET', `/get-session-config/${id}`, { key: secret });
-const storedRow = (id: string) => s.server.services.store.db.prepare('SELECT secret_hash, data FROM payment_sessions WHERE id = ?').get(id) as { secret_hash: string; data: string };
+const storedRow = (id: string) =>
+  s.server.services.store.db.prepare('SELECT secret_hash, data FROM payment_sessions WHERE id = ?').get(id) as {
+    secret_hash: string;
+    data: string;
+  };
 
 describe('client secrets', () => {
   it('are cs_ + 48 base62, the same on every retrieve, work only for their own session, and are not stored', async () => {
@@ -24,7 +28,9 @@ describe('client secrets', () => {
     expect((await s.request('GET', `/sessions/${a.id}`)).body.client_secret).toBe(a.client_secret);
     expect((await config(a.id, a.client_secret)).status).toBe(200);
     expect((await config(a.id, b.client_secret)).status).toBe(401);
-    expect((await config(a.id, a.client_secret.slice(0, -1) + (a.client_secret.endsWith('A') ? 'B' : 'A'))).status).toBe(401);
+    expect(
+      (await config(a.id, a.client_secret.slice(0, -1) + (a.client_secret.endsWith('A') ? 'B' : 'A'))).status,
+    ).toBe(401);
     // A well-formed secret that names session a but carries b's MAC (or a MAC one bit off) is refused, with
     // the session in the path or without it (the secret alone names the session).
     const macOfB = clientSecretParts(b.client_secret)!.mac;
@@ -49,7 +55,11 @@ describe('client secrets', () => {
     const doc = JSON.parse(storedRow(created.id).data);
     store.db
       .prepare('UPDATE payment_sessions SET secret_hash = ?, data = ? WHERE id = ?')
-      .run(sha256(old), JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }), created.id);
+      .run(
+        sha256(old),
+        JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }),
+        created.id,
+      );
 
     expect((await s.request('GET', `/sessions/${created.id}`)).body.client_secret).toBe(old);
     expect((await config(created.id, old)).status).toBe(200);
@@ -59,21 +69,34 @@ describe('client secrets', () => {
 
 describe('saved for idempotent replays', () => {
   const savedRow = (key: string) =>
-    s.server.services.store.db.prepare('SELECT status, body FROM idempotency_keys WHERE key = ?').get(key) as { status: number; body: string | Buffer };
-  const withKey = (method: 'POST' | 'PATCH', path: string, key: string, body: unknown) => s.request(method, path, { body, headers: { 'idempotency-key': key } });
+    s.server.services.store.db.prepare('SELECT status, body FROM idempotency_keys WHERE key = ?').get(key) as {
+      status: number;
+      body: string | Buffer;
+    };
+  const withKey = (method: 'POST' | 'PATCH', path: string, key: string, body: unknown) =>
+    s.request(method, path, { body, headers: { 'idempotency-key': key } });
 
   it('a session response is saved without its client secret, in clear, and replayed byte for byte with it', async () => {
     const key = `cs-replay-${Date.now()}`;
-    const first = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
+    const first = await withKey('POST', '/create-session', key, {
+      amount: 1200,
+      currency: 'usd',
+      metadata: { order: '7' },
+    });
     expect(first.status).toBe(201);
     const row = savedRow(key);
     expect(typeof row.body).toBe('string'); // JSON text, not sealed bytes
     expect(row.body).not.toContain(first.body.client_secret.slice(3));
     // create's record names its creation event, whose object is the answer (docs/api.md "Idempotency")
-    const created = (await s.request('GET', `/events?object_id=${first.body.id}&type=payment_session.created`)).body.data[0];
+    const created = (await s.request('GET', `/events?object_id=${first.body.id}&type=payment_session.created`)).body
+      .data[0];
     expect(JSON.parse(row.body as string)).toEqual({ replay_from_event: created.id, object_id: first.body.id });
 
-    const again = await withKey('POST', '/create-session', key, { amount: 1200, currency: 'usd', metadata: { order: '7' } });
+    const again = await withKey('POST', '/create-session', key, {
+      amount: 1200,
+      currency: 'usd',
+      metadata: { order: '7' },
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
 
@@ -118,9 +141,15 @@ describe('saved for idempotent replays', () => {
     const doc = JSON.parse(storedRow(first.body.id).data);
     store.db
       .prepare('UPDATE payment_sessions SET secret_hash = ?, data = ? WHERE id = ?')
-      .run(sha256(old), JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }), first.body.id);
+      .run(
+        sha256(old),
+        JSON.stringify({ ...doc, client_secret_sealed: sealer.seal(old), client_secret_hash: sha256(old) }),
+        first.body.id,
+      );
     const { client_secret: _secret, ...rest } = first.body;
     store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(rest), key);
-    expect((await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' })).body.client_secret).toBe(old);
+    expect((await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' })).body.client_secret).toBe(
+      old,
+    );
   });
 });

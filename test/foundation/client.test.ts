@@ -21,7 +21,9 @@ afterAll(() => s?.close());
  * A proxy in front of the test server that records each request's Idempotency-Key and lets a test decide,
  * per attempt, to fault (status + headers, or drop the connection, or never answer) or pass it through.
  */
-async function faultyProxy(faults: ('pass' | 'lose' | 'drop' | 'hang' | { status: number; headers?: Record<string, string> })[]) {
+async function faultyProxy(
+  faults: ('pass' | 'lose' | 'drop' | 'hang' | { status: number; headers?: Record<string, string> })[],
+) {
   const seen: { method: string; url: string; key: string | undefined }[] = [];
   const hanging: ServerResponse[] = [];
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -33,11 +35,25 @@ async function faultyProxy(faults: ('pass' | 'lose' | 'drop' | 'hang' | { status
     if (fault === 'hang') return void hanging.push(res);
     if (fault !== 'pass' && fault !== 'lose') {
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
-      return res.end(JSON.stringify({ error: { type: fault.status === 429 ? 'invalid_request_error' : 'api_error', code: 'injected', message: 'injected fault', request_id: 'req_injected' } }));
+      return res.end(
+        JSON.stringify({
+          error: {
+            type: fault.status === 429 ? 'invalid_request_error' : 'api_error',
+            code: 'injected',
+            message: 'injected fault',
+            request_id: 'req_injected',
+          },
+        }),
+      );
     }
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
-    const up = await fetch(new URL(s.baseUrl).origin + req.url!, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v;
+    const up = await fetch(new URL(s.baseUrl).origin + req.url!, {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
     const body = Buffer.from(await up.arrayBuffer());
     if (fault === 'lose') return req.socket.destroy(); // the server did the work; its answer is lost on the way
     const out: Record<string, string> = {};
@@ -67,8 +83,18 @@ describe('Client over HTTP', () => {
   it('creates, retrieves, updates, lists and cancels sessions with typed results', async () => {
     const client = new Client({ apiKey: s.apiKey, baseUrl: s.baseUrl });
     try {
-      const created = await client.sessions.create({ amount: 1999, currency: 'usd', external_id: 'lib', metadata: { a: '1' } });
-      expect(created).toMatchObject({ object: 'payment_session', amount: 1999, currency: 'USD', status: 'requires_payment_method' });
+      const created = await client.sessions.create({
+        amount: 1999,
+        currency: 'usd',
+        external_id: 'lib',
+        metadata: { a: '1' },
+      });
+      expect(created).toMatchObject({
+        object: 'payment_session',
+        amount: 1999,
+        currency: 'USD',
+        status: 'requires_payment_method',
+      });
       expect(created.client_secret).toMatch(CLIENT_SECRET); // the library gets the real secret; only the CLI masks
       expect(await client.sessions.retrieve(created.id)).toEqual(created);
       expect((await client.sessions.update(created.id, { metadata: { a: '', b: '2' } })).metadata).toEqual({ b: '2' });
@@ -89,11 +115,21 @@ describe('Client over HTTP', () => {
     try {
       const err = await client.sessions.create({ amount: 1, currency: 'nope' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ApiError);
-      expect(err).toMatchObject({ status: 400, type: 'validation_error', code: 'parameter_invalid', param: 'currency', requestId: expect.stringMatching(/^req_/) });
+      expect(err).toMatchObject({
+        status: 400,
+        type: 'validation_error',
+        code: 'parameter_invalid',
+        param: 'currency',
+        requestId: expect.stringMatching(/^req_/),
+      });
       const missing = await client.sessions.retrieve('0190a8b0-0000-7000-8000-000000000000').catch((e: unknown) => e);
       expect(missing).toMatchObject({ status: 404, code: 'resource_missing' });
       const bad = new Client({ apiKey: 'sk_test_nope', baseUrl: s.baseUrl });
-      expect(await bad.sessions.list().catch((e: unknown) => e)).toMatchObject({ status: 401, type: 'authentication_error', code: 'invalid_api_key' });
+      expect(await bad.sessions.list().catch((e: unknown) => e)).toMatchObject({
+        status: 401,
+        type: 'authentication_error',
+        code: 'invalid_api_key',
+      });
       await bad.close();
     } finally {
       await client.close();
@@ -103,7 +139,12 @@ describe('Client over HTTP', () => {
 
 describe('Client retries', () => {
   it('retries 503, 429 (Retry-After) and a dropped connection with the same Idempotency-Key; one session results', async () => {
-    const proxy = await faultyProxy([{ status: 503 }, { status: 429, headers: { 'retry-after': '1' } }, 'drop', 'pass']);
+    const proxy = await faultyProxy([
+      { status: 503 },
+      { status: 429, headers: { 'retry-after': '1' } },
+      'drop',
+      'pass',
+    ]);
     const client = new Client({ apiKey: s.apiKey, baseUrl: proxy.baseUrl, maxRetries: 3, ...fastRetries });
     try {
       const created = await client.sessions.create({ amount: 555, currency: 'usd', external_id: 'retried' });
@@ -156,7 +197,12 @@ describe('Client retries', () => {
   it('a server that never answers → TimeoutError; a closed port → ConnectionError', async () => {
     const proxy = await faultyProxy(['hang']);
     const client = new Client({ apiKey: s.apiKey, baseUrl: proxy.baseUrl, maxRetries: 0, timeoutMs: 300 });
-    const closed = new Client({ apiKey: s.apiKey, baseUrl: `http://127.0.0.1:${await closedPort()}/functions/v1`, maxRetries: 1, ...fastRetries });
+    const closed = new Client({
+      apiKey: s.apiKey,
+      baseUrl: `http://127.0.0.1:${await closedPort()}/functions/v1`,
+      maxRetries: 1,
+      ...fastRetries,
+    });
     try {
       expect(await client.sessions.list().catch((e: unknown) => e)).toBeInstanceOf(TimeoutError);
       const err = await closed.sessions.list().catch((e: unknown) => e);
@@ -173,17 +219,28 @@ describe('Client retries', () => {
 describe('Client in-process (the CLI’s embedded default)', () => {
   it('goes through the same pipeline: auth, validation, idempotency and error bodies', async () => {
     const embedded = await openEmbedded(tempDir());
-    const client = new Client({ apiKey: embedded.apiKey, transport: new InProcessTransport(embedded.app, () => embedded.close()) });
+    const client = new Client({
+      apiKey: embedded.apiKey,
+      transport: new InProcessTransport(embedded.app, () => embedded.close()),
+    });
     try {
       const created = await client.sessions.create({ amount: 10, currency: 'eur' }, { idempotencyKey: 'same' });
-      expect(await client.sessions.create({ amount: 10, currency: 'eur' }, { idempotencyKey: 'same' })).toEqual(created);
-      expect(await client.sessions.create({ amount: 11, currency: 'eur' }, { idempotencyKey: 'same' }).catch((e: unknown) => e)).toMatchObject({
+      expect(await client.sessions.create({ amount: 10, currency: 'eur' }, { idempotencyKey: 'same' })).toEqual(
+        created,
+      );
+      expect(
+        await client.sessions
+          .create({ amount: 11, currency: 'eur' }, { idempotencyKey: 'same' })
+          .catch((e: unknown) => e),
+      ).toMatchObject({
         status: 400,
         code: 'idempotency_key_reused',
       });
       const raw = await client.raw('POST', '/create-session', { body: { amount: 1, currency: 'usd', extra: 1 } });
       expect(raw.status).toBe(400);
-      expect(raw.body).toMatchObject({ error: { code: 'parameter_unknown', param: 'extra', request_id: raw.headers['request-id'] } });
+      expect(raw.body).toMatchObject({
+        error: { code: 'parameter_unknown', param: 'extra', request_id: raw.headers['request-id'] },
+      });
       const anon = await client.raw('GET', '/sessions', { bearer: 'sk_live_x' });
       expect(anon).toMatchObject({ status: 401, body: { error: { code: 'livemode_unavailable' } } });
       expect(raw.headers['x-ratelimit-limit']).toBe('1000');
@@ -205,15 +262,41 @@ describe('the package', () => {
       console.log(JSON.stringify({ amount: made.amount, api: err instanceof ApiError, code: err.code }));
       await c.close();
       await s.close();`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ amount: 42, api: true, code: 'resource_missing' });
   });
 
   it('ships the oclif manifest with every foundation command', () => {
-    const manifest = JSON.parse(readFileSync(fileURLToPath(new URL('../../oclif.manifest.json', import.meta.url)), 'utf8'));
+    const manifest = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../../oclif.manifest.json', import.meta.url)), 'utf8'),
+    );
     const names = Object.keys(manifest.commands);
-    for (const c of ['api', 'profiles:add', 'profiles:list', 'profiles:remove', 'profiles:show', 'profiles:use', 'server:keys:create', 'server:keys:list', 'server:keys:revoke', 'server:logs', 'server:reset', 'server:start', 'server:status', 'server:stop', 'sessions:cancel', 'sessions:create', 'sessions:get', 'sessions:list', 'sessions:update']) {
+    for (const c of [
+      'api',
+      'profiles:add',
+      'profiles:list',
+      'profiles:remove',
+      'profiles:show',
+      'profiles:use',
+      'server:keys:create',
+      'server:keys:list',
+      'server:keys:revoke',
+      'server:logs',
+      'server:reset',
+      'server:start',
+      'server:status',
+      'server:stop',
+      'sessions:cancel',
+      'sessions:create',
+      'sessions:get',
+      'sessions:list',
+      'sessions:update',
+    ]) {
       expect(names).toContain(c);
     }
     const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'));

@@ -13,7 +13,9 @@ import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const COMPILE_CACHE = fileURLToPath(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url));
-const { compileCacheDir, checksum } = (await import(COMPILE_CACHE)) as typeof import('../../src/lib/cli/compile-cache.js');
+const { compileCacheDir, checksum } = (await import(
+  COMPILE_CACHE
+)) as typeof import('../../src/lib/cli/compile-cache.js');
 /** Node < 22.1 uses the project's own CommonJS hook (one file); later versions Node's own cache. */
 const ownHook = typeof (Module as { enableCompileCache?: unknown }).enableCompileCache !== 'function';
 
@@ -27,7 +29,13 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 /** Environment that puts the per-user cache directory under `cacheHome` (Linux: XDG; elsewhere: HOME). */
-const cacheEnv = (cacheHome: string, extra: Record<string, string> = {}) => ({ XDG_CACHE_HOME: cacheHome, HOME: cacheHome, LOCALAPPDATA: cacheHome, NODE_DISABLE_COMPILE_CACHE: undefined, ...extra });
+const cacheEnv = (cacheHome: string, extra: Record<string, string> = {}) => ({
+  XDG_CACHE_HOME: cacheHome,
+  HOME: cacheHome,
+  LOCALAPPDATA: cacheHome,
+  NODE_DISABLE_COMPILE_CACHE: undefined,
+  ...extra,
+});
 const cacheDirOf = (cacheHome: string) => join(cacheHome, 'payorch-nodejs', 'compile-cache');
 
 function filesUnder(dir: string): string[] {
@@ -43,7 +51,8 @@ function flipCachedData(file: Buffer): Buffer {
   const nl = b.indexOf(10);
   const base = nl + 1 + Number(b.toString('latin1', 0, nl).split(' ')[1]);
   const index = JSON.parse(b.toString('utf8', nl + 1, base)) as Record<string, [number, number, number, number]>;
-  for (const [offset, dataBytes] of Object.values(index)) for (let i = 16; i < dataBytes; i += 61) b[base + offset + i]! ^= 0x5a;
+  for (const [offset, dataBytes] of Object.values(index))
+    for (let i = 16; i < dataBytes; i += 61) b[base + offset + i]! ^= 0x5a;
   return b;
 }
 
@@ -54,7 +63,9 @@ describe('compile cache', { timeout: 60_000 }, () => {
   });
 
   it('is written to the per-user cache directory and changes nothing in the output', async () => {
-    const plain = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: { NODE_DISABLE_COMPILE_CACHE: '1' } });
+    const plain = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], {
+      env: { NODE_DISABLE_COMPILE_CACHE: '1' },
+    });
     expect(plain.code).toBe(0);
     const home = tempDir();
     const first = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
@@ -67,39 +78,54 @@ describe('compile cache', { timeout: 60_000 }, () => {
     }
     // Turned off: nothing is written.
     const off = tempDir();
-    const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(off, { NODE_DISABLE_COMPILE_CACHE: '1' }) });
+    const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], {
+      env: cacheEnv(off, { NODE_DISABLE_COMPILE_CACHE: '1' }),
+    });
     expect(r.stdout).toBe(plain.stdout);
     expect(existsSync(cacheDirOf(off))).toBe(false);
   });
 
-  it.runIf(ownHook)("one file per installation; another installation's, unused for 30 days, is removed when one is written", async () => {
-    const home = tempDir();
-    const dir = cacheDirOf(home);
-    mkdirSync(dir, { recursive: true });
-    const old = join(dir, `cjs-${process.version}-${process.arch}-0badc0de.bin`);
-    const recent = join(dir, `cjs-${process.version}-${process.arch}-0000beef.bin`);
-    for (const f of [old, recent]) writeFileSync(f, 'x');
-    const monthAgo = new Date(Date.now() - 31 * 24 * 3600_000);
-    utimesSync(old, monthAgo, monthAgo);
-    const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
-    expect(r.code).toBe(0);
-    // This installation's file is named after where it is installed (dist/lib/cli of this checkout).
-    const own = `cjs-${process.version}-${process.arch}-${checksum(Buffer.from(dirname(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url).pathname))).toString(16)}.bin`;
-    expect(readdirSync(dir).sort()).toEqual([recent.slice(dir.length + 1), own].sort());
-  });
+  it.runIf(ownHook)(
+    "one file per installation; another installation's, unused for 30 days, is removed when one is written",
+    async () => {
+      const home = tempDir();
+      const dir = cacheDirOf(home);
+      mkdirSync(dir, { recursive: true });
+      const old = join(dir, `cjs-${process.version}-${process.arch}-0badc0de.bin`);
+      const recent = join(dir, `cjs-${process.version}-${process.arch}-0000beef.bin`);
+      for (const f of [old, recent]) writeFileSync(f, 'x');
+      const monthAgo = new Date(Date.now() - 31 * 24 * 3600_000);
+      utimesSync(old, monthAgo, monthAgo);
+      const r = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(home) });
+      expect(r.code).toBe(0);
+      // This installation's file is named after where it is installed (dist/lib/cli of this checkout).
+      const own = `cjs-${process.version}-${process.arch}-${checksum(Buffer.from(dirname(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url).pathname))).toString(16)}.bin`;
+      expect(readdirSync(dir).sort()).toEqual([recent.slice(dir.length + 1), own].sort());
+    },
+  );
 
   it('an unwritable cache location or a corrupt cache file changes nothing', async () => {
-    const expected = (await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: { NODE_DISABLE_COMPILE_CACHE: '1' } })).stdout;
+    const expected = (
+      await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], {
+        env: { NODE_DISABLE_COMPILE_CACHE: '1' },
+      })
+    ).stdout;
     // A regular file where the cache directory would be created (unwritable for root too; Linux: XDG_CACHE_HOME).
     const blocked = join(tempDir(), 'not-a-dir');
     writeFileSync(blocked, 'x');
-    const r1 = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], { env: cacheEnv(blocked, { HOME: tempDir() }) });
+    const r1 = await runCli(['sessions', 'get', sessionId, '--json', ...against(s)], {
+      env: cacheEnv(blocked, { HOME: tempDir() }),
+    });
     expect([r1.code, r1.stderr, r1.stdout]).toEqual([0, '', expected]);
     // Damaged cache files: bytes flipped past the header and index (V8 itself does not verify code cache data
     // and would crash on it), cut short, or garbage. Each time: the same answer, twice (the cache is rebuilt).
     const home = tempDir();
     const damages: [string, (b: Buffer) => Buffer][] = [
-      ['flipped', (b) => (ownHook ? flipCachedData(b) : (b.map((x, i) => (i > b.length / 5 && i % 97 === 0 ? x ^ 0x5a : x)) as Buffer))],
+      [
+        'flipped',
+        (b) =>
+          ownHook ? flipCachedData(b) : (b.map((x, i) => (i > b.length / 5 && i % 97 === 0 ? x ^ 0x5a : x)) as Buffer),
+      ],
       ['cut short', (b) => b.subarray(0, Math.floor(b.length * 0.6))],
       ['garbage', (b) => Buffer.alloc(b.length, 7)],
     ];
@@ -114,7 +140,10 @@ describe('compile cache', { timeout: 60_000 }, () => {
       }
     }
     // Errors still come out as before (exit code and JSON body).
-    const bad = await runCli(['sessions', 'get', sessionId, '--json', '--base-url', s.baseUrl, '--api-key', 'sk_test_wrong'], { env: cacheEnv(home) });
+    const bad = await runCli(
+      ['sessions', 'get', sessionId, '--json', '--base-url', s.baseUrl, '--api-key', 'sk_test_wrong'],
+      { env: cacheEnv(home) },
+    );
     expect(bad.code).toBe(3);
     expect(bad.json().error.code).toBe('invalid_api_key');
   });
@@ -144,13 +173,33 @@ describe('compile cache', { timeout: 60_000 }, () => {
         `process.stdout.write(JSON.stringify({ ...require('./fixture.js'), x }));\n`,
     );
     const load = (extra: Record<string, string> = {}) => {
-      const r = spawnSync(process.execPath, [script], { env: { ...process.env, XDG_CACHE_HOME: home, HOME: home, LOCALAPPDATA: home, NODE_DISABLE_COMPILE_CACHE: '', ...extra }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [script], {
+        env: {
+          ...process.env,
+          XDG_CACHE_HOME: home,
+          HOME: home,
+          LOCALAPPDATA: home,
+          NODE_DISABLE_COMPILE_CACHE: '',
+          ...extra,
+        },
+        encoding: 'utf8',
+      });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       return JSON.parse(r.stdout);
     };
     const reference = load({ NODE_DISABLE_COMPILE_CACHE: '1' });
-    expect(reference).toMatchObject({ x: 'esm', v: 'aaaa', other: 42, resolved: join(dir, 'lib', 'other.js'), paths: true, self: true, file: join(dir, 'fixture.js'), dir, cache: true });
+    expect(reference).toMatchObject({
+      x: 'esm',
+      v: 'aaaa',
+      other: 42,
+      resolved: join(dir, 'lib', 'other.js'),
+      paths: true,
+      self: true,
+      file: join(dir, 'fixture.js'),
+      dir,
+      cache: true,
+    });
     expect(load()).toEqual(reference); // compiles, writes the cache
     const cacheFile = ownHook ? filesUnder(cacheDirOf(home)).find((f) => f.endsWith('.bin')) : undefined;
     const written = cacheFile ? statSync(cacheFile).mtimeMs : 0;

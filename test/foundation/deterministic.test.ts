@@ -34,20 +34,32 @@ afterAll(() => rx.close());
  * A request on a connection of its own (the second run listens on the first one's port: a kept-alive connection to
  * the closed server must not be picked up).
  */
-function send(s: { baseUrl: string; apiKey: string }, method: string, path: string, body: unknown, opts: { key?: string | null; headers?: Record<string, string> }) {
+function send(
+  s: { baseUrl: string; apiKey: string },
+  method: string,
+  path: string,
+  body: unknown,
+  opts: { key?: string | null; headers?: Record<string, string> },
+) {
   return new Promise<{ status: number; requestId: string; text: string }>((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const req = request(s.baseUrl + path, {
       method,
       agent: false,
-      headers: { ...(opts.key === null ? {} : { authorization: `Bearer ${opts.key ?? s.apiKey}` }), ...(text ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+      headers: {
+        ...(opts.key === null ? {} : { authorization: `Bearer ${opts.key ?? s.apiKey}` }),
+        ...(text ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      },
     });
     req.on('error', reject);
     req.on('response', (res) => {
       let out = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (out += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['request-id']), text: out }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['request-id']), text: out }),
+      );
     });
     req.end(text);
   });
@@ -61,7 +73,14 @@ async function settled(s: TestServer, endpoint: string, before: Received[] = [])
   const log = JSON.parse((await send(s, 'GET', '/events?limit=100', undefined, {})).text).data as { id: string }[];
   const fresh = log.filter((e) => !before.some((r) => r.headers['x-payorch-event-id'] === e.id));
   const got = await rx.waitFor(before.length + fresh.length);
-  await until(async () => (JSON.parse((await send(s, 'GET', `/webhook-endpoints/${endpoint}/deliveries?limit=100`, undefined, {})).text).data as { status: string }[]).every((d) => d.status === 'succeeded') || undefined, 'deliveries recorded');
+  await until(
+    async () =>
+      (
+        JSON.parse((await send(s, 'GET', `/webhook-endpoints/${endpoint}/deliveries?limit=100`, undefined, {})).text)
+          .data as { status: string }[]
+      ).every((d) => d.status === 'succeeded') || undefined,
+    'deliveries recorded',
+  );
   return got;
 }
 
@@ -71,26 +90,61 @@ async function scriptedRun(seed: number, port = 0): Promise<Run & { port: number
   const s = await startTestServer({ memory: true, seed, port, dueWorkIntervalMs: 0 });
   try {
     const answers: string[] = [];
-    const call = async (method: string, path: string, body?: unknown, opts: { key?: string | null; headers?: Record<string, string> } = {}) => {
+    const call = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      opts: { key?: string | null; headers?: Record<string, string> } = {},
+    ) => {
       const r = await send(s, method, path, body, opts);
       answers.push(`${r.status} ${r.requestId} ${r.text}`);
       return r.text ? JSON.parse(r.text) : undefined;
     };
     const endpoint = await call('POST', '/webhook-endpoints', { url: rx.url });
-    const a = await call('POST', '/create-session', { amount: 5000, currency: 'usd' }, { headers: { 'idempotency-key': 'order-1' } });
-    const paid = await call('POST', `/confirm-payment/${a.id}`, { payment_method_type: 'card', token_id: 'tok_visa' }, { key: a.client_secret });
+    const a = await call(
+      'POST',
+      '/create-session',
+      { amount: 5000, currency: 'usd' },
+      { headers: { 'idempotency-key': 'order-1' } },
+    );
+    const paid = await call(
+      'POST',
+      `/confirm-payment/${a.id}`,
+      { payment_method_type: 'card', token_id: 'tok_visa' },
+      { key: a.client_secret },
+    );
     await call('GET', `/sessions/${a.id}`);
     await call('POST', `/refund-payment/${paid.id}`, { amount: 1000 });
     await call('POST', `/refund-payment/${paid.id}`, { amount: 9000 }); // more than is left: an error body, with its request id
     const b = await call('POST', '/create-session', { amount: 700, currency: 'eur' });
-    await call('POST', `/confirm-payment/${b.id}`, { payment_method_type: 'card', token_id: 'tok_chargeDeclined' }, { key: b.client_secret });
+    await call(
+      'POST',
+      `/confirm-payment/${b.id}`,
+      { payment_method_type: 'card', token_id: 'tok_chargeDeclined' },
+      { key: b.client_secret },
+    );
     // A route without a credential (the test vault) takes its time from the seeded epoch too.
-    const card = await call('POST', '/vault/tokens', { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2030, cvc: '123' }, { key: null });
+    const card = await call(
+      'POST',
+      '/vault/tokens',
+      { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2030, cvc: '123' },
+      { key: null },
+    );
     expect(card.created_at).toBe('2025-01-01T00:00:00.000Z');
     const c = await call('POST', '/create-session', { amount: 1200, currency: 'usd' });
-    await call('POST', `/confirm-payment/${c.id}`, { payment_method_type: 'card', token_id: 'tok_threeDSecureRequired' }, { key: c.client_secret });
+    await call(
+      'POST',
+      `/confirm-payment/${c.id}`,
+      { payment_method_type: 'card', token_id: 'tok_threeDSecureRequired' },
+      { key: c.client_secret },
+    );
     const product = await call('POST', '/products', { name: 'Pro' });
-    const price = await call('POST', '/prices', { product: product.id, currency: 'usd', unit_amount: 2500, recurring: { interval: 'month' } });
+    const price = await call('POST', '/prices', {
+      product: product.id,
+      currency: 'usd',
+      unit_amount: 2500,
+      recurring: { interval: 'month' },
+    });
     const customer = await call('POST', '/customers', { email: 'jo@example.com', default_payment_method: 'tok_visa' });
     const sub = await call('POST', '/subscriptions', { customer: customer.id, items: [{ price: price.id }] });
     await call('GET', '/test-helpers/clock');
@@ -105,7 +159,8 @@ async function scriptedRun(seed: number, port = 0): Promise<Run & { port: number
     const got = await settled(s, endpoint.id, before);
     expect(got.length).toBeGreaterThan(20);
     // Each signed with the endpoint's secret, at the seeded clock's time (not the machine's: tolerance not checked).
-    for (const r of got) verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, endpoint.secret, { toleranceSeconds: 0 });
+    for (const r of got)
+      verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, endpoint.secret, { toleranceSeconds: 0 });
     answers.push((await send(s, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries?limit=100`, undefined, {})).text);
     return {
       answers,
@@ -150,8 +205,18 @@ describe('the same seed, the same run', () => {
     expect(second.secret).toBe(first.secret);
     expect(difference(second.answers, first.answers)).toBe('');
     expect(difference([second.events], [first.events])).toBe('');
-    expect(difference(second.webhooks.map((w) => w.body), first.webhooks.map((w) => w.body))).toBe("");
-    expect(difference(second.webhooks.map((w) => w.signature), first.webhooks.map((w) => w.signature))).toBe("");
+    expect(
+      difference(
+        second.webhooks.map((w) => w.body),
+        first.webhooks.map((w) => w.body),
+      ),
+    ).toBe('');
+    expect(
+      difference(
+        second.webhooks.map((w) => w.signature),
+        first.webhooks.map((w) => w.signature),
+      ),
+    ).toBe('');
   });
 
   it('starts the clock at 2025-01-01 and moves it only when advanced', () => {
@@ -179,7 +244,9 @@ describe('what a seed refuses', () => {
     const saved = process.env.PAYORCH_API_KEY;
     process.env.PAYORCH_API_KEY = 'sk_live_abcdefghijklmnop';
     try {
-      await expect(startServer({ memory: true, port: 0, seed: 1 })).rejects.toThrow(/Refusing --seed: PAYORCH_API_KEY holds a live key/);
+      await expect(startServer({ memory: true, port: 0, seed: 1 })).rejects.toThrow(
+        /Refusing --seed: PAYORCH_API_KEY holds a live key/,
+      );
     } finally {
       if (saved === undefined) delete process.env.PAYORCH_API_KEY;
       else process.env.PAYORCH_API_KEY = saved;
@@ -261,7 +328,10 @@ describe('server start --seed (the real binary)', () => {
   async function binaryRun(seed: number, extra: string[] = []) {
     const home = tempDir();
     const dataDir = join(home, 'data');
-    const started = await runCli(['server', 'start', '--seed', String(seed), '--port', '0', '--data-dir', dataDir, '--detach', '--json', ...extra], { home });
+    const started = await runCli(
+      ['server', 'start', '--seed', String(seed), '--port', '0', '--data-dir', dataDir, '--detach', '--json', ...extra],
+      { home },
+    );
     expect(started.code, started.stderr).toBe(0);
     const { base_url: baseUrl, api_key: apiKey } = started.json<{ base_url: string; api_key: string }>();
     try {
@@ -272,7 +342,12 @@ describe('server start --seed (the real binary)', () => {
         return r.text ? JSON.parse(r.text) : undefined;
       };
       const session = await call('POST', '/create-session', { amount: 5000, currency: 'usd' });
-      await call('POST', `/confirm-payment/${session.id}`, { payment_method_type: 'card', token_id: 'tok_visa' }, session.client_secret);
+      await call(
+        'POST',
+        `/confirm-payment/${session.id}`,
+        { payment_method_type: 'card', token_id: 'tok_visa' },
+        session.client_secret,
+      );
       await call('POST', '/customers', { email: 'jo@example.com' });
       const clock = await call('GET', '/test-helpers/clock');
       await call('GET', '/events');
@@ -302,10 +377,19 @@ describe('server start --seed (the real binary)', () => {
   it('refuses --seed when the active profile holds a live key', async () => {
     const home = tempDir();
     mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, 'config.json'), JSON.stringify({ active: 'prod', profiles: { prod: { api_key: 'sk_live_0123456789abcdef', base_url: 'https://api.example.com/functions/v1' } } }));
+    writeFileSync(
+      join(home, 'config.json'),
+      JSON.stringify({
+        active: 'prod',
+        profiles: { prod: { api_key: 'sk_live_0123456789abcdef', base_url: 'https://api.example.com/functions/v1' } },
+      }),
+    );
     const r = await runCli(['server', 'start', '--seed', '3', '--port', '0', '--memory', '--json'], { home });
     expect(r.code).toBe(2);
-    expect(r.json().error).toMatchObject({ code: 'seed_refused', message: expect.stringMatching(/^Refusing --seed: profile "prod" holds a live key/) });
+    expect(r.json().error).toMatchObject({
+      code: 'seed_refused',
+      message: expect.stringMatching(/^Refusing --seed: profile "prod" holds a live key/),
+    });
     expect(r.stdout + r.stderr).not.toContain('sk_live_0123456789abcdef');
   });
 

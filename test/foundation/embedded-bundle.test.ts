@@ -11,10 +11,18 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const BUNDLE = fileURLToPath(new URL('../../dist/vendor/embedded.cjs', import.meta.url));
-const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+  version: string;
+};
 
 /** The ES modules of dist/lib/server a run loaded (Node's own debug lines for the ES module loader). */
-const serverModules = (stderr: string) => [...new Set([...stderr.matchAll(/Storing (file:\/\/\S+\/dist\/lib\/server\/\S+\.js)/g)].map((m) => m[1].replace(/.*\/dist\//, '')))];
+const serverModules = (stderr: string) => [
+  ...new Set(
+    [...stderr.matchAll(/Storing (file:\/\/\S+\/dist\/lib\/server\/\S+\.js)/g)].map((m) =>
+      m[1].replace(/.*\/dist\//, ''),
+    ),
+  ),
+];
 
 describe('the in-process server from its bundle', { timeout: 120_000 }, () => {
   it('is one CommonJS file with no import() left in it', () => {
@@ -40,7 +48,9 @@ describe('the in-process server from its bundle', { timeout: 120_000 }, () => {
     expect(serverModules(modules.stderr)).toContain('lib/server/server.js');
     // … and with the bundle, none of the server proper: only the light modules the CLI imports itself (the lock
     // file, which finds a running server without the database; seed.js for its error class).
-    expect(serverModules(bundled.stderr).filter((m) => !['lib/server/lock.js', 'lib/server/seed.js'].includes(m))).toEqual([]);
+    expect(
+      serverModules(bundled.stderr).filter((m) => !['lib/server/lock.js', 'lib/server/seed.js'].includes(m)),
+    ).toEqual([]);
   });
 
   it("fastify's node:https, node:http2 and node:dns load on first use: an in-process command loads none of them", async () => {
@@ -48,8 +58,14 @@ describe('the in-process server from its bundle', { timeout: 120_000 }, () => {
     for (const id of ['https', 'http2', 'dns']) expect(code).toContain(`__payorchLazy("node:${id}")`);
     const dir = tempDir();
     const probe = join(dir, 'builtins.cjs');
-    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, process.moduleLoadList.join('\\n')));`);
-    const r = await runCli(['sessions', 'list', '--json'], { home: tempDir(), env: { NODE_OPTIONS: `--require ${probe}` } });
+    writeFileSync(
+      probe,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'loaded.txt'))}, process.moduleLoadList.join('\\n')));`,
+    );
+    const r = await runCli(['sessions', 'list', '--json'], {
+      home: tempDir(),
+      env: { NODE_OPTIONS: `--require ${probe}` },
+    });
     expect(r.code, r.stderr).toBe(0);
     const loaded = readFileSync(join(dir, 'loaded.txt'), 'utf8').split('\n');
     expect(loaded).toContain('NativeModule http'); // the probe sees Node's modules
@@ -67,11 +83,17 @@ describe('the in-process server from its bundle', { timeout: 120_000 }, () => {
     const [file] = readdirSync(dir);
     const head = readFileSync(join(dir, file), 'latin1');
     const size = Number(head.slice(0, head.indexOf('\n')).split(' ')[1]);
-    const index = JSON.parse(head.slice(head.indexOf('\n') + 1, head.indexOf('\n') + 1 + size)) as Record<string, unknown>;
+    const index = JSON.parse(head.slice(head.indexOf('\n') + 1, head.indexOf('\n') + 1 + size)) as Record<
+      string,
+      unknown
+    >;
     expect(Object.keys(index)).toContain(BUNDLE);
 
     // fastest-levenshtein, loaded on the first unknown field through createRequire(import.meta.url)
-    const typo = await runCli(['api', 'POST', '/create-session', '--data', '{"amount": 100, "currency": "usd", "descripton": "x"}', '--json'], { home, env });
+    const typo = await runCli(
+      ['api', 'POST', '/create-session', '--data', '{"amount": 100, "currency": "usd", "descripton": "x"}', '--json'],
+      { home, env },
+    );
     expect(typo.code).toBe(1);
     expect(typo.json().error.message).toMatch(/Did you mean description\?/);
   });

@@ -21,7 +21,12 @@ const newSession = async (key?: string) => {
 };
 
 /** A request with exactly these headers (fetch would add a content-type to a string body). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<HttpResult> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(s.baseUrl + path, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -29,7 +34,8 @@ function raw(method: string, path: string, headers: Record<string, string>, body
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
         let parsed: unknown;
         try {
           parsed = JSON.parse(text);
@@ -47,37 +53,88 @@ const auth = () => ({ authorization: `Bearer ${s.apiKey}` });
 
 describe('400: validation and malformed bodies', () => {
   it('malformed JSON → 400 invalid_request_error invalid_json', async () => {
-    const res = await s.request('POST', '/create-session', { rawBody: '{"amount": 100, "currency": ', headers: { 'content-type': 'application/json' } });
+    const res = await s.request('POST', '/create-session', {
+      rawBody: '{"amount": 100, "currency": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(res, 400, 'invalid_request_error', 'invalid_json');
   });
 
   it('invalid_json never quotes the body (it may hold a card number or an SSN)', async () => {
     // JSON.parse's own message quotes the text around some errors ("Unexpected token …, "…" is not valid JSON").
-    for (const rawBody of ['{"type":"ssn","value":"987654321","x":tru}', '{"type":"ssn","value":[987654321,]}', '{"type":"ssn","value":"987654321","field_name":}', 'x{"value":"987654321"}']) {
-      const res = await s.request('POST', '/identity-tokens', { rawBody, headers: { 'content-type': 'application/json' } });
+    for (const rawBody of [
+      '{"type":"ssn","value":"987654321","x":tru}',
+      '{"type":"ssn","value":[987654321,]}',
+      '{"type":"ssn","value":"987654321","field_name":}',
+      'x{"value":"987654321"}',
+    ]) {
+      const res = await s.request('POST', '/identity-tokens', {
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(res, 400, 'invalid_request_error', 'invalid_json');
       expect(res.body.error.message).toMatch(/^Invalid JSON in the request body: /);
-      for (const fragment of ['987654321', '4321', 'tru}', 'value']) expect(res.body.error.message).not.toContain(fragment);
+      for (const fragment of ['987654321', '4321', 'tru}', 'value'])
+        expect(res.body.error.message).not.toContain(fragment);
     }
   });
 
   it('a JSON body that is not an object → 400 invalid_body', async () => {
-    expectError(await s.request('POST', '/create-session', { body: [1, 2] }), 400, 'invalid_request_error', 'invalid_body');
-    expectError(await s.request('POST', '/create-session', { body: 'usd' }), 400, 'invalid_request_error', 'invalid_body');
+    expectError(
+      await s.request('POST', '/create-session', { body: [1, 2] }),
+      400,
+      'invalid_request_error',
+      'invalid_body',
+    );
+    expectError(
+      await s.request('POST', '/create-session', { body: 'usd' }),
+      400,
+      'invalid_request_error',
+      'invalid_body',
+    );
   });
 
   it('missing / invalid / unknown parameters in body and query name the param', async () => {
-    expectError(await s.request('POST', '/create-session', { body: { currency: 'usd' } }), 400, 'validation_error', 'parameter_missing', 'amount');
-    expectError(await s.request('POST', '/create-session', { body: { amount: 'ten', currency: 'usd' } }), 400, 'validation_error', 'parameter_invalid', 'amount');
-    expectError(await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', x: 1 } }), 400, 'validation_error', 'parameter_unknown', 'x');
+    expectError(
+      await s.request('POST', '/create-session', { body: { currency: 'usd' } }),
+      400,
+      'validation_error',
+      'parameter_missing',
+      'amount',
+    );
+    expectError(
+      await s.request('POST', '/create-session', { body: { amount: 'ten', currency: 'usd' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'amount',
+    );
+    expectError(
+      await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', x: 1 } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'x',
+    );
     expectError(await s.request('GET', '/sessions?limit=500'), 400, 'validation_error', 'parameter_invalid', 'limit');
     expectError(await s.request('GET', '/sessions?x=1'), 400, 'validation_error', 'parameter_unknown', 'x');
-    expectError(await s.request('GET', '/health?x=1', { key: null }), 400, 'validation_error', 'parameter_unknown', 'x');
+    expectError(
+      await s.request('GET', '/health?x=1', { key: null }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'x',
+    );
   });
 
   it('a POST without parameters takes no body, {} or an empty body with the JSON type', async () => {
     const a = await newSession();
-    const res = await raw('POST', `/sessions/${a.id}/cancel`, { ...auth(), 'content-type': 'application/json', 'content-length': '0' }, '');
+    const res = await raw(
+      'POST',
+      `/sessions/${a.id}/cancel`,
+      { ...auth(), 'content-type': 'application/json', 'content-length': '0' },
+      '',
+    );
     expect(res.status).toBe(200);
   });
 });
@@ -85,7 +142,12 @@ describe('400: validation and malformed bodies', () => {
 describe('401: authentication', () => {
   it('no Authorization header → missing_api_key', async () => {
     expectError(await s.request('GET', '/sessions', { key: null }), 401, 'authentication_error', 'missing_api_key');
-    expectError(await s.request('POST', '/create-session', { key: null, body: { amount: 1, currency: 'usd' } }), 401, 'authentication_error', 'missing_api_key');
+    expectError(
+      await s.request('POST', '/create-session', { key: null, body: { amount: 1, currency: 'usd' } }),
+      401,
+      'authentication_error',
+      'missing_api_key',
+    );
   });
 
   it('an unknown or malformed key → invalid_api_key, and the message never echoes the key', async () => {
@@ -94,17 +156,35 @@ describe('401: authentication', () => {
     expectError(res, 401, 'authentication_error', 'invalid_api_key');
     expect(res.text).not.toContain(bogus);
     expectError(await s.request('GET', '/sessions', { key: 'hello' }), 401, 'authentication_error', 'invalid_api_key');
-    expectError(await s.request('GET', '/sessions', { key: s.apiKey + 'x' }), 401, 'authentication_error', 'invalid_api_key');
-    expectError(await raw('GET', '/sessions', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }), 401, 'authentication_error', 'invalid_api_key');
+    expectError(
+      await s.request('GET', '/sessions', { key: s.apiKey + 'x' }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
+    expectError(
+      await raw('GET', '/sessions', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }),
+      401,
+      'authentication_error',
+      'invalid_api_key',
+    );
   });
 
   it('an sk_live_ key → livemode_unavailable', async () => {
-    const res = await s.request('POST', '/create-session', { key: 'sk_live_' + 'B'.repeat(32), body: { amount: 1, currency: 'usd' } });
+    const res = await s.request('POST', '/create-session', {
+      key: 'sk_live_' + 'B'.repeat(32),
+      body: { amount: 1, currency: 'usd' },
+    });
     expectError(res, 401, 'authentication_error', 'livemode_unavailable');
   });
 
   it('authentication comes before validation (a bad body with no key is a 401, not a 400)', async () => {
-    expectError(await s.request('POST', '/create-session', { key: null, body: { nope: 1 } }), 401, 'authentication_error', 'missing_api_key');
+    expectError(
+      await s.request('POST', '/create-session', { key: null, body: { nope: 1 } }),
+      401,
+      'authentication_error',
+      'missing_api_key',
+    );
   });
 
   it('a key revoked with `payorch server keys revoke` → api_key_revoked; other keys keep working', async () => {
@@ -140,10 +220,31 @@ describe('tenancy: each key from `server keys create` has its own account', () =
     const list = await s.request('GET', '/sessions', { key });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ data: [], total_count: 0, has_more: false });
-    expectError(await s.request('GET', `/sessions/${mine.id}`, { key }), 404, 'invalid_request_error', 'resource_missing');
-    expectError(await s.request('PATCH', `/sessions/${mine.id}`, { key, body: { amount: 1 } }), 404, 'invalid_request_error', 'resource_missing');
-    expectError(await s.request('POST', `/sessions/${mine.id}/cancel`, { key }), 404, 'invalid_request_error', 'resource_missing');
-    expectError(await s.request('GET', `/sessions?starting_after=${mine.id}`, { key }), 400, 'invalid_request_error', 'resource_missing', 'starting_after');
+    expectError(
+      await s.request('GET', `/sessions/${mine.id}`, { key }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
+    expectError(
+      await s.request('PATCH', `/sessions/${mine.id}`, { key, body: { amount: 1 } }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
+    expectError(
+      await s.request('POST', `/sessions/${mine.id}/cancel`, { key }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
+    expectError(
+      await s.request('GET', `/sessions?starting_after=${mine.id}`, { key }),
+      400,
+      'invalid_request_error',
+      'resource_missing',
+      'starting_after',
+    );
     expect((await s.request('GET', `/sessions/${mine.id}`)).body.status).toBe('requires_payment_method');
 
     const theirs = await newSession(key);
@@ -157,8 +258,18 @@ describe('tenancy: each key from `server keys create` has its own account', () =
 describe('404, 405, 413, 415', () => {
   it('an unknown route → 404 route_not_found (with or without a key)', async () => {
     expectError(await s.request('GET', '/nothing-here'), 404, 'invalid_request_error', 'route_not_found');
-    expectError(await s.request('POST', '/sessions/x/refund', { body: {} }), 404, 'invalid_request_error', 'route_not_found');
-    expectError(await s.request('GET', '/nothing-here', { key: null }), 404, 'invalid_request_error', 'route_not_found');
+    expectError(
+      await s.request('POST', '/sessions/x/refund', { body: {} }),
+      404,
+      'invalid_request_error',
+      'route_not_found',
+    );
+    expectError(
+      await s.request('GET', '/nothing-here', { key: null }),
+      404,
+      'invalid_request_error',
+      'route_not_found',
+    );
     const outside = await raw('GET', '/../../elsewhere', {});
     expect(outside.status).toBe(404);
   });
@@ -178,7 +289,10 @@ describe('404, 405, 413, 415', () => {
   it('a body over 1 MiB → 413 payload_too_large, and nothing is created', async () => {
     const before = (await s.request('GET', '/sessions')).body.total_count;
     const big = JSON.stringify({ amount: 100, currency: 'usd', description: 'x'.repeat(1024 * 1024) });
-    const res = await s.request('POST', '/create-session', { rawBody: big, headers: { 'content-type': 'application/json' } });
+    const res = await s.request('POST', '/create-session', {
+      rawBody: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(res, 413, 'invalid_request_error', 'payload_too_large');
     expect((await s.request('GET', '/sessions')).body.total_count).toBe(before);
   });
@@ -187,18 +301,41 @@ describe('404, 405, 413, 415', () => {
     const pad = 1024 * 1024 - JSON.stringify({ amount: 100, currency: 'usd', description: '' }).length;
     const body = JSON.stringify({ amount: 100, currency: 'usd', description: 'x'.repeat(pad) });
     expect(Buffer.byteLength(body)).toBe(1024 * 1024);
-    const res = await s.request('POST', '/create-session', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const res = await s.request('POST', '/create-session', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(res, 400, 'validation_error', 'parameter_invalid', 'description');
   });
 
   it('a body that is not application/json → 415 unsupported_media_type', async () => {
-    const form = await raw('POST', '/create-session', { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, 'amount=100&currency=usd');
+    const form = await raw(
+      'POST',
+      '/create-session',
+      { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+      'amount=100&currency=usd',
+    );
     expectError(form, 415, 'invalid_request_error', 'unsupported_media_type');
-    const text = await raw('POST', '/create-session', { ...auth(), 'content-type': 'text/plain' }, '{"amount":100,"currency":"usd"}');
+    const text = await raw(
+      'POST',
+      '/create-session',
+      { ...auth(), 'content-type': 'text/plain' },
+      '{"amount":100,"currency":"usd"}',
+    );
     expectError(text, 415, 'invalid_request_error', 'unsupported_media_type');
-    const none = await raw('POST', '/create-session', { ...auth(), 'content-length': '31' }, '{"amount":100,"currency":"usd"}');
+    const none = await raw(
+      'POST',
+      '/create-session',
+      { ...auth(), 'content-length': '31' },
+      '{"amount":100,"currency":"usd"}',
+    );
     expectError(none, 415, 'invalid_request_error', 'unsupported_media_type');
-    const ok = await raw('POST', '/create-session', { ...auth(), 'content-type': 'application/json; charset=utf-8' }, '{"amount":100,"currency":"usd"}');
+    const ok = await raw(
+      'POST',
+      '/create-session',
+      { ...auth(), 'content-type': 'application/json; charset=utf-8' },
+      '{"amount":100,"currency":"usd"}',
+    );
     expect(ok.status).toBe(201);
   });
 });
@@ -224,7 +361,9 @@ describe('meta routes (no authentication)', () => {
   });
 
   it('every response carries a distinct Request-Id', async () => {
-    const ids = await Promise.all([1, 2, 3].map(async () => (await s.request('GET', '/health', { key: null })).headers.get('request-id')));
+    const ids = await Promise.all(
+      [1, 2, 3].map(async () => (await s.request('GET', '/health', { key: null })).headers.get('request-id')),
+    );
     expect(new Set(ids).size).toBe(3);
   });
 });

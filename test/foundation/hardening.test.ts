@@ -10,7 +10,7 @@ import { expectError } from './util.js';
 
 /** Waits until at least `margin` seconds remain in the current UTC minute (fixed rate-limit windows). */
 async function awayFromMinuteEdge(margin = 5): Promise<void> {
-  const left = 60 - (Date.now() / 1000) % 60;
+  const left = 60 - ((Date.now() / 1000) % 60);
   if (left < margin) await new Promise((r) => setTimeout(r, left * 1000 + 200));
 }
 
@@ -19,9 +19,27 @@ describe('hardening', () => {
     const s = await startTestServer({ memory: true });
     try {
       const now = (await s.request('GET', '/test-helpers/clock')).body.now as number;
-      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { to: 2 ** 40 } }), 400, 'validation_error', 'parameter_invalid', 'to');
-      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { to: '9999-01-01T00:00:00.000Z' } }), 400, 'validation_error', 'parameter_invalid', 'to');
-      expectError(await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 366 * 86400 + 1 } }), 400, 'validation_error', 'parameter_invalid', 'seconds');
+      expectError(
+        await s.request('POST', '/test-helpers/advance-clock', { body: { to: 2 ** 40 } }),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'to',
+      );
+      expectError(
+        await s.request('POST', '/test-helpers/advance-clock', { body: { to: '9999-01-01T00:00:00.000Z' } }),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'to',
+      );
+      expectError(
+        await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 366 * 86400 + 1 } }),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'seconds',
+      );
       const ok = await s.request('POST', '/test-helpers/advance-clock', { body: { to: now + 366 * 86400 - 5 } });
       expect(ok.status, ok.text).toBe(200);
     } finally {
@@ -69,7 +87,9 @@ describe('hardening', () => {
 
     const again = await runCli(['sessions', 'get', first.json().id, '--json'], { home });
     expect(again.code, again.stderr).toBe(0); // same account: the session is still visible
-    const after = (await runCli(['server', 'keys', 'list', '--json', '--data-dir', join(home, 'server')], { home })).json().data;
+    const after = (
+      await runCli(['server', 'keys', 'list', '--json', '--data-dir', join(home, 'server')], { home })
+    ).json().data;
     expect(after).toHaveLength(2);
     expect(after.filter((k: { revoked_at: string | null }) => k.revoked_at === null)).toHaveLength(1);
     expect(new Set(after.map((k: { account_id: string }) => k.account_id)).size).toBe(1);

@@ -28,31 +28,54 @@ beforeAll(async () => {
   // No timers of the server's own (due work, the webhook dispatcher's poll) run statements between requests.
   s = await startTestServer({ dueWorkIntervalMs: 0, webhooks: { pollIntervalMs: 3_600_000 } });
   const account = async (name: string, account_type: string) =>
-    (await post('/ledger-accounts', { name, account_type, currency: 'usd', is_system_account: true })).body.id as string;
+    (await post('/ledger-accounts', { name, account_type, currency: 'usd', is_system_account: true })).body
+      .id as string;
   const cash = await account('cash', 'asset');
   const wallet = await account('wallet', 'liability');
-  journal = { description: 'bench', entries: [{ account_id: cash, direction: 'debit', amount: 100 }, { account_id: wallet, direction: 'credit', amount: 100 }] };
+  journal = {
+    description: 'bench',
+    entries: [
+      { account_id: cash, direction: 'debit', amount: 100 },
+      { account_id: wallet, direction: 'credit', amount: 100 },
+    ],
+  };
 });
 afterAll(() => s.close());
 
-const newSession = async () => (await post('/create-session', { amount: 1999, currency: 'usd' })).body as { id: string; client_secret: string };
+const newSession = async () =>
+  (await post('/create-session', { amount: 1999, currency: 'usd' })).body as { id: string; client_secret: string };
 
 /** Each workload: something to do before a request (not counted), and the request. */
-const workloads: Record<keyof typeof STATEMENT_LIMITS, { prepare: () => Promise<unknown>; request: (prepared: any) => Promise<HttpResult> }> = {
-  'create-session': { prepare: async () => undefined, request: () => post('/create-session', { amount: 1999, currency: 'usd', metadata: { order: '1234' } }) },
+const workloads: Record<
+  keyof typeof STATEMENT_LIMITS,
+  { prepare: () => Promise<unknown>; request: (prepared: any) => Promise<HttpResult> }
+> = {
+  'create-session': {
+    prepare: async () => undefined,
+    request: () => post('/create-session', { amount: 1999, currency: 'usd', metadata: { order: '1234' } }),
+  },
   'journal entry (two lines)': { prepare: async () => undefined, request: () => post('/journal-entries', journal) },
-  'confirm-payment (tok_visa)': { prepare: newSession, request: (x) => post(`/confirm-payment/${x.id}`, { token_id: 'tok_visa' }, x.client_secret) },
+  'confirm-payment (tok_visa)': {
+    prepare: newSession,
+    request: (x) => post(`/confirm-payment/${x.id}`, { token_id: 'tok_visa' }, x.client_secret),
+  },
 };
 
 describe('statements per request on the hot path', () => {
-  it.each(Object.keys(STATEMENT_LIMITS) as (keyof typeof STATEMENT_LIMITS)[])('%s runs no more than its limit', async (name) => {
-    const { prepare, request } = workloads[name];
-    for (let i = 0; i < WARM_UP; i++) expect((await request(await prepare())).status).toBeLessThan(300); // a first confirm also creates the ledger's system accounts
-    for (let i = 0; i < MEASURED; i++) {
-      const prepared = await prepare();
-      const { result, ran } = await statementsRun(() => request(prepared));
-      expect(result.status).toBeLessThan(300);
-      expect(ran.length, `${name} ran ${ran.length} statements (limit ${STATEMENT_LIMITS[name]}):\n${ran.join('\n')}`).toBeLessThanOrEqual(STATEMENT_LIMITS[name]);
-    }
-  });
+  it.each(Object.keys(STATEMENT_LIMITS) as (keyof typeof STATEMENT_LIMITS)[])(
+    '%s runs no more than its limit',
+    async (name) => {
+      const { prepare, request } = workloads[name];
+      for (let i = 0; i < WARM_UP; i++) expect((await request(await prepare())).status).toBeLessThan(300); // a first confirm also creates the ledger's system accounts
+      for (let i = 0; i < MEASURED; i++) {
+        const prepared = await prepare();
+        const { result, ran } = await statementsRun(() => request(prepared));
+        expect(result.status).toBeLessThan(300);
+        expect(
+          ran.length,
+          `${name} ran ${ran.length} statements (limit ${STATEMENT_LIMITS[name]}):\n${ran.join('\n')}`,
+        ).toBeLessThanOrEqual(STATEMENT_LIMITS[name]);
+      }
+    },
+  );
 });

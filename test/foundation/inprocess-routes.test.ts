@@ -17,7 +17,13 @@ describe('routes registered as asked for', { timeout: 120_000 }, () => {
     let checked = 0;
     for (const url of urls) {
       const filled = url.replace(/:[a-z_]+/g, 'obj_1%2Fx');
-      const variants = [filled, `${filled}/`, filled.replace(/\//g, '//'), `${filled}?limit=3&x=/a/b`, filled.replace(/s/, '%73')];
+      const variants = [
+        filled,
+        `${filled}/`,
+        filled.replace(/\//g, '//'),
+        `${filled}?limit=3&x=/a/b`,
+        filled.replace(/s/, '%73'),
+      ];
       for (const path of variants) {
         const found = router.find('GET', path.split('?')[0]!);
         if (!found) continue;
@@ -50,8 +56,18 @@ describe('routes registered as asked for', { timeout: 120_000 }, () => {
       const out = [];
       for (const [method, path, body] of requests) {
         const r = await client.raw(method, path, body ? { body, idempotencyKey: `k-${method}-${path}` } : {});
-        const b = r.body as { error?: { code?: string; message?: string }; object?: string; id?: string; data?: unknown[] };
-        out.push({ status: r.status, allow: r.headers.allow, error: b.error && { code: b.error.code, message: b.error.message }, object: b.object });
+        const b = r.body as {
+          error?: { code?: string; message?: string };
+          object?: string;
+          id?: string;
+          data?: unknown[];
+        };
+        out.push({
+          status: r.status,
+          allow: r.headers.allow,
+          error: b.error && { code: b.error.code, message: b.error.message },
+          object: b.object,
+        });
       }
       return out;
     };
@@ -73,7 +89,12 @@ describe('routes registered as asked for', { timeout: 120_000 }, () => {
     const lazy = await openInProcess(tempDir());
     const client = new Client({ apiKey: lazy.apiKey, transport: new InProcessTransport(lazy, () => lazy.close()) });
     try {
-      const rs = await Promise.all([client.raw('GET', '/sessions'), client.raw('GET', '/customers'), client.raw('GET', '/events'), client.raw('GET', '/sessions')]);
+      const rs = await Promise.all([
+        client.raw('GET', '/sessions'),
+        client.raw('GET', '/customers'),
+        client.raw('GET', '/events'),
+        client.raw('GET', '/sessions'),
+      ]);
       expect(rs.map((r) => [r.status, (r.body as { object: string }).object])).toEqual([
         [200, 'list'],
         [200, 'list'],

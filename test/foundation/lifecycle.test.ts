@@ -13,10 +13,14 @@ afterAll(() => s.close());
 function raw(lines: string[]): Promise<{ status: number; body: string }> {
   const url = new URL(s.baseUrl);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(`${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`));
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.write(`${lines.join('\r\n')}\r\nConnection: close\r\n\r\n`),
+    );
     let text = '';
     socket.on('data', (d) => (text += d));
-    socket.on('end', () => resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('end', () =>
+      resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }),
+    );
     socket.on('error', reject);
   });
 }
@@ -26,15 +30,31 @@ describe('authentication', () => {
     const path = `${new URL(s.baseUrl).pathname}/sessions?limit=1`;
     const one = await raw([`GET ${path} HTTP/1.1`, 'Host: x', `Authorization: Bearer ${s.apiKey}`]);
     expect(one.status).toBe(200);
-    const two = await raw([`GET ${path} HTTP/1.1`, 'Host: x', `Authorization: Bearer ${s.apiKey}`, 'Authorization: Bearer sk_test_other']);
+    const two = await raw([
+      `GET ${path} HTTP/1.1`,
+      'Host: x',
+      `Authorization: Bearer ${s.apiKey}`,
+      'Authorization: Bearer sk_test_other',
+    ]);
     expect(two.status).toBe(401);
-    expect(JSON.parse(two.body).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', message: expect.stringMatching(/more than one Authorization header/) });
+    expect(JSON.parse(two.body).error).toMatchObject({
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      message: expect.stringMatching(/more than one Authorization header/),
+    });
   });
 });
 
 describe('browsers on other origins (the live service SDK runs in a merchant page)', () => {
   it('a preflight of a known path answers 204 with its methods and the headers the API reads; every answer allows any origin', async () => {
-    const pre = await fetch(`${s.baseUrl}/confirm-payment`, { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const pre = await fetch(`${s.baseUrl}/confirm-payment`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');
     expect(pre.headers.get('access-control-allow-methods')).toContain('POST');

@@ -26,8 +26,22 @@ describe('access lines', () => {
   it('are the lines pino writes for the same fields (apart from the time), odd paths included', async () => {
     const dir = tempDir();
     const fields = [
-      { req: 'req_abc', method: 'POST', path: '/functions/v1/create-session', status: 201, ms: 1.234567, account: 'acct_1' },
-      { req: 'req_def', method: 'GET', path: '/functions/v1/x"y\\z/é/\u2028', status: 404, ms: 0.5, account: undefined },
+      {
+        req: 'req_abc',
+        method: 'POST',
+        path: '/functions/v1/create-session',
+        status: 201,
+        ms: 1.234567,
+        account: 'acct_1',
+      },
+      {
+        req: 'req_def',
+        method: 'GET',
+        path: '/functions/v1/x"y\\z/é/\u2028',
+        status: 404,
+        ms: 0.5,
+        account: undefined,
+      },
       { req: 'req_ghi', method: 'DELETE', path: '/', status: 500, ms: undefined, account: 'acct_2' },
     ];
     const ours = fileLogger(join(dir, 'ours.log'));
@@ -35,7 +49,11 @@ describe('access lines', () => {
     const theirsDest = pino.destination({ dest: join(dir, 'pino.log'), sync: true });
     const theirs = pino({ base: { pid: process.pid } }, theirsDest);
     for (const f of fields) theirs.info(f, 'request');
-    const withoutTime = (text: string) => text.trim().split('\n').map((l) => l.replace(/"time":\d+,/, '"time":0,'));
+    const withoutTime = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/"time":\d+,/, '"time":0,'));
     const oursText = await settle(() => ours.flush(), join(dir, 'ours.log'), 3);
     expect(withoutTime(oursText)).toEqual(withoutTime(readFileSync(join(dir, 'pino.log'), 'utf8')));
     for (const line of oursText.trim().split('\n')) expect(JSON.parse(line).msg).toBe('request');
@@ -71,7 +89,7 @@ describe('access lines', () => {
     const line = `${'x'.repeat(99)}\n`;
     for (let i = 0; i < 2000; i++) file.write(line); // 200 KB into a 64 KiB buffer
     await new Promise<void>((resolve) => file.flush(() => resolve()));
-    expect(file.droppedLines).toBeGreaterThan(2000 - 64 * 1024 / 100 - 1);
+    expect(file.droppedLines).toBeGreaterThan(2000 - (64 * 1024) / 100 - 1);
     file.flushSync();
     file.end();
   });

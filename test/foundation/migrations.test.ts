@@ -40,7 +40,11 @@ const RELEASED: Record<number, string> = {
 
 describe('released migrations', () => {
   it('each released version is present with exactly the SQL it was released with', () => {
-    const actual = Object.fromEntries(migrations.filter((m) => m.version in RELEASED).map((m) => [m.version, createHash('sha256').update(m.sql).digest('hex')]));
+    const actual = Object.fromEntries(
+      migrations
+        .filter((m) => m.version in RELEASED)
+        .map((m) => [m.version, createHash('sha256').update(m.sql).digest('hex')]),
+    );
     expect(actual).toEqual(RELEASED);
   });
 
@@ -54,11 +58,23 @@ describe('migration 503 (event counts)', () => {
   it('counts the events a database already has, per account and per type', () => {
     const store = openStore(join(tempDir(), 'payorch.db'));
     try {
-      const ins = store.db.prepare("INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, 'o', 0, '{}')");
-      [['e1', 'a', 'x.created'], ['e2', 'a', 'x.created'], ['e3', 'a', 'y.deleted'], ['e4', 'b', 'x.created']].forEach(([id, acct, type]) => ins.run(id, acct, type));
+      const ins = store.db.prepare(
+        "INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, 'o', 0, '{}')",
+      );
+      [
+        ['e1', 'a', 'x.created'],
+        ['e2', 'a', 'x.created'],
+        ['e3', 'a', 'y.deleted'],
+        ['e4', 'b', 'x.created'],
+      ].forEach(([id, acct, type]) => ins.run(id, acct, type));
       store.db.exec("DELETE FROM list_counts WHERE tbl = 'events'"); // as before migration 503: no counts kept
       store.db.exec(migrations.find((m) => m.version === 503)!.sql);
-      const counts = store.db.prepare("SELECT account_id, cols, vals, n FROM list_counts WHERE tbl = 'events' ORDER BY account_id, cols, vals").raw().all();
+      const counts = store.db
+        .prepare(
+          "SELECT account_id, cols, vals, n FROM list_counts WHERE tbl = 'events' ORDER BY account_id, cols, vals",
+        )
+        .raw()
+        .all();
       expect(counts).toEqual([
         ['a', '', '', 3],
         ['a', 'type', 'x.created', 2],
@@ -80,14 +96,32 @@ describe('migration 504 (event numbers never reused)', () => {
       // Back to the table as it was before 504 (no AUTOINCREMENT), with the numbers retention left: 1, 2, 7 kept.
       db.exec(`DROP TABLE events; CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL, type TEXT NOT NULL,
         object_id TEXT NOT NULL, created_ms INTEGER NOT NULL, body TEXT NOT NULL); DROP TABLE webhook_event_bodies; DELETE FROM sqlite_sequence WHERE name = 'events';`);
-      const ins = db.prepare("INSERT INTO events (seq, id, account_id, type, object_id, created_ms, body) VALUES (?, ?, 'a', 'x.created', 'o', 0, '{}')");
-      for (const [seq, id] of [[1, 'e1'], [2, 'e2'], [7, 'e7']] as const) ins.run(seq, id);
+      const ins = db.prepare(
+        "INSERT INTO events (seq, id, account_id, type, object_id, created_ms, body) VALUES (?, ?, 'a', 'x.created', 'o', 0, '{}')",
+      );
+      for (const [seq, id] of [
+        [1, 'e1'],
+        [2, 'e2'],
+        [7, 'e7'],
+      ] as const)
+        ins.run(seq, id);
       db.exec("INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES ('we_behind', 2), ('we_past', 9)");
       db.exec(migrations.find((m) => m.version === 504)!.sql);
-      expect(db.prepare('SELECT seq, id FROM events ORDER BY seq').raw().all()).toEqual([[1, 'e1'], [2, 'e2'], [7, 'e7']]);
-      expect(db.prepare('SELECT webhook_endpoint, event_seq FROM webhook_cursors ORDER BY webhook_endpoint').raw().all()).toEqual([['we_behind', 2], ['we_past', 0]]);
+      expect(db.prepare('SELECT seq, id FROM events ORDER BY seq').raw().all()).toEqual([
+        [1, 'e1'],
+        [2, 'e2'],
+        [7, 'e7'],
+      ]);
+      expect(
+        db.prepare('SELECT webhook_endpoint, event_seq FROM webhook_cursors ORDER BY webhook_endpoint').raw().all(),
+      ).toEqual([
+        ['we_behind', 2],
+        ['we_past', 0],
+      ]);
       // retention deletes the newest: the next number is still past it
-      db.exec("DELETE FROM events WHERE seq = 7; INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES ('e8', 'a', 'x.created', 'o', 0, '{}')");
+      db.exec(
+        "DELETE FROM events WHERE seq = 7; INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES ('e8', 'a', 'x.created', 'o', 0, '{}')",
+      );
       expect(db.prepare("SELECT seq FROM events WHERE id = 'e8'").pluck().get()).toBe(8);
     } finally {
       store.close();
@@ -111,46 +145,84 @@ describe('the declared tables (store/tables.ts)', () => {
       const declared = Object.values(tables) as TableDef<unknown>[];
       expect(documentTables).toEqual(declared.map((t) => t.name).sort());
       // the store keeps list counts of declared counted tables (the event log keeps its own, migration 503)
-      expect(q<{ tbl: string }>('SELECT DISTINCT tbl FROM count_specs ORDER BY tbl').map((r) => r.tbl)).toEqual(declared.filter((t) => t.counted).map((t) => t.name).sort());
+      expect(q<{ tbl: string }>('SELECT DISTINCT tbl FROM count_specs ORDER BY tbl').map((r) => r.tbl)).toEqual(
+        declared
+          .filter((t) => t.counted)
+          .map((t) => t.name)
+          .sort(),
+      );
 
       for (const t of declared) {
         const where = `table ${t.name}`;
         // columns: name, type, NOT NULL
-        const columns = q<{ name: string; type: string; notnull: number }>(`SELECT name, type, "notnull" FROM pragma_table_info(?) ORDER BY cid`, t.name);
+        const columns = q<{ name: string; type: string; notnull: number }>(
+          `SELECT name, type, "notnull" FROM pragma_table_info(?) ORDER BY cid`,
+          t.name,
+        );
         const expected = [
           { name: 'seq', type: 'INTEGER', notnull: 0 },
           { name: 'id', type: 'TEXT', notnull: 1 },
           { name: 'account_id', type: 'TEXT', notnull: 1 },
-          ...Object.entries(t.columns).map(([name, c]) => ({ name, type: c.sql.split(' ')[0]!, notnull: /NOT NULL/.test(c.sql) ? 1 : 0 })),
+          ...Object.entries(t.columns).map(([name, c]) => ({
+            name,
+            type: c.sql.split(' ')[0]!,
+            notnull: /NOT NULL/.test(c.sql) ? 1 : 0,
+          })),
           { name: 'data', type: 'TEXT', notnull: 1 },
         ];
         expect(columns, where).toEqual(expected);
         // CHECK constraints and the like: every column's declared SQL appears in the CREATE TABLE
-        const createSql = store.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(t.name) as string;
-        for (const [name, c] of Object.entries(t.columns)) expect(createSql, `${where}.${name}`).toContain(`${name} ${c.sql}`);
+        const createSql = store.db
+          .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+          .pluck()
+          .get(t.name) as string;
+        for (const [name, c] of Object.entries(t.columns))
+          expect(createSql, `${where}.${name}`).toContain(`${name} ${c.sql}`);
 
         // indexes: <table>_account_seq, one per filter set (partial on its nullable columns), and the others
-        const indexes = q<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name", t.name);
+        const indexes = q<{ name: string; sql: string }>(
+          "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+          t.name,
+        );
         const filterIndexes = t.filters.map((cs) => `${t.name}_${cs.join('_')}`);
-        expect(indexes.map((i) => i.name), where).toEqual([`${t.name}_account_seq`, ...filterIndexes, ...t.otherIndexes].sort());
+        expect(
+          indexes.map((i) => i.name),
+          where,
+        ).toEqual([`${t.name}_account_seq`, ...filterIndexes, ...t.otherIndexes].sort());
         for (const cs of t.filters) {
           const name = `${t.name}_${cs.join('_')}`;
-          const cols = q<{ name: string }>('SELECT name FROM pragma_index_info(?) ORDER BY seqno', name).map((r) => r.name);
+          const cols = q<{ name: string }>('SELECT name FROM pragma_index_info(?) ORDER BY seqno', name).map(
+            (r) => r.name,
+          );
           expect(cols, name).toEqual(['account_id', ...cs, 'seq']);
           const partial = cs.filter((c) => t.nullable.includes(c));
           const sql = indexes.find((i) => i.name === name)!.sql;
-          if (partial.length) expect(sql, name).toMatch(new RegExp(`WHERE ${partial.map((c) => `${c} IS NOT NULL`).join(' AND ')}$`));
+          if (partial.length)
+            expect(sql, name).toMatch(new RegExp(`WHERE ${partial.map((c) => `${c} IS NOT NULL`).join(' AND ')}$`));
           else expect(sql, name).not.toMatch(/WHERE/);
         }
         for (const c of t.nullable) expect(t.filters.flat(), `${where}: nullable ${c} is a filter column`).toContain(c);
 
         // count specs; no triggers (since migration 902 Collection keeps the counts: Store.count)
-        const specs = q<{ cols: string }>('SELECT cols FROM count_specs WHERE tbl = ? ORDER BY cols', t.name).map((r) => r.cols);
-        const triggers = q<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name", t.name);
+        const specs = q<{ cols: string }>('SELECT cols FROM count_specs WHERE tbl = ? ORDER BY cols', t.name).map(
+          (r) => r.cols,
+        );
+        const triggers = q<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? ORDER BY name",
+          t.name,
+        );
         expect(triggers, where).toEqual([]);
         const narrow = t.narrow.map((cs) => [...cs].sort().join(','));
-        for (const cs of narrow) expect(t.filters.map((f) => [...f].sort().join(',')), `${where}: narrow ${cs} is a filter`).toContain(cs);
-        expect(specs, where).toEqual(t.counted ? ['', ...t.filters.map((cs) => [...cs].sort().join(','))].filter((cs) => !narrow.includes(cs)).sort() : []);
+        for (const cs of narrow)
+          expect(
+            t.filters.map((f) => [...f].sort().join(',')),
+            `${where}: narrow ${cs} is a filter`,
+          ).toContain(cs);
+        expect(specs, where).toEqual(
+          t.counted
+            ? ['', ...t.filters.map((cs) => [...cs].sort().join(','))].filter((cs) => !narrow.includes(cs)).sort()
+            : [],
+        );
       }
     } finally {
       store.close();
@@ -161,12 +233,35 @@ describe('the declared tables (store/tables.ts)', () => {
     const store = db();
     try {
       // One table with a nullable filter, a boolean column and a renamed field (pending ← pending_balance).
-      const accounts = new Collection<{ id: string; status: string; customer_id: string | null; currency: string; account_number: string; system_key: string | null; balance: number; pending_balance: number }>(
-        store,
-        tables.ledger_accounts,
+      const accounts = new Collection<{
+        id: string;
+        status: string;
+        customer_id: string | null;
+        currency: string;
+        account_number: string;
+        system_key: string | null;
+        balance: number;
+        pending_balance: number;
+      }>(store, tables.ledger_accounts);
+      store.tx(() =>
+        accounts.insert('acct_1', {
+          id: 'la_1',
+          status: 'active',
+          customer_id: null,
+          currency: 'USD',
+          account_number: 'n1',
+          system_key: null,
+          balance: 5,
+          pending_balance: 7,
+        }),
       );
-      store.tx(() => accounts.insert('acct_1', { id: 'la_1', status: 'active', customer_id: null, currency: 'USD', account_number: 'n1', system_key: null, balance: 5, pending_balance: 7 }));
-      expect(store.db.prepare("SELECT status, customer_id, currency, account_number, system_key, balance, pending FROM ledger_accounts WHERE id = 'la_1'").get()).toEqual({
+      expect(
+        store.db
+          .prepare(
+            "SELECT status, customer_id, currency, account_number, system_key, balance, pending FROM ledger_accounts WHERE id = 'la_1'",
+          )
+          .get(),
+      ).toEqual({
         status: 'active',
         customer_id: null,
         currency: 'USD',

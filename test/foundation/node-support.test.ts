@@ -11,7 +11,10 @@ const hasFlag = process.allowedNodeEnvironmentFlags.has(FLAG);
 describe.skipIf(!hasFlag)(`without require() of ES modules (Node 20.18; ${FLAG})`, () => {
   it('the embedded default creates a session (fastify, its inject(), SQLite, the client)', async () => {
     const env = { NODE_OPTIONS: FLAG, PAYORCH_DAEMON: '0' };
-    const created = await runCli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--json'], { env, timeoutMs: 60_000 });
+    const created = await runCli(['sessions', 'create', '--amount', '1999', '--currency', 'usd', '--json'], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(created.stderr).not.toMatch(/ERR_REQUIRE_ESM|require\(\) of ES Module/);
     expect(created.code).toBe(0);
     const session = created.json<{ id: string; object: string; amount: number }>();

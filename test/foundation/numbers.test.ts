@@ -19,12 +19,13 @@ afterAll(async () => {
   await s?.close();
 });
 
-const post = (path: string, rawBody: string, method = 'POST') => s.request(method, path, { rawBody, headers: { 'content-type': 'application/json' } });
+const post = (path: string, rawBody: string, method = 'POST') =>
+  s.request(method, path, { rawBody, headers: { 'content-type': 'application/json' } });
 /** The parser's own answer (not a schema's): the safe range in the message. */
 const PARSER = /must be a number from -9007199254740991 to 9007199254740991/;
 
 describe('numbers in JSON bodies', () => {
-  it.each(EDGES)('%s as a coupon\'s max_redemptions is a 400 naming it, and no coupon is created', async (n) => {
+  it.each(EDGES)("%s as a coupon's max_redemptions is a 400 naming it, and no coupon is created", async (n) => {
     const before = (await s.request('GET', '/coupons')).body.total_count as number;
     const r = await post('/coupons', `{"percent_off": 10, "duration": "once", "max_redemptions": ${n}}`);
     expectError(r, 400, 'validation_error', 'parameter_invalid', 'max_redemptions');
@@ -37,44 +38,84 @@ describe('numbers in JSON bodies', () => {
     expect(r.status, r.text).toBe(201);
     expect(r.body.max_redemptions).toBe(MAX_SAFE);
     expect((await s.request('GET', `/coupons/${r.body.id}`)).body.max_redemptions).toBe(MAX_SAFE);
-    expectError(await post('/coupons', `{"percent_off": 10, "duration": "once", "max_redemptions": ${MAX_SAFE + 1}}`), 400, 'validation_error', 'parameter_invalid', 'max_redemptions');
+    expectError(
+      await post('/coupons', `{"percent_off": 10, "duration": "once", "max_redemptions": ${MAX_SAFE + 1}}`),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'max_redemptions',
+    );
   });
 
-  it.each(EDGES)('%s is named by its path wherever it is: nested objects, arrays, fields of another type', async (n) => {
-    const cases: [string, string, string, string][] = [
-      ['POST', '/customers', `{"name": "a", "metadata": {"k": ${n}}}`, 'metadata.k'],
-      ['POST', '/customers', `{"name": ${n}}`, 'name'],
-      ['PATCH', '/subscriptions/sub_x', `{"items": [{"price": "p"}, {"price": "p", "quantity": ${n}}]}`, 'items[1].quantity'],
-      ['POST', '/create-session', `{"amount": ${n}, "currency": "USD"}`, 'amount'],
-      ['POST', '/usage-records', `{"subscription_item": "si_x", "quantity": ${n}}`, 'quantity'],
-      ['POST', '/test-helpers/advance-clock', `{"to": ${n}}`, 'to'],
-      ['POST', '/journal-entries', `{"entries": [{"account_id": "la_x", "direction": "debit", "amount": 1}, {"account_id": "la_y", "direction": "credit", "amount": ${n}}]}`, 'entries[1].amount'],
-    ];
-    for (const [method, path, body, param] of cases) {
-      const r = await post(path, body, method);
-      expectError(r, 400, 'validation_error', 'parameter_invalid', param);
-      expect(r.body.error.message).toMatch(PARSER);
-    }
-  });
+  it.each(EDGES)(
+    '%s is named by its path wherever it is: nested objects, arrays, fields of another type',
+    async (n) => {
+      const cases: [string, string, string, string][] = [
+        ['POST', '/customers', `{"name": "a", "metadata": {"k": ${n}}}`, 'metadata.k'],
+        ['POST', '/customers', `{"name": ${n}}`, 'name'],
+        [
+          'PATCH',
+          '/subscriptions/sub_x',
+          `{"items": [{"price": "p"}, {"price": "p", "quantity": ${n}}]}`,
+          'items[1].quantity',
+        ],
+        ['POST', '/create-session', `{"amount": ${n}, "currency": "USD"}`, 'amount'],
+        ['POST', '/usage-records', `{"subscription_item": "si_x", "quantity": ${n}}`, 'quantity'],
+        ['POST', '/test-helpers/advance-clock', `{"to": ${n}}`, 'to'],
+        [
+          'POST',
+          '/journal-entries',
+          `{"entries": [{"account_id": "la_x", "direction": "debit", "amount": 1}, {"account_id": "la_y", "direction": "credit", "amount": ${n}}]}`,
+          'entries[1].amount',
+        ],
+      ];
+      for (const [method, path, body, param] of cases) {
+        const r = await post(path, body, method);
+        expectError(r, 400, 'validation_error', 'parameter_invalid', param);
+        expect(r.body.error.message).toMatch(PARSER);
+      }
+    },
+  );
 
-  it.each(EDGES)('%s in a field the route does not take is that field\'s 400 parameter_unknown, as any other value there', async (n) => {
-    for (const [path, body, field] of [
-      ['/coupons', `{"percent_off": 10, "duration": "once", "max_redemptionz": ${n}}`, 'max_redemptionz'],
-      ['/customers', `{"name": "a", "extra": {"k": [${n}]}}`, 'extra'],
-      // nested: the first field on the way to the number that its object does not take
-      ['/create-session', `{"amount": 100, "currency": "usd", "customer": {"email": "a@example.com", "fax": ${n}}}`, 'customer.fax'],
-      ['/create-session', `{"amount": 100, "currency": "usd", "browser": {"screen": {"width": ${n}}}}`, 'browser.screen'],
-      ['/journal-entries', `{"entries": [{"account_id": "la_x", "direction": "debit", "amount": 1}, {"account_id": "la_y", "direction": "credit", "amount": 1, "weight": ${n}}]}`, 'entries[1].weight'],
-    ]) {
-      const r = await post(path!, body!);
-      expectError(r, 400, 'validation_error', 'parameter_unknown', field);
-      expect(r.body.error.message).toBe(`Received unknown parameter: ${field}.`);
-    }
-    // a field the route takes keeps the parser's answer (above); one under metadata (any key) too
-    expectError(await post('/customers', `{"name": "a", "metadata": {"any": ${n}}}`), 400, 'validation_error', 'parameter_invalid', 'metadata.any');
-  });
+  it.each(EDGES)(
+    "%s in a field the route does not take is that field's 400 parameter_unknown, as any other value there",
+    async (n) => {
+      for (const [path, body, field] of [
+        ['/coupons', `{"percent_off": 10, "duration": "once", "max_redemptionz": ${n}}`, 'max_redemptionz'],
+        ['/customers', `{"name": "a", "extra": {"k": [${n}]}}`, 'extra'],
+        // nested: the first field on the way to the number that its object does not take
+        [
+          '/create-session',
+          `{"amount": 100, "currency": "usd", "customer": {"email": "a@example.com", "fax": ${n}}}`,
+          'customer.fax',
+        ],
+        [
+          '/create-session',
+          `{"amount": 100, "currency": "usd", "browser": {"screen": {"width": ${n}}}}`,
+          'browser.screen',
+        ],
+        [
+          '/journal-entries',
+          `{"entries": [{"account_id": "la_x", "direction": "debit", "amount": 1}, {"account_id": "la_y", "direction": "credit", "amount": 1, "weight": ${n}}]}`,
+          'entries[1].weight',
+        ],
+      ]) {
+        const r = await post(path!, body!);
+        expectError(r, 400, 'validation_error', 'parameter_unknown', field);
+        expect(r.body.error.message).toBe(`Received unknown parameter: ${field}.`);
+      }
+      // a field the route takes keeps the parser's answer (above); one under metadata (any key) too
+      expectError(
+        await post('/customers', `{"name": "a", "metadata": {"any": ${n}}}`),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'metadata.any',
+      );
+    },
+  );
 
-  it('an attacker\'s nesting does not turn it into a 500: 200,000 arrays deep, the path named is cut at 255 characters', async () => {
+  it("an attacker's nesting does not turn it into a 500: 200,000 arrays deep, the path named is cut at 255 characters", async () => {
     const deep = (n: string) => `{"name": "a", "metadata": ${'['.repeat(200_000)}${n}${']'.repeat(200_000)}}`;
     const r = await post('/customers', deep('1e400'));
     expectError(r, 400, 'validation_error', 'parameter_invalid');
@@ -91,7 +132,13 @@ describe('numbers in JSON bodies', () => {
 
   it('numbers JavaScript reads exactly still pass the parser: decimals, exponents, 16 digits within range', async () => {
     // Each fails on its own field's schema, not on the parser: the parser let it through.
-    expectError(await post('/customers', '{"name": "a", "metadata": {"k": 1.5e3}}'), 400, 'validation_error', 'parameter_invalid', 'metadata.k');
+    expectError(
+      await post('/customers', '{"name": "a", "metadata": {"k": 1.5e3}}'),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'metadata.k',
+    );
     const r = await post('/coupons', '{"percent_off": 1e1, "duration": "once", "max_redemptions": 1000000000000000}');
     expect(r.status, r.text).toBe(201);
     expect([r.body.percent_off, r.body.max_redemptions]).toEqual([10, 1e15]);
@@ -100,18 +147,36 @@ describe('numbers in JSON bodies', () => {
 
 describe('numbers in query strings', () => {
   it.each(EDGES)('offset=%s on /list-identity-tokens is a 400 naming it (was a 500 datatype mismatch)', async (n) => {
-    expectError(await s.request('GET', `/list-identity-tokens?offset=${encodeURIComponent(n)}`), 400, 'validation_error', 'parameter_invalid', 'offset');
+    expectError(
+      await s.request('GET', `/list-identity-tokens?offset=${encodeURIComponent(n)}`),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'offset',
+    );
   });
 
   it('offset has a documented range: 1000000000 is taken, one more is not', async () => {
     const r = await s.request('GET', '/list-identity-tokens?offset=1000000000');
     expect(r.status, r.text).toBe(200);
-    expectError(await s.request('GET', '/list-identity-tokens?offset=1000000001'), 400, 'validation_error', 'parameter_invalid', 'offset');
+    expectError(
+      await s.request('GET', '/list-identity-tokens?offset=1000000001'),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'offset',
+    );
   });
 
   it.each(EDGES)('limit=%s on other lists is a 400 naming it', async (n) => {
     for (const path of ['/sessions', '/customers', '/ledger-accounts']) {
-      expectError(await s.request('GET', `${path}?limit=${encodeURIComponent(n)}`), 400, 'validation_error', 'parameter_invalid', 'limit');
+      expectError(
+        await s.request('GET', `${path}?limit=${encodeURIComponent(n)}`),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'limit',
+      );
     }
   });
 });
@@ -120,7 +185,10 @@ describe('numbers in path parameters', () => {
   // No route takes an integer in its path today; path parameters go through the same compiled validators as
   // query strings (with string coercion), so a future one gets the same range.
   it.each(EDGES)('%s in an integer path parameter fails validation naming it', (n) => {
-    const validate = compileValidator({ type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] }, 'params');
+    const validate = compileValidator(
+      { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] },
+      'params',
+    );
     expect(validate({ n })).toBe(false);
     const err = validationError(validate.errors!, 'params');
     expect([err.status, err.code, err.param]).toEqual([400, 'parameter_invalid', 'n']);

@@ -15,7 +15,10 @@ const GET_COMMAND = fileURLToPath(new URL('../../dist/commands/sessions/get.js',
 
 /** Runs an ES module script in a fresh Node process; returns its stdout parsed as JSON. */
 function inNode(script: string) {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);

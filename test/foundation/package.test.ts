@@ -17,8 +17,13 @@ import { tempDir } from '../helpers/tmp.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-const semver = createRequire(import.meta.url)('semver') as { satisfies(v: string, range: string): boolean; minVersion(range: string): { version: string } };
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(v: string, range: string): boolean;
+  minVersion(range: string): { version: string };
+};
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 interface LockEntry {
@@ -59,17 +64,36 @@ ${CHECK}`,
   'node10.ts': `import { signatureHeader, verifyWebhook, WebhookSignatureError, type Event } from 'payorch/webhooks';
 ${CHECK}`,
   'tsconfig.json': JSON.stringify({
-    compilerOptions: { module: 'node16', target: 'es2022', strict: true, skipLibCheck: false, types: ['node'], outDir: 'out' },
+    compilerOptions: {
+      module: 'node16',
+      target: 'es2022',
+      strict: true,
+      skipLibCheck: false,
+      types: ['node'],
+      outDir: 'out',
+    },
     files: ['esm.mts', 'cjs.cts'],
   }),
   'tsconfig.node10.json': JSON.stringify({
-    compilerOptions: { module: 'commonjs', target: 'es2022', strict: true, skipLibCheck: false, types: ['node'], noEmit: true },
+    compilerOptions: {
+      module: 'commonjs',
+      target: 'es2022',
+      strict: true,
+      skipLibCheck: false,
+      types: ['node'],
+      noEmit: true,
+    },
     files: ['node10.ts'],
   }),
 };
 
 function run(cmd: string, args: string[], cwd: string, timeout = 120_000) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   return { code: r.status, out: `${r.stdout}${r.stderr}`, stdout: r.stdout };
 }
 
@@ -83,7 +107,10 @@ function pack(): string {
 /** A fresh project as `npm init -y` writes it (CommonJS). */
 function freshProject(): string {
   const app = tempDir();
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs' }, null, 2));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs' }, null, 2),
+  );
   return app;
 }
 
@@ -110,7 +137,15 @@ function consumerChecks(app: string): void {
     expect(r.out, file).toBe(`${JSON.stringify({ id: 'evt_1', code: 'signature_mismatch' })}\n`);
   }
   // The README's receiver is CommonJS: require() itself, from a plain .js file of the project.
-  const plain = run(process.execPath, ['-e', "const w = require('payorch/webhooks'); console.log(typeof w.verifyWebhook, Object.keys(require.cache).length)"], app, 20_000);
+  const plain = run(
+    process.execPath,
+    [
+      '-e',
+      "const w = require('payorch/webhooks'); console.log(typeof w.verifyWebhook, Object.keys(require.cache).length)",
+    ],
+    app,
+    20_000,
+  );
   expect(plain.out).toBe('function 1\n'); // one file: the CommonJS build loads nothing but node:crypto
 }
 
@@ -134,7 +169,16 @@ describe('the packed package, installed as an application installs it', () => {
     }
     consumerChecks(app);
     // The whole library from the tarball, as the README's "As a library" uses it.
-    const lib = run(process.execPath, ['--input-type=module', '-e', "const { startServer } = await import('payorch'); const s = await startServer({ port: 0, memory: true }); console.log(typeof s.baseUrl); await s.close();"], app, 30_000);
+    const lib = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { startServer } = await import('payorch'); const s = await startServer({ port: 0, memory: true }); console.log(typeof s.baseUrl); await s.close();",
+      ],
+      app,
+      30_000,
+    );
     expect(lib.out).toBe('string\n');
   }, 120_000);
 
@@ -161,7 +205,9 @@ function installed(dir: string, out: { id: string; node?: string }[] = []): { id
   if (!existsSync(modules)) return out;
   for (const entry of readdirSync(modules)) {
     if (entry.startsWith('.')) continue;
-    const dirs = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((n) => join(modules, entry, n)) : [join(modules, entry)];
+    const dirs = entry.startsWith('@')
+      ? readdirSync(join(modules, entry)).map((n) => join(modules, entry, n))
+      : [join(modules, entry)];
     for (const d of dirs) {
       const p = JSON.parse(readFileSync(join(d, 'package.json'), 'utf8'));
       out.push({ id: `${p.name}@${p.version}`, node: p.engines?.node });
@@ -177,10 +223,17 @@ describe.runIf(process.env.PAYORCH_REGISTRY_TESTS === '1')('the packed package, 
     const tarball = pack();
     const app = freshProject();
     // --ignore-scripts: no native build of better-sqlite3 (what is checked here never loads it).
-    const install = run('npm', ['install', tarball, '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], app, 280_000);
+    const install = run(
+      'npm',
+      ['install', tarball, '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'],
+      app,
+      280_000,
+    );
     expect(install.code, install.out).toBe(0);
     expect(install.out).not.toContain('EBADENGINE');
-    const unsupported = installed(app).filter((p) => p.node !== undefined && NODES.some((v) => !semver.satisfies(v, p.node!)));
+    const unsupported = installed(app).filter(
+      (p) => p.node !== undefined && NODES.some((v) => !semver.satisfies(v, p.node!)),
+    );
     expect(unsupported).toEqual([]);
     consumerChecks(app);
   }, 300_000);

@@ -14,7 +14,18 @@ afterAll(() => Promise.all(started.map((s) => s.close())));
 describe('private directories', () => {
   it('profiles add creates $PAYORCH_HOME 0700 (and its parents)', async () => {
     const home = join(tempDir(), 'a', 'home');
-    const r = await runCli(['profiles', 'add', 'p', '--api-key', `sk_test_${'a'.repeat(24)}`, '--base-url', 'http://127.0.0.1:1/functions/v1'], { home });
+    const r = await runCli(
+      [
+        'profiles',
+        'add',
+        'p',
+        '--api-key',
+        `sk_test_${'a'.repeat(24)}`,
+        '--base-url',
+        'http://127.0.0.1:1/functions/v1',
+      ],
+      { home },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(mode(home)).toBe(0o700);
     expect(mode(join(home, '..'))).toBe(0o700);

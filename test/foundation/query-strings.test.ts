@@ -18,13 +18,15 @@ beforeAll(async () => {
 afterAll(() => s?.close());
 
 /** One value a schema accepts, the same on every run. */
-const sample = (schema: Schema | undefined): any => (schema ? fc.sample(valid(schema), { numRuns: 1, seed: 30 })[0] : undefined);
+const sample = (schema: Schema | undefined): any =>
+  schema ? fc.sample(valid(schema), { numRuns: 1, seed: 30 })[0] : undefined;
 
 function query(q: Record<string, unknown>): string {
   const usp = new URLSearchParams();
   for (const [k, v] of Object.entries(q)) {
     if (v === undefined) continue;
-    for (const x of Array.isArray(v) ? v : [v]) usp.append(k, typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x));
+    for (const x of Array.isArray(v) ? v : [v])
+      usp.append(k, typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x));
   }
   return `?${usp}`;
 }
@@ -32,11 +34,26 @@ function query(q: Record<string, unknown>): string {
 describe('an unknown query key', () => {
   it('is 400 parameter_unknown on the routes named in the issue', async () => {
     const customer = (await s.request('POST', '/customers', { body: { email: 'q@example.com' } })).body;
-    const account = (await s.request('POST', '/ledger-accounts', { body: { name: 'Cash', account_type: 'asset', currency: 'usd' } })).body;
-    for (const path of [`/sessions/${session.id}`, `/customers/${customer.id}`, `/ledger-accounts/${account.id}`, '/subscriptions/sub_missing', '/products/prod_missing', '/payments']) {
+    const account = (
+      await s.request('POST', '/ledger-accounts', { body: { name: 'Cash', account_type: 'asset', currency: 'usd' } })
+    ).body;
+    for (const path of [
+      `/sessions/${session.id}`,
+      `/customers/${customer.id}`,
+      `/ledger-accounts/${account.id}`,
+      '/subscriptions/sub_missing',
+      '/products/prod_missing',
+      '/payments',
+    ]) {
       expectError(await s.request('GET', `${path}?foo=1`), 400, 'validation_error', 'parameter_unknown', 'foo');
     }
-    expectError(await s.request('POST', '/create-session?foo=1', { body: { amount: 100, currency: 'usd' } }), 400, 'validation_error', 'parameter_unknown', 'foo');
+    expectError(
+      await s.request('POST', '/create-session?foo=1', { body: { amount: 100, currency: 'usd' } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'foo',
+    );
     expect((await s.request('GET', '/sessions?limit=1')).body.data).toHaveLength(1); // nothing was created
   });
 
@@ -49,8 +66,15 @@ describe('an unknown query key', () => {
       const path = route.url.replace(/:([a-z_]+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
       const body = route.body ? sample(route.body as Schema) : undefined;
       const q = { ...sample(route.query as Schema | undefined), zz_unknown: '1' };
-      const res = await s.request(route.method, path + query(q), { body, key: route.auth === 'none' ? null : secretOnly ? session.client_secret : undefined });
-      if (res.status !== 400 || res.body?.error?.code !== 'parameter_unknown' || res.body.error.param !== 'zz_unknown') {
+      const res = await s.request(route.method, path + query(q), {
+        body,
+        key: route.auth === 'none' ? null : secretOnly ? session.client_secret : undefined,
+      });
+      if (
+        res.status !== 400 ||
+        res.body?.error?.code !== 'parameter_unknown' ||
+        res.body.error.param !== 'zz_unknown'
+      ) {
         wrong.push(`${route.method} ${route.url}: ${res.status} ${res.body?.error?.code ?? ''}`);
       }
     }

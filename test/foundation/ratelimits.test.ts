@@ -94,7 +94,10 @@ describe('headers on every response', () => {
       await s.request('GET', '/no-such-route'),
       await s.request('DELETE', '/sessions'),
       await s.request('GET', '/sessions', { key: null }),
-      await s.request('POST', '/create-session', { rawBody: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'application/json' } }),
+      await s.request('POST', '/create-session', {
+        rawBody: 'x'.repeat(1024 * 1024 + 1),
+        headers: { 'content-type': 'application/json' },
+      }),
       await s.request('GET', '/openapi.json', { key: null }),
     ];
     expect(answers.map((a) => a.status)).toEqual([404, 405, 401, 413, 200]);
@@ -110,7 +113,11 @@ describe('per-day limit', () => {
   it('shows the day window once it is the tighter one, and answers 429 daily_limit_exceeded', async () => {
     const s = await server({ perMinute: 100, perDay: 3 });
     const reset = String(endOfDay());
-    const res = [await s.request('GET', '/sessions'), await s.request('GET', '/sessions'), await s.request('GET', '/sessions')];
+    const res = [
+      await s.request('GET', '/sessions'),
+      await s.request('GET', '/sessions'),
+      await s.request('GET', '/sessions'),
+    ];
     expect(res.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(res.map(rate)).toEqual([2, 1, 0].map((n) => ({ limit: '3', remaining: String(n), reset })));
     const over = await s.request('GET', '/sessions');

@@ -11,15 +11,19 @@ import { describe, expect, it } from 'vitest';
 const require = createRequire(import.meta.url);
 
 describe('route handlers', () => {
-  it('returning a Promise does not compile; a synchronous answer or Outcome does; nor does a parameter_* invalid_request_error', { timeout: 60_000 }, () => {
-    const tsc = require.resolve('typescript/bin/tsc');
-    const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
-    let output = '';
-    try {
-      execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
-    } catch (err) {
-      output = String((err as { stdout?: string }).stdout ?? err);
-    }
-    expect(output).toBe('');
-  });
+  it(
+    'returning a Promise does not compile; a synchronous answer or Outcome does; nor does a parameter_* invalid_request_error',
+    { timeout: 60_000 },
+    () => {
+      const tsc = require.resolve('typescript/bin/tsc');
+      const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
+      let output = '';
+      try {
+        execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8' });
+      } catch (err) {
+        output = String((err as { stdout?: string }).stdout ?? err);
+      }
+      expect(output).toBe('');
+    },
+  );
 });

@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => s?.close());
 
-const create = (body: Record<string, unknown>, server: TestServer = s) => server.request('POST', '/create-session', { body });
+const create = (body: Record<string, unknown>, server: TestServer = s) =>
+  server.request('POST', '/create-session', { body });
 
 describe('create-session', () => {
   it('answers 201 with the full session object and the documented defaults', async () => {
@@ -91,7 +92,11 @@ describe('create-session', () => {
     [{ amount: 100, currency: 'dollars' }, 'parameter_invalid', 'currency'],
     [{ amount: 100, currency: 'usd', capture_method: 'later' }, 'parameter_invalid', 'capture_method'],
     [{ amount: 100, currency: 'usd', payment_method_types: [] }, 'parameter_invalid', 'payment_method_types'],
-    [{ amount: 100, currency: 'usd', payment_method_types: ['card', 'card'] }, 'parameter_invalid', 'payment_method_types'],
+    [
+      { amount: 100, currency: 'usd', payment_method_types: ['card', 'card'] },
+      'parameter_invalid',
+      'payment_method_types',
+    ],
     [{ amount: 100, currency: 'usd', payment_method_types: ['cash'] }, 'parameter_invalid', 'payment_method_types[0]'],
     [{ amount: 100, currency: 'usd', success_url: 'ftp://x.example/' }, 'parameter_invalid', 'success_url'],
     [{ amount: 100, currency: 'usd', cancel_url: '/relative' }, 'parameter_invalid', 'cancel_url'],
@@ -101,7 +106,15 @@ describe('create-session', () => {
     [{ amount: 100, currency: 'usd', metadata: { k: 1 } }, 'parameter_invalid', 'metadata.k'],
     [{ amount: 100, currency: 'usd', metadata: { ['k'.repeat(41)]: 'v' } }, 'parameter_invalid', 'metadata'],
     [{ amount: 100, currency: 'usd', metadata: { k: 'v'.repeat(501) } }, 'parameter_invalid', 'metadata.k'],
-    [{ amount: 100, currency: 'usd', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'parameter_invalid', 'metadata'],
+    [
+      {
+        amount: 100,
+        currency: 'usd',
+        metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+      },
+      'parameter_invalid',
+      'metadata',
+    ],
     [{ amount: 100, currency: 'usd', colour: 'red' }, 'parameter_unknown', 'colour'],
   ])('rejects %j with 400 %s (%s)', async (body, code, param) => {
     const res = await create(body);
@@ -130,7 +143,13 @@ describe('get-session', () => {
     const res = await s.request('GET', `/sessions/${id}`);
     expectError(res, 404, 'invalid_request_error', 'resource_missing', 'session_id');
     expect(res.body.error.message).toContain(id);
-    expectError(await s.request('GET', '/sessions/not-a-uuid'), 404, 'invalid_request_error', 'resource_missing', 'session_id');
+    expectError(
+      await s.request('GET', '/sessions/not-a-uuid'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'session_id',
+    );
   });
 });
 
@@ -141,7 +160,14 @@ describe('update-session', () => {
       body: { amount: 250, currency: 'jpy', description: 'new', customer: { name: 'Bo' }, metadata: { b: '', c: '3' } },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, amount: 250, currency: 'JPY', description: 'new', customer_name: 'Bo', metadata: { a: '1', c: '3' } });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      amount: 250,
+      currency: 'JPY',
+      description: 'new',
+      customer_name: 'Bo',
+      metadata: { a: '1', c: '3' },
+    });
     expect(res.body.metadata).not.toHaveProperty('b');
     expect(res.body.client_secret).toBe(created.client_secret);
     expect((await s.request('GET', `/sessions/${created.id}`)).body).toEqual(res.body);
@@ -149,9 +175,27 @@ describe('update-session', () => {
 
   it('validates like create (unknown field, bad currency) and answers 404 for an unknown session', async () => {
     const created = (await create({ amount: 100, currency: 'usd' })).body;
-    expectError(await s.request('PATCH', `/sessions/${created.id}`, { body: { status: 'succeeded' } }), 400, 'validation_error', 'parameter_unknown', 'status');
-    expectError(await s.request('PATCH', `/sessions/${created.id}`, { body: { currency: 'xxx' } }), 400, 'validation_error', 'parameter_invalid', 'currency');
-    expectError(await s.request('PATCH', `/sessions/${created.id}`, { body: { amount: -5 } }), 400, 'validation_error', 'parameter_invalid', 'amount');
+    expectError(
+      await s.request('PATCH', `/sessions/${created.id}`, { body: { status: 'succeeded' } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'status',
+    );
+    expectError(
+      await s.request('PATCH', `/sessions/${created.id}`, { body: { currency: 'xxx' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'currency',
+    );
+    expectError(
+      await s.request('PATCH', `/sessions/${created.id}`, { body: { amount: -5 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'amount',
+    );
     expect((await s.request('GET', `/sessions/${created.id}`)).body).toEqual(created); // nothing changed
     expectError(
       await s.request('PATCH', '/sessions/0190a8b0-0000-7000-8000-000000000001', { body: { amount: 5 } }),
@@ -177,12 +221,18 @@ describe('cancel-session', () => {
     const before = Math.floor(Date.now() / 1000);
     const res = await s.request('POST', `/sessions/${created.id}/cancel`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, status: 'canceled', cancellation_reason: 'requested_by_customer' });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      status: 'canceled',
+      cancellation_reason: 'requested_by_customer',
+    });
     expect(Number.isInteger(res.body.canceled_at)).toBe(true);
     expect(res.body.canceled_at).toBeGreaterThanOrEqual(before - 1);
     expect(res.body.canceled_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
     expect((await s.request('GET', `/sessions/${created.id}`)).body.status).toBe('canceled');
-    const again = await s.request('POST', `/sessions/${created.id}/cancel`, { body: { cancellation_reason: 'duplicate' } });
+    const again = await s.request('POST', `/sessions/${created.id}/cancel`, {
+      body: { cancellation_reason: 'duplicate' },
+    });
     expectError(again, 409, 'invalid_request_error', 'session_unexpected_state');
     expect((await s.request('GET', `/sessions/${created.id}`)).body.cancellation_reason).toBe('requested_by_customer');
   });
@@ -190,8 +240,20 @@ describe('cancel-session', () => {
   it('takes an explicit reason (with an empty JSON body too) and rejects an unknown one', async () => {
     const a = (await create({ amount: 100, currency: 'usd' })).body;
     const b = (await create({ amount: 100, currency: 'usd' })).body;
-    expectError(await s.request('POST', `/sessions/${a.id}/cancel`, { body: { cancellation_reason: 'bored' } }), 400, 'validation_error', 'parameter_invalid', 'cancellation_reason');
-    expectError(await s.request('POST', `/sessions/${a.id}/cancel`, { body: { reason: 'fraudulent' } }), 400, 'validation_error', 'parameter_unknown', 'reason');
+    expectError(
+      await s.request('POST', `/sessions/${a.id}/cancel`, { body: { cancellation_reason: 'bored' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'cancellation_reason',
+    );
+    expectError(
+      await s.request('POST', `/sessions/${a.id}/cancel`, { body: { reason: 'fraudulent' } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'reason',
+    );
     const res = await s.request('POST', `/sessions/${a.id}/cancel`, { body: { cancellation_reason: 'fraudulent' } });
     expect(res.body).toMatchObject({ status: 'canceled', cancellation_reason: 'fraudulent' });
     const res2 = await s.request('POST', `/sessions/${b.id}/cancel`, { body: {} });
@@ -199,7 +261,13 @@ describe('cancel-session', () => {
   });
 
   it('answers 404 for an unknown session', async () => {
-    expectError(await s.request('POST', '/sessions/0190a8b0-0000-7000-8000-000000000002/cancel'), 404, 'invalid_request_error', 'resource_missing', 'session_id');
+    expectError(
+      await s.request('POST', '/sessions/0190a8b0-0000-7000-8000-000000000002/cancel'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'session_id',
+    );
   });
 });
 
@@ -209,7 +277,10 @@ describe('list-sessions (own server: a known set of sessions)', () => {
   beforeAll(async () => {
     l = await startTestServer({ memory: true });
     for (let i = 0; i < 12; i++) {
-      const res = await create({ amount: 100 + i, currency: 'usd', external_id: i % 3 === 0 ? 'triple' : `ext-${i}` }, l);
+      const res = await create(
+        { amount: 100 + i, currency: 'usd', external_id: i % 3 === 0 ? 'triple' : `ext-${i}` },
+        l,
+      );
       ids.push(res.body.id);
     }
     await l.request('POST', `/sessions/${ids[1]}/cancel`);
@@ -225,7 +296,10 @@ describe('list-sessions (own server: a known set of sessions)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'list', has_more: true, total_count: 12, url: '/functions/v1/sessions' });
     expect(idsOf(res)).toEqual(newest().slice(0, 10));
-    expect(res.body.data[0]).toMatchObject({ object: 'payment_session', client_secret: expect.stringMatching(CLIENT_SECRET) });
+    expect(res.body.data[0]).toMatchObject({
+      object: 'payment_session',
+      client_secret: expect.stringMatching(CLIENT_SECRET),
+    });
   });
 
   it('pages forward with starting_after and back with ending_before', async () => {
@@ -272,8 +346,20 @@ describe('list-sessions (own server: a known set of sessions)', () => {
     expectError(await list('?limit=ten'), 400, 'validation_error', 'parameter_invalid', 'limit');
     expectError(await list('?status=open'), 400, 'validation_error', 'parameter_invalid', 'status');
     expectError(await list('?colour=red'), 400, 'validation_error', 'parameter_unknown', 'colour');
-    expectError(await list(`?starting_after=${ids[3]}&ending_before=${ids[5]}`), 400, 'validation_error', 'parameter_invalid', 'ending_before');
-    expectError(await list('?starting_after=0190a8b0-0000-7000-8000-000000000003'), 400, 'invalid_request_error', 'resource_missing', 'starting_after');
+    expectError(
+      await list(`?starting_after=${ids[3]}&ending_before=${ids[5]}`),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'ending_before',
+    );
+    expectError(
+      await list('?starting_after=0190a8b0-0000-7000-8000-000000000003'),
+      400,
+      'invalid_request_error',
+      'resource_missing',
+      'starting_after',
+    );
   });
 });
 
@@ -296,7 +382,9 @@ describe('expiry on the test clock (own server: the clock is per account)', () =
 
     const late = await c.request('POST', '/test-helpers/advance-clock', { body: { seconds: 120 } });
     expect(late.status).toBe(200);
-    expect(late.body.ran).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'session expiry', count: 1 })]));
+    expect(late.body.ran).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'session expiry', count: 1 })]),
+    );
     const got = (await c.request('GET', `/sessions/${a.id}`)).body;
     expect(got).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
     expect(got.canceled_at).toBe(Math.floor(Date.parse(a.expires_at) / 1000));
@@ -305,8 +393,18 @@ describe('expiry on the test clock (own server: the clock is per account)', () =
 
     const abandoned = await c.request('GET', '/sessions?status=canceled');
     expect(abandoned.body.total_count).toBe(2);
-    expectError(await c.request('PATCH', `/sessions/${a.id}`, { body: { amount: 5 } }), 409, 'invalid_request_error', 'session_unexpected_state');
-    expectError(await c.request('POST', `/sessions/${a.id}/cancel`), 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      await c.request('PATCH', `/sessions/${a.id}`, { body: { amount: 5 } }),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
+    expectError(
+      await c.request('POST', `/sessions/${a.id}/cancel`),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
 
     // a session created on the advanced clock expires 24 h after *that* time
     const fresh = (await create({ amount: 300, currency: 'usd' }, c)).body;
@@ -318,7 +416,8 @@ describe('expiry on the test clock (own server: the clock is per account)', () =
     const a = (await create({ amount: 100, currency: 'usd' }, c)).body;
     const b = (await create({ amount: 100, currency: 'usd' }, c)).body;
     // a body the route rejects: the secret got past authentication (400, not 401), nothing is charged
-    const probe = (id: string, key: string | null) => c.request('POST', `/confirm-payment/${id}`, { key, body: { bogus: true } });
+    const probe = (id: string, key: string | null) =>
+      c.request('POST', `/confirm-payment/${id}`, { key, body: { bogus: true } });
     expect((await probe(a.id, a.client_secret)).status).toBe(400);
     expectError(await probe(a.id, b.client_secret), 401, 'authentication_error', 'invalid_client_secret');
     expectError(await probe(a.id, c.apiKey), 401, 'authentication_error', 'invalid_client_secret');
@@ -328,8 +427,26 @@ describe('expiry on the test clock (own server: the clock is per account)', () =
   });
 
   it('the clock only moves forward and takes exactly one of seconds / to', async () => {
-    expectError(await c.request('POST', '/test-helpers/advance-clock', { body: { to: 0 } }), 400, 'validation_error', 'parameter_invalid', 'to');
-    expectError(await c.request('POST', '/test-helpers/advance-clock', { body: {} }), 400, 'validation_error', 'parameter_missing', 'seconds');
-    expectError(await c.request('POST', '/test-helpers/advance-clock', { body: { seconds: -1 } }), 400, 'validation_error', 'parameter_invalid', 'seconds');
+    expectError(
+      await c.request('POST', '/test-helpers/advance-clock', { body: { to: 0 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'to',
+    );
+    expectError(
+      await c.request('POST', '/test-helpers/advance-clock', { body: {} }),
+      400,
+      'validation_error',
+      'parameter_missing',
+      'seconds',
+    );
+    expectError(
+      await c.request('POST', '/test-helpers/advance-clock', { body: { seconds: -1 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'seconds',
+    );
   });
 });

@@ -34,14 +34,16 @@ describe('the migrations check on open', () => {
     writer.prepare('BEGIN IMMEDIATE').run();
     try {
       const store = open(path); // would wait out busy_timeout (5 s), then fail with SQLITE_BUSY, under the write lock
-      expect(store.db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toMatchObject({ n: expect.any(Number) });
+      expect(store.db.prepare('SELECT count(*) AS n FROM schema_migrations').get()).toMatchObject({
+        n: expect.any(Number),
+      });
     } finally {
       writer.prepare('ROLLBACK').run();
       writer.close();
     }
   });
 
-  it('a data directory in use opens with reads only: its key is read, not written, under another connection\'s write lock', () => {
+  it("a data directory in use opens with reads only: its key is read, not written, under another connection's write lock", () => {
     const dir = tempDir();
     const first = openDataDir(dir);
     first.store.close();
@@ -62,7 +64,9 @@ describe('the migrations check on open', () => {
     const path = join(tempDir(), 'payorch.db');
     open(path).close();
     const db = new Database(path);
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'from the future', '2030-01-01')").run();
+    db.prepare(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'from the future', '2030-01-01')",
+    ).run();
     db.close();
     expect(() => openStore(path)).toThrow(/newer payorch/);
   });
@@ -83,23 +87,34 @@ describe('migration 3: idempotency keys become a rowid table', () => {
     old.close();
 
     const store = open(path);
-    const rows = store.db.prepare('SELECT account_id, key, fingerprint, status, body, created_ms FROM idempotency_keys ORDER BY key').all();
+    const rows = store.db
+      .prepare('SELECT account_id, key, fingerprint, status, body, created_ms FROM idempotency_keys ORDER BY key')
+      .all();
     expect(rows).toEqual([
       { account_id: 'acct_1', key: 'k1', fingerprint: 'fp1', status: 201, body: '{"id":"a"}', created_ms: 1000 },
       { account_id: 'acct_1', key: 'k2', fingerprint: 'fp2', status: 404, body: '{"error":{}}', created_ms: 2000 },
     ]);
-    const sql = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'idempotency_keys'").get() as { sql: string }).sql;
+    const sql = (
+      store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'idempotency_keys'").get() as { sql: string }
+    ).sql;
     expect(sql).not.toMatch(/WITHOUT ROWID/);
-    expect(() => store.db.prepare("INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, created_ms) VALUES ('acct_1', 'k1', 'x', 'done', 'o', 1)").run()).toThrow(
-      /UNIQUE/,
-    );
+    expect(() =>
+      store.db
+        .prepare(
+          "INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, created_ms) VALUES ('acct_1', 'k1', 'x', 'done', 'o', 1)",
+        )
+        .run(),
+    ).toThrow(/UNIQUE/);
     expect(store.db.prepare('SELECT version FROM schema_migrations WHERE version = 3').get()).toEqual({ version: 3 });
   });
 });
 
 describe('migration 900: nullable list filters', () => {
   const count = (store: Store, cols: string, vals: string) =>
-    (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+    (store.db
+      .prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = ? AND vals = ?")
+      .pluck()
+      .get(cols, vals) as number | undefined) ?? 0;
   // Since migration 902 the counts are kept by Collection (Store.count), not by triggers: rows are written through one.
   const doc = (id: string, ext: string | null) => ({ id, status: 'open', external_id: ext, expires_ms: 0 });
 
@@ -113,29 +128,62 @@ describe('migration 900: nullable list filters', () => {
       DROP TRIGGER IF EXISTS payment_sessions_count_insert; DROP TRIGGER IF EXISTS payment_sessions_count_delete; DROP TRIGGER IF EXISTS payment_sessions_count_update;
       ${countTriggers('payment_sessions', [['status'], ['external_id']])}
       DELETE FROM schema_migrations WHERE version IN (900, 902, 903);`);
-    const rows = [['s1', null], ['s2', null], ['s3', 'order-1'], ['s4', 'order-1']] as const;
-    for (const [id, ext] of rows) before.prepare("INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')").run(id, ext);
-    expect(before.prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id' AND vals = char(0)").pluck().get()).toBe(2);
+    const rows = [
+      ['s1', null],
+      ['s2', null],
+      ['s3', 'order-1'],
+      ['s4', 'order-1'],
+    ] as const;
+    for (const [id, ext] of rows)
+      before
+        .prepare(
+          "INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data) VALUES (?, 'acct_1', 'open', ?, 0, 'h', '{}')",
+        )
+        .run(id, ext);
+    expect(
+      before
+        .prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id' AND vals = char(0)")
+        .pluck()
+        .get(),
+    ).toBe(2);
     before.close();
 
     const store = open(path); // runs 900, then 902 (the counts are the store's from then on), then 903
     expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get()).toBe(0);
-    expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
+    expect(
+      store.db
+        .prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)")
+        .pluck()
+        .get(),
+    ).toBe(0);
     // since 903 an external id's count is read through its index (a narrow filter), none is kept
-    expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id'").pluck().get()).toBe(0);
+    expect(
+      store.db
+        .prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND cols = 'external_id'")
+        .pluck()
+        .get(),
+    ).toBe(0);
     const sessions = new Collection<ReturnType<typeof doc>>(store, tables.payment_sessions);
     const byExternalId = (ext: string) => sessions.list('acct_1', '/x', { where: { external_id: ext } }).total_count;
     expect(byExternalId('order-1')).toBe(2);
     expect(count(store, '', '')).toBe(4);
     expect(count(store, 'status', 'open')).toBe(4);
-    const indexSql = store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'payment_sessions_external_id'").pluck().get() as string;
+    const indexSql = store.db
+      .prepare("SELECT sql FROM sqlite_master WHERE name = 'payment_sessions_external_id'")
+      .pluck()
+      .get() as string;
     expect(indexSql).toMatch(/WHERE external_id IS NOT NULL/);
 
     store.tx(() => sessions.insert('acct_1', doc('s5', null)));
     sessions.insert('acct_1', doc('s6', 'order-1')); // outside a transaction: counted at once
     expect(byExternalId('order-1')).toBe(3);
     expect(count(store, '', '')).toBe(6);
-    expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)").pluck().get()).toBe(0);
+    expect(
+      store.db
+        .prepare("SELECT COUNT(*) FROM list_counts WHERE tbl = 'payment_sessions' AND vals = char(0)")
+        .pluck()
+        .get(),
+    ).toBe(0);
     // NULL → value, value → other value, value → NULL, delete
     store.tx(() => {
       sessions.update('acct_1', doc('s5', 'order-2'));
@@ -147,7 +195,11 @@ describe('migration 900: nullable list filters', () => {
     expect(byExternalId('order-2')).toBe(2);
     expect(store.db.prepare("SELECT COUNT(*) FROM list_counts WHERE cols = 'external_id'").pluck().get()).toBe(0);
     expect(count(store, '', '')).toBe(5);
-    const actual = store.db.prepare("SELECT external_id, COUNT(*) AS n FROM payment_sessions WHERE external_id IS NOT NULL GROUP BY external_id").all();
+    const actual = store.db
+      .prepare(
+        'SELECT external_id, COUNT(*) AS n FROM payment_sessions WHERE external_id IS NOT NULL GROUP BY external_id',
+      )
+      .all();
     expect(actual).toEqual([{ external_id: 'order-2', n: 2 }]);
   });
 });
@@ -155,15 +207,32 @@ describe('migration 900: nullable list filters', () => {
 describe('Collection.update', () => {
   it('keeps indexed columns, counters and the document in step, whether or not a column changed', () => {
     const store = open(join(tempDir(), 'payorch.db'));
-    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    store.db.exec(
+      documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']),
+    );
     type Thing = { id: string; status: string; owner: string | null; note: string };
     const things = new Collection<Thing>(
       store,
-      declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] }),
+      declareTable(
+        'things',
+        {
+          status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status },
+          owner: { sql: 'TEXT', read: (t: Thing) => t.owner },
+        },
+        { filters: [['status'], ['owner']], nullable: ['owner'] },
+      ),
     );
     const counter = (cols: string, vals: string) =>
-      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
-    const row = (id: string) => store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as { status: string; owner: string | null; data: string };
+      (store.db
+        .prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?")
+        .pluck()
+        .get(cols, vals) as number | undefined) ?? 0;
+    const row = (id: string) =>
+      store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as {
+        status: string;
+        owner: string | null;
+        data: string;
+      };
 
     store.tx(() => {
       things.insert('a', { id: 't1', status: 'open', owner: null, note: 'x' });
@@ -171,12 +240,21 @@ describe('Collection.update', () => {
     });
     const t1 = things.get('a', 't1')!;
     store.tx(() => things.update('a', { ...t1, note: 'only the document' }));
-    expect(row('t1')).toEqual({ status: 'open', owner: null, data: JSON.stringify({ ...t1, note: 'only the document' }) });
+    expect(row('t1')).toEqual({
+      status: 'open',
+      owner: null,
+      data: JSON.stringify({ ...t1, note: 'only the document' }),
+    });
     expect(counter('status', 'open')).toBe(2);
 
     store.tx(() => things.update('a', { ...t1, status: 'done', owner: 'ann', note: 'z' }));
     expect(row('t1')).toMatchObject({ status: 'done', owner: 'ann' });
-    expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([1, 1, 1, 1]);
+    expect([
+      counter('status', 'open'),
+      counter('status', 'done'),
+      counter('owner', 'ann'),
+      counter('owner', 'bob'),
+    ]).toEqual([1, 1, 1, 1]);
     expect(things.list('a', '/things', { where: { owner: 'ann' } }).data.map((t) => t.note)).toEqual(['z']);
 
     store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'y' })); // a value → NULL
@@ -185,18 +263,37 @@ describe('Collection.update', () => {
     expect(things.list('a', '/things', { where: { owner: 'bob' } }).total_count).toBe(0);
 
     things.delete('a', 't2');
-    expect(() => store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'gone' }))).toThrow(/touched 0 rows/);
+    expect(() => store.tx(() => things.update('a', { id: 't2', status: 'open', owner: null, note: 'gone' }))).toThrow(
+      /touched 0 rows/,
+    );
   });
 
   it('updates a document it read without reading its row back, and never half-writes a row another path changed meanwhile', () => {
     const store = open(join(tempDir(), 'payorch.db'));
-    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    store.db.exec(
+      documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']),
+    );
     type Thing = { id: string; status: string; owner: string | null; note: string };
-    const decl = declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] });
+    const decl = declareTable(
+      'things',
+      {
+        status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status },
+        owner: { sql: 'TEXT', read: (t: Thing) => t.owner },
+      },
+      { filters: [['status'], ['owner']], nullable: ['owner'] },
+    );
     const things = new Collection<Thing>(store, decl);
     const counter = (cols: string, vals: string) =>
-      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
-    const row = (id: string) => store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as { status: string; owner: string | null; data: string };
+      (store.db
+        .prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?")
+        .pluck()
+        .get(cols, vals) as number | undefined) ?? 0;
+    const row = (id: string) =>
+      store.db.prepare('SELECT status, owner, data FROM things WHERE id = ?').get(id) as {
+        status: string;
+        owner: string | null;
+        data: string;
+      };
     // Count the statements that read a row's indexed columns back (better-sqlite3's Statement.get, wrapped).
     const proto = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { get: (...a: unknown[]) => unknown };
     const original = proto.get;
@@ -233,7 +330,12 @@ describe('Collection.update', () => {
         return doc;
       });
       expect(row('t1')).toEqual({ status: 'done', owner: 'ann', data: JSON.stringify(stale) }); // columns agree with the document
-      expect([counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([0, 1, 1, 0]);
+      expect([
+        counter('status', 'open'),
+        counter('status', 'done'),
+        counter('owner', 'ann'),
+        counter('owner', 'bob'),
+      ]).toEqual([0, 1, 1, 0]);
       expect(readBacks).toBe(1); // that one update found the row changed and read it back
 
       // What was known ends with the transaction (COMMIT or rollback): a document read in an earlier one is read back.
@@ -277,7 +379,9 @@ describe('saved idempotent responses', () => {
 describe('expired idempotency records', () => {
   it('are purged from the oldest row on, without an index on created_ms; a reused key becomes a new row', () => {
     const store = open(join(tempDir(), 'payorch.db'));
-    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'idempotency_keys_created'").get()).toBeUndefined(); // migration 901
+    expect(
+      store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'idempotency_keys_created'").get(),
+    ).toBeUndefined(); // migration 901
     const DAY = 24 * 3600 * 1000;
     let now = 1_000_000;
     const idem = new IdempotencyStore(store, 'owner', () => now);
@@ -302,7 +406,11 @@ describe('expired idempotency records', () => {
     now = 1_000_000 + 10 * 2501 + 1 + DAY;
     expect(idem.purgeExpired()).toBe(501); // k2000…k2499 and 'young'
     expect(keys()).toEqual(['k1999']);
-    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toEqual({ status: 201, body: '{"again":true}', replayed: true });
+    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toEqual({
+      status: 201,
+      body: '{"again":true}',
+      replayed: true,
+    });
   });
 });
 
@@ -331,7 +439,11 @@ describe('background checkpoints', () => {
     const resetBytes = 512 * 1024;
     type WalState = { restarts: number; size: number };
     let handOff: WalState | undefined; // the latest hand-off not yet followed by a batch of its own
-    await store.checkpointInBackground({ intervalMs: 10, resetBytes, onHandOff: () => void (handOff = { restarts: walRestarts(), size: statSync(wal).size }) });
+    await store.checkpointInBackground({
+      intervalMs: 10,
+      resetBytes,
+      onHandOff: () => void (handOff = { restarts: walRestarts(), size: statSync(wal).size }),
+    });
     expect(store.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0); // this thread no longer checkpoints
     const insert = store.db.prepare('INSERT INTO t (data) VALUES (?)');
     const row = 'x'.repeat(2000);
@@ -441,7 +553,7 @@ describe('group commit', () => {
     expect(clock.now('acct_c')).toBe(1_005_000);
   });
 
-  it('keeps the savepoints\' sub-journal in memory: a request that changes many pages opens no temporary file', async () => {
+  it("keeps the savepoints' sub-journal in memory: a request that changes many pages opens no temporary file", async () => {
     // SQLite names its temporary files etilqs_*: unlinked at once, open while in use. A file-backed sub-journal
     // spills to one past 64 KiB (the pages a request's savepoint changed), and every later write goes there.
     const tempFiles = () =>
@@ -497,16 +609,29 @@ describe('group commit', () => {
 });
 
 describe('KeyedHmac (the fingerprint and derived secrets)', () => {
-  it('gives exactly createHmac\'s bytes, for any key up to a block and any text, short or long', () => {
+  it("gives exactly createHmac's bytes, for any key up to a block and any text, short or long", () => {
     const long = 'x'.repeat(70_000) + 'é'; // beyond the buffer KeyedHmac keeps
     // Any code points, lone surrogates included. Not fc.string({ unit: 'binary' }): fast-check 4.10 spends ~5 s
     // setting that unit up on first use (~26 s of the 30 s timeout while other test files ran).
-    const text = fc.array(fc.integer({ min: 0, max: 0x10ffff }).map((c) => String.fromCodePoint(c)), { maxLength: 2000 }).map((cs) => cs.join(''));
+    const text = fc
+      .array(
+        fc.integer({ min: 0, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+        { maxLength: 2000 },
+      )
+      .map((cs) => cs.join(''));
     fc.assert(
-      fc.property(fc.constantFrom('sha256' as const, 'sha512' as const), fc.uint8Array({ minLength: 0, maxLength: 64 }), fc.array(fc.oneof(text, fc.constant(long)), { maxLength: 4 }), (alg, key, texts) => {
-        const hmac = new KeyedHmac(alg, Buffer.from(key));
-        for (const text of texts) expect(hmac.digest(text).toString('hex')).toBe(createHmac(alg, Buffer.from(key)).update(text).digest('hex'));
-      }),
+      fc.property(
+        fc.constantFrom('sha256' as const, 'sha512' as const),
+        fc.uint8Array({ minLength: 0, maxLength: 64 }),
+        fc.array(fc.oneof(text, fc.constant(long)), { maxLength: 4 }),
+        (alg, key, texts) => {
+          const hmac = new KeyedHmac(alg, Buffer.from(key));
+          for (const text of texts)
+            expect(hmac.digest(text).toString('hex')).toBe(
+              createHmac(alg, Buffer.from(key)).update(text).digest('hex'),
+            );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -518,7 +643,9 @@ describe('KeyedHmac (the fingerprint and derived secrets)', () => {
     const deriveKey = createHmac('sha256', key).update('payorch derive v1 client_secret').digest();
     for (const text of ['', 'POST /functions/v1/create-session\n{"amount":1999}', 'é€😀'.repeat(300)]) {
       expect(sealer.mac(text)).toBe(createHmac('sha256', macKey).update(text).digest('hex'));
-      expect(sealer.derive('client_secret', text).equals(createHmac('sha512', deriveKey).update(text).digest())).toBe(true);
+      expect(sealer.derive('client_secret', text).equals(createHmac('sha512', deriveKey).update(text).digest())).toBe(
+        true,
+      );
     }
   });
 });
@@ -555,7 +682,11 @@ describe('canonicalJson (the idempotency fingerprint)', () => {
   const before = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(before);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.keys(value).sort().map((k) => [k, before((value as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, before((value as Record<string, unknown>)[k])]),
+      );
     }
     return value;
   };
@@ -570,7 +701,9 @@ describe('canonicalJson (the idempotency fingerprint)', () => {
   });
 
   it('does not depend on the order of keys', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
   });
 });
 
@@ -578,20 +711,40 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
   type Thing = { id: string; status: string; owner: string | null };
   const setup = () => {
     const store = open(join(tempDir(), 'payorch.db'));
-    store.db.exec(documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']));
+    store.db.exec(
+      documentTable('things', { status: 'TEXT NOT NULL', owner: 'TEXT' }, [['status'], ['owner']], ['owner']),
+    );
     const things = new Collection<Thing>(
       store,
-      declareTable('things', { status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status }, owner: { sql: 'TEXT', read: (t: Thing) => t.owner } }, { filters: [['status'], ['owner']], nullable: ['owner'] }),
+      declareTable(
+        'things',
+        {
+          status: { sql: 'TEXT NOT NULL', read: (t: Thing) => t.status },
+          owner: { sql: 'TEXT', read: (t: Thing) => t.owner },
+        },
+        { filters: [['status'], ['owner']], nullable: ['owner'] },
+      ),
     );
     const counter = (cols: string, vals: string) =>
-      (store.db.prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?").pluck().get(cols, vals) as number | undefined) ?? 0;
+      (store.db
+        .prepare("SELECT n FROM list_counts WHERE tbl = 'things' AND account_id = 'a' AND cols = ? AND vals = ?")
+        .pluck()
+        .get(cols, vals) as number | undefined) ?? 0;
     /** Every count of the table as stored, against what its rows say. */
     const exact = () => {
-      const stored = store.db.prepare("SELECT cols, vals, n FROM list_counts WHERE tbl = 'things' AND n != 0 ORDER BY cols, vals").all();
+      const stored = store.db
+        .prepare("SELECT cols, vals, n FROM list_counts WHERE tbl = 'things' AND n != 0 ORDER BY cols, vals")
+        .all();
       const actual = [
         ...store.db.prepare("SELECT '' AS cols, '' AS vals, COUNT(*) AS n FROM things HAVING n > 0").all(),
-        ...store.db.prepare("SELECT 'owner' AS cols, owner AS vals, COUNT(*) AS n FROM things WHERE owner IS NOT NULL GROUP BY owner ORDER BY owner").all(),
-        ...store.db.prepare("SELECT 'status' AS cols, status AS vals, COUNT(*) AS n FROM things GROUP BY status ORDER BY status").all(),
+        ...store.db
+          .prepare(
+            "SELECT 'owner' AS cols, owner AS vals, COUNT(*) AS n FROM things WHERE owner IS NOT NULL GROUP BY owner ORDER BY owner",
+          )
+          .all(),
+        ...store.db
+          .prepare("SELECT 'status' AS cols, status AS vals, COUNT(*) AS n FROM things GROUP BY status ORDER BY status")
+          .all(),
       ];
       expect(stored).toEqual(actual);
     };
@@ -610,7 +763,9 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
     const { store, things, counter, exact, writes, restore } = setup();
     try {
       const results = await Promise.allSettled([
-        ...Array.from({ length: 10 }, (_, i) => store.grouped(() => things.insert('a', { id: `t${i}`, status: 'open', owner: i % 2 ? 'ann' : null }))),
+        ...Array.from({ length: 10 }, (_, i) =>
+          store.grouped(() => things.insert('a', { id: `t${i}`, status: 'open', owner: i % 2 ? 'ann' : null })),
+        ),
         store.grouped(() => {
           things.insert('a', { id: 'bad', status: 'open', owner: 'bob' });
           things.insert('a', { id: 't0', status: 'open', owner: null }); // UNIQUE id: this request fails after a write of its own
@@ -618,10 +773,20 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
         store.grouped(() => things.insert('a', { id: 'late', status: 'done', owner: 'ann' })),
       ]);
       expect(results.map((r) => r.status)).toEqual([...Array(10).fill('fulfilled'), 'rejected', 'fulfilled']);
-      expect([counter('', ''), counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([11, 10, 1, 6, 0]);
+      expect([
+        counter('', ''),
+        counter('status', 'open'),
+        counter('status', 'done'),
+        counter('owner', 'ann'),
+        counter('owner', 'bob'),
+      ]).toEqual([11, 10, 1, 6, 0]);
       exact();
       writes.n = 0;
-      await Promise.all(Array.from({ length: 20 }, (_, i) => store.grouped(() => things.insert('a', { id: `u${i}`, status: 'open', owner: 'cy' }))));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.grouped(() => things.insert('a', { id: `u${i}`, status: 'open', owner: 'cy' })),
+        ),
+      );
       expect(writes.n).toBe(3); // '', status=open, owner=cy: one UPSERT each for the batch of 20
       exact();
     } finally {
@@ -646,7 +811,13 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
         things.insert('a', { id: 'k3', status: 'open', owner: null });
         expect(things.list('a', '/things', { where: { status: 'open' } }).total_count).toBe(2);
       });
-      expect([counter('', ''), counter('status', 'open'), counter('status', 'done'), counter('owner', 'ann'), counter('owner', 'bob')]).toEqual([2, 2, 0, 1, 0]);
+      expect([
+        counter('', ''),
+        counter('status', 'open'),
+        counter('status', 'done'),
+        counter('owner', 'ann'),
+        counter('owner', 'bob'),
+      ]).toEqual([2, 2, 0, 1, 0]);
       exact();
       expect(() =>
         store.tx(() => {
@@ -669,7 +840,9 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
     const { store, things, counter, exact, restore } = setup();
     try {
       // Stands in for a full disk: SQLite undoes the failing statement and the transaction goes on.
-      store.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON list_counts WHEN NEW.vals = 'boom' BEGIN SELECT RAISE(ABORT, 'no room'); END");
+      store.db.exec(
+        "CREATE TEMP TRIGGER refuse BEFORE INSERT ON list_counts WHEN NEW.vals = 'boom' BEGIN SELECT RAISE(ABORT, 'no room'); END",
+      );
       store.tx(() => {
         things.insert('a', { id: 'f1', status: 'open', owner: null });
         things.insert('a', { id: 'f2', status: 'boom', owner: 'zed' });
@@ -677,7 +850,9 @@ describe('list counts kept by the store (Store.count, since migration 902)', () 
         expect(() => store.tx(() => things.insert('a', { id: 'f3', status: 'open', owner: null }))).toThrow(/no room/);
         store.db.exec('DROP TRIGGER temp.refuse');
       });
-      expect([counter('', ''), counter('status', 'open'), counter('status', 'boom'), counter('owner', 'zed')]).toEqual([2, 1, 1, 1]);
+      expect([counter('', ''), counter('status', 'open'), counter('status', 'boom'), counter('owner', 'zed')]).toEqual([
+        2, 1, 1, 1,
+      ]);
       exact();
     } finally {
       restore();

@@ -17,7 +17,8 @@ export function expectError(res: HttpResult, status: number, type: string, code:
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { error: { type, code } } });
   expect(Object.keys(res.body)).toEqual(['error']);
   const e = res.body.error;
-  for (const k of Object.keys(e)) expect(['type', 'code', 'message', 'param', 'request_id', 'decline_code', 'payment_id']).toContain(k);
+  for (const k of Object.keys(e))
+    expect(['type', 'code', 'message', 'param', 'request_id', 'decline_code', 'payment_id']).toContain(k);
   expect(typeof e.message).toBe('string');
   expect(e.message.length).toBeGreaterThan(0);
   expect(e.message).not.toMatch(/\n\s+at /); // never a stack trace

@@ -27,7 +27,10 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYORCH_') && k !== 'FORCE_COLOR') env[k] = v;
   Object.assign(env, { NO_COLOR: '1', PAYORCH_HOME: opts.home ?? tempDir() }, opts.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

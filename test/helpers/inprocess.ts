@@ -20,11 +20,24 @@ export interface InProcessResult {
 
 /** `id` is the command id with spaces (`sessions get`). */
 /** `tty`: stdin, stdout and stderr are terminals, `columns` wide (tables fit it). */
-export async function runInProcess(id: string, argv: string[], opts: { env?: NodeJS.ProcessEnv; tty?: boolean; columns?: number; answers?: (string | boolean)[]; stdin?: string } = {}): Promise<InProcessResult> {
+export async function runInProcess(
+  id: string,
+  argv: string[],
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    tty?: boolean;
+    columns?: number;
+    answers?: (string | boolean)[];
+    stdin?: string;
+  } = {},
+): Promise<InProcessResult> {
   const cfg = await cliConfig();
   const found = cfg.findCommand(id.split(' ').join(':'));
   if (!found) throw new Error(`no command ${id}`);
-  const C = (await found.load()) as unknown as new (argv: string[], config: Config) => { io: unknown; id?: string; _run(): Promise<unknown> };
+  const C = (await found.load()) as unknown as new (
+    argv: string[],
+    config: Config,
+  ) => { io: unknown; id?: string; _run(): Promise<unknown> };
   const requests: TransportRequest[] = [];
   const io = captureIO({ ...opts, env: opts.env ?? {}, onRequest: (r) => requests.push(structuredClone(r)) });
   const cmd = new C(argv, cfg);

@@ -16,7 +16,11 @@ export interface TestServer {
   apiKey: string;
   dataDir: string | null;
   /** A raw HTTP request with the server's API key (override with `key`, or `key: null` for none). */
-  request<T = any>(method: string, path: string, opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; rawBody?: string; key?: string | null; headers?: Record<string, string> },
+  ): Promise<HttpResult<T>>;
   close(): Promise<void>;
 }
 
@@ -44,5 +48,12 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
     if (violation) throw new Error(violation);
     return { status: res.status, headers: res.headers, body: parsed as any, text };
   };
-  return { server, baseUrl: server.baseUrl, apiKey: server.apiKey, dataDir: server.dataDir, request, close: () => server.close() };
+  return {
+    server,
+    baseUrl: server.baseUrl,
+    apiKey: server.apiKey,
+    dataDir: server.dataDir,
+    request,
+    close: () => server.close(),
+  };
 }

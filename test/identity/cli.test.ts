@@ -26,7 +26,10 @@ describe('identity-tokens commands', () => {
     expect(j.stdout).not.toContain('98765');
 
     const list = await cli(['identity-tokens', 'list', '--type', 'ssn', '--json']);
-    expect(list.json()).toMatchObject({ data: [expect.objectContaining({ token_id: id })], pagination: { total: 1, limit: 10, offset: 0, has_more: false } });
+    expect(list.json()).toMatchObject({
+      data: [expect.objectContaining({ token_id: id })],
+      pagination: { total: 1, limit: 10, offset: 0, has_more: false },
+    });
     const human = await cli(['identity-tokens', 'list', '--limit', '1']);
     expect(human.stdout).toMatch(/ein\s+\*\*-\*\*\*4321/);
     expect(human.stdout).toContain('2 in all; next page: --offset 1');

@@ -18,7 +18,9 @@ async function token(type: string, value: string): Promise<string> {
 }
 
 async function kyc(body: Record<string, unknown>): Promise<any> {
-  const r = await s.request('POST', '/kyc-verifications', { body: { customer_id: 'cus_kyc', verification_level: 'basic', ...body } });
+  const r = await s.request('POST', '/kyc-verifications', {
+    body: { customer_id: 'cus_kyc', verification_level: 'basic', ...body },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
 }
@@ -64,16 +66,36 @@ describe('KYC verifications', () => {
   });
 
   it('rejects bad input', async () => {
-    expectError(await s.request('POST', '/kyc-verifications', { body: { customer_id: 'c', verification_level: 'gold' } }), 400, 'validation_error', 'parameter_invalid', 'verification_level');
-    expectError(await s.request('POST', '/kyc-verifications', { body: { verification_level: 'basic' } }), 400, 'validation_error', 'parameter_missing', 'customer_id');
     expectError(
-      await s.request('POST', '/kyc-verifications', { body: { customer_id: 'c', verification_level: 'basic', identity_token_ids: ['idt_nope'] } }),
+      await s.request('POST', '/kyc-verifications', { body: { customer_id: 'c', verification_level: 'gold' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'verification_level',
+    );
+    expectError(
+      await s.request('POST', '/kyc-verifications', { body: { verification_level: 'basic' } }),
+      400,
+      'validation_error',
+      'parameter_missing',
+      'customer_id',
+    );
+    expectError(
+      await s.request('POST', '/kyc-verifications', {
+        body: { customer_id: 'c', verification_level: 'basic', identity_token_ids: ['idt_nope'] },
+      }),
       404,
       'invalid_request_error',
       'resource_missing',
       'identity_token_ids[0]',
     );
-    expectError(await s.request('GET', '/kyc-verifications/kyc_nope'), 404, 'invalid_request_error', 'resource_missing', 'verification_id');
+    expectError(
+      await s.request('GET', '/kyc-verifications/kyc_nope'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'verification_id',
+    );
   });
 
   it('submit → processing → verified after 30 s on the clock, with a risk score', async () => {
@@ -82,7 +104,12 @@ describe('KYC verifications', () => {
     expect(sub.status).toBe(200);
     expect(sub.body).toMatchObject({ status: 'processing', completed_at: null });
     expect(sub.body.submitted_at).toMatch(ISO_MS);
-    expectError(await s.request('POST', `/kyc-verifications/${k.id}/submit`), 409, 'invalid_request_error', 'kyc_verification_unexpected_state');
+    expectError(
+      await s.request('POST', `/kyc-verifications/${k.id}/submit`),
+      409,
+      'invalid_request_error',
+      'kyc_verification_unexpected_state',
+    );
     await advance(29);
     expect((await fetchKyc(k.id)).status).toBe('processing');
     const adv = await advance(1);
@@ -90,14 +117,23 @@ describe('KYC verifications', () => {
     const done = await fetchKyc(k.id);
     expect(done).toMatchObject({ status: 'verified', status_reason: null, risk_score: 10 });
     expect(done.completed_at).toMatch(ISO_MS);
-    for (const c of done.checks) expect(c).toMatchObject({ status: 'passed', confidence_score: 95, completed_at: done.completed_at });
-    expectError(await s.request('POST', `/kyc-verifications/${k.id}/submit`), 409, 'invalid_request_error', 'kyc_verification_unexpected_state');
+    for (const c of done.checks)
+      expect(c).toMatchObject({ status: 'passed', confidence_score: 95, completed_at: done.completed_at });
+    expectError(
+      await s.request('POST', `/kyc-verifications/${k.id}/submit`),
+      409,
+      'invalid_request_error',
+      'kyc_verification_unexpected_state',
+    );
   });
 
   it('test values: 000000000 → rejected (identity_mismatch), 222222222 → rejected (watchlist_match), 111111111 → requires_input', async () => {
     const mismatch = await decide('basic', [await token('ssn', '000000000')]);
     expect(mismatch).toMatchObject({ status: 'rejected', status_reason: 'identity_mismatch', risk_score: 90 });
-    expect(mismatch.checks.find((c: any) => c.check_type === 'identity')).toMatchObject({ status: 'failed', status_reason: 'identity_mismatch' });
+    expect(mismatch.checks.find((c: any) => c.check_type === 'identity')).toMatchObject({
+      status: 'failed',
+      status_reason: 'identity_mismatch',
+    });
 
     const watch = await decide('basic', [await token('itin', '922222222'), await token('ssn', '222222222')]);
     expect(watch).toMatchObject({ status: 'rejected', status_reason: 'watchlist_match', risk_score: 100 });
@@ -120,7 +156,9 @@ describe('KYC verifications', () => {
       ['address', 'passed'],
     ]);
     const passport = await token('passport', 'P1234567');
-    const re = await s.request('POST', `/kyc-verifications/${enhanced.id}/submit`, { body: { identity_token_ids: [passport] } });
+    const re = await s.request('POST', `/kyc-verifications/${enhanced.id}/submit`, {
+      body: { identity_token_ids: [passport] },
+    });
     expect(re.body).toMatchObject({ status: 'processing', completed_at: null });
     expect(re.body.identity_token_ids).toHaveLength(2);
     for (const c of re.body.checks) expect(c.status).toBe('pending');
@@ -134,7 +172,9 @@ describe('KYC verifications', () => {
     // Move the clock without running due work through the scheduler: a direct clock advance.
     s.server.services.clock.advance(s.server.accountId, 31_000);
     expect((await fetchKyc(k.id)).status).toBe('processing');
-    expect((await s.request('GET', `/kyc-verifications?status=processing`)).body.data.map((v: any) => v.id)).toContain(k.id);
+    expect((await s.request('GET', `/kyc-verifications?status=processing`)).body.data.map((v: any) => v.id)).toContain(
+      k.id,
+    );
     // The server's catch-up (its tick runs exactly this) decides it.
     await s.server.catchUp();
     expect((await fetchKyc(k.id)).status).toBe('verified');
@@ -145,7 +185,12 @@ describe('KYC verifications', () => {
     const b = await kyc({ customer_id: 'cus_list_kyc' });
     const canceled = await s.request('POST', `/kyc-verifications/${a.id}/cancel`);
     expect(canceled.body.status).toBe('canceled');
-    expectError(await s.request('POST', `/kyc-verifications/${a.id}/submit`), 409, 'invalid_request_error', 'kyc_verification_unexpected_state');
+    expectError(
+      await s.request('POST', `/kyc-verifications/${a.id}/submit`),
+      409,
+      'invalid_request_error',
+      'kyc_verification_unexpected_state',
+    );
     const list = await s.request('GET', '/kyc-verifications?customer=cus_list_kyc');
     expect(list.body).toMatchObject({ object: 'list', total_count: 2 });
     expect(list.body.data.map((k: any) => k.id)).toEqual([b.id, a.id]);

@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-const create = (body: Record<string, unknown>, headers?: Record<string, string>) => s.request('POST', '/identity-tokens', { body, headers });
+const create = (body: Record<string, unknown>, headers?: Record<string, string>) =>
+  s.request('POST', '/identity-tokens', { body, headers });
 
 describe('identity tokens', () => {
   it('vaults a value and returns only a masked value with at most the last 4', async () => {
@@ -71,15 +72,25 @@ describe('identity tokens', () => {
     expectError(await create({ type: 'ssn' }), 400, 'validation_error', 'parameter_missing', 'value');
     expectError(await create({ type: 'dna', value: '1' }), 400, 'validation_error', 'parameter_invalid', 'type');
     expectError(await create({ type: 'ssn', value: 123456789 }), 400, 'validation_error', 'parameter_invalid', 'value');
-    expectError(await create({ type: 'ssn', value: '123456789', extra: 1 }), 400, 'validation_error', 'parameter_unknown', 'extra');
+    expectError(
+      await create({ type: 'ssn', value: '123456789', extra: 1 }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'extra',
+    );
   });
 
   it('lists with limit/offset/type and the pagination object', async () => {
     const t = await startTestServer({ memory: true });
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await t.request('POST', '/identity-tokens', { body: { type: 'ssn', value: `12345678${i}` } })).body.token_id);
-      const ein = (await t.request('POST', '/identity-tokens', { body: { type: 'ein', value: '123456789' } })).body.token_id;
+      for (let i = 0; i < 5; i++)
+        ids.push(
+          (await t.request('POST', '/identity-tokens', { body: { type: 'ssn', value: `12345678${i}` } })).body.token_id,
+        );
+      const ein = (await t.request('POST', '/identity-tokens', { body: { type: 'ein', value: '123456789' } })).body
+        .token_id;
       const first = await t.request('GET', '/list-identity-tokens?limit=2');
       expect(first.status).toBe(200);
       expect(first.body.pagination).toEqual({ total: 6, limit: 2, offset: 0, has_more: true });
@@ -97,9 +108,27 @@ describe('identity tokens', () => {
       const beyond = await t.request('GET', '/list-identity-tokens?offset=50');
       expect(beyond.body).toMatchObject({ data: [], pagination: { total: 6, offset: 50, has_more: false } });
       for (const item of first.body.data) expect(Object.keys(item)).not.toContain('value');
-      expectError(await t.request('GET', '/list-identity-tokens?limit=101'), 400, 'validation_error', 'parameter_invalid', 'limit');
-      expectError(await t.request('GET', '/list-identity-tokens?offset=-1'), 400, 'validation_error', 'parameter_invalid', 'offset');
-      expectError(await t.request('GET', '/list-identity-tokens?type=dna'), 400, 'validation_error', 'parameter_invalid', 'type');
+      expectError(
+        await t.request('GET', '/list-identity-tokens?limit=101'),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'limit',
+      );
+      expectError(
+        await t.request('GET', '/list-identity-tokens?offset=-1'),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'offset',
+      );
+      expectError(
+        await t.request('GET', '/list-identity-tokens?type=dna'),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'type',
+      );
     } finally {
       await t.close();
     }
@@ -110,14 +139,26 @@ describe('identity tokens', () => {
     const del = await s.request('DELETE', `/identity-tokens/${r.body.token_id}`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ token_id: r.body.token_id, object: 'identity_token', deleted: true });
-    expectError(await s.request('GET', `/identity-tokens/${r.body.token_id}`), 404, 'invalid_request_error', 'resource_missing', 'token_id');
-    expectError(await s.request('DELETE', `/identity-tokens/${r.body.token_id}`), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('GET', `/identity-tokens/${r.body.token_id}`),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'token_id',
+    );
+    expectError(
+      await s.request('DELETE', `/identity-tokens/${r.body.token_id}`),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
   });
 
   it('stores only ciphertext: the plaintext is in no file of the data directory (database, WAL, log, after close)', async () => {
     const t = await startTestServer();
     const secrets = ['987654321', '912345670', 'PASSPORT-SECRET-X9Q'];
-    const add = (body: Record<string, unknown>, headers?: Record<string, string>) => t.request('POST', '/identity-tokens', { body, headers });
+    const add = (body: Record<string, unknown>, headers?: Record<string, string>) =>
+      t.request('POST', '/identity-tokens', { body, headers });
     expect((await add({ type: 'ssn', value: secrets[0] }, { 'idempotency-key': 'vault-1' })).status).toBe(201);
     expect((await add({ type: 'itin', value: secrets[1] })).status).toBe(201);
     expect((await add({ type: 'passport', value: secrets[2], field_name: 'passport' })).status).toBe(201);

@@ -44,7 +44,13 @@ function app(): string {
 
 /** The environment of a CI runner: no terminal, no payorch configuration of the developer's. */
 function ciEnv(dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), TMPDIR: join(dir, 'tmp'), CI: 'true', npm_config_offline: 'true' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    TMPDIR: join(dir, 'tmp'),
+    CI: 'true',
+    npm_config_offline: 'true',
+  };
   mkdirSync(env.HOME!);
   mkdirSync(env.TMPDIR!);
   return env;
@@ -69,9 +75,17 @@ const made = await fetch(base + '/customers', { method: 'POST', headers: { ...au
 appendFileSync('suites.log', JSON.stringify({ ...seen, made: made.status }) + '\\n');
 `,
     );
-    const run = spawnSync('bash', ['ci/payments-tests.sh'], { cwd: dir, env: ciEnv(dir), encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync('bash', ['ci/payments-tests.sh'], {
+      cwd: dir,
+      env: ciEnv(dir),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.status, run.stderr).toBe(0);
-    const suites = readFileSync(join(dir, 'suites.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const suites = readFileSync(join(dir, 'suites.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(suites.map((s) => s.suite)).toEqual(['checkout', 'billing', 'refunds']);
     for (const s of suites) expect(s).toMatchObject({ customers: 1, subscriptions: 1, made: 201 });
     // the key never reached the job's output
@@ -83,9 +97,16 @@ appendFileSync('suites.log', JSON.stringify({ ...seen, made: made.status }) + '\
   });
 
   it('the GitHub Actions workflow installs and runs that same script', () => {
-    const workflow = parse(snippet('ci-workflow', 'yaml')) as { jobs: Record<string, { steps: { run?: string; uses?: string }[] }> };
+    const workflow = parse(snippet('ci-workflow', 'yaml')) as {
+      jobs: Record<string, { steps: { run?: string; uses?: string }[] }>;
+    };
     const steps = Object.values(workflow.jobs)[0]!.steps;
-    expect(steps.map((s) => s.run ?? s.uses)).toEqual(['actions/checkout@v4', 'actions/setup-node@v4', 'npm ci', 'bash ci/payments-tests.sh']);
+    expect(steps.map((s) => s.run ?? s.uses)).toEqual([
+      'actions/checkout@v4',
+      'actions/setup-node@v4',
+      'npm ci',
+      'bash ci/payments-tests.sh',
+    ]);
     expect(snippet('ci-job', 'bash')).toMatch(/^#!\/usr\/bin\/env bash\n# ci\/payments-tests\.sh\n/);
   });
 
@@ -107,12 +128,16 @@ for (const name of ['first', 'second']) {
 }
 `,
     );
-    const run = spawnSync(process.execPath, [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir, '--reporter', 'dot'], {
-      cwd: dir,
-      env: ciEnv(dir),
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [join(repo, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir, '--reporter', 'dot'],
+      {
+        cwd: dir,
+        env: ciEnv(dir),
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     expect(run.status, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/2 passed/);
   });

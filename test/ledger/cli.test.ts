@@ -18,27 +18,69 @@ const cli = (...args: string[]) => runCli([...args, ...against(s)]);
 
 async function frozenWallet(): Promise<string> {
   const { wallet } = await fundedWallet(s, 2500);
-  await s.request('POST', `/ledger-accounts/${wallet.id}/holds`, { body: { amount: 400, description: 'pending auth' } });
-  const f = await s.request('POST', `/ledger-accounts/${wallet.id}/freeze`, { body: { reason: 'chargeback review', actor: 'agent:bob' } });
+  await s.request('POST', `/ledger-accounts/${wallet.id}/holds`, {
+    body: { amount: 400, description: 'pending auth' },
+  });
+  const f = await s.request('POST', `/ledger-accounts/${wallet.id}/freeze`, {
+    body: { reason: 'chargeback review', actor: 'agent:bob' },
+  });
   expect(f.body.status).toBe('frozen');
   return wallet.id;
 }
 
 describe('ledger commands', () => {
   it('create, list with filters, post from flags and from --data on stdin, entries, holds, reverse', async () => {
-    const cash = await cli('ledger', 'create', '--name', 'Cash', '--type', 'asset', '--currency', 'usd', '--system', '--json');
+    const cash = await cli(
+      'ledger',
+      'create',
+      '--name',
+      'Cash',
+      '--type',
+      'asset',
+      '--currency',
+      'usd',
+      '--system',
+      '--json',
+    );
     expect(cash.code, cash.stderr).toBe(0);
     const cashId = cash.json().id;
     expect(cash.json()).toMatchObject({ object: 'ledger_account', is_system_account: true, normal_balance: 'debit' });
-    const w = await cli('ledger', 'create', '--name', 'Wallet', '--type', 'liability', '--currency', 'usd', '--customer', 'cus_cli_1');
+    const w = await cli(
+      'ledger',
+      'create',
+      '--name',
+      'Wallet',
+      '--type',
+      'liability',
+      '--currency',
+      'usd',
+      '--customer',
+      'cus_cli_1',
+    );
     expect(w.code).toBe(0);
     expect(w.stdout).toContain('Ledger account created');
     const walletId = /\b(la_\w+)/.exec(w.stdout)![1]!;
 
-    const posted = await cli('ledger', 'post', '--debit', `${cashId}=5000`, '--credit', `${walletId}=5000`, '--description', 'top-up', '--json');
+    const posted = await cli(
+      'ledger',
+      'post',
+      '--debit',
+      `${cashId}=5000`,
+      '--credit',
+      `${walletId}=5000`,
+      '--description',
+      'top-up',
+      '--json',
+    );
     expect(posted.code, posted.stderr).toBe(0);
     expect(posted.json()).toMatchObject({ object: 'journal_entry', amount: 5000 });
-    const body = JSON.stringify({ description: 'fee', entries: [{ account_id: walletId, direction: 'debit', amount: 250 }, { account_id: cashId, direction: 'credit', amount: 250 }] });
+    const body = JSON.stringify({
+      description: 'fee',
+      entries: [
+        { account_id: walletId, direction: 'debit', amount: 250 },
+        { account_id: cashId, direction: 'credit', amount: 250 },
+      ],
+    });
     const fromStdin = await runCli(['ledger', 'post', '--data', '-', '--json', ...against(s)], { input: body });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     const feeId = fromStdin.json().id;
@@ -59,7 +101,17 @@ describe('ledger commands', () => {
     expect(entries.stdout).toMatch(/debit\s+2\.50 USD\s+47\.50 USD\s+fee/);
     expect(entries.stdout).toMatch(/credit\s+50\.00 USD\s+50\.00 USD\s+top-up/);
 
-    const hold = await cli('ledger', 'holds', 'create', walletId, '--amount', '1000', '--description', 'auth', '--json');
+    const hold = await cli(
+      'ledger',
+      'holds',
+      'create',
+      walletId,
+      '--amount',
+      '1000',
+      '--description',
+      'auth',
+      '--json',
+    );
     expect(hold.code, hold.stderr).toBe(0);
     const holdId = hold.json().id;
     const merchant = await account(s, { name: 'Merchant' });
@@ -96,7 +148,12 @@ describe('ledger commands', () => {
     expect(g.stdout).toMatch(/Active holds \(1\)[\s\S]*card auth/);
     expect(g.stdout).toMatch(/Recent entries \(1, newest first\)[\s\S]*credit\s+12\.34 USD\s+12\.34 USD\s+top-up/);
     const json = await cli('ledger', 'get', wallet.id, '--json');
-    expect(json.json()).toMatchObject({ id: wallet.id, status: 'frozen', recent_entries: [expect.objectContaining({ amount: 1234 })], active_holds: [expect.objectContaining({ amount: 200 })] });
+    expect(json.json()).toMatchObject({
+      id: wallet.id,
+      status: 'frozen',
+      recent_entries: [expect.objectContaining({ amount: 1234 })],
+      active_holds: [expect.objectContaining({ amount: 200 })],
+    });
 
     const ev = await cli('ledger', 'events', wallet.id);
     expect(ev.stdout).toMatch(/frozen\s+agent:carol \(key key_\w+\)\s+fraud alert #77/);
@@ -129,7 +186,17 @@ describe('ledger unfreeze confirmation', () => {
 
   it('--yes skips the question; the answer has no recent_entries/active_holds; the reason and actor land in the audit trail', async () => {
     const id = await frozenWallet();
-    const r = await cli('ledger', 'unfreeze', id, '--yes', '--reason', 'cleared by risk', '--actor', 'agent:dana', '--json');
+    const r = await cli(
+      'ledger',
+      'unfreeze',
+      id,
+      '--yes',
+      '--reason',
+      'cleared by risk',
+      '--actor',
+      'agent:dana',
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ id, status: 'active' });
     expect(r.json()).not.toHaveProperty('recent_entries');
@@ -143,32 +210,35 @@ describe('ledger unfreeze confirmation', () => {
     }
   });
 
-  it.skipIf(!hasPty)('on a terminal it shows the summary and asks; "n" leaves the account frozen, "y" unfreezes it', async () => {
-    const id = await frozenWallet();
-    const no = runPty(['ledger', 'unfreeze', id, ...against(s)]);
-    const screen = await no.waitFor(`Unfreeze ledger account ${id}?`);
-    expect(screen).toContain('About to unfreeze');
-    expect(screen).toMatch(/frozen\s+by agent:bob at .* — chargeback review/);
-    expect(screen).toMatch(/available\s+21\.00 USD/);
-    expect(screen).toMatch(/Active holds \(1\)[\s\S]*pending auth/);
-    expect(screen).toMatch(/Recent entries \(1, newest first\)/);
-    no.type('n\r');
-    const n = await no.done;
-    expect(n.code).toBe(2); // "no" at a confirmation: exit 2, as gh does
-    expect(n.output).toContain('Aborted; nothing was changed.');
-    expect((await get(s, id)).status).toBe('frozen');
+  it.skipIf(!hasPty)(
+    'on a terminal it shows the summary and asks; "n" leaves the account frozen, "y" unfreezes it',
+    async () => {
+      const id = await frozenWallet();
+      const no = runPty(['ledger', 'unfreeze', id, ...against(s)]);
+      const screen = await no.waitFor(`Unfreeze ledger account ${id}?`);
+      expect(screen).toContain('About to unfreeze');
+      expect(screen).toMatch(/frozen\s+by agent:bob at .* — chargeback review/);
+      expect(screen).toMatch(/available\s+21\.00 USD/);
+      expect(screen).toMatch(/Active holds \(1\)[\s\S]*pending auth/);
+      expect(screen).toMatch(/Recent entries \(1, newest first\)/);
+      no.type('n\r');
+      const n = await no.done;
+      expect(n.code).toBe(2); // "no" at a confirmation: exit 2, as gh does
+      expect(n.output).toContain('Aborted; nothing was changed.');
+      expect((await get(s, id)).status).toBe('frozen');
 
-    const yes = runPty(['ledger', 'unfreeze', id, '--reason', 'ok after review', ...against(s)]);
-    await yes.waitFor(`Unfreeze ledger account ${id}?`);
-    yes.type('y\r');
-    const y = await yes.done;
-    expect(y.code, y.output).toBe(0);
-    expect(y.output).toContain('Ledger account unfrozen');
-    expect(await get(s, id)).toMatchObject({ status: 'active', frozen_by: null });
-    const ev = await s.request('GET', `/ledger-accounts/${id}/events?limit=1`);
-    expect(ev.body.data[0]).toMatchObject({ type: 'unfrozen', reason: 'ok after review' });
-    expect(ev.body.data[0].actor).toMatch(/^cli/);
-  });
+      const yes = runPty(['ledger', 'unfreeze', id, '--reason', 'ok after review', ...against(s)]);
+      await yes.waitFor(`Unfreeze ledger account ${id}?`);
+      yes.type('y\r');
+      const y = await yes.done;
+      expect(y.code, y.output).toBe(0);
+      expect(y.output).toContain('Ledger account unfrozen');
+      expect(await get(s, id)).toMatchObject({ status: 'active', frozen_by: null });
+      const ev = await s.request('GET', `/ledger-accounts/${id}/events?limit=1`);
+      expect(ev.body.data[0]).toMatchObject({ type: 'unfrozen', reason: 'ok after review' });
+      expect(ev.body.data[0].actor).toMatch(/^cli/);
+    },
+  );
 
   describe.skipIf(!hasPty)('with a live key', () => {
     // The local server refuses live keys (401 livemode_unavailable), so the CLI talks to it through a
@@ -181,13 +251,19 @@ describe('ledger unfreeze confirmation', () => {
         const chunks: Buffer[] = [];
         for await (const c of req) chunks.push(c as Buffer);
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string' && k !== 'host' && k !== 'connection') headers[k] = v;
         if (headers.authorization === `Bearer ${LIVE}`) headers.authorization = `Bearer ${s.apiKey}`;
         const origin = new URL(s.baseUrl).origin;
-        const upstream = await fetch(origin + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        const upstream = await fetch(origin + req.url, {
+          method: req.method,
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         const out: Record<string, string> = {};
         upstream.headers.forEach((v, k) => {
-          if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive') out[k] = v;
+          if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive')
+            out[k] = v;
         });
         res.writeHead(upstream.status, out).end(Buffer.from(await upstream.arrayBuffer()));
       });
@@ -200,7 +276,7 @@ describe('ledger unfreeze confirmation', () => {
       const id = await frozenWallet();
       const wrong = runPty(['ledger', 'unfreeze', id, '--base-url', proxyUrl, '--api-key', LIVE]);
       await wrong.waitFor(`Type ${id} to confirm`);
-      expect((await wrong.waitFor('LIVE'))).toContain('LIVE');
+      expect(await wrong.waitFor('LIVE')).toContain('LIVE');
       wrong.type('y\r');
       const w = await wrong.done;
       expect(w.code).toBe(2);

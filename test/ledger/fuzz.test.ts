@@ -7,7 +7,10 @@ import { account, fundedWallet, get } from './helpers.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer({ memory: true, rateLimits: { perMinute: 100_000, perDay: 1_000_000, concurrency: 1_000 } });
+  s = await startTestServer({
+    memory: true,
+    rateLimits: { perMinute: 100_000, perDay: 1_000_000, concurrency: 1_000 },
+  });
 });
 afterAll(() => s.close());
 
@@ -18,13 +21,34 @@ describe('fuzz', () => {
     const hold = (await s.request('POST', `/ledger-accounts/${wallet.id}/holds`, { body: { amount: 1 } })).body.id;
     const ids = fc.constantFrom(cash.id, wallet.id, other.id, 'la_x', '', hold);
     const line = fc.record(
-      { account_id: fc.oneof(ids, fc.anything()), direction: fc.oneof(fc.constantFrom('debit', 'credit'), fc.anything()), amount: fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.anything()) },
+      {
+        account_id: fc.oneof(ids, fc.anything()),
+        direction: fc.oneof(fc.constantFrom('debit', 'credit'), fc.anything()),
+        amount: fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.anything()),
+      },
       { requiredKeys: [] },
     );
     const body = fc.oneof(
-      fc.record({ entries: fc.array(line, { maxLength: 4 }), description: fc.oneof(fc.string(), fc.anything()) }, { requiredKeys: [] }),
+      fc.record(
+        { entries: fc.array(line, { maxLength: 4 }), description: fc.oneof(fc.string(), fc.anything()) },
+        { requiredKeys: [] },
+      ),
       fc.anything(),
-      fc.dictionary(fc.constantFrom('name', 'account_type', 'currency', 'amount', 'type', 'value', 'expires_at', 'destination_account_id', 'customer_id', 'verification_level'), fc.anything()),
+      fc.dictionary(
+        fc.constantFrom(
+          'name',
+          'account_type',
+          'currency',
+          'amount',
+          'type',
+          'value',
+          'expires_at',
+          'destination_account_id',
+          'customer_id',
+          'verification_level',
+        ),
+        fc.anything(),
+      ),
     );
     const paths = [
       '/journal-entries',
@@ -37,10 +61,14 @@ describe('fuzz', () => {
     ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...paths), body, async (path, b) => {
-        const r = await s.request('POST', path, { rawBody: JSON.stringify(b) ?? '', headers: { 'content-type': 'application/json' } });
+        const r = await s.request('POST', path, {
+          rawBody: JSON.stringify(b) ?? '',
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.status, `${path} ${JSON.stringify(b)} → ${r.text}`).toBeLessThan(500);
         if (r.status >= 400) expect(r.body.error.code).toEqual(expect.any(String));
-        if (path.includes('freeze') && r.status === 200) await s.request('POST', `/ledger-accounts/${wallet.id}/unfreeze`);
+        if (path.includes('freeze') && r.status === 200)
+          await s.request('POST', `/ledger-accounts/${wallet.id}/unfreeze`);
       }),
       { numRuns: 300, seed: 7 },
     );

@@ -3,7 +3,9 @@ import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 
 export async function account(s: TestServer, body: Record<string, unknown> = {}): Promise<any> {
-  const r = await s.request('POST', '/ledger-accounts', { body: { name: 'Account', account_type: 'liability', currency: 'usd', ...body } });
+  const r = await s.request('POST', '/ledger-accounts', {
+    body: { name: 'Account', account_type: 'liability', currency: 'usd', ...body },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
 }
@@ -24,7 +26,11 @@ export async function post(s: TestServer, body: unknown, headers?: Record<string
 }
 
 /** A system funding account (asset) and a customer wallet (liability) holding `amount`. */
-export async function fundedWallet(s: TestServer, amount: number, currency = 'usd'): Promise<{ cash: any; wallet: any }> {
+export async function fundedWallet(
+  s: TestServer,
+  amount: number,
+  currency = 'usd',
+): Promise<{ cash: any; wallet: any }> {
   const cash = await account(s, { name: 'Cash', account_type: 'asset', currency });
   const wallet = await account(s, { name: 'Wallet', account_type: 'liability', currency, customer_id: 'cus_wallet' });
   if (amount > 0) {
@@ -45,7 +51,10 @@ export async function allEntries(s: TestServer, id: string): Promise<any[]> {
   const out: any[] = [];
   let after: string | undefined;
   for (;;) {
-    const r = await s.request('GET', `/ledger-accounts/${id}/entries?limit=100${after ? `&starting_after=${after}` : ''}`);
+    const r = await s.request(
+      'GET',
+      `/ledger-accounts/${id}/entries?limit=100${after ? `&starting_after=${after}` : ''}`,
+    );
     expect(r.status).toBe(200);
     out.push(...r.body.data);
     if (!r.body.has_more) return out;

@@ -22,7 +22,9 @@ async function check(ids: string[]): Promise<void> {
     expect(a.balance, `balance of ${id}`).toBe(entries.reduce((sum, e) => sum + sign(e), 0));
     if (entries.length) expect(entries[0].running_balance).toBe(a.balance);
     const holds = await s.request('GET', `/ledger-accounts/${id}/holds?status=active&limit=100`);
-    expect(a.pending_balance, `pending of ${id}`).toBe(holds.body.data.reduce((sum: number, h: any) => sum + h.amount, 0));
+    expect(a.pending_balance, `pending of ${id}`).toBe(
+      holds.body.data.reduce((sum: number, h: any) => sum + h.amount, 0),
+    );
     expect(a.available_balance).toBe(a.balance - a.pending_balance);
     if (!a.is_system_account) expect(a.available_balance, `available of ${id}`).toBeGreaterThanOrEqual(0);
     const t = perCurrency.get(a.currency) ?? { debits: 0, credits: 0 };
@@ -39,8 +41,15 @@ async function check(ids: string[]): Promise<void> {
 describe('invariants under concurrency', () => {
   it('hundreds of parallel entries, holds, captures and idempotent retries keep every balance exact', async () => {
     const source = await account(s, { name: 'Funding', account_type: 'equity', is_system_account: true });
-    const wallets = await Promise.all(Array.from({ length: 6 }, (_, i) => account(s, { name: `W${i}`, customer_id: `cus_${i}` })));
-    const eurSource = await account(s, { name: 'EUR funding', account_type: 'asset', currency: 'eur', is_system_account: true });
+    const wallets = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => account(s, { name: `W${i}`, customer_id: `cus_${i}` })),
+    );
+    const eurSource = await account(s, {
+      name: 'EUR funding',
+      account_type: 'asset',
+      currency: 'eur',
+      is_system_account: true,
+    });
     const eurWallet = await account(s, { name: 'EUR wallet', currency: 'eur' });
     const ids = [source.id, eurSource.id, eurWallet.id, ...wallets.map((w) => w.id)];
 
@@ -48,7 +57,10 @@ describe('invariants under concurrency', () => {
     await Promise.all(wallets.map((w) => post(s, pair(source.id, w.id, 1000, 'seed'))));
 
     const ops: (() => Promise<{ status: number; body: any }>)[] = [];
-    const rnd = fc.sample(fc.tuple(fc.nat(5), fc.nat(5), fc.integer({ min: 1, max: 400 }), fc.nat(9)), { numRuns: 240, seed: 42 });
+    const rnd = fc.sample(fc.tuple(fc.nat(5), fc.nat(5), fc.integer({ min: 1, max: 400 }), fc.nat(9)), {
+      numRuns: 240,
+      seed: 42,
+    });
     const holdIds: string[] = [];
     rnd.forEach(([a, b, amount, kind], i) => {
       const from = wallets[a]!.id;
@@ -61,24 +73,41 @@ describe('invariants under concurrency', () => {
         ops.push(() => post(s, body, { 'idempotency-key': key }));
       } else if (kind < 7) {
         ops.push(async () => {
-          const r = await s.request('POST', `/ledger-accounts/${from}/holds`, { body: { amount }, headers: { 'idempotency-key': key } });
+          const r = await s.request('POST', `/ledger-accounts/${from}/holds`, {
+            body: { amount },
+            headers: { 'idempotency-key': key },
+          });
           if (r.status === 201) holdIds.push(r.body.id);
           return r;
         });
-        ops.push(() => s.request('POST', `/ledger-accounts/${from}/holds`, { body: { amount }, headers: { 'idempotency-key': key } }));
+        ops.push(() =>
+          s.request('POST', `/ledger-accounts/${from}/holds`, {
+            body: { amount },
+            headers: { 'idempotency-key': key },
+          }),
+        );
       } else if (kind < 8) {
         ops.push(async () => {
           const h = holdIds.shift();
-          return h ? s.request('POST', `/holds/${h}/capture`, { body: { destination_account_id: to }, headers: { 'idempotency-key': key } }) : { status: 0, body: null };
+          return h
+            ? s.request('POST', `/holds/${h}/capture`, {
+                body: { destination_account_id: to },
+                headers: { 'idempotency-key': key },
+              })
+            : { status: 0, body: null };
         });
       } else if (kind < 9) {
         ops.push(async () => {
           const h = holdIds.shift();
-          return h ? s.request('POST', `/holds/${h}/release`, { headers: { 'idempotency-key': key } }) : { status: 0, body: null };
+          return h
+            ? s.request('POST', `/holds/${h}/release`, { headers: { 'idempotency-key': key } })
+            : { status: 0, body: null };
         });
       } else {
         ops.push(() => post(s, pair(eurSource.id, eurWallet.id, amount), { 'idempotency-key': key }));
-        ops.push(() => post(s, pair(eurWallet.id, eurSource.id, Math.ceil(amount / 2)), { 'idempotency-key': `${key}-back` }));
+        ops.push(() =>
+          post(s, pair(eurWallet.id, eurSource.id, Math.ceil(amount / 2)), { 'idempotency-key': `${key}-back` }),
+        );
       }
     });
 
@@ -86,12 +115,15 @@ describe('invariants under concurrency', () => {
     const statuses = new Set(results.map((r) => r.status));
     for (const st of statuses) expect([0, 200, 201, 409]).toContain(st);
     const conflicts = results.filter((r) => r.status === 409).map((r) => r.body.error.code);
-    for (const c of conflicts) expect(['insufficient_available_balance', 'idempotency_key_in_use', 'hold_unexpected_state']).toContain(c);
+    for (const c of conflicts)
+      expect(['insufficient_available_balance', 'idempotency_key_in_use', 'hold_unexpected_state']).toContain(c);
 
     // Idempotent retries posted once: every journal entry id appears once per key pair.
     const posted = results.filter((r) => r.status === 201 && r.body.object === 'journal_entry').map((r) => r.body.id);
     const journals = await s.request('GET', '/journal-entries?limit=1');
-    const captures = new Set(results.filter((r) => r.status === 200 && r.body.status === 'captured').map((r) => r.body.journal_entry_id));
+    const captures = new Set(
+      results.filter((r) => r.status === 200 && r.body.status === 'captured').map((r) => r.body.journal_entry_id),
+    );
     expect(journals.body.total_count).toBe(new Set(posted).size + captures.size + 6);
     // Some transfers must actually have run and some must have been refused, or the test proves little.
     expect(posted.length).toBeGreaterThan(50);
@@ -104,9 +136,13 @@ describe('invariants under concurrency', () => {
     const w = await account(s);
     const dst = await account(s);
     await post(s, pair(src.id, w.id, 1000));
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => post(s, pair(w.id, dst.id, 100), { 'idempotency-key': `race-${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => post(s, pair(w.id, dst.id, 100), { 'idempotency-key': `race-${i}` })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
-    expect(results.filter((r) => r.status === 409 && r.body.error.code === 'insufficient_available_balance')).toHaveLength(30);
+    expect(
+      results.filter((r) => r.status === 409 && r.body.error.code === 'insufficient_available_balance'),
+    ).toHaveLength(30);
     expect(await get(s, w.id)).toMatchObject({ balance: 0, available_balance: 0 });
     await check([src.id, w.id, dst.id]);
   });

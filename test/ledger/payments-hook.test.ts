@@ -13,7 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-function emit(name: 'paymentCaptured' | 'paymentRefunded', ev: { payment_id: string; amount: number; currency: string }) {
+function emit(
+  name: 'paymentCaptured' | 'paymentRefunded',
+  ev: { payment_id: string; amount: number; currency: string },
+) {
   const { services, accountId } = s.server;
   services.store.tx(() => services.hooks.emit(name, accountId, { ...ev, at: services.clock.now(accountId) }));
 }
@@ -26,15 +29,30 @@ describe('payments post to the ledger', () => {
     expect(list.body.total_count).toBe(2); // created once, reused
     const clearing = list.body.data.find((a: any) => a.account_type === 'asset');
     const merchant = list.body.data.find((a: any) => a.account_type === 'liability');
-    expect(clearing).toMatchObject({ name: 'Processor clearing (USD)', is_system_account: true, normal_balance: 'debit', balance: 2000 });
-    expect(merchant).toMatchObject({ name: 'Merchant balance (USD)', is_system_account: true, normal_balance: 'credit', balance: 2000 });
+    expect(clearing).toMatchObject({
+      name: 'Processor clearing (USD)',
+      is_system_account: true,
+      normal_balance: 'debit',
+      balance: 2000,
+    });
+    expect(merchant).toMatchObject({
+      name: 'Merchant balance (USD)',
+      is_system_account: true,
+      normal_balance: 'credit',
+      balance: 2000,
+    });
     const entries = await allEntries(s, merchant.id);
     expect(entries.map((e) => [e.entry_type, e.amount, e.running_balance])).toEqual([
       ['credit', 1, 2000],
       ['credit', 1999, 1999],
     ]);
     const je = await s.request('GET', `/journal-entries/${entries[1].journal_entry_id}`);
-    expect(je.body).toMatchObject({ payment_id: '0190a0b0-0000-7000-8000-000000000001', amount: 1999, currency: 'USD', metadata: { payment_id: '0190a0b0-0000-7000-8000-000000000001' } });
+    expect(je.body).toMatchObject({
+      payment_id: '0190a0b0-0000-7000-8000-000000000001',
+      amount: 1999,
+      currency: 'USD',
+      metadata: { payment_id: '0190a0b0-0000-7000-8000-000000000001' },
+    });
   });
 
   it('a refund posts the opposite entry; other currencies get their own accounts', async () => {
@@ -57,8 +75,18 @@ describe('payments post to the ledger', () => {
 
   it('the automatic system accounts cannot be frozen or closed (payments must always post)', async () => {
     const [a] = (await s.request('GET', '/ledger-accounts?currency=usd&limit=1')).body.data;
-    expectError(await s.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: { reason: 'x' } }), 409, 'invalid_request_error', 'ledger_account_unexpected_state');
-    expectError(await s.request('POST', `/ledger-accounts/${a.id}/close`), 409, 'invalid_request_error', 'ledger_account_unexpected_state');
+    expectError(
+      await s.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: { reason: 'x' } }),
+      409,
+      'invalid_request_error',
+      'ledger_account_unexpected_state',
+    );
+    expectError(
+      await s.request('POST', `/ledger-accounts/${a.id}/close`),
+      409,
+      'invalid_request_error',
+      'ledger_account_unexpected_state',
+    );
   });
 
   it('a zero-amount event posts nothing and does not fail the payment', async () => {
@@ -76,7 +104,10 @@ describe('payments post to the ledger', () => {
   it('a posting reads its two system accounts with one statement (by their system keys), not again by id', async () => {
     emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a1', amount: 5, currency: 'EUR' }); // accounts exist
     // The statements this process runs, observed on better-sqlite3's own Statement (the real one still runs).
-    const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+    const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
+      string,
+      (...a: unknown[]) => unknown
+    >;
     const seen: string[] = [];
     const originals = Object.fromEntries(['run', 'get', 'all', 'iterate'].map((m) => [m, proto[m]!]));
     for (const [m, original] of Object.entries(originals)) {
@@ -91,7 +122,9 @@ describe('payments post to the ledger', () => {
       Object.assign(proto, originals);
     }
     const bySystemKey = /system_key (= \?|IN \()/;
-    const accountReads = seen.filter((sql) => /^SELECT\b[^;]*\bFROM ledger_accounts\b/i.test(sql) && !bySystemKey.test(sql) && /\bdata\b/.test(sql));
+    const accountReads = seen.filter(
+      (sql) => /^SELECT\b[^;]*\bFROM ledger_accounts\b/i.test(sql) && !bySystemKey.test(sql) && /\bdata\b/.test(sql),
+    );
     expect(seen.filter((sql) => bySystemKey.test(sql))).toHaveLength(1);
     expect(accountReads).toEqual([]);
     expect(seen.filter((sql) => /^INSERT INTO ledger_entries/.test(sql))).toHaveLength(2); // the posting did run

@@ -22,17 +22,21 @@ export function runPty(args: string[], opts: { env?: Record<string, string>; hom
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYORCH_')) env[k] = v;
   Object.assign(env, { NO_COLOR: '1', TERM: 'xterm', COLUMNS: '200', PAYORCH_HOME: opts.home ?? tempDir() }, opts.env);
   const cmd = [process.execPath, BIN, ...args].map(quote).join(' ');
-  const child = spawn(SCRIPT, ['-qfec', cmd, '/dev/null'], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(SCRIPT, ['-qfec', cmd, '/dev/null'], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   const waiters: { re: RegExp | string; resolve: (s: string) => void }[] = [];
   const clean = () => output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
   const matches = (re: RegExp | string) => (typeof re === 'string' ? clean().includes(re) : re.test(clean()));
   const onData = (d: Buffer) => {
     output += d.toString();
-    for (const w of [...waiters]) if (matches(w.re)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(clean());
-    }
+    for (const w of [...waiters])
+      if (matches(w.re)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(clean());
+      }
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
@@ -47,7 +51,10 @@ export function runPty(args: string[], opts: { env?: Record<string, string>; hom
     waitFor(re, timeoutMs = 15_000) {
       if (matches(re)) return Promise.resolve(clean());
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`timed out waiting for ${String(re)}; got:\n${clean()}`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`timed out waiting for ${String(re)}; got:\n${clean()}`)),
+          timeoutMs,
+        );
         waiters.push({ re, resolve: (s) => (clearTimeout(t), resolve(s)) });
       });
     },

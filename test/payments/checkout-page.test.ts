@@ -18,7 +18,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -49,7 +56,12 @@ const resultState = (page: Page) => page.locator('#result').getAttribute('data-s
 
 describe.skipIf(!hasChromium)('hosted checkout page (chromium)', () => {
   it('shows amount, reference and methods; pays with 4242 4242 4242 4242 → success, then success_url', async () => {
-    const sess = await newSession(s, { amount: 1999, external_id: 'order_77', payment_method_types: ['card', 'walletone_pay'], success_url: `${s.baseUrl}/health?paid=1` });
+    const sess = await newSession(s, {
+      amount: 1999,
+      external_id: 'order_77',
+      payment_method_types: ['card', 'walletone_pay'],
+      success_url: `${s.baseUrl}/health?paid=1`,
+    });
     const { page, requests } = await open(sess.fallback_url);
     expect(await page.title()).toContain('19.99 USD');
     await expect.poll(() => page.locator('#amount').textContent()).toBe('19.99 USD');
@@ -89,7 +101,9 @@ describe.skipIf(!hasChromium)('hosted checkout page (chromium)', () => {
     await page.keyboard.press('Enter'); // the challenge button has focus
     await page.locator('#result[data-state="success"]').waitFor();
     expect(await sessionStatus(s, sess.id)).toBe('succeeded');
-    expect((await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`)).body.status).toBe('authenticated');
+    expect((await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`)).body.status).toBe(
+      'authenticated',
+    );
     await page.close();
   });
 

@@ -36,10 +36,25 @@ describe('payorch sessions confirm / payments', () => {
 
   it('--card goes through the vault; a decline exits 1 with the decline code', async () => {
     const sess = await newSession(s);
-    const r = await cli('sessions', 'confirm', sess.id, '--card', '4000000000009995', '--exp', '12/40', '--cvc', '123', '--json');
+    const r = await cli(
+      'sessions',
+      'confirm',
+      sess.id,
+      '--card',
+      '4000000000009995',
+      '--exp',
+      '12/40',
+      '--cvc',
+      '123',
+      '--json',
+    );
     expect(r.code).toBe(1);
     const body = r.json();
-    expect(body.error).toMatchObject({ type: 'card_error', code: 'insufficient_funds', decline_code: 'insufficient_funds' });
+    expect(body.error).toMatchObject({
+      type: 'card_error',
+      code: 'insufficient_funds',
+      decline_code: 'insufficient_funds',
+    });
     expect(r.stderr).toContain('decline insufficient_funds');
     expect(r.stdout + r.stderr).not.toContain('4000000000009995');
   });
@@ -79,7 +94,17 @@ describe('payorch sessions confirm / payments', () => {
 
   it('wallets validate-merchant', async () => {
     const sess = await newSession(s, { payment_method_types: ['walletone_pay'] });
-    const r = await cli('wallets', 'validate-merchant', '--session', sess.id, '--validation-url', 'https://wallet.example.com/start', '--domain', 'shop.example.com', '--json');
+    const r = await cli(
+      'wallets',
+      'validate-merchant',
+      '--session',
+      sess.id,
+      '--validation-url',
+      'https://wallet.example.com/start',
+      '--domain',
+      'shop.example.com',
+      '--json',
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().object).toBe('walletone_merchant_session');
   });
@@ -87,7 +112,18 @@ describe('payorch sessions confirm / payments', () => {
 
 describe('payorch bank-accounts', () => {
   it('create → initiate → verify (wrong, then right) → confirm ACH; numbers never printed', async () => {
-    const c = await cli('bank-accounts', 'create', '--routing-number', '110000000', '--account-number', '000123456789', '--holder-name', 'Jenny Rosen', '--customer', 'cus_cli');
+    const c = await cli(
+      'bank-accounts',
+      'create',
+      '--routing-number',
+      '110000000',
+      '--account-number',
+      '000123456789',
+      '--holder-name',
+      'Jenny Rosen',
+      '--customer',
+      'cus_cli',
+    );
     expect(c.code, c.stderr).toBe(0);
     expect(c.stdout).toContain('••••6789');
     expect(c.stdout).not.toContain('000123456789');
@@ -107,7 +143,16 @@ describe('payorch bank-accounts', () => {
     const sess = await newSession(s, { payment_method_types: ['bank_account'] });
     const pay = await cli('sessions', 'confirm', sess.id, '--bank-account', id, '--json');
     expect(pay.json()).toMatchObject({ status: 'pending', bank_account: { account_holder_name: 'Jenny Rosen' } });
-    const bad = await cli('bank-accounts', 'create', '--routing-number', '110000001', '--account-number', '000123456789', '--holder-name', 'J');
+    const bad = await cli(
+      'bank-accounts',
+      'create',
+      '--routing-number',
+      '110000001',
+      '--account-number',
+      '000123456789',
+      '--holder-name',
+      'J',
+    );
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('routing_number');
     expect(bad.stderr).not.toContain('000123456789');
@@ -131,7 +176,8 @@ describe('payorch network-tokens, test-cards, server processors', () => {
   it('test-cards prints the test values', async () => {
     const r = await cli('test-cards');
     expect(r.code).toBe(0);
-    for (const v of ['tok_visa', '4242424242424242', 'tok_threeDSecureFail', '000222222227', '32 and 45']) expect(r.stdout).toContain(v);
+    for (const v of ['tok_visa', '4242424242424242', 'tok_threeDSecureFail', '000222222227', '32 and 45'])
+      expect(r.stdout).toContain(v);
   });
 
   it('server processors shows, marks down and up', async () => {
@@ -149,7 +195,10 @@ describe('payorch network-tokens, test-cards, server processors', () => {
     const dir = tempDir();
     const file = join(dir, 'routing.json');
     writeFileSync(file, JSON.stringify({ rules: [{ name: 'all', candidates: ['fjord', 'garnet'] }] }));
-    const started = await runCli(['server', 'start', '--port', '0', '--memory', '--detach', '--json', '--routing', file, '--psp-down', 'fjord'], { home: dir });
+    const started = await runCli(
+      ['server', 'start', '--port', '0', '--memory', '--detach', '--json', '--routing', file, '--psp-down', 'fjord'],
+      { home: dir },
+    );
     expect(started.code, started.stderr).toBe(0);
     const info = started.json();
     try {
@@ -157,8 +206,12 @@ describe('payorch network-tokens, test-cards, server processors', () => {
       const p = (await runCli(['server', 'processors', '--json', ...against(t)])).json();
       expect(p.routing).toEqual([{ name: 'all', candidates: ['fjord', 'garnet'] }]);
       expect(p.processors.find((x: any) => x.id === 'fjord').status).toBe('down');
-      const sess = (await runCli(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--json', ...against(t)])).json();
-      const pay = (await runCli(['sessions', 'confirm', sess.id, '--token', 'tok_visa', '--json', ...against(t)])).json();
+      const sess = (
+        await runCli(['sessions', 'create', '--amount', '100', '--currency', 'usd', '--json', ...against(t)])
+      ).json();
+      const pay = (
+        await runCli(['sessions', 'confirm', sess.id, '--token', 'tok_visa', '--json', ...against(t)])
+      ).json();
       expect(pay.attempts).toEqual([
         { psp: 'fjord', status: 'failed', code: 'processor_unavailable' },
         { psp: 'garnet', status: 'succeeded', code: null },

@@ -13,7 +13,10 @@ afterAll(() => s.close());
 
 /** The SQL of every statement this process runs while `fn` runs. */
 async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<string, (...a: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
+    string,
+    (...a: unknown[]) => unknown
+  >;
   const seen: string[] = [];
   const originals = Object.fromEntries(['run', 'get', 'all', 'iterate'].map((m) => [m, proto[m]!]));
   for (const [m, original] of Object.entries(originals)) {
@@ -30,7 +33,8 @@ async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
   return seen;
 }
 
-const newSession = async () => (await s.request('POST', '/create-session', { body: { amount: 1999, currency: 'usd' } })).body;
+const newSession = async () =>
+  (await s.request('POST', '/create-session', { body: { amount: 1999, currency: 'usd' } })).body;
 const confirm = (session: { id: string; client_secret: string }) =>
   s.request('POST', `/confirm-payment/${session.id}`, { body: { token_id: 'tok_visa' }, key: session.client_secret });
 
@@ -55,7 +59,12 @@ describe('a confirm-payment', () => {
 
     const events = (await s.request('GET', `/events?object_id=${session.id}&type=payment_session.succeeded`)).body.data;
     expect(events).toHaveLength(1);
-    expect(events[0].data.object.latest_attempt).toEqual({ id: paid!.body.id, psp: paid!.body.psp, status: 'captured', psp_transaction_id: paid!.body.psp_transaction_id });
+    expect(events[0].data.object.latest_attempt).toEqual({
+      id: paid!.body.id,
+      psp: paid!.body.psp,
+      status: 'captured',
+      psp_transaction_id: paid!.body.psp_transaction_id,
+    });
     const captured = (await s.request('GET', `/events?object_id=${paid!.body.id}&type=payment.captured`)).body.data;
     expect(captured.map((e: { data: { object: unknown } }) => e.data.object)).toEqual([paid!.body]);
   });

@@ -85,7 +85,11 @@ describe('card outcomes (contract §7 test values)', () => {
   it('forced psp disables failover', async () => {
     const ok = await newSession(s);
     const r1 = await confirm(s, ok, { token_id: 'tok_visa', psp: 'krypton' });
-    expect(r1.body).toMatchObject({ status: 'captured', psp: 'krypton', attempts: [{ psp: 'krypton', status: 'succeeded', code: null }] });
+    expect(r1.body).toMatchObject({
+      status: 'captured',
+      psp: 'krypton',
+      attempts: [{ psp: 'krypton', status: 'succeeded', code: null }],
+    });
     const bad = await newSession(s);
     const r2 = await confirm(s, bad, { token_id: 'tok_processorUnavailable', psp: 'ember' });
     expectError(r2, 402, 'card_error', 'processing_error');
@@ -119,17 +123,26 @@ describe('processors marked down', () => {
       ]);
       // with the first down, tok_processorUnavailable's retryable failure lands on basalt and cobalt takes it
       const r2 = await confirm(s, await newSession(s), { token_id: 'tok_chargeDeclinedProcessingError' });
-      expect((await s.request('GET', `/payments/${r2.body.error.payment_id}`)).body.attempts.map((a: any) => a.code)).toEqual([
-        'processor_unavailable',
-        'processing_error',
-        'processing_error',
-      ]);
+      expect(
+        (await s.request('GET', `/payments/${r2.body.error.payment_id}`)).body.attempts.map((a: any) => a.code),
+      ).toEqual(['processor_unavailable', 'processing_error', 'processing_error']);
     } finally {
       const up = await s.request('POST', '/test-helpers/processors/aurora', { body: { status: 'up' } });
       expect(up.body.processors.every((p: any) => p.status === 'up')).toBe(true);
     }
-    expectError(await s.request('POST', '/test-helpers/processors/zeus', { body: { status: 'down' } }), 404, 'invalid_request_error', 'resource_missing');
-    expectError(await s.request('POST', '/test-helpers/processors/aurora', { body: { status: 'sideways' } }), 400, 'validation_error', 'parameter_invalid', 'status');
+    expectError(
+      await s.request('POST', '/test-helpers/processors/zeus', { body: { status: 'down' } }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
+    expectError(
+      await s.request('POST', '/test-helpers/processors/aurora', { body: { status: 'sideways' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'status',
+    );
   });
 
   it('a processor is replaceable behind the interface (an adapter answering a retryable error)', async () => {
@@ -157,13 +170,29 @@ describe('processors marked down', () => {
   it('lists the eleven processors and the routing rules', async () => {
     const r = await s.request('GET', '/test-helpers/processors');
     expect(r.status).toBe(200);
-    expect(r.body.processors.map((p: any) => p.id)).toEqual(['aurora', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'iris', 'jasper', 'krypton']);
+    expect(r.body.processors.map((p: any) => p.id)).toEqual([
+      'aurora',
+      'basalt',
+      'cobalt',
+      'dune',
+      'ember',
+      'fjord',
+      'garnet',
+      'harbor',
+      'iris',
+      'jasper',
+      'krypton',
+    ]);
     expect(r.body.max_attempts).toBe(3);
     expect(r.body.routing.length).toBeGreaterThan(0);
   });
 
   it('pspDown and routing given at start', async () => {
-    const t = await startTestServer({ memory: true, pspDown: ['harbor'], routing: [{ candidates: ['harbor', 'fjord', 'iris', 'jasper'] }] });
+    const t = await startTestServer({
+      memory: true,
+      pspDown: ['harbor'],
+      routing: [{ candidates: ['harbor', 'fjord', 'iris', 'jasper'] }],
+    });
     try {
       const r = await confirm(t, await newSession(t), { token_id: 'tok_chargeDeclinedProcessingError' });
       const p = (await t.request('GET', `/payments/${r.body.error.payment_id}`)).body;
@@ -175,7 +204,9 @@ describe('processors marked down', () => {
     } finally {
       await t.close();
     }
-    await expect(startTestServer({ memory: true, routing: [{ candidates: ['zeus'] }] as any })).rejects.toThrow(/routing/i);
+    await expect(startTestServer({ memory: true, routing: [{ candidates: ['zeus'] }] as any })).rejects.toThrow(
+      /routing/i,
+    );
   });
 });
 
@@ -185,15 +216,37 @@ describe('manual capture, refunds, void', () => {
     const r = await confirm(s, sess, { token_id: 'tok_visa' });
     expect(r.body).toMatchObject({ status: 'authorized', captured_amount: 0, capture_method: 'manual' });
     expect(await sessionStatus(s, sess.id)).toBe('processing');
-    expectError(await s.request('POST', `/capture-payment/${r.body.id}`, { body: { amount: 5001 } }), 400, 'validation_error', 'parameter_invalid', 'amount');
-    expectError(await s.request('POST', `/refund-payment/${r.body.id}`, { body: {} }), 409, 'invalid_request_error', 'payment_unexpected_state');
+    expectError(
+      await s.request('POST', `/capture-payment/${r.body.id}`, { body: { amount: 5001 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'amount',
+    );
+    expectError(
+      await s.request('POST', `/refund-payment/${r.body.id}`, { body: {} }),
+      409,
+      'invalid_request_error',
+      'payment_unexpected_state',
+    );
     const c = await s.request('POST', `/capture-payment/${r.body.id}`, { body: { amount: 3000 } });
     expect(c.status).toBe(200);
     expect(c.body).toMatchObject({ status: 'captured', captured_amount: 3000, amount: 5000 });
     expect(await sessionStatus(s, sess.id)).toBe('succeeded');
-    expectError(await s.request('POST', `/capture-payment/${r.body.id}`, { body: {} }), 409, 'invalid_request_error', 'payment_unexpected_state');
+    expectError(
+      await s.request('POST', `/capture-payment/${r.body.id}`, { body: {} }),
+      409,
+      'invalid_request_error',
+      'payment_unexpected_state',
+    );
     // refunds are limited to what was captured
-    expectError(await s.request('POST', `/refund-payment/${r.body.id}`, { body: { amount: 3001 } }), 400, 'validation_error', 'parameter_invalid', 'amount');
+    expectError(
+      await s.request('POST', `/refund-payment/${r.body.id}`, { body: { amount: 3001 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'amount',
+    );
     const full = await s.request('POST', `/refund-payment/${r.body.id}`, { body: {} });
     expect(full.body).toMatchObject({ status: 'refunded', refunded_amount: 3000 });
   });
@@ -202,16 +255,37 @@ describe('manual capture, refunds, void', () => {
     const sess = await newSession(s);
     const p = (await confirm(s, sess, { token_id: 'tok_visa' })).body;
     const h = { 'idempotency-key': `refund-${p.id}` };
-    const r1 = await s.request('POST', `/refund-payment/${p.id}`, { body: { amount: 1000, reason: 'requested_by_customer' }, headers: h });
-    expect(r1.body).toMatchObject({ status: 'captured', refunded_amount: 1000, refunds: [{ amount: 1000, reason: 'requested_by_customer' }] });
-    const again = await s.request('POST', `/refund-payment/${p.id}`, { body: { amount: 1000, reason: 'requested_by_customer' }, headers: h });
+    const r1 = await s.request('POST', `/refund-payment/${p.id}`, {
+      body: { amount: 1000, reason: 'requested_by_customer' },
+      headers: h,
+    });
+    expect(r1.body).toMatchObject({
+      status: 'captured',
+      refunded_amount: 1000,
+      refunds: [{ amount: 1000, reason: 'requested_by_customer' }],
+    });
+    const again = await s.request('POST', `/refund-payment/${p.id}`, {
+      body: { amount: 1000, reason: 'requested_by_customer' },
+      headers: h,
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.refunded_amount).toBe(1000);
     const r2 = await s.request('POST', `/refund-payment/${p.id}`, { body: {} });
     expect(r2.body).toMatchObject({ status: 'refunded', refunded_amount: 5000 });
     expect(r2.body.refunds.map((x: any) => x.amount)).toEqual([1000, 4000]);
-    expectError(await s.request('POST', `/refund-payment/${p.id}`, { body: { amount: 1 } }), 409, 'invalid_request_error', 'payment_unexpected_state');
-    expectError(await s.request('POST', `/refund-payment/${p.id}`, { body: { reason: '' } }), 400, 'validation_error', 'parameter_invalid', 'reason');
+    expectError(
+      await s.request('POST', `/refund-payment/${p.id}`, { body: { amount: 1 } }),
+      409,
+      'invalid_request_error',
+      'payment_unexpected_state',
+    );
+    expectError(
+      await s.request('POST', `/refund-payment/${p.id}`, { body: { reason: '' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'reason',
+    );
   });
 
   it('canceling a processing session voids its authorized payment', async () => {
@@ -222,13 +296,23 @@ describe('manual capture, refunds, void', () => {
     const got = (await s.request('GET', `/payments/${p.id}`)).body;
     expect(got.status).toBe('canceled');
     expect(typeof got.canceled_at).toBe('number');
-    expectError(await s.request('POST', `/capture-payment/${p.id}`, { body: {} }), 409, 'invalid_request_error', 'payment_unexpected_state');
+    expectError(
+      await s.request('POST', `/capture-payment/${p.id}`, { body: {} }),
+      409,
+      'invalid_request_error',
+      'payment_unexpected_state',
+    );
   });
 
   it('a succeeded session cannot be canceled, and its payment stays captured', async () => {
     const sess = await newSession(s);
     const p = (await confirm(s, sess, { token_id: 'tok_visa' })).body;
-    expectError(await s.request('POST', `/sessions/${sess.id}/cancel`, { body: {} }), 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      await s.request('POST', `/sessions/${sess.id}/cancel`, { body: {} }),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
     expect((await s.request('GET', `/payments/${p.id}`)).body.status).toBe('captured');
   });
 });
@@ -240,20 +324,42 @@ describe('3DS', () => {
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('requires_action');
     const challenge = `${s.baseUrl}/pay/${sess.id}?step=threeds`;
-    expect(r.body.next_action).toEqual({ type: 'redirect_to_url', url: challenge, redirect_to_url: { url: challenge, return_url: `${s.baseUrl}/pay/${sess.id}` } });
+    expect(r.body.next_action).toEqual({
+      type: 'redirect_to_url',
+      url: challenge,
+      redirect_to_url: { url: challenge, return_url: `${s.baseUrl}/pay/${sess.id}` },
+    });
     expect(r.body.three_d_secure).toEqual({ version: '2.2.0', authentication_status: 'challenge_required', eci: null });
     expect(r.body.attempts).toEqual([{ psp: 'aurora', status: 'requires_action', code: null }]);
     expect(await sessionStatus(s, sess.id)).toBe('requires_action');
     const before = await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`);
-    expect(before.body).toMatchObject({ status: 'challenge_required', liability_shift: false, eci: null, authentication_value: null });
+    expect(before.body).toMatchObject({
+      status: 'challenge_required',
+      liability_shift: false,
+      eci: null,
+      authentication_value: null,
+    });
     expect(before.body.ds_transaction_id).toMatch(UUID);
     // the client secret works too (for the checkout page)
-    const done = await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { key: sess.client_secret });
+    const done = await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, {
+      key: sess.client_secret,
+    });
     expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ status: 'authenticated', liability_shift: true, eci: '05', payment_status: 'captured', ds_transaction_id: before.body.ds_transaction_id });
+    expect(done.body).toMatchObject({
+      status: 'authenticated',
+      liability_shift: true,
+      eci: '05',
+      payment_status: 'captured',
+      ds_transaction_id: before.body.ds_transaction_id,
+    });
     expect(typeof done.body.authentication_value).toBe('string');
     const p = (await s.request('GET', `/payments/${r.body.id}`)).body;
-    expect(p).toMatchObject({ status: 'captured', captured_amount: 5000, next_action: null, attempts: [{ psp: 'aurora', status: 'succeeded', code: null }] });
+    expect(p).toMatchObject({
+      status: 'captured',
+      captured_amount: 5000,
+      next_action: null,
+      attempts: [{ psp: 'aurora', status: 'succeeded', code: null }],
+    });
     expect(await sessionStatus(s, sess.id)).toBe('succeeded');
     // completing again answers the same result
     const again = await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { body: {} });
@@ -275,22 +381,46 @@ describe('3DS', () => {
     const done = await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { body: {} });
     expect(done.body).toMatchObject({ status: 'failed', liability_shift: false, payment_status: 'failed' });
     const p = (await s.request('GET', `/payments/${r.body.id}`)).body;
-    expect(p).toMatchObject({ status: 'failed', failure_code: 'authentication_failed', decline_code: 'authentication_failed' });
+    expect(p).toMatchObject({
+      status: 'failed',
+      failure_code: 'authentication_failed',
+      decline_code: 'authentication_failed',
+    });
     expect(await sessionStatus(s, sess.id)).toBe('failed');
     expect((await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`)).body.status).toBe('failed');
   });
 
   it('no 3DS on the session → 404; another session’s secret → 401; cancel voids a pending 3DS payment', async () => {
     const plain = await newSession(s);
-    expectError(await s.request('GET', `/threeds-authenticate/sessions/${plain.id}/result`), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('GET', `/threeds-authenticate/sessions/${plain.id}/result`),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
     await confirm(s, plain, { token_id: 'tok_visa' });
-    expectError(await s.request('POST', `/threeds-authenticate/sessions/${plain.id}/challenge-complete`, { body: {} }), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('POST', `/threeds-authenticate/sessions/${plain.id}/challenge-complete`, { body: {} }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
     const sess = await newSession(s);
     const r = await confirm(s, sess, { token_id: 'tok_threeDSecureRequired' });
-    expectError(await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`, { key: plain.client_secret }), 401, 'authentication_error', 'invalid_client_secret');
+    expectError(
+      await s.request('GET', `/threeds-authenticate/sessions/${sess.id}/result`, { key: plain.client_secret }),
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
     await s.request('POST', `/sessions/${sess.id}/cancel`, { body: {} });
     expect((await s.request('GET', `/payments/${r.body.id}`)).body.status).toBe('canceled');
-    expectError(await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { body: {} }), 409, 'invalid_request_error', 'payment_unexpected_state');
+    expectError(
+      await s.request('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, { body: {} }),
+      409,
+      'invalid_request_error',
+      'payment_unexpected_state',
+    );
   });
 
   it('an unfinished 3DS session expires after 24 h: payment canceled', async () => {
@@ -299,7 +429,10 @@ describe('3DS', () => {
       const sess = await newSession(t);
       const r = await confirm(t, sess, { token_id: 'tok_threeDSecureRequired' });
       await advance(t, 24 * 3600 + 1);
-      expect((await t.request('GET', `/sessions/${sess.id}`)).body).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+      expect((await t.request('GET', `/sessions/${sess.id}`)).body).toMatchObject({
+        status: 'canceled',
+        cancellation_reason: 'abandoned',
+      });
       expect((await t.request('GET', `/payments/${r.body.id}`)).body.status).toBe('canceled');
     } finally {
       await t.close();
@@ -327,11 +460,41 @@ describe('confirm validation and auth', () => {
   it('exactly one source; type must match and be allowed by the session', async () => {
     const sess = await newSession(s);
     expectError(await confirm(s, sess, {}), 400, 'validation_error', 'parameter_missing', 'token_id');
-    expectError(await confirm(s, sess, { token_id: 'tok_visa', walletone_pay_token: 'x' }), 400, 'validation_error', 'parameter_invalid', 'walletone_pay_token');
-    expectError(await confirm(s, sess, { walletone_pay_token: 'x' }), 400, 'invalid_request_error', 'payment_method_not_allowed', 'payment_method_type');
-    expectError(await confirm(s, sess, { token_id: 'tok_visa', payment_method_type: 'walletthree' }), 400, 'validation_error', 'parameter_invalid', 'payment_method_type');
-    expectError(await confirm(s, sess, { token_id: 'tok_nope' }), 400, 'invalid_request_error', 'resource_missing', 'token_id');
-    expectError(await confirm(s, sess, { token_id: 'tok_visa', extra: 1 }), 400, 'validation_error', 'parameter_unknown', 'extra');
+    expectError(
+      await confirm(s, sess, { token_id: 'tok_visa', walletone_pay_token: 'x' }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'walletone_pay_token',
+    );
+    expectError(
+      await confirm(s, sess, { walletone_pay_token: 'x' }),
+      400,
+      'invalid_request_error',
+      'payment_method_not_allowed',
+      'payment_method_type',
+    );
+    expectError(
+      await confirm(s, sess, { token_id: 'tok_visa', payment_method_type: 'walletthree' }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'payment_method_type',
+    );
+    expectError(
+      await confirm(s, sess, { token_id: 'tok_nope' }),
+      400,
+      'invalid_request_error',
+      'resource_missing',
+      'token_id',
+    );
+    expectError(
+      await confirm(s, sess, { token_id: 'tok_visa', extra: 1 }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'extra',
+    );
     // nothing was created by the failures
     expect((await s.request('GET', `/payments?session_id=${sess.id}`)).body.total_count).toBe(0);
     expect(await sessionStatus(s, sess.id)).toBe('requires_payment_method');
@@ -340,21 +503,54 @@ describe('confirm validation and auth', () => {
   it('only the session’s client secret authenticates; the API key does not', async () => {
     const sess = await newSession(s);
     const other = await newSession(s);
-    expectError(await s.request('POST', `/confirm-payment/${sess.id}`, { body: { token_id: 'tok_visa' } }), 401, 'authentication_error', 'invalid_client_secret');
-    expectError(await s.request('POST', `/confirm-payment/${sess.id}`, { body: { token_id: 'tok_visa' }, key: other.client_secret }), 401, 'authentication_error', 'invalid_client_secret');
-    expectError(await s.request('POST', `/confirm-payment/${sess.id}`, { body: { token_id: 'tok_visa' }, key: null }), 401, 'authentication_error', 'missing_client_secret');
+    expectError(
+      await s.request('POST', `/confirm-payment/${sess.id}`, { body: { token_id: 'tok_visa' } }),
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
+    expectError(
+      await s.request('POST', `/confirm-payment/${sess.id}`, {
+        body: { token_id: 'tok_visa' },
+        key: other.client_secret,
+      }),
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
+    expectError(
+      await s.request('POST', `/confirm-payment/${sess.id}`, { body: { token_id: 'tok_visa' }, key: null }),
+      401,
+      'authentication_error',
+      'missing_client_secret',
+    );
   });
 
   it('confirm is only allowed from requires_payment_method', async () => {
     const sess = await newSession(s);
     await confirm(s, sess, { token_id: 'tok_visa' });
-    expectError(await confirm(s, sess, { token_id: 'tok_visa' }), 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      await confirm(s, sess, { token_id: 'tok_visa' }),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
     const failed = await newSession(s);
     await confirm(s, failed, { token_id: 'tok_chargeDeclined' });
-    expectError(await confirm(s, failed, { token_id: 'tok_visa' }), 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      await confirm(s, failed, { token_id: 'tok_visa' }),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
     const canceled = await newSession(s);
     await s.request('POST', `/sessions/${canceled.id}/cancel`, { body: {} });
-    expectError(await confirm(s, canceled, { token_id: 'tok_visa' }), 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      await confirm(s, canceled, { token_id: 'tok_visa' }),
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
   });
 
   it('20 concurrent confirms of one session → exactly one payment', async () => {
@@ -362,7 +558,8 @@ describe('confirm validation and auth', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => confirm(s, sess, { token_id: 'tok_visa' })));
     const ok = results.filter((r) => r.status === 200);
     expect(ok).toHaveLength(1);
-    for (const r of results.filter((x) => x.status !== 200)) expectError(r, 409, 'invalid_request_error', 'session_unexpected_state');
+    for (const r of results.filter((x) => x.status !== 200))
+      expectError(r, 409, 'invalid_request_error', 'session_unexpected_state');
     const list = await s.request('GET', `/payments?session_id=${sess.id}`);
     expect(list.body.total_count).toBe(1);
     expect(list.body.data[0].id).toBe(ok[0]!.body.id);
@@ -388,7 +585,12 @@ describe('payments list and get', () => {
     const failed = await s.request('GET', '/payments?status=failed&limit=2');
     expect(failed.status).toBe(200);
     expect(failed.body.data.every((x: any) => x.status === 'failed')).toBe(true);
-    expectError(await s.request('GET', '/payments/00000000-0000-7000-8000-000000000000'), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('GET', '/payments/00000000-0000-7000-8000-000000000000'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
     const key2 = await s.request('GET', '/payments'); // sanity
     expect(key2.status).toBe(200);
     expect(p.id).toMatch(UUID);

@@ -35,11 +35,29 @@ describe('hosted-page links', () => {
     const prod = await product(s);
     const oneTime = await ok(s, 'POST', '/prices', { product: prod.id, currency: 'usd', unit_amount: 700 });
     const monthly = await monthlyPrice(s, prod.id, 900);
-    const pay = await ok(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: oneTime.id }] }, 201);
-    const sub = await ok(s, 'POST', '/checkout-sessions', { mode: 'subscription', line_items: [{ price: monthly.id }] }, 201);
+    const pay = await ok(
+      s,
+      'POST',
+      '/checkout-sessions',
+      { mode: 'payment', line_items: [{ price: oneTime.id }] },
+      201,
+    );
+    const sub = await ok(
+      s,
+      'POST',
+      '/checkout-sessions',
+      { mode: 'subscription', line_items: [{ price: monthly.id }] },
+      201,
+    );
     const cus = await customer(s);
     const portal = await ok(s, 'POST', '/portal-sessions', { customer: cus.id });
-    const draft = await ok(s, 'POST', '/invoices', { customer: cus.id, currency: 'usd', lines: [{ amount: 500 }], collection_method: 'send_invoice', days_until_due: 2 });
+    const draft = await ok(s, 'POST', '/invoices', {
+      customer: cus.id,
+      currency: 'usd',
+      lines: [{ amount: 500 }],
+      collection_method: 'send_invoice',
+      days_until_due: 2,
+    });
     const inv = await ok(s, 'POST', `/invoices/${draft.id}/finalize`, {}); // a draft has no page
     expect(threeds.fallback_url).toBe(`${first.baseUrl}/pay/${threeds.id}`);
     await first.close();
@@ -54,22 +72,37 @@ describe('hosted-page links', () => {
     const session = await get(`/sessions/${threeds.id}`);
     const challenge = `${b}/pay/${threeds.id}?step=threeds`;
     expect(session.fallback_url).toBe(`${b}/pay/${threeds.id}`);
-    expect(session.next_action).toEqual({ type: 'redirect_to_url', url: challenge, redirect_to_url: { url: challenge, return_url: `${b}/pay/${threeds.id}` } });
+    expect(session.next_action).toEqual({
+      type: 'redirect_to_url',
+      url: challenge,
+      redirect_to_url: { url: challenge, return_url: `${b}/pay/${threeds.id}` },
+    });
     const payment = (await get(`/payments?session_id=${threeds.id}`)).data[0];
     expect(payment.next_action).toEqual(session.next_action);
     const config = await get(`/get-session-config/${threeds.id}`);
     expect([config.fallback_url, config.payment.next_action]).toEqual([session.fallback_url, session.next_action]);
     // The merchant's return_url is theirs: kept.
-    expect((await get(`/sessions/${returning.id}`)).next_action.redirect_to_url).toEqual({ url: `${b}/pay/${returning.id}?step=threeds`, return_url: 'https://shop.example/done' });
+    expect((await get(`/sessions/${returning.id}`)).next_action.redirect_to_url).toEqual({
+      url: `${b}/pay/${returning.id}?step=threeds`,
+      return_url: 'https://shop.example/done',
+    });
 
     expect((await get(`/checkout-sessions/${pay.id}`)).url).toBe(`${b}/pay/${pay.payment_session}`);
     expect((await get(`/checkout-sessions/${sub.id}`)).url).toBe(`${b}/checkout/${sub.id}`);
-    expect((await get('/checkout-sessions')).data.map((c: { url: string }) => c.url).sort()).toEqual([`${b}/checkout/${sub.id}`, `${b}/pay/${pay.payment_session}`].sort());
+    expect((await get('/checkout-sessions')).data.map((c: { url: string }) => c.url).sort()).toEqual(
+      [`${b}/checkout/${sub.id}`, `${b}/pay/${pay.payment_session}`].sort(),
+    );
     expect((await get(`/portal-sessions/${portal.id}`)).url).toBe(`${b}/portal/${portal.id}`);
     expect((await get(`/invoices/${inv.id}`)).hosted_invoice_url).toBe(`${b}/invoice/${inv.id}`);
 
     // …and the server that answered serves them.
-    for (const url of [session.fallback_url, challenge, `${b}/checkout/${sub.id}`, `${b}/portal/${portal.id}`, `${b}/invoice/${inv.id}`]) {
+    for (const url of [
+      session.fallback_url,
+      challenge,
+      `${b}/checkout/${sub.id}`,
+      `${b}/portal/${portal.id}`,
+      `${b}/invoice/${inv.id}`,
+    ]) {
       expect([url, (await fetch(url)).status]).toEqual([url, 200]);
     }
   });

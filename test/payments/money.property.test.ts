@@ -30,7 +30,9 @@ describe('capture and refund amounts', () => {
           expect(c.body).toMatchObject({ status: 'captured', captured_amount: capture });
           let refunded = 0;
           for (const r of refunds) {
-            const res = await s.request('POST', `/refund-payment/${p.id}`, { body: r === undefined ? {} : { amount: r } });
+            const res = await s.request('POST', `/refund-payment/${p.id}`, {
+              body: r === undefined ? {} : { amount: r },
+            });
             const remaining = capture - refunded;
             if (remaining === 0) expect(res.status).toBe(409);
             else if (r !== undefined && r > remaining) expect(res.status).toBe(400);

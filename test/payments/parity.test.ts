@@ -19,7 +19,11 @@ afterAll(() => s.close());
 async function fromBrowser(method: string, path: string, secret: string, body?: unknown) {
   const res = await fetch(s.baseUrl + path, {
     method,
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}`, 'X-Atlas-Publishable-Key': 'pk_test_parity' },
+    headers: {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${secret}`,
+      'X-Atlas-Publishable-Key': 'pk_test_parity',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -37,9 +41,21 @@ async function sdkPay(secret: string, tokenId: string) {
   expect(lookup.status).toBe(200);
   const sessionId: string = lookup.body.session_id;
   const res = await fromBrowser('POST', '/confirm-payment', secret, { session_id: sessionId, token_id: tokenId });
-  if (!res.ok) return { outcome: 'error' as const, sessionId, res, code: res.body.error?.code, declineCode: res.body.error?.decline_code };
+  if (!res.ok)
+    return {
+      outcome: 'error' as const,
+      sessionId,
+      res,
+      code: res.body.error?.code,
+      declineCode: res.body.error?.decline_code,
+    };
   if (res.body.status === 'requires_action' && res.body.next_action?.type === 'redirect_to_url') {
-    return { outcome: 'challenge' as const, sessionId, res, challengeUrl: res.body.next_action.redirect_to_url.url as string };
+    return {
+      outcome: 'challenge' as const,
+      sessionId,
+      res,
+      challengeUrl: res.body.next_action.redirect_to_url.url as string,
+    };
   }
   return { outcome: 'success' as const, sessionId, res };
 }
@@ -50,8 +66,19 @@ describe("the live service's browser SDK", () => {
     const r = await sdkPay(sess.client_secret, 'tok_visa');
     expect(r.sessionId).toBe(sess.id);
     expect(r.outcome).toBe('success');
-    expect(r.res.body).toMatchObject({ object: 'payment', session_id: sess.id, status: 'captured', captured_amount: 2500, next_action: null });
-    expect(r.res.body.routing).toEqual({ attempts: 1, selected_psp: r.res.body.psp, selection_reason: 'routing_rules', is_retry: false });
+    expect(r.res.body).toMatchObject({
+      object: 'payment',
+      session_id: sess.id,
+      status: 'captured',
+      captured_amount: 2500,
+      next_action: null,
+    });
+    expect(r.res.body.routing).toEqual({
+      attempts: 1,
+      selected_psp: r.res.body.psp,
+      selection_reason: 'routing_rules',
+      is_retry: false,
+    });
     expect(await sessionStatus(s, sess.id)).toBe('succeeded');
   });
 
@@ -70,15 +97,31 @@ describe("the live service's browser SDK", () => {
     const r = await sdkPay(sess.client_secret, 'tok_threeDSecureRequired');
     expect(r.outcome).toBe('challenge');
     const challenge = `${s.baseUrl}/pay/${sess.id}?step=threeds`;
-    expect(r.res.body.next_action).toEqual({ type: 'redirect_to_url', url: challenge, redirect_to_url: { url: challenge, return_url: 'https://shop.example.com/thanks' } });
+    expect(r.res.body.next_action).toEqual({
+      type: 'redirect_to_url',
+      url: challenge,
+      redirect_to_url: { url: challenge, return_url: 'https://shop.example.com/thanks' },
+    });
     // the session shows the same action and its latest attempt, as at the live service
     const viewed = (await s.request('GET', `/sessions/${sess.id}`)).body;
-    expect(viewed).toMatchObject({ status: 'requires_action', next_action: r.res.body.next_action, latest_attempt: { id: r.res.body.id, status: 'requires_action', psp: r.res.body.psp } });
+    expect(viewed).toMatchObject({
+      status: 'requires_action',
+      next_action: r.res.body.next_action,
+      latest_attempt: { id: r.res.body.id, status: 'requires_action', psp: r.res.body.psp },
+    });
     // the challenge page completes it (with the client secret, as the hosted page does)
-    const done = await fromBrowser('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, sess.client_secret, {});
+    const done = await fromBrowser(
+      'POST',
+      `/threeds-authenticate/sessions/${sess.id}/challenge-complete`,
+      sess.client_secret,
+      {},
+    );
     expect(done.body).toMatchObject({ status: 'authenticated', payment_status: 'captured' });
     const after = await fromBrowser('POST', '/get-session-config', sess.client_secret);
-    expect(after.body).toMatchObject({ status: 'succeeded', payment: { id: r.res.body.id, status: 'captured', next_action: null } });
+    expect(after.body).toMatchObject({
+      status: 'succeeded',
+      payment: { id: r.res.body.id, status: 'captured', next_action: null },
+    });
     const finished = (await s.request('GET', `/sessions/${sess.id}`)).body;
     expect(finished).toMatchObject({ status: 'succeeded', next_action: null, latest_attempt: { status: 'captured' } });
   });
@@ -90,14 +133,22 @@ describe("the live service's browser SDK", () => {
     // no success_url: the payer returns to the hosted page, which shows the result
     expect(r.res.body.next_action.redirect_to_url.return_url).toBe(`${s.baseUrl}/pay/${sess.id}`);
     await fromBrowser('POST', `/threeds-authenticate/sessions/${sess.id}/challenge-complete`, sess.client_secret, {});
-    expect((await s.request('GET', `/payments/${r.res.body.id}`)).body).toMatchObject({ status: 'failed', failure_code: 'authentication_failed' });
+    expect((await s.request('GET', `/payments/${r.res.body.id}`)).body).toMatchObject({
+      status: 'failed',
+      failure_code: 'authentication_failed',
+    });
   });
 });
 
 describe("the live service's web test page", () => {
   it('creates a session as it does, confirms on the path with session_id and token_provider in the body', async () => {
     const created = await s.request('POST', '/create-session', {
-      body: { amount: 1000, currency: 'NZD', capture_method: 'automatic', metadata: { order_id: 'test-1700000000000', customer_email: 'test@example.com' } },
+      body: {
+        amount: 1000,
+        currency: 'NZD',
+        capture_method: 'automatic',
+        metadata: { order_id: 'test-1700000000000', customer_email: 'test@example.com' },
+      },
     });
     expect(created.status).toBe(201);
     const res = await fromBrowser('POST', `/confirm-payment/${created.body.id}`, created.body.client_secret, {
@@ -137,27 +188,47 @@ describe("the live service's e-commerce plugin", () => {
     const looked = await s.request('GET', `/get-session-config/${r.body.id}`);
     expect(looked.body).toMatchObject({ session_id: r.body.id, amount: 4999, fallback_url: r.body.fallback_url });
     // the alias and the field may both be given only when they agree
-    const both = await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', customer: { email: 'a@example.com' }, customer_email: 'b@example.com' } });
+    const both = await s.request('POST', '/create-session', {
+      body: { amount: 1, currency: 'usd', customer: { email: 'a@example.com' }, customer_email: 'b@example.com' },
+    });
     expectError(both, 400, 'validation_error', 'parameter_invalid', 'customer_email');
-    const agree = await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', success_url: 'https://a.example', return_url: 'https://a.example' } });
+    const agree = await s.request('POST', '/create-session', {
+      body: { amount: 1, currency: 'usd', success_url: 'https://a.example', return_url: 'https://a.example' },
+    });
     expect(agree.body.success_url).toBe('https://a.example');
   });
 
   it('refunds with an order reference as the reason, after a capture with an amount', async () => {
     const sess = await newSession(s, { capture_method: 'manual', amount: 4999 });
-    const paid = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { session_id: sess.id, token_id: 'tok_visa' });
+    const paid = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+      session_id: sess.id,
+      token_id: 'tok_visa',
+    });
     const cap = await s.request('POST', `/capture-payment/${paid.body.id}`, { body: { amount: 4999 } });
     expect(cap.body.status).toBe('captured');
-    const refund = await s.request('POST', `/refund-payment/${paid.body.id}`, { body: { amount: 1000, reason: 'Order #1234 returned' } });
+    const refund = await s.request('POST', `/refund-payment/${paid.body.id}`, {
+      body: { amount: 1000, reason: 'Order #1234 returned' },
+    });
     expect(refund.status).toBe(200);
     expect(refund.body.refunds).toEqual([expect.objectContaining({ amount: 1000, reason: 'Order #1234 returned' })]);
   });
 
   it('its confirm and token charge with the secret key are refused as at the live service (the client secret is the credential)', async () => {
     const sess = await newSession(s);
-    expectError(await s.request('POST', `/confirm-payment/${sess.id}`, { body: { session_id: sess.id } }), 401, 'authentication_error', 'invalid_client_secret');
+    expectError(
+      await s.request('POST', `/confirm-payment/${sess.id}`, { body: { session_id: sess.id } }),
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
     const charge = await s.request('POST', '/confirm-payment', {
-      body: { payment_method_token: 'tok_visa', amount: 4999, currency: 'USD', external_id: 'wc-1', stored_card_indicator: 'recurring' },
+      body: {
+        payment_method_token: 'tok_visa',
+        amount: 4999,
+        currency: 'USD',
+        external_id: 'wc-1',
+        stored_card_indicator: 'recurring',
+      },
     });
     expectError(charge, 401, 'authentication_error', 'invalid_client_secret');
     expect(await sessionStatus(s, sess.id)).toBe('requires_payment_method');
@@ -165,7 +236,14 @@ describe("the live service's e-commerce plugin", () => {
 });
 
 describe('the fields the live service reads', () => {
-  const address = { street: '1 Main St', city: 'Springfield', state: 'IL', postal_code: '62701', country: 'US', recipient_name: 'Jenny Rosen' };
+  const address = {
+    street: '1 Main St',
+    city: 'Springfield',
+    state: 'IL',
+    postal_code: '62701',
+    country: 'US',
+    recipient_name: 'Jenny Rosen',
+  };
 
   it('create-session: merchant_reference, customer.phone, addresses, browser, statement_descriptor — stored, echoed (browser only stored)', async () => {
     const r = await s.request('POST', '/create-session', {
@@ -195,23 +273,53 @@ describe('the fields the live service reads', () => {
     expect(Object.keys(r.body).at(-1)).toBe('client_secret');
     const got = (await s.request('GET', `/sessions/${r.body.id}`)).body;
     expect(got).toEqual(r.body);
-    expectError(await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', statement_descriptor: 'X'.repeat(23) } }), 400, 'validation_error', 'parameter_invalid', 'statement_descriptor');
-    expectError(await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd', billing_address: { zip: '1' } } }), 400, 'validation_error', 'parameter_unknown', 'billing_address.zip');
+    expectError(
+      await s.request('POST', '/create-session', {
+        body: { amount: 1, currency: 'usd', statement_descriptor: 'X'.repeat(23) },
+      }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'statement_descriptor',
+    );
+    expectError(
+      await s.request('POST', '/create-session', {
+        body: { amount: 1, currency: 'usd', billing_address: { zip: '1' } },
+      }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'billing_address.zip',
+    );
   });
 
   it('update: statement_descriptor, customer.phone, addresses (replaced whole); updated_at moves', async () => {
     const sess = await newSession(s, { billing_address: address });
     await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 60 } });
-    const u = await s.request('PATCH', `/sessions/${sess.id}`, { body: { statement_descriptor: 'NEW DESC', customer: { phone: '+15555550199' }, billing_address: { city: 'Ogdenville' } } });
+    const u = await s.request('PATCH', `/sessions/${sess.id}`, {
+      body: {
+        statement_descriptor: 'NEW DESC',
+        customer: { phone: '+15555550199' },
+        billing_address: { city: 'Ogdenville' },
+      },
+    });
     expect(u.status).toBe(200);
-    expect(u.body).toMatchObject({ statement_descriptor: 'NEW DESC', customer_phone: '+15555550199', billing_address: { city: 'Ogdenville' } });
+    expect(u.body).toMatchObject({
+      statement_descriptor: 'NEW DESC',
+      customer_phone: '+15555550199',
+      billing_address: { city: 'Ogdenville' },
+    });
     expect(u.body.billing_address.street).toBeUndefined();
     expect(Date.parse(u.body.updated_at) - Date.parse(sess.updated_at)).toBeGreaterThanOrEqual(60_000);
   });
 
   it('confirm: token_provider, routing_profile_id, vgs_data (never stored or echoed), psp', async () => {
     const sess = await newSession(s);
-    const vgs = { card_number: 'tok_sandbox_vgsAliasNumber1', card_expiry: 'tok_sandbox_vgsAliasExpiry1', card_cvc: 'tok_sandbox_vgsAliasCvc1' };
+    const vgs = {
+      card_number: 'tok_sandbox_vgsAliasNumber1',
+      card_expiry: 'tok_sandbox_vgsAliasExpiry1',
+      card_cvc: 'tok_sandbox_vgsAliasCvc1',
+    };
     const r = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
       token_id: 'tok_visa',
       token_provider: 'vgs',
@@ -220,30 +328,63 @@ describe('the fields the live service reads', () => {
       psp: 'cobalt',
     });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'captured', psp: 'cobalt', routing_profile_id: 'rp_checkout_default', routing: { selected_psp: 'cobalt', selection_reason: 'forced', attempts: 1 } });
+    expect(r.body).toMatchObject({
+      status: 'captured',
+      psp: 'cobalt',
+      routing_profile_id: 'rp_checkout_default',
+      routing: { selected_psp: 'cobalt', selection_reason: 'forced', attempts: 1 },
+    });
     expect(r.text).not.toContain('vgsAlias');
     const rows = s.server.services.store.db.prepare('SELECT data FROM payments').all() as { data: string }[];
     for (const row of rows) expect(row.data).not.toContain('vgsAlias');
-    const bad = await fromBrowser('POST', `/confirm-payment/${(await newSession(s)).id}`, (await newSession(s)).client_secret, { token_id: 'tok_visa', token_provider: 'elsewhere' });
+    const bad = await fromBrowser(
+      'POST',
+      `/confirm-payment/${(await newSession(s)).id}`,
+      (await newSession(s)).client_secret,
+      { token_id: 'tok_visa', token_provider: 'elsewhere' },
+    );
     expect(bad.status).toBe(401); // auth comes first: the secret is another session's
   });
 
   it('confirm: bank_account.account_type must be the account\u2019s own; the payment shows bank_name and account_type', async () => {
-    const ba = (await s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen', account_type: 'savings' } })).body;
+    const ba = (
+      await s.request('POST', '/bank-accounts', {
+        body: {
+          account_number: '000123456789',
+          routing_number: '110000000',
+          holder_name: 'Jenny Rosen',
+          account_type: 'savings',
+        },
+      })
+    ).body;
     expect(ba.created_at).toBe(new Date(ba.created * 1000).toISOString());
     await s.request('POST', `/bank-accounts/${ba.id}/initiate-microdeposits`);
     await s.request('POST', `/bank-accounts/${ba.id}/verify`, { body: { amounts: [32, 45] } });
     const sess = await newSession(s, { payment_method_types: ['bank_account'] });
-    const wrong = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'checking' } });
+    const wrong = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+      bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'checking' },
+    });
     expectError(wrong as never, 400, 'validation_error', 'parameter_invalid', 'bank_account.account_type');
-    const ok = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'savings' } });
+    const ok = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+      bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'savings' },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body.bank_account).toEqual({ id: ba.id, last4: '6789', routing_last4: '0000', account_holder_name: 'Jenny Rosen', bank_name: ba.bank_name, account_type: 'savings' });
+    expect(ok.body.bank_account).toEqual({
+      id: ba.id,
+      last4: '6789',
+      routing_last4: '0000',
+      account_holder_name: 'Jenny Rosen',
+      bank_name: ba.bank_name,
+      account_type: 'savings',
+    });
   });
 
   it('wallets: wallet.card_network is present (null: a test wallet token carries no card)', async () => {
     const sess = await newSession(s, { payment_method_types: ['walletone_pay'] });
-    const r = await fromBrowser('POST', '/confirm-payment', sess.client_secret, { session_id: sess.id, walletone_pay_token: 'wallet_ok' });
+    const r = await fromBrowser('POST', '/confirm-payment', sess.client_secret, {
+      session_id: sess.id,
+      walletone_pay_token: 'wallet_ok',
+    });
     expect(r.body.wallet).toEqual({ type: 'walletone_pay', card_network: null });
   });
 
@@ -258,7 +399,8 @@ describe('the fields the live service reads', () => {
     for (const [extra, param, suggestion] of cases) {
       const r = await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd', ...extra } });
       expectError(r, 400, 'validation_error', 'parameter_unknown', param);
-      if (suggestion) expect(r.body.error.message).toBe(`Received unknown parameter: ${param}. Did you mean ${suggestion}?`);
+      if (suggestion)
+        expect(r.body.error.message).toBe(`Received unknown parameter: ${param}. Did you mean ${suggestion}?`);
       else expect(r.body.error.message).toBe(`Received unknown parameter: ${param}.`);
     }
   });
@@ -278,47 +420,107 @@ describe('the other shared routes', () => {
 
   it("wallet merchant validation on the contract's path with the client secret of the body's session", async () => {
     const sess = await newSession(s, { payment_method_types: ['walletone_pay'] });
-    const body = { validation_url: 'https://wallet.example/paymentservices/startSession', domain: 'shop.example.com', session_id: sess.id };
+    const body = {
+      validation_url: 'https://wallet.example/paymentservices/startSession',
+      domain: 'shop.example.com',
+      session_id: sess.id,
+    };
     const ok = await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, body);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ object: 'walletone_merchant_session', session_id: sess.id });
     const other = await newSession(s, { payment_method_types: ['walletone_pay'] });
-    expectError(await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, { ...body, session_id: other.id }) as never, 401, 'authentication_error', 'invalid_client_secret');
+    expectError(
+      (await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, {
+        ...body,
+        session_id: other.id,
+      })) as never,
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
     expect((await s.request('POST', '/walletone-pay-validate-merchant', { body })).status).toBe(200);
   });
 
   it('bank accounts: is_default on create and PATCH {nickname, is_default, metadata}; one default per customer', async () => {
     const create = (extra: Record<string, unknown>) =>
-      s.request('POST', '/bank-accounts', { body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen', ...extra } });
+      s.request('POST', '/bank-accounts', {
+        body: { account_number: '000123456789', routing_number: '110000000', holder_name: 'Jenny Rosen', ...extra },
+      });
     const first = (await create({ customer_id: 'cus_parity' })).body;
     const second = (await create({ customer_id: 'cus_parity', is_default: true })).body;
     const other = (await create({ customer_id: 'cus_other' })).body;
     expect(second.is_default).toBe(true);
     expect((await s.request('GET', `/bank-accounts/${first.id}`)).body.is_default).toBe(false);
-    const u = await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { nickname: 'Payroll', is_default: true, metadata: { k: 'v' } } });
+    const u = await s.request('PATCH', `/bank-accounts/${first.id}`, {
+      body: { nickname: 'Payroll', is_default: true, metadata: { k: 'v' } },
+    });
     expect(u.status).toBe(200);
     expect(u.body).toMatchObject({ nickname: 'Payroll', is_default: true, metadata: { k: 'v' } });
     expect((await s.request('GET', `/bank-accounts/${second.id}`)).body.is_default).toBe(false);
     expect((await s.request('GET', `/bank-accounts/${other.id}`)).body.is_default).toBe(true); // another customer's default stays
-    expect((await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { nickname: null } })).body.nickname).toBeNull();
+    expect(
+      (await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { nickname: null } })).body.nickname,
+    ).toBeNull();
     expectError(await create({ is_default: true }), 400, 'validation_error', 'parameter_invalid', 'is_default');
-    expectError(await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { holder_name: 'x' } }), 400, 'validation_error', 'parameter_unknown', 'holder_name');
-    expectError(await s.request('PATCH', '/bank-accounts/ba_missing', { body: {} }), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('PATCH', `/bank-accounts/${first.id}`, { body: { holder_name: 'x' } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'holder_name',
+    );
+    expectError(
+      await s.request('PATCH', '/bank-accounts/ba_missing', { body: {} }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
   });
 
   it('network tokens: session_id and request_cryptogram, from a browser with the client secret; the live service\u2019s field names', async () => {
     const sess = await newSession(s);
-    const nt = await fromBrowser('POST', '/network-tokens', sess.client_secret, { session_id: sess.id, token_id: 'tok_mastercard', request_cryptogram: true });
+    const nt = await fromBrowser('POST', '/network-tokens', sess.client_secret, {
+      session_id: sess.id,
+      token_id: 'tok_mastercard',
+      request_cryptogram: true,
+    });
     expect(nt.status).toBe(201);
-    expect(nt.body).toMatchObject({ object: 'network_token', networkTokenId: nt.body.id, network: 'mastercard', status: 'active', cryptogramType: 'TAVV' });
+    expect(nt.body).toMatchObject({
+      object: 'network_token',
+      networkTokenId: nt.body.id,
+      network: 'mastercard',
+      status: 'active',
+      cryptogramType: 'TAVV',
+    });
     expect(nt.body.tokenExpiryMonth).toMatch(/^\d{2}$/);
     expect(nt.body.tokenExpiryYear).toMatch(/^\d{4}$/);
     expect(typeof nt.body.cryptogram).toBe('string');
-    const c = await fromBrowser('POST', `/network-tokens/${nt.body.id}/cryptogram`, sess.client_secret, { session_id: sess.id });
-    expect(c.body).toMatchObject({ network_token_id: nt.body.id, cryptogramType: 'TAVV', expiresAt: c.body.expires_at });
+    const c = await fromBrowser('POST', `/network-tokens/${nt.body.id}/cryptogram`, sess.client_secret, {
+      session_id: sess.id,
+    });
+    expect(c.body).toMatchObject({
+      network_token_id: nt.body.id,
+      cryptogramType: 'TAVV',
+      expiresAt: c.body.expires_at,
+    });
     const other = await newSession(s);
-    expectError(await fromBrowser('POST', '/network-tokens', sess.client_secret, { session_id: other.id, token_id: 'tok_visa' }) as never, 401, 'authentication_error', 'invalid_client_secret');
-    expectError(await s.request('POST', '/network-tokens', { body: { session_id: '00000000-0000-7000-8000-000000000000', token_id: 'tok_visa' } }), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      (await fromBrowser('POST', '/network-tokens', sess.client_secret, {
+        session_id: other.id,
+        token_id: 'tok_visa',
+      })) as never,
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
+    expectError(
+      await s.request('POST', '/network-tokens', {
+        body: { session_id: '00000000-0000-7000-8000-000000000000', token_id: 'tok_visa' },
+      }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
     const plain = await s.request('POST', '/network-tokens', { body: { token_id: 'tok_visa' } });
     expect(plain.body.cryptogram).toBeUndefined();
   });
@@ -334,7 +536,10 @@ describe('both confirm forms and the secret that names its session', () => {
     const sess = await newSession(s);
     const other = await newSession(s);
     expectError(
-      await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { session_id: other.id, token_id: 'tok_visa' }) as never,
+      (await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+        session_id: other.id,
+        token_id: 'tok_visa',
+      })) as never,
       400,
       'validation_error',
       'parameter_invalid',
@@ -347,7 +552,15 @@ describe('both confirm forms and the secret that names its session', () => {
   it("a secret confirms only its own session: another session's id in the body → 401, that session untouched", async () => {
     const a = await newSession(s);
     const b = await newSession(s);
-    expectError(await fromBrowser('POST', '/confirm-payment', a.client_secret, { session_id: b.id, token_id: 'tok_visa' }) as never, 401, 'authentication_error', 'invalid_client_secret');
+    expectError(
+      (await fromBrowser('POST', '/confirm-payment', a.client_secret, {
+        session_id: b.id,
+        token_id: 'tok_visa',
+      })) as never,
+      401,
+      'authentication_error',
+      'invalid_client_secret',
+    );
     expect(await sessionStatus(s, b.id)).toBe('requires_payment_method');
     expect((await s.request('GET', `/payments?session_id=${b.id}`)).body.data).toEqual([]);
   });
@@ -355,11 +568,24 @@ describe('both confirm forms and the secret that names its session', () => {
   it('both forms run one pipeline: an Idempotency-Key replays, a second confirm is 409', async () => {
     const sess = await newSession(s);
     const h = { 'Idempotency-Key': `parity-${sess.id}` };
-    const first = await fetch(`${s.baseUrl}/confirm-payment`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${sess.client_secret}`, ...h }, body: JSON.stringify({ session_id: sess.id, token_id: 'tok_visa' }) });
-    const again = await fetch(`${s.baseUrl}/confirm-payment`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${sess.client_secret}`, ...h }, body: JSON.stringify({ session_id: sess.id, token_id: 'tok_visa' }) });
+    const first = await fetch(`${s.baseUrl}/confirm-payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sess.client_secret}`, ...h },
+      body: JSON.stringify({ session_id: sess.id, token_id: 'tok_visa' }),
+    });
+    const again = await fetch(`${s.baseUrl}/confirm-payment`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sess.client_secret}`, ...h },
+      body: JSON.stringify({ session_id: sess.id, token_id: 'tok_visa' }),
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(await first.json());
-    expectError(await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { token_id: 'tok_visa' }) as never, 409, 'invalid_request_error', 'session_unexpected_state');
+    expectError(
+      (await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { token_id: 'tok_visa' })) as never,
+      409,
+      'invalid_request_error',
+      'session_unexpected_state',
+    );
   });
 
   it('get-session-config without an id: only a client secret (it names its session); a forged or altered one → 401', async () => {
@@ -377,11 +603,14 @@ describe('both confirm forms and the secret that names its session', () => {
     const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
     for (let i = 3; i < a.client_secret.length; i += 5) {
       const c = a.client_secret[i]!;
-      const altered = a.client_secret.slice(0, i) + alphabet[(alphabet.indexOf(c) + 1) % 62] + a.client_secret.slice(i + 1);
+      const altered =
+        a.client_secret.slice(0, i) + alphabet[(alphabet.indexOf(c) + 1) % 62] + a.client_secret.slice(i + 1);
       expect((await fromBrowser('POST', '/get-session-config', altered)).status).toBe(401);
     }
     // nothing of the secret is stored
-    const row = s.server.services.store.db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as { data: string };
+    const row = s.server.services.store.db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as {
+      data: string;
+    };
     expect(row.data).not.toContain(a.client_secret.slice(3, 20));
   });
 
@@ -397,7 +626,10 @@ describe('both confirm forms and the secret that names its session', () => {
     expect((await fromBrowser('GET', `/get-session-config/${created.id}`, old)).status).toBe(200);
     expect((await fromBrowser('GET', `/get-session-config/${created.id}`, created.client_secret)).status).toBe(401);
     expect((await fromBrowser('POST', '/get-session-config', old)).status).toBe(401);
-    const paid = await fromBrowser('POST', `/confirm-payment/${created.id}`, old, { session_id: created.id, token_id: 'tok_visa' });
+    const paid = await fromBrowser('POST', `/confirm-payment/${created.id}`, old, {
+      session_id: created.id,
+      token_id: 'tok_visa',
+    });
     expect(paid.body.status).toBe('captured');
   });
 });
@@ -419,11 +651,15 @@ describe('the OpenAPI document', () => {
         expect(tags.has(op.tags[0]), `${where}: tag ${op.tags[0]} not defined`).toBe(true);
       }
     }
-    expect(doc.paths['/confirm-payment'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('session_id');
+    expect(doc.paths['/confirm-payment'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'session_id',
+    );
     expect(doc.paths['/get-session-config'].post).toBeDefined();
     const session = doc.paths['/create-session'].post.responses['201'].content['application/json'].schema.properties;
-    for (const f of ['next_action', 'latest_attempt', 'billing_address', 'shipping_address', 'updated_at']) expect(session).toHaveProperty(f);
-    const payment = doc.paths['/confirm-payment/{session_id}'].post.responses['200'].content['application/json'].schema.properties;
+    for (const f of ['next_action', 'latest_attempt', 'billing_address', 'shipping_address', 'updated_at'])
+      expect(session).toHaveProperty(f);
+    const payment =
+      doc.paths['/confirm-payment/{session_id}'].post.responses['200'].content['application/json'].schema.properties;
     for (const f of ['routing', 'three_d_secure', 'next_action']) expect(payment).toHaveProperty(f);
     // it points to this repository's docs/api.md only
     expect(JSON.stringify(doc).replaceAll('docs/api.md', '')).not.toMatch(/\.md\b/);
@@ -433,23 +669,52 @@ describe('the OpenAPI document', () => {
     const md = readFileSync(join(import.meta.dirname, '../../docs/api.md'), 'utf8');
     const section = md.slice(md.indexOf('## Live-service parity'));
     expect(section.length).toBeGreaterThan(100);
-    for (const topic of ['POST /confirm-payment', 'get-session-config', 'requires_action', 'redirect_to_url', 'customer_email', 'return_url', 'reason']) expect(section).toContain(topic);
+    for (const topic of [
+      'POST /confirm-payment',
+      'get-session-config',
+      'requires_action',
+      'redirect_to_url',
+      'customer_email',
+      'return_url',
+      'reason',
+    ])
+      expect(section).toContain(topic);
   });
 });
 
 describe("a price created with its own `type` (the contract's Price table; the live service reads it)", () => {
   it('is accepted when it agrees with `recurring`, refused with the field named when it does not', async () => {
     const product = (await s.request('POST', '/products', { body: { name: 'Typed' } })).body;
-    const recurring = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'recurring', recurring: { interval: 'month' } } });
+    const recurring = await s.request('POST', '/prices', {
+      body: {
+        product: product.id,
+        currency: 'usd',
+        unit_amount: 500,
+        type: 'recurring',
+        recurring: { interval: 'month' },
+      },
+    });
     expect(recurring.status).toBe(201);
     expect(recurring.body.type).toBe('recurring');
-    const once = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'one_time' } });
+    const once = await s.request('POST', '/prices', {
+      body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'one_time' },
+    });
     expect(once.status).toBe(201);
     expect(once.body.type).toBe('one_time');
-    const missing = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'recurring' } });
+    const missing = await s.request('POST', '/prices', {
+      body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'recurring' },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'parameter_missing', param: 'recurring' });
-    const wrong = await s.request('POST', '/prices', { body: { product: product.id, currency: 'usd', unit_amount: 500, type: 'one_time', recurring: { interval: 'month' } } });
+    const wrong = await s.request('POST', '/prices', {
+      body: {
+        product: product.id,
+        currency: 'usd',
+        unit_amount: 500,
+        type: 'one_time',
+        recurring: { interval: 'month' },
+      },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: 'parameter_invalid', param: 'type' });
   });

@@ -8,7 +8,12 @@ export async function newSession(s: TestServer, body: Record<string, unknown> = 
   return r.body as { id: string; client_secret: string; fallback_url: string; [k: string]: any };
 }
 
-export function confirm(s: TestServer, session: { id: string; client_secret: string }, body: Record<string, unknown>, headers?: Record<string, string>) {
+export function confirm(
+  s: TestServer,
+  session: { id: string; client_secret: string },
+  body: Record<string, unknown>,
+  headers?: Record<string, string>,
+) {
   return s.request('POST', `/confirm-payment/${session.id}`, { body, key: session.client_secret, headers });
 }
 

@@ -10,14 +10,41 @@ import fc, { type Arbitrary } from 'fast-check';
 export type Schema = Record<string, any>;
 
 const KNOWN = new Set([
-  'type', 'properties', 'required', 'additionalProperties', 'maxProperties', 'minProperties', 'propertyNames', 'minLength', 'maxLength',
-  'pattern', 'format', 'minimum', 'maximum', 'items', 'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'const', 'description', 'default',
-  'title', 'examples', '$id', 'exclusiveMinimum', 'exclusiveMaximum', 'enum', 'patternProperties',
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'maxProperties',
+  'minProperties',
+  'propertyNames',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'anyOf',
+  'const',
+  'description',
+  'default',
+  'title',
+  'examples',
+  '$id',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'enum',
+  'patternProperties',
 ]);
 const TYPEBOX_KIND = Symbol.for('TypeBox.Kind');
 
 function check(schema: Schema): void {
-  for (const k of Object.keys(schema)) if (!KNOWN.has(k)) throw new Error(`arbitrary: unsupported JSON Schema keyword "${k}" in ${JSON.stringify(schema)}`);
+  for (const k of Object.keys(schema))
+    if (!KNOWN.has(k))
+      throw new Error(`arbitrary: unsupported JSON Schema keyword "${k}" in ${JSON.stringify(schema)}`);
   void TYPEBOX_KIND;
 }
 
@@ -26,14 +53,35 @@ const STRING_CAP = 40;
 
 /** Odd but valid unicode: astral emoji, combining marks, RTL, zero-width, NUL and control characters, BOM. */
 const ODD_UNICODE = [
-  '\ud800', '\udfff x', '\u0000', '\u0007', '\u001b[31m', '\u202e', '\u200b', '\ufeff', '\ud83d\udca5', 'e\u0301', '\u0644\u0627', '𝕏', '\uffff', '%00', '../', '\\', '"', "'", '<script>',
+  '\ud800',
+  '\udfff x',
+  '\u0000',
+  '\u0007',
+  '\u001b[31m',
+  '\u202e',
+  '\u200b',
+  '\ufeff',
+  '\ud83d\udca5',
+  'e\u0301',
+  '\u0644\u0627',
+  '𝕏',
+  '\uffff',
+  '%00',
+  '../',
+  '\\',
+  '"',
+  "'",
+  '<script>',
 ];
 export const oddUnicode = fc.constantFrom(...ODD_UNICODE);
 
 function stringArb(s: Schema): Arbitrary<string> {
   const min = s.minLength ?? 0;
   const max = s.maxLength ?? Math.max(min, STRING_CAP);
-  if (s.format === 'date-time') return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (s.format === 'date-time')
+    return fc
+      .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (s.format !== undefined) throw new Error(`arbitrary: unsupported format ${s.format}`);
   if (s.pattern !== undefined) {
     const re = new RegExp(s.pattern);
@@ -66,7 +114,10 @@ function numberArb(s: Schema, integer: boolean): Arbitrary<number> {
   const max = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - step : 1e12);
   if (integer) {
     const edges = fc.constantFrom(min, max);
-    return fc.oneof({ weight: 4, arbitrary: fc.bigInt({ min: BigInt(Math.ceil(min)), max: BigInt(Math.floor(max)) }).map(Number) }, { weight: 1, arbitrary: edges });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.bigInt({ min: BigInt(Math.ceil(min)), max: BigInt(Math.floor(max)) }).map(Number) },
+      { weight: 1, arbitrary: edges },
+    );
   }
   return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
 }
@@ -105,17 +156,25 @@ export function valid(schema: Schema, hint?: Hint): Arbitrary<unknown> {
       const model: Record<string, Arbitrary<unknown>> = {};
       for (const [k, v] of Object.entries(props)) {
         const hinted = hint?.(k, v);
-        model[k] = hinted ? fc.oneof({ weight: 2, arbitrary: hinted }, { weight: 1, arbitrary: valid(v, hint) }) : valid(v, hint);
+        model[k] = hinted
+          ? fc.oneof({ weight: 2, arbitrary: hinted }, { weight: 1, arbitrary: valid(v, hint) })
+          : valid(v, hint);
       }
       const fixed = fc.record(model, { requiredKeys: required });
       // Type.Record(Type.String(), X) emits patternProperties {'^(.*)$': X}: treat it like additionalProperties X
       const pp = schema.patternProperties as Record<string, Schema> | undefined;
-      const extra = pp && Object.keys(pp).length === 1 && Object.keys(pp)[0] === '^(.*)$' ? Object.values(pp)[0] : schema.additionalProperties;
-      if (pp && extra === schema.additionalProperties) throw new Error(`arbitrary: unsupported patternProperties ${JSON.stringify(pp)}`);
+      const extra =
+        pp && Object.keys(pp).length === 1 && Object.keys(pp)[0] === '^(.*)$'
+          ? Object.values(pp)[0]
+          : schema.additionalProperties;
+      if (pp && extra === schema.additionalProperties)
+        throw new Error(`arbitrary: unsupported patternProperties ${JSON.stringify(pp)}`);
       if (extra && typeof extra === 'object') {
         const names = schema.propertyNames ?? {};
         const maxKeys = Math.min(schema.maxProperties ?? 5, 5);
-        const key = stringArb({ minLength: names.minLength ?? 0, maxLength: names.maxLength ?? 40 }).filter((k) => !(k in props) && k !== '__proto__');
+        const key = stringArb({ minLength: names.minLength ?? 0, maxLength: names.maxLength ?? 40 }).filter(
+          (k) => !(k in props) && k !== '__proto__',
+        );
         return fc.tuple(fixed, fc.dictionary(key, valid(extra, hint), { maxKeys })).map(([a, b]) => ({ ...b, ...a }));
       }
       return fixed;
@@ -143,8 +202,12 @@ function wrongType(schema: Schema): Arbitrary<unknown> {
   const collect = (s: Schema) => {
     if (s.anyOf) (s.anyOf as Schema[]).forEach(collect);
     else if (s.type) types.add(s.type);
-    else if ('const' in s) types.add(s.const === null ? 'null' : typeof s.const === 'number' ? 'integer' : typeof s.const);
-    else if (s.enum) (s.enum as unknown[]).forEach((v) => types.add(v === null ? 'null' : typeof v === 'number' ? 'integer' : typeof v));
+    else if ('const' in s)
+      types.add(s.const === null ? 'null' : typeof s.const === 'number' ? 'integer' : typeof s.const);
+    else if (s.enum)
+      (s.enum as unknown[]).forEach((v) =>
+        types.add(v === null ? 'null' : typeof v === 'number' ? 'integer' : typeof v),
+      );
   };
   collect(schema);
   if (types.has('number')) types.add('integer');
@@ -156,10 +219,12 @@ function wrongType(schema: Schema): Arbitrary<unknown> {
 function violation(schema: Schema): Arbitrary<unknown> | undefined {
   if (schema.type === undefined && !schema.anyOf && !schema.enum && !('const' in schema)) return undefined; // anything goes
   const out: Arbitrary<unknown>[] = [wrongType(schema)];
-  const literals = 'const' in schema || schema.enum || (schema.anyOf && (schema.anyOf as Schema[]).every((b) => 'const' in b));
+  const literals =
+    'const' in schema || schema.enum || (schema.anyOf && (schema.anyOf as Schema[]).every((b) => 'const' in b));
   if (literals) out.push(fc.constant('not-one-of-the-allowed-values\u202e'));
   if (schema.type === 'string') {
-    if (schema.maxLength !== undefined) out.push(fc.constant('y'.repeat(schema.maxLength + 1)), fc.constant('\ud83d\udca5'.repeat(schema.maxLength + 1)));
+    if (schema.maxLength !== undefined)
+      out.push(fc.constant('y'.repeat(schema.maxLength + 1)), fc.constant('\ud83d\udca5'.repeat(schema.maxLength + 1)));
     if (schema.minLength) out.push(fc.constant(''));
     if (schema.pattern) {
       // Chosen from the values the pattern refuses, listed once: a filter on a generator would spin for ever on a
@@ -188,19 +253,35 @@ function violation(schema: Schema): Arbitrary<unknown> | undefined {
   if (schema.type === 'object') {
     const props = (schema.properties ?? {}) as Record<string, Schema>;
     const required: string[] = schema.required ?? [];
-    if (schema.additionalProperties === false) out.push(valid(schema).map((v) => ({ ...(v as object), unknown_field_zz: 1 })));
-    if (required.length) out.push(fc.tuple(valid(schema), fc.constantFrom(...required)).map(([v, k]) => omit(v as object, k)));
-    if (schema.maxProperties !== undefined && schema.additionalProperties && typeof schema.additionalProperties === 'object') {
-      out.push(fc.constant(Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v']))));
+    if (schema.additionalProperties === false)
+      out.push(valid(schema).map((v) => ({ ...(v as object), unknown_field_zz: 1 })));
+    if (required.length)
+      out.push(fc.tuple(valid(schema), fc.constantFrom(...required)).map(([v, k]) => omit(v as object, k)));
+    if (
+      schema.maxProperties !== undefined &&
+      schema.additionalProperties &&
+      typeof schema.additionalProperties === 'object'
+    ) {
+      out.push(
+        fc.constant(Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v']))),
+      );
     }
-    if (schema.propertyNames?.maxLength !== undefined && schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    if (
+      schema.propertyNames?.maxLength !== undefined &&
+      schema.additionalProperties &&
+      typeof schema.additionalProperties === 'object'
+    ) {
       out.push(fc.constant({ ['k'.repeat(schema.propertyNames.maxLength + 1)]: 'v' }));
     }
     // one property replaced by an invalid value
-    const breakable = Object.entries(props).map(([k, s]) => [k, violation(s)] as const).filter(([, a]) => a !== undefined);
+    const breakable = Object.entries(props)
+      .map(([k, s]) => [k, violation(s)] as const)
+      .filter(([, a]) => a !== undefined);
     if (breakable.length) {
       out.push(
-        fc.tuple(valid(schema), fc.oneof(...breakable.map(([k, a]) => a!.map((bad) => [k, bad] as const)))).map(([v, [k, bad]]) => ({ ...(v as object), [k]: bad })),
+        fc
+          .tuple(valid(schema), fc.oneof(...breakable.map(([k, a]) => a!.map((bad) => [k, bad] as const))))
+          .map(([v, [k, bad]]) => ({ ...(v as object), [k]: bad })),
       );
     }
   }

@@ -95,7 +95,9 @@ describe('per-address buckets', () => {
       const session = (await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body;
       const statuses: number[] = [];
       for (let i = 0; i < 1000; i += 25) {
-        const batch = await Promise.all(Array.from({ length: 25 }, () => s.request('GET', '/sessions', { key: 'sk_test_guessed' })));
+        const batch = await Promise.all(
+          Array.from({ length: 25 }, () => s.request('GET', '/sessions', { key: 'sk_test_guessed' })),
+        );
         statuses.push(...batch.map((r) => r.status));
       }
       const over = await s.request('GET', '/sessions', { key: 'sk_test_guessed' });
@@ -148,7 +150,11 @@ describe('long reads', () => {
     const dataDir = tempDir();
     const first = await startChild(dataDir);
     const key = { authorization: `Bearer ${first.apiKey}` };
-    await fetch(`${first.baseUrl}/customers`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${first.baseUrl}/customers`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json' },
+      body: '{}',
+    });
     await first.stop();
     // 300k events of a day ago, written straight into the file (through the API this would take minutes)
     const db = new Database(join(dataDir, 'payorch.db'));
@@ -177,7 +183,9 @@ describe('long reads', () => {
       expect(await long).toEqual([200, 0]);
       expect(order).toEqual(['health', 'list']);
       // and the long read answers what the log holds
-      const recent = await fetch(`${child.baseUrl}/events?created[gte]=${Math.floor(dayAgo / 1000)}&limit=2`, { headers });
+      const recent = await fetch(`${child.baseUrl}/events?created[gte]=${Math.floor(dayAgo / 1000)}&limit=2`, {
+        headers,
+      });
       const page = (await recent.json()) as { total_count: number; data: unknown[] };
       expect([recent.status, page.total_count, page.data.length]).toEqual([200, 300_001, 2]);
     } finally {

@@ -17,7 +17,12 @@ const SCRIPT = fileURLToPath(new URL('./child-server.mjs', import.meta.url));
 
 /** `options`: more ServerOptions (JSON), e.g. `{dueWorkIntervalMs: 0}` for a server whose clock work runs only when asked. */
 export function startChild(dataDir: string, limits?: object, options?: object): Promise<Child> {
-  const args = [SCRIPT, dataDir, ...(limits || options ? [JSON.stringify(limits ?? { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 })] : []), ...(options ? [JSON.stringify(options)] : [])];
+  const args = [
+    SCRIPT,
+    dataDir,
+    ...(limits || options ? [JSON.stringify(limits ?? { perMinute: 1e9, perDay: 1e12, concurrency: 10_000 })] : []),
+    ...(options ? [JSON.stringify(options)] : []),
+  ];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));

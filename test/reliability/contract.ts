@@ -20,20 +20,41 @@ const UNEXPECTED_STATE = /^[a-z][a-z_]*[a-z]_unexpected_state$/;
 /** §2's table: status → type → allowed codes (a function where the table lists "..."). */
 const TABLE: Record<number, { type: string; code: (c: string) => boolean }[]> = {
   400: [
-    { type: 'validation_error', code: (c) => ['parameter_missing', 'parameter_invalid', 'parameter_unknown'].includes(c) },
+    {
+      type: 'validation_error',
+      code: (c) => ['parameter_missing', 'parameter_invalid', 'parameter_unknown'].includes(c),
+    },
     // "invalid_json, idempotency_key_reused, payment_method_not_allowed, … ": the row is open-ended
     { type: 'invalid_request_error', code: (c) => /^[a-z][a-z0-9_]*$/.test(c) },
   ],
   401: [
     {
       type: 'authentication_error',
-      code: (c) => ['missing_api_key', 'invalid_api_key', 'api_key_revoked', 'livemode_unavailable', 'missing_client_secret', 'invalid_client_secret'].includes(c),
+      code: (c) =>
+        [
+          'missing_api_key',
+          'invalid_api_key',
+          'api_key_revoked',
+          'livemode_unavailable',
+          'missing_client_secret',
+          'invalid_client_secret',
+        ].includes(c),
     },
   ],
   402: [
     {
       type: 'card_error',
-      code: (c) => ['card_declined', 'insufficient_funds', 'expired_card', 'incorrect_cvc', 'processing_error', 'lost_card', 'stolen_card', 'authentication_failed'].includes(c),
+      code: (c) =>
+        [
+          'card_declined',
+          'insufficient_funds',
+          'expired_card',
+          'incorrect_cvc',
+          'processing_error',
+          'lost_card',
+          'stolen_card',
+          'authentication_failed',
+        ].includes(c),
     },
   ],
   404: [{ type: 'invalid_request_error', code: (c) => c === 'resource_missing' || c === 'route_not_found' }],
@@ -42,13 +63,22 @@ const TABLE: Record<number, { type: string; code: (c: string) => boolean }[]> = 
     {
       type: 'invalid_request_error',
       code: (c) =>
-        ['idempotency_key_in_use', 'ledger_account_frozen', 'insufficient_available_balance', 'resource_exists'].includes(c) ||
-        UNEXPECTED_STATE.test(c),
+        [
+          'idempotency_key_in_use',
+          'ledger_account_frozen',
+          'insufficient_available_balance',
+          'resource_exists',
+        ].includes(c) || UNEXPECTED_STATE.test(c),
     },
   ],
   413: [{ type: 'invalid_request_error', code: (c) => c === 'payload_too_large' }],
   415: [{ type: 'invalid_request_error', code: (c) => c === 'unsupported_media_type' }],
-  429: [{ type: 'invalid_request_error', code: (c) => ['rate_limit_exceeded', 'daily_limit_exceeded', 'concurrency_limit_exceeded'].includes(c) }],
+  429: [
+    {
+      type: 'invalid_request_error',
+      code: (c) => ['rate_limit_exceeded', 'daily_limit_exceeded', 'concurrency_limit_exceeded'].includes(c),
+    },
+  ],
   503: [{ type: 'api_error', code: (c) => c === 'storage_unavailable' }],
 };
 
@@ -85,9 +115,11 @@ export function violations(res: Answer): string[] {
   if (e.request_id !== rid) out.push(`error.request_id ${e.request_id} ≠ Request-Id ${rid}`);
   const rows = TABLE[res.status];
   if (!rows) out.push(`status ${res.status} is not in contract §2`);
-  else if (!rows.some((r) => r.type === e.type && typeof e.code === 'string' && r.code(e.code))) out.push(`status ${res.status} with type ${e.type} / code ${e.code} is not in contract §2`);
+  else if (!rows.some((r) => r.type === e.type && typeof e.code === 'string' && r.code(e.code)))
+    out.push(`status ${res.status} with type ${e.type} / code ${e.code} is not in contract §2`);
   if (e.param !== undefined && typeof e.param !== 'string') out.push('error.param is not a string');
-  if ((res.status === 429 || res.status === 503) && !/^\d+$/.test(header(res.headers, 'retry-after') ?? '')) out.push('429 without Retry-After');
+  if ((res.status === 429 || res.status === 503) && !/^\d+$/.test(header(res.headers, 'retry-after') ?? ''))
+    out.push('429 without Retry-After');
   if (res.status === 405 && !header(res.headers, 'allow')) out.push('405 without Allow');
   return out;
 }

@@ -7,11 +7,15 @@ import { tempDir } from '../helpers/tmp.js';
 import { crashCycles } from './crash-driver.js';
 
 describe('crash safety', () => {
-  it('kill -9 during 50-way writes loses no acknowledged write, half-writes nothing, and retries take effect once', { timeout: 90_000 }, async () => {
-    const r = await crashCycles(tempDir(), 1, { workers: 50, ackTarget: () => 300 });
-    if (process.env.CRASH_STATS) console.log({ acked: r.acked, inflight: r.inflight });
-    expect(r.failures).toEqual([]);
-    expect(r.acked).toBeGreaterThanOrEqual(300);
-    expect(r.inflight).toBeGreaterThan(0); // the kill really landed mid-load
-  });
+  it(
+    'kill -9 during 50-way writes loses no acknowledged write, half-writes nothing, and retries take effect once',
+    { timeout: 90_000 },
+    async () => {
+      const r = await crashCycles(tempDir(), 1, { workers: 50, ackTarget: () => 300 });
+      if (process.env.CRASH_STATS) console.log({ acked: r.acked, inflight: r.inflight });
+      expect(r.failures).toEqual([]);
+      expect(r.acked).toBeGreaterThanOrEqual(300);
+      expect(r.inflight).toBeGreaterThan(0); // the kill really landed mid-load
+    },
+  );
 });

@@ -22,7 +22,8 @@ const routes = allRoutes as unknown as Route[];
  */
 const BASE_SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env.FUZZ_SEED ?? 20261125);
 // A mistyped seed would otherwise run as 0, a fixed seed the caller did not ask for.
-if (BASE_SEED !== undefined && !Number.isSafeInteger(BASE_SEED)) throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`);
+if (BASE_SEED !== undefined && !Number.isSafeInteger(BASE_SEED))
+  throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`);
 const seedOf = (route: Route): number | undefined => {
   if (BASE_SEED === undefined) return undefined;
   let h = BASE_SEED | 0;
@@ -45,7 +46,10 @@ describe('fuzz: every route', () => {
   });
 
   it.each(routes.map((r) => [`${r.method} ${r.url}`, r] as const))('%s', async (_name, route) => {
-    const failures = [...(await fuzzRoute(s, route, pools, RUNS, seedOf(route))), ...(await fixedCases(s, route, routes, pools))];
+    const failures = [
+      ...(await fuzzRoute(s, route, pools, RUNS, seedOf(route))),
+      ...(await fixedCases(s, route, routes, pools)),
+    ];
     expect(failures).toEqual([]);
   });
 
@@ -56,7 +60,14 @@ describe('fuzz: every route', () => {
     // pinned to one core beside a CPU hog).
     const ok = [...stats].filter(([, row]) => Object.entries(row).some(([k, n]) => /^valid:2\d\d$/.test(k) && n > 0));
     if (process.env.FUZZ_STATS) {
-      for (const [route, row] of stats) console.log(route, Object.entries(row).filter(([k]) => k.startsWith('valid:')).map(([k, n]) => `${k.slice(6)}×${n}`).join(' '));
+      for (const [route, row] of stats)
+        console.log(
+          route,
+          Object.entries(row)
+            .filter(([k]) => k.startsWith('valid:'))
+            .map(([k, n]) => `${k.slice(6)}×${n}`)
+            .join(' '),
+        );
       console.log(`routes reached: ${ok.length} of ${routes.length}`);
     }
     // Not every route can succeed with random input (e.g. confirm on an already-paid session), but many do.

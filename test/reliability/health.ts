@@ -6,13 +6,21 @@ import { expect } from 'vitest';
 import { responseViolation } from '../helpers/responses.js';
 import type { TestServer } from '../helpers/server.js';
 
-export type Requester = (method: string, path: string, opts?: { body?: unknown; headers?: Record<string, string> }) => Promise<{ status: number; body: any; text: string }>;
+export type Requester = (
+  method: string,
+  path: string,
+  opts?: { body?: unknown; headers?: Record<string, string> },
+) => Promise<{ status: number; body: any; text: string }>;
 
 export function requester(baseUrl: string, apiKey: string): Requester {
   return async (method, path, opts = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, ...opts.headers };
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(baseUrl + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const text = await res.text();
     let body: any;
     try {
@@ -58,7 +66,8 @@ export async function ledgerViolations(req: Requester): Promise<string[]> {
     for (const e of entries) t[e.entry_type === 'debit' ? 'debits' : 'credits'] += e.amount;
     perCurrency.set(a.currency, t);
   }
-  for (const [c, t] of perCurrency) if (t.debits !== t.credits) out.push(`${c}: debits ${t.debits} ≠ credits ${t.credits}`);
+  for (const [c, t] of perCurrency)
+    if (t.debits !== t.credits) out.push(`${c}: debits ${t.debits} ≠ credits ${t.credits}`);
   for (const je of await listAll(req, '/journal-entries')) {
     const lines: any[] = je.entries ?? je.lines ?? [];
     if (lines.length < 2) out.push(`${je.id}: ${lines.length} line(s)`);

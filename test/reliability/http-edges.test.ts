@@ -13,13 +13,21 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 function asResult(a: { status: number; headers: Record<string, string | undefined>; text: string }) {
-  return { status: a.status, headers: new Headers(a.headers as Record<string, string>), body: JSON.parse(a.text), text: a.text };
+  return {
+    status: a.status,
+    headers: new Headers(a.headers as Record<string, string>),
+    body: JSON.parse(a.text),
+    text: a.text,
+  };
 }
 
 describe('requests rejected before routing', () => {
   it('broken framing → 400 malformed_request with a Request-Id, and the connection closes', async () => {
     const { host, pathname } = new URL(s.baseUrl);
-    const res = await sendRaw(s.baseUrl, `POST ${pathname}/create-session HTTP/1.1\r\nHost: ${host}\r\nContent-Length: abc\r\n\r\n{}`);
+    const res = await sendRaw(
+      s.baseUrl,
+      `POST ${pathname}/create-session HTTP/1.1\r\nHost: ${host}\r\nContent-Length: abc\r\n\r\n{}`,
+    );
     expect(res).not.toBeNull();
     expectError(asResult(res!), 400, 'invalid_request_error', 'malformed_request');
     expect(res!.headers.connection).toBe('close');
@@ -27,12 +35,19 @@ describe('requests rejected before routing', () => {
 
   it('a request head over 16 KiB → 400 request_header_too_large', async () => {
     const { host, pathname } = new URL(s.baseUrl);
-    const res = await sendRaw(s.baseUrl, `GET ${pathname}/sessions HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    const res = await sendRaw(
+      s.baseUrl,
+      `GET ${pathname}/sessions HTTP/1.1\r\nHost: ${host}\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    );
     expectError(asResult(res!), 400, 'invalid_request_error', 'request_header_too_large');
   });
 
   it('a path that is not valid percent-encoded UTF-8 → 400 invalid_url', async () => {
-    const res = await send(s.baseUrl, { method: 'GET', path: '/sessions/%ED%A0%80', headers: { authorization: `Bearer ${s.apiKey}` } });
+    const res = await send(s.baseUrl, {
+      method: 'GET',
+      path: '/sessions/%ED%A0%80',
+      headers: { authorization: `Bearer ${s.apiKey}` },
+    });
     expectError(asResult(res), 400, 'invalid_request_error', 'invalid_url');
   });
 

@@ -23,7 +23,11 @@ async function awayFromMinuteBoundary(ms: number): Promise<void> {
 const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 
 function rate(res: HttpResult) {
-  return { limit: res.headers.get('x-ratelimit-limit'), remaining: res.headers.get('x-ratelimit-remaining'), reset: res.headers.get('x-ratelimit-reset') };
+  return {
+    limit: res.headers.get('x-ratelimit-limit'),
+    remaining: res.headers.get('x-ratelimit-remaining'),
+    reset: res.headers.get('x-ratelimit-reset'),
+  };
 }
 
 describe('default limits (contract §5)', () => {
@@ -50,7 +54,9 @@ describe('default limits (contract §5)', () => {
     expect(new Set(seen.map((r) => r.headers.get('x-ratelimit-limit')))).toEqual(new Set(['1000']));
     expect(new Set(seen.map((r) => r.headers.get('x-ratelimit-reset')))).toEqual(new Set([reset]));
     // every response shows what is left after it: 999, 998, … 0
-    expect(seen.map((r) => Number(r.headers.get('x-ratelimit-remaining')))).toEqual(Array.from({ length: 1000 }, (_, i) => 999 - i));
+    expect(seen.map((r) => Number(r.headers.get('x-ratelimit-remaining')))).toEqual(
+      Array.from({ length: 1000 }, (_, i) => 999 - i),
+    );
 
     expectError(over, 429, 'invalid_request_error', 'rate_limit_exceeded');
     expect(rate(over)).toEqual({ limit: '1000', remaining: '0', reset });

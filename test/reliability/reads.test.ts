@@ -55,7 +55,11 @@ async function load(child: Child, stop: () => boolean, counts: Counts): Promise<
         if (got.status === 200) counts.seen.set(got.body.id, 'get');
       }
     });
-  await Promise.all([...Array.from({ length: 6 }, writer), ...Array.from({ length: 3 }, failer), ...Array.from({ length: 4 }, reader)]);
+  await Promise.all([
+    ...Array.from({ length: 6 }, writer),
+    ...Array.from({ length: 3 }, failer),
+    ...Array.from({ length: 4 }, reader),
+  ]);
 }
 
 async function missing(child: Child, ids: Iterable<string>): Promise<string[]> {
@@ -69,19 +73,23 @@ async function missing(child: Child, ids: Iterable<string>): Promise<string[]> {
 }
 
 describe('reads see only committed data', () => {
-  it('readers racing writers and failing requests are never shown an object that does not exist', { timeout: 90_000 }, async () => {
-    const child = await startChild(tempDir(), LIMITS);
-    try {
-      const c = counts();
-      await load(child, () => c.reads >= 1500, c);
-      expect(c.failed).toBeGreaterThan(50); // batches really were undone and run again
-      expect(c.created).toBeGreaterThan(100);
-      expect(c.seen.size).toBeGreaterThan(100);
-      expect(await missing(child, c.seen.keys())).toEqual([]);
-    } finally {
-      await child.stop();
-    }
-  });
+  it(
+    'readers racing writers and failing requests are never shown an object that does not exist',
+    { timeout: 90_000 },
+    async () => {
+      const child = await startChild(tempDir(), LIMITS);
+      try {
+        const c = counts();
+        await load(child, () => c.reads >= 1500, c);
+        expect(c.failed).toBeGreaterThan(50); // batches really were undone and run again
+        expect(c.created).toBeGreaterThan(100);
+        expect(c.seen.size).toBeGreaterThan(100);
+        expect(await missing(child, c.seen.keys())).toEqual([]);
+      } finally {
+        await child.stop();
+      }
+    },
+  );
 
   it('what readers were shown before a kill -9 is there after the restart', { timeout: 90_000 }, async () => {
     const dir = tempDir();

@@ -72,13 +72,18 @@ const keylessHalfBody = (s: TestServer, read: boolean) =>
   );
 
 /** Polls until `until` holds, at most until `deadline` (epoch ms); returns every status seen, in order. */
-async function pollUntil(send: () => Promise<HttpResult>, until: (r: HttpResult) => boolean, deadline: number): Promise<{ last: HttpResult; statuses: number[] }> {
+async function pollUntil(
+  send: () => Promise<HttpResult>,
+  until: (r: HttpResult) => boolean,
+  deadline: number,
+): Promise<{ last: HttpResult; statuses: number[] }> {
   const statuses: number[] = [];
   for (;;) {
     const last = await send();
     statuses.push(last.status);
     if (until(last)) return { last, statuses };
-    if (Date.now() > deadline) throw new Error(`not reached by the deadline; statuses seen in order: ${runs(statuses)}`);
+    if (Date.now() > deadline)
+      throw new Error(`not reached by the deadline; statuses seen in order: ${runs(statuses)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -86,7 +91,7 @@ async function pollUntil(send: () => Promise<HttpResult>, until: (r: HttpResult)
 /** `429×40, 200×1`: a poll's statuses, run by run. */
 function runs(statuses: number[]): string {
   const out: string[] = [];
-  for (let i = 0; i < statuses.length; ) {
+  for (let i = 0; i < statuses.length;) {
     let j = i;
     while (j < statuses.length && statuses[j] === statuses[i]) j++;
     out.push(`${statuses[i]}×${j - i}`);
@@ -109,7 +114,7 @@ function expect408(text: string): void {
 }
 
 describe('a stalled request gives its in-flight slot back with its 408, whatever the client does next', () => {
-  it('keyed: two clients that never read nor close hold the key\'s 2 slots until their 408, then the key gets 200', async () => {
+  it("keyed: two clients that never read nor close hold the key's 2 slots until their 408, then the key gets 200", async () => {
     const s = await server();
     const start = Date.now();
     const stalled = [keyedHalfBody(s, false), keyedHalfBody(s, false)];
@@ -130,7 +135,7 @@ describe('a stalled request gives its in-flight slot back with its 408, whatever
     }
   }, 60_000);
 
-  it('keyless: two stalled hosted-page actions hold the address\'s 2 slots until their 408, then /openapi.json gets 200 (/health all along)', async () => {
+  it("keyless: two stalled hosted-page actions hold the address's 2 slots until their 408, then /openapi.json gets 200 (/health all along)", async () => {
     const s = await server();
     const start = Date.now();
     keylessHalfBody(s, false);

@@ -17,7 +17,11 @@ try {
   mkdirSync(mountPoint, { recursive: true });
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'pipe' });
 } catch (err) {
-  cannotMount = `cannot mount a tmpfs here (${String((err as { stderr?: Buffer }).stderr ?? err).trim().split('\n')[0]})`;
+  cannotMount = `cannot mount a tmpfs here (${
+    String((err as { stderr?: Buffer }).stderr ?? err)
+      .trim()
+      .split('\n')[0]
+  })`;
 }
 
 const started: TestServer[] = [];
@@ -94,9 +98,13 @@ describe.skipIf(cannotMount !== '')(`disk full${cannotMount ? ` (skipped: ${cann
     // writes work again at once, and what was stored before is intact
     const after = await create(s);
     expect(after.status).toBe(201);
-    for (const id of [before.body.id, ...stored.slice(-3), after.body.id]) expect((await s.request('GET', `/sessions/${id}`)).status).toBe(200);
+    for (const id of [before.body.id, ...stored.slice(-3), after.body.id])
+      expect((await s.request('GET', `/sessions/${id}`)).status).toBe(200);
     // and the log takes lines again by itself (the server flushes once a second; failed writes retry)
-    const log = join(dataDir, readdirSync(dataDir).find((f) => f.endsWith('.log'))!);
+    const log = join(
+      dataDir,
+      readdirSync(dataDir).find((f) => f.endsWith('.log'))!,
+    );
     let text = '';
     for (let i = 0; i < 100 && !text.includes(after.headers.get('request-id')!); i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -21,8 +21,10 @@ async function server(options: Parameters<typeof startTestServer>[0] = {}): Prom
   return s;
 }
 
-const restore = (s: TestServer, name: string) => s.request('POST', `/test-helpers/snapshots/${name}/restore`, { body: {} });
-const count = async (s: TestServer, key?: string) => (await s.request('GET', '/sessions?limit=1', { key })).body.total_count as number;
+const restore = (s: TestServer, name: string) =>
+  s.request('POST', `/test-helpers/snapshots/${name}/restore`, { body: {} });
+const count = async (s: TestServer, key?: string) =>
+  (await s.request('GET', '/sessions?limit=1', { key })).body.total_count as number;
 
 describe('a restore under load', () => {
   it('every response of 20 clients reading and writing is of the state before the restore or after it, never a mix', async () => {
@@ -43,7 +45,8 @@ describe('a restore under load', () => {
         if (n !== 5 && n !== 6) violations.push(`reader ${c}: count ${n}`);
         if (got !== 200 && got !== 404) violations.push(`reader ${c}: get ${got}`);
         // Once a client has seen the state after the restore, it never sees the state before it again.
-        if (sawAfter && (n === 6 || got === 200)) violations.push(`reader ${c}: the state before the restore after the state after it`);
+        if (sawAfter && (n === 6 || got === 200))
+          violations.push(`reader ${c}: the state before the restore after the state after it`);
         if (after !== (got === 404) && sawAfter) violations.push(`reader ${c}: count ${n} with get ${got}`);
         sawAfter ||= after || got === 404;
       }
@@ -53,7 +56,10 @@ describe('a restore under load', () => {
     const writers = Array.from({ length: 10 }, async () => {
       while (!stop) {
         const start = performance.now();
-        const r = await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, key: writerKey });
+        const r = await s.request('POST', '/create-session', {
+          body: { amount: 100, currency: 'usd' },
+          key: writerKey,
+        });
         writes.push({ id: r.body?.id, status: r.status, start, end: performance.now() });
       }
     });
@@ -72,7 +78,9 @@ describe('a restore under load', () => {
     expect(sawAfter.every(Boolean)).toBe(true);
     expect(writes.every((w) => w.status === 201)).toBe(true); // nothing failed: held, then answered
     // A write answered before the restore began is gone; one sent after it ended is there.
-    const exists = await Promise.all(writes.map(async (w) => (await s.request('GET', `/sessions/${w.id}`, { key: writerKey })).status === 200));
+    const exists = await Promise.all(
+      writes.map(async (w) => (await s.request('GET', `/sessions/${w.id}`, { key: writerKey })).status === 200),
+    );
     writes.forEach((w, i) => {
       if (w.end < restoreStart) expect(exists[i], 'a write from before the restore').toBe(false);
       if (w.start > restoreEnd) expect(exists[i], 'a write from after the restore').toBe(true);
@@ -123,25 +131,35 @@ describe('what a restore puts back', () => {
     const rx2 = await startReceiver(200);
     try {
       const s = await server({ dataDir: tempDir(), webhooks: { timeoutMs: 60_000 } });
-      await s.request('POST', '/webhook-endpoints', { body: { url: rx1.url, enabled_events: ['payment_session.created'] } });
+      await s.request('POST', '/webhook-endpoints', {
+        body: { url: rx1.url, enabled_events: ['payment_session.created'] },
+      });
       const pending = await newSession(s);
       await rx1.waitFor(1); // its POST is open: the delivery is pending
       expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: 'pending' } })).status).toBe(201);
-      const e2 = await s.request('POST', '/webhook-endpoints', { body: { url: rx2.url, enabled_events: ['payment_session.created'] } });
+      const e2 = await s.request('POST', '/webhook-endpoints', {
+        body: { url: rx2.url, enabled_events: ['payment_session.created'] },
+      });
       expect(e2.status).toBe(201);
       await newSession(s);
       await rx2.waitFor(1); // the endpoint made after the snapshot works before the restore
       rx1.answer = 200;
       expect((await restore(s, 'pending')).status).toBe(200);
       // The pending delivery is sent again (the POST that was open was aborted), and answered this time.
-      await until(async () => (rx1.received.filter((r) => r.body.includes(pending.id)).length >= 2 ? true : undefined), 'the pending delivery again');
+      await until(
+        async () => (rx1.received.filter((r) => r.body.includes(pending.id)).length >= 2 ? true : undefined),
+        'the pending delivery again',
+      );
       const later = await newSession(s);
-      await until(async () => (rx1.received.some((r) => r.body.includes(later.id)) ? true : undefined), 'a delivery made after the restore');
+      await until(
+        async () => (rx1.received.some((r) => r.body.includes(later.id)) ? true : undefined),
+        'a delivery made after the restore',
+      );
       expect(rx2.received).toHaveLength(1);
       expect((await s.request('GET', `/webhook-endpoints/${e2.body.id}`)).status).toBe(404);
       // The request log starts over with the restored data.
       const log = (await s.request('GET', '/request-log')).body.data as { path: string }[];
-      expect(log.some((e) => e.path === '/webhook-endpoints' )).toBe(false);
+      expect(log.some((e) => e.path === '/webhook-endpoints')).toBe(false);
     } finally {
       await rx1.close();
       await rx2.close();
@@ -213,9 +231,15 @@ describe('snapshots that cannot be restored', () => {
       expect((await s.request('GET', `/sessions/${kept.id}`)).status, name).toBe(200);
     }
     expect((await restore(s, '.good.spare')).body.error.code).toBe('invalid_snapshot_name'); // not a hidden file of the directory
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: '../../etc/x' } })).body.error.code).toBe('invalid_snapshot_name');
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: ' ' } })).body.error.code).toBe('invalid_snapshot_name');
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: {} })).body.error.code).toBe('parameter_missing');
+    expect(
+      (await s.request('POST', '/test-helpers/snapshots', { body: { name: '../../etc/x' } })).body.error.code,
+    ).toBe('invalid_snapshot_name');
+    expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: ' ' } })).body.error.code).toBe(
+      'invalid_snapshot_name',
+    );
+    expect((await s.request('POST', '/test-helpers/snapshots', { body: {} })).body.error.code).toBe(
+      'parameter_missing',
+    );
     // …and the good one still restores.
     expect((await restore(s, 'good')).status).toBe(200);
     expect((await s.request('GET', `/sessions/${after.id}`)).status).toBe(404);

@@ -4,7 +4,15 @@ import { defineRoute } from '../../src/lib/server/http/route.js';
 import { Outcome } from '../../src/lib/server/domain/outcome.js';
 import { errors } from '../../src/lib/server/errors.js';
 
-const base = { method: 'POST', url: '/x', operationId: 'x', summary: 'x', tag: 'x', auth: 'api_key', response: Type.Object({}) } as const;
+const base = {
+  method: 'POST',
+  url: '/x',
+  operationId: 'x',
+  summary: 'x',
+  tag: 'x',
+  auth: 'api_key',
+  response: Type.Object({}),
+} as const;
 
 // A synchronous handler compiles, whether it answers an object or a committed failure.
 export const ok = defineRoute({ ...base, handler: () => ({ id: 'x' }) });
@@ -14,4 +22,7 @@ export const failure = defineRoute({ ...base, handler: () => new Outcome(errors.
 export const asyncHandler = defineRoute({ ...base, handler: async () => ({ id: 'x' }) });
 
 // @ts-expect-error nor does one returning any other thenable
-export const thenable = defineRoute({ ...base, handler: () => ({ then: (resolve: (v: unknown) => void) => resolve(1) }) });
+export const thenable = defineRoute({
+  ...base,
+  handler: () => ({ then: (resolve: (v: unknown) => void) => resolve(1) }),
+});

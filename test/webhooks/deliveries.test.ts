@@ -49,7 +49,15 @@ describe('deliveries to a real receiver', () => {
 
   it('sends each event an enabled endpoint wants, in event order, signed; a disabled endpoint gets nothing', async () => {
     weAll = await endpoint({ url: all.url, description: 'everything' });
-    expect(weAll).toMatchObject({ object: 'webhook_endpoint', url: all.url, enabled_events: ['*'], enabled: true, description: 'everything', metadata: {}, livemode: false });
+    expect(weAll).toMatchObject({
+      object: 'webhook_endpoint',
+      url: all.url,
+      enabled_events: ['*'],
+      enabled: true,
+      description: 'everything',
+      metadata: {},
+      livemode: false,
+    });
     expect(weAll.id).toMatch(/^we_/);
     expect(weAll.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
     weCaptured = await endpoint({ url: captured.url, enabled_events: ['payment.captured'] });
@@ -66,7 +74,11 @@ describe('deliveries to a real receiver', () => {
     eventIds = events.map((e) => e.id);
     expect(eventIds).toEqual(log);
     const types = events.map((e) => e.type);
-    expect(types.filter((t) => t.startsWith('payment'))).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
+    expect(types.filter((t) => t.startsWith('payment'))).toEqual([
+      'payment_session.created',
+      'payment.captured',
+      'payment_session.succeeded',
+    ]);
     expect(types[0]).toBe('payment_session.created');
     capturedEventId = events.find((e) => e.type === 'payment.captured')!.id;
     for (const [i, r] of got.entries()) {
@@ -80,9 +92,13 @@ describe('deliveries to a real receiver', () => {
     }
 
     const [c] = await captured.waitFor(1);
-    expect(verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weCaptured.secret).type).toBe('payment.captured');
+    expect(verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weCaptured.secret).type).toBe(
+      'payment.captured',
+    );
     // one secret per endpoint: another endpoint's secret does not verify
-    expect(codeOf(() => verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weAll.secret))).toBe('signature_mismatch');
+    expect(codeOf(() => verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weAll.secret))).toBe(
+      'signature_mismatch',
+    );
 
     // The dispatcher moves every endpoint's cursor in one transaction, so once `all` has the last event the
     // disabled endpoint has been passed over for all three: no delivery rows, no requests.
@@ -97,25 +113,39 @@ describe('deliveries to a real receiver', () => {
     const header = r.headers['x-payorch-signature'] as string;
     const t = Number(/t=(\d+)/.exec(header)![1]);
     expect(verifyWebhook(Buffer.from(r.body), header, weAll.secret, { now: () => t + 300 }).id).toBe(eventIds[0]);
-    expect(codeOf(() => verifyWebhook(r.body.replace('"amount":1234', '"amount":9999'), header, weAll.secret))).toBe('signature_mismatch');
+    expect(codeOf(() => verifyWebhook(r.body.replace('"amount":1234', '"amount":9999'), header, weAll.secret))).toBe(
+      'signature_mismatch',
+    );
     expect(codeOf(() => verifyWebhook(r.body + ' ', header, weAll.secret))).toBe('signature_mismatch');
     expect(codeOf(() => verifyWebhook(r.body, header, `${weAll.secret}x`))).toBe('signature_mismatch');
-    expect(codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t + 301 }))).toBe('timestamp_outside_tolerance');
-    expect(codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t - 301 }))).toBe('timestamp_outside_tolerance');
-    expect(codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t + 1000, toleranceSeconds: 2000 }))).toBeUndefined();
+    expect(codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t + 301 }))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t - 301 }))).toBe(
+      'timestamp_outside_tolerance',
+    );
+    expect(
+      codeOf(() => verifyWebhook(r.body, header, weAll.secret, { now: () => t + 1000, toleranceSeconds: 2000 })),
+    ).toBeUndefined();
     // a replay with a fresh timestamp but the old signature
-    expect(codeOf(() => verifyWebhook(r.body, header.replace(/t=\d+/, `t=${t + 1}`), weAll.secret))).toBe('signature_mismatch');
+    expect(codeOf(() => verifyWebhook(r.body, header.replace(/t=\d+/, `t=${t + 1}`), weAll.secret))).toBe(
+      'signature_mismatch',
+    );
     expect(codeOf(() => verifyWebhook(r.body, undefined, weAll.secret))).toBe('missing_header');
     expect(codeOf(() => verifyWebhook(r.body, '', weAll.secret))).toBe('missing_header');
     expect(codeOf(() => verifyWebhook(r.body, 'sha256=abc', weAll.secret))).toBe('malformed_header');
     expect(codeOf(() => verifyWebhook(r.body, `t=${t}`, weAll.secret))).toBe('malformed_header');
     expect(codeOf(() => verifyWebhook(r.body, `t=${t},v1=${'0'.repeat(63)}`, weAll.secret))).toBe('malformed_header');
     const now = Math.floor(Date.now() / 1000);
-    expect(codeOf(() => verifyWebhook('not json', signatureHeader('not json', weAll.secret, now), weAll.secret))).toBe('invalid_payload');
-    expect(codeOf(() => verifyWebhook('{"id":"x"}', signatureHeader('{"id":"x"}', weAll.secret, now), weAll.secret))).toBe('invalid_payload');
+    expect(codeOf(() => verifyWebhook('not json', signatureHeader('not json', weAll.secret, now), weAll.secret))).toBe(
+      'invalid_payload',
+    );
+    expect(
+      codeOf(() => verifyWebhook('{"id":"x"}', signatureHeader('{"id":"x"}', weAll.secret, now), weAll.secret)),
+    ).toBe('invalid_payload');
   });
 
-  it("logs each delivery on its event and its endpoint (filter: status)", async () => {
+  it('logs each delivery on its event and its endpoint (filter: status)', async () => {
     const d = await s.request('GET', `/events/${capturedEventId}/deliveries`);
     expect(d.status).toBe(200);
     expect(d.body.total_count).toBe(2);
@@ -135,33 +165,73 @@ describe('deliveries to a real receiver', () => {
     expect(Date.parse(mine.delivered_at)).toBeGreaterThanOrEqual(Date.parse(mine.created_at));
     const byEndpoint = await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?status=succeeded&limit=2`);
     expect(byEndpoint.body).toMatchObject({ total_count: eventIds.length, has_more: true });
-    expect((await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?status=failed`)).body.total_count).toBe(0);
-    expectError(await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?status=lost`), 400, 'validation_error', 'parameter_invalid');
-    expectError(await s.request('GET', '/events/evt_nope/deliveries'), 404, 'invalid_request_error', 'resource_missing');
+    expect((await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?status=failed`)).body.total_count).toBe(
+      0,
+    );
+    expectError(
+      await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?status=lost`),
+      400,
+      'validation_error',
+      'parameter_invalid',
+    );
+    expectError(
+      await s.request('GET', '/events/evt_nope/deliveries'),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
   });
 
   it('resends an event: the same event id again (receivers dedupe by it), to every matching endpoint or the one named', async () => {
     const before = all.received.length;
     const r = await s.request('POST', `/events/${capturedEventId}/resend`, { body: {} });
     expect(r.status).toBe(200);
-    expect(r.body.data.map((d: { webhook_endpoint: string }) => d.webhook_endpoint).sort()).toEqual([weAll.id, weCaptured.id].sort());
-    expect(r.body.data.every((d: { status: string; attempts: number }) => d.status === 'pending' && d.attempts === 0)).toBe(true);
+    expect(r.body.data.map((d: { webhook_endpoint: string }) => d.webhook_endpoint).sort()).toEqual(
+      [weAll.id, weCaptured.id].sort(),
+    );
+    expect(
+      r.body.data.every((d: { status: string; attempts: number }) => d.status === 'pending' && d.attempts === 0),
+    ).toBe(true);
     const again = (await all.waitFor(before + 1))[before]!;
     expect(again.headers['x-payorch-event-id']).toBe(capturedEventId);
     await captured.waitFor(2);
     // named: sent whatever its enabled_events say; a disabled one is refused; an unknown one is 404
-    const named = await s.request('POST', `/events/${eventIds[0]}/resend`, { body: { webhook_endpoint: weCaptured.id } });
+    const named = await s.request('POST', `/events/${eventIds[0]}/resend`, {
+      body: { webhook_endpoint: weCaptured.id },
+    });
     expect(named.body.data.map((d: { webhook_endpoint: string }) => d.webhook_endpoint)).toEqual([weCaptured.id]);
     expect((await captured.waitFor(3))[2]!.headers['x-payorch-event-type']).toBe('payment_session.created');
-    expectError(await s.request('POST', `/events/${eventIds[0]}/resend`, { body: { webhook_endpoint: weOff.id } }), 409, 'invalid_request_error', 'webhook_endpoint_unexpected_state');
-    expectError(await s.request('POST', `/events/${eventIds[0]}/resend`, { body: { webhook_endpoint: 'we_nope' } }), 404, 'invalid_request_error', 'resource_missing', 'webhook_endpoint');
-    expectError(await s.request('POST', '/events/evt_nope/resend', { body: {} }), 404, 'invalid_request_error', 'resource_missing');
+    expectError(
+      await s.request('POST', `/events/${eventIds[0]}/resend`, { body: { webhook_endpoint: weOff.id } }),
+      409,
+      'invalid_request_error',
+      'webhook_endpoint_unexpected_state',
+    );
+    expectError(
+      await s.request('POST', `/events/${eventIds[0]}/resend`, { body: { webhook_endpoint: 'we_nope' } }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+      'webhook_endpoint',
+    );
+    expectError(
+      await s.request('POST', '/events/evt_nope/resend', { body: {} }),
+      404,
+      'invalid_request_error',
+      'resource_missing',
+    );
     expect(off.received).toHaveLength(0);
   });
 
   it('enabling an endpoint again sends events from then on; a PATCH changes its filter', async () => {
-    const p = await s.request('PATCH', `/webhook-endpoints/${weOff.id}`, { body: { enabled: true, enabled_events: ['payment_session.created'], metadata: { team: 'a' } } });
-    expect(p.body).toMatchObject({ enabled: true, enabled_events: ['payment_session.created'], metadata: { team: 'a' } });
+    const p = await s.request('PATCH', `/webhook-endpoints/${weOff.id}`, {
+      body: { enabled: true, enabled_events: ['payment_session.created'], metadata: { team: 'a' } },
+    });
+    expect(p.body).toMatchObject({
+      enabled: true,
+      enabled_events: ['payment_session.created'],
+      metadata: { team: 'a' },
+    });
     expect(p.body.secret).toBeUndefined();
     const session = await newSession(s);
     const [r] = await off.waitFor(1);
@@ -171,8 +241,14 @@ describe('deliveries to a real receiver', () => {
 
   it('reveals and rolls the secret; a rolled secret with an expiry keeps signing too, one without stops at once', async () => {
     const reveal = await s.request('GET', `/webhook-endpoints/${weAll.id}/secret`);
-    expect(reveal.body).toEqual({ object: 'webhook_endpoint_secret', webhook_endpoint: weAll.id, secret: weAll.secret });
-    const rolled = await s.request('POST', `/webhook-endpoints/${weAll.id}/roll-secret`, { body: { expires_in_seconds: 3600 } });
+    expect(reveal.body).toEqual({
+      object: 'webhook_endpoint_secret',
+      webhook_endpoint: weAll.id,
+      secret: weAll.secret,
+    });
+    const rolled = await s.request('POST', `/webhook-endpoints/${weAll.id}/roll-secret`, {
+      body: { expires_in_seconds: 3600 },
+    });
     expect(rolled.status).toBe(200);
     expect(rolled.body.secret).toMatch(/^whsec_/);
     expect(rolled.body.secret).not.toBe(weAll.secret);
@@ -195,7 +271,12 @@ describe('deliveries to a real receiver', () => {
     expect(verifyWebhook(r.body, header, weAll.secret).id).toBeTruthy();
     expect(codeOf(() => verifyWebhook(r.body, header, rolled.body.secret))).toBe('signature_mismatch');
     expect((await s.request('GET', `/webhook-endpoints/${weAll.id}/secret`)).body.secret).toBe(rolledAgain.body.secret);
-    expectError(await s.request('POST', `/webhook-endpoints/${weAll.id}/roll-secret`, { body: { expires_in_seconds: 86401 } }), 400, 'validation_error', 'parameter_invalid');
+    expectError(
+      await s.request('POST', `/webhook-endpoints/${weAll.id}/roll-secret`, { body: { expires_in_seconds: 86401 } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+    );
   });
 
   it('shows the secret only in create, reveal and roll answers: never in a get, a list or an event', async () => {
@@ -210,16 +291,57 @@ describe('deliveries to a real receiver', () => {
   });
 
   it('refuses bad input with the contract’s errors', async () => {
-    expectError(await s.request('POST', '/webhook-endpoints', { body: { url: 'ftp://x.test/' } }), 400, 'validation_error', 'parameter_invalid', 'url');
-    expectError(await s.request('POST', '/webhook-endpoints', { body: { url: 'http://user:pw@x.test/' } }), 400, 'validation_error', 'parameter_invalid', 'url');
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: { url: 'ftp://x.test/' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'url',
+    );
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: { url: 'http://user:pw@x.test/' } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'url',
+    );
     // a control character would be dropped or percent-encoded by the URL parser: the URL stored would not be the one used
     for (const url of ['http://x.test/a\u0000', 'http://x.test/\u001bb', 'http://x.test/\u007f']) {
-      expectError(await s.request('POST', '/webhook-endpoints', { body: { url } }), 400, 'validation_error', 'parameter_invalid', 'url');
+      expectError(
+        await s.request('POST', '/webhook-endpoints', { body: { url } }),
+        400,
+        'validation_error',
+        'parameter_invalid',
+        'url',
+      );
     }
-    expectError(await s.request('POST', '/webhook-endpoints', { body: {} }), 400, 'validation_error', 'parameter_missing', 'url');
-    expectError(await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: ['payment.capturd'] } }), 400, 'validation_error', 'parameter_invalid', 'enabled_events');
-    expectError(await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: [] } }), 400, 'validation_error', 'parameter_invalid');
-    expectError(await s.request('POST', '/webhook-endpoints', { body: { url: all.url, secret: 'whsec_mine' } }), 400, 'validation_error', 'parameter_unknown', 'secret');
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: {} }),
+      400,
+      'validation_error',
+      'parameter_missing',
+      'url',
+    );
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: ['payment.capturd'] } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+      'enabled_events',
+    );
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: { url: all.url, enabled_events: [] } }),
+      400,
+      'validation_error',
+      'parameter_invalid',
+    );
+    expectError(
+      await s.request('POST', '/webhook-endpoints', { body: { url: all.url, secret: 'whsec_mine' } }),
+      400,
+      'validation_error',
+      'parameter_unknown',
+      'secret',
+    );
     expectError(await s.request('GET', '/webhook-endpoints/we_nope'), 404, 'invalid_request_error', 'resource_missing');
   });
 
@@ -249,7 +371,9 @@ describe('deliveries to a real receiver', () => {
       const r = await s.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' }, key: keyB });
       expect(r.status).toBe(201);
       const [got] = await rxB.waitFor(1);
-      expect(verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, weB.secret).data.object.id).toBe(r.body.id);
+      expect(verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, weB.secret).data.object.id).toBe(
+        r.body.id,
+      );
       // A's endpoint has looked past B's event (cursors move together) and sent nothing for it
       const mine = await s.request('GET', `/webhook-endpoints/${weAll.id}/deliveries?limit=100`);
       expect(mine.body.data.some((d: { event: string }) => d.event === got!.headers['x-payorch-event-id'])).toBe(false);
@@ -267,14 +391,28 @@ describe('deliveries to a real receiver', () => {
       await newSession(s);
       const [inFlight] = await hang.waitFor(1); // the first is in flight (one at a time per endpoint); the second waits
       // a new endpoint gets the events recorded after its creation, not the account's earlier ones
-      expect(JSON.parse(inFlight!.body)).toMatchObject({ type: 'payment_session.created', data: { object: { id: first.id } } });
-      await until(async () => ((await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.total_count === 2 ? true : undefined), 'both deliveries recorded');
+      expect(JSON.parse(inFlight!.body)).toMatchObject({
+        type: 'payment_session.created',
+        data: { object: { id: first.id } },
+      });
+      await until(
+        async () =>
+          (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.total_count === 2 ? true : undefined,
+        'both deliveries recorded',
+      );
       const del = await s.request('DELETE', `/webhook-endpoints/${we.id}`);
       expect(del.body).toEqual({ id: we.id, object: 'webhook_endpoint', deleted: true });
-      expectError(await s.request('GET', `/webhook-endpoints/${we.id}`), 404, 'invalid_request_error', 'resource_missing');
+      expectError(
+        await s.request('GET', `/webhook-endpoints/${we.id}`),
+        404,
+        'invalid_request_error',
+        'resource_missing',
+      );
       const events = (await s.request('GET', '/events?type=payment_session.created&limit=2')).body.data;
       for (const e of events) {
-        const d = (await s.request('GET', `/events/${e.id}/deliveries`)).body.data.find((x: { webhook_endpoint: string }) => x.webhook_endpoint === we.id);
+        const d = (await s.request('GET', `/events/${e.id}/deliveries`)).body.data.find(
+          (x: { webhook_endpoint: string }) => x.webhook_endpoint === we.id,
+        );
         expect(d).toMatchObject({ status: 'failed', next_attempt_at: null });
         expect(d.last_error).toMatch(/deleted/);
       }
@@ -293,7 +431,10 @@ describe('secrets and the server log', () => {
       const we = await t.request('POST', '/webhook-endpoints', { body: { url: rx.url } });
       secrets.push(we.body.secret);
       secrets.push((await t.request('GET', `/webhook-endpoints/${we.body.id}/secret`)).body.secret);
-      secrets.push((await t.request('POST', `/webhook-endpoints/${we.body.id}/roll-secret`, { body: { expires_in_seconds: 60 } })).body.secret);
+      secrets.push(
+        (await t.request('POST', `/webhook-endpoints/${we.body.id}/roll-secret`, { body: { expires_in_seconds: 60 } }))
+          .body.secret,
+      );
       await t.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['nope.*'] } });
       await t.request('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
       await rx.waitFor(1);

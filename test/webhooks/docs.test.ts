@@ -34,10 +34,13 @@ describe('docs/api.md "Signatures"', () => {
     const receiving = docs.slice(docs.indexOf('### Receiving webhooks')).replace(/\s+/g, ' ');
     expect(receiving).toMatch(/`now` \(Unix seconds: a number, or a function that returns one/);
     const secret = 'whsec_now';
-    const body = '{"id":"evt_now","object":"event","type":"payment.captured","created":1767225600,"livemode":false,"data":{"object":{}}}';
+    const body =
+      '{"id":"evt_now","object":"event","type":"payment.captured","created":1767225600,"livemode":false,"data":{"object":{}}}';
     const header = signatureHeader(body, secret, 1767225600);
     expect(verifyWebhook(body, header, secret, { now: 1767225600 + 300 }).id).toBe('evt_now');
-    expect(() => verifyWebhook(body, header, secret, { now: 1767225600 + 301 })).toThrow(expect.objectContaining({ code: 'timestamp_outside_tolerance' }));
+    expect(() => verifyWebhook(body, header, secret, { now: 1767225600 + 301 })).toThrow(
+      expect.objectContaining({ code: 'timestamp_outside_tolerance' }),
+    );
   });
 });
 
@@ -49,14 +52,27 @@ describe("the README's receiver", () => {
     // A default `npm init -y` project (CommonJS) where `payorch/webhooks` resolves to this package, as in an
     // application that installed it; the receiver saved as receiver.js.
     const dir = tempDir();
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs' }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', type: 'commonjs' }),
+    );
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(root, join(dir, 'node_modules', 'payorch'), 'dir');
-    writeFileSync(join(dir, 'receiver.js'), code.replace('.listen(3000)', '.listen(Number(process.env.PORT), () => console.log("listening"))'));
+    writeFileSync(
+      join(dir, 'receiver.js'),
+      code.replace('.listen(3000)', '.listen(Number(process.env.PORT), () => console.log("listening"))'),
+    );
     const port = await closedPort();
     const s = await startTestServer();
-    const we = (await s.request('POST', '/webhook-endpoints', { body: { url: `http://127.0.0.1:${port}/`, enabled_events: ['payment_session.created'] } })).body;
-    const child = spawn(process.execPath, [join(dir, 'receiver.js')], { env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: we.secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const we = (
+      await s.request('POST', '/webhook-endpoints', {
+        body: { url: `http://127.0.0.1:${port}/`, enabled_events: ['payment_session.created'] },
+      })
+    ).body;
+    const child = spawn(process.execPath, [join(dir, 'receiver.js')], {
+      env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: we.secret },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
       expect((await lines.next()).value).toBe('listening');
@@ -67,7 +83,13 @@ describe("the README's receiver", () => {
       expect([type, objectId]).toEqual(['payment_session.created', session.id]);
       const forged = await fetch(`http://127.0.0.1:${port}/`, {
         method: 'POST',
-        headers: { 'x-payorch-signature': signatureHeader('{"id":"evt_x","object":"event","type":"x","data":{}}', 'whsec_wrong', Math.floor(Date.now() / 1000)) },
+        headers: {
+          'x-payorch-signature': signatureHeader(
+            '{"id":"evt_x","object":"event","type":"x","data":{}}',
+            'whsec_wrong',
+            Math.floor(Date.now() / 1000),
+          ),
+        },
         body: '{"id":"evt_x","object":"event","type":"x","data":{}}',
       });
       expect([forged.status, await forged.text()]).toEqual([400, 'signature_mismatch']);

@@ -126,10 +126,16 @@ describe("the server's own deliveries", () => {
       for (let i = 0; i < 15; i++) await customer(s); // 240 deliveries to the server itself, over its minute's 150
       // Every delivery attempted once (each answered: 400 or 404 from the action, or 429 from their own bucket).
       // (read from the database: polling the API would spend the key's own small budget)
-      const codes = await until(async () => {
-        const rows = s.server.services.store.db.prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries").all() as { code: number | null }[];
-        return rows.length === 240 && rows.every((r) => r.code !== null) ? rows.map((r) => r.code) : undefined;
-      }, 'every delivery attempted', 60_000);
+      const codes = await until(
+        async () => {
+          const rows = s.server.services.store.db
+            .prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries")
+            .all() as { code: number | null }[];
+          return rows.length === 240 && rows.every((r) => r.code !== null) ? rows.map((r) => r.code) : undefined;
+        },
+        'every delivery attempted',
+        60_000,
+      );
       expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0); // limited: no bypass
       // A local browser (same address, no key) is not limited by them.
       const health = await fetch(`${s.baseUrl}/health`);
@@ -147,10 +153,14 @@ describe("the server's own deliveries", () => {
       // all in one minute window
       const sec = new Date().getUTCSeconds();
       if (sec >= 50) await new Promise((r) => setTimeout(r, (61 - sec) * 1000));
-      const statuses = await Promise.all(Array.from({ length: 40 }, () => fetch(`${s.baseUrl}/health`).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, () => fetch(`${s.baseUrl}/health`).then((r) => r.status)),
+      );
       expect(statuses.every((x) => x === 200)).toBe(true);
       // the public bucket itself still limits the other routes that take no credential
-      const docs = await Promise.all(Array.from({ length: 25 }, () => fetch(`${s.baseUrl}/openapi.json`).then((r) => r.status)));
+      const docs = await Promise.all(
+        Array.from({ length: 25 }, () => fetch(`${s.baseUrl}/openapi.json`).then((r) => r.status)),
+      );
       expect(docs.filter((x) => x === 429).length).toBeGreaterThan(0);
       expect((await fetch(`${s.baseUrl}/health`)).status).toBe(200);
     } finally {
@@ -166,10 +176,18 @@ describe('keeping pace under load', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     const post = (path: string, body: object) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request(`${child.baseUrl}${path}`, { method: 'POST', agent, headers: { authorization: `Bearer ${child.apiKey}`, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          `${child.baseUrl}${path}`,
+          {
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${child.apiKey}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify(body));
       });

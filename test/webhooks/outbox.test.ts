@@ -38,7 +38,10 @@ describe('no delivery lost to retention', () => {
         const ids = t.body.events.map((e: { id: string }) => e.id);
         expect(ids.length).toBeGreaterThanOrEqual(4);
         // the advance itself may record events (the renewal of the last round's subscription): those come too
-        await until(async () => (ids.every((id: string) => rx.eventIds().includes(id)) ? true : undefined), `the trigger's ${ids.length} events`);
+        await until(
+          async () => (ids.every((id: string) => rx.eventIds().includes(id)) ? true : undefined),
+          `the trigger's ${ids.length} events`,
+        );
         const got = rx.eventIds().slice(before);
         expect(got.filter((id) => ids.includes(id))).toEqual(ids); // each once, in order
         expect(new Set(got).size).toBe(got.length);
@@ -54,7 +57,10 @@ describe('no delivery lost to retention', () => {
     const rx = await startReceiver(200);
     let s = await startTestServer({ dataDir });
     try {
-      expect((await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })).status).toBe(201);
+      expect(
+        (await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } }))
+          .status,
+      ).toBe(201);
       for (let i = 0; i < 3; i++) await customer(s, i);
       await rx.waitFor(3);
       for (let round = 0; round < 3; round++) {
@@ -64,9 +70,15 @@ describe('no delivery lost to retention', () => {
         const created: string[] = [];
         try {
           const post = (url: string, payload: object) =>
-            embedded.app.inject({ method: 'POST', url: `/functions/v1${url}`, headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' }, payload });
+            embedded.app.inject({
+              method: 'POST',
+              url: `/functions/v1${url}`,
+              headers: { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' },
+              payload,
+            });
           expect((await post('/test-helpers/advance-clock', { seconds: MONTH })).statusCode).toBe(200);
-          for (let i = 0; i < 8; i++) created.push((await post('/customers', { email: `r${round}-${i}@example.com` })).json().id);
+          for (let i = 0; i < 8; i++)
+            created.push((await post('/customers', { email: `r${round}-${i}@example.com` })).json().id);
         } finally {
           await embedded.close();
         }
@@ -89,11 +101,19 @@ describe('no delivery lost to retention', () => {
     let up = false;
     const rx = await startReceiver(() => (up ? 200 : 503));
     try {
-      const we = (await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })).body;
+      const we = (
+        await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })
+      ).body;
       const id = await customer(s, 1);
       const [first] = await rx.waitFor(1);
       const event = JSON.parse(first!.body);
-      await until(async () => ((await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.data[0]?.attempts === 1 ? true : undefined), 'first attempt recorded');
+      await until(
+        async () =>
+          (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.data[0]?.attempts === 1
+            ? true
+            : undefined,
+        'first attempt recorded',
+      );
       // the endpoint is disabled, the clock goes past retention: the event leaves the log, its delivery waits
       expect((await s.request('PATCH', `/webhook-endpoints/${we.id}`, { body: { enabled: false } })).status).toBe(200);
       await advance(s, MONTH);

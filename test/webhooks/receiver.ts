@@ -34,7 +34,13 @@ export async function startReceiver(answer: Answer = 200): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), url: req.url ?? '', res, closed: false };
+      const r: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        url: req.url ?? '',
+        res,
+        closed: false,
+      };
       res.on('close', () => (r.closed = true));
       received.push(r);
       const w = waiters;
@@ -54,7 +60,8 @@ export async function startReceiver(answer: Answer = 200): Promise<Receiver> {
     async waitFor(n, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < n) {
-        if (Date.now() > deadline) throw new Error(`receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: ${received.length} of ${n} requests after ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 200);
           waiters.push(() => {

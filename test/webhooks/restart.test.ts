@@ -13,7 +13,11 @@ import { newSession } from '../payments/util.js';
 import { startReceiver, until } from './receiver.js';
 
 /** A POST through the CLI's embedded default on `dataDir` (another process's server, in this one), closed after. */
-async function postEmbedded(dataDir: string, path: string, payload: object): Promise<{ status: number; body: Record<string, unknown> }> {
+async function postEmbedded(
+  dataDir: string,
+  path: string,
+  payload: object,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const embedded = await openEmbedded(dataDir);
   try {
     const r = await embedded.app.inject({
@@ -40,7 +44,9 @@ describe('deliveries across restarts', () => {
     let secret = '';
     const expected: string[] = [];
     try {
-      const we = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
+      const we = await s.request('POST', '/webhook-endpoints', {
+        body: { url: rx.url, enabled_events: ['payment_session.created'] },
+      });
       secret = we.body.secret;
       const first = await newSession(s);
       expected.push(await eventOf(s, first.id));
@@ -64,7 +70,10 @@ describe('deliveries across restarts', () => {
       const got = await rx.waitFor(1 + expected.length);
       // the cut-short delivery again (same event: receivers dedupe by id), then every other event once, in order
       expect(got.slice(1).map((r) => r.headers['x-payorch-event-id'])).toEqual(expected);
-      for (const r of got) expect(verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, secret).type).toBe('payment_session.created');
+      for (const r of got)
+        expect(verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, secret).type).toBe(
+          'payment_session.created',
+        );
       const d = await until(async () => {
         const x = (await s.request('GET', `/events/${expected[0]}/deliveries`)).body.data[0];
         return x.status === 'succeeded' ? x : undefined;
@@ -83,7 +92,10 @@ describe('deliveries across restarts', () => {
     try {
       await newSession(s); // its event is looked at: no endpoint anywhere, so later events are not looked at until the poll
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const r = await postEmbedded(dataDir, '/webhook-endpoints', { url: rx.url, enabled_events: ['payment_session.created'] });
+      const r = await postEmbedded(dataDir, '/webhook-endpoints', {
+        url: rx.url,
+        enabled_events: ['payment_session.created'],
+      });
       expect(r.status).toBe(201);
       const secret = r.body.secret as string;
       const after = await newSession(s);
@@ -101,14 +113,22 @@ describe('deliveries across restarts', () => {
     const rx = await startReceiver(200);
     const s = await startTestServer({ dataDir });
     try {
-      const we = await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['payment_session.created'] } });
+      const we = await s.request('POST', '/webhook-endpoints', {
+        body: { url: rx.url, enabled_events: ['payment_session.created'] },
+      });
       const r = await postEmbedded(dataDir, '/create-session', { amount: 700, currency: 'usd' });
       expect(r.status).toBe(201);
       const sessionId = r.body.id as string;
       const [got] = await rx.waitFor(1);
       const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, we.body.secret);
       expect(e.data.object.id).toBe(sessionId);
-      await until(async () => ((await s.request('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded' ? true : undefined), 'the delivery recorded');
+      await until(
+        async () =>
+          (await s.request('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded'
+            ? true
+            : undefined,
+        'the delivery recorded',
+      );
     } finally {
       await s.close();
     }
@@ -118,13 +138,26 @@ describe('deliveries across restarts', () => {
     const auth = { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' };
     let embeddedSessionId: string;
     try {
-      const r = await embedded.app.inject({ method: 'POST', url: '/functions/v1/create-session', headers: auth, payload: { amount: 800, currency: 'usd' } });
+      const r = await embedded.app.inject({
+        method: 'POST',
+        url: '/functions/v1/create-session',
+        headers: auth,
+        payload: { amount: 800, currency: 'usd' },
+      });
       expect(r.statusCode).toBe(201);
       embeddedSessionId = r.json().id;
       await new Promise((resolve) => setTimeout(resolve, 50)); // a turn of the event loop or two: nothing is scheduled to run
-      const ev = (await embedded.app.inject({ method: 'GET', url: `/functions/v1/events?object_id=${embeddedSessionId}`, headers: auth })).json().data;
+      const ev = (
+        await embedded.app.inject({
+          method: 'GET',
+          url: `/functions/v1/events?object_id=${embeddedSessionId}`,
+          headers: auth,
+        })
+      ).json().data;
       expect(ev.map((x: { type: string }) => x.type)).toEqual(['payment_session.created']);
-      const rows = (await embedded.app.inject({ method: 'GET', url: `/functions/v1/events/${ev[0].id}/deliveries`, headers: auth })).json();
+      const rows = (
+        await embedded.app.inject({ method: 'GET', url: `/functions/v1/events/${ev[0].id}/deliveries`, headers: auth })
+      ).json();
       expect(rows.total_count).toBe(0);
     } finally {
       await embedded.close();
@@ -143,7 +176,11 @@ describe('deliveries across restarts', () => {
   it('after kill -9 of a server with a POST in flight, the next server sends it again', async () => {
     const dataDir = tempDir();
     const rx = await startReceiver('hang');
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../reliability/child-server.mjs', import.meta.url)), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../reliability/child-server.mjs', import.meta.url)), dataDir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let s: TestServer | undefined;
     try {
       const line = await new Promise<string>((resolve, reject) => {
@@ -152,7 +189,11 @@ describe('deliveries across restarts', () => {
       });
       const { baseUrl, apiKey } = JSON.parse(line) as { baseUrl: string; apiKey: string };
       const call = async (method: string, path: string, body?: unknown) => {
-        const r = await fetch(baseUrl + path, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+        const r = await fetch(baseUrl + path, {
+          method,
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: body && JSON.stringify(body),
+        });
         return (await r.json()) as any;
       };
       const we = await call('POST', '/webhook-endpoints', { url: rx.url, enabled_events: ['payment_session.created'] });
@@ -165,7 +206,9 @@ describe('deliveries across restarts', () => {
       s = await startTestServer({ dataDir });
       const [, again] = await rx.waitFor(2);
       expect(again!.headers['x-payorch-event-id']).toBe(first!.headers['x-payorch-event-id']);
-      expect(verifyWebhook(again!.body, again!.headers['x-payorch-signature'] as string, we.secret).data.object.id).toBe(session.id);
+      expect(
+        verifyWebhook(again!.body, again!.headers['x-payorch-signature'] as string, we.secret).data.object.id,
+      ).toBe(session.id);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await s?.close();

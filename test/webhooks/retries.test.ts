@@ -14,14 +14,18 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 async function endpoint(url: string) {
-  const r = await s.request('POST', '/webhook-endpoints', { body: { url, enabled_events: ['payment_session.created'] } });
+  const r = await s.request('POST', '/webhook-endpoints', {
+    body: { url, enabled_events: ['payment_session.created'] },
+  });
   expect(r.status).toBe(201);
   return r.body as { id: string; secret: string };
 }
 
 /** The endpoint's delivery of the event (asserting there is exactly one). */
 async function delivery(endpointId: string, eventId: string) {
-  const list = (await s.request('GET', `/webhook-endpoints/${endpointId}/deliveries?limit=100`)).body.data.filter((d: { event: string }) => d.event === eventId);
+  const list = (await s.request('GET', `/webhook-endpoints/${endpointId}/deliveries?limit=100`)).body.data.filter(
+    (d: { event: string }) => d.event === eventId,
+  );
   expect(list).toHaveLength(1);
   return list[0];
 }
@@ -44,7 +48,12 @@ const WAITS = [120, 240, 480, 960]; // seconds after attempts 1..4
  * exactly WAITS[n] later — a new event sent to the same endpoint 1 s before shows that the retry was not yet
  * due (it would have gone first: one POST at a time, the earliest due first) and was not holding it back.
  */
-async function throughFiveAttempts(rx: Receiver, weId: string, firstEvent: string, attempted: (n: number) => Promise<{ last_error: string | null; last_response_code: number | null }>) {
+async function throughFiveAttempts(
+  rx: Receiver,
+  weId: string,
+  firstEvent: string,
+  attempted: (n: number) => Promise<{ last_error: string | null; last_response_code: number | null }>,
+) {
   for (let n = 1; n <= 5; n++) {
     const d = await attempted(n);
     if (n === 5) break;
@@ -60,7 +69,10 @@ async function throughFiveAttempts(rx: Receiver, weId: string, firstEvent: strin
       const before = rx.received.length;
       const barrier = await newEvent();
       await rx.waitFor(before + 1);
-      expect(rx.received[before]!.headers["x-payorch-event-id"], JSON.stringify({ n, barrier, ids: rx.eventIds() })).toBe(barrier);
+      expect(
+        rx.received[before]!.headers['x-payorch-event-id'],
+        JSON.stringify({ n, barrier, ids: rx.eventIds() }),
+      ).toBe(barrier);
     }
     await advance(s, 2);
   }
@@ -76,7 +88,8 @@ describe('retries on the clock, then given up', () => {
     try {
       const we = await endpoint(rx.url);
       failing = await newEvent();
-      const attemptsSeen = (eventId: string) => rx.received.filter((r) => r.headers['x-payorch-event-id'] === eventId).length;
+      const attemptsSeen = (eventId: string) =>
+        rx.received.filter((r) => r.headers['x-payorch-event-id'] === eventId).length;
       const failed = await throughFiveAttempts(rx, we.id, failing, async (n) => {
         await until(async () => (attemptsSeen(failing) >= n ? true : undefined), `attempt ${n}`);
         const d = await until(async () => {

@@ -53,7 +53,13 @@ describe('webhook endpoint url: a port from 1 to 65535', () => {
   });
 
   it('ports 1 and 65535, a default port written out, and leading zeros are accepted, stored as given', async () => {
-    for (const url of ['http://127.0.0.1:1/a', 'https://hooks.example.test:65535/b', 'http://hooks.example.test:080/c', 'https://hooks.example.test:443/d', 'http://hooks.example.test:/e']) {
+    for (const url of [
+      'http://127.0.0.1:1/a',
+      'https://hooks.example.test:65535/b',
+      'http://hooks.example.test:080/c',
+      'https://hooks.example.test:443/d',
+      'http://hooks.example.test:/e',
+    ]) {
       const created = await s.request('POST', '/webhook-endpoints', { body: { url, enabled: false } });
       expect(created.status, `${url}: ${created.text}`).toBe(201);
       expect(created.body.url).toBe(url);
@@ -65,7 +71,9 @@ describe('webhook endpoint url: a port from 1 to 65535', () => {
 
   it('the port a delivery goes to is the port the check read: `:0<port>` delivers to <port>', async () => {
     const url = `http://127.0.0.1:0${rx.port}/leading-zero`;
-    const we = await s.request('POST', '/webhook-endpoints', { body: { url, enabled_events: ['payment_session.created'] } });
+    const we = await s.request('POST', '/webhook-endpoints', {
+      body: { url, enabled_events: ['payment_session.created'] },
+    });
     expect(we.status, we.text).toBe(201);
     const session = await newSession(s);
     const [got] = await rx.waitFor(1);
@@ -83,7 +91,11 @@ describe('webhook endpoint url: a port from 1 to 65535', () => {
 
 describe('the other URLs the server follows later take the same rule', () => {
   it('success_url, return_url and cancel_url of a payment session; of a checkout session; a portal return_url; a wallet validation_url', async () => {
-    const price = await ok(s, 'POST', '/prices', { product: (await product(s, 'Mug')).id, currency: 'usd', unit_amount: 500 });
+    const price = await ok(s, 'POST', '/prices', {
+      product: (await product(s, 'Mug')).id,
+      currency: 'usd',
+      unit_amount: 500,
+    });
     const cus = await customer(s);
     const wallet = await newSession(s, { payment_method_types: ['card', 'walletone_pay'] });
     for (const port of ['0', '00', '65536']) {
@@ -92,10 +104,25 @@ describe('the other URLs the server follows later take the same rule', () => {
         ['POST', '/create-session', { amount: 100, currency: 'usd', success_url: bad }, 'success_url'],
         ['POST', '/create-session', { amount: 100, currency: 'usd', return_url: bad }, 'return_url'],
         ['POST', '/create-session', { amount: 100, currency: 'usd', cancel_url: bad }, 'cancel_url'],
-        ['POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], success_url: bad }, 'success_url'],
-        ['POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], cancel_url: bad }, 'cancel_url'],
+        [
+          'POST',
+          '/checkout-sessions',
+          { mode: 'payment', line_items: [{ price: price.id }], success_url: bad },
+          'success_url',
+        ],
+        [
+          'POST',
+          '/checkout-sessions',
+          { mode: 'payment', line_items: [{ price: price.id }], cancel_url: bad },
+          'cancel_url',
+        ],
         ['POST', '/portal-sessions', { customer: cus.id, return_url: bad }, 'return_url'],
-        ['POST', '/walletone-pay-validate-merchant', { validation_url: bad, domain: 'shop.example.test', session_id: wallet.id }, 'validation_url'],
+        [
+          'POST',
+          '/walletone-pay-validate-merchant',
+          { validation_url: bad, domain: 'shop.example.test', session_id: wallet.id },
+          'validation_url',
+        ],
       ];
       for (const [method, path, body, param] of cases) {
         const r = await s.request(method, path, { body });
@@ -105,19 +132,46 @@ describe('the other URLs the server follows later take the same rule', () => {
     }
     // in range: accepted as given
     const good = 'https://shop.example.test:8443/back';
-    expect((await ok(s, 'POST', '/create-session', { amount: 100, currency: 'usd', success_url: good, cancel_url: good }, 201)).success_url).toBe(good);
-    expect((await ok(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }], success_url: good }, 201)).success_url).toBe(good);
-    expect((await ok(s, 'POST', '/portal-sessions', { customer: cus.id, return_url: good }, 201)).return_url).toBe(good);
+    expect(
+      (
+        await ok(
+          s,
+          'POST',
+          '/create-session',
+          { amount: 100, currency: 'usd', success_url: good, cancel_url: good },
+          201,
+        )
+      ).success_url,
+    ).toBe(good);
+    expect(
+      (
+        await ok(
+          s,
+          'POST',
+          '/checkout-sessions',
+          { mode: 'payment', line_items: [{ price: price.id }], success_url: good },
+          201,
+        )
+      ).success_url,
+    ).toBe(good);
+    expect((await ok(s, 'POST', '/portal-sessions', { customer: cus.id, return_url: good }, 201)).return_url).toBe(
+      good,
+    );
   });
 });
 
 describe('an endpoint saved with port 0 before it was refused', () => {
   it('is not sent to the default port: each attempt fails saying why', async () => {
-    const we = (await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })).body;
+    const we = (
+      await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })
+    ).body;
     // as an older version stored it
     const db = s.server.services.store.db;
     const row = db.prepare('SELECT data FROM webhook_endpoints WHERE id = ?').get(we.id) as { data: string };
-    db.prepare('UPDATE webhook_endpoints SET data = ? WHERE id = ?').run(JSON.stringify({ ...JSON.parse(row.data), url: 'http://127.0.0.1:0/zero' }), we.id);
+    db.prepare('UPDATE webhook_endpoints SET data = ? WHERE id = ?').run(
+      JSON.stringify({ ...JSON.parse(row.data), url: 'http://127.0.0.1:0/zero' }),
+      we.id,
+    );
     await customer(s);
     const d = await until(async () => {
       const first = (await s.request('GET', `/webhook-endpoints/${we.id}/deliveries`)).body.data[0];

@@ -9,6 +9,10 @@ export default class BankAccountsGet extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(BankAccountsGet);
-    return this.detail(await (await this.client(flags)).bankAccounts.retrieve(args.id), 'Bank account', bankAccountFields);
+    return this.detail(
+      await (await this.client(flags)).bankAccounts.retrieve(args.id),
+      'Bank account',
+      bankAccountFields,
+    );
   }
 }

@@ -13,6 +13,10 @@ export default class BankAccountsInitiateMicrodeposits extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`send micro-deposits to ${args.id}`, flags.yes);
     const r = await client.bankAccounts.initiateMicrodeposits(args.id, { idempotencyKey: flags['idempotency-key'] });
-    return this.print(r, () => `Micro-deposits ${r.status} for ${args.id}; verify before ${formatTime(r.expires_at)} with \`payorch bank-accounts verify ${args.id} --amounts A,B\`.`);
+    return this.print(
+      r,
+      () =>
+        `Micro-deposits ${r.status} for ${args.id}; verify before ${formatTime(r.expires_at)} with \`payorch bank-accounts verify ${args.id} --amounts A,B\`.`,
+    );
   }
 }

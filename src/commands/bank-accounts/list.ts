@@ -9,13 +9,21 @@ export default class BankAccountsList extends ApiCommand {
   static override flags = {
     ...listFlags,
     customer: Flags.string({ description: 'Only this customer’s accounts' }),
-    status: Flags.option({ options: ['unverified', 'pending', 'verified', 'failed'] as const, description: 'Only accounts with this verification status' })(),
+    status: Flags.option({
+      options: ['unverified', 'pending', 'verified', 'failed'] as const,
+      description: 'Only accounts with this verification status',
+    })(),
   };
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(BankAccountsList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { customer_id: flags.customer, verification_status: flags.status }, (p) => client.bankAccounts.list(p), (p) => client.bankAccounts.listAll(p));
+    const list = await this.listOf(
+      flags,
+      { customer_id: flags.customer, verification_status: flags.status },
+      (p) => client.bankAccounts.list(p),
+      (p) => client.bankAccounts.listAll(p),
+    );
     return await this.table(list, bankAccountColumns, 'No bank accounts.');
   }
 }

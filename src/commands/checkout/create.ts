@@ -25,7 +25,9 @@ export default class CheckoutCreate extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CheckoutCreate);
     const mode = await this.need(flags.mode, { flag: 'mode', message: 'Mode (payment or subscription)' });
-    const prices = flags.price ?? [await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' })];
+    const prices = flags.price ?? [
+      await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' }),
+    ];
     const client = await this.client(flags);
     await this.confirmChange(`create a ${mode} checkout session`, flags.yes);
     const c = await client.checkoutSessions.create(

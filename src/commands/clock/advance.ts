@@ -9,8 +9,13 @@ import { MAX_CLOCK_ADVANCE_SECONDS } from '../../lib/contract/limits.js';
 import type { ClockState } from '../../lib/contract/meta.js';
 
 export default class ClockAdvance extends ApiCommand {
-  static override summary = "Move the account's test clock forward and run everything that came due (renewals, dunning, expiries…)";
-  static override examples = ['<%= config.bin %> clock advance 30d', '<%= config.bin %> clock advance 1d12h', '<%= config.bin %> clock advance --to 2027-01-01'];
+  static override summary =
+    "Move the account's test clock forward and run everything that came due (renewals, dunning, expiries…)";
+  static override examples = [
+    '<%= config.bin %> clock advance 30d',
+    '<%= config.bin %> clock advance 1d12h',
+    '<%= config.bin %> clock advance --to 2027-01-01',
+  ];
   static override args = { duration: Args.string({ description: 'How far: 30d, 12h, 90m, 45s, 2w, 1d12h' }) };
   static override flags = {
     to: Flags.string({ description: 'Advance to this date/time (ISO 8601, e.g. 2027-01-01 or 2027-01-01T09:00:00Z)' }),
@@ -20,7 +25,8 @@ export default class ClockAdvance extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ClockAdvance);
-    if ((args.duration === undefined) === (flags.to === undefined)) throw new CliError('Give a duration (e.g. 30d) or --to DATE, not both.', EXIT.USAGE);
+    if ((args.duration === undefined) === (flags.to === undefined))
+      throw new CliError('Give a duration (e.g. 30d) or --to DATE, not both.', EXIT.USAGE);
     let to: string | undefined;
     if (flags.to !== undefined) {
       const ms = Date.parse(flags.to);
@@ -28,7 +34,10 @@ export default class ClockAdvance extends ApiCommand {
       to = new Date(ms).toISOString();
     }
     const client = await this.client(flags);
-    await this.confirmChange(`advance the test clock ${to !== undefined ? `to ${to}` : `by ${args.duration}`} and run what comes due`, flags.yes);
+    await this.confirmChange(
+      `advance the test clock ${to !== undefined ? `to ${to}` : `by ${args.duration}`} and run what comes due`,
+      flags.yes,
+    );
     // Every step names its target time (`to`), so that a retried step never moves the clock twice. The server
     // moves it at most MAX_CLOCK_ADVANCE_SECONDS per call; on a terminal the steps are a month at most, with
     // progress shown, since a year of renewals can take a while.
@@ -42,7 +51,8 @@ export default class ClockAdvance extends ApiCommand {
     for (let step = 0; step < steps; step++) {
       const last = step === steps - 1;
       const body = last && to !== undefined ? { to } : { to: Math.min(target, start + (step + 1) * stepSeconds) };
-      const key = flags['idempotency-key'] && (step === 0 ? flags['idempotency-key'] : `${flags['idempotency-key']}.${step}`);
+      const key =
+        flags['idempotency-key'] && (step === 0 ? flags['idempotency-key'] : `${flags['idempotency-key']}.${step}`);
       if (progress && steps > 1) process.stderr.write(`\rAdvancing the clock: step ${step + 1} of ${steps}…`);
       state = await client.testClock.advance(body, { idempotencyKey: key });
       ran.push(...state.ran);

@@ -13,9 +13,15 @@ export default class CouponsCreate extends ApiCommand {
     id: Flags.string({ description: 'Your own id for the coupon (letters, digits, _ and -)' }),
     name: Flags.string({ description: 'Name shown on invoices' }),
     'percent-off': Flags.integer({ description: 'Percent off (1–100)', exclusive: ['amount-off'] }),
-    'amount-off': Flags.integer({ description: 'Amount off in minor units (needs --currency)', exclusive: ['percent-off'] }),
+    'amount-off': Flags.integer({
+      description: 'Amount off in minor units (needs --currency)',
+      exclusive: ['percent-off'],
+    }),
     currency: Flags.string({ description: 'Currency of --amount-off' }),
-    duration: Flags.option({ description: 'once (default), repeating or forever', options: ['once', 'repeating', 'forever'] as const })(),
+    duration: Flags.option({
+      description: 'once (default), repeating or forever',
+      options: ['once', 'repeating', 'forever'] as const,
+    })(),
     'duration-in-months': Flags.integer({ description: 'Months a repeating coupon lasts', min: 1 }),
     'max-redemptions': Flags.integer({ description: 'How many times it can be redeemed', min: 1 }),
     'redeem-by': Flags.string({ description: 'Last date it can be redeemed (2027-01-31 or Unix seconds)' }),

@@ -12,7 +12,12 @@ export default class CouponsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(CouponsList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, {}, (p) => client.coupons.list(p), (p) => client.coupons.listAll(p));
+    const list = await this.listOf(
+      flags,
+      {},
+      (p) => client.coupons.list(p),
+      (p) => client.coupons.listAll(p),
+    );
     return await this.table(list, couponColumns, 'No coupons.');
   }
 }

@@ -4,7 +4,9 @@ import { customerFields } from '../../lib/output/views/billing.js';
 
 export default class CustomersCreate extends ApiCommand {
   static override summary = 'Create a customer';
-  static override examples = ['<%= config.bin %> customers create --email jo@example.com --name Jo --payment-method tok_visa'];
+  static override examples = [
+    '<%= config.bin %> customers create --email jo@example.com --name Jo --payment-method tok_visa',
+  ];
   static override flags = {
     ...customerFlags,
     'idempotency-key': idempotencyFlag,

@@ -17,7 +17,9 @@ export default class CustomersUpdate extends ApiCommand {
     const { args, flags } = await this.parse(CustomersUpdate);
     const client = await this.client(flags);
     await this.confirmChange(`update customer ${args.id}`, flags.yes);
-    const c = await client.customers.update(args.id, customerParams(flags), { idempotencyKey: flags['idempotency-key'] });
+    const c = await client.customers.update(args.id, customerParams(flags), {
+      idempotencyKey: flags['idempotency-key'],
+    });
     return this.detail(c, 'Customer updated', customerFields);
   }
 }

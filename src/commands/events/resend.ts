@@ -6,8 +6,12 @@ import { deliveryColumns } from '../../lib/output/views/events.js';
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export default class EventsResend extends ApiCommand {
-  static override summary = 'Send an event again to every matching enabled webhook endpoint and every running `payorch listen`, or to the endpoint named';
-  static override examples = ['<%= config.bin %> events resend evt_…', '<%= config.bin %> events resend evt_… --webhook-endpoint we_…'];
+  static override summary =
+    'Send an event again to every matching enabled webhook endpoint and every running `payorch listen`, or to the endpoint named';
+  static override examples = [
+    '<%= config.bin %> events resend evt_…',
+    '<%= config.bin %> events resend evt_… --webhook-endpoint we_…',
+  ];
   static override args = { id: Args.string({ description: 'Event id (evt_…)', required: true }) };
   static override flags = {
     'webhook-endpoint': Flags.string({ description: 'Only to this endpoint (we_…): no listener gets it' }),
@@ -18,8 +22,15 @@ export default class EventsResend extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(EventsResend);
     const client = await this.client(flags);
-    await this.confirmChange(`resend event ${args.id} to ${flags['webhook-endpoint'] ?? 'every matching webhook endpoint and running listener'}`, flags.yes);
-    const result = await client.events.resend(args.id, { webhook_endpoint: flags['webhook-endpoint'] }, { idempotencyKey: flags['idempotency-key'] });
+    await this.confirmChange(
+      `resend event ${args.id} to ${flags['webhook-endpoint'] ?? 'every matching webhook endpoint and running listener'}`,
+      flags.yes,
+    );
+    const result = await client.events.resend(
+      args.id,
+      { webhook_endpoint: flags['webhook-endpoint'] },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.print(result, async () => {
       const endpoints = result.data.length;
       // `listeners` is absent from servers that do not queue resends for listeners: they reached none.

@@ -15,11 +15,15 @@ export default class IdentityTokensList extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(IdentityTokensList);
-    const page = await (await this.client(flags)).identityTokens.list({ type: flags.type, limit: flags.limit, offset: flags.offset });
+    const page = await (
+      await this.client(flags)
+    ).identityTokens.list({ type: flags.type, limit: flags.limit, offset: flags.offset });
     return await this.print(page, async () => {
       if (page.data.length === 0) return 'No identity tokens.';
       const p = page.pagination;
-      const more = p.has_more ? `\n${color().dim(`… ${p.total} in all; next page: --offset ${p.offset + page.data.length}`)}` : '';
+      const more = p.has_more
+        ? `\n${color().dim(`… ${p.total} in all; next page: --offset ${p.offset + page.data.length}`)}`
+        : '';
       return (await tableText(page.data, tokenColumns)) + more;
     });
   }

@@ -6,11 +6,16 @@ import { invoiceFields } from '../../lib/output/views/billing.js';
 
 export default class InvoicesCreate extends ApiCommand {
   static override summary = 'Create a draft invoice';
-  static override examples = ['<%= config.bin %> invoices create --customer cus_123 --price price_123:2 --item "500=Setup fee"'];
+  static override examples = [
+    '<%= config.bin %> invoices create --customer cus_123 --price price_123:2 --item "500=Setup fee"',
+  ];
   static override flags = {
     customer: Flags.string({ description: 'Customer id' }),
     currency: Flags.string({ description: 'Currency (default: that of the first price)' }),
-    price: Flags.string({ description: 'A line from a price: PRICE_ID or PRICE_ID:QUANTITY (repeatable)', multiple: true }),
+    price: Flags.string({
+      description: 'A line from a price: PRICE_ID or PRICE_ID:QUANTITY (repeatable)',
+      multiple: true,
+    }),
     item: Flags.string({ description: 'A line with an amount: AMOUNT=DESCRIPTION (repeatable)', multiple: true }),
     'collection-method': collectionMethodFlag,
     'days-until-due': Flags.integer({ description: 'Days to pay a send_invoice invoice', min: 0 }),

@@ -7,7 +7,10 @@ export default class KycCreate extends ApiCommand {
   static override examples = ['<%= config.bin %> kyc create --customer cus_123 --level basic --token idt_abc'];
   static override flags = {
     customer: Flags.string({ description: 'Customer id' }),
-    level: Flags.option({ options: ['basic', 'enhanced'] as const, description: 'basic: identity + watchlist; enhanced: also document + address' })(),
+    level: Flags.option({
+      options: ['basic', 'enhanced'] as const,
+      description: 'basic: identity + watchlist; enhanced: also document + address',
+    })(),
     token: Flags.string({ description: 'Identity token id to check (repeatable)', multiple: true }),
     metadata: metadataFlag,
     'idempotency-key': idempotencyFlag,
@@ -21,7 +24,12 @@ export default class KycCreate extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`create a ${level} KYC verification for ${customer}`, flags.yes);
     const k = await client.kycVerifications.create(
-      { customer_id: customer, verification_level: level, identity_token_ids: flags.token, metadata: parseMetadata(flags.metadata) },
+      {
+        customer_id: customer,
+        verification_level: level,
+        identity_token_ids: flags.token,
+        metadata: parseMetadata(flags.metadata),
+      },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(k, 'KYC verification created', kycFields);

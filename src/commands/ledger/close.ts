@@ -13,7 +13,11 @@ export default class LedgerClose extends ApiCommand {
     const { args, flags } = await this.parse(LedgerClose);
     const client = await this.client(flags);
     await this.confirmChange(`close ledger account ${args.id} (terminal)`, flags.yes);
-    const account = await client.ledgerAccounts.close(args.id, { reason: flags.reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
+    const account = await client.ledgerAccounts.close(
+      args.id,
+      { reason: flags.reason, actor: cliActor(flags.actor) },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.detail(account, 'Ledger account closed', accountFields);
   }
 }

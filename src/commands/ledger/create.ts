@@ -4,10 +4,15 @@ import { accountFields } from '../../lib/output/views/ledger.js';
 
 export default class LedgerCreate extends ApiCommand {
   static override summary = 'Create a ledger account';
-  static override examples = ['<%= config.bin %> ledger create --name "Customer wallet" --type liability --currency usd --customer cus_123'];
+  static override examples = [
+    '<%= config.bin %> ledger create --name "Customer wallet" --type liability --currency usd --customer cus_123',
+  ];
   static override flags = {
     name: Flags.string({ description: 'Account name' }),
-    type: Flags.option({ options: ['asset', 'liability', 'equity', 'revenue', 'expense'] as const, description: 'Account type (asset/expense are debit-normal, the rest credit-normal)' })(),
+    type: Flags.option({
+      options: ['asset', 'liability', 'equity', 'revenue', 'expense'] as const,
+      description: 'Account type (asset/expense are debit-normal, the rest credit-normal)',
+    })(),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
     description: Flags.string({ description: 'Description' }),
     customer: Flags.string({ description: 'Customer id this account belongs to' }),
@@ -22,7 +27,10 @@ export default class LedgerCreate extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(LedgerCreate);
     const name = await this.need(flags.name, { flag: 'name', message: 'Account name' });
-    const type = await this.need(flags.type, { flag: 'type', message: 'Account type (asset, liability, equity, revenue, expense)' });
+    const type = await this.need(flags.type, {
+      flag: 'type',
+      message: 'Account type (asset, liability, equity, revenue, expense)',
+    });
     const currency = await this.need(flags.currency, { flag: 'currency', message: 'Currency (e.g. usd)' });
     const client = await this.client(flags);
     await this.confirmChange(`create ledger account "${name}" (${type}, ${currency.toUpperCase()})`, flags.yes);

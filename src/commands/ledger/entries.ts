@@ -12,7 +12,12 @@ export default class LedgerEntries extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(LedgerEntries);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, {}, (p) => client.ledgerAccounts.entries(args.id, p), (p) => client.ledgerAccounts.allEntries(args.id, p));
+    const list = await this.listOf(
+      flags,
+      {},
+      (p) => client.ledgerAccounts.entries(args.id, p),
+      (p) => client.ledgerAccounts.allEntries(args.id, p),
+    );
     return await this.table(list, entryColumns, 'No entries.');
   }
 }

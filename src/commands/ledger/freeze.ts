@@ -14,7 +14,11 @@ export default class LedgerFreeze extends ApiCommand {
     const reason = await this.need(flags.reason, { flag: 'reason', message: 'Reason for freezing' });
     const client = await this.client(flags);
     await this.confirmChange(`freeze ledger account ${args.id} (${reason})`, flags.yes);
-    const account = await client.ledgerAccounts.freeze(args.id, { reason, actor: cliActor(flags.actor) }, { idempotencyKey: flags['idempotency-key'] });
+    const account = await client.ledgerAccounts.freeze(
+      args.id,
+      { reason, actor: cliActor(flags.actor) },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.detail(account, 'Ledger account frozen', accountFields);
   }
 }

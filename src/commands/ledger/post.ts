@@ -15,7 +15,8 @@ function lines(values: string[] | undefined, direction: 'debit' | 'credit'): Jou
 
 export default class LedgerPost extends ApiCommand {
   static override summary = 'Post a balanced journal entry';
-  static override description = 'Lines come from --debit/--credit ACCOUNT_ID=AMOUNT (repeatable), or the whole body from --data (inline JSON, @file or - for stdin).';
+  static override description =
+    'Lines come from --debit/--credit ACCOUNT_ID=AMOUNT (repeatable), or the whole body from --data (inline JSON, @file or - for stdin).';
   static override examples = [
     '<%= config.bin %> ledger post --description "top-up" --debit la_cash=5000 --credit la_wallet=5000',
     '<%= config.bin %> ledger post --data @entry.json',
@@ -24,7 +25,11 @@ export default class LedgerPost extends ApiCommand {
     debit: Flags.string({ description: 'A debit line: ACCOUNT_ID=AMOUNT (repeatable)', multiple: true }),
     credit: Flags.string({ description: 'A credit line: ACCOUNT_ID=AMOUNT (repeatable)', multiple: true }),
     description: Flags.string({ description: 'Description' }),
-    data: Flags.string({ char: 'd', description: 'The JSON body: inline, @file or - (stdin)', exclusive: ['debit', 'credit'] }),
+    data: Flags.string({
+      char: 'd',
+      description: 'The JSON body: inline, @file or - (stdin)',
+      exclusive: ['debit', 'credit'],
+    }),
     metadata: metadataFlag,
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
@@ -37,7 +42,11 @@ export default class LedgerPost extends ApiCommand {
       body = readJsonData(flags.data) as CreateJournalEntryBody;
     } else {
       const entries = [...lines(flags.debit, 'debit'), ...lines(flags.credit, 'credit')];
-      if (entries.length === 0) throw new CliError('Give the lines with --debit/--credit ACCOUNT_ID=AMOUNT, or the body with --data.', EXIT.USAGE);
+      if (entries.length === 0)
+        throw new CliError(
+          'Give the lines with --debit/--credit ACCOUNT_ID=AMOUNT, or the body with --data.',
+          EXIT.USAGE,
+        );
       body = { description: flags.description, entries, metadata: parseMetadata(flags.metadata) };
     }
     const client = await this.client(flags);

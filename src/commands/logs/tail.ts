@@ -13,7 +13,11 @@ export default class LogsTail extends ApiCommand {
   static override summary = "The server's request log, live: a line per API request of your account as it is answered";
   static override description =
     'Method, path (no query string), status, duration and request id — never headers, bodies or keys. Starts from now; Ctrl-C stops. `--json`: one JSON entry per line.';
-  static override examples = ['<%= config.bin %> logs tail', '<%= config.bin %> logs tail --status 4xx --path /sessions', '<%= config.bin %> logs tail --status 500 --json'];
+  static override examples = [
+    '<%= config.bin %> logs tail',
+    '<%= config.bin %> logs tail --status 4xx --path /sessions',
+    '<%= config.bin %> logs tail --status 500 --json',
+  ];
   static override flags = {
     status: Flags.string({ description: 'Only this status (404) or class (4xx, 5xx)' }),
     path: Flags.string({ description: 'Only paths that start with this (e.g. /sessions)' }),
@@ -21,16 +25,22 @@ export default class LogsTail extends ApiCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsTail);
-    if (flags.status !== undefined && !/^[1-5](xx|[0-9]{2})$/i.test(flags.status)) throw new CliError(`--status takes a status (404) or a class (4xx, 5xx); got "${flags.status}".`, EXIT.USAGE);
+    if (flags.status !== undefined && !/^[1-5](xx|[0-9]{2})$/i.test(flags.status))
+      throw new CliError(`--status takes a status (404) or a class (4xx, 5xx); got "${flags.status}".`, EXIT.USAGE);
     const path = flags.path === undefined ? undefined : flags.path.startsWith('/') ? flags.path : `/${flags.path}`;
     const filters = { status: flags.status?.toLowerCase(), path };
     const stop = untilStopped();
     try {
       const client = await this.client(flags);
-      const start = await Promise.race([client.requestLog.read({ limit: 1 }, POLL), stop.stopped.then(() => undefined)]);
+      const start = await Promise.race([
+        client.requestLog.read({ limit: 1 }, POLL),
+        stop.stopped.then(() => undefined),
+      ]);
       if (!start) return;
       let after = start.next_after;
-      this.notice(`Ready: following the request log of ${client.baseUrl}${flags.status ? `, status ${flags.status}` : ''}${path ? `, paths under ${path}` : ''}. Ctrl-C to stop.`);
+      this.notice(
+        `Ready: following the request log of ${client.baseUrl}${flags.status ? `, status ${flags.status}` : ''}${path ? `, paths under ${path}` : ''}. Ctrl-C to stop.`,
+      );
       const read = async () => {
         const entries: RequestLogEntry[] = [];
         for (;;) {

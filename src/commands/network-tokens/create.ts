@@ -15,6 +15,10 @@ export default class NetworkTokensCreate extends ApiCommand {
     const { flags } = await this.parse(NetworkTokensCreate);
     const client = await this.client(flags);
     await this.confirmChange(`create a network token from ${flags.token}`, flags.yes);
-    return this.detail(await client.networkTokens.create(flags.token, { idempotencyKey: flags['idempotency-key'] }), 'Network token created', networkTokenFields);
+    return this.detail(
+      await client.networkTokens.create(flags.token, { idempotencyKey: flags['idempotency-key'] }),
+      'Network token created',
+      networkTokenFields,
+    );
   }
 }

@@ -10,6 +10,10 @@ export default class NetworkTokensCryptogram extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(NetworkTokensCryptogram);
-    return this.detail(await (await this.client(flags)).networkTokens.cryptogram(args.id, { idempotencyKey: flags['idempotency-key'] }), 'Cryptogram', cryptogramFields);
+    return this.detail(
+      await (await this.client(flags)).networkTokens.cryptogram(args.id, { idempotencyKey: flags['idempotency-key'] }),
+      'Cryptogram',
+      cryptogramFields,
+    );
   }
 }

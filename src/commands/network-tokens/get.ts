@@ -9,6 +9,10 @@ export default class NetworkTokensGet extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(NetworkTokensGet);
-    return this.detail(await (await this.client(flags)).networkTokens.retrieve(args.id), 'Network token', networkTokenFields);
+    return this.detail(
+      await (await this.client(flags)).networkTokens.retrieve(args.id),
+      'Network token',
+      networkTokenFields,
+    );
   }
 }

@@ -4,11 +4,20 @@ import { paymentFields } from '../../lib/output/views/payments.js';
 
 export default class PaymentsRefund extends ApiCommand {
   static override summary = 'Refund a captured payment (the rest of it, or --amount)';
-  static override examples = ['<%= config.bin %> payments refund 0190f3c2-…', '<%= config.bin %> payments refund 0190f3c2-… --amount 250 --reason requested_by_customer'];
+  static override examples = [
+    '<%= config.bin %> payments refund 0190f3c2-…',
+    '<%= config.bin %> payments refund 0190f3c2-… --amount 250 --reason requested_by_customer',
+  ];
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
-    amount: Flags.integer({ description: 'Amount to refund in minor units (default: everything not yet refunded)', min: 1 }),
-    reason: Flags.option({ options: ['duplicate', 'fraudulent', 'requested_by_customer'] as const, description: 'Reason' })(),
+    amount: Flags.integer({
+      description: 'Amount to refund in minor units (default: everything not yet refunded)',
+      min: 1,
+    }),
+    reason: Flags.option({
+      options: ['duplicate', 'fraudulent', 'requested_by_customer'] as const,
+      description: 'Reason',
+    })(),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };
@@ -17,7 +26,11 @@ export default class PaymentsRefund extends ApiCommand {
     const { args, flags } = await this.parse(PaymentsRefund);
     const client = await this.client(flags);
     await this.confirmChange(`refund payment ${args.id}${flags.amount ? ` (${flags.amount})` : ''}`, flags.yes);
-    const payment = await client.payments.refund(args.id, { amount: flags.amount, reason: flags.reason }, { idempotencyKey: flags['idempotency-key'] });
+    const payment = await client.payments.refund(
+      args.id,
+      { amount: flags.amount, reason: flags.reason },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.detail(payment, 'Payment refunded', paymentFields);
   }
 }

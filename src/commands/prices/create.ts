@@ -15,12 +15,27 @@ export default class PricesCreate extends ApiCommand {
     'product-name': Flags.string({ description: 'Create a new product with this name instead of --product' }),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
     'unit-amount': Flags.integer({ description: 'Amount per unit in minor units (per-unit prices)', min: 0 }),
-    interval: Flags.option({ description: 'Bill every day, week, month or year (makes the price recurring)', options: ['day', 'week', 'month', 'year'] as const })(),
+    interval: Flags.option({
+      description: 'Bill every day, week, month or year (makes the price recurring)',
+      options: ['day', 'week', 'month', 'year'] as const,
+    })(),
     'interval-count': Flags.integer({ description: 'Number of intervals between bills (default 1)', min: 1 }),
-    'usage-type': Flags.option({ description: 'licensed (default) or metered', options: ['licensed', 'metered'] as const })(),
-    'aggregate-usage': Flags.option({ description: 'How metered usage adds up (default sum)', options: ['sum', 'last_during_period', 'last_ever', 'max'] as const })(),
-    'tiers-mode': Flags.option({ description: 'Tiered price: graduated or volume', options: ['graduated', 'volume'] as const })(),
-    tier: Flags.string({ description: 'A tier UP_TO:UNIT_AMOUNT[:FLAT_AMOUNT] (repeatable; the last UP_TO is inf)', multiple: true }),
+    'usage-type': Flags.option({
+      description: 'licensed (default) or metered',
+      options: ['licensed', 'metered'] as const,
+    })(),
+    'aggregate-usage': Flags.option({
+      description: 'How metered usage adds up (default sum)',
+      options: ['sum', 'last_during_period', 'last_ever', 'max'] as const,
+    })(),
+    'tiers-mode': Flags.option({
+      description: 'Tiered price: graduated or volume',
+      options: ['graduated', 'volume'] as const,
+    })(),
+    tier: Flags.string({
+      description: 'A tier UP_TO:UNIT_AMOUNT[:FLAT_AMOUNT] (repeatable; the last UP_TO is inf)',
+      multiple: true,
+    }),
     nickname: Flags.string({ description: 'Nickname' }),
     metadata: metadataFlag,
     'idempotency-key': idempotencyFlag,

@@ -8,7 +8,10 @@ export default class PricesList extends ApiCommand {
   static override examples = ['<%= config.bin %> prices list --product prod_… --type recurring'];
   static override flags = {
     ...listFlags,
-    type: Flags.option({ description: 'Only one_time or recurring prices', options: ['one_time', 'recurring'] as const })(),
+    type: Flags.option({
+      description: 'Only one_time or recurring prices',
+      options: ['one_time', 'recurring'] as const,
+    })(),
     product: Flags.string({ description: 'Only prices of this product' }),
     active: Flags.boolean({ description: 'Only active (--active) or inactive (--no-active) prices', allowNo: true }),
     currency: Flags.string({ description: 'Only prices in this currency' }),
@@ -17,7 +20,12 @@ export default class PricesList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(PricesList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { type: flags.type, product: flags.product, active: flags.active, currency: flags.currency }, (p) => client.prices.list(p), (p) => client.prices.listAll(p));
+    const list = await this.listOf(
+      flags,
+      { type: flags.type, product: flags.product, active: flags.active, currency: flags.currency },
+      (p) => client.prices.list(p),
+      (p) => client.prices.listAll(p),
+    );
     return await this.table(list, priceColumns, 'No prices.');
   }
 }

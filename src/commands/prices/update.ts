@@ -18,7 +18,11 @@ export default class PricesUpdate extends ApiCommand {
     const { args, flags } = await this.parse(PricesUpdate);
     const client = await this.client(flags);
     await this.confirmChange(`update price ${args.id}`, flags.yes);
-    const p = await client.prices.update(args.id, { nickname: flags.nickname, active: flags.active, metadata: parseMetadata(flags.metadata) }, { idempotencyKey: flags['idempotency-key'] });
+    const p = await client.prices.update(
+      args.id,
+      { nickname: flags.nickname, active: flags.active, metadata: parseMetadata(flags.metadata) },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.detail(p, 'Price updated', priceFields);
   }
 }

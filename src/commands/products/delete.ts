@@ -12,6 +12,8 @@ export default class ProductsDelete extends ApiCommand {
     const client = await this.client(flags);
     await this.confirmChange(`delete product ${args.id}`, flags.yes);
     const out = await client.products.del(args.id, { idempotencyKey: flags['idempotency-key'] });
-    return this.print(out, () => (out.deleted ? `Deleted product ${out.id}.` : `Product ${out.id} has prices: archived it (active: false) instead.`));
+    return this.print(out, () =>
+      out.deleted ? `Deleted product ${out.id}.` : `Product ${out.id} has prices: archived it (active: false) instead.`,
+    );
   }
 }

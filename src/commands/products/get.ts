@@ -6,7 +6,9 @@ export default class ProductsGet extends ApiCommand {
   static override summary = 'Show a product';
   static override examples = ['<%= config.bin %> products get prod_… --expand-prices'];
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
-  static override flags = { 'expand-prices': Flags.boolean({ description: 'Include the product\'s prices (expand[]=prices)' }) };
+  static override flags = {
+    'expand-prices': Flags.boolean({ description: "Include the product's prices (expand[]=prices)" }),
+  };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProductsGet);

@@ -14,7 +14,12 @@ export default class ProductsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(ProductsList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { active: flags.active }, (p) => client.products.list(p), (p) => client.products.listAll(p));
+    const list = await this.listOf(
+      flags,
+      { active: flags.active },
+      (p) => client.products.list(p),
+      (p) => client.products.listAll(p),
+    );
     return await this.table(list, productColumns, 'No products.');
   }
 }

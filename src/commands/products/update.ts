@@ -9,7 +9,10 @@ export default class ProductsUpdate extends ApiCommand {
   static override args = { id: Args.string({ description: 'Product id', required: true }) };
   static override flags = {
     name: Flags.string({ description: 'Name' }),
-    active: Flags.boolean({ description: 'Activate (--active) or archive (--no-active); sent as is_active', allowNo: true }),
+    active: Flags.boolean({
+      description: 'Activate (--active) or archive (--no-active); sent as is_active',
+      allowNo: true,
+    }),
     'default-price': Flags.string({ description: 'Default price id' }),
     ...productDetailFlags,
   };

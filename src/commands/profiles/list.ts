@@ -18,12 +18,16 @@ export default class ProfilesList extends BaseCommand {
       api_key: maskSecret(p.api_key),
       base_url: p.base_url ?? DEFAULT_BASE_URL,
     }));
-    return await this.table({ data: rows }, [
-      { header: '', value: (r) => (r.active ? '*' : '') },
-      { header: 'NAME', value: (r) => r.name },
-      { header: 'MODE', value: (r) => r.mode },
-      { header: 'KEY', value: (r) => r.api_key },
-      { header: 'BASE URL', value: (r) => r.base_url },
-    ], 'No profiles. Add one with `payorch profiles add NAME --api-key KEY`.');
+    return await this.table(
+      { data: rows },
+      [
+        { header: '', value: (r) => (r.active ? '*' : '') },
+        { header: 'NAME', value: (r) => r.name },
+        { header: 'MODE', value: (r) => r.mode },
+        { header: 'KEY', value: (r) => r.api_key },
+        { header: 'BASE URL', value: (r) => r.base_url },
+      ],
+      'No profiles. Add one with `payorch profiles add NAME --api-key KEY`.',
+    );
   }
 }

@@ -17,8 +17,19 @@ export default class ProfilesShow extends BaseCommand {
     const data = readProfiles();
     const name = args.name ?? data.active;
     const p = name ? data.profiles[name] : undefined;
-    if (!name || !p) throw new CliError(name ? `No profile named "${name}".` : 'No active profile. Add one with `payorch profiles add NAME`.', EXIT.AUTH);
-    const view = { name, active: data.active === name, live: isLiveKey(p.api_key), api_key: maskSecret(p.api_key), base_url: p.base_url ?? DEFAULT_BASE_URL, file: configPath() };
+    if (!name || !p)
+      throw new CliError(
+        name ? `No profile named "${name}".` : 'No active profile. Add one with `payorch profiles add NAME`.',
+        EXIT.AUTH,
+      );
+    const view = {
+      name,
+      active: data.active === name,
+      live: isLiveKey(p.api_key),
+      api_key: maskSecret(p.api_key),
+      base_url: p.base_url ?? DEFAULT_BASE_URL,
+      file: configPath(),
+    };
     return this.print(view, () =>
       detailText(view, `Profile ${name}`, [
         { label: 'mode', value: (v) => (v.live ? 'LIVE' : 'test') },

@@ -7,14 +7,26 @@ export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';
   static override examples = ['<%= config.bin %> profiles use local', '<%= config.bin %> profiles use --none'];
   static override args = { name: Args.string({ description: 'Profile name' }) };
-  static override flags = { none: Flags.boolean({ description: 'No active profile: back to the local test-mode server (the default data directory)' }) };
+  static override flags = {
+    none: Flags.boolean({
+      description: 'No active profile: back to the local test-mode server (the default data directory)',
+    }),
+  };
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(ProfilesUse);
     if (flags.none || args.name === undefined) {
-      if (!flags.none || args.name !== undefined) throw new CliError('Name a profile, or pass --none (no active profile: the local test-mode server).', EXIT.USAGE, 'usage_error');
+      if (!flags.none || args.name !== undefined)
+        throw new CliError(
+          'Name a profile, or pass --none (no active profile: the local test-mode server).',
+          EXIT.USAGE,
+          'usage_error',
+        );
       await clearActive();
-      return this.print({ active: null }, () => 'No active profile: commands with no key configured use the local test-mode server.');
+      return this.print(
+        { active: null },
+        () => 'No active profile: commands with no key configured use the local test-mode server.',
+      );
     }
     if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
     await setActive(args.name);

@@ -14,7 +14,9 @@ function pretty(line: string): string {
     const { time, level, msg, pid: _pid, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
     const c = colorErr();
     const lvl = LEVELS[level as number] ?? String(level);
-    const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(' ');
+    const fields = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .join(' ');
     return `${new Date(time as number).toISOString()} ${lvl === 'error' || lvl === 'fatal' ? c.red(lvl) : lvl} ${String(msg ?? '')} ${c.dim(fields)}`.trimEnd();
   } catch {
     return line;
@@ -27,13 +29,19 @@ export default class ServerLogs extends BaseCommand {
   static override flags = {
     'data-dir': dataDirFlag,
     follow: Flags.boolean({ char: 'f', description: 'Keep printing new lines until Ctrl-C' }),
-    lines: Flags.integer({ char: 'n', description: 'How many of the last lines to print (default 50)', default: 50, min: 0 }),
+    lines: Flags.integer({
+      char: 'n',
+      description: 'How many of the last lines to print (default 50)',
+      default: 50,
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerLogs);
     const file = join(flags['data-dir'] ?? defaultDataDir(), LOG_FILE);
-    if (!existsSync(file) && !flags.follow) throw new CliError(`No log at ${file} (has a server run on this data directory?).`, EXIT.USAGE, 'no_log');
+    if (!existsSync(file) && !flags.follow)
+      throw new CliError(`No log at ${file} (has a server run on this data directory?).`, EXIT.USAGE, 'no_log');
     const show = (line: string) => line && process.stdout.write((this.jsonMode ? line : pretty(line)) + '\n');
     // With --follow, Ctrl-C/SIGTERM end it cleanly; the handlers come first, before anything is printed.
     let stop = () => undefined as void;

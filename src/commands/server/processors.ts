@@ -4,7 +4,11 @@ import { color, tableText } from '../../lib/output/render.js';
 
 export default class ServerProcessors extends ApiCommand {
   static override summary = 'The eleven processors (up or down) and the routing rules; mark one down or up';
-  static override examples = ['<%= config.bin %> server processors', '<%= config.bin %> server processors --down aurora', '<%= config.bin %> server processors --up aurora'];
+  static override examples = [
+    '<%= config.bin %> server processors',
+    '<%= config.bin %> server processors --down aurora',
+    '<%= config.bin %> server processors --up aurora',
+  ];
   static override flags = {
     down: Flags.string({ description: 'Mark this processor down (payments fail over past it)', multiple: true }),
     up: Flags.string({ description: 'Mark this processor up again', multiple: true }),
@@ -18,14 +22,19 @@ export default class ServerProcessors extends ApiCommand {
     for (const id of flags.up ?? []) state = await client.processors.setStatus(id, 'up');
     await this.print(state, async () => {
       const c = color();
-      const procs = state.processors.map((p) => `${p.id} ${p.status === 'up' ? c.green('up') : c.red('down')}`).join('  ');
+      const procs = state.processors
+        .map((p) => `${p.id} ${p.status === 'up' ? c.green('up') : c.red('down')}`)
+        .join('  ');
       const rules = await tableText(state.routing, [
         { header: 'RULE', value: (r) => r.name ?? '' },
         { header: 'METHODS', value: (r) => r.payment_method_types?.join(',') ?? 'any' },
         { header: 'CURRENCIES', value: (r) => r.currencies?.join(',') ?? 'any' },
         {
           header: 'AMOUNT',
-          value: (r) => (r.min_amount === undefined && r.max_amount === undefined ? 'any' : `${r.min_amount ?? 0}–${r.max_amount ?? '∞'}`),
+          value: (r) =>
+            r.min_amount === undefined && r.max_amount === undefined
+              ? 'any'
+              : `${r.min_amount ?? 0}–${r.max_amount ?? '∞'}`,
         },
         { header: 'CANDIDATES', value: (r) => r.candidates.join(' → '), shrink: 'wrap' },
       ]);

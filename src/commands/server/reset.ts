@@ -6,7 +6,10 @@ import { AlreadyRunningError, defaultDataDir, resetDataDir } from '../../lib/ser
 
 export default class ServerReset extends BaseCommand {
   static override summary = 'Delete all data of a data directory (asks first; --yes skips)';
-  static override examples = ['<%= config.bin %> server reset', '<%= config.bin %> server reset --data-dir ./payorch-data'];
+  static override examples = [
+    '<%= config.bin %> server reset',
+    '<%= config.bin %> server reset --data-dir ./payorch-data',
+  ];
   static override flags = { 'data-dir': dataDirFlag, yes: yesFlag };
 
   async run(): Promise<void> {

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
-import { dataDirFlag, dirFlags, probeHealth, serve, spawnServer, stopHint, type StartRecord as Started } from '../../lib/cli/server.js';
+import {
+  dataDirFlag,
+  dirFlags,
+  probeHealth,
+  serve,
+  spawnServer,
+  stopHint,
+  type StartRecord as Started,
+} from '../../lib/cli/server.js';
 import { defaultDataDir } from '../../lib/server/lock.js';
 import { DEFAULT_PORT } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
@@ -20,28 +28,52 @@ export default class ServerStart extends BaseCommand {
     'eval "$(<%= config.bin %> server start --detach --port 0 --env)"; trap \'<%= config.bin %> server stop\' EXIT',
   ];
   static override flags = {
-    port: Flags.integer({ description: 'Port (default 4242, or a free one when 4242 is taken; 0 picks a free one)', min: 0, max: 65535 }),
+    port: Flags.integer({
+      description: 'Port (default 4242, or a free one when 4242 is taken; 0 picks a free one)',
+      min: 0,
+      max: 65535,
+    }),
     host: Flags.string({ description: 'Interface to listen on', default: '127.0.0.1' }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
     detach: Flags.boolean({ description: 'Run in the background; return once it answers /health' }),
     env: Flags.boolean({
-      description: 'With --detach: print only shell assignments exporting PAYORCH_BASE_URL and PAYORCH_API_KEY, for `eval "$(payorch server start --detach --env)"` (as ssh-agent does); the rest goes to stderr',
+      description:
+        'With --detach: print only shell assignments exporting PAYORCH_BASE_URL and PAYORCH_API_KEY, for `eval "$(payorch server start --detach --env)"` (as ssh-agent does); the rest goes to stderr',
     }),
-    shell: Flags.string({ description: 'The shell --env writes for (default sh: bash, zsh, dash…)', options: [...SHELLS] }),
+    shell: Flags.string({
+      description: 'The shell --env writes for (default sh: bash, zsh, dash…)',
+      options: [...SHELLS],
+    }),
     'rate-limit-per-minute': Flags.integer({ description: 'Requests per key per minute (default 1000)', min: 1 }),
     'rate-limit-per-day': Flags.integer({ description: 'Requests per key per day (default 100000)', min: 1 }),
     'concurrency-limit': Flags.integer({ description: 'Requests in flight per key (default 50)', min: 1 }),
-    'headers-timeout': Flags.integer({ description: 'Seconds a client may take to send a request\'s headers (default 20)', min: 1 }),
-    'request-timeout': Flags.integer({ description: 'Seconds a client may take to send a whole request, body included (default 60)', min: 1 }),
-    routing: Flags.string({ description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"' }),
+    'headers-timeout': Flags.integer({
+      description: "Seconds a client may take to send a request's headers (default 20)",
+      min: 1,
+    }),
+    'request-timeout': Flags.integer({
+      description: 'Seconds a client may take to send a whole request, body included (default 60)',
+      min: 1,
+    }),
+    routing: Flags.string({
+      description: 'Payment routing rules (JSON file) replacing the default set; see docs/api.md "Routing"',
+    }),
     'psp-down': Flags.string({ description: 'Start with this processor marked down (repeatable)', multiple: true }),
     seed: Flags.integer({
-      description: 'Deterministic mode: ids, keys, secrets and request ids from this seed, the clock from 2025-01-01 moving only when advanced (a fresh data directory, or --memory); see docs/api.md "Deterministic mode"',
+      description:
+        'Deterministic mode: ids, keys, secrets and request ids from this seed, the clock from 2025-01-01 moving only when advanced (a fresh data directory, or --memory); see docs/api.md "Deterministic mode"',
       min: 0,
     }),
-    clock: Flags.string({ description: 'With --seed: frozen (default; time moves only with `clock advance`) or real (with the machine\'s clock)', options: ['frozen', 'real'], dependsOn: ['seed'] }),
-    faults: Flags.string({ description: 'Fault rules (JSON file: a list) for every account while it runs; see docs/api.md "Fault injection"' }),
+    clock: Flags.string({
+      description:
+        "With --seed: frozen (default; time moves only with `clock advance`) or real (with the machine's clock)",
+      options: ['frozen', 'real'],
+      dependsOn: ['seed'],
+    }),
+    faults: Flags.string({
+      description: 'Fault rules (JSON file: a list) for every account while it runs; see docs/api.md "Fault injection"',
+    }),
     // How commands with no key configured start the default data directory's server in the background: port
     // 4242 if free (so that hosted-page links keep working), else any; stops after PAYORCH_IDLE_TIMEOUT
     // seconds without requests (default 300); `server start` in the foreground takes over from it.
@@ -50,17 +82,31 @@ export default class ServerStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerStart);
-    if (flags.env && this.jsonMode) throw new CliError('--env prints shell assignments and --json a JSON object: use one of them.', EXIT.USAGE);
-    if (flags.env && !flags.detach) throw new CliError('--env needs --detach: a server in the foreground does not return, so eval would never read the assignments.', EXIT.USAGE);
-    if (flags.shell !== undefined && !flags.env) throw new CliError('--shell says which shell --env writes for: add --env.', EXIT.USAGE);
-    if (flags.detach) return this.detach(flags.memory ? undefined : (flags['data-dir'] ?? null), flags.env ? ((flags.shell ?? 'sh') as Shell) : undefined);
+    if (flags.env && this.jsonMode)
+      throw new CliError('--env prints shell assignments and --json a JSON object: use one of them.', EXIT.USAGE);
+    if (flags.env && !flags.detach)
+      throw new CliError(
+        '--env needs --detach: a server in the foreground does not return, so eval would never read the assignments.',
+        EXIT.USAGE,
+      );
+    if (flags.shell !== undefined && !flags.env)
+      throw new CliError('--shell says which shell --env writes for: add --env.', EXIT.USAGE);
+    if (flags.detach)
+      return this.detach(
+        flags.memory ? undefined : (flags['data-dir'] ?? null),
+        flags.env ? ((flags.shell ?? 'sh') as Shell) : undefined,
+      );
     const { server, stopped, portTaken } = await serve({
       port: flags.port ?? DEFAULT_PORT,
       anyPortIfTaken: flags.port === undefined,
       host: flags.host,
       dataDir: flags['data-dir'],
       memory: flags.memory,
-      rateLimits: { perMinute: flags['rate-limit-per-minute'], perDay: flags['rate-limit-per-day'], concurrency: flags['concurrency-limit'] },
+      rateLimits: {
+        perMinute: flags['rate-limit-per-minute'],
+        perDay: flags['rate-limit-per-day'],
+        concurrency: flags['concurrency-limit'],
+      },
       routingFile: flags.routing,
       pspDown: flags['psp-down'],
       seed: flags.seed,
@@ -69,7 +115,12 @@ export default class ServerStart extends BaseCommand {
       timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       auto: flags.auto,
     });
-    const started: Started = { base_url: server.baseUrl, api_key: server.apiKey, pid: server.pid, data_dir: server.dataDir };
+    const started: Started = {
+      base_url: server.baseUrl,
+      api_key: server.apiKey,
+      pid: server.pid,
+      data_dir: server.dataDir,
+    };
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else {
       const c = colorErr();
@@ -99,12 +150,20 @@ export default class ServerStart extends BaseCommand {
     // A first start creates the key: then it is printed in full, as the foreground start does.
     const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
     const r = await spawnServer(foregroundArgs(this.argv));
-    if (!('started' in r)) throw new CliError(r.failure, EXIT.USAGE, r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed');
+    if (!('started' in r))
+      throw new CliError(
+        r.failure,
+        EXIT.USAGE,
+        r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed',
+      );
     const started: Started = r.started;
-    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await new Promise((res) => setTimeout(res, 100));
+    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++)
+      await new Promise((res) => setTimeout(res, 100));
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else if (envShell) {
-      process.stdout.write(envAssignments({ PAYORCH_BASE_URL: started.base_url, PAYORCH_API_KEY: started.api_key }, envShell));
+      process.stdout.write(
+        envAssignments({ PAYORCH_BASE_URL: started.base_url, PAYORCH_API_KEY: started.api_key }, envShell),
+      );
       // The key is in the environment now: CI logs get it masked.
       process.stderr.write(
         `payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, data ${started.data_dir ?? 'in memory'}, key ${maskSecret(started.api_key)}); PAYORCH_BASE_URL and PAYORCH_API_KEY name it. Stop it with \`payorch server stop\`.\n`,
@@ -130,7 +189,9 @@ function keyLine(key: string, created: boolean, dataDir: string | null): string 
   const c = colorErr();
   if (dataDir === null) return `${key}  ${c.yellow('(in memory: valid while this server runs)')}`;
   const reveal = `payorch server keys reveal --show${dirFlags(dataDir)}`;
-  return created ? `${key}  ${c.yellow(`(new; \`${reveal}\` prints it again)`)}` : `${maskSecret(key)}  ${c.dim(`(\`${reveal}\` prints it in full)`)}`;
+  return created
+    ? `${key}  ${c.yellow(`(new; \`${reveal}\` prints it again)`)}`
+    : `${maskSecret(key)}  ${c.dim(`(\`${reveal}\` prints it in full)`)}`;
 }
 
 /** The arguments of the foreground start a detached one runs: without the flags about how this one answers. */

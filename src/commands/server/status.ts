@@ -6,10 +6,14 @@ import { detailText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';
 
 export default class ServerStatus extends BaseCommand {
-  static override summary = 'Is a server running on the data directory? Lists the other servers payorch started (exit 0 yes, 4 no)';
+  static override summary =
+    'Is a server running on the data directory? Lists the other servers payorch started (exit 0 yes, 4 no)';
   static override description =
     'With --data-dir: that directory only. Without: the default data directory, and every other server payorch started (--memory ones included); exit 0 when one of them answers.';
-  static override examples = ['<%= config.bin %> server status', '<%= config.bin %> server status --data-dir ./data --json'];
+  static override examples = [
+    '<%= config.bin %> server status',
+    '<%= config.bin %> server status --data-dir ./data --json',
+  ];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
@@ -19,7 +23,15 @@ export default class ServerStatus extends BaseCommand {
     const healthy = lock?.base_url ? await probeHealth(lock.base_url) : false;
     const others = flags['data-dir'] ? [] : listServers().filter((s) => s.data_dir !== dir);
     const otherViews = await Promise.all(
-      others.map(async (s) => ({ pid: s.pid, base_url: s.base_url, data_dir: s.data_dir, memory: s.data_dir === null, started_at: s.started_at, healthy: await probeHealth(s.base_url), stop: stopHint(s) })),
+      others.map(async (s) => ({
+        pid: s.pid,
+        base_url: s.base_url,
+        data_dir: s.data_dir,
+        memory: s.data_dir === null,
+        started_at: s.started_at,
+        healthy: await probeHealth(s.base_url),
+        stop: stopHint(s),
+      })),
     );
     const view = {
       running: Boolean(lock),
@@ -38,11 +50,16 @@ export default class ServerStatus extends BaseCommand {
             { label: 'pid', value: (v) => v.pid },
             { label: 'data', value: (v) => v.data_dir },
             { label: 'since', value: (v) => formatTime(v.started_at) },
-            ...(lock.auto ? [{ label: 'started', value: () => 'in the background for commands with no key; stops when idle' }] : []),
+            ...(lock.auto
+              ? [{ label: 'started', value: () => 'in the background for commands with no key; stops when idle' }]
+              : []),
             { label: 'stop', value: () => stopHint({ pid: lock.pid, data_dir: dir }) },
           ])
         : `No server is running on ${dir}.`;
-      const rest = otherViews.map((o) => `  pid ${o.pid}  ${o.base_url}  ${o.memory ? '(in memory)' : o.data_dir}  ${o.healthy ? 'running' : 'not answering'}  stop: ${o.stop}`);
+      const rest = otherViews.map(
+        (o) =>
+          `  pid ${o.pid}  ${o.base_url}  ${o.memory ? '(in memory)' : o.data_dir}  ${o.healthy ? 'running' : 'not answering'}  stop: ${o.stop}`,
+      );
       return rest.length ? `${main}\n\nOther servers payorch started:\n${rest.join('\n')}` : main;
     });
     if (!healthy && !otherViews.some((o) => o.healthy)) process.exitCode = EXIT.UNREACHABLE;

@@ -6,7 +6,10 @@ import type { PaymentMethodType } from '../../lib/contract/sessions.js';
 
 export default class SessionsCreate extends ApiCommand {
   static override summary = 'Create a payment session';
-  static override examples = ['<%= config.bin %> sessions create --amount 1999 --currency usd', '<%= config.bin %> sessions create --amount 500 --currency eur --capture-method manual --json'];
+  static override examples = [
+    '<%= config.bin %> sessions create --amount 1999 --currency usd',
+    '<%= config.bin %> sessions create --amount 500 --currency eur --capture-method manual --json',
+  ];
   static override flags = {
     amount: Flags.integer({ description: 'Amount in the currency’s minor unit (1999 = 19.99)', min: 1 }),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
@@ -14,7 +17,10 @@ export default class SessionsCreate extends ApiCommand {
     description: Flags.string({ description: 'Description' }),
     'customer-email': Flags.string({ description: 'Customer email' }),
     'customer-name': Flags.string({ description: 'Customer name' }),
-    'capture-method': Flags.option({ options: ['automatic', 'manual'] as const, description: 'automatic (default) or manual capture' })(),
+    'capture-method': Flags.option({
+      options: ['automatic', 'manual'] as const,
+      description: 'automatic (default) or manual capture',
+    })(),
     'payment-method-types': Flags.custom<PaymentMethodType[]>({
       description: 'Comma-separated: card,walletone_pay,wallettwo_pay,bank_account,walletthree',
       // The names go to the server as given; it answers an unknown one with a 400 naming it.
@@ -29,9 +35,16 @@ export default class SessionsCreate extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SessionsCreate);
-    const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units, e.g. 1999 for 19.99)', kind: 'integer' });
+    const amount = await this.need(flags.amount, {
+      flag: 'amount',
+      message: 'Amount (minor units, e.g. 1999 for 19.99)',
+      kind: 'integer',
+    });
     const currency = await this.need(flags.currency, { flag: 'currency', message: 'Currency (e.g. usd)' });
-    const customer = flags['customer-email'] || flags['customer-name'] ? { email: flags['customer-email'], name: flags['customer-name'] } : undefined;
+    const customer =
+      flags['customer-email'] || flags['customer-name']
+        ? { email: flags['customer-email'], name: flags['customer-name'] }
+        : undefined;
     const client = await this.client(flags);
     await this.confirmChange(`create a payment session for ${formatMoney(amount, currency)}`, flags.yes);
     const session = await client.sessions.create(

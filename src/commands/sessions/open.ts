@@ -4,7 +4,10 @@ import { ApiCommand } from '../../lib/cli/base.js';
 
 export default class SessionsOpen extends ApiCommand {
   static override summary = 'Print (or open in a browser) the hosted checkout page of a payment session';
-  static override examples = ['<%= config.bin %> sessions open 0190f3c2-…', '<%= config.bin %> sessions open 0190f3c2-… --browser'];
+  static override examples = [
+    '<%= config.bin %> sessions open 0190f3c2-…',
+    '<%= config.bin %> sessions open 0190f3c2-… --browser',
+  ];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
     browser: Flags.boolean({ description: 'Open the page in the default browser (xdg-open / open / start)' }),

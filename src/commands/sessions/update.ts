@@ -19,12 +19,21 @@ export default class SessionsUpdate extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(SessionsUpdate);
-    const customer = flags['customer-email'] || flags['customer-name'] ? { email: flags['customer-email'], name: flags['customer-name'] } : undefined;
+    const customer =
+      flags['customer-email'] || flags['customer-name']
+        ? { email: flags['customer-email'], name: flags['customer-name'] }
+        : undefined;
     const client = await this.client(flags);
     await this.confirmChange(`update payment session ${args.id}`, flags.yes);
     const session = await client.sessions.update(
       args.id,
-      { amount: flags.amount, currency: flags.currency, description: flags.description, customer, metadata: parseMetadata(flags.metadata) },
+      {
+        amount: flags.amount,
+        currency: flags.currency,
+        description: flags.description,
+        customer,
+        metadata: parseMetadata(flags.metadata),
+      },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(session, 'Payment session updated', sessionFields);

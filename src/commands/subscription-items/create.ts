@@ -5,7 +5,9 @@ import { itemFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionItemsCreate extends ApiCommand {
   static override summary = 'Add an item to a subscription';
-  static override examples = ['<%= config.bin %> subscription-items create --subscription sub_… --price price_… --quantity 2'];
+  static override examples = [
+    '<%= config.bin %> subscription-items create --subscription sub_… --price price_… --quantity 2',
+  ];
   static override flags = {
     subscription: Flags.string({ description: 'Subscription id' }),
     price: Flags.string({ description: 'Price id' }),

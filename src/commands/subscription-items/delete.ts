@@ -16,7 +16,11 @@ export default class SubscriptionItemsDelete extends ApiCommand {
     const { args, flags } = await this.parse(SubscriptionItemsDelete);
     const client = await this.client(flags);
     await this.confirmChange(`remove subscription item ${args.id}`, flags.yes);
-    const out = await client.subscriptionItems.del(args.id, { proration_behavior: flags['proration-behavior'] }, { idempotencyKey: flags['idempotency-key'] });
+    const out = await client.subscriptionItems.del(
+      args.id,
+      { proration_behavior: flags['proration-behavior'] },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.print(out, () => `Removed subscription item ${out.id}.`);
   }
 }

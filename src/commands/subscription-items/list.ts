@@ -14,7 +14,12 @@ export default class SubscriptionItemsList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionItemsList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { subscription: flags.subscription }, (p) => client.subscriptionItems.list(p), (p) => client.subscriptionItems.listAll(p));
+    const list = await this.listOf(
+      flags,
+      { subscription: flags.subscription },
+      (p) => client.subscriptionItems.list(p),
+      (p) => client.subscriptionItems.listAll(p),
+    );
     return await this.table(list, itemColumns, 'No items.');
   }
 }

@@ -19,7 +19,11 @@ export default class SubscriptionItemsUpdate extends ApiCommand {
     const quantity = await this.need(flags.quantity, { flag: 'quantity', message: 'New quantity', kind: 'integer' });
     const client = await this.client(flags);
     await this.confirmChange(`set quantity of ${args.id} to ${quantity}`, flags.yes);
-    const item = await client.subscriptionItems.update(args.id, { quantity, proration_behavior: flags['proration-behavior'] }, { idempotencyKey: flags['idempotency-key'] });
+    const item = await client.subscriptionItems.update(
+      args.id,
+      { quantity, proration_behavior: flags['proration-behavior'] },
+      { idempotencyKey: flags['idempotency-key'] },
+    );
     return this.detail(item, 'Subscription item updated', itemFields);
   }
 }

@@ -14,7 +14,9 @@ export default class SubscriptionsCreate extends ApiCommand {
     price: Flags.string({ description: 'PRICE_ID or PRICE_ID:QUANTITY (repeatable; at least one)', multiple: true }),
     'trial-days': Flags.integer({ description: 'Trial length in days', min: 1 }),
     'trial-end': Flags.string({ description: 'Trial end (date or Unix seconds)', exclusive: ['trial-days'] }),
-    'billing-cycle-anchor': Flags.string({ description: 'First full period starts here (date or Unix seconds); the time before it is prorated' }),
+    'billing-cycle-anchor': Flags.string({
+      description: 'First full period starts here (date or Unix seconds); the time before it is prorated',
+    }),
     coupon: Flags.string({ description: 'Coupon id' }),
     'collection-method': collectionMethodFlag,
     'days-until-due': Flags.integer({ description: 'Days to pay a send_invoice invoice', min: 0 }),
@@ -28,7 +30,9 @@ export default class SubscriptionsCreate extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(SubscriptionsCreate);
     const customer = await this.need(flags.customer, { flag: 'customer', message: 'Customer id' });
-    const prices = flags.price ?? [await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' })];
+    const prices = flags.price ?? [
+      await this.need<string>(undefined, { flag: 'price', message: 'Price id (PRICE or PRICE:QUANTITY)' }),
+    ];
     const client = await this.client(flags);
     await this.confirmChange(`subscribe ${customer} to ${prices.join(', ')}`, flags.yes);
     const sub = await client.subscriptions.create(
@@ -37,7 +41,10 @@ export default class SubscriptionsCreate extends ApiCommand {
         items: prices.map((p) => parsePriceQuantity(p, 'price')),
         trial_period_days: flags['trial-days'],
         trial_end: flags['trial-end'] !== undefined ? parseDate(flags['trial-end'], 'trial-end') : undefined,
-        billing_cycle_anchor: flags['billing-cycle-anchor'] !== undefined ? parseDate(flags['billing-cycle-anchor'], 'billing-cycle-anchor') : undefined,
+        billing_cycle_anchor:
+          flags['billing-cycle-anchor'] !== undefined
+            ? parseDate(flags['billing-cycle-anchor'], 'billing-cycle-anchor')
+            : undefined,
         coupon: flags.coupon,
         collection_method: flags['collection-method'],
         days_until_due: flags['days-until-due'],

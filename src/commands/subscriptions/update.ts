@@ -5,13 +5,22 @@ import { subscriptionFields } from '../../lib/output/views/billing.js';
 
 export default class SubscriptionsUpdate extends ApiCommand {
   static override summary = 'Update a subscription (quantity, items, cancel at period end, coupon, payment method)';
-  static override examples = ['<%= config.bin %> subscriptions update sub_… --quantity 3', '<%= config.bin %> subscriptions update sub_… --coupon co_… --proration-behavior none'];
+  static override examples = [
+    '<%= config.bin %> subscriptions update sub_… --quantity 3',
+    '<%= config.bin %> subscriptions update sub_… --coupon co_… --proration-behavior none',
+  ];
   static override args = { id: Args.string({ description: 'Subscription id', required: true }) };
   static override flags = {
     quantity: Flags.integer({ description: 'New quantity (subscriptions with one item)', min: 0 }),
-    'add-price': Flags.string({ description: 'Add an item: PRICE_ID or PRICE_ID:QUANTITY (repeatable)', multiple: true }),
+    'add-price': Flags.string({
+      description: 'Add an item: PRICE_ID or PRICE_ID:QUANTITY (repeatable)',
+      multiple: true,
+    }),
     'remove-item': Flags.string({ description: 'Remove this item id (repeatable)', multiple: true }),
-    'cancel-at-period-end': Flags.boolean({ description: 'End at period end (--no-cancel-at-period-end to keep going)', allowNo: true }),
+    'cancel-at-period-end': Flags.boolean({
+      description: 'End at period end (--no-cancel-at-period-end to keep going)',
+      allowNo: true,
+    }),
     coupon: Flags.string({ description: 'Apply this coupon ("" removes the discount)' }),
     'payment-method': Flags.string({ description: 'Default payment method for this subscription' }),
     'proration-behavior': prorationFlag,

@@ -5,8 +5,12 @@ import { threedsFields } from '../../lib/output/views/payments.js';
 
 export default class ThreedsComplete extends ApiCommand {
   static override summary = 'Complete the 3D Secure challenge of a session (the test card decides the result)';
-  static override description = 'Exits 1 when the authentication failed (the result is still printed), 0 when it succeeded.';
-  static override examples = ['<%= config.bin %> threeds complete 0190…', '<%= config.bin %> threeds complete 0190… --json'];
+  static override description =
+    'Exits 1 when the authentication failed (the result is still printed), 0 when it succeeded.';
+  static override examples = [
+    '<%= config.bin %> threeds complete 0190…',
+    '<%= config.bin %> threeds complete 0190… --json',
+  ];
   static override args = { session: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = { 'idempotency-key': idempotencyFlag, yes: yesFlag };
 

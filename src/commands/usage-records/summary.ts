@@ -14,7 +14,12 @@ export default class UsageRecordsSummary extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(UsageRecordsSummary);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, { subscription_item: flags['subscription-item'] }, (p) => client.usageRecords.summaries(p), (p) => client.usageRecords.summariesAll(p));
+    const list = await this.listOf(
+      flags,
+      { subscription_item: flags['subscription-item'] },
+      (p) => client.usageRecords.summaries(p),
+      (p) => client.usageRecords.summariesAll(p),
+    );
     return await this.table(list, usageSummaryColumns, 'No usage periods.');
   }
 }

@@ -12,7 +12,8 @@ export default class WebhooksDelete extends ApiCommand {
     const { args, flags } = await this.parse(WebhooksDelete);
     const client = await this.client(flags);
     if (this.isLive) await this.confirmChange(`delete webhook endpoint ${args.id}`, flags.yes);
-    else if (!flags.yes && canAsk(this.io, this.jsonMode)) await this.confirmOrAbort(`Delete webhook endpoint ${args.id}? Nothing more is delivered to it.`, 'not deleted');
+    else if (!flags.yes && canAsk(this.io, this.jsonMode))
+      await this.confirmOrAbort(`Delete webhook endpoint ${args.id}? Nothing more is delivered to it.`, 'not deleted');
     const out = await client.webhookEndpoints.del(args.id, { idempotencyKey: flags['idempotency-key'] });
     return this.print(out, () => `Deleted webhook endpoint ${out.id}.`);
   }

@@ -4,12 +4,16 @@ import { cursor, cursorFlags } from '../../lib/cli/list.js';
 import { deliveryColumns } from '../../lib/output/views/events.js';
 
 export default class WebhooksDeliveries extends ApiCommand {
-  static override summary = "A webhook endpoint's deliveries, newest first (status, attempts, next attempt, last response)";
+  static override summary =
+    "A webhook endpoint's deliveries, newest first (status, attempts, next attempt, last response)";
   static override examples = ['<%= config.bin %> webhooks deliveries we_… --status failed'];
   static override args = { id: Args.string({ description: 'Webhook endpoint id (we_…)', required: true }) };
   static override flags = {
     ...cursorFlags,
-    status: Flags.option({ description: 'Only deliveries in this status', options: ['pending', 'succeeded', 'failed'] as const })(),
+    status: Flags.option({
+      description: 'Only deliveries in this status',
+      options: ['pending', 'succeeded', 'failed'] as const,
+    })(),
   };
 
   async run(): Promise<unknown> {

@@ -10,7 +10,16 @@ export default class WebhooksList extends ApiCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(WebhooksList);
     const client = await this.client(flags);
-    const list = await this.listOf(flags, {}, (p) => client.webhookEndpoints.list(p), (p) => client.webhookEndpoints.listAll(p));
-    return this.table(list, webhookEndpointColumns, 'No webhook endpoints. Add one with `payorch webhooks create --url …`.');
+    const list = await this.listOf(
+      flags,
+      {},
+      (p) => client.webhookEndpoints.list(p),
+      (p) => client.webhookEndpoints.listAll(p),
+    );
+    return this.table(
+      list,
+      webhookEndpointColumns,
+      'No webhook endpoints. Add one with `payorch webhooks create --url …`.',
+    );
   }
 }

@@ -5,7 +5,18 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Client } from '../client/client.js';
 import { InvalidBaseUrlError, PayorchError, SimulateWithLiveKeyError } from '../client/errors.js';
-import { jsonText, detailText, tableText, colorErr, loadColor, printable, safeText, withWidth, type Column, type Field } from '../output/render.js';
+import {
+  jsonText,
+  detailText,
+  tableText,
+  colorErr,
+  loadColor,
+  printable,
+  safeText,
+  withWidth,
+  type Column,
+  type Field,
+} from '../output/render.js';
 import { maskSecret, maskSecrets } from '../output/mask.js';
 import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
@@ -21,19 +32,30 @@ export const DEFAULT_TIMEOUT_S = 30;
 
 /** --timeout, else PAYORCH_TIMEOUT, else the default, in ms: seconds (`30`, `2.5`, `30s`) or `1500ms`. */
 export function commandTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEnv): number {
-  const [raw, source] = flag !== undefined ? [flag, '--timeout'] : env.PAYORCH_TIMEOUT ? [env.PAYORCH_TIMEOUT, 'PAYORCH_TIMEOUT'] : [undefined, ''];
+  const [raw, source] =
+    flag !== undefined
+      ? [flag, '--timeout']
+      : env.PAYORCH_TIMEOUT
+        ? [env.PAYORCH_TIMEOUT, 'PAYORCH_TIMEOUT']
+        : [undefined, ''];
   if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$/.exec(raw);
   const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : 1000) : NaN;
   if (!(ms >= 1 && ms <= 3_600_000)) {
-    throw new CliError(`${source} takes seconds (e.g. 30, 2.5 or 1500ms), at most one hour; got ${JSON.stringify(raw)}.`, source === '--timeout' ? EXIT.USAGE : EXIT.AUTH);
+    throw new CliError(
+      `${source} takes seconds (e.g. 30, 2.5 or 1500ms), at most one hour; got ${JSON.stringify(raw)}.`,
+      source === '--timeout' ? EXIT.USAGE : EXIT.AUTH,
+    );
   }
   return Math.round(ms);
 }
 
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
-    json: Flags.boolean({ description: 'Print the result as JSON on stdout (a failure as an error body), and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({
+      description: 'Print the result as JSON on stdout (a failure as an error body), and nothing else. Never prompts.',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   /** Streams, terminal, stdin, env and prompts: the process's unless a test gives another. */
@@ -53,17 +75,23 @@ export abstract class BaseCommand extends Command {
    * oclif's parse, then: a blank (empty or whitespace-only) argument or required flag is a usage error (exit 2)
    * before any request — an empty `$ID` in a script must not turn `get ""` into a list.
    */
-  protected override async parse<F extends { [name: string]: any }, B extends { [name: string]: any }, A extends { [name: string]: any }>(
-    options?: Interfaces.Input<F, B, A>,
-    argv?: string[],
-  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+  protected override async parse<
+    F extends { [name: string]: any },
+    B extends { [name: string]: any },
+    A extends { [name: string]: any },
+  >(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const out = await super.parse(options, argv).catch((err: unknown) => this.unknownFlags(err, options));
-    const def = (options ?? this.ctor) as { args?: Record<string, { required?: boolean }>; flags?: Record<string, { required?: boolean }> };
+    const def = (options ?? this.ctor) as {
+      args?: Record<string, { required?: boolean }>;
+      flags?: Record<string, { required?: boolean }>;
+    };
     for (const [name, value] of Object.entries(out.args as Record<string, unknown>)) {
-      if (typeof value === 'string' && value.trim() === '') throw new CliError(`The ${name.toUpperCase()} argument is blank; give a value.`, EXIT.USAGE);
+      if (typeof value === 'string' && value.trim() === '')
+        throw new CliError(`The ${name.toUpperCase()} argument is blank; give a value.`, EXIT.USAGE);
     }
     for (const [name, value] of Object.entries(out.flags as Record<string, unknown>)) {
-      if (typeof value === 'string' && value.trim() === '' && def.flags?.[name]?.required) throw new CliError(`--${name} is blank; give a value.`, EXIT.USAGE);
+      if (typeof value === 'string' && value.trim() === '' && def.flags?.[name]?.required)
+        throw new CliError(`--${name} is blank; give a value.`, EXIT.USAGE);
     }
     return out;
   }
@@ -72,7 +100,10 @@ export abstract class BaseCommand extends Command {
    * oclif's "Nonexistent flag" (its message, then the whole usage) becomes a usage error in the CLI's own words,
    * suggesting the nearest flag the command has; other parse errors go on as they were.
    */
-  private async unknownFlags(err: unknown, options: { flags?: object; baseFlags?: object } | undefined): Promise<never> {
+  private async unknownFlags(
+    err: unknown,
+    options: { flags?: object; baseFlags?: object } | undefined,
+  ): Promise<never> {
     const tokens = (err as { flags?: unknown }).flags;
     // oclif's NonExistentFlagsError (the parser's only error with a `flags` list), recognized without its class:
     // bin/run.js may load oclif from its bundle (dist/vendor) rather than node_modules.
@@ -111,17 +142,28 @@ export abstract class BaseCommand extends Command {
     return this.print(obj, () => detailText(obj, title, fields));
   }
 
-  protected async table<T, L extends { data: T[]; has_more?: boolean; total_count?: number }>(list: L & { data: T[] }, columns: Column<T>[], empty = 'Nothing to show.'): Promise<L> {
+  protected async table<T, L extends { data: T[]; has_more?: boolean; total_count?: number }>(
+    list: L & { data: T[] },
+    columns: Column<T>[],
+    empty = 'Nothing to show.',
+  ): Promise<L> {
     return this.print(list, async () => {
       if (list.data.length === 0) return empty;
       const t = await tableText(list.data, columns);
-      const more = list.has_more ? `\n${colorErr().dim(`… more: ${list.total_count ?? '?'} in all (use --starting-after ${printable((list.data.at(-1) as { id?: string }).id ?? '')} or --all)`)}` : '';
+      const more = list.has_more
+        ? `\n${colorErr().dim(`… more: ${list.total_count ?? '?'} in all (use --starting-after ${printable((list.data.at(-1) as { id?: string }).id ?? '')} or --all)`)}`
+        : '';
       return t + more;
     });
   }
 
   /** One page of a list, or with --all every page in one list: `page` and `all` are the client's two calls. */
-  protected listOf<P extends object, T, L>(flags: ListFlagValues, params: P, page: PageCall<P, L>, all: AllCall<P, T>): Promise<L | AllList<T>> {
+  protected listOf<P extends object, T, L>(
+    flags: ListFlagValues,
+    params: P,
+    page: PageCall<P, L>,
+    all: AllCall<P, T>,
+  ): Promise<L | AllList<T>> {
     return pageOrAll(flags, params, page, all, { io: this.io, json: this.jsonMode });
   }
 
@@ -131,7 +173,10 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The flag's value, or a prompt on a terminal, or exit 2 naming the flag. A blank value counts as missing. */
-  protected async need<T extends string | number>(value: T | undefined, opts: Omit<AskOptions, 'json'> & { kind?: 'text' | 'integer' | 'password' }): Promise<T> {
+  protected async need<T extends string | number>(
+    value: T | undefined,
+    opts: Omit<AskOptions, 'json'> & { kind?: 'text' | 'integer' | 'password' },
+  ): Promise<T> {
     if (value !== undefined && String(value).trim() !== '') return value;
     if (opts.kind === 'integer') return (await askInteger({ ...opts, json: this.jsonMode }, this.io)) as T;
     return (await ask({ ...opts, json: this.jsonMode }, this.io)) as T;
@@ -159,7 +204,9 @@ export abstract class BaseCommand extends Command {
           .filter((l) => l && !l.startsWith('See more help'))
           .join(' ')
           .replace(/\s+/g, ' ');
-        this.io.stdout.write(jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message } }) + '\n');
+        this.io.stdout.write(
+          jsonText({ error: { type: 'invalid_request_error', code: 'usage_error', message } }) + '\n',
+        );
       }
       throw err;
     }
@@ -174,12 +221,25 @@ export abstract class BaseCommand extends Command {
 
 export abstract class ApiCommand extends BaseCommand {
   static override baseFlags = {
-    json: Flags.boolean({ description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({
+      description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.',
+      helpGroup: 'GLOBAL',
+    }),
     'api-key': Flags.string({ description: 'API key (overrides PAYORCH_API_KEY and profiles)', helpGroup: 'GLOBAL' }),
-    'base-url': Flags.string({ description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1', helpGroup: 'GLOBAL' }),
+    'base-url': Flags.string({
+      description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1',
+      helpGroup: 'GLOBAL',
+    }),
     profile: Flags.string({ description: 'Use this stored profile', helpGroup: 'GLOBAL' }),
-    timeout: Flags.string({ description: `Give up after this many seconds in all, retries included (default ${DEFAULT_TIMEOUT_S}; env PAYORCH_TIMEOUT)`, helpGroup: 'GLOBAL' }),
-    simulate: Flags.string({ description: 'Test mode: a fault for each request\'s first attempt, e.g. after_commit=reset (Payorch-Simulate; docs/api.md "Fault injection")', helpGroup: 'GLOBAL' }),
+    timeout: Flags.string({
+      description: `Give up after this many seconds in all, retries included (default ${DEFAULT_TIMEOUT_S}; env PAYORCH_TIMEOUT)`,
+      helpGroup: 'GLOBAL',
+    }),
+    simulate: Flags.string({
+      description:
+        'Test mode: a fault for each request\'s first attempt, e.g. after_commit=reset (Payorch-Simulate; docs/api.md "Fault injection")',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   private target?: Target;
@@ -194,12 +254,19 @@ export abstract class ApiCommand extends BaseCommand {
     const target = (this.target = resolveTarget(flags, this.io.env));
     const { Client } = await import('../client/client.js');
     // One budget for the whole call: attempts get what is left of it, and no retry starts past it.
-    const common = { userAgent: `payorch-cli/${this.config.version}`, timeoutMs, deadlineMs: timeoutMs, onRequest: this.io.onRequest, simulate: flags.simulate };
+    const common = {
+      userAgent: `payorch-cli/${this.config.version}`,
+      timeoutMs,
+      deadlineMs: timeoutMs,
+      onRequest: this.io.onRequest,
+      simulate: flags.simulate,
+    };
     if (target.kind === 'http') {
       this.checkBaseUrl(target.baseUrl, flags['base-url'] !== undefined);
       if (flags.simulate !== undefined && isLiveKey(target.apiKey)) throw new SimulateWithLiveKeyError();
       this.clientInstance = new Client({ ...common, apiKey: target.apiKey, baseUrl: target.baseUrl });
-      if (isLiveKey(target.apiKey)) this.notice(`LIVE key ${maskSecret(target.apiKey)} (${target.source}) → ${target.baseUrl}`);
+      if (isLiveKey(target.apiKey))
+        this.notice(`LIVE key ${maskSecret(target.apiKey)} (${target.source}) → ${target.baseUrl}`);
     } else {
       // No key configured: the server running on the default data directory (started in the background at a
       // terminal, see src/lib/cli/server.ts), else the same server inside this process.
@@ -208,14 +275,22 @@ export abstract class ApiCommand extends BaseCommand {
       if (local) {
         const how = local.started ? `started it in the background, pid ${local.pid}` : `pid ${local.pid}`;
         const stops = local.auto ? '; it stops after idling, or with `payorch server stop`' : '';
-        this.notice(`payorch: no API key configured — using the test-mode server at ${local.baseUrl} (${how}; data: ${local.dataDir}${stops}).`);
+        this.notice(
+          `payorch: no API key configured — using the test-mode server at ${local.baseUrl} (${how}; data: ${local.dataDir}${stops}).`,
+        );
         this.clientInstance = new Client({ ...common, apiKey: local.apiKey, baseUrl: local.baseUrl });
       } else {
         const { openInProcess, InProcessTransport } = await (await import('./embedded.js')).loadEmbedded();
         const embedded = await openInProcess();
         this.inProcess = true;
-        this.notice(`payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`);
-        this.clientInstance = new Client({ ...common, apiKey: embedded.apiKey, transport: new InProcessTransport(embedded, () => embedded.close()) });
+        this.notice(
+          `payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`,
+        );
+        this.clientInstance = new Client({
+          ...common,
+          apiKey: embedded.apiKey,
+          transport: new InProcessTransport(embedded, () => embedded.close()),
+        });
       }
     }
     return this.clientInstance;
@@ -227,12 +302,19 @@ export abstract class ApiCommand extends BaseCommand {
     try {
       url = parseBaseUrl(baseUrl);
     } catch (err) {
-      if (err instanceof InvalidBaseUrlError) throw new CliError(`${err.message}${fromFlag ? '' : ' Fix PAYORCH_BASE_URL or the profile (`payorch profiles show`).'}`, fromFlag ? EXIT.USAGE : EXIT.AUTH);
+      if (err instanceof InvalidBaseUrlError)
+        throw new CliError(
+          `${err.message}${fromFlag ? '' : ' Fix PAYORCH_BASE_URL or the profile (`payorch profiles show`).'}`,
+          fromFlag ? EXIT.USAGE : EXIT.AUTH,
+        );
       throw err;
     }
-    const local = ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+    const local =
+      ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(url.hostname) || url.hostname.endsWith('.localhost');
     if (local && !url.pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) {
-      this.notice(`payorch: warning: ${url.origin}${url.pathname.replace(/\/+$/, '')} does not end in ${API_PREFIX}; the local server serves the API under it (e.g. ${url.origin}${API_PREFIX}).`);
+      this.notice(
+        `payorch: warning: ${url.origin}${url.pathname.replace(/\/+$/, '')} does not end in ${API_PREFIX}; the local server serves the API under it (e.g. ${url.origin}${API_PREFIX}).`,
+      );
     }
   }
 
@@ -257,10 +339,15 @@ export abstract class ApiCommand extends BaseCommand {
 }
 
 /** `--yes` for commands that change state. */
-export const yesFlag = Flags.boolean({ char: 'y', description: 'Do not ask for confirmation (required for live keys without a terminal)' });
+export const yesFlag = Flags.boolean({
+  char: 'y',
+  description: 'Do not ask for confirmation (required for live keys without a terminal)',
+});
 
 /** `--idempotency-key` for commands that create or change. */
-export const idempotencyFlag = Flags.string({ description: 'Idempotency-Key to send (default: a new random key, reused across retries)' });
+export const idempotencyFlag = Flags.string({
+  description: 'Idempotency-Key to send (default: a new random key, reused across retries)',
+});
 
 /** `key=value` pairs (repeatable) → metadata object. */
 export const metadataFlag = Flags.string({ description: 'Metadata as key=value (repeatable)', multiple: true });

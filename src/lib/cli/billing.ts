@@ -9,15 +9,24 @@ import { CliError, EXIT } from './errors.js';
 /** `price_123` or `price_123:3` → {price, quantity?}. */
 export function parsePriceQuantity(value: string, flag: string): { price: string; quantity?: number } {
   const [price, qty, ...rest] = value.split(':');
-  if (!price || rest.length || (qty !== undefined && !/^\d+$/.test(qty))) throw new CliError(`--${flag} takes PRICE_ID or PRICE_ID:QUANTITY (got "${value}").`, EXIT.USAGE);
+  if (!price || rest.length || (qty !== undefined && !/^\d+$/.test(qty)))
+    throw new CliError(`--${flag} takes PRICE_ID or PRICE_ID:QUANTITY (got "${value}").`, EXIT.USAGE);
   return qty === undefined ? { price } : { price, quantity: Number(qty) };
 }
 
 /** `10:500` / `10:500:1000` / `inf:300` → a tier (up_to : unit_amount [: flat_amount]). */
 export function parseTier(value: string): { up_to: number | 'inf'; unit_amount: number; flat_amount?: number } {
   const m = /^(inf|\d+):(\d+)(?::(\d+))?$/.exec(value);
-  if (!m) throw new CliError(`--tier takes UP_TO:UNIT_AMOUNT[:FLAT_AMOUNT], UP_TO a number or inf (got "${value}").`, EXIT.USAGE);
-  return { up_to: m[1] === 'inf' ? 'inf' : Number(m[1]), unit_amount: Number(m[2]), ...(m[3] !== undefined ? { flat_amount: Number(m[3]) } : {}) };
+  if (!m)
+    throw new CliError(
+      `--tier takes UP_TO:UNIT_AMOUNT[:FLAT_AMOUNT], UP_TO a number or inf (got "${value}").`,
+      EXIT.USAGE,
+    );
+  return {
+    up_to: m[1] === 'inf' ? 'inf' : Number(m[1]),
+    unit_amount: Number(m[2]),
+    ...(m[3] !== undefined ? { flat_amount: Number(m[3]) } : {}),
+  };
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400 };
@@ -25,7 +34,8 @@ const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 
 /** `30d`, `12h`, `90m`, `45s`, `2w`, `1d12h` → seconds. */
 export function parseDuration(value: string): number {
   const parts = [...value.matchAll(/(\d+)([smhdw])/g)];
-  if (!parts.length || parts.map((p) => p[0]).join('') !== value) throw new CliError(`A duration looks like 30d, 12h, 90m, 45s, 2w or 1d12h (got "${value}").`, EXIT.USAGE);
+  if (!parts.length || parts.map((p) => p[0]).join('') !== value)
+    throw new CliError(`A duration looks like 30d, 12h, 90m, 45s, 2w or 1d12h (got "${value}").`, EXIT.USAGE);
   return parts.reduce((a, p) => a + Number(p[1]) * UNITS[p[2]!]!, 0);
 }
 
@@ -33,15 +43,25 @@ export function parseDuration(value: string): number {
 export function parseDate(value: string, flag: string): number {
   if (/^\d+$/.test(value)) return Number(value);
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new CliError(`--${flag} takes a date (2027-01-31 or an ISO time) or Unix seconds (got "${value}").`, EXIT.USAGE);
+  if (Number.isNaN(ms))
+    throw new CliError(
+      `--${flag} takes a date (2027-01-31 or an ISO time) or Unix seconds (got "${value}").`,
+      EXIT.USAGE,
+    );
   return Math.floor(ms / 1000);
 }
 
 /** `--proration-behavior`, of every command that changes what a subscription bills. */
-export const prorationFlag = Flags.option({ description: 'create_prorations (default) or none', options: ['create_prorations', 'none'] as const })();
+export const prorationFlag = Flags.option({
+  description: 'create_prorations (default) or none',
+  options: ['create_prorations', 'none'] as const,
+})();
 
 /** `--collection-method`, of invoices and subscriptions. */
-export const collectionMethodFlag = Flags.option({ description: 'charge_automatically (default) or send_invoice', options: ['charge_automatically', 'send_invoice'] as const })();
+export const collectionMethodFlag = Flags.option({
+  description: 'charge_automatically (default) or send_invoice',
+  options: ['charge_automatically', 'send_invoice'] as const,
+})();
 
 /** The customer fields `customers create` and `customers update` both take, and how they map to the body. */
 export const customerFlags = {
@@ -53,7 +73,14 @@ export const customerFlags = {
   metadata: metadataFlag,
 };
 
-export function customerParams(flags: { email?: string; name?: string; phone?: string; description?: string; 'payment-method'?: string; metadata?: string[] }) {
+export function customerParams(flags: {
+  email?: string;
+  name?: string;
+  phone?: string;
+  description?: string;
+  'payment-method'?: string;
+  metadata?: string[];
+}) {
   return {
     email: flags.email,
     name: flags.name,
@@ -74,7 +101,10 @@ const LOOKUPS_AT_ONCE = 8;
  * (deleted, or the server busy) is simply missing from the map: the view shows its id. `skipped` counts the
  * distinct ids beyond the bound.
  */
-export async function customersOf(client: Client, ids: string[]): Promise<{ customers: Map<string, Customer>; skipped: number }> {
+export async function customersOf(
+  client: Client,
+  ids: string[],
+): Promise<{ customers: Map<string, Customer>; skipped: number }> {
   const distinct = [...new Set(ids)];
   const wanted = distinct.slice(0, CUSTOMER_LOOKUPS);
   const customers = new Map<string, Customer>();

@@ -22,7 +22,17 @@
 // costs ~4 ms), no node:zlib for its crc32 (~2.5 ms to load; a small checksum in JS instead), no reading of
 // entries that are not used.
 import Module from 'node:module';
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vm from 'node:vm';
@@ -43,7 +53,10 @@ interface ModuleStatics {
 }
 
 /** `envPaths('payorch').cache` (env-paths 3, the package the profiles use) + `/compile-cache`. */
-export function compileCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+export function compileCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string {
   const name = 'payorch-nodejs';
   let dir: string;
   if (platform === 'darwin') dir = join(homedir(), 'Library', 'Caches', name);
@@ -82,7 +95,8 @@ function installId(): string {
 
 // Node options under which Node's own compile step does more than compile (policies, source maps, the
 // inspector, ES module detection/require, loaders): there the hook stays out of the way.
-const NODE_OPTIONS_LEFT_ALONE = /^--(experimental-policy|policy-integrity|enable-source-maps|inspect|debug|experimental-detect-module|experimental-require-module|experimental-loader|loader|experimental-vm-modules)/;
+const NODE_OPTIONS_LEFT_ALONE =
+  /^--(experimental-policy|policy-integrity|enable-source-maps|inspect|debug|experimental-detect-module|experimental-require-module|experimental-loader|loader|experimental-vm-modules)/;
 
 // File layout: `${MAGIC} ${index bytes}\n`, the index (JSON: { [filename]: [offset, data bytes, source bytes,
 // checksum of the data] }), then the entries (offsets from the end of the index), each: V8's cached data, then
@@ -92,7 +106,8 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 type Entry = [offset: number, dataBytes: number, sourceBytes: number, checksum: number];
 
-const isEntry = (e: unknown): e is Entry => Array.isArray(e) && e.length === 4 && e.every((n) => Number.isSafeInteger(n) && n >= 0) && e[1] > 0;
+const isEntry = (e: unknown): e is Entry =>
+  Array.isArray(e) && e.length === 4 && e.every((n) => Number.isSafeInteger(n) && n >= 0) && e[1] > 0;
 
 /** A 32-bit checksum (multiplicative hashing over 32-bit words) that detects corrupt data. */
 export function checksum(b: Buffer): number {
@@ -154,18 +169,21 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
   const wrapperColumns = M.wrapper[0].length;
 
   M.prototype._compile = function (this: ModuleInternals, content: string, filename: string, format?: string) {
-    if ((format !== undefined && format !== 'commonjs') || process.sourceMapsEnabled) return original.call(this, content, filename, format);
+    if ((format !== undefined && format !== 'commonjs') || process.sourceMapsEnabled)
+      return original.call(this, content, filename, format);
     const source = Buffer.from(content, 'utf8');
     const e = index[filename];
     let cachedData: Buffer | undefined;
     if (isEntry(e) && e[2] === source.length) {
       const bytes = readEntry(e);
-      if (bytes && bytes.subarray(e[1]).equals(source) && checksum(bytes.subarray(0, e[1])) === e[3]) cachedData = bytes.subarray(0, e[1]);
+      if (bytes && bytes.subarray(e[1]).equals(source) && checksum(bytes.subarray(0, e[1])) === e[3])
+        cachedData = bytes.subarray(0, e[1]);
     }
     // A hashbang, or a dynamic import() (which needs Node's own loader callback): Node does it. (Checked only
     // without an entry: entries are made only for sources without them. `import()` with nothing inside is not
     // code: it can only be text, as in an error message.)
-    if (!cachedData && (content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content))) return original.call(this, content, filename, format);
+    if (!cachedData && (content.startsWith('#!') || /\bimport\s*\((?!\s*\))/.test(content)))
+      return original.call(this, content, filename, format);
     let script: vm.Script;
     try {
       // Module.wrap puts the wrapper on line 1: the negative column offset keeps line-1 columns in stack traces right.
@@ -192,7 +210,12 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
   });
 }
 
-function write(file: string, index: Record<string, unknown>, readEntry: (e: Entry) => Buffer | undefined, compiled: Map<string, { source: Buffer; script: vm.Script }>): void {
+function write(
+  file: string,
+  index: Record<string, unknown>,
+  readEntry: (e: Entry) => Buffer | undefined,
+  compiled: Map<string, { source: Buffer; script: vm.Script }>,
+): void {
   const parts: Buffer[] = [];
   const next: Record<string, Entry> = {};
   let offset = 0;
@@ -218,7 +241,9 @@ function write(file: string, index: Record<string, unknown>, readEntry: (e: Entr
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, Buffer.concat([Buffer.from(`${MAGIC} ${rawIndex.length}\n`), rawIndex, ...parts]), { mode: 0o600 });
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${MAGIC} ${rawIndex.length}\n`), rawIndex, ...parts]), {
+      mode: 0o600,
+    });
     renameSync(tmp, file);
     removeUnused(dirname(file));
   } catch (err) {
@@ -250,7 +275,10 @@ function makeRequire(M: ModuleStatics, mod: ModuleInternals) {
     return mod.require(id);
   } as NodeJS.Require;
   const check = (request: unknown) => {
-    if (typeof request !== 'string') throw Object.assign(new TypeError(`The "request" argument must be of type string. Received ${typeof request}`), { code: 'ERR_INVALID_ARG_TYPE' });
+    if (typeof request !== 'string')
+      throw Object.assign(new TypeError(`The "request" argument must be of type string. Received ${typeof request}`), {
+        code: 'ERR_INVALID_ARG_TYPE',
+      });
   };
   const resolve = (request: string, options?: { paths?: string[] }) => {
     check(request);
@@ -261,7 +289,12 @@ function makeRequire(M: ModuleStatics, mod: ModuleInternals) {
     return M._resolveLookupPaths(request, mod);
   };
   require.resolve = resolve as NodeJS.RequireResolve;
-  Object.defineProperty(require, 'main', { value: process.mainModule, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(require, 'main', {
+    value: process.mainModule,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
   require.extensions = M._extensions as NodeJS.Require['extensions'];
   require.cache = M._cache as NodeJS.Require['cache'];
   return require;

@@ -15,7 +15,15 @@ export const EXIT = {
 
 /** A failure the CLI reports itself (no API call answered it). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number, readonly code = exitCode === EXIT.USAGE ? 'usage_error' : exitCode === EXIT.AUTH ? 'configuration_error' : 'cli_error') {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly code = exitCode === EXIT.USAGE
+      ? 'usage_error'
+      : exitCode === EXIT.AUTH
+        ? 'configuration_error'
+        : 'cli_error',
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -23,11 +23,18 @@ export async function nearestEventType(input: string): Promise<string | undefine
 /** A usage error (exit 2) for an unknown type, naming the nearest known one and the command that lists them all. */
 async function unknownType(flag: string, value: string, lister: string): Promise<CliError> {
   const near = await nearestEventType(value);
-  return new CliError(`Unknown event type "${printable(value)}" (${flag}).${near ? ` Did you mean ${near}?` : ''} \`${lister}\` shows every type.`, EXIT.USAGE);
+  return new CliError(
+    `Unknown event type "${printable(value)}" (${flag}).${near ? ` Did you mean ${near}?` : ''} \`${lister}\` shows every type.`,
+    EXIT.USAGE,
+  );
 }
 
 /** One event type, checked against the catalog; `lister` is the command the error points to for the full list. */
-export async function checkEventType(flag: string, value: string, lister = 'payorch trigger --list'): Promise<EventType> {
+export async function checkEventType(
+  flag: string,
+  value: string,
+  lister = 'payorch trigger --list',
+): Promise<EventType> {
   const { isEventType } = await eventCatalog();
   if (!isEventType(value)) throw await unknownType(flag, value, lister);
   return value;
@@ -37,7 +44,10 @@ export async function checkEventType(flag: string, value: string, lister = 'payo
  * `a,b,payment.*` → the patterns, each a known type or a `*` pattern that matches at least one known type, and
  * whether a type matches one of them. Blank entries and an empty list are usage errors.
  */
-export async function eventFilter(flag: string, csv: string): Promise<{ patterns: string[]; matches: (type: string) => boolean }> {
+export async function eventFilter(
+  flag: string,
+  csv: string,
+): Promise<{ patterns: string[]; matches: (type: string) => boolean }> {
   const patterns = await eventPatterns(flag, csv);
   const { eventTypeMatches } = await eventCatalog();
   return { patterns, matches: (type) => patterns.some((p) => eventTypeMatches(p, type)) };
@@ -47,11 +57,18 @@ export async function eventFilter(flag: string, csv: string): Promise<{ patterns
 export async function eventPatterns(flag: string, csv: string): Promise<string[]> {
   const { eventTypes, eventTypeMatches, isEventType } = await eventCatalog();
   const patterns = csv.split(',').map((p) => p.trim());
-  if (patterns.length === 0 || patterns.some((p) => p === '')) throw new CliError(`${flag} takes event types or patterns separated by commas (e.g. payment.captured,refund.*).`, EXIT.USAGE);
+  if (patterns.length === 0 || patterns.some((p) => p === ''))
+    throw new CliError(
+      `${flag} takes event types or patterns separated by commas (e.g. payment.captured,refund.*).`,
+      EXIT.USAGE,
+    );
   for (const p of patterns) {
     if (p.includes('*')) {
       if (!/^[a-z_.*]+$/.test(p) || !eventTypes.some((t) => eventTypeMatches(p, t))) {
-        throw new CliError(`The pattern "${printable(p)}" (${flag}) matches no event type. \`payorch trigger --list\` shows every type.`, EXIT.USAGE);
+        throw new CliError(
+          `The pattern "${printable(p)}" (${flag}) matches no event type. \`payorch trigger --list\` shows every type.`,
+          EXIT.USAGE,
+        );
       }
     } else if (!isEventType(p)) throw await unknownType(flag, p, 'payorch trigger --list');
   }
@@ -102,7 +119,12 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
  * (429) or fails (5xx) is said once (`say`) and read again; "Reconnected." when it answers again. Any other
  * failure (401, 400…) ends the command. Once `stop` resolves, nothing more is yielded.
  */
-export async function* follow<T>(read: () => Promise<T[]>, stop: { stopped: Promise<void>; signal: AbortSignal }, say: (message: string) => void, what: string): AsyncGenerator<T> {
+export async function* follow<T>(
+  read: () => Promise<T[]>,
+  stop: { stopped: Promise<void>; signal: AbortSignal },
+  say: (message: string) => void,
+  what: string,
+): AsyncGenerator<T> {
   const interval = new PollInterval();
   let unreachable = false;
   while (!stop.signal.aborted) {
@@ -112,7 +134,8 @@ export async function* follow<T>(read: () => Promise<T[]>, stop: { stopped: Prom
       if (unreachable && !stop.signal.aborted) say('Reconnected.');
       unreachable = false;
     } catch (err) {
-      if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500))) throw err;
+      if (!(err instanceof ConnectionError) && !(err instanceof ApiError && (err.status === 429 || err.status >= 500)))
+        throw err;
       if (!unreachable) say(`Cannot read ${what} (${err.message}); trying again…`);
       unreachable = true;
     }
@@ -145,14 +168,19 @@ export function forwardUrl(input: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new CliError(`--forward-to takes a URL such as localhost:3000/webhooks or https://example.test/hook; got "${printable(input)}".`, EXIT.USAGE);
+    throw new CliError(
+      `--forward-to takes a URL such as localhost:3000/webhooks or https://example.test/hook; got "${printable(input)}".`,
+      EXIT.USAGE,
+    );
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
     throw new CliError(`--forward-to must be an http or https URL; got "${printable(input)}".`, EXIT.USAGE);
   }
-  if (url.username || url.password) throw new CliError('--forward-to must not carry a user name or password.', EXIT.USAGE);
+  if (url.username || url.password)
+    throw new CliError('--forward-to must not carry a user name or password.', EXIT.USAGE);
   // Port 0 would go to the protocol's default port; the URL parser already refuses ports past 65535.
-  if (url.port === '0') throw new CliError(`--forward-to needs a port from 1 to 65535; got "${printable(input)}".`, EXIT.USAGE);
+  if (url.port === '0')
+    throw new CliError(`--forward-to needs a port from 1 to 65535; got "${printable(input)}".`, EXIT.USAGE);
   return url;
 }
 
@@ -163,13 +191,19 @@ export type ForwardResult = { status: number; ms: number } | { error: string; ms
  * with `secret`), within `timeoutMs`. Never throws: an unreachable, failing or slow target is a result.
  * Redirects are not followed (the signed body goes where the user said, nowhere else).
  */
-export async function forwardEvent(url: URL, event: Event, secret: string, opts: { timeoutMs: number; userAgent: string; signal?: AbortSignal }): Promise<ForwardResult> {
+export async function forwardEvent(
+  url: URL,
+  event: Event,
+  secret: string,
+  opts: { timeoutMs: number; userAgent: string; signal?: AbortSignal },
+): Promise<ForwardResult> {
   const body = JSON.stringify(event);
   const started = Date.now();
-  const [lib, { EVENT_ID_HEADER, EVENT_TYPE_HEADER, signatureHeader, SIGNATURE_HEADER, TEST_MODE_HEADER }] = await Promise.all([
-    url.protocol === 'https:' ? import('node:https') : import('node:http'),
-    import('../webhooks/signature.js'),
-  ]);
+  const [lib, { EVENT_ID_HEADER, EVENT_TYPE_HEADER, signatureHeader, SIGNATURE_HEADER, TEST_MODE_HEADER }] =
+    await Promise.all([
+      url.protocol === 'https:' ? import('node:https') : import('node:http'),
+      import('../webhooks/signature.js'),
+    ]);
   const headers = {
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),

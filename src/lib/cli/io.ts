@@ -60,7 +60,8 @@ export function processIO(): CliIO {
           return p.input({
             message,
             theme: { prefix: { done: c.blue('?') } },
-            transformer: (value, { isFinal }) => (!isFinal ? value : matches(value) ? `${value} ${c.green('✔')}` : `${value} ${c.red('✘ does not match')}`),
+            transformer: (value, { isFinal }) =>
+              !isFinal ? value : matches(value) ? `${value} ${c.green('✔')}` : `${value} ${c.red('✘ does not match')}`,
           });
         },
       };
@@ -75,7 +76,16 @@ const readFileSyncFd0 = () => readFileSync(0, 'utf8');
 export const canAsk = (io: CliIO, json = false) => !json && io.stdinIsTTY && Boolean(io.stdout.isTTY);
 
 /** An IO that records what a command writes; `answers` are given to prompts in order. For in-process tests. */
-export function captureIO(opts: { env?: NodeJS.ProcessEnv; stdin?: string; tty?: boolean; columns?: number; answers?: (string | boolean)[]; onRequest?: (req: TransportRequest) => void } = {}): CliIO & { out: string; err: string; exitCode: number } {
+export function captureIO(
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    stdin?: string;
+    tty?: boolean;
+    columns?: number;
+    answers?: (string | boolean)[];
+    onRequest?: (req: TransportRequest) => void;
+  } = {},
+): CliIO & { out: string; err: string; exitCode: number } {
   const answers = [...(opts.answers ?? [])];
   const next = () => {
     if (answers.length === 0) throw new Error('captureIO: a prompt was shown with no answer left');

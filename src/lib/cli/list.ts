@@ -12,7 +12,10 @@ export const cursorFlags = {
 /** The cursor flags and `--all`, for every list command that can fetch every page. */
 export const listFlags = {
   ...cursorFlags,
-  all: Flags.boolean({ description: 'Fetch every page (auto-pagination)', exclusive: ['starting-after', 'ending-before'] }),
+  all: Flags.boolean({
+    description: 'Fetch every page (auto-pagination)',
+    exclusive: ['starting-after', 'ending-before'],
+  }),
 };
 
 export interface CursorFlagValues {
@@ -34,7 +37,11 @@ export type AllCall<P, T> = (params: Query<P>) => AsyncIterable<T>;
 export type AllList<T> = { object: 'list'; data: T[]; has_more: false; total_count: number };
 
 /** Drains an auto-paginating iterator into one list, with a progress count on the command's stderr when it is a terminal. */
-export async function listAll<T>(items: AsyncIterable<T>, io: Pick<CliIO, 'stderr'>, json: boolean): Promise<AllList<T>> {
+export async function listAll<T>(
+  items: AsyncIterable<T>,
+  io: Pick<CliIO, 'stderr'>,
+  json: boolean,
+): Promise<AllList<T>> {
   const data: T[] = [];
   const progress = !json && Boolean(io.stderr.isTTY);
   for await (const item of items) {
@@ -49,7 +56,13 @@ export async function listAll<T>(items: AsyncIterable<T>, io: Pick<CliIO, 'stder
  * One page (the cursor flags and `params`), or with --all every page drained into one list. `page` and `all`
  * are the client's two calls for the same list.
  */
-export async function pageOrAll<P extends object, T, L>(flags: ListFlagValues, params: P, page: PageCall<P, L>, all: AllCall<P, T>, out: { io: Pick<CliIO, 'stderr'>; json: boolean }): Promise<L | AllList<T>> {
+export async function pageOrAll<P extends object, T, L>(
+  flags: ListFlagValues,
+  params: P,
+  page: PageCall<P, L>,
+  all: AllCall<P, T>,
+  out: { io: Pick<CliIO, 'stderr'>; json: boolean },
+): Promise<L | AllList<T>> {
   const query = { ...cursor(flags), ...params };
   return flags.all ? await listAll(all(query), out.io, out.json) : await page(query);
 }

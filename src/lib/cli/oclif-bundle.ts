@@ -17,7 +17,8 @@ interface ModuleStatics {
 /** The symbol under which the bundle finds `import()` (see scripts/bundle-oclif.js). */
 const IMPORT_HOOK = Symbol.for('payorch.import');
 
-export const bundlePath = (version: string) => join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'vendor', `oclif-core-${version}.cjs`);
+export const bundlePath = (version: string) =>
+  join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'vendor', `oclif-core-${version}.cjs`);
 
 /** Installs the bundle as @oclif/core; true when it is in use. Never throws. */
 export function useOclifBundle(): boolean {

@@ -14,6 +14,18 @@ export const productDetailFlags = {
 };
 
 /** productDetailFlags' values as the request's fields. */
-export function productDetails(flags: { description?: string; 'unit-label'?: string; 'statement-descriptor'?: string; image?: string[]; metadata?: string[] }) {
-  return { description: flags.description, unit_label: flags['unit-label'], statement_descriptor: flags['statement-descriptor'], images: flags.image, metadata: parseMetadata(flags.metadata) };
+export function productDetails(flags: {
+  description?: string;
+  'unit-label'?: string;
+  'statement-descriptor'?: string;
+  image?: string[];
+  metadata?: string[];
+}) {
+  return {
+    description: flags.description,
+    unit_label: flags['unit-label'],
+    statement_descriptor: flags['statement-descriptor'],
+    images: flags.image,
+    metadata: parseMetadata(flags.metadata),
+  };
 }

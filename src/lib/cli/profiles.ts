@@ -44,7 +44,13 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { profiles: Object.create(null) as Record<string, Profile> };
-    throw unusable(code === 'ENOTDIR' ? 'a part of its path is a file, not a directory (ENOTDIR)' : code === 'EISDIR' ? 'it is a directory (EISDIR)' : `${code ?? 'read error'}`);
+    throw unusable(
+      code === 'ENOTDIR'
+        ? 'a part of its path is a file, not a directory (ENOTDIR)'
+        : code === 'EISDIR'
+          ? 'it is a directory (EISDIR)'
+          : `${code ?? 'read error'}`,
+    );
   }
   let data: unknown;
   try {
@@ -53,13 +59,21 @@ export function readProfiles(env: NodeJS.ProcessEnv = process.env): ProfileData 
     throw unusable(raw.trim() === '' ? 'it is empty' : 'it is not valid JSON (truncated or overwritten?)');
   }
   const d = data as Partial<ProfileData> | null;
-  const isProfile = (p: unknown) => Boolean(p) && typeof p === 'object' && typeof (p as Profile).api_key === 'string' && ((p as Profile).base_url === undefined || typeof (p as Profile).base_url === 'string');
+  const isProfile = (p: unknown) =>
+    Boolean(p) &&
+    typeof p === 'object' &&
+    typeof (p as Profile).api_key === 'string' &&
+    ((p as Profile).base_url === undefined || typeof (p as Profile).base_url === 'string');
   if (
     !d ||
     typeof d !== 'object' ||
     Array.isArray(d) ||
     (d.active !== undefined && typeof d.active !== 'string') ||
-    (d.profiles !== undefined && (typeof d.profiles !== 'object' || d.profiles === null || Array.isArray(d.profiles) || !Object.values(d.profiles).every(isProfile)))
+    (d.profiles !== undefined &&
+      (typeof d.profiles !== 'object' ||
+        d.profiles === null ||
+        Array.isArray(d.profiles) ||
+        !Object.values(d.profiles).every(isProfile)))
   ) {
     throw unusable('it does not hold profiles ({"active": NAME, "profiles": {NAME: {"api_key": …, "base_url": …}}})');
   }
@@ -92,7 +106,10 @@ export async function saveProfile(name: string, profile: Profile, active: boolea
   const c = await conf();
   // Adding a profile again keeps its listener secret, so that a `.env` holding it keeps working.
   const kept = Object.hasOwn(c.get('profiles'), name) ? c.get('profiles')[name]?.listen_secret : undefined;
-  c.set(`profiles`, { ...c.get('profiles'), [name]: kept && !profile.listen_secret ? { ...profile, listen_secret: kept } : profile });
+  c.set(`profiles`, {
+    ...c.get('profiles'),
+    [name]: kept && !profile.listen_secret ? { ...profile, listen_secret: kept } : profile,
+  });
   if (active) c.set('active', name);
   else if (c.get('active') === name) c.delete('active');
 }
@@ -122,7 +139,11 @@ const LISTEN_SECRET = /^whsec_[A-Za-z0-9]{16,128}$/;
  * profiles file (mode 0600), so that it stays the same across runs. A stored value that is not a secret of ours
  * is replaced.
  */
-export async function listenSecret(profile: string | undefined, make: () => string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function listenSecret(
+  profile: string | undefined,
+  make: () => string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const stored = (): string | undefined => {
     let raw: { listen_secret?: unknown; profiles?: Record<string, { listen_secret?: unknown }> };
     try {
@@ -130,7 +151,12 @@ export async function listenSecret(profile: string | undefined, make: () => stri
     } catch {
       return undefined;
     }
-    const value = profile === undefined ? raw?.listen_secret : raw?.profiles && Object.hasOwn(raw.profiles, profile) ? raw.profiles[profile]?.listen_secret : undefined;
+    const value =
+      profile === undefined
+        ? raw?.listen_secret
+        : raw?.profiles && Object.hasOwn(raw.profiles, profile)
+          ? raw.profiles[profile]?.listen_secret
+          : undefined;
     return typeof value === 'string' && LISTEN_SECRET.test(value) ? value : undefined;
   };
   const found = stored();

@@ -24,7 +24,10 @@ export async function ask(opts: AskOptions, io: CliIO = processIO()): Promise<st
   if (opts.kind === 'password') return prompts.password({ message: opts.message });
   const value = await prompts.input({
     message: opts.message,
-    validate: opts.kind === 'integer' ? (v) => (/^\d+$/.test(v.trim()) ? true : 'a whole number, please') : (v) => (v.trim() ? true : 'required'),
+    validate:
+      opts.kind === 'integer'
+        ? (v) => (/^\d+$/.test(v.trim()) ? true : 'a whole number, please')
+        : (v) => (v.trim() ? true : 'required'),
   });
   return value.trim();
 }
@@ -35,16 +38,30 @@ export async function askInteger(opts: Omit<AskOptions, 'kind'>, io: CliIO = pro
 
 /** Yes/no on a terminal; without one (or with --json), a refusal telling the user to pass --yes. */
 export async function confirm(message: string, json = false, io: CliIO = processIO()): Promise<boolean> {
-  if (!canAsk(io, json)) throw new CliError(`${message} — refusing without confirmation: pass --yes to go ahead (${whyNot(json)}).`, EXIT.USAGE);
+  if (!canAsk(io, json))
+    throw new CliError(
+      `${message} — refusing without confirmation: pass --yes to go ahead (${whyNot(json)}).`,
+      EXIT.USAGE,
+    );
   return (await io.prompter()).confirm({ message });
 }
 
 /** The stronger confirmation: the user types `expected` (used for live-key changes to ledger accounts). */
-export async function confirmByTyping(message: string, expected: string, json = false, io: CliIO = processIO()): Promise<boolean> {
-  if (!canAsk(io, json)) throw new CliError(`${message} — refusing without confirmation: pass --yes to go ahead (${whyNot(json)}).`, EXIT.USAGE);
+export async function confirmByTyping(
+  message: string,
+  expected: string,
+  json = false,
+  io: CliIO = processIO(),
+): Promise<boolean> {
+  if (!canAsk(io, json))
+    throw new CliError(
+      `${message} — refusing without confirmation: pass --yes to go ahead (${whyNot(json)}).`,
+      EXIT.USAGE,
+    );
   const matches = (value: string) => value.trim() === expected;
   return matches(await (await io.prompter()).typed({ message: `${message}\n  Type ${expected} to confirm:`, matches }));
 }
 
 /** "No" at a confirmation: nothing was changed; exit 2, as gh does. */
-export const declined = (what?: string) => new CliError(`Aborted${what ? ` (${what})` : ''}; nothing was changed.`, EXIT.USAGE, 'aborted');
+export const declined = (what?: string) =>
+  new CliError(`Aborted${what ? ` (${what})` : ''}; nothing was changed.`, EXIT.USAGE, 'aborted');

@@ -1,7 +1,15 @@
 // How BaseCommand.catch reports an error: a table from the error's class to its exit code, its --json body
 // (on stdout) and its line for people (on stderr). The first row that matches wins; anything else is an
 // internal error (exit 1).
-import { ApiError, ConnectionError, InvalidBaseUrlError, InvalidIdError, ProtocolError, SimulateWithLiveKeyError, UnsendableRequestError } from '../client/errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  InvalidBaseUrlError,
+  InvalidIdError,
+  ProtocolError,
+  SimulateWithLiveKeyError,
+  UnsendableRequestError,
+} from '../client/errors.js';
 import { colorErr, printable } from '../output/render.js';
 import { CliError, EXIT } from './errors.js';
 import { FixtureError, FixtureStepError } from '../fixtures/errors.js';
@@ -22,7 +30,11 @@ interface Row {
   report(err: Error, c: Colors, env: NodeJS.ProcessEnv): Report;
 }
 
-function row<E extends Error>(cls: ErrorClass<E>, report: (err: E, c: Colors, env: NodeJS.ProcessEnv) => Report, when: (err: E) => boolean = () => true): Row {
+function row<E extends Error>(
+  cls: ErrorClass<E>,
+  report: (err: E, c: Colors, env: NodeJS.ProcessEnv) => Report,
+  when: (err: E) => boolean = () => true,
+): Row {
   return { match: (err) => (err instanceof cls && when(err) ? err : undefined), report: report as Row['report'] };
 }
 
@@ -40,13 +52,25 @@ const AS_CLI_ERROR: [cls: ErrorClass<Error>, exit: number, when?: (err: Error) =
 function asCliError(err: FsError): CliError | undefined {
   if (err instanceof CliError) return err;
   const hit = AS_CLI_ERROR.find(([cls, , when]) => err instanceof cls && (!when || when(err)));
-  return hit ? new CliError(err.message, hit[1], err instanceof SimulateWithLiveKeyError ? err.code : undefined) : fileSystemProblem(err);
+  return hit
+    ? new CliError(err.message, hit[1], err instanceof SimulateWithLiveKeyError ? err.code : undefined)
+    : fileSystemProblem(err);
 }
 
 /** An API error's report; `message` (default: the API's) is what the line says before the codes. */
 function apiReport(err: ApiError, c: Colors, message = err.message): Report {
-  const parts = [err.code, err.param ? `param ${err.param}` : '', err.declineCode ? `decline ${err.declineCode}` : '', err.paymentId ? `payment ${err.paymentId}` : '', err.requestId ? `request ${err.requestId}` : ''].filter(Boolean);
-  return { exit: err.status === 401 ? EXIT.AUTH : EXIT.API, body: err.body, line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}` };
+  const parts = [
+    err.code,
+    err.param ? `param ${err.param}` : '',
+    err.declineCode ? `decline ${err.declineCode}` : '',
+    err.paymentId ? `payment ${err.paymentId}` : '',
+    err.requestId ? `request ${err.requestId}` : '',
+  ].filter(Boolean);
+  return {
+    exit: err.status === 401 ? EXIT.AUTH : EXIT.API,
+    body: err.body,
+    line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}`,
+  };
 }
 
 const ROWS: Row[] = [
@@ -64,19 +88,33 @@ const ROWS: Row[] = [
       line: `${c.red('Error:')} ${printable(err.message)}. ${timeout ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : 'Is the server running? (`payorch server start`)'}`,
     };
   }),
-  row(ProtocolError, (err, c) => ({ exit: EXIT.API, body: { error: { type: 'api_error', code: 'protocol_error', message: err.message } }, line: `${c.red('Error:')} ${printable(err.message)}` })),
+  row(ProtocolError, (err, c) => ({
+    exit: EXIT.API,
+    body: { error: { type: 'api_error', code: 'protocol_error', message: err.message } },
+    line: `${c.red('Error:')} ${printable(err.message)}`,
+  })),
   {
     match: asCliError,
     report: (err, c) => {
       const e = err as CliError;
-      return { exit: e.exitCode, body: { error: { type: 'invalid_request_error', code: e.code, message: e.message } }, line: `${c.red('Error:')} ${printable(e.message)}` };
+      return {
+        exit: e.exitCode,
+        body: { error: { type: 'invalid_request_error', code: e.code, message: e.message } },
+        line: `${c.red('Error:')} ${printable(e.message)}`,
+      };
     },
   },
   {
     match: (err) => (err.name === 'ExitPromptError' ? err : undefined),
     report: () => ({
       exit: EXIT.INTERRUPTED,
-      body: { error: { type: 'invalid_request_error', code: 'interrupted', message: 'Interrupted at the prompt; nothing was changed.' } },
+      body: {
+        error: {
+          type: 'invalid_request_error',
+          code: 'interrupted',
+          message: 'Interrupted at the prompt; nothing was changed.',
+        },
+      },
       line: 'Interrupted; nothing was changed.',
     }),
   },

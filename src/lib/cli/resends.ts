@@ -14,7 +14,10 @@ const READ_EVERY_MS = 1_000;
 /** Deleting the registration when the listener stops may hold the exit up at most this long. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
-const transient = (err: unknown) => err instanceof ConnectionError || err instanceof TimeoutError || (err instanceof ApiError && (err.status === 429 || err.status >= 500));
+const transient = (err: unknown) =>
+  err instanceof ConnectionError ||
+  err instanceof TimeoutError ||
+  (err instanceof ApiError && (err.status === 429 || err.status >= 500));
 
 export class ResendInbox {
   private id?: string;
@@ -53,7 +56,9 @@ export class ResendInbox {
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         this.unsupported = true;
-        this.say('This server does not queue resends for listeners: `payorch events resend` will not reach this listener (webhook endpoints still get them).');
+        this.say(
+          'This server does not queue resends for listeners: `payorch events resend` will not reach this listener (webhook endpoints still get them).',
+        );
         return;
       }
       this.fail(err); // not registered yet: the next renewal tries again
@@ -89,7 +94,11 @@ export class ResendInbox {
       for (;;) {
         let page;
         try {
-          page = await this.client.eventListeners.resends(id, this.cursor === undefined ? { limit: 100 } : { ending_before: this.cursor, limit: 100 }, OWN);
+          page = await this.client.eventListeners.resends(
+            id,
+            this.cursor === undefined ? { limit: 100 } : { ending_before: this.cursor, limit: 100 },
+            OWN,
+          );
         } catch (err) {
           // The cursor's resend is past retention (the test clock moved 30 days): every resend left in the queue
           // is newer than it (retention deletes oldest first), so the whole queue is new.

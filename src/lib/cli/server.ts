@@ -8,7 +8,15 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
-import { AlreadyRunningError, defaultDataDir, isAlive, isSameProcess, processStart, readCredentials, readLock } from '../server/lock.js';
+import {
+  AlreadyRunningError,
+  defaultDataDir,
+  isAlive,
+  isSameProcess,
+  processStart,
+  readCredentials,
+  readLock,
+} from '../server/lock.js';
 import type { RunningServer, ServerOptions } from '../server/server.js';
 import { SeedError } from '../server/seed.js';
 import { maskSecret } from '../output/mask.js';
@@ -19,7 +27,9 @@ import { isLiveKey, resolveTarget, type Target } from './target.js';
 
 export { shellWord };
 
-export const dataDirFlag = Flags.string({ description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)' });
+export const dataDirFlag = Flags.string({
+  description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)',
+});
 
 /** GET {baseUrl}/health over node:http (no undici needed for one probe). */
 export async function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<boolean> {
@@ -41,7 +51,6 @@ function probeStatus(url: string, timeoutMs: number): Promise<number | undefined
     req.end();
   });
 }
-
 
 // ------------------------------------------------------------------------------- servers the CLI started
 
@@ -67,12 +76,19 @@ export interface ServerRecord {
   auto: boolean;
 }
 
-export function registerServer(record: Omit<ServerRecord, 'proc_start' | 'pid'>, env: NodeJS.ProcessEnv = process.env): () => void {
+export function registerServer(
+  record: Omit<ServerRecord, 'proc_start' | 'pid'>,
+  env: NodeJS.ProcessEnv = process.env,
+): () => void {
   const dir = serversDir(env);
   const file = join(dir, `${process.pid}.json`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(file, JSON.stringify({ pid: process.pid, proc_start: processStart(process.pid), ...record } satisfies ServerRecord), { mode: 0o600 });
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: process.pid, proc_start: processStart(process.pid), ...record } satisfies ServerRecord),
+      { mode: 0o600 },
+    );
   } catch {
     return () => undefined; // not fatal: the server runs, `server stop --pid` cannot find it
   }
@@ -104,7 +120,10 @@ export function listServers(env: NodeJS.ProcessEnv = process.env): ServerRecord[
 }
 
 /** SIGTERM to a server (only if it is still the process that was recorded), then wait up to 10 s. */
-export async function stopProcess(rec: { pid: number; proc_start?: string | null }): Promise<'stopped' | 'gone' | 'timeout'> {
+export async function stopProcess(rec: {
+  pid: number;
+  proc_start?: string | null;
+}): Promise<'stopped' | 'gone' | 'timeout'> {
   if (!isSameProcess(rec)) return 'gone';
   try {
     process.kill(rec.pid, 'SIGTERM');
@@ -142,7 +161,9 @@ export function dirFlags(dataDir: string | null, env: NodeJS.ProcessEnv = proces
 
 /** `payorch server stop …` for this server: by data directory, or by pid for an in-memory one. */
 export function stopHint(rec: { pid: number; data_dir: string | null }, env: NodeJS.ProcessEnv = process.env): string {
-  return rec.data_dir === null ? `payorch server stop --pid ${rec.pid}` : `payorch server stop${dirFlags(rec.data_dir, env)}`;
+  return rec.data_dir === null
+    ? `payorch server stop --pid ${rec.pid}`
+    : `payorch server stop${dirFlags(rec.data_dir, env)}`;
 }
 
 // ------------------------------------------------------------------------ a server in this process
@@ -185,11 +206,20 @@ export async function serve(options: ServeOptions): Promise<Serving> {
   };
   let server: RunningServer;
   try {
-    server = await takeOver({ auto: options.auto, anyPort: options.auto || Boolean(options.anyPortIfTaken) }, () => startServer(start), () => (start.port = 0));
+    server = await takeOver(
+      { auto: options.auto, anyPort: options.auto || Boolean(options.anyPortIfTaken) },
+      () => startServer(start),
+      () => (start.port = 0),
+    );
   } catch (err) {
     throw startError(err, options);
   }
-  const unregister = registerServer({ base_url: server.baseUrl, data_dir: server.dataDir, started_at: new Date().toISOString(), auto: options.auto });
+  const unregister = registerServer({
+    base_url: server.baseUrl,
+    data_dir: server.dataDir,
+    started_at: new Date().toISOString(),
+    auto: options.auto,
+  });
   const stopped = new Promise<void>((resolve) => {
     stop = () => {
       unregister();
@@ -201,7 +231,11 @@ export async function serve(options: ServeOptions): Promise<Serving> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  return { server, stopped, ...(server.port !== options.port && options.port !== 0 ? { portTaken: options.port } : {}) };
+  return {
+    server,
+    stopped,
+    ...(server.port !== options.port && options.port !== 0 ? { portTaken: options.port } : {}),
+  };
 }
 
 /**
@@ -209,7 +243,11 @@ export async function serve(options: ServeOptions): Promise<Serving> {
  * or the default one) gives way to any free port (`useAnyPort`), and a foreground start stops the background
  * server (`auto`) of its data directory.
  */
-async function takeOver(may: { auto: boolean; anyPort: boolean }, start: () => Promise<RunningServer>, useAnyPort: () => void): Promise<RunningServer> {
+async function takeOver(
+  may: { auto: boolean; anyPort: boolean },
+  start: () => Promise<RunningServer>,
+  useAnyPort: () => void,
+): Promise<RunningServer> {
   // Each way round is taken once: the port, then the data directory's background server, or the other way.
   const moved = { port: false, server: false };
   for (;;) {
@@ -221,7 +259,13 @@ async function takeOver(may: { auto: boolean; anyPort: boolean }, start: () => P
         useAnyPort();
         continue;
       }
-      if (err instanceof AlreadyRunningError && err.info.auto && !may.auto && !moved.server && (await stopProcess(err.info)) !== 'timeout') {
+      if (
+        err instanceof AlreadyRunningError &&
+        err.info.auto &&
+        !may.auto &&
+        !moved.server &&
+        (await stopProcess(err.info)) !== 'timeout'
+      ) {
         moved.server = true;
         continue;
       }
@@ -245,9 +289,18 @@ function loadFaults(file: string): FaultRuleBody[] {
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new CliError(`Cannot read the fault rules file ${file}: ${(err as Error).message}`, EXIT.USAGE, 'invalid_faults');
+    throw new CliError(
+      `Cannot read the fault rules file ${file}: ${(err as Error).message}`,
+      EXIT.USAGE,
+      'invalid_faults',
+    );
   }
-  if (!Array.isArray(json)) throw new CliError(`The fault rules file ${file} must hold a JSON list of rules (docs/api.md "Fault injection").`, EXIT.USAGE, 'invalid_faults');
+  if (!Array.isArray(json))
+    throw new CliError(
+      `The fault rules file ${file} must hold a JSON list of rules (docs/api.md "Fault injection").`,
+      EXIT.USAGE,
+      'invalid_faults',
+    );
   return json as FaultRuleBody[];
 }
 
@@ -274,12 +327,20 @@ function refuseLiveProfile(env: NodeJS.ProcessEnv = process.env): void {
 /** What a start that failed tells the user: the port or data directory in the way, a bad routing or fault rule. */
 function startError(err: unknown, { host, port }: { host: string; port: number }): unknown {
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
-  if (/^Fault rule \d/.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_faults');
+  if (/^Fault rule \d/.test((err as Error).message))
+    return new CliError((err as Error).message, EXIT.USAGE, 'invalid_faults');
   if (err instanceof SeedError) return new CliError(err.message, EXIT.USAGE, err.code);
-  if (/processor|routing/i.test((err as Error).message)) return new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
+  if (/processor|routing/i.test((err as Error).message))
+    return new CliError((err as Error).message, EXIT.USAGE, 'invalid_routing');
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return new CliError(`Port ${port} on ${host} is in use. Pick another with --port (0 picks a free one).`, EXIT.USAGE, 'address_in_use');
-  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') return new CliError(`Cannot listen on ${host}:${port} (${code}).`, EXIT.USAGE, 'cannot_listen');
+  if (code === 'EADDRINUSE')
+    return new CliError(
+      `Port ${port} on ${host} is in use. Pick another with --port (0 picks a free one).`,
+      EXIT.USAGE,
+      'address_in_use',
+    );
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL')
+    return new CliError(`Cannot listen on ${host}:${port} (${code}).`, EXIT.USAGE, 'cannot_listen');
   return err;
 }
 
@@ -296,7 +357,11 @@ export interface StartRecord {
  * Starts `payorch server start ARGS --json` detached and returns its start record once it has printed it
  * (it listens by then), or the error message it failed with.
  */
-export async function spawnServer(args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<{ started: StartRecord } | { failure: string; code?: string }> {
+export async function spawnServer(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
+): Promise<{ started: StartRecord } | { failure: string; code?: string }> {
   const bin = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
   const child = spawn(process.execPath, [bin, 'server', 'start', ...args, '--json'], {
     detached: true,
@@ -371,12 +436,24 @@ export function autoStartWanted(env: NodeJS.ProcessEnv = process.env): boolean {
  * The server running on the default data directory, with the directory's key — started in the background
  * first when `autoStart` and none runs; undefined when none runs (the caller then runs the server in process).
  */
-export async function localServer(autoStart: boolean, env: NodeJS.ProcessEnv = process.env): Promise<LocalServer | undefined> {
+export async function localServer(
+  autoStart: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LocalServer | undefined> {
   const dir = defaultDataDir(env);
   const running = (started: boolean): LocalServer | undefined => {
     const lock = readLock(dir);
     const creds = lock?.base_url ? readCredentials(dir) : undefined;
-    return lock?.base_url && creds ? { baseUrl: lock.base_url, apiKey: creds.api_key, dataDir: dir, pid: lock.pid, started, auto: Boolean(lock.auto) } : undefined;
+    return lock?.base_url && creds
+      ? {
+          baseUrl: lock.base_url,
+          apiKey: creds.api_key,
+          dataDir: dir,
+          pid: lock.pid,
+          started,
+          auto: Boolean(lock.auto),
+        }
+      : undefined;
   };
   const found = running(false);
   if (found || !autoStart) return found;

@@ -11,18 +11,37 @@ export async function snapshotTarget(dir: string, userAgent: string): Promise<Sn
   const lock = readLock(dir);
   if (!lock) return { kind: 'files' };
   if (!lock.base_url) {
-    throw new CliError(`Another payorch process (pid ${lock.pid}) holds ${dir} right now (a server starting, or another snapshot command); try again.`, EXIT.USAGE, 'data_dir_busy');
+    throw new CliError(
+      `Another payorch process (pid ${lock.pid}) holds ${dir} right now (a server starting, or another snapshot command); try again.`,
+      EXIT.USAGE,
+      'data_dir_busy',
+    );
   }
   const credentials = readCredentials(dir);
-  if (!credentials) throw new CliError(`The server on ${dir} runs, but its key (credentials.json) cannot be read.`, EXIT.AUTH);
+  if (!credentials)
+    throw new CliError(`The server on ${dir} runs, but its key (credentials.json) cannot be read.`, EXIT.AUTH);
   const { Client } = await import('../client/client.js');
-  return { kind: 'server', baseUrl: lock.base_url, client: new Client({ apiKey: credentials.api_key, baseUrl: lock.base_url, userAgent, timeoutMs: 120_000, deadlineMs: 120_000 }) };
+  return {
+    kind: 'server',
+    baseUrl: lock.base_url,
+    client: new Client({
+      apiKey: credentials.api_key,
+      baseUrl: lock.base_url,
+      userAgent,
+      timeoutMs: 120_000,
+      deadlineMs: 120_000,
+    }),
+  };
 }
 
 /** A snapshot error of the files (snapshots.ts SnapshotError, the lock) as the CLI's: a bad name is a usage error. */
 export async function snapshotCliError(err: unknown): Promise<unknown> {
-  const [{ SnapshotError }, { AlreadyRunningError }] = await Promise.all([import('../server/snapshots.js'), import('../server/lock.js')]);
-  if (err instanceof SnapshotError) return new CliError(err.message, err.code === 'invalid_name' ? EXIT.USAGE : EXIT.API, err.code);
+  const [{ SnapshotError }, { AlreadyRunningError }] = await Promise.all([
+    import('../server/snapshots.js'),
+    import('../server/lock.js'),
+  ]);
+  if (err instanceof SnapshotError)
+    return new CliError(err.message, err.code === 'invalid_name' ? EXIT.USAGE : EXIT.API, err.code);
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
   return err;
 }
@@ -31,7 +50,12 @@ export async function snapshotCliError(err: unknown): Promise<unknown> {
  * Runs `act` on what snapshot NAME of `dir` is reached through (snapshotTarget), the name checked first; the
  * errors of the files and the lock come out as the CLI's (snapshotCliError).
  */
-export async function onSnapshot<T>(dir: string, name: string, userAgent: string, act: (target: SnapshotTarget) => Promise<T>): Promise<T> {
+export async function onSnapshot<T>(
+  dir: string,
+  name: string,
+  userAgent: string,
+  act: (target: SnapshotTarget) => Promise<T>,
+): Promise<T> {
   try {
     const { checkName } = await import('../server/snapshots.js');
     checkName(name);

@@ -27,7 +27,8 @@ export function unknownFlagsMessage(tokens: readonly string[], flags: readonly s
     return name === undefined ? undefined : didYouMean(name, flags);
   });
   const help = `\`${command} --help\` lists its flags.`;
-  if (tokens.length === 1) return `\`${tokens[0]}\` is not a flag of \`${command}\`.${meant[0] ? ` Did you mean \`--${meant[0]}\`?` : ''} ${help}`;
+  if (tokens.length === 1)
+    return `\`${tokens[0]}\` is not a flag of \`${command}\`.${meant[0] ? ` Did you mean \`--${meant[0]}\`?` : ''} ${help}`;
   const named = tokens.map((token, i) => `\`${token}\`${meant[i] ? ` (did you mean \`--${meant[i]}\`?)` : ''}`);
   return `${named.join(', ')} are not flags of \`${command}\`. ${help}`;
 }

@@ -17,7 +17,10 @@ export type Target =
 
 export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Target {
   // The profiles file is read only when a profile can matter: a key and a base URL from flags or env need none.
-  const needsFile = Boolean(flags.profile ?? env.PAYORCH_PROFILE) || !(flags['api-key'] ?? env.PAYORCH_API_KEY) || !(flags['base-url'] ?? env.PAYORCH_BASE_URL);
+  const needsFile =
+    Boolean(flags.profile ?? env.PAYORCH_PROFILE) ||
+    !(flags['api-key'] ?? env.PAYORCH_API_KEY) ||
+    !(flags['base-url'] ?? env.PAYORCH_BASE_URL);
   const data = needsFile ? readProfiles(env) : { profiles: {} as Record<string, never>, active: undefined };
   const profileName = flags.profile ?? env.PAYORCH_PROFILE ?? data.active;
   const explicitProfile = flags.profile ?? env.PAYORCH_PROFILE;
@@ -33,14 +36,22 @@ export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = proce
   // A profile named by --profile is a flag: it beats PAYORCH_API_KEY / PAYORCH_BASE_URL (flags > env).
   const flagProfile = flags.profile ? profile : undefined;
   const apiKey = flags['api-key'] ?? flagProfile?.api_key ?? env.PAYORCH_API_KEY ?? profile?.api_key;
-  const baseUrl = flags['base-url'] ?? flagProfile?.base_url ?? env.PAYORCH_BASE_URL ?? profile?.base_url ?? DEFAULT_BASE_URL;
+  const baseUrl =
+    flags['base-url'] ?? flagProfile?.base_url ?? env.PAYORCH_BASE_URL ?? profile?.base_url ?? DEFAULT_BASE_URL;
   if (!apiKey) {
     if (flags['base-url'] ?? env.PAYORCH_BASE_URL) {
-      throw new CliError(`No API key for ${baseUrl}. Pass --api-key, set PAYORCH_API_KEY, or add a profile with \`payorch profiles add\`.`, EXIT.AUTH);
+      throw new CliError(
+        `No API key for ${baseUrl}. Pass --api-key, set PAYORCH_API_KEY, or add a profile with \`payorch profiles add\`.`,
+        EXIT.AUTH,
+      );
     }
     return { kind: 'embedded' };
   }
-  const source = flags['api-key'] ? '--api-key' : !flagProfile && env.PAYORCH_API_KEY ? 'PAYORCH_API_KEY' : `profile "${profileName}"`;
+  const source = flags['api-key']
+    ? '--api-key'
+    : !flagProfile && env.PAYORCH_API_KEY
+      ? 'PAYORCH_API_KEY'
+      : `profile "${profileName}"`;
   return { kind: 'http', apiKey, baseUrl, profile: profile ? profileName : undefined, source };
 }
 

@@ -6,7 +6,14 @@ import type { ErrorBody } from '../contract/common.js';
 import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 
 export { DEFAULT_BASE_URL } from '../contract/prefix.js';
-import { ApiError, ConnectionError, ProtocolError, SimulateWithLiveKeyError, TimeoutError, UnsendableRequestError } from './errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  ProtocolError,
+  SimulateWithLiveKeyError,
+  TimeoutError,
+  UnsendableRequestError,
+} from './errors.js';
 import { isLiveKey } from '../contract/keys.js';
 import { SIMULATE_HEADER_LC } from '../contract/simulate.js';
 import { TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
@@ -31,7 +38,6 @@ import { FaultRulesResource } from './resources/faults.js';
 import type { QueryValue, RequestOptions } from './request.js';
 
 export type { QueryValue, RequestOptions } from './request.js';
-
 
 export interface ClientOptions {
   /** `sk_test_…` (or a session's client secret for confirm-style calls). */
@@ -121,7 +127,8 @@ export class Client {
   readonly snapshots: SnapshotsResource;
   readonly faultRules: FaultRulesResource;
   private transportPromise?: Promise<Transport>;
-  private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> & ClientOptions;
+  private readonly opts: Required<Pick<ClientOptions, 'maxRetries' | 'timeoutMs' | 'retryBaseMs' | 'maxRetryDelayMs'>> &
+    ClientOptions;
 
   constructor(options: ClientOptions = {}) {
     this.opts = { maxRetries: 2, timeoutMs: 30_000, retryBaseMs: 500, maxRetryDelayMs: 20_000, ...options };
@@ -185,18 +192,23 @@ export class Client {
   private async send(method: string, path: string, options: RequestOptions): Promise<RawResponse> {
     method = method.toUpperCase();
     const transport = await this.transport();
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent ?? 'payorch-client' };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent ?? 'payorch-client',
+    };
     const bearer = options.bearer ?? this.opts.apiKey;
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     const simulate = options.simulate === false ? undefined : (options.simulate ?? this.opts.simulate);
-    if (simulate !== undefined && (isLiveKey(bearer) || isLiveKey(this.opts.apiKey))) throw new SimulateWithLiveKeyError();
+    if (simulate !== undefined && (isLiveKey(bearer) || isLiveKey(this.opts.apiKey)))
+      throw new SimulateWithLiveKeyError();
     let body: string | undefined;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
     // node:crypto is loaded only for requests that carry an Idempotency-Key (~2–3 ms of CLI start-up for a GET).
-    if (method !== 'GET' && method !== 'HEAD' && options.idempotencyKey !== false) headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
+    if (method !== 'GET' && method !== 'HEAD' && options.idempotencyKey !== false)
+      headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
     // A path that already has a query string (`payorch api GET '/sessions?limit=2' --query status=…`) gets the
     // parameters after an `&`, not a second `?`.
     const query = encodeQuery(options.query);
@@ -214,7 +226,13 @@ export class Client {
       let res: TransportResponse;
       try {
         const sent = attempt === 0 && simulate !== undefined ? { ...headers, [SIMULATE_HEADER_LC]: simulate } : headers;
-        const req: TransportRequest = { method, path: fullPath, headers: sent, body, timeoutMs: Math.max(1, Math.min(timeoutMs, left())) };
+        const req: TransportRequest = {
+          method,
+          path: fullPath,
+          headers: sent,
+          body,
+          timeoutMs: Math.max(1, Math.min(timeoutMs, left())),
+        };
         this.opts.onRequest?.(req);
         res = await transport.send(req);
       } catch (err) {
@@ -226,7 +244,11 @@ export class Client {
           continue;
         }
         const E = err.timeout ? TimeoutError : ConnectionError;
-        throw new E(`${err.message} (after ${attempt + 1} attempt${attempt ? 's' : ''})`, transport.description, err.cause);
+        throw new E(
+          `${err.message} (after ${attempt + 1} attempt${attempt ? 's' : ''})`,
+          transport.description,
+          err.cause,
+        );
       }
       let parsed: unknown;
       try {
@@ -239,7 +261,8 @@ export class Client {
       }
       const retryable = unkeyed
         ? res.status === 429
-        : RETRYABLE_STATUS.has(res.status) || (res.status === 409 && (parsed as ErrorBody).error?.code === 'idempotency_key_in_use');
+        : RETRYABLE_STATUS.has(res.status) ||
+          (res.status === 409 && (parsed as ErrorBody).error?.code === 'idempotency_key_in_use');
       if (retryable && attempt < maxRetries) {
         const retryAfter = Number(res.headers['retry-after']);
         const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt);
@@ -272,8 +295,19 @@ const BAD_PATH = /[^\u0021-\u00ff]/;
 function unsendable(headers: Record<string, string>, path: string): void {
   for (const [name, value] of Object.entries(headers)) {
     if (!BAD_HEADER_VALUE.test(value)) continue;
-    if (name === 'authorization') throw new UnsendableRequestError('api_key', 'The API key holds a line break or another character a header cannot carry; check how it was copied.');
-    throw new UnsendableRequestError('header', `The ${name === 'idempotency-key' ? 'Idempotency-Key' : name} holds a line break or another character a header cannot carry.`);
+    if (name === 'authorization')
+      throw new UnsendableRequestError(
+        'api_key',
+        'The API key holds a line break or another character a header cannot carry; check how it was copied.',
+      );
+    throw new UnsendableRequestError(
+      'header',
+      `The ${name === 'idempotency-key' ? 'Idempotency-Key' : name} holds a line break or another character a header cannot carry.`,
+    );
   }
-  if (BAD_PATH.test(path)) throw new UnsendableRequestError('path', 'The request path holds a space, a control or a non-Latin-1 character; percent-encode it.');
+  if (BAD_PATH.test(path))
+    throw new UnsendableRequestError(
+      'path',
+      'The request path holds a space, a control or a non-Latin-1 character; percent-encode it.',
+    );
 }

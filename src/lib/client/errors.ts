@@ -19,7 +19,11 @@ export class ApiError extends PayorchError {
   /** `Retry-After` seconds on 429. */
   readonly retryAfter?: number;
 
-  constructor(status: number, readonly body: ErrorBody, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    readonly body: ErrorBody,
+    headers: Record<string, string> = {},
+  ) {
     super(body.error.message);
     this.status = status;
     this.type = body.error.type;
@@ -36,7 +40,11 @@ export class ApiError extends PayorchError {
 /** The server could not be reached (refused, reset, DNS), after retries. */
 export class ConnectionError extends PayorchError {
   override name = 'ConnectionError';
-  constructor(message: string, readonly url: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly url: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }
@@ -49,7 +57,10 @@ export class TimeoutError extends ConnectionError {
 /** The server answered something that is not the contract's JSON (a proxy page, say). */
 export class ProtocolError extends PayorchError {
   override name = 'ProtocolError';
-  constructor(message: string, readonly status: number) {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
     super(message);
   }
 }
@@ -57,7 +68,10 @@ export class ProtocolError extends PayorchError {
 /** A base URL the client refuses to send requests (and keys) to. */
 export class InvalidBaseUrlError extends PayorchError {
   override name = 'InvalidBaseUrlError';
-  constructor(readonly baseUrl: string, readonly reason: string) {
+  constructor(
+    readonly baseUrl: string,
+    readonly reason: string,
+  ) {
     super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}. Expected e.g. http://127.0.0.1:4242/functions/v1.`);
   }
 }
@@ -94,6 +108,8 @@ export class SimulateWithLiveKeyError extends PayorchError {
   override name = 'SimulateWithLiveKeyError';
   readonly code = 'simulate_with_live_key';
   constructor() {
-    super('Payorch-Simulate (fault injection) is for test mode only: it is never sent with a live key (sk_live_…, rk_live_…). Use a test key, or drop the fault.');
+    super(
+      'Payorch-Simulate (fault injection) is for test mode only: it is never sent with a live key (sk_live_…, rk_live_…). Use a test key, or drop the fault.',
+    );
   }
 }

@@ -8,7 +8,14 @@
 import * as http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { parseBaseUrl } from './url.js';
-import { connectionReset, flattenHeaders, TransportFailure, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import {
+  connectionReset,
+  flattenHeaders,
+  TransportFailure,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
 
 /** The transport for `baseUrl`; node:https (TLS, ~1 ms of CLI start-up) is loaded only for https URLs. */
 export async function httpTransport(baseUrl: string): Promise<HttpTransport> {
@@ -37,7 +44,11 @@ export class HttpTransport implements Transport {
     // The request path is appended to the base path as text, never parsed as a URL: whatever it holds
     // (`//host/x`, `/127.0.0.1:4299/x`, `http://…`), the request goes to the configured origin.
     if (!req.path.startsWith('/') || /[\u0000-\u0020\u007f]/.test(req.path)) {
-      return Promise.reject(new TypeError(`Request path must start with "/" and contain no spaces or control characters: ${JSON.stringify(req.path)}`));
+      return Promise.reject(
+        new TypeError(
+          `Request path must start with "/" and contain no spaces or control characters: ${JSON.stringify(req.path)}`,
+        ),
+      );
     }
     const target: http.RequestOptions = {
       protocol: this.url.protocol,
@@ -49,7 +60,8 @@ export class HttpTransport implements Transport {
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (message: string, timeout: boolean, cause?: unknown) => failWith(new TransportFailure(message, timeout, cause));
+      const fail = (message: string, timeout: boolean, cause?: unknown) =>
+        failWith(new TransportFailure(message, timeout, cause));
       const failWith = (failure: TransportFailure) => {
         if (settled) return;
         settled = true;
@@ -60,11 +72,17 @@ export class HttpTransport implements Transport {
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', (err) => fail(`connection to ${this.description} broke while reading the answer`, false, err));
+          res.on('error', (err) =>
+            fail(`connection to ${this.description} broke while reading the answer`, false, err),
+          );
           res.on('end', () => {
             if (settled) return;
             settled = true;
-            resolve({ status: res.statusCode ?? 0, headers: flattenHeaders(res.headers), body: Buffer.concat(chunks).toString('utf8') });
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: flattenHeaders(res.headers),
+              body: Buffer.concat(chunks).toString('utf8'),
+            });
           });
         },
       );
@@ -73,7 +91,9 @@ export class HttpTransport implements Transport {
         request.destroy();
       });
       request.on('error', (err: NodeJS.ErrnoException) =>
-        err.code === 'ECONNRESET' ? failWith(connectionReset(this.description, err)) : fail(`cannot reach ${this.description}${err.code ? ` (${err.code})` : ''}`, false, err),
+        err.code === 'ECONNRESET'
+          ? failWith(connectionReset(this.description, err))
+          : fail(`cannot reach ${this.description}${err.code ? ` (${err.code})` : ''}`, false, err),
       );
       request.end(req.body);
     });

@@ -1,7 +1,13 @@
 // In-process transport: the same fastify app, reached through inject() — no socket, same pipeline.
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
-import { connectionReset, flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import {
+  connectionReset,
+  flattenHeaders,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
 
 /** An app to inject into, or what gives the app for a path (`openInProcess`: routes registered as asked for). */
 export type InProcessApp = FastifyInstance | { appFor(path: string): Promise<FastifyInstance> };
@@ -9,7 +15,10 @@ export type InProcessApp = FastifyInstance | { appFor(path: string): Promise<Fas
 export class InProcessTransport implements Transport {
   readonly description = 'embedded test-mode server';
 
-  constructor(private readonly app: InProcessApp, private readonly onClose?: () => Promise<void>) {}
+  constructor(
+    private readonly app: InProcessApp,
+    private readonly onClose?: () => Promise<void>,
+  ) {}
 
   async send(req: TransportRequest): Promise<TransportResponse> {
     const app = 'appFor' in this.app ? await this.app.appFor(req.path) : this.app;

@@ -26,7 +26,11 @@ export interface Transport {
 
 /** Raised by transports when nothing came back: retried by the client, then surfaced as ConnectionError. */
 export class TransportFailure extends Error {
-  constructor(message: string, readonly timeout: boolean, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    readonly timeout: boolean,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'TransportFailure';
   }
@@ -43,6 +47,7 @@ export function connectionReset(description: string, cause?: unknown): Transport
 
 export function flattenHeaders(h: Record<string, string | string[] | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
 }

@@ -16,9 +16,11 @@ export function parseBaseUrl(baseUrl: string): URL {
   } catch {
     throw new InvalidBaseUrlError(baseUrl, 'it is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidBaseUrlError(baseUrl, `the scheme must be http or https, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidBaseUrlError(baseUrl, `the scheme must be http or https, not ${url.protocol.replace(/:$/, '')}`);
   if (!url.hostname) throw new InvalidBaseUrlError(baseUrl, 'it has no host');
-  if (url.username || url.password) throw new InvalidBaseUrlError(baseUrl, 'credentials in the URL are not allowed (use --api-key)');
+  if (url.username || url.password)
+    throw new InvalidBaseUrlError(baseUrl, 'credentials in the URL are not allowed (use --api-key)');
   if (url.search || url.hash) throw new InvalidBaseUrlError(baseUrl, 'it must not have a query string or fragment');
   return url;
 }

@@ -1,7 +1,19 @@
 // Billing (docs/api.md "Billing", "Conventions"): customers, products, prices, coupons, subscriptions and their items, usage records,
 // invoices, checkout and portal sessions. Amounts are integers in the currency's minor unit.
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, Email, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, PaymentMethodRef, UnixSecondsInput } from './common.js';
+import {
+  Currency,
+  DateTime,
+  Email,
+  HttpUrl,
+  IdParam,
+  ListOf,
+  ListQuery,
+  Metadata,
+  Nullable,
+  PaymentMethodRef,
+  UnixSecondsInput,
+} from './common.js';
 import { MAX_AMOUNT } from './numbers.js';
 
 const Str = (max = 5000) => Type.String({ maxLength: max });
@@ -61,16 +73,29 @@ export const CreateCustomerBody = Type.Object(customerFields, { additionalProper
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 export const UpdateCustomerBody = Type.Object(customerFields, { additionalProperties: false });
 export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
-export const ListCustomersQuery = Type.Object({ ...ListQuery, email: Type.Optional(Str(512)) }, { additionalProperties: false });
+export const ListCustomersQuery = Type.Object(
+  { ...ListQuery, email: Type.Optional(Str(512)) },
+  { additionalProperties: false },
+);
 export type ListCustomersQuery = Static<typeof ListCustomersQuery>;
 export const CustomerList = ListOf(Customer);
 
 // ---------------------------------------------------------------------------------------------- prices
 
-export const RecurringInterval = Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('year')]);
+export const RecurringInterval = Type.Union([
+  Type.Literal('day'),
+  Type.Literal('week'),
+  Type.Literal('month'),
+  Type.Literal('year'),
+]);
 export type RecurringInterval = Static<typeof RecurringInterval>;
 export const UsageType = Type.Union([Type.Literal('licensed'), Type.Literal('metered')]);
-export const AggregateUsage = Type.Union([Type.Literal('sum'), Type.Literal('last_during_period'), Type.Literal('last_ever'), Type.Literal('max')]);
+export const AggregateUsage = Type.Union([
+  Type.Literal('sum'),
+  Type.Literal('last_during_period'),
+  Type.Literal('last_ever'),
+  Type.Literal('max'),
+]);
 export type AggregateUsage = Static<typeof AggregateUsage>;
 export const BillingScheme = Type.Union([Type.Literal('per_unit'), Type.Literal('tiered')]);
 export const TiersMode = Type.Union([Type.Literal('graduated'), Type.Literal('volume')]);
@@ -124,7 +149,12 @@ const TierInput = Type.Object(
 export const CreatePriceBody = Type.Object(
   {
     product: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    product_data: Type.Optional(Type.Object({ name: Type.String({ minLength: 1, maxLength: 250 }), metadata: Type.Optional(Metadata) }, { additionalProperties: false })),
+    product_data: Type.Optional(
+      Type.Object(
+        { name: Type.String({ minLength: 1, maxLength: 250 }), metadata: Type.Optional(Metadata) },
+        { additionalProperties: false },
+      ),
+    ),
     currency: Currency,
     unit_amount: Type.Optional(Amount),
     billing_scheme: Type.Optional(BillingScheme),
@@ -215,10 +245,18 @@ export const UpdateProductBody = Type.Object(
 );
 export type UpdateProductBody = Static<typeof UpdateProductBody>;
 const Expand = Type.Array(Type.Literal('prices'), { maxItems: 1 });
-export const ProductExpandQuery = Type.Object({ expand: Type.Optional(Expand), 'expand[]': Type.Optional(Expand) }, { additionalProperties: false });
+export const ProductExpandQuery = Type.Object(
+  { expand: Type.Optional(Expand), 'expand[]': Type.Optional(Expand) },
+  { additionalProperties: false },
+);
 export type ProductExpandQuery = Static<typeof ProductExpandQuery>;
 export const ListProductsQuery = Type.Object(
-  { ...ListQuery, active: Type.Optional(Type.Boolean()), expand: Type.Optional(Expand), 'expand[]': Type.Optional(Expand) },
+  {
+    ...ListQuery,
+    active: Type.Optional(Type.Boolean()),
+    expand: Type.Optional(Expand),
+    'expand[]': Type.Optional(Expand),
+  },
   { additionalProperties: false },
 );
 export type ListProductsQuery = Static<typeof ListProductsQuery>;
@@ -260,13 +298,18 @@ export const CreateCouponBody = Type.Object(
     duration_in_months: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
     max_redemptions: Type.Optional(Type.Integer({ minimum: 1 })),
     redeem_by: Type.Optional(UnixSecondsInput),
-    applies_to: Type.Optional(Type.Object({ products: Type.Array(Str(255), { maxItems: 100 }) }, { additionalProperties: false })),
+    applies_to: Type.Optional(
+      Type.Object({ products: Type.Array(Str(255), { maxItems: 100 }) }, { additionalProperties: false }),
+    ),
     metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 );
 export type CreateCouponBody = Static<typeof CreateCouponBody>;
-export const UpdateCouponBody = Type.Object({ name: Type.Optional(Str(40)), metadata: Type.Optional(Metadata) }, { additionalProperties: false });
+export const UpdateCouponBody = Type.Object(
+  { name: Type.Optional(Str(40)), metadata: Type.Optional(Metadata) },
+  { additionalProperties: false },
+);
 export type UpdateCouponBody = Static<typeof UpdateCouponBody>;
 export const ListCouponsQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
 export type ListCouponsQuery = Static<typeof ListCouponsQuery>;
@@ -338,7 +381,11 @@ export const Subscription = Type.Object(
 export type Subscription = Static<typeof Subscription>;
 
 const ItemInput = Type.Object(
-  { price: Type.String({ minLength: 1, maxLength: 255 }), quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), metadata: Type.Optional(Metadata) },
+  {
+    price: Type.String({ minLength: 1, maxLength: 255 }),
+    quantity: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    metadata: Type.Optional(Metadata),
+  },
   { additionalProperties: false },
 );
 export const ProrationBehavior = Type.Union([Type.Literal('create_prorations'), Type.Literal('none')]);
@@ -391,7 +438,10 @@ export const UpdateSubscriptionBody = Type.Object(
 );
 export type UpdateSubscriptionBody = Static<typeof UpdateSubscriptionBody>;
 
-export const CancelSubscriptionBody = Type.Object({ at_period_end: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+export const CancelSubscriptionBody = Type.Object(
+  { at_period_end: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 export type CancelSubscriptionBody = Static<typeof CancelSubscriptionBody>;
 export const ListSubscriptionsQuery = Type.Object(
   { ...ListQuery, customer: Type.Optional(Str(255)), status: Type.Optional(SubscriptionStatus) },
@@ -420,8 +470,14 @@ export const UpdateSubscriptionItemBody = Type.Object(
   { additionalProperties: false },
 );
 export type UpdateSubscriptionItemBody = Static<typeof UpdateSubscriptionItemBody>;
-export const DeleteSubscriptionItemQuery = Type.Object({ proration_behavior: Type.Optional(ProrationBehavior) }, { additionalProperties: false });
-export const ListSubscriptionItemsQuery = Type.Object({ ...ListQuery, subscription: Str(255) }, { additionalProperties: false });
+export const DeleteSubscriptionItemQuery = Type.Object(
+  { proration_behavior: Type.Optional(ProrationBehavior) },
+  { additionalProperties: false },
+);
+export const ListSubscriptionItemsQuery = Type.Object(
+  { ...ListQuery, subscription: Str(255) },
+  { additionalProperties: false },
+);
 export type ListSubscriptionItemsQuery = Static<typeof ListSubscriptionItemsQuery>;
 export const SubscriptionItemList = ListOf(SubscriptionItem);
 
@@ -461,7 +517,10 @@ export const UsageSummary = Type.Object({
   livemode: Type.Boolean(),
 });
 export type UsageSummary = Static<typeof UsageSummary>;
-export const UsageSummaryQuery = Type.Object({ ...ListQuery, subscription_item: Str(255) }, { additionalProperties: false });
+export const UsageSummaryQuery = Type.Object(
+  { ...ListQuery, subscription_item: Str(255) },
+  { additionalProperties: false },
+);
 export type UsageSummaryQuery = Static<typeof UsageSummaryQuery>;
 export const UsageSummaryList = ListOf(UsageSummary);
 
@@ -480,7 +539,13 @@ export type InvoiceStatus = Static<typeof InvoiceStatus>;
 export const LineItem = Type.Object({
   id: Type.String(),
   object: Type.Literal('line_item'),
-  type: Type.Union([Type.Literal('subscription'), Type.Literal('usage'), Type.Literal('proration'), Type.Literal('invoiceitem'), Type.Literal('discount')]),
+  type: Type.Union([
+    Type.Literal('subscription'),
+    Type.Literal('usage'),
+    Type.Literal('proration'),
+    Type.Literal('invoiceitem'),
+    Type.Literal('discount'),
+  ]),
   amount: Type.Integer(),
   currency: Type.String(),
   description: Type.String(),
@@ -514,7 +579,9 @@ export const Invoice = Type.Object(
     paid: Type.Boolean(),
     attempt_count: Type.Integer(),
     next_payment_attempt: Nullable(Type.Integer()),
-    last_payment_error: Nullable(Type.Object({ code: Type.String(), decline_code: Nullable(Type.String()), message: Type.String() })),
+    last_payment_error: Nullable(
+      Type.Object({ code: Type.String(), decline_code: Nullable(Type.String()), message: Type.String() }),
+    ),
     payment_id: Nullable(Type.String()),
     discount: Nullable(Discount),
     days_until_due: Nullable(Type.Integer()),
@@ -575,7 +642,12 @@ export const PayInvoiceBody = Type.Object(
 );
 export type PayInvoiceBody = Static<typeof PayInvoiceBody>;
 export const ListInvoicesQuery = Type.Object(
-  { ...ListQuery, customer: Type.Optional(Str(255)), subscription: Type.Optional(Str(255)), status: Type.Optional(InvoiceStatus) },
+  {
+    ...ListQuery,
+    customer: Type.Optional(Str(255)),
+    subscription: Type.Optional(Str(255)),
+    status: Type.Optional(InvoiceStatus),
+  },
   { additionalProperties: false },
 );
 export type ListInvoicesQuery = Static<typeof ListInvoicesQuery>;
@@ -593,7 +665,14 @@ export const CheckoutSession = Type.Object(
     customer_email: Nullable(Type.String()),
     line_items: Type.Object({
       object: Type.Literal('list'),
-      data: Type.Array(Type.Object({ price: Type.String(), quantity: Type.Integer(), amount: Type.Integer(), description: Type.String() })),
+      data: Type.Array(
+        Type.Object({
+          price: Type.String(),
+          quantity: Type.Integer(),
+          amount: Type.Integer(),
+          description: Type.String(),
+        }),
+      ),
     }),
     amount_total: Type.Integer(),
     currency: Type.String(),
@@ -616,7 +695,13 @@ export const CreateCheckoutSessionBody = Type.Object(
   {
     mode: Type.Union([Type.Literal('payment'), Type.Literal('subscription')]),
     line_items: Type.Array(
-      Type.Object({ price: Type.String({ minLength: 1, maxLength: 255 }), quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          price: Type.String({ minLength: 1, maxLength: 255 }),
+          quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+        },
+        { additionalProperties: false },
+      ),
       { minItems: 1, maxItems: 20 },
     ),
     customer: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

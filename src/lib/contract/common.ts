@@ -29,10 +29,18 @@ const URL_REST = '://[^\\s\\u0000-\\u001f\\u007f/$.?#][^\\s\\u0000-\\u001f\\u007
  * Absolute http(s) URL, with no whitespace or control character anywhere: a URL parser drops tabs and line
  * breaks and percent-encodes the other controls, so the URL stored would not be the URL used.
  */
-export const HttpUrl = Type.String({ maxLength: 2048, pattern: `^https?${URL_REST}`, description: 'absolute http(s) URL' });
+export const HttpUrl = Type.String({
+  maxLength: 2048,
+  pattern: `^https?${URL_REST}`,
+  description: 'absolute http(s) URL',
+});
 
 /** The same rule as HttpUrl, https only (a wallet's merchant-validation URL). */
-export const HttpsUrl = Type.String({ maxLength: 2048, pattern: `^https${URL_REST}`, description: 'absolute https URL' });
+export const HttpsUrl = Type.String({
+  maxLength: 2048,
+  pattern: `^https${URL_REST}`,
+  description: 'absolute https URL',
+});
 
 /** A value made only of digits, spaces and dashes: a card number (or what could be one), never a token. */
 const CARD_NUMBER_LIKE = '[\\d\\s-]+';
@@ -46,7 +54,12 @@ export const PAYMENT_METHOD_PATTERN = `^(?!${CARD_NUMBER_LIKE}$)`;
  * A saved payment method's reference (a test token such as tok_visa, a vault token, a network token). Never a
  * card number: one sent here would be stored and shown in clear (docs/api.md "Billing").
  */
-export const PaymentMethodRef = Type.String({ minLength: 1, maxLength: 255, pattern: PAYMENT_METHOD_PATTERN, description: 'a payment method token (e.g. tok_visa), never a card number' });
+export const PaymentMethodRef = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: PAYMENT_METHOD_PATTERN,
+  description: 'a payment method token (e.g. tok_visa), never a card number',
+});
 
 export const Email = Type.String({ maxLength: 512, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
 
@@ -58,7 +71,10 @@ export const UnixMilliseconds = Type.Integer({ description: 'Unix milliseconds' 
 /** A Unix-seconds timestamp a request sets: 1970 to the end of 9999 (docs/api.md "Numbers"). */
 export const UnixSecondsInput = Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS, description: 'Unix seconds' });
 
-export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'UUID' });
+export const Uuid = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'UUID',
+});
 
 /** Path parameter holding an object id: validated loosely (an unknown id is a 404, not a 400). */
 export const IdParam = Type.String({ minLength: 1, maxLength: 255 });

@@ -4,12 +4,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListOf, ListQuery, Nullable, UnixSecondsInput } from './common.js';
 
-export { EVENT_TYPES, eventTypes, isEventType, eventTypeMatches, likelyEventType, type EventType } from './event-types.js';
-
+export {
+  EVENT_TYPES,
+  eventTypes,
+  isEventType,
+  eventTypeMatches,
+  likelyEventType,
+  type EventType,
+} from './event-types.js';
 
 /** An event type filter: a type, or a pattern with `*` standing for any characters (`payment.*`, `*.created`, `*`). */
-export const EventTypePattern = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z_.*]+$', description: 'an event type, `*` matching any characters' });
-
+export const EventTypePattern = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z_.*]+$',
+  description: 'an event type, `*` matching any characters',
+});
 
 export const Event = Type.Object(
   {
@@ -19,8 +29,15 @@ export const Event = Type.Object(
     created: Type.Integer({ description: "Unix seconds on the account's clock" }),
     livemode: Type.Literal(false),
     data: Type.Object({
-      object: Type.Object({ id: Type.String(), object: Type.String() }, { additionalProperties: true, description: 'the object as the API shows it, after the change' }),
-      previous_attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'top-level fields the change altered, with their values before it' })),
+      object: Type.Object(
+        { id: Type.String(), object: Type.String() },
+        { additionalProperties: true, description: 'the object as the API shows it, after the change' },
+      ),
+      previous_attributes: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'top-level fields the change altered, with their values before it',
+        }),
+      ),
     }),
     // The live service's top-level fields of payment and refund events:
     session_id: Type.Optional(Nullable(Type.String())),
@@ -45,7 +62,9 @@ export const ListEventsQuery = Type.Object(
   {
     ...ListQuery,
     type: Type.Optional(EventTypePattern),
-    object_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'events whose data.object has this id' })),
+    object_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'events whose data.object has this id' }),
+    ),
     created: Type.Optional(UnixSecondsInput),
     'created[gt]': Type.Optional(UnixSecondsInput),
     'created[gte]': Type.Optional(UnixSecondsInput),

@@ -27,7 +27,10 @@ export const MAX_FAULT_LENGTH = 200;
 export const SIMULATED_STATUSES = [408, 409, 429, 500, 502, 503, 504] as const;
 
 /** What a fault does: answer a status, close the connection without an answer, or (webhooks) not send at all. */
-export type FaultAction = { kind: 'status'; status: number; retryAfter?: number } | { kind: 'reset' } | { kind: 'drop' };
+export type FaultAction =
+  | { kind: 'status'; status: number; retryAfter?: number }
+  | { kind: 'reset' }
+  | { kind: 'drop' };
 
 export interface Fault {
   /** Waited before anything else (ms). */
@@ -53,9 +56,12 @@ function statusOf(value: string, target: FaultTarget): number {
   if (!STATUS.test(value)) throw new FaultSyntaxError(`status takes a three-digit HTTP status, got "${value}"`);
   const status = Number(value);
   if (target === 'request' && !(SIMULATED_STATUSES as readonly number[]).includes(status)) {
-    throw new FaultSyntaxError(`status must be one of ${SIMULATED_STATUSES.join(', ')} (the statuses a client retries), got ${status}`);
+    throw new FaultSyntaxError(
+      `status must be one of ${SIMULATED_STATUSES.join(', ')} (the statuses a client retries), got ${status}`,
+    );
   }
-  if (target === 'webhook' && status < 400) throw new FaultSyntaxError(`status must be 400 to 599 (a receiver's failure), got ${status}`);
+  if (target === 'webhook' && status < 400)
+    throw new FaultSyntaxError(`status must be 400 to 599 (a receiver's failure), got ${status}`);
   return status;
 }
 
@@ -66,7 +72,8 @@ export function parseFault(input: string, target: FaultTarget): Fault {
   const fault: Omit<Fault, 'text'> = {};
   let retryAfter: number | undefined;
   const items = input.split(';').map((s) => s.trim());
-  if (items.every((s) => s === '')) throw new FaultSyntaxError('empty: give e.g. status=503, latency=1500ms, reset or after_commit=reset');
+  if (items.every((s) => s === ''))
+    throw new FaultSyntaxError('empty: give e.g. status=503, latency=1500ms, reset or after_commit=reset');
   for (const item of items) {
     if (item === '') throw new FaultSyntaxError('an empty item between two ";"');
     const eq = item.indexOf('=');
@@ -83,13 +90,17 @@ export function parseFault(input: string, target: FaultTarget): Fault {
         fault.before = { kind: 'status', status: statusOf(value ?? '', target) };
         break;
       case 'retry_after':
-        if (!/^\d{1,5}$/.test(value ?? '') || Number(value) > MAX_FAULT_RETRY_AFTER_S) throw new FaultSyntaxError(`retry_after takes whole seconds, 0 to ${MAX_FAULT_RETRY_AFTER_S}`);
+        if (!/^\d{1,5}$/.test(value ?? '') || Number(value) > MAX_FAULT_RETRY_AFTER_S)
+          throw new FaultSyntaxError(`retry_after takes whole seconds, 0 to ${MAX_FAULT_RETRY_AFTER_S}`);
         retryAfter = Number(value);
         break;
       case 'latency': {
         const m = /^(\d{1,6})(ms|s)$/.exec(value ?? '');
         const ms = m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : NaN;
-        if (!(ms <= MAX_FAULT_LATENCY_MS)) throw new FaultSyntaxError(`latency takes a duration such as 1500ms or 2s, at most ${MAX_FAULT_LATENCY_MS / 1000}s`);
+        if (!(ms <= MAX_FAULT_LATENCY_MS))
+          throw new FaultSyntaxError(
+            `latency takes a duration such as 1500ms or 2s, at most ${MAX_FAULT_LATENCY_MS / 1000}s`,
+          );
         fault.latencyMs = ms;
         break;
       }
@@ -97,24 +108,32 @@ export function parseFault(input: string, target: FaultTarget): Fault {
         fault.before = flag({ kind: 'reset' });
         break;
       case 'drop':
-        if (target !== 'webhook') throw new FaultSyntaxError('drop applies to webhook deliveries only (for a request: reset)');
+        if (target !== 'webhook')
+          throw new FaultSyntaxError('drop applies to webhook deliveries only (for a request: reset)');
         fault.before = flag({ kind: 'drop' });
         break;
       case 'after_commit':
-        if (target !== 'request') throw new FaultSyntaxError('after_commit applies to requests only (for a delivery whose answer is lost: reset)');
+        if (target !== 'request')
+          throw new FaultSyntaxError(
+            'after_commit applies to requests only (for a delivery whose answer is lost: reset)',
+          );
         if (value === 'reset') fault.afterCommit = { kind: 'reset' };
-        else if (value?.startsWith('status=')) fault.afterCommit = { kind: 'status', status: statusOf(value.slice(7), target) };
+        else if (value?.startsWith('status='))
+          fault.afterCommit = { kind: 'status', status: statusOf(value.slice(7), target) };
         else throw new FaultSyntaxError('after_commit takes reset or status=NNN');
         break;
       default:
-        throw new FaultSyntaxError(`unknown item "${name}" (known: status, retry_after, latency, reset, after_commit${target === 'webhook' ? ', drop' : ''})`);
+        throw new FaultSyntaxError(
+          `unknown item "${name}" (known: status, retry_after, latency, reset, after_commit${target === 'webhook' ? ', drop' : ''})`,
+        );
     }
   }
   const outcomes = ['status', 'reset', 'drop', 'after_commit'].filter((n) => seen.has(n));
   if (outcomes.length > 1) throw new FaultSyntaxError(`${outcomes.join(' and ')} cannot be combined: give one of them`);
   if (retryAfter !== undefined) {
     const action = fault.before ?? fault.afterCommit;
-    if (action?.kind !== 'status') throw new FaultSyntaxError('retry_after goes with a status (status=429;retry_after=2)');
+    if (action?.kind !== 'status')
+      throw new FaultSyntaxError('retry_after goes with a status (status=429;retry_after=2)');
     action.retryAfter = retryAfter;
   }
   return { ...fault, text: faultText(fault) };
@@ -136,18 +155,52 @@ function faultText(f: Omit<Fault, 'text'>): string {
 
 // The rules' API (POST/GET/DELETE /test-helpers/faults).
 
-const FaultText = Type.String({ minLength: 1, maxLength: MAX_FAULT_LENGTH, description: 'a fault in the Payorch-Simulate grammar, e.g. `status=503` or `after_commit=reset`' });
+const FaultText = Type.String({
+  minLength: 1,
+  maxLength: MAX_FAULT_LENGTH,
+  description: 'a fault in the Payorch-Simulate grammar, e.g. `status=503` or `after_commit=reset`',
+});
 
 export const FaultRuleBody = Type.Object(
   {
     fault: FaultText,
-    method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('*')], { description: 'request rules: the method (default `*`, any)' })),
-    path: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 512, pattern: '^/[^\\s?#]*$', description: 'request rules: a path glob under the base URL; `*` matches within a segment, `**` across segments (default `/**`)' }),
+    method: Type.Optional(
+      Type.Union(
+        [Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('*')],
+        { description: 'request rules: the method (default `*`, any)' },
+      ),
     ),
-    webhook_endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a webhook rule: the endpoint whose deliveries get the fault (`*`: every endpoint)' })),
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'inject at most this many times, then stop (default: no limit)' })),
-    rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'the share of matching requests that get the fault, deterministically: with 0.5, the 2nd, 4th, 6th… (default 1)' })),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        pattern: '^/[^\\s?#]*$',
+        description:
+          'request rules: a path glob under the base URL; `*` matches within a segment, `**` across segments (default `/**`)',
+      }),
+    ),
+    webhook_endpoint: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'a webhook rule: the endpoint whose deliveries get the fault (`*`: every endpoint)',
+      }),
+    ),
+    count: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'inject at most this many times, then stop (default: no limit)',
+      }),
+    ),
+    rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'the share of matching requests that get the fault, deterministically: with 0.5, the 2nd, 4th, 6th… (default 1)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -168,14 +221,24 @@ export const FaultRule = Type.Object(
     count: Type.Union([Type.Integer(), Type.Null()]),
     matched: Type.Integer({ minimum: 0, description: 'requests (or delivery attempts) the rule matched' }),
     injected: Type.Integer({ minimum: 0, description: 'faults it injected' }),
-    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'injections left (null: no count); 0: spent' }),
+    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'injections left (null: no count); 0: spent',
+    }),
   },
   { $id: 'FaultRule' },
 );
 export type FaultRule = Static<typeof FaultRule>;
 
-export const FaultRuleList = Type.Object({ object: Type.Literal('list'), data: Type.Array(FaultRule), has_more: Type.Boolean(), url: Type.String() });
+export const FaultRuleList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(FaultRule),
+  has_more: Type.Boolean(),
+  url: Type.String(),
+});
 export type FaultRuleList = Static<typeof FaultRuleList>;
 
-export const ClearedFaultRules = Type.Object({ object: Type.Literal('fault_rules_cleared'), deleted: Type.Integer({ minimum: 0 }) });
+export const ClearedFaultRules = Type.Object({
+  object: Type.Literal('fault_rules_cleared'),
+  deleted: Type.Integer({ minimum: 0 }),
+});
 export type ClearedFaultRules = Static<typeof ClearedFaultRules>;

@@ -56,13 +56,22 @@ export const IdentityTokenPage = Type.Object(
   {
     object: Type.Literal('list'),
     data: Type.Array(IdentityToken),
-    pagination: Type.Object({ total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer(), has_more: Type.Boolean() }),
+    pagination: Type.Object({
+      total: Type.Integer(),
+      limit: Type.Integer(),
+      offset: Type.Integer(),
+      has_more: Type.Boolean(),
+    }),
   },
   { $id: 'IdentityTokenPage' },
 );
 export type IdentityTokenPage = Static<typeof IdentityTokenPage>;
 
-export const DeletedIdentityToken = Type.Object({ token_id: Type.String(), object: Type.Literal('identity_token'), deleted: Type.Literal(true) });
+export const DeletedIdentityToken = Type.Object({
+  token_id: Type.String(),
+  object: Type.Literal('identity_token'),
+  deleted: Type.Literal(true),
+});
 export type DeletedIdentityToken = Static<typeof DeletedIdentityToken>;
 
 export const IdentityTokenIdParams = Type.Object({ token_id: IdParam }, { additionalProperties: false });
@@ -82,7 +91,12 @@ export const KycStatus = Type.Union([
 ]);
 export type KycStatus = Static<typeof KycStatus>;
 
-export const KycCheckType = Type.Union([Type.Literal('identity'), Type.Literal('watchlist'), Type.Literal('document'), Type.Literal('address')]);
+export const KycCheckType = Type.Union([
+  Type.Literal('identity'),
+  Type.Literal('watchlist'),
+  Type.Literal('document'),
+  Type.Literal('address'),
+]);
 export type KycCheckType = Static<typeof KycCheckType>;
 
 export const KycCheck = Type.Object({
@@ -132,11 +146,18 @@ export const CreateKycBody = Type.Object(
 );
 export type CreateKycBody = Static<typeof CreateKycBody>;
 
-export const SubmitKycBody = Type.Object({ identity_token_ids: Type.Optional(TokenIds) }, { additionalProperties: false });
+export const SubmitKycBody = Type.Object(
+  { identity_token_ids: Type.Optional(TokenIds) },
+  { additionalProperties: false },
+);
 export type SubmitKycBody = Static<typeof SubmitKycBody>;
 
 export const ListKycQuery = Type.Object(
-  { ...ListQuery, status: Type.Optional(KycStatus), customer: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) },
+  {
+    ...ListQuery,
+    status: Type.Optional(KycStatus),
+    customer: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
   { additionalProperties: false },
 );
 export type ListKycQuery = Static<typeof ListKycQuery>;

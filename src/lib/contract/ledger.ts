@@ -19,7 +19,12 @@ export type Direction = Static<typeof Direction>;
 export const LedgerAccountStatus = Type.Union([Type.Literal('active'), Type.Literal('frozen'), Type.Literal('closed')]);
 export type LedgerAccountStatus = Static<typeof LedgerAccountStatus>;
 
-export const HoldStatus = Type.Union([Type.Literal('active'), Type.Literal('captured'), Type.Literal('released'), Type.Literal('expired')]);
+export const HoldStatus = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('captured'),
+  Type.Literal('released'),
+  Type.Literal('expired'),
+]);
 export type HoldStatus = Static<typeof HoldStatus>;
 
 const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'minor units' });
@@ -126,7 +131,12 @@ export const JournalEntry = Type.Object(
 );
 export type JournalEntry = Static<typeof JournalEntry>;
 
-export const LedgerAccountEventType = Type.Union([Type.Literal('created'), Type.Literal('frozen'), Type.Literal('unfrozen'), Type.Literal('closed')]);
+export const LedgerAccountEventType = Type.Union([
+  Type.Literal('created'),
+  Type.Literal('frozen'),
+  Type.Literal('unfrozen'),
+  Type.Literal('closed'),
+]);
 
 export const LedgerAccountEvent = Type.Object(
   {
@@ -237,7 +247,10 @@ export const CaptureHoldBody = Type.Object(
 );
 export type CaptureHoldBody = Static<typeof CaptureHoldBody>;
 
-export const ListHoldsQuery = Type.Object({ ...ListQuery, status: Type.Optional(HoldStatus) }, { additionalProperties: false });
+export const ListHoldsQuery = Type.Object(
+  { ...ListQuery, status: Type.Optional(HoldStatus) },
+  { additionalProperties: false },
+);
 export type ListHoldsQuery = Static<typeof ListHoldsQuery>;
 
 export const LedgerAccountIdParams = Type.Object({ account_id: IdParam }, { additionalProperties: false });

@@ -12,4 +12,14 @@ export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
 export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;
 
 /** Identity vault token types (docs/api.md "Identity vault"). */
-export const IDENTITY_TOKEN_TYPES = ['ssn', 'ssn_last4', 'ein', 'itin', 'passport', 'drivers_license', 'national_id', 'tax_id', 'custom'] as const;
+export const IDENTITY_TOKEN_TYPES = [
+  'ssn',
+  'ssn_last4',
+  'ein',
+  'itin',
+  'passport',
+  'drivers_license',
+  'national_id',
+  'tax_id',
+  'custom',
+] as const;

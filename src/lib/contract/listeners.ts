@@ -17,11 +17,14 @@ export const EventListener = Type.Object(
   {
     id: Type.String({ description: '`evl_…`' }),
     object: Type.Literal('event_listener'),
-    enabled_events: Type.Array(Type.String(), { description: 'the event types and patterns it shows: resends of other types are not queued for it' }),
+    enabled_events: Type.Array(Type.String(), {
+      description: 'the event types and patterns it shows: resends of other types are not queued for it',
+    }),
     created: Type.Integer({ description: "Unix seconds on the account's clock" }),
     expires_at: Type.String({
       format: 'date-time',
-      description: "when the lease runs out unless renewed: the server's wall clock (not the test clock), ISO 8601 UTC, milliseconds",
+      description:
+        "when the lease runs out unless renewed: the server's wall clock (not the test clock), ISO 8601 UTC, milliseconds",
     }),
   },
   { $id: 'EventListener' },
@@ -49,7 +52,8 @@ export const CreateEventListenerBody = Type.Object(
       Type.Array(EventTypePattern, {
         minItems: 1,
         maxItems: 100,
-        description: 'event types or `*` patterns the listener shows (`payorch listen --events`; default `["*"]`): a resend of another type is not queued for it',
+        description:
+          'event types or `*` patterns the listener shows (`payorch listen --events`; default `["*"]`): a resend of another type is not queued for it',
       }),
     ),
   },
@@ -68,7 +72,10 @@ export type ListEventResendsQuery = Static<typeof ListEventResendsQuery>;
 export const ResendEventResult = Type.Object(
   {
     ...ListOf(WebhookDelivery).properties,
-    listeners: Type.Integer({ minimum: 0, description: 'running listeners (`payorch listen`) the event was queued for; 0 when webhook_endpoint is given' }),
+    listeners: Type.Integer({
+      minimum: 0,
+      description: 'running listeners (`payorch listen`) the event was queued for; 0 when webhook_endpoint is given',
+    }),
   },
   { $id: 'ResendEventResult' },
 );

@@ -1,7 +1,12 @@
 // Health, clock and other test-mode helper shapes.
 import { Type, type Static } from '@sinclair/typebox';
 
-export const Health = Type.Object({ status: Type.Literal('ok'), version: Type.String(), livemode: Type.Boolean(), time: Type.String() });
+export const Health = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  livemode: Type.Boolean(),
+  time: Type.String(),
+});
 export type Health = Static<typeof Health>;
 
 import { MAX_CLOCK_ADVANCE_SECONDS } from './limits.js';

@@ -18,7 +18,9 @@ export const MAX_OFFSET = 1_000_000_000;
 const NUMERIC = new Set(['integer', 'number']);
 
 function isNumeric(type: unknown): boolean {
-  return typeof type === 'string' ? NUMERIC.has(type) : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string));
+  return typeof type === 'string'
+    ? NUMERIC.has(type)
+    : Array.isArray(type) && type.some((t) => NUMERIC.has(t as string));
 }
 
 /**
@@ -39,7 +41,9 @@ export function withSafeRange(node: unknown): unknown {
 
 /** A plain-JSON copy of `schema` (no TypeBox symbols, no `$id`) in which every number has a range. */
 export function boundedSchema<T>(schema: T): T {
-  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : withSafeRange(value)))) as T;
+  return JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : withSafeRange(value))),
+  ) as T;
 }
 
 /**

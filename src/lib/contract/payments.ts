@@ -1,11 +1,35 @@
 // Payments, routing, 3DS, wallets, the test vault, bank accounts and network tokens
 // (docs/api.md "Payments", "Bank accounts", "3D Secure").
 import { Type, type Static } from '@sinclair/typebox';
-import { Currency, DateTime, HttpsUrl, IdParam, ListOf, ListQuery, Metadata, Nullable, Uuid, UnixMilliseconds, UnixSeconds } from './common.js';
+import {
+  Currency,
+  DateTime,
+  HttpsUrl,
+  IdParam,
+  ListOf,
+  ListQuery,
+  Metadata,
+  Nullable,
+  Uuid,
+  UnixMilliseconds,
+  UnixSeconds,
+} from './common.js';
 import { NextAction, PaymentMethodType } from './sessions.js';
 
 /** The eleven processors of the local server (contract §7). */
-export const PSP_IDS = ['aurora', 'basalt', 'cobalt', 'dune', 'ember', 'fjord', 'garnet', 'harbor', 'iris', 'jasper', 'krypton'] as const;
+export const PSP_IDS = [
+  'aurora',
+  'basalt',
+  'cobalt',
+  'dune',
+  'ember',
+  'fjord',
+  'garnet',
+  'harbor',
+  'iris',
+  'jasper',
+  'krypton',
+] as const;
 export type PspId = (typeof PSP_IDS)[number];
 export const PspId = Type.Union(PSP_IDS.map((id) => Type.Literal(id)));
 
@@ -29,7 +53,6 @@ export const PaymentAttempt = Type.Object({
 });
 export type PaymentAttempt = Static<typeof PaymentAttempt>;
 
-
 export const PaymentRouting = Type.Object({
   attempts: Type.Integer(),
   selected_psp: Nullable(Type.String()),
@@ -45,7 +68,12 @@ export const ThreeDSecure = Type.Object({
   eci: Nullable(Type.String()),
 });
 
-export const CardDetails = Type.Object({ brand: Type.String(), last4: Type.String(), exp_month: Type.Integer(), exp_year: Type.Integer() });
+export const CardDetails = Type.Object({
+  brand: Type.String(),
+  last4: Type.String(),
+  exp_month: Type.Integer(),
+  exp_year: Type.Integer(),
+});
 
 export const Refund = Type.Object({ amount: Type.Integer(), reason: Nullable(Type.String()), created_at: DateTime });
 
@@ -132,7 +160,9 @@ export const ConfirmPaymentBody = Type.Object(
     /** The session to confirm, for `POST /confirm-payment` (on `/confirm-payment/{id}` it must equal the path's). */
     session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     /** Which vault made `token_id`; test mode resolves every token against its own vault. */
-    token_provider: Type.Optional(Type.Union([Type.Literal('atlas'), Type.Literal('basis_theory'), Type.Literal('vgs')])),
+    token_provider: Type.Optional(
+      Type.Union([Type.Literal('atlas'), Type.Literal('basis_theory'), Type.Literal('vgs')]),
+    ),
     /** Recorded on the payment; the local server has one routing table. */
     routing_profile_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     vgs_data: Type.Optional(VgsData),
@@ -141,7 +171,10 @@ export const ConfirmPaymentBody = Type.Object(
 );
 export type ConfirmPaymentBody = Static<typeof ConfirmPaymentBody>;
 
-export const CapturePaymentBody = Type.Object({ amount: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false });
+export const CapturePaymentBody = Type.Object(
+  { amount: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { additionalProperties: false },
+);
 export type CapturePaymentBody = Static<typeof CapturePaymentBody>;
 
 /** Free text, as at the live service (its e-commerce plugin sends an order reference); Stripe's three reasons among others. */
@@ -153,7 +186,11 @@ export const RefundPaymentBody = Type.Object(
 export type RefundPaymentBody = Static<typeof RefundPaymentBody>;
 
 export const ListPaymentsQuery = Type.Object(
-  { ...ListQuery, session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), status: Type.Optional(PaymentStatus) },
+  {
+    ...ListQuery,
+    session_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    status: Type.Optional(PaymentStatus),
+  },
   { additionalProperties: false },
 );
 export type ListPaymentsQuery = Static<typeof ListPaymentsQuery>;
@@ -247,17 +284,33 @@ export const SessionConfig = Type.Object({
   capture_provider: Type.Literal('atlas'),
   tokenize_url: Type.String(),
   walletone_pay: Type.Optional(
-    Type.Object({ merchant_id: Type.String(), merchant_name: Type.String(), country_code: Type.String(), supported_networks: Type.Array(Type.String()) }),
+    Type.Object({
+      merchant_id: Type.String(),
+      merchant_name: Type.String(),
+      country_code: Type.String(),
+      supported_networks: Type.Array(Type.String()),
+    }),
   ),
   wallettwo_pay: Type.Optional(
-    Type.Object({ merchant_id: Type.String(), merchant_name: Type.String(), environment: Type.String(), allowed_card_networks: Type.Array(Type.String()) }),
+    Type.Object({
+      merchant_id: Type.String(),
+      merchant_name: Type.String(),
+      environment: Type.String(),
+      allowed_card_networks: Type.Array(Type.String()),
+    }),
   ),
   bank_account: Type.Optional(Type.Object({ account_types: Type.Array(Type.String()) })),
   success_url: Nullable(Type.String()),
   cancel_url: Nullable(Type.String()),
   expires_at: DateTime,
   payment: Nullable(
-    Type.Object({ id: Type.String(), status: PaymentStatus, next_action: Nullable(NextAction), failure_code: Nullable(Type.String()), failure_message: Nullable(Type.String()) }),
+    Type.Object({
+      id: Type.String(),
+      status: PaymentStatus,
+      next_action: Nullable(NextAction),
+      failure_code: Nullable(Type.String()),
+      failure_message: Nullable(Type.String()),
+    }),
   ),
   livemode: Type.Boolean(),
 });
@@ -265,9 +318,19 @@ export type SessionConfig = Static<typeof SessionConfig>;
 
 export const TestCardsList = Type.Object({
   object: Type.Literal('test_values'),
-  cards: Type.Array(Type.Object({ token: Type.String(), number: Nullable(Type.String()), brand: Type.String(), result: Type.String(), description: Type.String() })),
+  cards: Type.Array(
+    Type.Object({
+      token: Type.String(),
+      number: Nullable(Type.String()),
+      brand: Type.String(),
+      result: Type.String(),
+      description: Type.String(),
+    }),
+  ),
   wallet_tokens: Type.Array(Type.Object({ token: Type.String(), result: Type.String() })),
-  bank_accounts: Type.Array(Type.Object({ routing_number: Type.String(), account_number: Type.String(), result: Type.String() })),
+  bank_accounts: Type.Array(
+    Type.Object({ routing_number: Type.String(), account_number: Type.String(), result: Type.String() }),
+  ),
   microdeposit_amounts: Type.Array(Type.Integer()),
 });
 export type TestCardsList = Static<typeof TestCardsList>;
@@ -289,18 +352,28 @@ export type RoutingRule = Static<typeof RoutingRule>;
 
 export const ProcessorsState = Type.Object({
   object: Type.Literal('processors'),
-  processors: Type.Array(Type.Object({ id: Type.String(), status: Type.Union([Type.Literal('up'), Type.Literal('down')]) })),
+  processors: Type.Array(
+    Type.Object({ id: Type.String(), status: Type.Union([Type.Literal('up'), Type.Literal('down')]) }),
+  ),
   routing: Type.Array(RoutingRule),
   max_attempts: Type.Integer(),
 });
 export type ProcessorsState = Static<typeof ProcessorsState>;
 
-export const SetProcessorBody = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]) }, { additionalProperties: false });
+export const SetProcessorBody = Type.Object(
+  { status: Type.Union([Type.Literal('up'), Type.Literal('down')]) },
+  { additionalProperties: false },
+);
 export const PspParams = Type.Object({ psp: IdParam }, { additionalProperties: false });
 
 // ------------------------------------------------------------------------------------- bank accounts
 
-export const BankAccountStatus = Type.Union([Type.Literal('unverified'), Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]);
+export const BankAccountStatus = Type.Union([
+  Type.Literal('unverified'),
+  Type.Literal('pending'),
+  Type.Literal('verified'),
+  Type.Literal('failed'),
+]);
 
 export const BankAccount = Type.Object(
   {
@@ -359,14 +432,22 @@ export const UpdateBankAccountBody = Type.Object(
 export type UpdateBankAccountBody = Static<typeof UpdateBankAccountBody>;
 
 export const ListBankAccountsQuery = Type.Object(
-  { ...ListQuery, customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })), verification_status: Type.Optional(BankAccountStatus) },
+  {
+    ...ListQuery,
+    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    verification_status: Type.Optional(BankAccountStatus),
+  },
   { additionalProperties: false },
 );
 export type ListBankAccountsQuery = Static<typeof ListBankAccountsQuery>;
 
 export const BankAccountIdParams = Type.Object({ bank_account_id: IdParam }, { additionalProperties: false });
 
-export const MicrodepositResult = Type.Object({ status: Type.String(), method: Type.Literal('microdeposits'), expires_at: DateTime });
+export const MicrodepositResult = Type.Object({
+  status: Type.String(),
+  method: Type.Literal('microdeposits'),
+  expires_at: DateTime,
+});
 export type MicrodepositResult = Static<typeof MicrodepositResult>;
 
 export const VerifyBankAccountBody = Type.Object(
@@ -374,7 +455,11 @@ export const VerifyBankAccountBody = Type.Object(
   { additionalProperties: false },
 );
 export type VerifyBankAccountBody = Static<typeof VerifyBankAccountBody>;
-export const VerifyResult = Type.Object({ verified: Type.Boolean(), attempts_remaining: Type.Integer(), verification_status: BankAccountStatus });
+export const VerifyResult = Type.Object({
+  verified: Type.Boolean(),
+  attempts_remaining: Type.Integer(),
+  verification_status: BankAccountStatus,
+});
 export type VerifyResult = Static<typeof VerifyResult>;
 
 // ------------------------------------------------------------------------------------ network tokens
@@ -404,7 +489,11 @@ export type NetworkToken = Static<typeof NetworkToken>;
 /** `session_id`: the live service's browser form (the session's client secret as bearer) names the session so. */
 const NetworkTokenSession = Type.Optional(Type.String({ minLength: 1, maxLength: 255 }));
 export const CreateNetworkTokenBody = Type.Object(
-  { token_id: Type.String({ minLength: 1, maxLength: 255 }), session_id: NetworkTokenSession, request_cryptogram: Type.Optional(Type.Boolean()) },
+  {
+    token_id: Type.String({ minLength: 1, maxLength: 255 }),
+    session_id: NetworkTokenSession,
+    request_cryptogram: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 export const CryptogramBody = Type.Object({ session_id: NetworkTokenSession }, { additionalProperties: false });

@@ -12,7 +12,10 @@ export const RequestLogEntry = Type.Object(
     method: Type.String(),
     path: Type.String({ description: 'the path under the base URL, without the query string' }),
     status: Type.Integer(),
-    duration_ms: Type.Integer({ minimum: 0, description: 'whole milliseconds from the first byte to the answer (rounded)' }),
+    duration_ms: Type.Integer({
+      minimum: 0,
+      description: 'whole milliseconds from the first byte to the answer (rounded)',
+    }),
     created_at: Type.String({ description: 'ISO 8601, when the answer was sent (wall clock)' }),
     simulated: Type.Optional(
       Type.String({
@@ -39,13 +42,24 @@ export const RequestLogPage = Type.Object(
 export type RequestLogPage = Static<typeof RequestLogPage>;
 
 /** A status filter: one code (`404`) or a class (`4xx`). */
-export const StatusFilter = Type.String({ pattern: '^[1-5](xx|[0-9]{2})$', description: 'a status (`404`) or a class (`4xx`, `5xx`)' });
+export const StatusFilter = Type.String({
+  pattern: '^[1-5](xx|[0-9]{2})$',
+  description: 'a status (`404`) or a class (`4xx`, `5xx`)',
+});
 
 export const RequestLogQuery = Type.Object(
   {
-    after: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'entries after this seq (oldest first); absent: the newest `limit` entries' })),
+    after: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SAFE_INTEGER,
+        description: 'entries after this seq (oldest first); absent: the newest `limit` entries',
+      }),
+    ),
     status: Type.Optional(StatusFilter),
-    path: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: 'a path prefix, e.g. `/sessions`' })),
+    path: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: 'a path prefix, e.g. `/sessions`' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
   },
   { additionalProperties: false },

@@ -11,7 +11,13 @@ export const PaymentMethodType = Type.Union([
   Type.Literal('walletthree'),
 ]);
 export type PaymentMethodType = Static<typeof PaymentMethodType>;
-export const PAYMENT_METHOD_TYPES: PaymentMethodType[] = ['card', 'walletone_pay', 'wallettwo_pay', 'bank_account', 'walletthree'];
+export const PAYMENT_METHOD_TYPES: PaymentMethodType[] = [
+  'card',
+  'walletone_pay',
+  'wallettwo_pay',
+  'bank_account',
+  'walletthree',
+];
 
 export const SessionStatus = Type.Union([
   Type.Literal('requires_payment_method'),
@@ -64,7 +70,10 @@ export type SessionAddress = Static<typeof SessionAddress>;
 
 /** The cardholder's browser, for 3DS risk checks: stored, never echoed (it is the payer's personal data). */
 const Browser = Type.Object(
-  { ip_address: Type.Optional(Type.String({ maxLength: 64 })), user_agent: Type.Optional(Type.String({ maxLength: 1024 })) },
+  {
+    ip_address: Type.Optional(Type.String({ maxLength: 64 })),
+    user_agent: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
   { additionalProperties: false },
 );
 
@@ -80,7 +89,12 @@ export const NextAction = Type.Object({
 export type NextAction = Static<typeof NextAction>;
 
 /** The session's latest payment (the live service calls a payment an attempt). */
-export const LatestAttempt = Type.Object({ id: Uuid, psp: Nullable(Type.String()), status: Type.String(), psp_transaction_id: Nullable(Type.String()) });
+export const LatestAttempt = Type.Object({
+  id: Uuid,
+  psp: Nullable(Type.String()),
+  status: Type.String(),
+  psp_transaction_id: Nullable(Type.String()),
+});
 export type LatestAttempt = Static<typeof LatestAttempt>;
 
 export const PaymentSession = Type.Object(

@@ -79,7 +79,11 @@ export type UpdateWebhookEndpointBody = Static<typeof UpdateWebhookEndpointBody>
 export const RollWebhookSecretBody = Type.Object(
   {
     expires_in_seconds: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_ROLL_EXPIRY_SECONDS, description: 'how long the old secret still signs too (default 0: it stops at once)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROLL_EXPIRY_SECONDS,
+        description: 'how long the old secret still signs too (default 0: it stops at once)',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -118,11 +122,22 @@ export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>;
 
 export const ListEventDeliveriesQuery = Type.Object({ ...ListQuery }, { additionalProperties: false });
 export type ListEventDeliveriesQuery = Static<typeof ListEventDeliveriesQuery>;
-export const ListEndpointDeliveriesQuery = Type.Object({ ...ListQuery, status: Type.Optional(DeliveryStatus) }, { additionalProperties: false });
+export const ListEndpointDeliveriesQuery = Type.Object(
+  { ...ListQuery, status: Type.Optional(DeliveryStatus) },
+  { additionalProperties: false },
+);
 export type ListEndpointDeliveriesQuery = Static<typeof ListEndpointDeliveriesQuery>;
 
 export const ResendEventBody = Type.Object(
-  { webhook_endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only this endpoint (else every enabled endpoint the event matches)' })) },
+  {
+    webhook_endpoint: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'only this endpoint (else every enabled endpoint the event matches)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type ResendEventBody = Static<typeof ResendEventBody>;

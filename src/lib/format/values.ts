@@ -7,7 +7,8 @@ export function minorDigits(currency: string): number {
   let d = digitsCache.get(c);
   if (d === undefined) {
     try {
-      d = new Intl.NumberFormat('en-US', { style: 'currency', currency: c }).resolvedOptions().maximumFractionDigits ?? 2;
+      d =
+        new Intl.NumberFormat('en-US', { style: 'currency', currency: c }).resolvedOptions().maximumFractionDigits ?? 2;
     } catch {
       d = 2;
     }
@@ -31,5 +32,8 @@ export function formatTime(value: number | string | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
   const d = typeof value === 'number' ? new Date(value * 1000) : new Date(value);
   if (Number.isNaN(d.getTime())) return String(value);
-  return d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, ' UTC');
 }

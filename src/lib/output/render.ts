@@ -53,7 +53,9 @@ export async function loadColor(): Promise<void> {
 }
 
 const plainStyle = (...args: unknown[]): string => (args.length === 1 ? '' + (args[0] as string) : args.join(' '));
-const plain = new Proxy(plainStyle, { get: (_target, prop) => (prop === 'level' ? 0 : plain) }) as unknown as ChalkInstance;
+const plain = new Proxy(plainStyle, {
+  get: (_target, prop) => (prop === 'level' ? 0 : plain),
+}) as unknown as ChalkInstance;
 
 function chalkFor(stream: NodeJS.WriteStream): ChalkInstance {
   // Without chalk loaded (a path that rendered before BaseCommand's loadColor()), plain text rather than a crash.
@@ -66,10 +68,24 @@ let chalkErr: ChalkInstance | undefined;
 // Cached once chalk is loaded; until then each use decides again (plain text: cheap).
 const settled = () => Boolean(chalkModule);
 export const color = () => chalkOut ?? (settled() ? (chalkOut = chalkFor(process.stdout)) : chalkFor(process.stdout));
-export const colorErr = () => chalkErr ?? (settled() ? (chalkErr = chalkFor(process.stderr)) : chalkFor(process.stderr));
+export const colorErr = () =>
+  chalkErr ?? (settled() ? (chalkErr = chalkFor(process.stderr)) : chalkFor(process.stderr));
 
 const GOOD = new Set(['succeeded', 'active', 'paid', 'verified', 'captured', 'authenticated', 'passed', 'ok', 'true']);
-const BAD = new Set(['failed', 'canceled', 'void', 'uncollectible', 'unpaid', 'rejected', 'closed', 'frozen', 'revoked', 'past_due', 'refunded', 'expired']);
+const BAD = new Set([
+  'failed',
+  'canceled',
+  'void',
+  'uncollectible',
+  'unpaid',
+  'rejected',
+  'closed',
+  'frozen',
+  'revoked',
+  'past_due',
+  'refunded',
+  'expired',
+]);
 
 export function statusText(value: string, c: ChalkInstance = color()): string {
   if (GOOD.has(value)) return c.green(value);
@@ -123,12 +139,18 @@ export function safeText(view: string): string {
  * `\uXXXX` escapes, which parse back to the same string.
  */
 export function jsonText(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(JSON_RAW_CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, 2).replace(
+    JSON_RAW_CONTROL,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** One value as one line of JSON (`listen --json`: a line per event), escaped as `jsonText` escapes. */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(JSON_RAW_CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    JSON_RAW_CONTROL,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string {
@@ -180,11 +202,16 @@ export function fitColumns(
   if (total(natural) <= max) return undefined;
   const atLeast = (floor: number) => (i: number) => {
     const { shrink, header } = columns[i]!;
-    return shrink ? Math.min(natural[i]!, Math.max(floor, header.length, shrink === 'wrap' ? MIN_WRAPPED : MIN_SHRUNK)) : natural[i]!;
+    return shrink
+      ? Math.min(natural[i]!, Math.max(floor, header.length, shrink === 'wrap' ? MIN_WRAPPED : MIN_SHRUNK))
+      : natural[i]!;
   };
   const least = atLeast(MIN_SHRUNK);
   const roomy = atLeast(ROOMY);
-  const optional = natural.map((_, i) => i).filter((i) => columns[i]!.optional).reverse();
+  const optional = natural
+    .map((_, i) => i)
+    .filter((i) => columns[i]!.optional)
+    .reverse();
   const order = [...optional.filter((i) => columns[i]!.empty), ...optional.filter((i) => !columns[i]!.empty)];
   const shown = natural.map((_, i) => i);
   const dropped: number[] = [];
@@ -216,16 +243,44 @@ export function fitColumns(
 export async function tableText<T>(rows: T[], columns: Column<T>[]): Promise<string> {
   const { default: Table } = await import('cli-table3');
   const c = color();
-  const cells = rows.map((row) => columns.map((col) => (col.status ? statusText(text(col.value(row)), c) : text(col.value(row)))));
+  const cells = rows.map((row) =>
+    columns.map((col) => (col.status ? statusText(text(col.value(row)), c) : text(col.value(row)))),
+  );
   const render = (shown: number[], colWidths?: number[]) => {
     const table = new Table({
       head: shown.map((i) => c.bold(columns[i]!.header)),
       ...(colWidths ? { colWidths } : {}),
       style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP) },
+      chars: {
+        top: '',
+        'top-mid': '',
+        'top-left': '',
+        'top-right': '',
+        bottom: '',
+        'bottom-mid': '',
+        'bottom-left': '',
+        'bottom-right': '',
+        left: '',
+        'left-mid': '',
+        mid: '',
+        'mid-mid': '',
+        right: '',
+        'right-mid': '',
+        middle: ' '.repeat(GAP),
+      },
     });
-    for (const row of cells) table.push(shown.map((i) => (colWidths && columns[i]!.shrink === 'wrap' ? { content: row[i]!, wordWrap: true } : row[i]!)));
-    return { table, text: table.toString().split('\n').map((l) => l.trimEnd()).join('\n') };
+    for (const row of cells)
+      table.push(
+        shown.map((i) => (colWidths && columns[i]!.shrink === 'wrap' ? { content: row[i]!, wordWrap: true } : row[i]!)),
+      );
+    return {
+      table,
+      text: table
+        .toString()
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .join('\n'),
+    };
   };
   const all = columns.map((_, i) => i);
   const whole = render(all);

@@ -19,7 +19,8 @@ export function envAssignments(vars: Record<string, string>, shell: Shell): stri
   for (const [name, value] of Object.entries(vars)) {
     if (!NAME.test(name)) throw new Error(`Not a variable name: ${JSON.stringify(name)}`);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new Error(`The value of ${name} holds a control character; it is not printed for a shell.`);
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      throw new Error(`The value of ${name} holds a control character; it is not printed for a shell.`);
     if (shell === 'sh') lines.push(`${name}='${value.replace(/'/g, `'\\''`)}'; export ${name};`);
     // csh: ! is history expansion even inside single quotes.
     else if (shell === 'csh') lines.push(`setenv ${name} '${value.replace(/'/g, `'\\''`).replace(/!/g, `'\\!'`)}';`);
@@ -30,5 +31,9 @@ export function envAssignments(vars: Record<string, string>, shell: Shell): stri
 
 /** The lines that undo `envAssignments` for these names. */
 export function envUnsets(names: string[], shell: Shell): string {
-  return names.map((n) => (shell === 'sh' ? `unset ${n};` : shell === 'csh' ? `unsetenv ${n};` : `set -e ${n};`)).join('\n') + '\n';
+  return (
+    names
+      .map((n) => (shell === 'sh' ? `unset ${n};` : shell === 'csh' ? `unsetenv ${n};` : `set -e ${n};`))
+      .join('\n') + '\n'
+  );
 }

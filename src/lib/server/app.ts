@@ -46,7 +46,18 @@ export interface AppOptions {
   only?: (url: string) => boolean;
 }
 
-export async function buildApp({ services, runtime, logger, accessLog, publicUrl, timeouts, ownPorts, gate, snapshots, only = () => true }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  services,
+  runtime,
+  logger,
+  accessLog,
+  publicUrl,
+  timeouts,
+  ownPorts,
+  gate,
+  snapshots,
+  only = () => true,
+}: AppOptions): Promise<FastifyInstance> {
   const app = createFastify(logger, timeouts);
   gate?.install(app);
   const known = new KnownPaths();
@@ -59,14 +70,20 @@ export async function buildApp({ services, runtime, logger, accessLog, publicUrl
   }
   // HTML pages: payments' hosted checkout page; billing's invoice page, portal and subscription checkout page.
   const pages = [...paymentsPages, ...billingPages];
-  registerPages(app, pages.filter((p) => only(API_PREFIX + p.url)), { services, publicUrl, onUrl: (url) => known.add('GET', url) });
+  registerPages(
+    app,
+    pages.filter((p) => only(API_PREFIX + p.url)),
+    { services, publicUrl, onUrl: (url) => known.add('GET', url) },
+  );
   for (const p of pages) if (!only(API_PREFIX + p.url)) known.add('GET', API_PREFIX + p.url);
   if (snapshots && gate) serveSnapshots(app, snapshots, gate, known);
   return app;
 }
 
 /** The URLs of every route and page (…/functions/v1/…, parameters as `:name`). */
-export const appUrls = (): string[] => [...new Set([...allRoutes, ...paymentsPages, ...billingPages].map((r) => API_PREFIX + r.url))];
+export const appUrls = (): string[] => [
+  ...new Set([...allRoutes, ...paymentsPages, ...billingPages].map((r) => API_PREFIX + r.url)),
+];
 
 /**
  * Whether a route or page at `url` (…/sessions/:id) may be the one the router picks for `path` (a request's path,

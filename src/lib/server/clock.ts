@@ -12,7 +12,10 @@ export interface Clock {
 export class AccountClock implements Clock {
   private readonly offsets = new Map<string, number>();
 
-  constructor(private readonly store: Store, private readonly realNow: () => number = Date.now) {
+  constructor(
+    private readonly store: Store,
+    private readonly realNow: () => number = Date.now,
+  ) {
     // An advance undone by a rollback must not stay in memory (a group commit also runs requests again).
     store.onRollback(() => this.offsets.clear());
   }

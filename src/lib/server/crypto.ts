@@ -1,5 +1,14 @@
 // Secrets at rest: AES-256-GCM with a key kept in the data directory (mode 0600), and hashes for lookups.
-import { createCipheriv, createDecipheriv, createHash, createHmac, hash, randomBytes, randomFillSync, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hash,
+  randomBytes,
+  randomFillSync,
+  timingSafeEqual,
+} from 'node:crypto';
 
 const SEALED_BYTES_V1 = Buffer.from([1]);
 const POOL_SIZE = 8192;
@@ -48,7 +57,10 @@ export class KeyedHmac {
   private readonly outer: Buffer;
   private readonly block: number;
 
-  constructor(private readonly algorithm: 'sha256' | 'sha512', key: Buffer) {
+  constructor(
+    private readonly algorithm: 'sha256' | 'sha512',
+    key: Buffer,
+  ) {
     this.block = algorithm === 'sha512' ? 128 : 64;
     if (key.length > this.block) throw new Error('KeyedHmac: keys longer than a block are not supported');
     this.inner = Buffer.alloc(this.block + 256, 0x36);
@@ -67,7 +79,10 @@ export class KeyedHmac {
       this.inner = grown;
     }
     // Longer than is kept: a buffer of its own for this call.
-    const inner = room <= this.inner.length ? this.inner : Buffer.concat([this.inner.subarray(0, this.block), Buffer.alloc(room - this.block)]);
+    const inner =
+      room <= this.inner.length
+        ? this.inner
+        : Buffer.concat([this.inner.subarray(0, this.block), Buffer.alloc(room - this.block)]);
     const n = inner.write(data, this.block, 'utf8');
     hash(this.algorithm, inner.subarray(0, this.block + n), 'buffer').copy(this.outer, this.block);
     inner.fill(0, this.block, this.block + n); // the text (a request body can hold secrets) does not stay in memory
@@ -115,7 +130,9 @@ export class Sealer {
     const iv = secureRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(
+      '.',
+    );
   }
 
   /** The same AEAD as `seal`, as bytes: 0x01, iv (12), tag (16), ciphertext — a third smaller than base64 text. */

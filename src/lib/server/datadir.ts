@@ -11,7 +11,16 @@ import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
-import { checkName, checkSnapshot, installStaged, isCurrentSchema, saveSnapshot, SNAPSHOTS_DIR, stageSnapshot, type SnapshotInfo } from './snapshots.js';
+import {
+  checkName,
+  checkSnapshot,
+  installStaged,
+  isCurrentSchema,
+  saveSnapshot,
+  SNAPSHOTS_DIR,
+  stageSnapshot,
+  type SnapshotInfo,
+} from './snapshots.js';
 import { acquireLock } from './lock.js';
 
 export * from './lock.js';
@@ -67,7 +76,12 @@ function noteKeyCheck(store: Store, sealer: Sealer): void {
  * A restored snapshot's store (the data directory's database file, or an in-memory server's image) made fit to
  * serve: the running server's default key works (Accounts.keepKey), and it carries the sealing key's check.
  */
-export function adoptRestored(store: Store, sealer: Sealer, credentials: Credentials, now: () => number = Date.now): Store {
+export function adoptRestored(
+  store: Store,
+  sealer: Sealer,
+  credentials: Credentials,
+  now: () => number = Date.now,
+): Store {
   try {
     store.tx(() => {
       new Accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
@@ -106,7 +120,9 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   const keyHex = seeding ? seeding.seed.sealingKey().toString('hex') : randomBytes(32).toString('hex');
   const storedKey = writeOnce(join(dir, KEY_FILE), keyHex).trim();
   if (seeding && storedKey !== keyHex) {
-    throw new SeedError(`The data directory ${dir} was not made with this seed (its key differs): a seed applies to a fresh data directory, or to one made with the same seed.`);
+    throw new SeedError(
+      `The data directory ${dir} was not made with this seed (its key differs): a seed applies to a fresh data directory, or to one made with the same seed.`,
+    );
   }
   const sealer = new Sealer(Buffer.from(storedKey, 'hex'));
   const store = openStore(join(dir, DB_FILE));
@@ -137,7 +153,9 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
       // The default key was revoked (`server keys revoke`): the default account gets a new one, so that
       // `server start --json` and the CLI's embedded default keep working.
       const { api_key } = accounts.addKey(stored.account_id);
-      writeFileSync(credPath, JSON.stringify({ api_key, account_id: stored.account_id }, null, 2) + '\n', { mode: 0o600 });
+      writeFileSync(credPath, JSON.stringify({ api_key, account_id: stored.account_id }, null, 2) + '\n', {
+        mode: 0o600,
+      });
       return { credentials: { api_key, account_id: stored.account_id }, created: true };
     }
     const { account_id, api_key } = accounts.createAccountWithKey();
@@ -148,8 +166,11 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   try {
     // The usual open (the directory's key stored and active, the sealing key's check noted): reads only, no write
     // lock — commands run side by side on one data directory do not queue for it.
-    const found = store.db.prepare("SELECT 1 FROM meta WHERE key = 'sealing_key_check'").get() ? storedCredentials(store, credPath) : undefined;
-    if (found && new Accounts(store, now).isActive(found.api_key)) return { store, sealer, credentials: found, created: false, unseed };
+    const found = store.db.prepare("SELECT 1 FROM meta WHERE key = 'sealing_key_check'").get()
+      ? storedCredentials(store, credPath)
+      : undefined;
+    if (found && new Accounts(store, now).isActive(found.api_key))
+      return { store, sealer, credentials: found, created: false, unseed };
     const { credentials, created } = init.immediate();
     return { store, sealer, credentials, created, unseed };
   } catch (err) {
@@ -160,7 +181,9 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
 }
 
 function storedCredentials(store: Store, credPath: string): Credentials | undefined {
-  const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as { value: string } | undefined;
+  const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as
+    | { value: string }
+    | undefined;
   return row && existsSync(credPath) ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials) : undefined;
 }
 
@@ -168,7 +191,8 @@ function storedCredentials(store: Store, credPath: string): Credentials | undefi
 export function resetDataDir(dir: string): void {
   const running = readLock(dir);
   if (running) throw new AlreadyRunningError(running);
-  for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE, CREDENTIALS_FILE, LOG_FILE]) rmSync(join(dir, f), { force: true });
+  for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE, CREDENTIALS_FILE, LOG_FILE])
+    rmSync(join(dir, f), { force: true });
   // Snapshots are of the database just deleted, sealed with the key just deleted: no longer restorable.
   rmSync(join(dir, SNAPSHOTS_DIR), { recursive: true, force: true });
 }
@@ -207,7 +231,8 @@ export function restoreSnapshotStopped(dir: string, name: string): Promise<{ nam
   return whileStopped(dir, async ({ sealer, credentials }) => {
     const staged = await stageSnapshot(dir, name, keyCheck(sealer));
     try {
-      if (!isCurrentSchema(checkSnapshot({ file: staged }, keyCheck(sealer), JSON.stringify(name)))) openStore(staged).close();
+      if (!isCurrentSchema(checkSnapshot({ file: staged }, keyCheck(sealer), JSON.stringify(name))))
+        openStore(staged).close();
       installStaged(staged, join(dir, DB_FILE));
     } finally {
       rmSync(staged, { force: true });

@@ -51,9 +51,21 @@ export const STORAGE_RETRY_AFTER = 5;
 /** Human names used in "No such …" messages, by id prefix / resource. */
 export const errors = {
   parameterMissing: (param: string) =>
-    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_missing', param, message: `Missing required param: ${param}.` }),
+    new ServiceError({
+      status: 400,
+      type: 'validation_error',
+      code: 'parameter_missing',
+      param,
+      message: `Missing required param: ${param}.`,
+    }),
   parameterInvalid: (param: string, detail: string) =>
-    new ServiceError({ status: 400, type: 'validation_error', code: 'parameter_invalid', param, message: `Invalid ${param}: ${detail}.` }),
+    new ServiceError({
+      status: 400,
+      type: 'validation_error',
+      code: 'parameter_invalid',
+      param,
+      message: `Invalid ${param}: ${detail}.`,
+    }),
   parameterUnknown: (param: string, didYouMean?: string) =>
     new ServiceError({
       status: 400,
@@ -66,13 +78,28 @@ export const errors = {
    * 400 `invalid_request_error`. Not for the `parameter_*` codes: those are validation errors, made by the three
    * above (docs/api.md "Errors"), so a `parameter_*` code here does not compile.
    */
-  invalidRequest: <C extends string>(code: C extends `parameter_${string}` ? never : C, message: string, param?: string) =>
-    new ServiceError({ status: 400, type: 'invalid_request_error', code, message, param }),
+  invalidRequest: <C extends string>(
+    code: C extends `parameter_${string}` ? never : C,
+    message: string,
+    param?: string,
+  ) => new ServiceError({ status: 400, type: 'invalid_request_error', code, message, param }),
   invalidJson: (detail: string) =>
-    new ServiceError({ status: 400, type: 'invalid_request_error', code: 'invalid_json', message: `Invalid JSON in the request body: ${detail}` }),
-  authentication: (code: string, message: string) => new ServiceError({ status: 401, type: 'authentication_error', code, message }),
+    new ServiceError({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'invalid_json',
+      message: `Invalid JSON in the request body: ${detail}`,
+    }),
+  authentication: (code: string, message: string) =>
+    new ServiceError({ status: 401, type: 'authentication_error', code, message }),
   notFound: (resource: string, id: string, param?: string) =>
-    new ServiceError({ status: 404, type: 'invalid_request_error', code: 'resource_missing', param, message: `No such ${resource}: '${id}'` }),
+    new ServiceError({
+      status: 404,
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      param,
+      message: `No such ${resource}: '${id}'`,
+    }),
   routeNotFound: (method: string, path: string) =>
     new ServiceError({
       status: 404,
@@ -94,7 +121,12 @@ export const errors = {
   conflict: (code: string, message: string, param?: string) =>
     new ServiceError({ status: 409, type: 'invalid_request_error', code, message, param }),
   payloadTooLarge: (limit: number) =>
-    new ServiceError({ status: 413, type: 'invalid_request_error', code: 'payload_too_large', message: `The request body exceeds ${limit} bytes.` }),
+    new ServiceError({
+      status: 413,
+      type: 'invalid_request_error',
+      code: 'payload_too_large',
+      message: `The request body exceeds ${limit} bytes.`,
+    }),
   unsupportedMediaType: (got: string) =>
     new ServiceError({
       status: 415,
@@ -102,19 +134,35 @@ export const errors = {
       code: 'unsupported_media_type',
       message: `Request bodies must be JSON with Content-Type: application/json (got ${JSON.stringify(got)}).`,
     }),
-  rateLimited: (code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded', message: string, retryAfter: number) =>
-    new ServiceError({ status: 429, type: 'invalid_request_error', code, message, headers: { 'Retry-After': String(retryAfter) } }),
+  rateLimited: (
+    code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded',
+    message: string,
+    retryAfter: number,
+  ) =>
+    new ServiceError({
+      status: 429,
+      type: 'invalid_request_error',
+      code,
+      message,
+      headers: { 'Retry-After': String(retryAfter) },
+    }),
   /** A write the data directory could not take (disk full, I/O error): nothing of it was stored. */
   storageUnavailable: () =>
     new ServiceError({
       status: 503,
       type: 'api_error',
       code: 'storage_unavailable',
-      message: 'The server could not store this request (its data directory is full or failing); nothing was written. Retry later; reads still work.',
+      message:
+        'The server could not store this request (its data directory is full or failing); nothing was written. Retry later; reads still work.',
       headers: { 'Retry-After': String(STORAGE_RETRY_AFTER) },
     }),
   internal: () =>
-    new ServiceError({ status: 500, type: 'api_error', code: 'internal_error', message: 'An internal error occurred. The request id identifies it in the server log.' }),
+    new ServiceError({
+      status: 500,
+      type: 'api_error',
+      code: 'internal_error',
+      message: 'An internal error occurred. The request id identifies it in the server log.',
+    }),
   /**
    * A status injected by fault injection (docs/api.md "Fault injection"): the type and code this server gives that
    * status, a message that says it was simulated and whether the request ran, Retry-After when the fault gives one.

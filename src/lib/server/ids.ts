@@ -43,8 +43,36 @@ export function idBytes(n: number): Buffer {
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'; // ASCII order: sorts as it counts
 
 export type IdPrefix =
-  | 'acct' | 'key' | 'cus' | 'prod' | 'price' | 'sub' | 'si' | 'in' | 'il' | 'ur' | 'ba' | 'nt' | 'cks' | 'pts'
-  | 'la' | 'je' | 'ent' | 'hold' | 'kyc' | 'kchk' | 'idt' | 'tok' | 'co' | 'evt' | 'req' | 'att' | 'we' | 'whd' | 'evl' | 'evr';
+  | 'acct'
+  | 'key'
+  | 'cus'
+  | 'prod'
+  | 'price'
+  | 'sub'
+  | 'si'
+  | 'in'
+  | 'il'
+  | 'ur'
+  | 'ba'
+  | 'nt'
+  | 'cks'
+  | 'pts'
+  | 'la'
+  | 'je'
+  | 'ent'
+  | 'hold'
+  | 'kyc'
+  | 'kchk'
+  | 'idt'
+  | 'tok'
+  | 'co'
+  | 'evt'
+  | 'req'
+  | 'att'
+  | 'we'
+  | 'whd'
+  | 'evl'
+  | 'evr';
 
 /** `n` random base62 characters (rejection sampling: no modulo bias). */
 export function randomBase62(n: number, stream: IdStream | undefined = seeded?.ids): string {
@@ -192,7 +220,12 @@ const CHUNK = 62 ** 4;
  * 2-3 µs; with BigInt 8-9 µs, with division byte by byte ~10 µs).
  */
 export function clientSecretNaming(sessionId: string, mac: Uint8Array): string {
-  const hex = sessionId.slice(0, 8) + sessionId.slice(9, 13) + sessionId.slice(14, 18) + sessionId.slice(19, 23) + sessionId.slice(24);
+  const hex =
+    sessionId.slice(0, 8) +
+    sessionId.slice(9, 13) +
+    sessionId.slice(14, 18) +
+    sessionId.slice(19, 23) +
+    sessionId.slice(24);
   const bytes = new Uint8Array(LIMBS * 3);
   bytes.set(Buffer.from(hex, 'hex'), 1);
   bytes.set(mac.subarray(0, SECRET_MAC_BYTES), 17);

@@ -37,7 +37,9 @@ export interface LockInfo {
 
 export class AlreadyRunningError extends Error {
   constructor(readonly info: LockInfo) {
-    super(`A payorch server is already running on ${info.data_dir} (pid ${info.pid}${info.base_url ? `, ${info.base_url}` : ''}). Stop it with \`payorch server stop\` or choose another --data-dir.`);
+    super(
+      `A payorch server is already running on ${info.data_dir} (pid ${info.pid}${info.base_url ? `, ${info.base_url}` : ''}). Stop it with \`payorch server stop\` or choose another --data-dir.`,
+    );
     this.name = 'AlreadyRunningError';
   }
 }
@@ -101,7 +103,14 @@ export interface Lock {
 export function acquireLock(dir: string, opts: { auto?: boolean } = {}): Lock {
   ensureDir(dir);
   const path = join(dir, LOCK_FILE);
-  const info: LockInfo = { pid: process.pid, base_url: null, data_dir: dir, started_at: new Date().toISOString(), proc_start: processStart(process.pid), ...(opts.auto ? { auto: true } : {}) };
+  const info: LockInfo = {
+    pid: process.pid,
+    base_url: null,
+    data_dir: dir,
+    started_at: new Date().toISOString(),
+    proc_start: processStart(process.pid),
+    ...(opts.auto ? { auto: true } : {}),
+  };
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);
@@ -148,9 +157,10 @@ export function acquireLock(dir: string, opts: { auto?: boolean } = {}): Lock {
 export function readCredentials(dir: string): Credentials | undefined {
   try {
     const c = JSON.parse(readFileSync(join(dir, CREDENTIALS_FILE), 'utf8')) as Partial<Credentials>;
-    return typeof c.api_key === 'string' && typeof c.account_id === 'string' ? { api_key: c.api_key, account_id: c.account_id } : undefined;
+    return typeof c.api_key === 'string' && typeof c.account_id === 'string'
+      ? { api_key: c.api_key, account_id: c.account_id }
+      : undefined;
   } catch {
     return undefined;
   }
 }
-

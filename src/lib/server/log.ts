@@ -146,7 +146,9 @@ export class LogFile {
     this.pending = [];
     this.pendingBytes = 0;
     if (this.dropped > 0) {
-      chunk = `{"level":40,"time":${Date.now()},"pid":${process.pid},"dropped":${this.dropped},"msg":"log lines dropped: the log file did not take writes"}\n` + chunk;
+      chunk =
+        `{"level":40,"time":${Date.now()},"pid":${process.pid},"dropped":${this.dropped},"msg":"log lines dropped: the log file did not take writes"}\n` +
+        chunk;
       this.dropped = 0;
     }
     return chunk;
@@ -163,7 +165,7 @@ export class LogFile {
   }
 
   private kick(): void {
-    if (this.writing || this.retry || this.pending.length === 0 && this.dropped === 0) return;
+    if (this.writing || this.retry || (this.pending.length === 0 && this.dropped === 0)) return;
     if (!this.open()) return this.later();
     const chunk = this.take();
     this.writing = true;
@@ -246,7 +248,10 @@ export function fileLogger(path: string | null, level = process.env.PAYORCH_LOG_
   }
   // 16 KiB before each write (the server flushes once a second, so `server logs --follow` stays live).
   const dest = new LogFile(path, 16 * 1024);
-  const logger = pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } }, dest);
+  const logger = pino(
+    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { pid: process.pid } },
+    dest,
+  );
   const access = logger.isLevelEnabled('info') ? new AccessLines(dest, process.pid) : NO_ACCESS_LOG;
   return {
     logger,

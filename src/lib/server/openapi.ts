@@ -27,15 +27,18 @@ const AUTH_TEXT: Record<RouteSpec['auth'], string> = {
 
 /** What each tag groups (the document's top-level `tags`). */
 const TAG_TEXT: Record<string, string> = {
-  'Payment sessions': 'A payment session: what is to be paid, by which methods, and its state until paid, failed or canceled.',
-  Payments: 'Confirming a session with a payment source, and the payments that result: capture, refund, session config.',
+  'Payment sessions':
+    'A payment session: what is to be paid, by which methods, and its state until paid, failed or canceled.',
+  Payments:
+    'Confirming a session with a payment source, and the payments that result: capture, refund, session config.',
   '3D Secure': 'The 3DS challenge of a card payment that requires one.',
   Wallets: 'Merchant validation for wallet payment sheets.',
   'Test vault': 'The local test tokenization vault: card data in, token out.',
   'Test helpers': 'Test-mode controls: test values, processors up or down, the test clock.',
   'Bank accounts': 'ACH bank accounts and their micro-deposit verification.',
   'Network tokens': 'Network tokens of card tokens and their one-time cryptograms.',
-  'Fault injection': 'Test mode: server-wide fault rules (a status, a reset, a latency, a lost answer after commit) for matching requests or webhook deliveries.',
+  'Fault injection':
+    'Test mode: server-wide fault rules (a status, a reset, a latency, a lost answer after commit) for matching requests or webhook deliveries.',
   Events: 'The event log: every change of a resource, as it committed. Webhook endpoints receive them signed.',
 };
 
@@ -47,7 +50,10 @@ function describeRoute(r: RouteSpec, errorStatuses: number[]): string {
   if (r.description) return `${r.description} ${AUTH_TEXT[r.auth]}`;
   const id = (r.response as { $id?: string }).$id;
   const success = `Answers ${r.status ?? 200}${id ? ` with the ${id} object` : ''}`;
-  const failures = errorStatuses.filter((s) => s !== 500).map((s) => `${s}`).join(', ');
+  const failures = errorStatuses
+    .filter((s) => s !== 500)
+    .map((s) => `${s}`)
+    .join(', ');
   return `${r.summary}. ${AUTH_TEXT[r.auth]} ${success}; failures (${failures}) carry the error body described in docs/api.md, "Errors".`;
 }
 
@@ -61,7 +67,11 @@ export function errorStatuses(r: RouteSpec): number[] {
 }
 
 /** The `Idempotency-Key` header (docs/api.md "Idempotency"): the lengths the server checks (IdempotencyStore.validateKey). */
-export const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: IDEMPOTENCY_KEY_LENGTH.min, maxLength: IDEMPOTENCY_KEY_LENGTH.max } as const;
+export const IDEMPOTENCY_KEY_SCHEMA = {
+  type: 'string',
+  minLength: IDEMPOTENCY_KEY_LENGTH.min,
+  maxLength: IDEMPOTENCY_KEY_LENGTH.max,
+} as const;
 
 /** JSON Schema copy without TypeBox's symbol keys and $id (inlined into the document); numbers with their range. */
 const plain = (schema: unknown): unknown => boundedSchema(schema);
@@ -78,20 +88,32 @@ export function openApiDocument(baseUrl: string, routes: RouteSpec[]): object {
     const path = r.url.replace(/:([a-z_]+)/g, '{$1}');
     const params: unknown[] = [];
     const p = r.params as { properties?: Record<string, unknown> } | undefined;
-    for (const name of Object.keys(p?.properties ?? {})) params.push({ name, in: 'path', required: true, schema: plain(p!.properties![name]) });
+    for (const name of Object.keys(p?.properties ?? {}))
+      params.push({ name, in: 'path', required: true, schema: plain(p!.properties![name]) });
     const q = r.query as { properties?: Record<string, unknown>; required?: string[] } | undefined;
     for (const name of Object.keys(q?.properties ?? {})) {
-      params.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, schema: plain(q!.properties![name]) });
+      params.push({
+        name,
+        in: 'query',
+        required: q?.required?.includes(name) ?? false,
+        schema: plain(q!.properties![name]),
+      });
     }
     if (r.method !== 'GET' && r.auth !== 'none') {
       params.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: IDEMPOTENCY_KEY_SCHEMA });
     }
     const responses: Record<string, unknown> = {
-      [String(r.status ?? 200)]: { description: 'Success', content: { 'application/json': { schema: plain(r.response) } } },
+      [String(r.status ?? 200)]: {
+        description: 'Success',
+        content: { 'application/json': { schema: plain(r.response) } },
+      },
     };
     const failures = errorStatuses(r);
     for (const s of failures) {
-      responses[String(s)] = { description: STATUS_TEXT[s] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+      responses[String(s)] = {
+        description: STATUS_TEXT[s] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+      };
     }
     paths[path] ??= {};
     paths[path][r.method.toLowerCase()] = {
@@ -99,9 +121,18 @@ export function openApiDocument(baseUrl: string, routes: RouteSpec[]): object {
       summary: r.summary,
       description: describeRoute(r, failures),
       tags: [r.tag],
-      security: r.auth === 'none' ? [] : r.auth === 'client_secret' ? [{ clientSecret: [] }] : r.auth === 'api_key' ? [{ apiKey: [] }] : [{ apiKey: [] }, { clientSecret: [] }],
+      security:
+        r.auth === 'none'
+          ? []
+          : r.auth === 'client_secret'
+            ? [{ clientSecret: [] }]
+            : r.auth === 'api_key'
+              ? [{ apiKey: [] }]
+              : [{ apiKey: [] }, { clientSecret: [] }],
       parameters: params,
-      ...(r.body ? { requestBody: { required: false, content: { 'application/json': { schema: plain(r.body) } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: false, content: { 'application/json': { schema: plain(r.body) } } } }
+        : {}),
       responses,
     };
   }
@@ -113,7 +144,10 @@ export function openApiDocument(baseUrl: string, routes: RouteSpec[]): object {
       description: "The local test-mode server's API, generated from the schemas it validates with. See docs/api.md.",
     },
     servers: [{ url: baseUrl }],
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: TAG_TEXT[name] ?? `Operations on ${name.toLowerCase()}.` })),
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({
+      name,
+      description: TAG_TEXT[name] ?? `Operations on ${name.toLowerCase()}.`,
+    })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'sk_test_ API key' },

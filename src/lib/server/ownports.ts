@@ -12,7 +12,12 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 export const isLoopback = (address: string | undefined): boolean => address !== undefined && LOOPBACK.test(address);
 
 /** Marks `localPort` while the connection lasts, when it goes from loopback to the server's own `serverPort`. */
-export function markWhileOpen(ports: Uint8Array, serverPort: number, socket: { remotePort?: number; remoteAddress?: string; localPort?: number }, onClose: (f: () => void) => void): void {
+export function markWhileOpen(
+  ports: Uint8Array,
+  serverPort: number,
+  socket: { remotePort?: number; remoteAddress?: string; localPort?: number },
+  onClose: (f: () => void) => void,
+): void {
   if (socket.remotePort !== serverPort || !isLoopback(socket.remoteAddress) || socket.localPort === undefined) return;
   const port = socket.localPort;
   Atomics.store(ports, port, 1);

@@ -83,7 +83,10 @@ export class ServerSnapshots {
 
   private dir(): string {
     if (this.p.dataDir === null) {
-      throw new SnapshotError('snapshots_unavailable', 'This in-memory server has no data directory to save snapshots in: use `server.snapshot()` without a name (library), or start it with a data directory.');
+      throw new SnapshotError(
+        'snapshots_unavailable',
+        'This in-memory server has no data directory to save snapshots in: use `server.snapshot()` without a name (library), or start it with a data directory.',
+      );
     }
     return this.p.dataDir;
   }
@@ -134,7 +137,10 @@ export class ServerSnapshots {
     // to rename into place, or, in memory, the restored store itself.
     let next: { file: string } | { store: Store };
     if (this.p.fileBacked) {
-      const file = typeof source === 'string' ? await stageSnapshot(this.dir(), source, check) : stageFromImage(this.dir(), source.image, check);
+      const file =
+        typeof source === 'string'
+          ? await stageSnapshot(this.dir(), source, check)
+          : stageFromImage(this.dir(), source.image, check);
       try {
         if (!isCurrentSchema(checkSnapshot({ file }, check, name))) openStore(file).close(); // migrated now, not after the swap
       } catch (err) {
@@ -179,7 +185,12 @@ export class ServerSnapshots {
     }
     const t2 = performance.now();
     if (typeof source === 'string' && this.p.fileBacked) this.spare(source);
-    return { object: 'snapshot_restore', name, paused_ms: Math.round((t2 - t1) * 10) / 10, took_ms: Math.round((t2 - t0) * 10) / 10 };
+    return {
+      object: 'snapshot_restore',
+      name,
+      paused_ms: Math.round((t2 - t1) * 10) / 10,
+      took_ms: Math.round((t2 - t0) * 10) / 10,
+    };
   }
 
   /**
@@ -224,4 +235,3 @@ function readSavedImage(dir: string, name: string, check: string): Buffer {
   checkSnapshot({ file }, check, JSON.stringify(name));
   return readFileSync(file);
 }
-

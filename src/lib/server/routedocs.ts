@@ -37,7 +37,10 @@ function answerName(schema: Json): string {
 function queryParam(name: string, schema: Json, required: boolean): string {
   const parts = [`\`${name}\``];
   if (required) parts.push('(required)');
-  const range = schema.minimum !== undefined && schema.maximum !== undefined ? `${fmt(schema.minimum)}–${fmt(schema.maximum)}` : undefined;
+  const range =
+    schema.minimum !== undefined && schema.maximum !== undefined
+      ? `${fmt(schema.minimum)}–${fmt(schema.maximum)}`
+      : undefined;
   if (range) parts.push(range);
   if (schema.default !== undefined) parts.push(`default ${fmt(schema.default)}`);
   return parts.length > 1 ? `${parts[0]} (${parts.slice(1).join(', ')})` : parts[0]!;
@@ -64,7 +67,13 @@ export function routeTables(routes: RouteSpec[]): string {
     `${key.minLength}–${key.maxLength} characters (see "Idempotency"). A query parameter's range and default are given where it has them.`,
   ];
   for (const tag of tags) {
-    out.push('', `**${tag}**`, '', '| method | path | what | auth | success | errors | query |', '|---|---|---|---|---|---|---|');
+    out.push(
+      '',
+      `**${tag}**`,
+      '',
+      '| method | path | what | auth | success | errors | query |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const r of routes.filter((x) => x.tag === tag)) {
       const errors = errorStatuses(r).filter((s) => !EVERY_ROUTE.includes(s));
       out.push(
@@ -89,7 +98,8 @@ const GENERATORS: Record<string, (routes: RouteSpec[]) => string> = {
 };
 
 /** A marked section: its markers, indented alike (inside a list item), and what is between them. */
-const BLOCK = /^([ \t]*)(<!-- generated: ([a-z-]+) \(scripts\/api-docs\.js; do not edit\) -->)\n[\s\S]*?^\1(<!-- end generated: \3 -->)/gm;
+const BLOCK =
+  /^([ \t]*)(<!-- generated: ([a-z-]+) \(scripts\/api-docs\.js; do not edit\) -->)\n[\s\S]*?^\1(<!-- end generated: \3 -->)/gm;
 
 /** `markdown` with every marked section rewritten from `routes`; throws on a marker it does not know. */
 export function regenerateApiDoc(markdown: string, routes: RouteSpec[]): string {

@@ -82,10 +82,7 @@ class StoredStream extends CounterStream {
   private readonly save;
   private readonly read;
 
-  constructor(
-    store: Store,
-    key: Buffer,
-  ) {
+  constructor(store: Store, key: Buffer) {
     super(key, 'ids');
     this.save = store.db.prepare('UPDATE meta SET value = ? WHERE key = ?');
     this.read = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
@@ -94,7 +91,9 @@ class StoredStream extends CounterStream {
   }
 
   private load(): void {
-    const [position, ticks] = String(this.read.get(STREAM_KEY) ?? '0:0').split(':').map(Number);
+    const [position, ticks] = String(this.read.get(STREAM_KEY) ?? '0:0')
+      .split(':')
+      .map(Number);
     this.position = position ?? 0;
     this.ticks = ticks ?? 0;
   }
@@ -116,7 +115,9 @@ export class Seed {
   constructor(seed: SeedValue) {
     const text = String(seed);
     if (typeof seed === 'number' ? !Number.isSafeInteger(seed) || seed < 0 : text.length === 0 || text.length > 256) {
-      throw new SeedError(`The seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or a text of 1 to 256 characters (got ${JSON.stringify(seed)}).`);
+      throw new SeedError(
+        `The seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or a text of 1 to 256 characters (got ${JSON.stringify(seed)}).`,
+      );
     }
     this.key = createHmac('sha256', 'payorch seed v1').update(text).digest();
     this.fingerprint = this.derive('fingerprint').subarray(0, 12).toString('hex');
@@ -136,23 +137,31 @@ export class Seed {
    * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
    */
   open(store: Store): SeededIds {
-    const meta = (key: string) => store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
-    const starts = store.db.transaction(() => {
-      const marked = meta('seed');
-      if (marked === undefined) {
-        const used = store.db.prepare('SELECT 1 FROM accounts LIMIT 1').get() !== undefined;
-        if (used) throw new SeedError('This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.');
-        const put = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-        put.run('seed', this.fingerprint);
-        put.run(STREAM_KEY, '0:0');
-        put.run('seed_starts', '0');
-      } else if (marked !== this.fingerprint) {
-        throw new SeedError('This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.');
-      }
-      const n = Number(meta('seed_starts') ?? 0) + 1;
-      store.db.prepare("UPDATE meta SET value = ? WHERE key = 'seed_starts'").run(String(n));
-      return n;
-    }).immediate();
+    const meta = (key: string) =>
+      store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
+    const starts = store.db
+      .transaction(() => {
+        const marked = meta('seed');
+        if (marked === undefined) {
+          const used = store.db.prepare('SELECT 1 FROM accounts LIMIT 1').get() !== undefined;
+          if (used)
+            throw new SeedError(
+              'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
+            );
+          const put = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
+          put.run('seed', this.fingerprint);
+          put.run(STREAM_KEY, '0:0');
+          put.run('seed_starts', '0');
+        } else if (marked !== this.fingerprint) {
+          throw new SeedError(
+            'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
+          );
+        }
+        const n = Number(meta('seed_starts') ?? 0) + 1;
+        store.db.prepare("UPDATE meta SET value = ? WHERE key = 'seed_starts'").run(String(n));
+        return n;
+      })
+      .immediate();
     const ids = new StoredStream(store, this.key);
     const seen = new Map<string, number>();
     return {
@@ -179,6 +188,8 @@ export function seededStore(store: Store): boolean {
  */
 export function refuseLiveWithSeed(env: NodeJS.ProcessEnv = process.env): void {
   if (isLiveKey(env.PAYORCH_API_KEY)) {
-    throw new SeedError('Refusing --seed: PAYORCH_API_KEY holds a live key (sk_live_/rk_live_). A seeded server makes predictable keys and secrets, for tests only; unset PAYORCH_API_KEY or use a test key.');
+    throw new SeedError(
+      'Refusing --seed: PAYORCH_API_KEY holds a live key (sk_live_/rk_live_). A seeded server makes predictable keys and secrets, for tests only; unset PAYORCH_API_KEY or use a test key.',
+    );
   }
 }

@@ -157,29 +157,66 @@ async function assemble(
 }
 
 /** `assemble` but the app. */
-function openParts(started: Started, dataDir: string | null, memory: boolean, limits: Partial<RateLimitConfig> | undefined, publicUrl: () => string, payments: PaymentsConfig = {}, seeding?: Seeding) {
+function openParts(
+  started: Started,
+  dataDir: string | null,
+  memory: boolean,
+  limits: Partial<RateLimitConfig> | undefined,
+  publicUrl: () => string,
+  payments: PaymentsConfig = {},
+  seeding?: Seeding,
+) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
   const opened = openDataDir(memory ? null : dataDir, seeding);
   started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
   started.add(() => opened.unseed?.());
   if (!seeding && seededStore(opened.store)) {
-    throw new SeedError(`The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`);
+    throw new SeedError(
+      `The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`,
+    );
   }
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
   const services = createServices(opened.store, opened.sealer, config);
-  const runtime = createHttpRuntime(opened.store, opened.sealer, { ...DEFAULT_RATE_LIMITS, ...stripUndefined(limits ?? {}) });
+  const runtime = createHttpRuntime(opened.store, opened.sealer, {
+    ...DEFAULT_RATE_LIMITS,
+    ...stripUndefined(limits ?? {}),
+  });
   return { opened, config, log, services, runtime };
 }
 
 function appOf(
   { services, runtime, log }: ReturnType<typeof openParts>,
   publicUrl: () => string,
-  { timeouts, ownPorts, gate, snapshots, only }: { timeouts?: Partial<Timeouts>; ownPorts?: Uint8Array; gate?: Gate; snapshots?: SnapshotAdmin; only?: (url: string) => boolean },
+  {
+    timeouts,
+    ownPorts,
+    gate,
+    snapshots,
+    only,
+  }: {
+    timeouts?: Partial<Timeouts>;
+    ownPorts?: Uint8Array;
+    gate?: Gate;
+    snapshots?: SnapshotAdmin;
+    only?: (url: string) => boolean;
+  },
 ) {
-  return buildApp({ services, runtime, logger: log.logger, accessLog: log.access, publicUrl, version: VERSION, timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) }, ownPorts, gate, snapshots, only });
+  return buildApp({
+    services,
+    runtime,
+    logger: log.logger,
+    accessLog: log.access,
+    publicUrl,
+    version: VERSION,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...stripUndefined(timeouts ?? {}) },
+    ownPorts,
+    gate,
+    snapshots,
+    only,
+  });
 }
 
 /** Servers of this process open now, and whether one is seeded: a seeded server's streams are the process's (ids.ts). */
@@ -188,7 +225,9 @@ const thisProcess = { open: 0, seeded: false };
 /** Refuses a seeded server beside any other server of this process, and any server beside a seeded one. */
 function oneSeededServer(started: Started, seeded: boolean): void {
   if (thisProcess.seeded || (seeded && thisProcess.open > 0)) {
-    throw new SeedError('A seeded server needs its process to itself (ids are drawn from one stream per process): close the other server of this process first, or start it in a process of its own.');
+    throw new SeedError(
+      'A seeded server needs its process to itself (ids are drawn from one stream per process): close the other server of this process first, or start it in a process of its own.',
+    );
   }
   thisProcess.open++;
   thisProcess.seeded = seeded;
@@ -205,11 +244,21 @@ function seedingOf(options: ServerOptions): Seeding | undefined {
     return undefined;
   }
   refuseLiveWithSeed();
-  return { seed: new Seed(options.seed), now: options.clock === 'real' ? Date.now : () => SEEDED_EPOCH_MS, frozen: options.clock !== 'real' };
+  return {
+    seed: new Seed(options.seed),
+    now: options.clock === 'real' ? Date.now : () => SEEDED_EPOCH_MS,
+    frozen: options.clock !== 'real',
+  };
 }
 
 /** Listens on `host:port`; once the server stops, the app has answered the requests in flight and is closed. */
-async function listen(started: Started, app: FastifyInstance, log: FileLogger, host: string, port: number): Promise<number> {
+async function listen(
+  started: Started,
+  app: FastifyInstance,
+  log: FileLogger,
+  host: string,
+  port: number,
+): Promise<number> {
   try {
     await app.listen({ port, host });
   } catch (err) {
@@ -269,7 +318,12 @@ function every(started: Started, everyMs: number, fn: () => void): void {
  * Calls `onIdle` once when no request has been in flight for `timeoutMs`, or when the data directory's lock is
  * no longer this server's.
  */
-function idleWatch(started: Started, app: FastifyInstance, lock: Lock | undefined, { timeoutMs, onIdle }: NonNullable<ServerOptions['idle']>): void {
+function idleWatch(
+  started: Started,
+  app: FastifyInstance,
+  lock: Lock | undefined,
+  { timeoutMs, onIdle }: NonNullable<ServerOptions['idle']>,
+): void {
   let inFlight = 0;
   let last = Date.now();
   app.server.on('request', (_req, res) => {
@@ -279,12 +333,15 @@ function idleWatch(started: Started, app: FastifyInstance, lock: Lock | undefine
       last = Date.now();
     });
   });
-  const timer = setInterval(() => {
-    if ((inFlight === 0 && Date.now() - last >= timeoutMs) || (lock && !lock.held())) {
-      clearInterval(timer);
-      onIdle();
-    }
-  }, Math.min(1000, timeoutMs));
+  const timer = setInterval(
+    () => {
+      if ((inFlight === 0 && Date.now() - last >= timeoutMs) || (lock && !lock.held())) {
+        clearInterval(timer);
+        onIdle();
+      }
+    },
+    Math.min(1000, timeoutMs),
+  );
   timer.unref();
   started.add(() => clearInterval(timer));
 }
@@ -314,7 +371,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       restore: (name) => snapshots!.restore(name),
       remove: (name) => snapshots!.remove(name),
     };
-    const parts = await assemble(started, dataDir, memory, options.rateLimits, () => baseUrl, payments, options.timeouts, new Uint8Array(ownPorts), seeding, { gate, snapshots: admin });
+    const parts = await assemble(
+      started,
+      dataDir,
+      memory,
+      options.rateLimits,
+      () => baseUrl,
+      payments,
+      options.timeouts,
+      new Uint8Array(ownPorts),
+      seeding,
+      { gate, snapshots: admin },
+    );
     const { opened, log, services, app } = parts;
     addFaultRules(parts.runtime.faults, options.faults);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
@@ -332,7 +400,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         else checkpointer.catch((err) => log.logger.error({ err }, 'the WAL checkpointer did not start'));
         // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
         const dispatcher = new Dispatcher(
-          { ...services, faults: parts.runtime.faults, userAgent: `payorch/${VERSION}`, own: { port, shared: ownPorts }, signAtClock: seeding?.frozen, onError: (err) => log.logger.error({ err }, 'webhook dispatch failed') },
+          {
+            ...services,
+            faults: parts.runtime.faults,
+            userAgent: `payorch/${VERSION}`,
+            own: { port, shared: ownPorts },
+            signAtClock: seeding?.frozen,
+            onError: (err) => log.logger.error({ err }, 'webhook dispatch failed'),
+          },
           options.webhooks,
         );
         on.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
@@ -365,7 +440,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     });
     if (options.idle) idleWatch(started, app, lock, options.idle);
 
-    const fixtures = options.fixtures === undefined ? undefined : await runStartFixtures(app, opened.credentials.api_key, options.fixtures);
+    const fixtures =
+      options.fixtures === undefined
+        ? undefined
+        : await runStartFixtures(app, opened.credentials.api_key, options.fixtures);
     let closing: Promise<void> | undefined;
     return {
       fixtures,
@@ -380,7 +458,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       app,
       services,
       catchUp: () => snaps.exclusive(() => runSteps(services.store, services.scheduler.catchUp())),
-      snapshot: ((name?: string) => (name === undefined ? snaps.snapshot() : snaps.save(name))) as RunningServer['snapshot'],
+      snapshot: ((name?: string) =>
+        name === undefined ? snaps.snapshot() : snaps.save(name)) as RunningServer['snapshot'],
       restore: (snapshot) => snaps.restore(snapshot),
       close: () => (closing ??= snaps.settled().then(() => started.stopAll())),
     };
@@ -393,7 +472,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
 /** Runs `startServer({ fixtures })`'s files with the first key, in process (loaded only then). */
 async function runStartFixtures(app: FastifyInstance, apiKey: string, input: FixtureInput): Promise<FixtureRun> {
-  const [{ runFixtures }, { Client }, { InProcessTransport }] = await Promise.all([import('../fixtures/run.js'), import('../client/client.js'), import('../client/inprocess.js')]);
+  const [{ runFixtures }, { Client }, { InProcessTransport }] = await Promise.all([
+    import('../fixtures/run.js'),
+    import('../client/client.js'),
+    import('../client/inprocess.js'),
+  ]);
   return runFixtures(new Client({ apiKey, transport: new InProcessTransport(app), maxRetries: 0 }), input);
 }
 
@@ -464,7 +547,10 @@ export async function openInProcess(dataDir: string = defaultDataDir()): Promise
       // One at a time: two requests that need new routes build one app each, in turn, not two apps at once.
       appFor: (path) => {
         const result = building.then(() => appFor(path));
-        building = result.then(() => undefined, () => undefined);
+        building = result.then(
+          () => undefined,
+          () => undefined,
+        );
         return result;
       },
       close: () => started.stopAll(),

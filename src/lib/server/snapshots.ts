@@ -3,7 +3,20 @@
 // from a read transaction of its own). What is here works on files: saving a copy, checking one before it is
 // restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
 // is server.ts's (the request gate, the services made again); a stopped data directory's is restoreStopped below.
-import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -36,9 +49,13 @@ export type { SnapshotInfo };
 
 /** `name` if it can name a snapshot, else the error that says what names can be. */
 export function checkName(name: string): string {
-  if (!name.trim()) throw new SnapshotError('invalid_name', 'A snapshot needs a name (letters, digits, `.`, `_` and `-`).');
+  if (!name.trim())
+    throw new SnapshotError('invalid_name', 'A snapshot needs a name (letters, digits, `.`, `_` and `-`).');
   if (!NAME.test(name)) {
-    throw new SnapshotError('invalid_name', `Invalid snapshot name ${JSON.stringify(name.slice(0, 80))}: use 1–64 letters, digits, \`.\`, \`_\` and \`-\`, starting with a letter or digit.`);
+    throw new SnapshotError(
+      'invalid_name',
+      `Invalid snapshot name ${JSON.stringify(name.slice(0, 80))}: use 1–64 letters, digits, \`.\`, \`_\` and \`-\`, starting with a letter or digit.`,
+    );
   }
   return name;
 }
@@ -47,7 +64,8 @@ const dirOf = (dataDir: string) => join(dataDir, SNAPSHOTS_DIR);
 const fileOf = (dataDir: string, name: string) => join(dirOf(dataDir), checkName(name) + EXT);
 /** A copy of the snapshot made ahead, that a running server's next restore renames into place (see makeSpare). */
 const spareOf = (dataDir: string, name: string) => join(dirOf(dataDir), `.${checkName(name)}.spare`);
-const tmpIn = (dataDir: string, what: string) => join(dirOf(dataDir), `.${what}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+const tmpIn = (dataDir: string, what: string) =>
+  join(dirOf(dataDir), `.${what}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 
 function ensureSnapshotsDir(dataDir: string): void {
   mkdirSync(dirOf(dataDir), { recursive: true, mode: 0o700 });
@@ -58,7 +76,12 @@ function ensureSnapshotsDir(dataDir: string): void {
  * from a read-only connection: one read transaction, so writers go on and the copy is what was committed when it
  * began; in a worker thread when `inWorker` (a running server goes on answering meanwhile).
  */
-export async function saveSnapshot(dataDir: string, dbPath: string, name: string, { inWorker = false } = {}): Promise<SnapshotInfo> {
+export async function saveSnapshot(
+  dataDir: string,
+  dbPath: string,
+  name: string,
+  { inWorker = false } = {},
+): Promise<SnapshotInfo> {
   const file = fileOf(dataDir, name);
   ensureSnapshotsDir(dataDir);
   const tmp = tmpIn(dataDir, name);
@@ -151,7 +174,10 @@ export function infoOf(dataDir: string, name: string): SnapshotInfo {
 
 function missing(dataDir: string, name: string): SnapshotError {
   const have = listNames(dataDir);
-  return new SnapshotError('snapshot_missing', `No snapshot named ${JSON.stringify(name)}${have.length ? ` (snapshots: ${have.join(', ')})` : ' (there are no snapshots yet: `payorch server snapshot save NAME`)'}.`);
+  return new SnapshotError(
+    'snapshot_missing',
+    `No snapshot named ${JSON.stringify(name)}${have.length ? ` (snapshots: ${have.join(', ')})` : ' (there are no snapshots yet: `payorch server snapshot save NAME`)'}.`,
+  );
 }
 
 function listNames(dataDir: string): string[] {
@@ -176,7 +202,9 @@ export interface Inspected {
 /** A database's schema version and key check, read on `db`. Throws SQLite's error for a file that is not one. */
 function inspect(db: Database.Database): Inspected {
   const schema = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'sealing_key_check'").get() as { value: string } | undefined;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'sealing_key_check'").get() as
+    | { value: string }
+    | undefined;
   return { schema, keyCheck: row?.value };
 }
 
@@ -198,7 +226,8 @@ function headerProblem(header: Buffer, size: number): string | undefined {
   const pageSize = header.readUInt16BE(16) === 1 ? 65536 : header.readUInt16BE(16);
   const pages = header.readUInt32BE(28);
   // The header's page count is valid when its change counter matches "version-valid-for" (SQLite file format §1.3.7).
-  if (header.readUInt32BE(24) === header.readUInt32BE(92) && pages * pageSize > size) return `it is cut short (${size} of ${pages * pageSize} bytes)`;
+  if (header.readUInt32BE(24) === header.readUInt32BE(92) && pages * pageSize > size)
+    return `it is cut short (${size} of ${pages * pageSize} bytes)`;
   return undefined;
 }
 
@@ -219,8 +248,10 @@ function readHeader(file: string): { header: Buffer; size: number } {
  * Returns its schema version; throws SnapshotError('invalid_snapshot') saying what is wrong.
  */
 export function checkSnapshot(source: { file: string } | { image: Buffer }, keyCheck: string, label: string): number {
-  const bad = (why: string) => new SnapshotError('invalid_snapshot', `Snapshot ${label} cannot be restored: ${why}. Nothing was changed.`);
-  const { header, size } = 'file' in source ? readHeader(source.file) : { header: source.image.subarray(0, 100), size: source.image.length };
+  const bad = (why: string) =>
+    new SnapshotError('invalid_snapshot', `Snapshot ${label} cannot be restored: ${why}. Nothing was changed.`);
+  const { header, size } =
+    'file' in source ? readHeader(source.file) : { header: source.image.subarray(0, 100), size: source.image.length };
   const problem = headerProblem(header, size);
   if (problem) throw bad(problem);
   let found: Inspected;
@@ -237,7 +268,8 @@ export function checkSnapshot(source: { file: string } | { image: Buffer }, keyC
   } catch (err) {
     throw bad(`it is not a payorch database, or it is damaged (${(err as Error).message})`);
   }
-  if (found.schema > KNOWN_SCHEMA) throw bad(`it was written by a newer payorch (schema ${found.schema}; this build knows ${KNOWN_SCHEMA})`);
+  if (found.schema > KNOWN_SCHEMA)
+    throw bad(`it was written by a newer payorch (schema ${found.schema}; this build knows ${KNOWN_SCHEMA})`);
   if (found.keyCheck !== undefined && found.keyCheck !== keyCheck) {
     throw bad('it was taken of another data directory (its secrets are sealed with another key)');
   }

@@ -22,7 +22,12 @@ export default class HoldsCreate extends ApiCommand {
     await this.confirmChange(`hold ${amount} on ledger account ${args.account}`, flags.yes);
     const hold = await client.ledgerAccounts.createHold(
       args.account,
-      { amount, description: flags.description, expires_at: flags['expires-at'], metadata: parseMetadata(flags.metadata) },
+      {
+        amount,
+        description: flags.description,
+        expires_at: flags['expires-at'],
+        metadata: parseMetadata(flags.metadata),
+      },
       { idempotencyKey: flags['idempotency-key'] },
     );
     return this.detail(hold, 'Hold placed', holdFields);

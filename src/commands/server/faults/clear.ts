@@ -14,6 +14,10 @@ export default class ServerFaultsClear extends ApiCommand {
       return this.print(out, () => `Deleted fault rule ${out.id}.`);
     }
     const out = await client.faultRules.clear();
-    return this.print(out, () => (out.deleted ? `Deleted ${out.deleted} fault rule${out.deleted === 1 ? '' : 's'}.` : 'No fault rules of yours to delete.'));
+    return this.print(out, () =>
+      out.deleted
+        ? `Deleted ${out.deleted} fault rule${out.deleted === 1 ? '' : 's'}.`
+        : 'No fault rules of yours to delete.',
+    );
   }
 }

@@ -2,7 +2,8 @@ import { ApiCommand } from '../../../lib/cli/base.js';
 import { faultRuleColumns } from '../../../lib/output/views/faults.js';
 
 export default class ServerFaultsList extends ApiCommand {
-  static override summary = "The fault rules that apply to your account (the server's --faults, then yours), with what each matched and injected";
+  static override summary =
+    "The fault rules that apply to your account (the server's --faults, then yours), with what each matched and injected";
   static override examples = ['<%= config.bin %> server faults list', '<%= config.bin %> server faults list --json'];
 
   async run(): Promise<unknown> {

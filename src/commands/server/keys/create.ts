@@ -5,13 +5,20 @@ import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
 import { Accounts } from '../../../lib/server/domain/accounts.js';
 
 export default class ServerKeysCreate extends BaseCommand {
-  static override summary = 'Create an API key — by default with a new, empty account of its own (--default-account: another key of the default account)';
+  static override summary =
+    'Create an API key — by default with a new, empty account of its own (--default-account: another key of the default account)';
   static override description =
     "Objects are never shared across accounts: a key made without --default-account does not see what the CLI's default key (the quick start's) made. The key is printed once, in full; only its hash is stored.";
-  static override examples = ['<%= config.bin %> server keys create', '<%= config.bin %> server keys create --default-account --json'];
+  static override examples = [
+    '<%= config.bin %> server keys create',
+    '<%= config.bin %> server keys create --default-account --json',
+  ];
   static override flags = {
     'data-dir': dataDirFlag,
-    'default-account': Flags.boolean({ description: "A key of the data directory's default account (the objects of commands with no key configured), not a new account" }),
+    'default-account': Flags.boolean({
+      description:
+        "A key of the data directory's default account (the objects of commands with no key configured), not a new account",
+    }),
   };
 
   async run(): Promise<void> {
@@ -20,10 +27,16 @@ export default class ServerKeysCreate extends BaseCommand {
     const { store, credentials } = openDataDir(dir);
     try {
       const accounts = new Accounts(store);
-      const { api_key, key } = flags['default-account'] ? accounts.addKey(credentials.account_id) : accounts.createAccountWithKey();
+      const { api_key, key } = flags['default-account']
+        ? accounts.addKey(credentials.account_id)
+        : accounts.createAccountWithKey();
       const account_id = key.account_id;
       // The one place a key is printed in full: it is shown once and cannot be recovered.
-      if (this.jsonMode) process.stdout.write(JSON.stringify({ api_key, account_id, id: key.id, default_account: Boolean(flags['default-account']) }) + '\n');
+      if (this.jsonMode)
+        process.stdout.write(
+          JSON.stringify({ api_key, account_id, id: key.id, default_account: Boolean(flags['default-account']) }) +
+            '\n',
+        );
       else {
         const whose = flags['default-account']
           ? `the default account ${account_id} (the objects of commands with no key configured)`

@@ -7,7 +7,8 @@ import { ServiceError } from '../../../lib/server/errors.js';
 import { CliError, EXIT } from '../../../lib/cli/errors.js';
 
 export default class ServerKeysRevoke extends BaseCommand {
-  static override summary = 'Revoke an API key (by key id or the key itself); requests with it then get 401 api_key_revoked';
+  static override summary =
+    'Revoke an API key (by key id or the key itself); requests with it then get 401 api_key_revoked';
   static override examples = ['<%= config.bin %> server keys revoke key_…'];
   static override args = { key: Args.string({ required: true, description: 'key_… id or the sk_test_… key' }) };
   static override flags = { 'data-dir': dataDirFlag, yes: yesFlag };

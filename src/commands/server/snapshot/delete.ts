@@ -8,14 +8,18 @@ import { deleteSnapshot } from '../../../lib/server/snapshots.js';
 export default class ServerSnapshotDelete extends BaseCommand {
   static override summary = 'Delete snapshot NAME of the data directory';
   static override examples = ['<%= config.bin %> server snapshot delete seeded'];
-  static override args = { name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }) };
+  static override args = {
+    name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }),
+  };
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotDelete);
     const dir = flags['data-dir'] ?? defaultDataDir();
     const info = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) =>
-      target.kind === 'server' ? await target.client.snapshots.delete(args.name) : { ...deleteSnapshot(dir, args.name), deleted: true as const },
+      target.kind === 'server'
+        ? await target.client.snapshots.delete(args.name)
+        : { ...deleteSnapshot(dir, args.name), deleted: true as const },
     );
     await this.print(info, () => `Deleted snapshot ${info.name}.`);
   }

@@ -7,7 +7,10 @@ import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotList extends BaseCommand {
   static override summary = "List the data directory's snapshots";
-  static override examples = ['<%= config.bin %> server snapshot list', '<%= config.bin %> server snapshot list --json'];
+  static override examples = [
+    '<%= config.bin %> server snapshot list',
+    '<%= config.bin %> server snapshot list --json',
+  ];
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
@@ -15,7 +18,15 @@ export default class ServerSnapshotList extends BaseCommand {
     const dir = flags['data-dir'] ?? defaultDataDir();
     try {
       const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
-      const list = target.kind === 'server' ? await target.client.snapshots.list() : { object: 'list' as const, data: listSnapshots(dir), has_more: false as const, url: '/test-helpers/snapshots' };
+      const list =
+        target.kind === 'server'
+          ? await target.client.snapshots.list()
+          : {
+              object: 'list' as const,
+              data: listSnapshots(dir),
+              has_more: false as const,
+              url: '/test-helpers/snapshots',
+            };
       await this.table(list, snapshotColumns, `No snapshots in ${dir} (\`payorch server snapshot save NAME\`).`);
     } catch (err) {
       throw await snapshotCliError(err);

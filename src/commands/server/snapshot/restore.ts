@@ -8,8 +8,13 @@ export default class ServerSnapshotRestore extends BaseCommand {
   static override summary = "Put the data directory's database back to snapshot NAME";
   static override description =
     "On a running server: atomically (requests are held while those in flight finish, then see only the restored data); webhook deliveries, test clocks and the request log follow the restored data. Keys made after the snapshot no longer work, except the data directory's default key (the one the CLI uses). The snapshot stays, to be restored again.";
-  static override examples = ['<%= config.bin %> server snapshot restore seeded', '<%= config.bin %> server snapshot restore seeded --data-dir ./payorch-data --json'];
-  static override args = { name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }) };
+  static override examples = [
+    '<%= config.bin %> server snapshot restore seeded',
+    '<%= config.bin %> server snapshot restore seeded --data-dir ./payorch-data --json',
+  ];
+  static override args = {
+    name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }),
+  };
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
@@ -18,10 +23,16 @@ export default class ServerSnapshotRestore extends BaseCommand {
     const [answer, human] = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => {
       if (target.kind === 'server') {
         const r = await target.client.snapshots.restore(args.name);
-        return [r, `Restored snapshot ${r.name} on the server at ${target.baseUrl} (requests held ${r.paused_ms} ms).`] as const;
+        return [
+          r,
+          `Restored snapshot ${r.name} on the server at ${target.baseUrl} (requests held ${r.paused_ms} ms).`,
+        ] as const;
       }
       const r = await restoreSnapshotStopped(dir, args.name);
-      return [{ object: 'snapshot_restore', name: r.name, data_dir: dir }, `Restored snapshot ${r.name} in ${dir}.`] as const;
+      return [
+        { object: 'snapshot_restore', name: r.name, data_dir: dir },
+        `Restored snapshot ${r.name} in ${dir}.`,
+      ] as const;
     });
     await this.print(answer, () => human);
   }

@@ -9,8 +9,13 @@ export default class ServerSnapshotSave extends BaseCommand {
   static override summary = "Save a snapshot of the data directory's database as NAME (replacing one of that name)";
   static override description =
     'Works on the server running on the data directory (it goes on answering meanwhile) or on a stopped data directory. The snapshot is snapshots/NAME.sqlite in the data directory: a consistent copy of the database, secrets sealed as in the database.';
-  static override examples = ['<%= config.bin %> server snapshot save seeded', '<%= config.bin %> server snapshot save seeded --data-dir ./payorch-data --json'];
-  static override args = { name: Args.string({ required: true, description: 'Snapshot name: letters, digits, `.`, `_`, `-`' }) };
+  static override examples = [
+    '<%= config.bin %> server snapshot save seeded',
+    '<%= config.bin %> server snapshot save seeded --data-dir ./payorch-data --json',
+  ];
+  static override args = {
+    name: Args.string({ required: true, description: 'Snapshot name: letters, digits, `.`, `_`, `-`' }),
+  };
   static override flags = { 'data-dir': dataDirFlag };
 
   async run(): Promise<void> {
@@ -18,8 +23,15 @@ export default class ServerSnapshotSave extends BaseCommand {
     const dir = flags['data-dir'] ?? defaultDataDir();
     const { info, target } = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => ({
       target,
-      info: target.kind === 'server' ? await target.client.snapshots.save(args.name) : await saveSnapshotStopped(dir, args.name),
+      info:
+        target.kind === 'server'
+          ? await target.client.snapshots.save(args.name)
+          : await saveSnapshotStopped(dir, args.name),
     }));
-    await this.print(info, () => `Saved snapshot ${info.name} (${formatSize(info.size)}) of ${dir}${target.kind === 'server' ? ` (server at ${target.baseUrl})` : ''}.`);
+    await this.print(
+      info,
+      () =>
+        `Saved snapshot ${info.name} (${formatSize(info.size)}) of ${dir}${target.kind === 'server' ? ` (server at ${target.baseUrl})` : ''}.`,
+    );
   }
 }

@@ -15,8 +15,10 @@ export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'timeoutMs' | 
  * URL standard resolves `%2e` too): refused with InvalidIdError.
  */
 export const enc = (segment: string): string => {
-  if (typeof segment !== 'string' || segment.trim() === '') throw new InvalidIdError('An id in a request path must not be blank.');
-  if (segment === '.' || segment === '..') throw new InvalidIdError(`"${segment}" is not an id: a request path cannot hold it as one segment.`);
+  if (typeof segment !== 'string' || segment.trim() === '')
+    throw new InvalidIdError('An id in a request path must not be blank.');
+  if (segment === '.' || segment === '..')
+    throw new InvalidIdError(`"${segment}" is not an id: a request path cannot hold it as one segment.`);
   return encodeURIComponent(segment);
 };
 

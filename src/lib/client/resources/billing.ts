@@ -7,7 +7,10 @@ import { asQuery, enc, paginate, type CallOptions, type Requester } from './base
 
 /** CRUD + list on one path; each resource adds its actions. */
 abstract class Crud<T extends { id: string }, Create, Update, Query extends ListParams> {
-  constructor(protected readonly c: Requester, protected readonly path: string) {}
+  constructor(
+    protected readonly c: Requester,
+    protected readonly path: string,
+  ) {}
 
   create(params: Create, options?: CallOptions): Promise<T> {
     return this.c.request('POST', this.path, { body: params, ...options });
@@ -30,7 +33,12 @@ abstract class Crud<T extends { id: string }, Create, Update, Query extends List
   }
 }
 
-export class CustomersResource extends Crud<B.Customer, B.CreateCustomerBody, B.UpdateCustomerBody, B.ListCustomersQuery> {
+export class CustomersResource extends Crud<
+  B.Customer,
+  B.CreateCustomerBody,
+  B.UpdateCustomerBody,
+  B.ListCustomersQuery
+> {
   constructor(c: Requester) {
     super(c, '/customers');
   }
@@ -45,7 +53,10 @@ export class ProductsResource extends Crud<B.Product, B.CreateProductBody, B.Upd
   }
   override retrieve(id: string, options?: CallOptions & { expandPrices?: boolean }): Promise<B.Product> {
     const { expandPrices, ...rest } = options ?? {};
-    return this.c.request('GET', `${this.path}/${enc(id)}`, { query: expandPrices ? { 'expand[]': ['prices'] } : undefined, ...rest });
+    return this.c.request('GET', `${this.path}/${enc(id)}`, {
+      query: expandPrices ? { 'expand[]': ['prices'] } : undefined,
+      ...rest,
+    });
   }
   /** Deleted, or archived (`deleted: false`, `active: false`) when the product has prices. */
   del(id: string, options?: CallOptions): Promise<B.Product | B.DeletedResource> {
@@ -68,7 +79,12 @@ export class CouponsResource extends Crud<B.Coupon, B.CreateCouponBody, B.Update
   }
 }
 
-export class SubscriptionsResource extends Crud<B.Subscription, B.CreateSubscriptionBody, B.UpdateSubscriptionBody, B.ListSubscriptionsQuery> {
+export class SubscriptionsResource extends Crud<
+  B.Subscription,
+  B.CreateSubscriptionBody,
+  B.UpdateSubscriptionBody,
+  B.ListSubscriptionsQuery
+> {
   constructor(c: Requester) {
     super(c, '/subscriptions');
   }
@@ -83,11 +99,20 @@ export class SubscriptionsResource extends Crud<B.Subscription, B.CreateSubscrip
   }
 }
 
-export class SubscriptionItemsResource extends Crud<B.SubscriptionItem, B.CreateSubscriptionItemBody, B.UpdateSubscriptionItemBody, B.ListSubscriptionItemsQuery> {
+export class SubscriptionItemsResource extends Crud<
+  B.SubscriptionItem,
+  B.CreateSubscriptionItemBody,
+  B.UpdateSubscriptionItemBody,
+  B.ListSubscriptionItemsQuery
+> {
   constructor(c: Requester) {
     super(c, '/subscription-items');
   }
-  del(id: string, params: { proration_behavior?: 'create_prorations' | 'none' } = {}, options?: CallOptions): Promise<B.DeletedResource> {
+  del(
+    id: string,
+    params: { proration_behavior?: 'create_prorations' | 'none' } = {},
+    options?: CallOptions,
+  ): Promise<B.DeletedResource> {
     return this.c.request('DELETE', `${this.path}/${enc(id)}`, { query: asQuery(params), ...options });
   }
 }

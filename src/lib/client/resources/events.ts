@@ -4,7 +4,12 @@ import type { List } from '../../contract/common.js';
 import type { Event, EventType, ListEventsQuery } from '../../contract/events.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
 import type { WebhookDelivery } from '../../contract/webhooks.js';
-import type { CreateEventListenerBody, EventListener, EventResend, ListEventResendsQuery } from '../../contract/listeners.js';
+import type {
+  CreateEventListenerBody,
+  EventListener,
+  EventResend,
+  ListEventResendsQuery,
+} from '../../contract/listeners.js';
 
 /**
  * `POST /events/{id}/resend`'s answer: the new deliveries, and how many running listeners the event was queued
@@ -29,7 +34,11 @@ export class EventsResource {
   }
 
   /** The event's deliveries to webhook endpoints. */
-  deliveries(id: string, params: { limit?: number; starting_after?: string; ending_before?: string } = {}, options?: CallOptions): Promise<List<WebhookDelivery>> {
+  deliveries(
+    id: string,
+    params: { limit?: number; starting_after?: string; ending_before?: string } = {},
+    options?: CallOptions,
+  ): Promise<List<WebhookDelivery>> {
     return this.c.request('GET', `/events/${enc(id)}/deliveries`, { query: asQuery(params), ...options });
   }
 
@@ -82,7 +91,14 @@ export class TriggersResource {
   constructor(private readonly c: Requester) {}
 
   /** Creates the objects that really produce `event_type` (overrides such as `amount`, `currency` optional). */
-  trigger(eventType: EventType | string, overrides: Record<string, unknown> = {}, options?: CallOptions): Promise<TriggerResult> {
-    return this.c.request('POST', '/test-helpers/trigger', { body: { ...overrides, event_type: eventType }, ...options });
+  trigger(
+    eventType: EventType | string,
+    overrides: Record<string, unknown> = {},
+    options?: CallOptions,
+  ): Promise<TriggerResult> {
+    return this.c.request('POST', '/test-helpers/trigger', {
+      body: { ...overrides, event_type: eventType },
+      ...options,
+    });
   }
 }

@@ -32,8 +32,17 @@ export class PaymentsResource {
   constructor(private readonly c: Requester) {}
 
   /** Confirms a session; authenticated with the session's client secret (`clientSecret`). */
-  confirm(sessionId: string, clientSecret: string, params: ConfirmPaymentBody, options?: CallOptions): Promise<Payment> {
-    return this.c.request('POST', `/confirm-payment/${enc(sessionId)}`, { body: params, bearer: clientSecret, ...options });
+  confirm(
+    sessionId: string,
+    clientSecret: string,
+    params: ConfirmPaymentBody,
+    options?: CallOptions,
+  ): Promise<Payment> {
+    return this.c.request('POST', `/confirm-payment/${enc(sessionId)}`, {
+      body: params,
+      bearer: clientSecret,
+      ...options,
+    });
   }
 
   retrieve(id: string, options?: CallOptions): Promise<Payment> {

@@ -1,5 +1,11 @@
 import type { List } from '../../contract/common.js';
-import type { CancelSessionBody, CreateSessionBody, ListSessionsQuery, PaymentSession, UpdateSessionBody } from '../../contract/sessions.js';
+import type {
+  CancelSessionBody,
+  CreateSessionBody,
+  ListSessionsQuery,
+  PaymentSession,
+  UpdateSessionBody,
+} from '../../contract/sessions.js';
 import { asQuery, enc, paginate, type CallOptions, type Requester } from './base.js';
 
 export class SessionsResource {

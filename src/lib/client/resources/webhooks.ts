@@ -55,11 +55,19 @@ export class WebhookEndpointsResource {
   }
 
   /** A new signing secret; the old one keeps signing too for `expires_in_seconds` (0–86400, default 0). */
-  rollSecret(id: string, params: RollWebhookSecretBody = {}, options?: CallOptions): Promise<WebhookEndpointWithSecret> {
+  rollSecret(
+    id: string,
+    params: RollWebhookSecretBody = {},
+    options?: CallOptions,
+  ): Promise<WebhookEndpointWithSecret> {
     return this.c.request('POST', `/webhook-endpoints/${enc(id)}/roll-secret`, { body: params, ...options });
   }
 
-  deliveries(id: string, params: ListParams & { status?: DeliveryStatus } = {}, options?: CallOptions): Promise<List<WebhookDelivery>> {
+  deliveries(
+    id: string,
+    params: ListParams & { status?: DeliveryStatus } = {},
+    options?: CallOptions,
+  ): Promise<List<WebhookDelivery>> {
     return this.c.request('GET', `/webhook-endpoints/${enc(id)}/deliveries`, { query: asQuery(params), ...options });
   }
 }

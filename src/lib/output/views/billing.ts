@@ -1,14 +1,31 @@
 // How billing objects are shown to people: detail fields and list columns per resource.
-import type { CheckoutSession, Coupon, Customer, Invoice, PortalSession, Price, Product, Subscription, SubscriptionItem, UsageRecord, UsageSummary } from '../../contract/billing.js';
+import type {
+  CheckoutSession,
+  Coupon,
+  Customer,
+  Invoice,
+  PortalSession,
+  Price,
+  Product,
+  Subscription,
+  SubscriptionItem,
+  UsageRecord,
+  UsageSummary,
+} from '../../contract/billing.js';
 import type { ClockState } from '../../contract/meta.js';
 import { formatMoney, formatTime } from '../format.js';
 import type { Column, Field } from '../render.js';
 
-const meta = (m: Record<string, string> | undefined) => Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(', ');
-const every = (r: { interval: string; interval_count: number } | null | undefined) => (r ? (r.interval_count === 1 ? `/${r.interval}` : `/${r.interval_count} ${r.interval}s`) : '');
+const meta = (m: Record<string, string> | undefined) =>
+  Object.entries(m ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+const every = (r: { interval: string; interval_count: number } | null | undefined) =>
+  r ? (r.interval_count === 1 ? `/${r.interval}` : `/${r.interval_count} ${r.interval}s`) : '';
 
 export function priceText(p: Price): string {
-  if (p.billing_scheme === 'tiered') return `tiered (${p.tiers_mode}, ${p.tiers?.length ?? 0} tiers) ${p.currency}${every(p.recurring)}`;
+  if (p.billing_scheme === 'tiered')
+    return `tiered (${p.tiers_mode}, ${p.tiers?.length ?? 0} tiers) ${p.currency}${every(p.recurring)}`;
   return `${formatMoney(p.unit_amount, p.currency)}${every(p.recurring)}`;
 }
 
@@ -56,8 +73,23 @@ export const priceFields: Field<Price>[] = [
   { label: 'product', value: (p) => p.product },
   { label: 'price', value: priceText },
   { label: 'type', value: (p) => p.type },
-  { label: 'usage', value: (p) => (p.recurring ? `${p.recurring.usage_type}${p.recurring.aggregate_usage ? ` (${p.recurring.aggregate_usage})` : ''}` : '') },
-  { label: 'tiers', value: (p) => p.tiers?.map((t) => `≤${t.up_to ?? '∞'}: ${formatMoney(t.unit_amount, p.currency)}${t.flat_amount ? ` + ${formatMoney(t.flat_amount, p.currency)}` : ''}`).join('; ') },
+  {
+    label: 'usage',
+    value: (p) =>
+      p.recurring
+        ? `${p.recurring.usage_type}${p.recurring.aggregate_usage ? ` (${p.recurring.aggregate_usage})` : ''}`
+        : '',
+  },
+  {
+    label: 'tiers',
+    value: (p) =>
+      p.tiers
+        ?.map(
+          (t) =>
+            `≤${t.up_to ?? '∞'}: ${formatMoney(t.unit_amount, p.currency)}${t.flat_amount ? ` + ${formatMoney(t.flat_amount, p.currency)}` : ''}`,
+        )
+        .join('; '),
+  },
   { label: 'active', value: (p) => String(p.active), status: true },
   { label: 'nickname', value: (p) => p.nickname },
   { label: 'metadata', value: (p) => meta(p.metadata) },
@@ -72,7 +104,8 @@ export const priceColumns: Column<Price>[] = [
   { header: 'NICKNAME', value: (p) => p.nickname, shrink: true, optional: true },
 ];
 
-const couponOff = (c: Coupon) => (c.percent_off !== null ? `${c.percent_off}% off` : `${formatMoney(c.amount_off, c.currency)} off`);
+const couponOff = (c: Coupon) =>
+  c.percent_off !== null ? `${c.percent_off}% off` : `${formatMoney(c.amount_off, c.currency)} off`;
 const couponDuration = (c: Coupon) => (c.duration === 'repeating' ? `${c.duration_in_months} months` : c.duration);
 export const couponFields: Field<Coupon>[] = [
   { label: 'id', value: (c) => c.id },
@@ -80,7 +113,10 @@ export const couponFields: Field<Coupon>[] = [
   { label: 'discount', value: couponOff },
   { label: 'duration', value: couponDuration },
   { label: 'valid', value: (c) => String(c.valid), status: true },
-  { label: 'redeemed', value: (c) => `${c.times_redeemed}${c.max_redemptions !== null ? ` of ${c.max_redemptions}` : ''}` },
+  {
+    label: 'redeemed',
+    value: (c) => `${c.times_redeemed}${c.max_redemptions !== null ? ` of ${c.max_redemptions}` : ''}`,
+  },
   { label: 'redeem by', value: (c) => formatTime(c.redeem_by) },
   { label: 'products', value: (c) => c.applies_to?.products.join(', ') },
   { label: 'created', value: (c) => formatTime(c.created) },
@@ -102,9 +138,15 @@ export const subscriptionFields: Field<Subscription>[] = [
   { label: 'items', value: itemsText },
   { label: 'period', value: (s) => `${formatTime(s.current_period_start)} → ${formatTime(s.current_period_end)}` },
   { label: 'trial', value: (s) => (s.trial_end ? `${formatTime(s.trial_start)} → ${formatTime(s.trial_end)}` : '') },
-  { label: 'collection', value: (s) => `${s.collection_method}${s.days_until_due !== null ? ` (${s.days_until_due} days)` : ''}` },
+  {
+    label: 'collection',
+    value: (s) => `${s.collection_method}${s.days_until_due !== null ? ` (${s.days_until_due} days)` : ''}`,
+  },
   { label: 'discount', value: (s) => (s.discount ? s.discount.coupon.id : '') },
-  { label: 'cancels', value: (s) => (s.cancel_at_period_end ? `at period end (${formatTime(s.current_period_end)})` : '') },
+  {
+    label: 'cancels',
+    value: (s) => (s.cancel_at_period_end ? `at period end (${formatTime(s.current_period_end)})` : ''),
+  },
   { label: 'ended', value: (s) => formatTime(s.ended_at) },
   { label: 'latest invoice', value: (s) => s.latest_invoice },
   { label: 'metadata', value: (s) => meta(s.metadata) },
@@ -162,7 +204,13 @@ export const invoiceFields: Field<Invoice>[] = [
   { label: 'due', value: (i) => formatTime(i.due_date) },
   { label: 'attempts', value: (i) => (i.attempt_count ? String(i.attempt_count) : '') },
   { label: 'next attempt', value: (i) => formatTime(i.next_payment_attempt) },
-  { label: 'last error', value: (i) => (i.last_payment_error ? `${i.last_payment_error.code}${i.last_payment_error.decline_code ? ` (${i.last_payment_error.decline_code})` : ''}` : '') },
+  {
+    label: 'last error',
+    value: (i) =>
+      i.last_payment_error
+        ? `${i.last_payment_error.code}${i.last_payment_error.decline_code ? ` (${i.last_payment_error.decline_code})` : ''}`
+        : '',
+  },
   { label: 'period', value: (i) => `${formatTime(i.period_start)} → ${formatTime(i.period_end)}` },
   { label: 'hosted page', value: (i) => i.hosted_invoice_url },
   { label: 'created', value: (i) => formatTime(i.created) },

@@ -16,7 +16,13 @@ export const eventFields: Field<Event>[] = [
   { label: 'amount', value: (e) => (e.amount !== undefined && e.currency ? formatMoney(e.amount, e.currency) : '') },
   { label: 'session', value: (e) => e.session_id },
   { label: 'processor', value: (e) => e.psp },
-  { label: 'changed', value: (e) => Object.entries(e.data.previous_attributes ?? {}).map(([k, v]) => `${k} (was ${typeof v === 'object' ? JSON.stringify(v) : String(v)})`).join(', ') },
+  {
+    label: 'changed',
+    value: (e) =>
+      Object.entries(e.data.previous_attributes ?? {})
+        .map(([k, v]) => `${k} (was ${typeof v === 'object' ? JSON.stringify(v) : String(v)})`)
+        .join(', '),
+  },
   { label: 'created', value: (e) => formatTime(e.created) },
 ];
 
@@ -58,12 +64,21 @@ export const webhookEndpointFields: Field<WebhookEndpoint>[] = [
   { label: 'events', value: (w) => w.enabled_events.join(', ') },
   { label: 'enabled', value: (w) => (w.enabled ? 'yes' : 'no') },
   { label: 'description', value: (w) => w.description },
-  { label: 'metadata', value: (w) => Object.entries(w.metadata ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') },
+  {
+    label: 'metadata',
+    value: (w) =>
+      Object.entries(w.metadata ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+  },
   { label: 'created', value: (w) => formatTime(w.created) },
 ];
 
 /** The endpoint with its signing secret in full (create, roll: the moments the secret is needed). */
-export const webhookEndpointWithSecretFields: Field<WebhookEndpointWithSecret>[] = [...webhookEndpointFields, { label: 'signing secret', value: (w) => w.secret }];
+export const webhookEndpointWithSecretFields: Field<WebhookEndpointWithSecret>[] = [
+  ...webhookEndpointFields,
+  { label: 'signing secret', value: (w) => w.secret },
+];
 
 export const webhookEndpointColumns: Column<WebhookEndpoint>[] = [
   { header: 'ID', value: (w) => w.id },
@@ -81,7 +96,7 @@ export const deliveryColumns: Column<WebhookDelivery>[] = [
   { header: 'EVENT', value: (d) => `${d.event_type} ${d.event}`, shrink: true },
   { header: 'ENDPOINT', value: (d) => d.webhook_endpoint, optional: true },
   { header: 'ATTEMPTS', value: (d) => d.attempts },
-  { header: 'LAST', value: (d) => (d.last_response_code ?? d.last_error ?? '') },
+  { header: 'LAST', value: (d) => d.last_response_code ?? d.last_error ?? '' },
   { header: 'NEXT', value: (d) => formatTime(d.next_attempt_at), optional: true },
 ];
 

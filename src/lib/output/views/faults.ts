@@ -3,10 +3,16 @@ import type { FaultRule } from '../../contract/faults.js';
 import type { Column } from '../render.js';
 
 /** What a rule targets: a request pattern, or an endpoint's deliveries. */
-const target = (r: FaultRule) => (r.target === 'webhook' ? `webhooks → ${r.webhook_endpoint === '*' ? 'every endpoint' : r.webhook_endpoint}` : `${r.method === '*' ? 'any' : r.method} ${r.path}`);
+const target = (r: FaultRule) =>
+  r.target === 'webhook'
+    ? `webhooks → ${r.webhook_endpoint === '*' ? 'every endpoint' : r.webhook_endpoint}`
+    : `${r.method === '*' ? 'any' : r.method} ${r.path}`;
 
 /** How often: every match, a rate, a count. */
-const how = (r: FaultRule) => [r.rate < 1 ? `rate ${r.rate}` : 'every match', r.count !== null ? `first ${r.count}` : ''].filter(Boolean).join(', ');
+const how = (r: FaultRule) =>
+  [r.rate < 1 ? `rate ${r.rate}` : 'every match', r.count !== null ? `first ${r.count}` : '']
+    .filter(Boolean)
+    .join(', ');
 
 export const faultRuleColumns: Column<FaultRule>[] = [
   { header: 'ID', value: (r) => r.id },
@@ -20,4 +26,5 @@ export const faultRuleColumns: Column<FaultRule>[] = [
 ];
 
 /** One line for a rule just added. */
-export const faultRuleLine = (r: FaultRule): string => `Added fault rule ${r.id}: ${r.fault} on ${target(r)} (${how(r)}).`;
+export const faultRuleLine = (r: FaultRule): string =>
+  `Added fault rule ${r.id}: ${r.fault} on ${target(r)} (${how(r)}).`;

@@ -7,9 +7,12 @@ function answerSummary(response: unknown): string {
   if (typeof response !== 'object' || response === null) return '';
   const r = response as Record<string, unknown>;
   if (r.object === 'list' && Array.isArray(r.data)) return `list of ${r.data.length}`;
-  if (typeof r.error === 'object' && r.error !== null) return `error ${String((r.error as Record<string, unknown>).code ?? '')}`;
+  if (typeof r.error === 'object' && r.error !== null)
+    return `error ${String((r.error as Record<string, unknown>).code ?? '')}`;
   const id = typeof r.id === 'string' ? r.id : typeof r.token_id === 'string' ? r.token_id : '';
-  return [r.deleted === true ? 'deleted' : '', typeof r.object === 'string' ? r.object : '', id].filter(Boolean).join(' ');
+  return [r.deleted === true ? 'deleted' : '', typeof r.object === 'string' ? r.object : '', id]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** A step's line as it finishes: name, request, status, what came back; a replay is marked. */

@@ -29,7 +29,11 @@ export const kycFields: Field<KycVerification>[] = [
   { label: 'tokens', value: (k) => k.identity_token_ids.join(', ') },
   {
     label: 'checks',
-    value: (k) => k.checks.map((c) => `${c.check_type}: ${c.status}${c.status_reason ? ` (${c.status_reason})` : ''}${c.confidence_score !== null ? ` confidence ${c.confidence_score}` : ''}`),
+    value: (k) =>
+      k.checks.map(
+        (c) =>
+          `${c.check_type}: ${c.status}${c.status_reason ? ` (${c.status_reason})` : ''}${c.confidence_score !== null ? ` confidence ${c.confidence_score}` : ''}`,
+      ),
   },
   { label: 'provider', value: (k) => k.provider },
   { label: 'created', value: (k) => formatTime(k.created_at) },

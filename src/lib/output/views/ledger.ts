@@ -6,18 +6,33 @@ export const accountFields: Field<LedgerAccount>[] = [
   { label: 'id', value: (a) => a.id },
   { label: 'name', value: (a) => a.name },
   { label: 'status', value: (a) => a.status, status: true },
-  { label: 'type', value: (a) => `${a.account_type} (normal ${a.normal_balance})${a.is_system_account ? ', system account' : ''}` },
+  {
+    label: 'type',
+    value: (a) => `${a.account_type} (normal ${a.normal_balance})${a.is_system_account ? ', system account' : ''}`,
+  },
   { label: 'number', value: (a) => a.account_number },
   { label: 'balance', value: (a) => formatMoney(a.balance, a.currency) },
   { label: 'pending', value: (a) => formatMoney(a.pending_balance, a.currency) },
   { label: 'available', value: (a) => formatMoney(a.available_balance, a.currency) },
   { label: 'balance as of', value: (a) => formatTime(a.balance_updated_at) },
-  { label: 'frozen', value: (a) => (a.status === 'frozen' ? `by ${a.frozen_by ?? 'unknown'} at ${formatTime(a.frozen_at)}${a.frozen_reason ? ` — ${a.frozen_reason}` : ' (no reason given)'}` : '') },
+  {
+    label: 'frozen',
+    value: (a) =>
+      a.status === 'frozen'
+        ? `by ${a.frozen_by ?? 'unknown'} at ${formatTime(a.frozen_at)}${a.frozen_reason ? ` — ${a.frozen_reason}` : ' (no reason given)'}`
+        : '',
+  },
   { label: 'closed', value: (a) => formatTime(a.closed_at) },
   { label: 'customer', value: (a) => a.customer_id },
   { label: 'reference', value: (a) => a.external_reference },
   { label: 'description', value: (a) => a.description },
-  { label: 'metadata', value: (a) => Object.entries(a.metadata ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') },
+  {
+    label: 'metadata',
+    value: (a) =>
+      Object.entries(a.metadata ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+  },
   { label: 'created', value: (a) => formatTime(a.created_at) },
 ];
 
@@ -48,7 +63,13 @@ export const holdFields: Field<Hold>[] = [
   { label: 'amount', value: (h) => formatMoney(h.amount, h.currency) },
   { label: 'description', value: (h) => h.description },
   { label: 'expires', value: (h) => formatTime(h.expires_at) },
-  { label: 'captured', value: (h) => (h.captured_at ? `${formatMoney(h.captured_amount, h.currency)} into ${h.destination_account_id} at ${formatTime(h.captured_at)} (${h.journal_entry_id})` : '') },
+  {
+    label: 'captured',
+    value: (h) =>
+      h.captured_at
+        ? `${formatMoney(h.captured_amount, h.currency)} into ${h.destination_account_id} at ${formatTime(h.captured_at)} (${h.journal_entry_id})`
+        : '',
+  },
   { label: 'released', value: (h) => formatTime(h.released_at) },
   { label: 'expired', value: (h) => formatTime(h.expired_at) },
   { label: 'created', value: (h) => formatTime(h.created_at) },
@@ -66,7 +87,10 @@ export const journalFields: Field<JournalEntry>[] = [
   { label: 'id', value: (j) => j.id },
   { label: 'description', value: (j) => j.description },
   { label: 'amount', value: (j) => formatMoney(j.amount, j.currency) },
-  { label: 'lines', value: (j) => j.entries.map((l) => `${l.direction.padEnd(6)} ${l.account_id} ${formatMoney(l.amount, j.currency)}`) },
+  {
+    label: 'lines',
+    value: (j) => j.entries.map((l) => `${l.direction.padEnd(6)} ${l.account_id} ${formatMoney(l.amount, j.currency)}`),
+  },
   { label: 'reverses', value: (j) => j.reverses },
   { label: 'reversed by', value: (j) => j.reversed_by },
   { label: 'hold', value: (j) => j.hold_id },
@@ -77,7 +101,11 @@ export const journalFields: Field<JournalEntry>[] = [
 export const eventColumns: Column<LedgerAccountEvent>[] = [
   { header: 'WHEN', value: (e) => formatTime(e.created_at) },
   { header: 'EVENT', value: (e) => e.type },
-  { header: 'WHO', value: (e) => (e.api_key_id && e.api_key_id !== e.actor ? `${e.actor} (key ${e.api_key_id})` : e.actor), shrink: true },
+  {
+    header: 'WHO',
+    value: (e) => (e.api_key_id && e.api_key_id !== e.actor ? `${e.actor} (key ${e.api_key_id})` : e.actor),
+    shrink: true,
+  },
   { header: 'WHY', value: (e) => e.reason, shrink: true },
 ];
 
@@ -86,8 +114,16 @@ export async function accountSummary(a: LedgerAccount, title = 'Ledger account')
   const c = color();
   const parts = [detailText(a, title, accountFields)];
   const holds = a.active_holds ?? [];
-  parts.push('', c.bold(`Active holds (${holds.length})`), holds.length ? await tableText(holds, holdColumns) : '  none');
+  parts.push(
+    '',
+    c.bold(`Active holds (${holds.length})`),
+    holds.length ? await tableText(holds, holdColumns) : '  none',
+  );
   const recent = a.recent_entries ?? [];
-  parts.push('', c.bold(`Recent entries (${recent.length}, newest first)`), recent.length ? await tableText(recent, entryColumns) : '  none');
+  parts.push(
+    '',
+    c.bold(`Recent entries (${recent.length}, newest first)`),
+    recent.length ? await tableText(recent, entryColumns) : '  none',
+  );
   return parts.join('\n');
 }

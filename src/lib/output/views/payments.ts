@@ -1,4 +1,11 @@
-import type { BankAccount, Cryptogram, NetworkToken, Payment, ThreeDSResult, VaultToken } from '../../contract/payments.js';
+import type {
+  BankAccount,
+  Cryptogram,
+  NetworkToken,
+  Payment,
+  ThreeDSResult,
+  VaultToken,
+} from '../../contract/payments.js';
 import type { NextAction } from '../../contract/sessions.js';
 import { formatMoney, formatTime } from '../format.js';
 import type { Column, Field } from '../render.js';
@@ -13,7 +20,8 @@ export function threedsNextLines(next: NextAction | null | undefined, sessionId:
 }
 
 const method = (p: Payment): string => {
-  if (p.card) return `${p.card.brand} ••••${p.card.last4} (${String(p.card.exp_month).padStart(2, '0')}/${p.card.exp_year})`;
+  if (p.card)
+    return `${p.card.brand} ••••${p.card.last4} (${String(p.card.exp_month).padStart(2, '0')}/${p.card.exp_year})`;
   if (p.bank_account) return `ACH ••••${p.bank_account.last4} (${p.bank_account.account_holder_name})`;
   return p.payment_method_type;
 };
@@ -28,9 +36,18 @@ export const paymentFields: Field<Payment>[] = [
   { label: 'method', value: method },
   { label: 'capture', value: (p) => p.capture_method },
   { label: 'processor', value: (p) => (p.psp ? `${p.psp} ${p.psp_transaction_id ?? ''}`.trim() : '') },
-  { label: 'attempts', value: (p) => p.attempts.map((a) => `${a.psp}:${a.status}${a.code ? `(${a.code})` : ''}`).join(' → ') },
+  {
+    label: 'attempts',
+    value: (p) => p.attempts.map((a) => `${a.psp}:${a.status}${a.code ? `(${a.code})` : ''}`).join(' → '),
+  },
   { label: 'next action', value: (p) => threedsNextLines(p.next_action, p.session_id) },
-  { label: 'failure', value: (p) => (p.failure_code ? `${p.failure_code}${p.decline_code && p.decline_code !== p.failure_code ? ` / ${p.decline_code}` : ''}: ${p.failure_message ?? ''}` : '') },
+  {
+    label: 'failure',
+    value: (p) =>
+      p.failure_code
+        ? `${p.failure_code}${p.decline_code && p.decline_code !== p.failure_code ? ` / ${p.decline_code}` : ''}: ${p.failure_message ?? ''}`
+        : '',
+  },
   { label: 'settles', value: (p) => formatTime(p.settles_at) },
   { label: 'created', value: (p) => formatTime(p.created_at) },
 ];
@@ -63,7 +80,13 @@ export const bankAccountFields: Field<BankAccount>[] = [
   { label: 'bank', value: (b) => b.bank_name },
   { label: 'customer', value: (b) => b.customer_id },
   { label: 'default', value: (b) => (b.is_default ? 'yes' : '') },
-  { label: 'micro-deposits', value: (b) => (b.microdeposits ? `${b.microdeposits.attempts_remaining} attempts left, expire ${formatTime(b.microdeposits.expires_at)}` : '') },
+  {
+    label: 'micro-deposits',
+    value: (b) =>
+      b.microdeposits
+        ? `${b.microdeposits.attempts_remaining} attempts left, expire ${formatTime(b.microdeposits.expires_at)}`
+        : '',
+  },
   { label: 'country', value: (b) => `${b.country} ${b.currency}` },
   { label: 'created', value: (b) => formatTime(b.created) },
 ];
@@ -80,7 +103,11 @@ export const bankAccountColumns: Column<BankAccount>[] = [
 export const networkTokenFields: Field<NetworkToken>[] = [
   { label: 'id', value: (t) => t.id },
   { label: 'status', value: (t) => t.status, status: true },
-  { label: 'card', value: (t) => `${t.card.brand} ••••${t.card.last4} (${String(t.card.exp_month).padStart(2, '0')}/${t.card.exp_year})` },
+  {
+    label: 'card',
+    value: (t) =>
+      `${t.card.brand} ••••${t.card.last4} (${String(t.card.exp_month).padStart(2, '0')}/${t.card.exp_year})`,
+  },
   { label: 'token last4', value: (t) => t.network_token_last4 },
   { label: 'created', value: (t) => formatTime(t.created_at) },
 ];

@@ -12,12 +12,24 @@ export const sessionFields: Field<PaymentSession>[] = [
   { label: 'methods', value: (s) => s.payment_method_types.join(', ') },
   { label: 'external id', value: (s) => s.external_id },
   { label: 'description', value: (s) => s.description },
-  { label: 'customer', value: (s) => [s.customer_name, s.customer_email && `<${s.customer_email}>`].filter(Boolean).join(' ') },
+  {
+    label: 'customer',
+    value: (s) => [s.customer_name, s.customer_email && `<${s.customer_email}>`].filter(Boolean).join(' '),
+  },
   { label: 'next action', value: (s) => threedsNextLines(s.next_action, s.id) },
   { label: 'checkout', value: (s) => s.fallback_url },
   { label: 'client secret', value: (s) => maskSecret(s.client_secret) },
-  { label: 'canceled', value: (s) => (s.cancellation_reason ? `${s.cancellation_reason} at ${formatTime(s.canceled_at)}` : '') },
-  { label: 'metadata', value: (s) => Object.entries(s.metadata ?? {}).map(([k, v]) => `${k}=${v}`).join(', ') },
+  {
+    label: 'canceled',
+    value: (s) => (s.cancellation_reason ? `${s.cancellation_reason} at ${formatTime(s.canceled_at)}` : ''),
+  },
+  {
+    label: 'metadata',
+    value: (s) =>
+      Object.entries(s.metadata ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+  },
   { label: 'created', value: (s) => formatTime(s.created_at) },
   { label: 'expires', value: (s) => formatTime(s.expires_at) },
 ];

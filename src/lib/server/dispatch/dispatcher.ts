@@ -155,7 +155,13 @@ export class Dispatcher {
     this.slowConcurrency = Math.max(1, opts.slowConcurrency ?? 8);
     this.batchSize = Math.max(1, opts.batchSize ?? 64);
     this.link = senderLink(
-      { userAgent: deps.userAgent, timeoutMs: opts.timeoutMs ?? 10_000, maxSockets: this.concurrency, own: deps.own, inThread: opts.inThread },
+      {
+        userAgent: deps.userAgent,
+        timeoutMs: opts.timeoutMs ?? 10_000,
+        maxSockets: this.concurrency,
+        own: deps.own,
+        inThread: opts.inThread,
+      },
       { progress: (results, done) => this.progress(results, done) },
     );
     deps.events.onCommitted(() => {
@@ -271,7 +277,8 @@ export class Dispatcher {
     for (const { accountId, endpoint } of deliveries.enabledEndpoints()) {
       const serving = this.serving.get(endpoint.id);
       if (serving) {
-        if (serving.batches < PIPELINE && !serving.slow && serving.chain < MAX_CHAIN) this.handOver(endpoint, serving, this.deps.clock.now(accountId));
+        if (serving.batches < PIPELINE && !serving.slow && serving.chain < MAX_CHAIN)
+          this.handOver(endpoint, serving, this.deps.clock.now(accountId));
         continue;
       }
       let list = byAccount.get(accountId);
@@ -306,7 +313,10 @@ export class Dispatcher {
           const e = list.shift()!;
           const h = this.health.get(e.id);
           const backedOff = h !== undefined && h.misses > 0;
-          const full = this.serving.size >= this.concurrency || (perAccount.get(accountId) ?? 0) >= this.perAccount || (backedOff && slow >= this.slowConcurrency);
+          const full =
+            this.serving.size >= this.concurrency ||
+            (perAccount.get(accountId) ?? 0) >= this.perAccount ||
+            (backedOff && slow >= this.slowConcurrency);
           if (full || (h && h.until > now)) {
             // Not now: a retry of its own may come due meanwhile, or its back-off ends.
             if (h && h.until > now) backoffAt = Math.min(backoffAt, h.until);
@@ -334,10 +344,13 @@ export class Dispatcher {
     if (backoffAt < Infinity && backoffAt < this.backoffAt) {
       clearTimeout(this.backoffTimer);
       this.backoffAt = backoffAt;
-      this.backoffTimer = setTimeout(() => {
-        this.backoffAt = Infinity;
-        this.wake();
-      }, Math.max(0, backoffAt - now));
+      this.backoffTimer = setTimeout(
+        () => {
+          this.backoffAt = Infinity;
+          this.wake();
+        },
+        Math.max(0, backoffAt - now),
+      );
       this.backoffTimer.unref();
     }
   }
@@ -347,9 +360,16 @@ export class Dispatcher {
     // Under a fault rule, one delivery per batch and one batch at a time: each attempt made is one the rule counted.
     const faults = this.deps.faults?.watches(serving.accountId, e.id) ? this.deps.faults : undefined;
     if (faults && serving.batches > 0) return false;
-    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(serving.accountId, e, clockNow, faults ? 1 : this.batchSize, serving.lastSeq);
+    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(
+      serving.accountId,
+      e,
+      clockNow,
+      faults ? 1 : this.batchSize,
+      serving.lastSeq,
+    );
     if (lost.length > 0) {
-      for (const delivery of lost) this.results.push({ accountId: serving.accountId, url: e.url, delivery, outcome: 'lost' });
+      for (const delivery of lost)
+        this.results.push({ accountId: serving.accountId, url: e.url, delivery, outcome: 'lost' });
       this.scheduleRecord();
     }
     if (jobs.length === 0) return false;

@@ -26,7 +26,10 @@ export interface SenderLinkOptions extends Omit<SenderConfig, 'own'> {
 
 /** The sender in this thread. */
 function localLink(options: SenderLinkOptions, events: SenderEvents): SenderLink {
-  const sender = new Sender({ ...options, own: options.own ? { port: options.own.port, ports: new Uint8Array(options.own.shared) } : undefined });
+  const sender = new Sender({
+    ...options,
+    own: options.own ? { port: options.own.port, ports: new Uint8Array(options.own.shared) } : undefined,
+  });
   return {
     send(batch) {
       sender.submit(

@@ -6,7 +6,10 @@ import { Sender, type SendBatch, type SendResult, type SenderConfig } from './se
 import type { FromSender, ToSender } from './sender-link.js';
 
 const data = workerData as Omit<SenderConfig, 'own'> & { own?: { port: number; shared: SharedArrayBuffer } };
-const sender = new Sender({ ...data, own: data.own ? { port: data.own.port, ports: new Uint8Array(data.own.shared) } : undefined });
+const sender = new Sender({
+  ...data,
+  own: data.own ? { port: data.own.port, ports: new Uint8Array(data.own.shared) } : undefined,
+});
 const port = parentPort!;
 
 let results: SendResult[] = [];

@@ -13,7 +13,13 @@ import net from 'node:net';
 import { markWhileOpen } from '../ownports.js';
 import { succeeded, type AttemptOutcome, type SendJob } from '../domain/webhooks/deliveries.js';
 import type { Fault } from '../../contract/faults.js';
-import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, TEST_MODE_HEADER, signatureHeader } from '../../webhooks/signature.js';
+import {
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  SIGNATURE_HEADER,
+  TEST_MODE_HEADER,
+  signatureHeader,
+} from '../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -80,7 +86,9 @@ export class Sender {
       // 'connect'): the port is marked before the server can read them.
       this.http.createConnection = (options: net.NetConnectOpts) => {
         const socket = net.createConnection(options);
-        socket.once('connect', () => markWhileOpen(own.ports, own.port, socket, (unmark) => socket.once('close', unmark)));
+        socket.once('connect', () =>
+          markWhileOpen(own.ports, own.port, socket, (unmark) => socket.once('close', unmark)),
+        );
         return socket;
       };
     }
@@ -112,7 +120,8 @@ export class Sender {
     while (lane.queue.length > 0) {
       const item = lane.queue.shift()!;
       try {
-        if (!failed && !lane.abort.signal.aborted && !this.stopped) failed = !(await this.send(item, lane.abort.signal));
+        if (!failed && !lane.abort.signal.aborted && !this.stopped)
+          failed = !(await this.send(item, lane.abort.signal));
       } finally {
         item.onDone();
       }
@@ -159,10 +168,18 @@ export class Sender {
     const action = fault.before;
     const simulated = `simulated (fault "${fault.text}")`;
     if (!action) return this.post(job, signal);
-    if (action.kind === 'status') return { status: action.status, error: `${simulated}: the endpoint was not called; ${action.status} was answered for it` };
+    if (action.kind === 'status')
+      return {
+        status: action.status,
+        error: `${simulated}: the endpoint was not called; ${action.status} was answered for it`,
+      };
     if (action.kind === 'drop') return { error: `${simulated}: the POST was dropped, never sent` };
     const real = await this.post(job, signal);
-    return { error: errorText(`${simulated}: the POST was sent (${real.status !== undefined ? `the endpoint answered ${real.status}` : real.error}) and its answer lost`) };
+    return {
+      error: errorText(
+        `${simulated}: the POST was sent (${real.status !== undefined ? `the endpoint answered ${real.status}` : real.error}) and its answer lost`,
+      ),
+    };
   }
 
   private post(job: SendJob, signal: AbortSignal): Promise<AttemptOutcome> {
@@ -174,7 +191,11 @@ export class Sender {
       [EVENT_ID_HEADER]: job.eventId,
       [TEST_MODE_HEADER]: 'true',
     };
-    return postJson(job.url, job.body, headers, { timeoutMs: this.config.timeoutMs, signal, agents: { http: this.http, https: this.https } });
+    return postJson(job.url, job.body, headers, {
+      timeoutMs: this.config.timeoutMs,
+      signal,
+      agents: { http: this.http, https: this.https },
+    });
   }
 }
 
@@ -185,7 +206,12 @@ export interface PostOptions {
 }
 
 /** One POST; never throws: the outcome is a status or an error text. */
-export function postJson(url: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<AttemptOutcome> {
+export function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: PostOptions,
+): Promise<AttemptOutcome> {
   return new Promise<AttemptOutcome>((resolve) => {
     let done = false;
     let u: URL;
@@ -241,7 +267,9 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       });
       // Only an answer read to its end counts: a body shorter than its Content-Length (or a chunked body never
       // terminated) ends in 'close' or an error without 'end'.
-      res.on('end', () => finish(res.complete ? { status } : { status, error: `the answer (${status}) was cut short` }));
+      res.on('end', () =>
+        finish(res.complete ? { status } : { status, error: `the answer (${status}) was cut short` }),
+      );
       res.on('error', (err) => finish({ status, error: `the answer (${status}) was cut short: ${err.message}` }));
       res.on('close', () => finish({ status, error: `the answer (${status}) was cut short` }));
     });

@@ -71,7 +71,13 @@ export class Accounts {
   /** A further key for an existing account (printed once, stored hashed). */
   addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
     const apiKey = newApiKey();
-    const row: KeyRow = { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: this.now(), revoked_ms: null };
+    const row: KeyRow = {
+      id: newId('key'),
+      account_id: accountId,
+      last4: apiKey.slice(-4),
+      created_ms: this.now(),
+      revoked_ms: null,
+    };
     this.store.db
       .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
       .run(row.id, accountId, sha256(apiKey), row.last4, row.created_ms);
@@ -87,7 +93,9 @@ export class Accounts {
     this.store.tx(() => {
       this.store.db.prepare('INSERT OR IGNORE INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, this.now());
       const hash = sha256(apiKey);
-      const row = this.store.db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').get(hash) as { account_id: string } | undefined;
+      const row = this.store.db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').get(hash) as
+        | { account_id: string }
+        | undefined;
       if (!row) {
         this.store.db
           .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
@@ -98,14 +106,24 @@ export class Accounts {
   }
 
   listKeys(): ApiKeyInfo[] {
-    return (this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id').all() as KeyRow[]).map(info);
+    return (
+      this.store.db
+        .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id')
+        .all() as KeyRow[]
+    ).map(info);
   }
 
   /** Revokes by key id (`key_…`) or by the key itself. */
   revoke(idOrKey: string): ApiKeyInfo {
-    const row = (idOrKey.startsWith('sk_')
-      ? this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE hash = ?').get(sha256(idOrKey))
-      : this.store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?').get(idOrKey)) as KeyRow | undefined;
+    const row = (
+      idOrKey.startsWith('sk_')
+        ? this.store.db
+            .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE hash = ?')
+            .get(sha256(idOrKey))
+        : this.store.db
+            .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?')
+            .get(idOrKey)
+    ) as KeyRow | undefined;
     if (!row) throw errors.notFound('api key', idOrKey.startsWith('sk_') ? `sk_test_…${idOrKey.slice(-4)}` : idOrKey);
     if (row.revoked_ms === null) {
       row.revoked_ms = this.now();
@@ -117,9 +135,13 @@ export class Accounts {
 
   /** The account a bearer key authenticates, or the 401 that explains why not (docs/api.md "Errors", "Authentication and tenancy"). */
   authenticate(token: string | undefined): { accountId: string; keyId: string } {
-    if (!token) throw errors.authentication('missing_api_key', 'No API key provided. Send `Authorization: Bearer sk_test_...`.');
+    if (!token)
+      throw errors.authentication('missing_api_key', 'No API key provided. Send `Authorization: Bearer sk_test_...`.');
     if (token.startsWith('sk_live_')) {
-      throw errors.authentication('livemode_unavailable', 'Live keys (sk_live_...) are not accepted by the local test-mode server. Use an sk_test_ key.');
+      throw errors.authentication(
+        'livemode_unavailable',
+        'Live keys (sk_live_...) are not accepted by the local test-mode server. Use an sk_test_ key.',
+      );
     }
     if (!this.versionChecked) {
       // Once per event-loop turn: outside a transaction the PRAGMA opens a read transaction of its own (a
@@ -134,8 +156,14 @@ export class Accounts {
     }
     const known = this.active.get(token);
     if (known) return { accountId: known.account_id, keyId: known.id };
-    const row = token.startsWith('sk_test_') ? (this.byHash.get(sha256(token)) as { id: string; account_id: string; revoked_ms: number | null } | undefined) : undefined;
-    if (!row) throw errors.authentication('invalid_api_key', `Invalid API key provided: ${token.startsWith('sk_') ? token.slice(0, 8) : ''}…${token.length > 12 ? token.slice(-4) : ''}`);
+    const row = token.startsWith('sk_test_')
+      ? (this.byHash.get(sha256(token)) as { id: string; account_id: string; revoked_ms: number | null } | undefined)
+      : undefined;
+    if (!row)
+      throw errors.authentication(
+        'invalid_api_key',
+        `Invalid API key provided: ${token.startsWith('sk_') ? token.slice(0, 8) : ''}…${token.length > 12 ? token.slice(-4) : ''}`,
+      );
     if (row.revoked_ms !== null) throw errors.authentication('api_key_revoked', 'This API key has been revoked.');
     if (this.active.size >= 1000) this.active.clear();
     this.active.set(token, { id: row.id, account_id: row.account_id });

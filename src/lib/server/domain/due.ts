@@ -93,7 +93,8 @@ export class Scheduler {
 
   /** What is due on the clocks of `accounts` (all when absent), as steps (the server's tick; the embedded default's start). */
   *catchUp(accounts?: string[]): Steps<number> {
-    const ids = accounts ?? (this.store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id);
+    const ids =
+      accounts ?? (this.store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id);
     let n = 0;
     // Looking for what is due costs a few queries per account even when nothing is: the step budget holds
     // across accounts too (many accounts with nothing due must not make one long step).

@@ -47,7 +47,8 @@ export function previousAttributes(prev: object, next: object): Record<string, u
     const before = p[key];
     const after = n[key];
     if (before === after) continue;
-    if (typeof before === 'object' && typeof after === 'object' && JSON.stringify(before) === JSON.stringify(after)) continue;
+    if (typeof before === 'object' && typeof after === 'object' && JSON.stringify(before) === JSON.stringify(after))
+      continue;
     (out ??= {})[key] = before === undefined ? null : before;
   }
   return out;
@@ -59,7 +60,8 @@ export function previousAttributes(prev: object, next: object): Record<string, u
  * them. The id and type need no escaping (base62; `[a-z_.]`).
  */
 function eventJson(event: Event, objectJson: string | undefined): string {
-  if (objectJson === undefined || event.data.previous_attributes !== undefined || event.transaction_id !== undefined) return JSON.stringify(event);
+  if (objectJson === undefined || event.data.previous_attributes !== undefined || event.transaction_id !== undefined)
+    return JSON.stringify(event);
   return `{"id":"${event.id}","object":"event","type":"${event.type}","created":${event.created},"livemode":false,"data":{"object":${objectJson}}}`;
 }
 
@@ -105,7 +107,6 @@ export class Events implements DueWork {
     });
   }
 
-
   /**
    * Records that `object` (as the API shows it, after the change) went through `type`, in the caller's
    * transaction. Returns the event.
@@ -134,7 +135,9 @@ export class Events implements DueWork {
       event.timestamp = isoTime(at);
       if (p.refund) event.refund = p.refund;
     }
-    this.insertStmt ??= this.store.db.prepare('INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertStmt ??= this.store.db.prepare(
+      'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     const body = eventJson(event, opts.json);
     this.insertStmt.run(event.id, accountId, type, object.id, at, body);
     this.store.count('events', accountId, '', '', 1);
@@ -163,7 +166,9 @@ export class Events implements DueWork {
 
   /** The event, if the log still has it. */
   find(accountId: string, id: string): Event | undefined {
-    const row = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { body: string } | undefined;
+    const row = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
+      | { body: string }
+      | undefined;
     return row ? (JSON.parse(row.body) as Event) : undefined;
   }
 
@@ -215,9 +220,20 @@ export class Events implements DueWork {
     // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
     // reads nothing, and no list counts the account's whole log.
     const kept = q.object_id === undefined && !timed ? this.keptCount(accountId, q.type) : undefined;
-    const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as { seq: number } | undefined)?.seq);
+    const cursor = seqCursor(
+      q,
+      (id) =>
+        (
+          this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
+            | { seq: number }
+            | undefined
+        )?.seq,
+    );
     if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
-    const rowsQuery = { sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`, params: [...params, ...cursor.params, limit + 1] };
+    const rowsQuery = {
+      sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`,
+      params: [...params, ...cursor.params, limit + 1],
+    };
     const countAll = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
     const finish = (rows: { body: string }[], total: number): List<Event> => {
       const { page, has_more } = pageOf(rows, limit, cursor.order);
@@ -230,7 +246,9 @@ export class Events implements DueWork {
     }
     // The page and its total from one snapshot (a type's kept count too: events may commit meanwhile).
     const countQuery = timed ? countAll : this.typeCount(accountId, q.type!);
-    return new LongRead([rowsQuery, countQuery], (rows) => finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n));
+    return new LongRead([rowsQuery, countQuery], (rows) =>
+      finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n),
+    );
   }
 
   /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */
@@ -244,7 +262,10 @@ export class Events implements DueWork {
   /** The statement that reads the kept count of a type or type pattern (`*`). */
   private typeCount(accountId: string, type: string): { sql: string; params: string[] } {
     const match = type.includes('*') ? 'GLOB' : '=';
-    return { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${match} ?`, params: [accountId, type] };
+    return {
+      sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${match} ?`,
+      params: [accountId, type],
+    };
   }
 
   /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */
@@ -271,17 +292,26 @@ export class Events implements DueWork {
   // ---------------------------------------------------------------------------------------- retention
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store.statement('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1').get(accountId) as { created_ms: number } | undefined;
+    const row = this.store
+      .statement('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1')
+      .get(accountId) as { created_ms: number } | undefined;
     return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts = accountId !== undefined ? [accountId] : (this.store.statement('SELECT DISTINCT account_id FROM events').all() as { account_id: string }[]).map((r) => r.account_id);
+    const accounts =
+      accountId !== undefined
+        ? [accountId]
+        : (this.store.statement('SELECT DISTINCT account_id FROM events').all() as { account_id: string }[]).map(
+            (r) => r.account_id,
+          );
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     let count = 0;
     for (const acct of accounts) {
       const last = this.store
-        .statement('SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)')
+        .statement(
+          'SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)',
+        )
         .get(acct, now - EVENT_RETENTION_MS, n) as { seq: number | null };
       if (last.seq === null) continue;
       // Whoever still needs these events looks at them first (the webhook endpoints' scan), in this transaction.

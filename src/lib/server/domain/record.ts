@@ -4,7 +4,14 @@ import type { EventType } from '../../contract/events.js';
 import { previousAttributes, type Events } from './events.js';
 
 /** Records `type` for `object` (after the change) when it differs from `previous` (before); returns whether it did. */
-export function recordUpdate(events: Events, accountId: string, type: EventType, object: { id: string; object: string }, previous: object, at?: number): boolean {
+export function recordUpdate(
+  events: Events,
+  accountId: string,
+  type: EventType,
+  object: { id: string; object: string },
+  previous: object,
+  at?: number,
+): boolean {
   if (!previousAttributes(previous, object)) return false;
   events.record(accountId, type, object, { previous, at });
   return true;

@@ -41,7 +41,16 @@ export function createServices(store: Store, sealer: Sealer, config: ServerConfi
   const payments = createPaymentsArea(core);
   const billing = createBillingArea({ ...core, ...payments.area });
   const webhooks = createWebhooksArea(core);
-  const due = [core.events, core.sessions, ...payments.due, ...billing.due, ...ledger.due, ...identity.due, webhooks.area.webhooks.deliveries, webhooks.area.webhooks.listeners];
+  const due = [
+    core.events,
+    core.sessions,
+    ...payments.due,
+    ...billing.due,
+    ...ledger.due,
+    ...identity.due,
+    webhooks.area.webhooks.deliveries,
+    webhooks.area.webhooks.listeners,
+  ];
   const scheduler = new Scheduler(store, clock, due);
   core.hooks.on('dueNow', (accountId) => scheduler.wake(accountId));
   return { ...core, ...ledger.area, ...identity.area, ...payments.area, ...billing.area, ...webhooks.area, scheduler };

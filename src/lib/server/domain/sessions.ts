@@ -1,5 +1,12 @@
 // Payment sessions: creation, update, cancel, expiry (docs/api.md "Payment sessions"). The state machine lives here.
-import type { CancelSessionBody, CreateSessionBody, ListSessionsQuery, PaymentSession, SessionStatus, UpdateSessionBody } from '../../contract/sessions.js';
+import type {
+  CancelSessionBody,
+  CreateSessionBody,
+  ListSessionsQuery,
+  PaymentSession,
+  SessionStatus,
+  UpdateSessionBody,
+} from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
 import type { Store } from '../store/db.js';
 import { Collection } from '../store/collection.js';
@@ -19,7 +26,8 @@ import type { EventType } from '../../contract/events.js';
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
 
 /** What client-secret authentication reads of a session (Sessions.authenticateSecret). */
-const SECRET_FACTS = "SELECT account_id, expires_ms, secret_hash, json_extract(data, '$.secret_form') AS form FROM payment_sessions WHERE id = ?";
+const SECRET_FACTS =
+  "SELECT account_id, expires_ms, secret_hash, json_extract(data, '$.secret_form') AS form FROM payment_sessions WHERE id = ?";
 
 /** States a session can still be canceled from (an authorized manual-capture payment is voided). */
 const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action', 'processing'];
@@ -27,7 +35,14 @@ const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action
 const EXPIRABLE: SessionStatus[] = ['requires_payment_method', 'requires_action'];
 
 /** Fields added to the session object later: rows stored before them lack them (toApi fills the defaults). */
-type LaterFields = 'customer_phone' | 'merchant_reference' | 'statement_descriptor' | 'billing_address' | 'shipping_address' | 'save_payment_method' | 'updated_at';
+type LaterFields =
+  | 'customer_phone'
+  | 'merchant_reference'
+  | 'statement_descriptor'
+  | 'billing_address'
+  | 'shipping_address'
+  | 'save_payment_method'
+  | 'updated_at';
 
 /**
  * What is stored: the API object without its client secret and without what the payments area reports
@@ -38,7 +53,9 @@ type LaterFields = 'customer_phone' | 'merchant_reference' | 'statement_descript
  * still read.
  */
 /** A session as writes see it (Sessions.current): the stored fields, no secret. */
-export type SessionFacts = Readonly<Omit<StoredSession, 'client_secret_sealed' | 'client_secret_hash' | 'secret_form' | 'browser'>>;
+export type SessionFacts = Readonly<
+  Omit<StoredSession, 'client_secret_sealed' | 'client_secret_hash' | 'secret_form' | 'browser'>
+>;
 
 type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | 'next_action' | LaterFields> &
   Partial<Pick<PaymentSession, LaterFields>> & {
@@ -51,10 +68,18 @@ type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | '
   };
 
 /** The session events a status change records (the others record none). */
-const SESSION_EVENTS: Partial<Record<SessionStatus, EventType>> = { succeeded: 'payment_session.succeeded', failed: 'payment_session.failed' };
+const SESSION_EVENTS: Partial<Record<SessionStatus, EventType>> = {
+  succeeded: 'payment_session.succeeded',
+  failed: 'payment_session.failed',
+};
 
 /** The fields a status change alters, as they are before it (events' previous_attributes). */
-const changing = (s: StoredSession) => ({ status: s.status, cancellation_reason: s.cancellation_reason, canceled_at: s.canceled_at, updated_at: s.updated_at ?? s.created_at });
+const changing = (s: StoredSession) => ({
+  status: s.status,
+  cancellation_reason: s.cancellation_reason,
+  canceled_at: s.canceled_at,
+  updated_at: s.updated_at ?? s.created_at,
+});
 
 export class Sessions implements DueWork {
   readonly name = 'session expiry';
@@ -78,7 +103,9 @@ export class Sessions implements DueWork {
    */
   private secretFor(id: string): string {
     let round = 0;
-    return clientSecretFrom(this.sealer.derive('client_secret', id), () => this.sealer.derive('client_secret', `${id}#${++round}`));
+    return clientSecretFrom(this.sealer.derive('client_secret', id), () =>
+      this.sealer.derive('client_secret', `${id}#${++round}`),
+    );
   }
 
   /** The secret of sessions created from this version on: the session id and a MAC of it (ids.ts). */
@@ -108,7 +135,12 @@ export class Sessions implements DueWork {
    * The API object. `client_secret` stays its last member (routes/sessions.ts cuts it off the saved text);
    * `payment` is what the payments area reports, looked up unless the caller knows there is none.
    */
-  private toApi(accountId: string, s: StoredSession, secret = this.secretOf(s), payment = this.paymentOf(accountId, s.id)): PaymentSession {
+  private toApi(
+    accountId: string,
+    s: StoredSession,
+    secret = this.secretOf(s),
+    payment = this.paymentOf(accountId, s.id),
+  ): PaymentSession {
     return {
       id: s.id,
       object: 'payment_session',
@@ -144,14 +176,22 @@ export class Sessions implements DueWork {
   }
 
   /** Records `type` for the session: the API object without its client secret (events never carry one). */
-  private recordEvent(accountId: string, type: EventType, s: StoredSession, at: number, previous?: object, payment?: SessionPayment | null): void {
+  private recordEvent(
+    accountId: string,
+    type: EventType,
+    s: StoredSession,
+    at: number,
+    previous?: object,
+    payment?: SessionPayment | null,
+  ): void {
     const { client_secret: _secret, ...object } = this.toApi(accountId, s, '', payment);
     this.events.record(accountId, type, object, { at, previous });
   }
 
   create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
     // Where the hosted page sends the payer afterwards, and the return_url of a 3-D Secure next_action.
-    for (const param of ['success_url', 'return_url', 'cancel_url'] as const) if (body[param] !== undefined) checkHttpUrl(body[param], param);
+    for (const param of ['success_url', 'return_url', 'cancel_url'] as const)
+      if (body[param] !== undefined) checkHttpUrl(body[param], param);
     const id = newUuid();
     const secret = this.namedSecret(id);
     const stored: StoredSession = {
@@ -164,7 +204,8 @@ export class Sessions implements DueWork {
       merchant_reference: body.merchant_reference ?? null,
       description: body.description ?? null,
       statement_descriptor: body.statement_descriptor ?? null,
-      customer_email: sameOrEither(body.customer?.email, 'customer.email', body.customer_email, 'customer_email') ?? null,
+      customer_email:
+        sameOrEither(body.customer?.email, 'customer.email', body.customer_email, 'customer_email') ?? null,
       customer_name: body.customer?.name ?? null,
       customer_phone: body.customer?.phone ?? null,
       billing_address: body.billing_address ?? null,
@@ -193,7 +234,10 @@ export class Sessions implements DueWork {
     // The secret is the API object's last member: the event's text is the answer's without it.
     const json = JSON.stringify(session);
     const last = `,"client_secret":${JSON.stringify(secret)}}`;
-    this.events.record(accountId, 'payment_session.created', object, { at: now, json: json.endsWith(last) ? `${json.slice(0, -last.length)}}` : undefined });
+    this.events.record(accountId, 'payment_session.created', object, {
+      at: now,
+      json: json.endsWith(last) ? `${json.slice(0, -last.length)}}` : undefined,
+    });
     return withJsonText(session, json);
   }
 
@@ -221,7 +265,10 @@ export class Sessions implements DueWork {
   update(accountId: string, id: string, body: UpdateSessionBody, now: number): PaymentSession {
     const s = this.load(accountId, id, now);
     if (s.status !== 'requires_payment_method') {
-      throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be updated while requires_payment_method.`);
+      throw errors.unexpectedState(
+        'session',
+        `This payment session is ${s.status}; it can only be updated while requires_payment_method.`,
+      );
     }
     const { client_secret: _before, ...before } = this.toApi(accountId, s, '');
     if (body.amount !== undefined) s.amount = body.amount;
@@ -251,7 +298,10 @@ export class Sessions implements DueWork {
   cancel(accountId: string, id: string, body: CancelSessionBody, now: number): PaymentSession {
     const s = this.load(accountId, id, now);
     if (!CANCELABLE.includes(s.status)) {
-      throw errors.unexpectedState('session', `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`);
+      throw errors.unexpectedState(
+        'session',
+        `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`,
+      );
     }
     this.hooks.emit('sessionCanceling', accountId, { session_id: id, at: now });
     const previous = changing(s);
@@ -267,7 +317,10 @@ export class Sessions implements DueWork {
   }
 
   list(accountId: string, url: string, query: ListSessionsQuery): List<PaymentSession> {
-    const page = this.collection.list(accountId, url, { ...query, where: { status: query.status, external_id: query.external_id } });
+    const page = this.collection.list(accountId, url, {
+      ...query,
+      where: { status: query.status, external_id: query.external_id },
+    });
     return { ...page, data: page.data.map((s) => this.toApi(accountId, s)) };
   }
 
@@ -276,24 +329,37 @@ export class Sessions implements DueWork {
    * that session's and `sessionId` (the path's, when the route has one) is that session. A secret of the
    * current form names its session; the earlier forms do not, so they need `sessionId`. Compared in constant time.
    */
-  authenticateSecret(sessionId: string | undefined, secret: string): { accountId: string; sessionId: string; expiresMs: number } | undefined {
+  authenticateSecret(
+    sessionId: string | undefined,
+    secret: string,
+  ): { accountId: string; sessionId: string; expiresMs: number } | undefined {
     const named = clientSecretParts(secret);
     const id = sessionId ?? named?.sessionId;
     if (id === undefined) return undefined;
     // The current form (every session created since it): the row's columns and its form, not the whole
     // document, and the MAC the secret carries compared with the session's — nothing rebuilt or hashed.
     // Measured: the whole document, the secret rebuilt and both hashed were ~8% of a confirm's CPU.
-    const facts = this.store.statement(SECRET_FACTS).get(id) as { account_id: string; expires_ms: number; secret_hash: string; form: string | null } | undefined;
+    const facts = this.store.statement(SECRET_FACTS).get(id) as
+      | { account_id: string; expires_ms: number; secret_hash: string; form: string | null }
+      | undefined;
     if (!facts) return undefined;
     if (facts.form === 'named' && facts.secret_hash === '') {
-      if (named?.sessionId !== id || !macsEqual(named.mac, this.sealer.derive('client_secret_named', id), SECRET_MAC_BYTES)) return undefined;
+      if (
+        named?.sessionId !== id ||
+        !macsEqual(named.mac, this.sealer.derive('client_secret_named', id), SECRET_MAC_BYTES)
+      )
+        return undefined;
       return { accountId: facts.account_id, sessionId: id, expiresMs: facts.expires_ms };
     }
     // Earlier forms (derived without the id, or sealed with a hash): the whole document.
     const row = this.collection.selectWhere('id = ?', id)[0];
     if (!row) return undefined;
     const sealed = row.doc.client_secret_sealed;
-    const expected = sealed ? (row.doc.client_secret_hash === sha256(secret) ? this.sealer.open(sealed) : undefined) : this.secretOf(row.doc);
+    const expected = sealed
+      ? row.doc.client_secret_hash === sha256(secret)
+        ? this.sealer.open(sealed)
+        : undefined
+      : this.secretOf(row.doc);
     if (expected === undefined || !secretsEqual(expected, secret)) return undefined;
     return { accountId: row.accountId, sessionId: id, expiresMs: row.doc.expires_ms };
   }
@@ -304,10 +370,21 @@ export class Sessions implements DueWork {
    * `current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
    * written it since — not read again (a confirm reads it first; measured, a query and a parse per confirm).
    */
-  transition(accountId: string, id: string, now: number, from: SessionStatus[], to: SessionStatus, action = 'confirmed', current?: SessionFacts): void {
+  transition(
+    accountId: string,
+    id: string,
+    now: number,
+    from: SessionStatus[],
+    to: SessionStatus,
+    action = 'confirmed',
+    current?: SessionFacts,
+  ): void {
     const s = current?.id === id ? (current as StoredSession) : this.load(accountId, id, now);
     if (!from.includes(s.status)) {
-      throw errors.unexpectedState('session', `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`);
+      throw errors.unexpectedState(
+        'session',
+        `This payment session is ${s.status}; it can only be ${action} while ${from.join(' or ')}.`,
+      );
     }
     const previous = changing(s);
     s.status = to;
@@ -334,7 +411,9 @@ export class Sessions implements DueWork {
   nextDue(accountId: string): number | undefined {
     // One MIN per status: each is a single seek on (account_id, status, expires_ms); an IN list would scan.
     const row = this.store.db
-      .prepare(`SELECT MIN(t) AS t FROM (${EXPIRABLE.map(() => 'SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status = ?').join(' UNION ALL ')})`)
+      .prepare(
+        `SELECT MIN(t) AS t FROM (${EXPIRABLE.map(() => 'SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status = ?').join(' UNION ALL ')})`,
+      )
       .get(...EXPIRABLE.flatMap((s) => [accountId, s])) as { t: number | null };
     return row.t ?? undefined;
   }
@@ -353,18 +432,27 @@ export class Sessions implements DueWork {
  * carried — a secret acts for its own session only (another id → 401), and since it names that session, it is the
  * session when no id is given (docs/api.md "Confirm"). No id and no secret (an API key) → 400 parameter_missing.
  */
-export function requestedSession(path: string | undefined, body: string | undefined, authenticated: string | undefined): string {
+export function requestedSession(
+  path: string | undefined,
+  body: string | undefined,
+  authenticated: string | undefined,
+): string {
   const id = path ?? body ?? authenticated;
   if (id === undefined) throw errors.parameterMissing('session_id');
-  if (path !== undefined && body !== undefined && path !== body) throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
+  if (path !== undefined && body !== undefined && path !== body)
+    throw errors.parameterInvalid('session_id', 'must be the session in the path when both are given');
   if (authenticated !== undefined && authenticated !== id) {
-    throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+    throw errors.authentication(
+      'invalid_client_secret',
+      'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).',
+    );
   }
   return id;
 }
 
 /** Two request fields meaning the same (an alias): either one, or both when they agree. */
 function sameOrEither<T>(a: T | undefined, aName: string, b: T | undefined, bName: string): T | undefined {
-  if (a !== undefined && b !== undefined && a !== b) throw errors.parameterInvalid(bName, `says something else than ${aName}; give one of them`);
+  if (a !== undefined && b !== undefined && a !== b)
+    throw errors.parameterInvalid(bName, `says something else than ${aName}; give one of them`);
   return a ?? b;
 }

@@ -4,7 +4,10 @@
 export type CardOutcome =
   /** `refunds: 'fail'`: the payment succeeds; the processor refuses its refunds (refund.failed). */
   | { kind: 'success'; refunds?: 'fail' }
-  | { kind: 'decline'; code: 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'lost_card' | 'stolen_card' }
+  | {
+      kind: 'decline';
+      code: 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'lost_card' | 'stolen_card';
+    }
   /** processing_error on every processor (failover exhausts) */
   | { kind: 'processing_error' }
   /** the first processor fails retryably, the next succeeds */
@@ -20,10 +23,34 @@ export interface TestCard {
 }
 
 export const TEST_CARDS: TestCard[] = [
-  { token: 'tok_visa', number: '4242424242424242', brand: 'visa', outcome: { kind: 'success' }, description: 'Succeeds' },
-  { token: 'tok_mastercard', number: '5555555555554444', brand: 'mastercard', outcome: { kind: 'success' }, description: 'Succeeds' },
-  { token: 'tok_amex', number: '378282246310005', brand: 'amex', outcome: { kind: 'success' }, description: 'Succeeds' },
-  { token: 'tok_chargeDeclined', number: '4000000000000002', brand: 'visa', outcome: { kind: 'decline', code: 'card_declined' }, description: 'Declined: card_declined' },
+  {
+    token: 'tok_visa',
+    number: '4242424242424242',
+    brand: 'visa',
+    outcome: { kind: 'success' },
+    description: 'Succeeds',
+  },
+  {
+    token: 'tok_mastercard',
+    number: '5555555555554444',
+    brand: 'mastercard',
+    outcome: { kind: 'success' },
+    description: 'Succeeds',
+  },
+  {
+    token: 'tok_amex',
+    number: '378282246310005',
+    brand: 'amex',
+    outcome: { kind: 'success' },
+    description: 'Succeeds',
+  },
+  {
+    token: 'tok_chargeDeclined',
+    number: '4000000000000002',
+    brand: 'visa',
+    outcome: { kind: 'decline', code: 'card_declined' },
+    description: 'Declined: card_declined',
+  },
   {
     token: 'tok_chargeDeclinedInsufficientFunds',
     number: '4000000000009995',
@@ -31,8 +58,20 @@ export const TEST_CARDS: TestCard[] = [
     outcome: { kind: 'decline', code: 'insufficient_funds' },
     description: 'Declined: insufficient_funds',
   },
-  { token: 'tok_chargeDeclinedExpiredCard', number: '4000000000000069', brand: 'visa', outcome: { kind: 'decline', code: 'expired_card' }, description: 'Declined: expired_card' },
-  { token: 'tok_chargeDeclinedIncorrectCvc', number: '4000000000000127', brand: 'visa', outcome: { kind: 'decline', code: 'incorrect_cvc' }, description: 'Declined: incorrect_cvc' },
+  {
+    token: 'tok_chargeDeclinedExpiredCard',
+    number: '4000000000000069',
+    brand: 'visa',
+    outcome: { kind: 'decline', code: 'expired_card' },
+    description: 'Declined: expired_card',
+  },
+  {
+    token: 'tok_chargeDeclinedIncorrectCvc',
+    number: '4000000000000127',
+    brand: 'visa',
+    outcome: { kind: 'decline', code: 'incorrect_cvc' },
+    description: 'Declined: incorrect_cvc',
+  },
   {
     token: 'tok_chargeDeclinedProcessingError',
     number: '4000000000000119',
@@ -41,9 +80,26 @@ export const TEST_CARDS: TestCard[] = [
     description: 'processing_error on every processor (failover exhausts)',
   },
   // Stripe's "refund fails" test card: the charge succeeds, every refund of it fails.
-  { token: 'tok_refundFail', number: '4000000000005126', brand: 'visa', outcome: { kind: 'success', refunds: 'fail' }, description: 'Succeeds; its refunds fail (refund.failed)' },
-  { token: 'tok_processorUnavailable', brand: 'visa', outcome: { kind: 'processor_unavailable' }, description: 'First processor fails retryably, the next succeeds' },
-  { token: 'tok_threeDSecureRequired', number: '4000000000003220', brand: 'visa', outcome: { kind: 'threeds', then: 'success' }, description: '3DS challenge, then success' },
+  {
+    token: 'tok_refundFail',
+    number: '4000000000005126',
+    brand: 'visa',
+    outcome: { kind: 'success', refunds: 'fail' },
+    description: 'Succeeds; its refunds fail (refund.failed)',
+  },
+  {
+    token: 'tok_processorUnavailable',
+    brand: 'visa',
+    outcome: { kind: 'processor_unavailable' },
+    description: 'First processor fails retryably, the next succeeds',
+  },
+  {
+    token: 'tok_threeDSecureRequired',
+    number: '4000000000003220',
+    brand: 'visa',
+    outcome: { kind: 'threeds', then: 'success' },
+    description: '3DS challenge, then success',
+  },
   {
     token: 'tok_threeDSecureFail',
     number: '4000008400001629',

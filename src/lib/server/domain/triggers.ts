@@ -36,7 +36,12 @@ const DAY = 86_400_000;
 // ------------------------------------------------------------------------------------------ building blocks
 
 function session(c: Ctx, opts: { capture?: 'manual'; at?: number } = {}): string {
-  const body = { amount: c.amount, currency: c.currency, description: 'payorch trigger', ...(opts.capture ? { capture_method: opts.capture } : {}) };
+  const body = {
+    amount: c.amount,
+    currency: c.currency,
+    description: 'payorch trigger',
+    ...(opts.capture ? { capture_method: opts.capture } : {}),
+  };
   const created = c.s.sessions.create(c.accountId, body, opts.at ?? c.now, c.baseUrl);
   c.objects.payment_session = created.id;
   return created.id;
@@ -52,7 +57,11 @@ function pay(c: Ctx, token: string, opts: { capture?: 'manual' } = {}): string {
 }
 
 function customer(c: Ctx, card?: string): string {
-  const id = c.s.billing.customers.create(c.accountId, { email: 'trigger@example.com', name: 'payorch trigger', ...(card ? { default_payment_method: card } : {}) }, c.now).id;
+  const id = c.s.billing.customers.create(
+    c.accountId,
+    { email: 'trigger@example.com', name: 'payorch trigger', ...(card ? { default_payment_method: card } : {}) },
+    c.now,
+  ).id;
   c.objects.customer = id;
   return id;
 }
@@ -66,19 +75,32 @@ function product(c: Ctx): string {
 function price(c: Ctx, recurring?: 'day' | 'month', at = c.now): string {
   const id = c.s.billing.prices.create(
     c.accountId,
-    { product_data: { name: 'payorch trigger product' }, currency: c.currency, unit_amount: c.amount, ...(recurring ? { type: 'recurring', recurring: { interval: recurring } } : { type: 'one_time' }) },
+    {
+      product_data: { name: 'payorch trigger product' },
+      currency: c.currency,
+      unit_amount: c.amount,
+      ...(recurring ? { type: 'recurring', recurring: { interval: recurring } } : { type: 'one_time' }),
+    },
     at,
   ).id;
   c.objects.price = id;
   return id;
 }
 
-function subscription(c: Ctx, card: string, opts: { trialDays?: number; interval?: 'day' | 'month'; at?: number } = {}): string {
+function subscription(
+  c: Ctx,
+  card: string,
+  opts: { trialDays?: number; interval?: 'day' | 'month'; at?: number } = {},
+): string {
   const at = opts.at ?? c.now;
   const cus = customer({ ...c, now: at }, card);
   const sub = c.s.billing.subscriptions.create(
     c.accountId,
-    { customer: cus, items: [{ price: price(c, opts.interval ?? 'month', at) }], ...(opts.trialDays !== undefined ? { trial_period_days: opts.trialDays } : {}) },
+    {
+      customer: cus,
+      items: [{ price: price(c, opts.interval ?? 'month', at) }],
+      ...(opts.trialDays !== undefined ? { trial_period_days: opts.trialDays } : {}),
+    },
     at,
   );
   c.objects.subscription = sub.id;
@@ -91,7 +113,12 @@ function draftInvoice(c: Ctx, card = 'tok_visa', sendInvoice = false): string {
   const cus = customer(c, card);
   const inv = c.s.billing.invoices.create(
     c.accountId,
-    { customer: cus, currency: c.currency, lines: [{ amount: c.amount, description: 'payorch trigger' }], ...(sendInvoice ? { collection_method: 'send_invoice', days_until_due: 0 } : {}) },
+    {
+      customer: cus,
+      currency: c.currency,
+      lines: [{ amount: c.amount, description: 'payorch trigger' }],
+      ...(sendInvoice ? { collection_method: 'send_invoice', days_until_due: 0 } : {}),
+    },
     c.now,
   );
   c.objects.invoice = inv.id;
@@ -105,7 +132,9 @@ function openInvoice(c: Ctx, card = 'tok_visa', sendInvoice = false): string {
 }
 
 function ledgerAccount(c: Ctx, type: 'asset' | 'equity' = 'asset', name = 'payorch trigger'): string {
-  const id = c.s.ledger.create(c.accountId, { name, account_type: type, currency: c.currency }, c.now, { actor: 'trigger' }).id;
+  const id = c.s.ledger.create(c.accountId, { name, account_type: type, currency: c.currency }, c.now, {
+    actor: 'trigger',
+  }).id;
   c.objects[type === 'asset' ? 'ledger_account' : 'funding_account'] = id;
   return id;
 }
@@ -116,7 +145,13 @@ function fundedAccount(c: Ctx): string {
   const equity = ledgerAccount(c, 'equity', 'payorch trigger funding');
   const je = c.s.ledger.postJournal(
     c.accountId,
-    { description: 'payorch trigger', entries: [{ account_id: asset, direction: 'debit', amount: c.amount }, { account_id: equity, direction: 'credit', amount: c.amount }] },
+    {
+      description: 'payorch trigger',
+      entries: [
+        { account_id: asset, direction: 'debit', amount: c.amount },
+        { account_id: equity, direction: 'credit', amount: c.amount },
+      ],
+    },
     c.now,
   );
   c.objects.journal_entry = je.id;
@@ -124,14 +159,22 @@ function fundedAccount(c: Ctx): string {
 }
 
 function hold(c: Ctx, account: string, opts: { expiresMs?: number; at?: number } = {}): string {
-  const body = { amount: c.amount, description: 'payorch trigger', ...(opts.expiresMs !== undefined ? { expires_at: isoTime(opts.expiresMs) } : {}) };
+  const body = {
+    amount: c.amount,
+    description: 'payorch trigger',
+    ...(opts.expiresMs !== undefined ? { expires_at: isoTime(opts.expiresMs) } : {}),
+  };
   const id = c.s.ledger.createHold(c.accountId, account, body, opts.at ?? c.now).id;
   c.objects.hold = id;
   return id;
 }
 
 function bankAccount(c: Ctx, number: string = ACH_TEST.settles): string {
-  const id = c.s.bankAccounts.create(c.accountId, { holder_name: 'payorch trigger', routing_number: ACH_TEST.routing, account_number: number }, c.now).id;
+  const id = c.s.bankAccounts.create(
+    c.accountId,
+    { holder_name: 'payorch trigger', routing_number: ACH_TEST.routing, account_number: number },
+    c.now,
+  ).id;
   c.objects.bank_account = id;
   return id;
 }
@@ -146,7 +189,11 @@ function identityToken(c: Ctx, value: string): string {
 function decidedKyc(c: Ctx, value: string): void {
   const submittedAt = c.now - KYC_PROCESSING_MS;
   const token = identityToken({ ...c, now: submittedAt }, value);
-  const k = c.s.kyc.create(c.accountId, { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] }, submittedAt);
+  const k = c.s.kyc.create(
+    c.accountId,
+    { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] },
+    submittedAt,
+  );
   c.objects.kyc_verification = k.id;
   c.s.kyc.submit(c.accountId, k.id, {}, submittedAt);
   c.s.kyc.decideIfDue(c.accountId, k.id, c.now);
@@ -168,15 +215,18 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'refund.succeeded': (c) => refund(c, 'tok_visa'),
   'refund.failed': (c) => refund(c, 'tok_refundFail'),
   'payment_session.created': (c) => void session(c),
-  'payment_session.updated': (c) => void c.s.sessions.update(c.accountId, session(c), { description: 'Updated by a trigger' }, c.now),
+  'payment_session.updated': (c) =>
+    void c.s.sessions.update(c.accountId, session(c), { description: 'Updated by a trigger' }, c.now),
   'payment_session.succeeded': (c) => void pay(c, 'tok_visa'),
   'payment_session.failed': (c) => void pay(c, 'tok_chargeDeclined'),
   'payment_session.canceled': (c) => void c.s.sessions.cancel(c.accountId, session(c), {}, c.now),
   // created one lifetime ago: its expiry is due now, and runs for this one session when it is next acted on
-  'payment_session.expired': (c) => void c.s.sessions.current(c.accountId, session(c, { at: c.now - SESSION_TTL_MS }), c.now),
+  'payment_session.expired': (c) =>
+    void c.s.sessions.current(c.accountId, session(c, { at: c.now - SESSION_TTL_MS }), c.now),
 
   'bank_account.created': (c) => void bankAccount(c),
-  'bank_account.updated': (c) => void c.s.bankAccounts.update(c.accountId, bankAccount(c), { nickname: 'payorch trigger' }, c.now),
+  'bank_account.updated': (c) =>
+    void c.s.bankAccounts.update(c.accountId, bankAccount(c), { nickname: 'payorch trigger' }, c.now),
   'bank_account.verified': (c) => {
     const id = bankAccount(c);
     c.s.bankAccounts.initiateMicrodeposits(c.accountId, id, c.now);
@@ -198,10 +248,12 @@ const SCENARIOS: Record<EventType, Scenario> = {
   },
 
   'customer.created': (c) => void customer(c),
-  'customer.updated': (c) => void c.s.billing.customers.update(c.accountId, customer(c), { name: 'payorch trigger (updated)' }, c.now),
+  'customer.updated': (c) =>
+    void c.s.billing.customers.update(c.accountId, customer(c), { name: 'payorch trigger (updated)' }, c.now),
   'customer.deleted': (c) => void c.s.billing.customers.delete(c.accountId, customer(c), c.now),
   'product.created': (c) => void product(c),
-  'product.updated': (c) => void c.s.billing.products.update(c.accountId, product(c), { name: 'payorch trigger product (updated)' }, c.now),
+  'product.updated': (c) =>
+    void c.s.billing.products.update(c.accountId, product(c), { name: 'payorch trigger product (updated)' }, c.now),
   'product.deleted': (c) => void c.s.billing.products.delete(c.accountId, product(c), c.now),
   'price.created': (c) => void price(c),
   'price.updated': (c) => void c.s.billing.prices.update(c.accountId, price(c), { nickname: 'payorch trigger' }, c.now),
@@ -219,7 +271,13 @@ const SCENARIOS: Record<EventType, Scenario> = {
     c.s.billing.coupons.delete(c.accountId, id, c.now);
   },
   'subscription.created': (c) => void subscription(c, 'tok_visa'),
-  'subscription.updated': (c) => void c.s.billing.subscriptions.update(c.accountId, subscription(c, 'tok_visa'), { metadata: { trigger: 'payorch' } }, c.now),
+  'subscription.updated': (c) =>
+    void c.s.billing.subscriptions.update(
+      c.accountId,
+      subscription(c, 'tok_visa'),
+      { metadata: { trigger: 'payorch' } },
+      c.now,
+    ),
   // a trial shorter than the 3 days' notice: recorded at once
   'subscription.trial_will_end': (c) => void subscription(c, 'tok_visa', { trialDays: 1 }),
   // a daily subscription created a day ago: its renewal is due now, and runs for this one subscription
@@ -229,9 +287,11 @@ const SCENARIOS: Record<EventType, Scenario> = {
     subs.renew(c.accountId, subs.load(c.accountId, id), c.now);
     c.objects.invoice = subs.load(c.accountId, id).latest_invoice!;
   },
-  'subscription.canceled': (c) => void c.s.billing.subscriptions.cancel(c.accountId, subscription(c, 'tok_visa'), {}, c.now),
+  'subscription.canceled': (c) =>
+    void c.s.billing.subscriptions.cancel(c.accountId, subscription(c, 'tok_visa'), {}, c.now),
   'invoice.created': (c) => void draftInvoice(c),
-  'invoice.updated': (c) => void c.s.billing.invoices.update(c.accountId, draftInvoice(c), { description: 'payorch trigger' }, c.now),
+  'invoice.updated': (c) =>
+    void c.s.billing.invoices.update(c.accountId, draftInvoice(c), { description: 'payorch trigger' }, c.now),
   'invoice.deleted': (c) => void c.s.billing.invoices.delete(c.accountId, draftInvoice(c), c.now),
   'invoice.finalized': (c) => void openInvoice(c),
   'invoice.paid': (c) => void c.s.billing.invoices.pay(c.accountId, openInvoice(c), {}, c.now),
@@ -242,36 +302,60 @@ const SCENARIOS: Record<EventType, Scenario> = {
     const inv = c.s.billing.invoices;
     inv.pastDue(c.accountId, inv.load(c.accountId, openInvoice(c, 'tok_visa', true)), c.now);
   },
-  'invoice.marked_uncollectible': (c) => void c.s.billing.invoices.markUncollectible(c.accountId, openInvoice(c), c.now),
+  'invoice.marked_uncollectible': (c) =>
+    void c.s.billing.invoices.markUncollectible(c.accountId, openInvoice(c), c.now),
   'invoice.voided': (c) => void c.s.billing.invoices.void(c.accountId, openInvoice(c), c.now),
   'checkout_session.completed': (c) => {
-    const cks = c.s.billing.checkouts.create(c.accountId, { mode: 'payment', line_items: [{ price: price(c) }] }, c.now, c.baseUrl);
+    const cks = c.s.billing.checkouts.create(
+      c.accountId,
+      { mode: 'payment', line_items: [{ price: price(c) }] },
+      c.now,
+      c.baseUrl,
+    );
     c.objects.checkout_session = cks.id;
     c.objects.payment_session = cks.payment_session!;
-    c.s.payments.confirm(c.accountId, cks.payment_session!, { payment_method_type: 'card', token_id: 'tok_visa' }, c.now, c.baseUrl);
+    c.s.payments.confirm(
+      c.accountId,
+      cks.payment_session!,
+      { payment_method_type: 'card', token_id: 'tok_visa' },
+      c.now,
+      c.baseUrl,
+    );
     c.objects.payment = c.s.payments.forSession(c.accountId, cks.payment_session!)!.id;
   },
   // created one lifetime ago: its expiry is due now, and runs for this one checkout session
   'checkout_session.expired': (c) => {
     const at = c.now - CHECKOUT_TTL_MS;
-    const cks = c.s.billing.checkouts.create(c.accountId, { mode: 'subscription', line_items: [{ price: price(c, 'month', at) }] }, at, c.baseUrl);
+    const cks = c.s.billing.checkouts.create(
+      c.accountId,
+      { mode: 'subscription', line_items: [{ price: price(c, 'month', at) }] },
+      at,
+      c.baseUrl,
+    );
     c.objects.checkout_session = cks.id;
     c.s.billing.checkouts.expireIfDue(c.accountId, cks.id, c.now);
   },
 
   'ledger_account.created': (c) => void ledgerAccount(c),
-  'ledger_account.frozen': (c) => void c.s.ledger.freeze(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
+  'ledger_account.frozen': (c) =>
+    void c.s.ledger.freeze(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
   'ledger_account.unfrozen': (c) => {
     const id = ledgerAccount(c);
     c.s.ledger.freeze(c.accountId, id, { reason: 'payorch trigger' }, c.now, { actor: 'trigger' });
     c.s.ledger.unfreeze(c.accountId, id, { reason: 'payorch trigger' }, c.now, { actor: 'trigger' });
   },
-  'ledger_account.closed': (c) => void c.s.ledger.close(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
+  'ledger_account.closed': (c) =>
+    void c.s.ledger.close(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
   'journal_entry.created': (c) => void fundedAccount(c),
   'hold.created': (c) => void hold(c, fundedAccount(c)),
   'hold.captured': (c) => {
     const account = fundedAccount(c);
-    c.s.ledger.captureHold(c.accountId, hold(c, account), { destination_account_id: c.objects.funding_account! }, c.now);
+    c.s.ledger.captureHold(
+      c.accountId,
+      hold(c, account),
+      { destination_account_id: c.objects.funding_account! },
+      c.now,
+    );
   },
   'hold.released': (c) => void c.s.ledger.releaseHold(c.accountId, hold(c, fundedAccount(c)), c.now),
   // placed a moment ago, expiring now: its expiry runs for this one hold
@@ -281,11 +365,19 @@ const SCENARIOS: Record<EventType, Scenario> = {
   },
 
   'kyc_verification.created': (c) => {
-    c.objects.kyc_verification = c.s.kyc.create(c.accountId, { customer_id: 'trigger', verification_level: 'basic' }, c.now).id;
+    c.objects.kyc_verification = c.s.kyc.create(
+      c.accountId,
+      { customer_id: 'trigger', verification_level: 'basic' },
+      c.now,
+    ).id;
   },
   'kyc_verification.processing': (c) => {
     const token = identityToken(c, '123456789');
-    const k = c.s.kyc.create(c.accountId, { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] }, c.now);
+    const k = c.s.kyc.create(
+      c.accountId,
+      { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] },
+      c.now,
+    );
     c.objects.kyc_verification = k.id;
     c.s.kyc.submit(c.accountId, k.id, {}, c.now);
   },
@@ -316,17 +408,36 @@ export function nearestEventType(unknown: string): EventType {
  * Runs the scenario of `body.event_type` in the caller's transaction and answers every event it recorded, in
  * order. An unknown type is 400 parameter_invalid naming the nearest known one.
  */
-export function trigger(s: Services, accountId: string, body: TriggerBody, now: number, baseUrl: string): TriggerResult {
+export function trigger(
+  s: Services,
+  accountId: string,
+  body: TriggerBody,
+  now: number,
+  baseUrl: string,
+): TriggerResult {
   if (!isEventType(body.event_type)) {
-    throw errors.parameterInvalid('event_type', `'${body.event_type}' is not an event type (the nearest is '${nearestEventType(body.event_type)}')`);
+    throw errors.parameterInvalid(
+      'event_type',
+      `'${body.event_type}' is not an event type (the nearest is '${nearestEventType(body.event_type)}')`,
+    );
   }
   const type = body.event_type;
-  const c: Ctx = { s, accountId, now, baseUrl, amount: body.amount ?? 2000, currency: normalizeCurrency(body.currency ?? 'USD', 'currency'), objects: {} };
+  const c: Ctx = {
+    s,
+    accountId,
+    now,
+    baseUrl,
+    amount: body.amount ?? 2000,
+    currency: normalizeCurrency(body.currency ?? 'USD', 'currency'),
+    objects: {},
+  };
   const db = s.store.db;
   // The events the scenario records: this account's, after the last one before it (one writer at a time).
   const last = (db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
   SCENARIOS[type](c);
-  const rows = db.prepare('SELECT body FROM events WHERE account_id = ? AND seq > ? ORDER BY seq').all(accountId, last) as { body: string }[];
+  const rows = db
+    .prepare('SELECT body FROM events WHERE account_id = ? AND seq > ? ORDER BY seq')
+    .all(accountId, last) as { body: string }[];
   const events = rows.map((r) => JSON.parse(r.body) as Event);
   if (!events.some((e) => e.type === type)) {
     // The server's state kept the scenario from its event (e.g. every processor marked down): undo it all.

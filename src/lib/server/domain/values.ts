@@ -7,7 +7,8 @@ let currencies: Set<string> | undefined;
 export function normalizeCurrency(value: string, param: string): string {
   currencies ??= new Set(Intl.supportedValuesOf('currency'));
   const upper = value.toUpperCase();
-  if (!currencies.has(upper)) throw errors.parameterInvalid(param, `${JSON.stringify(value)} is not an ISO 4217 currency code`);
+  if (!currencies.has(upper))
+    throw errors.parameterInvalid(param, `${JSON.stringify(value)} is not an ISO 4217 currency code`);
   return upper;
 }
 
@@ -41,10 +42,16 @@ export function checkHttpUrl(value: string, param: string, schemes: 'http(s)' | 
     url = new URL(value);
   } catch {
     const written = WRITTEN_PORT.exec(value)?.[1];
-    if (written !== undefined && Number(written) > 65535) throw errors.parameterInvalid(param, `must be ${what} with a port from 1 to 65535 (not ${written})`);
+    if (written !== undefined && Number(written) > 65535)
+      throw errors.parameterInvalid(param, `must be ${what} with a port from 1 to 65535 (not ${written})`);
     throw errors.parameterInvalid(param, `must be ${what}`);
   }
-  if (schemes === 'https' ? url.protocol !== 'https:' : url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.parameterInvalid(param, `must be ${what}`);
-  if (url.port === '0') throw errors.parameterInvalid(param, `must be ${what} with a port from 1 to 65535 (not ${WRITTEN_PORT.exec(value)?.[1] ?? '0'})`);
+  if (schemes === 'https' ? url.protocol !== 'https:' : url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw errors.parameterInvalid(param, `must be ${what}`);
+  if (url.port === '0')
+    throw errors.parameterInvalid(
+      param,
+      `must be ${what} with a port from 1 to 65535 (not ${WRITTEN_PORT.exec(value)?.[1] ?? '0'})`,
+    );
   return url;
 }

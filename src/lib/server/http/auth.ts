@@ -21,7 +21,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * The address bucket of a request no credential identifies: `public` for the routes that take none (health,
  * the OpenAPI document, hosted pages), `guest` for everything else (failed authentication, unknown routes).
  */
-export const addressBucket = (request: FastifyRequest, bucket: 'public' | 'guest' = 'public'): string => (bucket === 'public' ? `ip:${request.ip}` : `guest:${request.ip}`);
+export const addressBucket = (request: FastifyRequest, bucket: 'public' | 'guest' = 'public'): string =>
+  bucket === 'public' ? `ip:${request.ip}` : `guest:${request.ip}`;
 
 /**
  * The bearer credential; two Authorization headers are refused rather than one of them chosen (Node keeps
@@ -30,8 +31,13 @@ export const addressBucket = (request: FastifyRequest, bucket: 'public' | 'guest
 function bearer(request: FastifyRequest): string | undefined {
   const raw = request.raw.rawHeaders;
   let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
-  if (seen > 1) throw errors.authentication('invalid_api_key', 'The request has more than one Authorization header; send exactly one.');
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
+  if (seen > 1)
+    throw errors.authentication(
+      'invalid_api_key',
+      'The request has more than one Authorization header; send exactly one.',
+    );
   const h = request.headers.authorization;
   if (!h) return undefined;
   return BEARER.exec(h)?.[1] ?? h.trim();
@@ -40,17 +46,25 @@ function bearer(request: FastifyRequest): string | undefined {
 /** The caller the request's credential stands for, or throws the 401. */
 export function identify(request: FastifyRequest, spec: RouteSpec, services: Services): Caller {
   const token = bearer(request);
-  const useSecret = spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
+  const useSecret =
+    spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
   if (!useSecret) {
     const auth = services.accounts.authenticate(token);
     return { accountId: auth.accountId, keyId: auth.keyId, rateKey: `key:${auth.keyId}` };
   }
-  if (!token) throw errors.authentication('missing_client_secret', "This operation is authenticated with the payment session's client_secret as the bearer credential.");
+  if (!token)
+    throw errors.authentication(
+      'missing_client_secret',
+      "This operation is authenticated with the payment session's client_secret as the bearer credential.",
+    );
   // Without a session in the path, the secret names its session (Sessions.authenticateSecret).
   const pathId = (request.params as Record<string, string | undefined>).session_id;
   const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(pathId, token) : undefined;
   if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
-    throw errors.authentication('invalid_client_secret', 'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).');
+    throw errors.authentication(
+      'invalid_client_secret',
+      'The client secret is not valid for this payment session (wrong session, wrong secret, or the session expired).',
+    );
   }
   return { accountId: auth.accountId, sessionId: auth.sessionId, rateKey: `cs:${auth.sessionId}` };
 }

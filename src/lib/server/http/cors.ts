@@ -8,7 +8,8 @@ import { errors } from '../errors.js';
 import { sendError, type KnownPaths } from './replies.js';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key';
-const EXPOSED_HEADERS = 'Request-Id, Idempotent-Replayed, Original-Request, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const EXPOSED_HEADERS =
+  'Request-Id, Idempotent-Replayed, Original-Request, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 
 export function allowBrowsers(app: FastifyInstance, known: KnownPaths): void {
   app.addHook('onSend', (_request, reply, payload, done) => {

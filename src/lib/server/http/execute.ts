@@ -50,7 +50,9 @@ export function serveRoute(app: FastifyInstance, spec: RouteSpec, opts: ServeOpt
     method: spec.method,
     url,
     config: { spec },
-    schema: Object.fromEntries(Object.entries({ body: spec.body, querystring: query, params: spec.params }).filter(([, v]) => v !== undefined)),
+    schema: Object.fromEntries(
+      Object.entries({ body: spec.body, querystring: query, params: spec.params }).filter(([, v]) => v !== undefined),
+    ),
     ...(spec.body ? { preValidation: noBodyAsEmpty } : {}),
     handler: (request, reply) => execute(spec, request, reply, opts),
   });
@@ -81,7 +83,10 @@ async function execute(spec: RouteSpec, request: FastifyRequest, reply: FastifyR
   return reply.code(out.status).type('application/json; charset=utf-8').send(out.body);
 }
 
-function context(request: FastifyRequest, { services, runtime, publicUrl }: ServeOptions): RouteContext<unknown, unknown, unknown> {
+function context(
+  request: FastifyRequest,
+  { services, runtime, publicUrl }: ServeOptions,
+): RouteContext<unknown, unknown, unknown> {
   const accountId = request.payorch?.accountId ?? '';
   return {
     accountId,
@@ -117,7 +122,11 @@ function result(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, r
   return { status: spec.status ?? 200, body: jsonTextOf(r) ?? JSON.stringify(r), response: r };
 }
 
-function* answering(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, steps: Steps<HandlerResult>): Steps<Answer> {
+function* answering(
+  spec: RouteSpec,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  steps: Steps<HandlerResult>,
+): Steps<Answer> {
   return result(spec, ctx, yield* steps);
 }
 
@@ -133,7 +142,13 @@ function* finally_<T>(steps: Steps<T>, then: (value: T) => void): Steps<T> {
  * record in one transaction. A failure that undid the operation but is its answer (404, 409, …) is recorded
  * after the rollback, so that a retry with the key gets the same answer.
  */
-async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, key: string, body: unknown, idempotency: IdempotencyStore): Promise<Answer> {
+async function idempotently(
+  spec: RouteSpec,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  key: string,
+  body: unknown,
+  idempotency: IdempotencyStore,
+): Promise<Answer> {
   const { services } = ctx;
   const { store } = services;
   const accountId = ctx.accountId;
@@ -149,7 +164,15 @@ async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown,
       }
       const result = answer(spec, ctx);
       const save = (r: Answer) => {
-        if (spec.saved && r.response !== undefined) idempotency.save(accountId, key, fp, r.status, spec.saved.strip(r.response, r.body, { accountId, services }), false);
+        if (spec.saved && r.response !== undefined)
+          idempotency.save(
+            accountId,
+            key,
+            fp,
+            r.status,
+            spec.saved.strip(r.response, r.body, { accountId, services }),
+            false,
+          );
         else idempotency.save(accountId, key, fp, r.status, r.body);
       };
       if (!result.steps) save(result);
@@ -165,7 +188,8 @@ async function idempotently(spec: RouteSpec, ctx: RouteContext<unknown, unknown,
   } catch (err) {
     if (err instanceof ServiceError && isSavedOutcome(err) && !err.code.startsWith('idempotency_key_')) {
       await store.grouped(() => {
-        if (!idempotency.lookup(accountId, key, fp)) idempotency.save(accountId, key, fp, err.status, JSON.stringify(err.body(ctx.requestId)));
+        if (!idempotency.lookup(accountId, key, fp))
+          idempotency.save(accountId, key, fp, err.status, JSON.stringify(err.body(ctx.requestId)));
       });
     }
     throw err;

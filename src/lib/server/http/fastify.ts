@@ -45,7 +45,10 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
     // answered 408 by clientErrorHandler below, which destroys the connection: its request is aborted and its
     // in-flight slot released then (lifecycle.ts), whatever the client does.
     requestTimeout: timeouts.requestMs,
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersMs / 4))) },
+    http: {
+      headersTimeout: headersMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersMs / 4))),
+    },
     logger: false, // one line per request is written by the lifecycle (http/lifecycle.ts, log.ts AccessLog)
     genReqId: (req) => newRequestId(req),
     requestIdHeader: false,
@@ -59,8 +62,14 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
     frameworkErrors: (err, request, generic) => {
       const reply = generic as unknown as FastifyReply;
       reply.header('Request-Id', request.id);
-      const se = errors.invalidRequest('invalid_url', `The request URL could not be read (${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'invalid percent-encoding'}).`);
-      return reply.code(se.status).type('application/json; charset=utf-8').send(JSON.stringify(se.body(request.id)));
+      const se = errors.invalidRequest(
+        'invalid_url',
+        `The request URL could not be read (${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'invalid percent-encoding'}).`,
+      );
+      return reply
+        .code(se.status)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(se.body(request.id)));
     },
     // Bytes Node's HTTP parser rejects (broken framing, bad header bytes, an oversized head; or a body's chunk
     // framing, after the request was admitted) and the timeouts: still the contract's error body with a Request-Id,
@@ -70,10 +79,18 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
       const requestId = newRequestId();
       const se =
         err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new ServiceError({ status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request (its headers or its body) did not arrive in time.' })
+          ? new ServiceError({
+              status: 408,
+              type: 'invalid_request_error',
+              code: 'request_timeout',
+              message: 'The request (its headers or its body) did not arrive in time.',
+            })
           : err.code === 'HPE_HEADER_OVERFLOW'
             ? errors.invalidRequest('request_header_too_large', 'The request line and headers exceed 16 KiB.')
-            : errors.invalidRequest('malformed_request', 'The request is not valid HTTP/1.1 (request line, headers or body framing).');
+            : errors.invalidRequest(
+                'malformed_request',
+                'The request is not valid HTTP/1.1 (request line, headers or body framing).',
+              );
       const body = JSON.stringify(se.body(requestId));
       answerAndClose(
         socket,

@@ -34,7 +34,12 @@ interface Rule {
 function globRe(glob: string): RegExp {
   const re = glob
     .split('**')
-    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
     .join('.*');
   return new RegExp(`^${re}/?$`);
 }
@@ -63,7 +68,10 @@ export class FaultRules {
     }
     const webhook = body.webhook_endpoint !== undefined;
     if (webhook && (body.path !== undefined || body.method !== undefined)) {
-      throw errors.parameterInvalid('webhook_endpoint', 'a rule targets requests (method, path) or webhook deliveries (webhook_endpoint), not both');
+      throw errors.parameterInvalid(
+        'webhook_endpoint',
+        'a rule targets requests (method, path) or webhook deliveries (webhook_endpoint), not both',
+      );
     }
     let fault: Fault;
     try {
@@ -116,7 +124,10 @@ export class FaultRules {
   /** The fault the rules give this request (counted), if any. */
   forRequest(accountId: string, method: string, path: string): Fault | undefined {
     if (path.startsWith(RULES_PATH)) return undefined;
-    return this.take((r) => r.target === 'request' && (r.method === '*' || r.method === method) && r.pathRe!.test(path), accountId);
+    return this.take(
+      (r) => r.target === 'request' && (r.method === '*' || r.method === method) && r.pathRe!.test(path),
+      accountId,
+    );
   }
 
   /** The fault the rules give this delivery attempt to the endpoint (counted), if any. */
@@ -126,7 +137,13 @@ export class FaultRules {
 
   /** Whether an unspent rule may give the endpoint's deliveries a fault (they are then sent one per batch). */
   watches(accountId: string, endpointId: string): boolean {
-    return this.rules.some((r) => r.target === 'webhook' && (r.accountId === '' || r.accountId === accountId) && (r.endpoint === '*' || r.endpoint === endpointId) && !spent(r));
+    return this.rules.some(
+      (r) =>
+        r.target === 'webhook' &&
+        (r.accountId === '' || r.accountId === accountId) &&
+        (r.endpoint === '*' || r.endpoint === endpointId) &&
+        !spent(r),
+    );
   }
 
   /**

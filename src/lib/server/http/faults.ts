@@ -9,7 +9,14 @@
 // its idempotency record are committed. The request's fault is kept on its state (lifecycle.ts) so that the
 // request log and the access log mark it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { FaultSyntaxError, parseFault, SIMULATE_HEADER, SIMULATE_HEADER_LC, SIMULATED_HEADER, type Fault } from '../../contract/faults.js';
+import {
+  FaultSyntaxError,
+  parseFault,
+  SIMULATE_HEADER,
+  SIMULATE_HEADER_LC,
+  SIMULATED_HEADER,
+  type Fault,
+} from '../../contract/faults.js';
 import { API_PREFIX } from '../../contract/common.js';
 import { errors, ServiceError } from '../errors.js';
 import type { FaultRules } from './faultrules.js';

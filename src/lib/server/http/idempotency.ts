@@ -42,7 +42,9 @@ export function canonicalJson(value: unknown): string {
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).sort();
   const indexKeys = keys.filter(isIndexKey);
-  const ordered = indexKeys.length ? [...indexKeys.sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndexKey(k))] : keys;
+  const ordered = indexKeys.length
+    ? [...indexKeys.sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndexKey(k))]
+    : keys;
   let out = '';
   for (const k of ordered) {
     const v = obj[k];
@@ -82,10 +84,16 @@ export class IdempotencyStore {
     private readonly store: Store,
     private readonly owner: string,
     private readonly now: () => number = Date.now,
-    private readonly sealer?: { sealBytes(plaintext: string): Buffer; openBytes(sealed: Uint8Array): string; open(sealed: string): string },
+    private readonly sealer?: {
+      sealBytes(plaintext: string): Buffer;
+      openBytes(sealed: Uint8Array): string;
+      open(sealed: string): string;
+    },
   ) {
     const db = store.db;
-    this.find = db.prepare('SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?');
+    this.find = db.prepare(
+      'SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?',
+    );
     this.insert = db.prepare(
       `INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, owner = excluded.owner,
@@ -98,7 +106,10 @@ export class IdempotencyStore {
 
   static validateKey(key: string): void {
     if (key.length < IDEMPOTENCY_KEY_LENGTH.min || key.length > IDEMPOTENCY_KEY_LENGTH.max) {
-      throw errors.parameterInvalid('Idempotency-Key', `must be ${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters`);
+      throw errors.parameterInvalid(
+        'Idempotency-Key',
+        `must be ${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters`,
+      );
     }
   }
 
@@ -123,20 +134,36 @@ export class IdempotencyStore {
     }
     if (row.state === 'in_progress') {
       if (age < ABANDONED_AFTER_MS) {
-        throw errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.');
+        throw errors.conflict(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+        );
       }
       this.remove.run(accountId, key);
       return undefined;
     }
     const stored = row.body!;
     const body =
-      typeof stored !== 'string' ? this.sealer!.openBytes(stored) : this.sealer && !stored.startsWith('{') ? this.sealer.open(stored) : stored;
+      typeof stored !== 'string'
+        ? this.sealer!.openBytes(stored)
+        : this.sealer && !stored.startsWith('{')
+          ? this.sealer.open(stored)
+          : stored;
     return { status: row.status!, body, replayed: true };
   }
 
   /** `sealed: false` for a body that holds no secret (RouteSpec.saved): kept as JSON text. */
   save(accountId: string, key: string, fp: string, status: number, body: string, sealed = true): void {
-    this.insert.run(accountId, key, fp, 'done', this.owner, status, this.sealer && sealed ? this.sealer.sealBytes(body) : body, this.now());
+    this.insert.run(
+      accountId,
+      key,
+      fp,
+      'done',
+      this.owner,
+      status,
+      this.sealer && sealed ? this.sealer.sealBytes(body) : body,
+      this.now(),
+    );
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */

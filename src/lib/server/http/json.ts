@@ -26,7 +26,10 @@ export function parseJsonBody(text: string, bodySchema?: () => unknown): unknown
   if (inexact) {
     const unknown = unknownAlong(bodySchema?.(), inexact.keys);
     if (unknown) throw errors.parameterUnknown(unknown);
-    throw errors.parameterInvalid(inexact.path || 'body', `must be a number from ${MIN_SAFE_INTEGER} to ${MAX_SAFE_INTEGER}`);
+    throw errors.parameterInvalid(
+      inexact.path || 'body',
+      `must be a number from ${MIN_SAFE_INTEGER} to ${MAX_SAFE_INTEGER}`,
+    );
   }
   return value;
 }
@@ -69,7 +72,11 @@ function unknownAlong(schema: unknown, keys: (string | number)[]): string | unde
 }
 
 /** fastify's content-type parser for application/json (parseAs: 'string'). */
-export function jsonBodyParser(request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void): void {
+export function jsonBodyParser(
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   let value: unknown;
   try {
     value = parseJsonBody(body as string, () => request.routeOptions.schema?.body);

@@ -36,7 +36,13 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
 }
 
 // Hooks take callbacks rather than being async functions: no promise per hook per request.
-export function followEachRequest(app: FastifyInstance, services: Services, runtime: HttpRuntime, accessLog: AccessLog | undefined, ownPorts?: Uint8Array): FaultHooks {
+export function followEachRequest(
+  app: FastifyInstance,
+  services: Services,
+  runtime: HttpRuntime,
+  accessLog: AccessLog | undefined,
+  ownPorts?: Uint8Array,
+): FaultHooks {
   const { limiter, requestLog } = runtime;
 
   /** The end of a request: its slot given back, its access line and request-log entry written. */
@@ -45,8 +51,25 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     const state = request.payorch;
     const ms = state ? Number(process.hrtime.bigint() - state.started) / 1e6 : undefined;
     const simulated = state?.fault?.done;
-    accessLog?.write({ req: request.id, method: request.method, path: request.url.split('?')[0]!, status, ms, account: state?.accountId || undefined, simulated });
-    if (state?.accountId) requestLog.record({ accountId: state.accountId, requestId: request.id, method: request.method, url: request.url, status, ms: ms ?? 0, simulated });
+    accessLog?.write({
+      req: request.id,
+      method: request.method,
+      path: request.url.split('?')[0]!,
+      status,
+      ms,
+      account: state?.accountId || undefined,
+      simulated,
+    });
+    if (state?.accountId)
+      requestLog.record({
+        accountId: state.accountId,
+        requestId: request.id,
+        method: request.method,
+        url: request.url,
+        status,
+        ms: ms ?? 0,
+        simulated,
+      });
   };
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -57,7 +80,15 @@ export function followEachRequest(app: FastifyInstance, services: Services, runt
     // is a route without a spec): the address's public bucket. Anything else starts in its guest bucket.
     const open = spec ? spec.auth === 'none' : route.url !== undefined;
     // One shape for every request's state (fields set later are declared here): no hidden-class changes.
-    const state: RequestState = { accountId: '', keyId: undefined, sessionId: undefined, rateKey: addressBucket(request, open ? 'public' : 'guest'), admitted: false, started: process.hrtime.bigint(), fault: undefined };
+    const state: RequestState = {
+      accountId: '',
+      keyId: undefined,
+      sessionId: undefined,
+      rateKey: addressBucket(request, open ? 'public' : 'guest'),
+      admitted: false,
+      started: process.hrtime.bigint(),
+      fault: undefined,
+    };
     request.payorch = state;
     // A route without limits (the health check) answers whatever any client, or the server itself, does.
     if (spec?.limited === false) return done();

@@ -57,11 +57,18 @@ export function registerPages(
           .type('text/html; charset=utf-8');
         try {
           // A page is a read: committed data only, never a write (store.read).
-          const html = await opts.services.store.read(() => page.handler({ params: request.params as Record<string, string>, baseUrl: opts.publicUrl(), services: opts.services }));
+          const html = await opts.services.store.read(() =>
+            page.handler({
+              params: request.params as Record<string, string>,
+              baseUrl: opts.publicUrl(),
+              services: opts.services,
+            }),
+          );
           if (html === undefined) return reply.code(404).send(errorPage(404, 'There is no such page.'));
           return reply.code(200).send(html.replaceAll('<script>', `<script nonce="${nonce}">`));
         } catch (err) {
-          if (err instanceof ServiceError && err.status < 500) return reply.code(err.status).send(errorPage(err.status, err.message));
+          if (err instanceof ServiceError && err.status < 500)
+            return reply.code(err.status).send(errorPage(err.status, err.message));
           throw err;
         }
       },

@@ -25,7 +25,13 @@ export interface RateState {
 
 export type Admission =
   | { ok: true; state: RateState }
-  | { ok: false; code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded'; retryAfter: number; state: RateState; message: string };
+  | {
+      ok: false;
+      code: 'rate_limit_exceeded' | 'daily_limit_exceeded' | 'concurrency_limit_exceeded';
+      retryAfter: number;
+      state: RateState;
+      message: string;
+    };
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -33,7 +39,10 @@ const DAY = 86_400_000;
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(readonly config: RateLimitConfig, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly config: RateLimitConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private bucket(key: string, now: number): Bucket {
     const minute = Math.floor(now / MINUTE);
@@ -60,7 +69,8 @@ export class RateLimiter {
     const b = this.bucket(key, now);
     const minuteLeft = Math.max(0, this.config.perMinute - b.minuteCount);
     const dayLeft = Math.max(0, this.config.perDay - b.dayCount);
-    if (dayLeft < minuteLeft) return { limit: this.config.perDay, remaining: dayLeft, reset: ((b.day + 1) * DAY) / 1000 };
+    if (dayLeft < minuteLeft)
+      return { limit: this.config.perDay, remaining: dayLeft, reset: ((b.day + 1) * DAY) / 1000 };
     return { limit: this.config.perMinute, remaining: minuteLeft, reset: ((b.minute + 1) * MINUTE) / 1000 };
   }
 
@@ -70,13 +80,31 @@ export class RateLimiter {
     const b = this.bucket(key, now);
     const secondsTo = (ms: number) => Math.max(1, Math.ceil((ms - now) / 1000));
     if (b.dayCount >= this.config.perDay) {
-      return { ok: false, code: 'daily_limit_exceeded', retryAfter: secondsTo((b.day + 1) * DAY), state: this.state(key), message: `Daily request limit of ${this.config.perDay} exceeded.` };
+      return {
+        ok: false,
+        code: 'daily_limit_exceeded',
+        retryAfter: secondsTo((b.day + 1) * DAY),
+        state: this.state(key),
+        message: `Daily request limit of ${this.config.perDay} exceeded.`,
+      };
     }
     if (b.minuteCount >= this.config.perMinute) {
-      return { ok: false, code: 'rate_limit_exceeded', retryAfter: secondsTo((b.minute + 1) * MINUTE), state: this.state(key), message: `Rate limit of ${this.config.perMinute} requests per minute exceeded.` };
+      return {
+        ok: false,
+        code: 'rate_limit_exceeded',
+        retryAfter: secondsTo((b.minute + 1) * MINUTE),
+        state: this.state(key),
+        message: `Rate limit of ${this.config.perMinute} requests per minute exceeded.`,
+      };
     }
     if (b.inflight >= this.config.concurrency) {
-      return { ok: false, code: 'concurrency_limit_exceeded', retryAfter: 1, state: this.state(key), message: `More than ${this.config.concurrency} requests in flight for this key.` };
+      return {
+        ok: false,
+        code: 'concurrency_limit_exceeded',
+        retryAfter: 1,
+        state: this.state(key),
+        message: `More than ${this.config.concurrency} requests in flight for this key.`,
+      };
     }
     b.minuteCount++;
     b.dayCount++;

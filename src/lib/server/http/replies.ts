@@ -12,7 +12,13 @@ const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
 /** Maps anything thrown in the pipeline to the contract's error. */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  const e = err as { code?: string; statusCode?: number; validation?: unknown; validationContext?: string; message?: string };
+  const e = err as {
+    code?: string;
+    statusCode?: number;
+    validation?: unknown;
+    validationContext?: string;
+    message?: string;
+  };
   if (e && Array.isArray(e.validation)) return validationError(e.validation, e.validationContext);
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -38,7 +44,11 @@ export function toServiceError(err: unknown): ServiceError {
  * undid the batch it was part of.
  */
 function isStorageFault(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 3;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string' && /^(SQLITE_FULL|SQLITE_IOERR|ENOSPC$|EDQUOT$|EIO$)/.test(e.code)) return true;
   }
   return false;
@@ -46,7 +56,10 @@ function isStorageFault(err: unknown): boolean {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: ServiceError): FastifyReply {
   if (err.headers) reply.headers(err.headers);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(JSON.stringify(err.body(request.id)));
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(err.body(request.id)));
 }
 
 /**
@@ -77,7 +90,8 @@ export class KnownPaths {
 export function replyWithErrors(app: FastifyInstance, known: KnownPaths, log: Logger | undefined): void {
   app.setErrorHandler((err, request, reply) => {
     const se = toServiceError(err);
-    if (se.status === 415) return sendError(request, reply, errors.unsupportedMediaType(request.headers['content-type'] ?? ''));
+    if (se.status === 415)
+      return sendError(request, reply, errors.unsupportedMediaType(request.headers['content-type'] ?? ''));
     if (se.status === 503) log?.warn({ code: (err as { code?: string }).code, req: request.id }, 'storage unavailable');
     else if (se.status >= 500) log?.error({ err, req: request.id }, 'unhandled error');
     return sendError(request, reply, se);
@@ -85,6 +99,10 @@ export function replyWithErrors(app: FastifyInstance, known: KnownPaths, log: Lo
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     const allow = known.allowed(path);
-    return sendError(request, reply, allow.length ? errors.methodNotAllowed(request.method, path, allow) : errors.routeNotFound(request.method, path));
+    return sendError(
+      request,
+      reply,
+      allow.length ? errors.methodNotAllowed(request.method, path, allow) : errors.routeNotFound(request.method, path),
+    );
   });
 }

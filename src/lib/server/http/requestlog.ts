@@ -4,7 +4,12 @@
 // is kept: no headers, bodies, keys or client secrets. It lives in memory only (a restart empties it; the access
 // log on disk is the durable record).
 import { API_PREFIX } from '../../contract/common.js';
-import { statusMatches, type RequestLogEntry, type RequestLogPage, type RequestLogQuery } from '../../contract/requestlog.js';
+import {
+  statusMatches,
+  type RequestLogEntry,
+  type RequestLogPage,
+  type RequestLogQuery,
+} from '../../contract/requestlog.js';
 
 /** Entries kept per account. */
 export const REQUEST_LOG_SIZE = 1000;
@@ -84,7 +89,16 @@ export class RequestLog {
     let log = this.rings.get(r.accountId);
     if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
     const ring = log.entries;
-    ring.push({ seq: ++log.seq, request_id: r.requestId, method: r.method, path, status: r.status, duration_ms: Math.max(0, Math.round(r.ms)), at: Date.now(), simulated: r.simulated });
+    ring.push({
+      seq: ++log.seq,
+      request_id: r.requestId,
+      method: r.method,
+      path,
+      status: r.status,
+      duration_ms: Math.max(0, Math.round(r.ms)),
+      at: Date.now(),
+      simulated: r.simulated,
+    });
     if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
   }
 
@@ -101,7 +115,9 @@ export class RequestLog {
     const ring = this.kept(accountId);
     // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
     const after = q.after !== undefined && q.after > seq ? 0 : q.after;
-    const match = (e: Kept) => (q.status === undefined || statusMatches(q.status, e.status)) && (q.path === undefined || e.path.startsWith(q.path));
+    const match = (e: Kept) =>
+      (q.status === undefined || statusMatches(q.status, e.status)) &&
+      (q.path === undefined || e.path.startsWith(q.path));
     if (after === undefined) {
       const data = ring.filter(match).slice(-limit).map(entryOf);
       return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };

@@ -118,7 +118,10 @@ export const savedAsSent: SavedWithoutSecret = { strip: (_response, json) => jso
  * longer has it (the test clock moved past its 30 days within the key's 24 hours), the object as it is now
  * (`current`). An answer that is not an event's object (a status that records none) is saved as `inner` saves it.
  */
-export function savedAsEvent(current: (ctx: ReplayContext, id: string) => unknown, inner: SavedWithoutSecret = savedAsSent): SavedWithoutSecret {
+export function savedAsEvent(
+  current: (ctx: ReplayContext, id: string) => unknown,
+  inner: SavedWithoutSecret = savedAsSent,
+): SavedWithoutSecret {
   return {
     strip: (response, json, ctx) => {
       const text = inner.strip(response, json, ctx);
@@ -130,7 +133,8 @@ export function savedAsEvent(current: (ctx: ReplayContext, id: string) => unknow
       const ref = saved as { replay_from_event?: unknown; object_id?: unknown };
       const object =
         typeof ref.replay_from_event === 'string'
-          ? (ctx.services.events.find(ctx.accountId, ref.replay_from_event)?.data.object ?? current(ctx, String(ref.object_id)))
+          ? (ctx.services.events.find(ctx.accountId, ref.replay_from_event)?.data.object ??
+            current(ctx, String(ref.object_id)))
           : saved;
       return inner.restore ? inner.restore(object, ctx) : object;
     },
@@ -153,7 +157,11 @@ export function defineRoute<
     query?: Q;
     params?: P;
     handler: (
-      ctx: RouteContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined, P extends TSchema ? Static<P> : undefined>,
+      ctx: RouteContext<
+        B extends TSchema ? Static<B> : undefined,
+        Q extends TSchema ? Static<Q> : undefined,
+        P extends TSchema ? Static<P> : undefined
+      >,
     ) => R;
   } & (R extends { then: (...args: never[]) => unknown } ? { handler: never } : unknown),
 ): RouteSpec {

@@ -26,4 +26,5 @@ export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimi
 }
 
 /** The idempotency records of `store` (made again when a restored snapshot replaces the store). */
-export const idempotencyStore = (store: Store, sealer: Sealer): IdempotencyStore => new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer);
+export const idempotencyStore = (store: Store, sealer: Sealer): IdempotencyStore =>
+  new IdempotencyStore(store, randomBytes(8).toString('hex'), Date.now, sealer);

@@ -46,7 +46,13 @@ function asServiceError(err: unknown): unknown {
   if (!(err instanceof SnapshotError)) return err;
   switch (err.code) {
     case 'snapshot_missing':
-      return new ServiceError({ status: 404, type: 'invalid_request_error', code: 'resource_missing', param: 'name', message: err.message });
+      return new ServiceError({
+        status: 404,
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'name',
+        message: err.message,
+      });
     case 'invalid_name':
       return errors.invalidRequest('invalid_snapshot_name', err.message, 'name');
     default:
@@ -55,7 +61,14 @@ function asServiceError(err: unknown): unknown {
 }
 
 export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate: Gate, known: KnownPaths): void {
-  const route = (method: RouteSpec['method'], path: string, operationId: string, summary: string, run: (request: FastifyRequest) => Promise<object> | object, status = 200) => {
+  const route = (
+    method: RouteSpec['method'],
+    path: string,
+    operationId: string,
+    summary: string,
+    run: (request: FastifyRequest) => Promise<object> | object,
+    status = 200,
+  ) => {
     const url = API_PREFIX + SNAPSHOTS_URL + path;
     known.add(method, url);
     app.route({
@@ -68,7 +81,8 @@ export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate:
             status: 403,
             type: 'invalid_request_error',
             code: 'default_account_only',
-            message: "Snapshots hold every account's data: only a key of the data directory's default account (`payorch server keys reveal`) may save, restore or delete them.",
+            message:
+              "Snapshots hold every account's data: only a key of the data directory's default account (`payorch server keys reveal`) may save, restore or delete them.",
           });
         }
         let out: object;
@@ -82,7 +96,12 @@ export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate:
     });
   };
   const nameOf = (request: FastifyRequest) => (request.params as { name: string }).name;
-  route('GET', '', 'listSnapshots', 'List the data directory’s snapshots', () => ({ object: 'list', data: admin.list(), has_more: false, url: SNAPSHOTS_URL }));
+  route('GET', '', 'listSnapshots', 'List the data directory’s snapshots', () => ({
+    object: 'list',
+    data: admin.list(),
+    has_more: false,
+    url: SNAPSHOTS_URL,
+  }));
   route(
     'POST',
     '',
@@ -100,5 +119,8 @@ export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate:
     gate.leave(request); // this request waits for the others, not for itself
     return admin.restore(nameOf(request));
   });
-  route('DELETE', '/:name', 'deleteSnapshot', 'Delete a snapshot', (request) => ({ ...admin.remove(nameOf(request)), deleted: true }));
+  route('DELETE', '/:name', 'deleteSnapshot', 'Delete a snapshot', (request) => ({
+    ...admin.remove(nameOf(request)),
+    deleted: true,
+  }));
 }

@@ -16,7 +16,15 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
  */
 function makeAjv(coerce: boolean): Ajv {
   // verbose: an error carries the schema it failed (for "did you mean" on an unknown field); bodies only.
-  const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false, validateSchema: false, verbose: !coerce });
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: false,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+    validateSchema: false,
+    verbose: !coerce,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -41,7 +49,8 @@ function paramPath(instancePath: string, child?: string): string {
 function patternRule(pattern: string): string {
   if (pattern.startsWith('^https?://')) return 'must be an absolute http or https URL (https://…)';
   if (pattern.startsWith('^https://')) return 'must be an absolute https URL (https://…)';
-  if (pattern === PAYMENT_METHOD_PATTERN) return 'must be a payment method token (e.g. tok_visa), never a card number: tokenize cards with POST /vault/tokens';
+  if (pattern === PAYMENT_METHOD_PATTERN)
+    return 'must be a payment method token (e.g. tok_visa), never a card number: tokenize cards with POST /vault/tokens';
   if (pattern.includes('@')) return 'must be an email address';
   if (pattern === '^[A-Za-z]{3}$') return 'must be a three-letter ISO 4217 currency code';
   if (pattern === '^[A-Za-z]{2}$') return 'must be a two-letter ISO 3166 country code';
@@ -95,23 +104,34 @@ export function validationError(list: ErrorObject[], context: string | undefined
   const unknown = list.find((e) => e.keyword === 'additionalProperties');
   if (unknown) {
     const field = String((unknown.params as { additionalProperty: string }).additionalProperty);
-    return errors.parameterUnknown(paramPath(unknown.instancePath, field), nearestField(field, unknown.parentSchema, paramPath(unknown.instancePath)));
+    return errors.parameterUnknown(
+      paramPath(unknown.instancePath, field),
+      nearestField(field, unknown.parentSchema, paramPath(unknown.instancePath)),
+    );
   }
   const missing = list.find((e) => e.keyword === 'required');
-  if (missing) return errors.parameterMissing(paramPath(missing.instancePath, String((missing.params as { missingProperty: string }).missingProperty)));
-  const where = paramPath(first.instancePath) || (context === 'body' ? 'body' : context ?? 'request');
+  if (missing)
+    return errors.parameterMissing(
+      paramPath(missing.instancePath, String((missing.params as { missingProperty: string }).missingProperty)),
+    );
+  const where = paramPath(first.instancePath) || (context === 'body' ? 'body' : (context ?? 'request'));
   if (first.instancePath === '' && first.keyword === 'type' && context === 'body') {
     return errors.invalidRequest('invalid_body', 'The request body must be a JSON object.');
   }
   const literals = list.filter((e) => e.keyword === 'const' && e.instancePath === first.instancePath);
   if (literals.length > 1) {
-    const allowed = literals.map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)).join(', ');
+    const allowed = literals
+      .map((e) => JSON.stringify((e.params as { allowedValue: unknown }).allowedValue))
+      .join(', ');
     return errors.parameterInvalid(where, `must be one of ${allowed}`);
   }
   // A failing key of an object (metadata's keys: propertyNames) says so and names the key.
   if (first.propertyName !== undefined) {
     const key = first.propertyName.length > 48 ? `${first.propertyName.slice(0, 48)}…` : first.propertyName;
-    return errors.parameterInvalid(where, `key ${JSON.stringify(key)} ${describe(first).replace(/^must be at most (\d+) characters$/, 'is too long: keys must be at most $1 characters')}`);
+    return errors.parameterInvalid(
+      where,
+      `key ${JSON.stringify(key)} ${describe(first).replace(/^must be at most (\d+) characters$/, 'is too long: keys must be at most $1 characters')}`,
+    );
   }
   return errors.parameterInvalid(where, describe(first));
 }

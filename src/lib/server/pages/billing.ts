@@ -32,7 +32,9 @@ async function act(url, body, okText, next) {
 const PAYABLE = ['open', 'past_due', 'uncollectible'];
 
 function linesTable(inv: Invoice): string {
-  const rows = inv.lines.data.map((l) => `<tr><td>${h(l.description)}</td><td class="num">${h(formatMoney(l.amount, l.currency))}</td></tr>`).join('');
+  const rows = inv.lines.data
+    .map((l) => `<tr><td>${h(l.description)}</td><td class="num">${h(formatMoney(l.amount, l.currency))}</td></tr>`)
+    .join('');
   return `<table id="lines"><thead><tr><th>Description</th><th class="num">Amount</th></tr></thead><tbody>${rows}</tbody>
 <tfoot><tr><th>Total</th><th class="num" id="total">${h(formatMoney(inv.total, inv.currency))}</th></tr><tr><th>Amount due</th><th class="num" id="amount-remaining">${h(formatMoney(inv.amount_remaining, inv.currency))}</th></tr></tfoot></table>`;
 }
@@ -54,14 +56,28 @@ if (f) f.addEventListener('submit', (e) => { e.preventDefault(); act(${js(`${bas
 }
 
 function subscriptionRow(s: Subscription): string {
-  const items = s.items.data.map((i) => `${i.quantity} × ${formatMoney(i.price.unit_amount, i.price.currency)}/${i.price.recurring?.interval ?? ''}`).join(', ');
+  const items = s.items.data
+    .map(
+      (i) =>
+        `${i.quantity} × ${formatMoney(i.price.unit_amount, i.price.currency)}/${i.price.recurring?.interval ?? ''}`,
+    )
+    .join(', ');
   const cancelable = ['active', 'trialing', 'past_due'].includes(s.status) && !s.cancel_at_period_end;
-  const note = s.cancel_at_period_end ? `Cancels on ${h(formatTime(s.current_period_end))}` : s.status === 'canceled' ? `Ended ${h(formatTime(s.ended_at))}` : `Renews ${h(formatTime(s.current_period_end))}`;
+  const note = s.cancel_at_period_end
+    ? `Cancels on ${h(formatTime(s.current_period_end))}`
+    : s.status === 'canceled'
+      ? `Ended ${h(formatTime(s.ended_at))}`
+      : `Renews ${h(formatTime(s.current_period_end))}`;
   return `<tr data-subscription="${h(s.id)}"><td>${h(items)}</td><td class="status">${h(s.status)}</td><td class="note">${note}</td><td>${cancelable ? `<button class="secondary cancel" data-id="${h(s.id)}">Cancel at period end</button>` : ''}</td></tr>`;
 }
 
 function checkoutPage(c: CheckoutSession, baseUrl: string): string {
-  const rows = c.line_items.data.map((l) => `<tr><td>${h(`${l.quantity} × ${l.description}`)}</td><td class="num">${h(formatMoney(l.amount, c.currency))}</td></tr>`).join('');
+  const rows = c.line_items.data
+    .map(
+      (l) =>
+        `<tr><td>${h(`${l.quantity} × ${l.description}`)}</td><td class="num">${h(formatMoney(l.amount, c.currency))}</td></tr>`,
+    )
+    .join('');
   const open = c.status === 'open';
   const body = `<h1>Subscribe</h1>
 <p>Status: <span class="status" id="status">${h(c.status)}</span>${c.trial_period_days ? ` · ${h(c.trial_period_days)}-day free trial` : ''}</p>
@@ -80,7 +96,8 @@ if (f) f.addEventListener('submit', async (e) => { e.preventDefault();
 export const billingPages: PageSpec[] = [
   {
     url: '/checkout/:checkout_session_id',
-    handler: ({ params, baseUrl, services }) => checkoutPage(services.billing.hosted.checkoutPage(params.checkout_session_id!), baseUrl),
+    handler: ({ params, baseUrl, services }) =>
+      checkoutPage(services.billing.hosted.checkoutPage(params.checkout_session_id!), baseUrl),
   },
   {
     url: '/invoice/:invoice_id',
@@ -99,7 +116,10 @@ export const billingPages: PageSpec[] = [
         : '<p id="subscriptions">No subscriptions.</p>';
       const invs = v.invoices.length
         ? `<table id="invoices"><thead><tr><th>Number</th><th>Status</th><th class="num">Total</th><th></th></tr></thead><tbody>${v.invoices
-            .map((i) => `<tr data-invoice="${h(i.id)}"><td>${h(i.number)}</td><td class="status">${h(i.status)}</td><td class="num">${h(formatMoney(i.total, i.currency))}</td><td><a href="${h(i.hosted_invoice_url)}">${PAYABLE.includes(i.status) && i.amount_remaining > 0 ? 'Pay' : 'View'}</a></td></tr>`)
+            .map(
+              (i) =>
+                `<tr data-invoice="${h(i.id)}"><td>${h(i.number)}</td><td class="status">${h(i.status)}</td><td class="num">${h(formatMoney(i.total, i.currency))}</td><td><a href="${h(i.hosted_invoice_url)}">${PAYABLE.includes(i.status) && i.amount_remaining > 0 ? 'Pay' : 'View'}</a></td></tr>`,
+            )
             .join('')}</tbody></table>`
         : '<p id="invoices">No invoices.</p>';
       const body = `<h1>Billing for ${h(v.customer.name ?? v.customer.email ?? v.customer.id)}</h1>

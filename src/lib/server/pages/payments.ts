@@ -11,7 +11,9 @@ import type { PageSpec } from '../http/pages.js';
  * The payments area's HTML pages (auth none, text/html), registered by app.ts. A page handler is synchronous and
  * returns the HTML, or undefined for "no such page" (404).
  */
-export const paymentsPages: PageSpec[] = [{ url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) }];
+export const paymentsPages: PageSpec[] = [
+  { url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) },
+];
 
 const METHOD_LABELS: Record<string, string> = {
   card: 'Card',

@@ -2,7 +2,13 @@
 // domain/webhooks.
 import { DeletedObject, EmptyBody } from '../../contract/common.js';
 import { Event, EventIdParams, EventList, ListEventsQuery } from '../../contract/events.js';
-import { CreateEventListenerBody, EventListener, EventListenerIdParams, EventResendList, ListEventResendsQuery } from '../../contract/listeners.js';
+import {
+  CreateEventListenerBody,
+  EventListener,
+  EventListenerIdParams,
+  EventResendList,
+  ListEventResendsQuery,
+} from '../../contract/listeners.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 
 const tag = 'Events';
@@ -80,6 +86,7 @@ export const eventsRoutes: RouteSpec[] = [
     query: ListEventResendsQuery,
     response: EventResendList,
     errors: [404],
-    handler: ({ accountId, params, query, path, services }) => services.webhooks.listeners.resends(accountId, params.listener_id, path, query),
+    handler: ({ accountId, params, query, path, services }) =>
+      services.webhooks.listeners.resends(accountId, params.listener_id, path, query),
   }),
 ];

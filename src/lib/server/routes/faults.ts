@@ -15,7 +15,8 @@ export const faultsRoutes: RouteSpec[] = [
     method: 'POST',
     url: '/test-helpers/faults',
     operationId: 'addFaultRule',
-    summary: "Add a fault rule: a fault for this account's matching requests (method, path glob) or webhook deliveries, by count or rate",
+    summary:
+      "Add a fault rule: a fault for this account's matching requests (method, path glob) or webhook deliveries, by count or rate",
     tag,
     auth: 'api_key',
     body: FaultRuleBody,
@@ -23,18 +24,25 @@ export const faultsRoutes: RouteSpec[] = [
     status: 201,
     errors: [404],
     // An endpoint named must be one of the account's (404 otherwise); `*` is every endpoint of it.
-    handler: ({ accountId, body, services, faults }) => faults.add(accountId, body, (id) => services.webhooks.endpoints.stored(accountId, id, 'webhook_endpoint')),
+    handler: ({ accountId, body, services, faults }) =>
+      faults.add(accountId, body, (id) => services.webhooks.endpoints.stored(accountId, id, 'webhook_endpoint')),
   }),
   defineRoute({
     method: 'GET',
     url: '/test-helpers/faults',
     operationId: 'listFaultRules',
-    summary: "The fault rules that apply to this account (the server's, then its own), with what each has matched and injected",
+    summary:
+      "The fault rules that apply to this account (the server's, then its own), with what each has matched and injected",
     tag,
     auth: 'api_key',
     query: EmptyQuery,
     response: FaultRuleList,
-    handler: ({ accountId, path, faults }) => ({ object: 'list', data: faults.list(accountId), has_more: false, url: path }),
+    handler: ({ accountId, path, faults }) => ({
+      object: 'list',
+      data: faults.list(accountId),
+      has_more: false,
+      url: path,
+    }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -59,7 +67,11 @@ export const faultsRoutes: RouteSpec[] = [
     handler: ({ accountId, params, faults }) => {
       const outcome = faults.remove(accountId, params.fault_rule_id);
       if (outcome === 'missing') throw errors.notFound('fault rule', params.fault_rule_id, 'fault_rule_id');
-      if (outcome === 'server') throw errors.conflict('fault_rule_server_wide', 'This rule comes from the server\'s --faults file: it lasts as long as the server.');
+      if (outcome === 'server')
+        throw errors.conflict(
+          'fault_rule_server_wide',
+          "This rule comes from the server's --faults file: it lasts as long as the server.",
+        );
       return { id: params.fault_rule_id, object: 'fault_rule', deleted: true };
     },
   }),

@@ -111,7 +111,8 @@ export const identityRoutes: RouteSpec[] = [
     body: SubmitKycBody,
     response: KycVerification,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.kyc.submit(accountId, params.verification_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.kyc.submit(accountId, params.verification_id, body, now),
   }),
   defineRoute({
     method: 'POST',

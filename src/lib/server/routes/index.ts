@@ -13,4 +13,16 @@ import { triggerRoutes } from './triggers.js';
 import { webhooksRoutes } from './webhooks.js';
 import { faultsRoutes } from './faults.js';
 
-export const allRoutes: RouteSpec[] = [...metaRoutes((baseUrl) => openApiDocument(baseUrl, allRoutes)), ...sessionRoutes, ...paymentsRoutes, ...billingRoutes, ...ledgerRoutes, ...identityRoutes, ...eventsRoutes, ...triggerRoutes, ...webhooksRoutes, ...logsRoutes, ...faultsRoutes];
+export const allRoutes: RouteSpec[] = [
+  ...metaRoutes((baseUrl) => openApiDocument(baseUrl, allRoutes)),
+  ...sessionRoutes,
+  ...paymentsRoutes,
+  ...billingRoutes,
+  ...ledgerRoutes,
+  ...identityRoutes,
+  ...eventsRoutes,
+  ...triggerRoutes,
+  ...webhooksRoutes,
+  ...logsRoutes,
+  ...faultsRoutes,
+];

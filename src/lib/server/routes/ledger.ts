@@ -39,7 +39,8 @@ export const ledgerRoutes: RouteSpec[] = [
     response: LedgerAccount,
     status: 201,
     errors: [409],
-    handler: ({ accountId, apiKeyId, body, now, services }) => services.ledger.create(accountId, body, now, { apiKeyId }),
+    handler: ({ accountId, apiKeyId, body, now, services }) =>
+      services.ledger.create(accountId, body, now, { apiKeyId }),
   }),
   defineRoute({
     method: 'GET',
@@ -75,7 +76,8 @@ export const ledgerRoutes: RouteSpec[] = [
     body: LedgerAccountActionBody,
     response: LedgerAccount,
     errors: [404, 409],
-    handler: ({ accountId, apiKeyId, params, body, now, services }) => services.ledger.freeze(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
+    handler: ({ accountId, apiKeyId, params, body, now, services }) =>
+      services.ledger.freeze(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
   }),
   defineRoute({
     method: 'POST',
@@ -88,7 +90,8 @@ export const ledgerRoutes: RouteSpec[] = [
     body: LedgerAccountActionBody,
     response: LedgerAccount,
     errors: [404, 409],
-    handler: ({ accountId, apiKeyId, params, body, now, services }) => services.ledger.unfreeze(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
+    handler: ({ accountId, apiKeyId, params, body, now, services }) =>
+      services.ledger.unfreeze(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
   }),
   defineRoute({
     method: 'POST',
@@ -101,7 +104,8 @@ export const ledgerRoutes: RouteSpec[] = [
     body: LedgerAccountActionBody,
     response: LedgerAccount,
     errors: [404, 409],
-    handler: ({ accountId, apiKeyId, params, body, now, services }) => services.ledger.close(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
+    handler: ({ accountId, apiKeyId, params, body, now, services }) =>
+      services.ledger.close(accountId, params.account_id, body, now, { apiKeyId, actor: body.actor }),
   }),
   defineRoute({
     method: 'GET',
@@ -114,7 +118,8 @@ export const ledgerRoutes: RouteSpec[] = [
     query: ListEntriesQuery,
     response: LedgerAccountEventList,
     errors: [404],
-    handler: ({ accountId, params, query, path, services }) => services.ledger.listEvents(accountId, params.account_id, path, query),
+    handler: ({ accountId, params, query, path, services }) =>
+      services.ledger.listEvents(accountId, params.account_id, path, query),
   }),
   defineRoute({
     method: 'GET',
@@ -127,7 +132,8 @@ export const ledgerRoutes: RouteSpec[] = [
     query: ListEntriesQuery,
     response: LedgerEntryList,
     errors: [404],
-    handler: ({ accountId, params, query, path, services }) => services.ledger.listEntries(accountId, params.account_id, path, query),
+    handler: ({ accountId, params, query, path, services }) =>
+      services.ledger.listEntries(accountId, params.account_id, path, query),
   }),
   defineRoute({
     method: 'POST',
@@ -141,7 +147,8 @@ export const ledgerRoutes: RouteSpec[] = [
     response: Hold,
     status: 201,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.ledger.createHold(accountId, params.account_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.ledger.createHold(accountId, params.account_id, body, now),
   }),
   defineRoute({
     method: 'GET',
@@ -154,7 +161,8 @@ export const ledgerRoutes: RouteSpec[] = [
     query: ListHoldsQuery,
     response: HoldList,
     errors: [404],
-    handler: ({ accountId, params, query, path, now, services }) => services.ledger.listHolds(accountId, params.account_id, path, query, now),
+    handler: ({ accountId, params, query, path, now, services }) =>
+      services.ledger.listHolds(accountId, params.account_id, path, query, now),
   }),
   defineRoute({
     method: 'GET',
@@ -179,7 +187,8 @@ export const ledgerRoutes: RouteSpec[] = [
     body: CaptureHoldBody,
     response: Hold,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.ledger.captureHold(accountId, params.hold_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.ledger.captureHold(accountId, params.hold_id, body, now),
   }),
   defineRoute({
     method: 'POST',
@@ -243,6 +252,7 @@ export const ledgerRoutes: RouteSpec[] = [
     response: JournalEntry,
     status: 201,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.ledger.reverse(accountId, params.journal_entry_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.ledger.reverse(accountId, params.journal_entry_id, body, now),
   }),
 ];

@@ -7,7 +7,8 @@ export const logsRoutes: RouteSpec[] = [
     method: 'GET',
     url: '/request-log',
     operationId: 'readRequestLog',
-    summary: "The account's recent API requests (method, path, status, duration, request id), oldest first after `after`",
+    summary:
+      "The account's recent API requests (method, path, status, duration, request id), oldest first after `after`",
     tag: 'Request log',
     auth: 'api_key',
     query: RequestLogQuery,

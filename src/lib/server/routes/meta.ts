@@ -43,11 +43,19 @@ export const metaRoutes = (openApi: (baseUrl: string) => object) => [
     response: ClockState,
     handler: ({ accountId, body, now, services }) => {
       if ((body.seconds === undefined) === (body.to === undefined)) {
-        throw body.seconds === undefined ? errors.parameterMissing('seconds') : errors.parameterInvalid('to', 'give either seconds or to, not both');
+        throw body.seconds === undefined
+          ? errors.parameterMissing('seconds')
+          : errors.parameterInvalid('to', 'give either seconds or to, not both');
       }
-      const target = body.seconds !== undefined ? now + body.seconds * 1000 : typeof body.to === 'number' ? body.to * 1000 : Date.parse(body.to!);
+      const target =
+        body.seconds !== undefined
+          ? now + body.seconds * 1000
+          : typeof body.to === 'number'
+            ? body.to * 1000
+            : Date.parse(body.to!);
       if (target < now) throw errors.parameterInvalid('to', 'the test clock only moves forward');
-      if (target - now > MAX_CLOCK_ADVANCE_SECONDS * 1000) throw errors.parameterInvalid('to', 'the test clock moves at most 366 days per call');
+      if (target - now > MAX_CLOCK_ADVANCE_SECONDS * 1000)
+        throw errors.parameterInvalid('to', 'the test clock moves at most 366 days per call');
       return new InSteps(
         (function* () {
           const ran = yield* services.scheduler.advance(accountId, target);

@@ -56,7 +56,7 @@ export const paymentsRoutes: RouteSpec[] = [
     operationId: 'confirmPayment',
     summary: "Confirm a payment session with one payment source (bearer: the session's client_secret)",
     description:
-      'Routes the payment to a processor (failover on retryable failures). A body `session_id`, if given, must be the path\'s. ' +
+      "Routes the payment to a processor (failover on retryable failures). A body `session_id`, if given, must be the path's. " +
       'Answers the payment: `captured` or `authorized`, `requires_action` with `next_action.redirect_to_url` for a 3DS challenge, ' +
       '`pending` for an ACH debit; a decline answers 402 `card_error` and the failed payment is kept.',
     tag,
@@ -67,13 +67,20 @@ export const paymentsRoutes: RouteSpec[] = [
     errors: [402, 404, 409],
     saved: confirmedPayment,
     handler: ({ accountId, params, body, sessionId, now, baseUrl, services }) =>
-      services.payments.confirm(accountId, requestedSession(params.session_id, body.session_id, sessionId), body, now, baseUrl),
+      services.payments.confirm(
+        accountId,
+        requestedSession(params.session_id, body.session_id, sessionId),
+        body,
+        now,
+        baseUrl,
+      ),
   }),
   defineRoute({
     method: 'POST',
     url: '/confirm-payment',
     operationId: 'confirmPaymentBySessionInBody',
-    summary: 'Confirm a payment session named by `session_id` in the body, or by the client secret alone (the live service\'s browser SDK calls this form)',
+    summary:
+      "Confirm a payment session named by `session_id` in the body, or by the client secret alone (the live service's browser SDK calls this form)",
     description:
       'The same confirmation as `POST /confirm-payment/{session_id}`, for the session `session_id` names. ' +
       "The bearer is that session's client secret, which names its session: without `session_id` the confirmation is for that session; " +
@@ -121,7 +128,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: CapturePaymentBody,
     response: Payment,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.payments.capture(accountId, params.payment_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.payments.capture(accountId, params.payment_id, body, now),
   }),
   defineRoute({
     method: 'POST',
@@ -134,7 +142,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: RefundPaymentBody,
     response: Payment,
     errors: [402, 404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.payments.refund(accountId, params.payment_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.payments.refund(accountId, params.payment_id, body, now),
   }),
 
   // 3DS
@@ -149,7 +158,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: ThreeDSResult,
     errors: [404, 409],
-    handler: ({ accountId, params, now, services }) => services.payments.threeds.complete(accountId, params.session_id, now),
+    handler: ({ accountId, params, now, services }) =>
+      services.payments.threeds.complete(accountId, params.session_id, now),
   }),
   defineRoute({
     method: 'GET',
@@ -180,7 +190,11 @@ export const paymentsRoutes: RouteSpec[] = [
     response: MerchantSession,
     errors: [404],
     handler: ({ accountId, body, sessionId, now, services }) =>
-      validateMerchant(services.sessions.current(accountId, requestedSession(undefined, body.session_id, sessionId), now), body, now),
+      validateMerchant(
+        services.sessions.current(accountId, requestedSession(undefined, body.session_id, sessionId), now),
+        body,
+        now,
+      ),
   }),
   defineRoute({
     method: 'POST',
@@ -194,7 +208,11 @@ export const paymentsRoutes: RouteSpec[] = [
     response: MerchantSession,
     errors: [404],
     handler: ({ accountId, params, body, now, services }) =>
-      validateMerchant(services.sessions.current(accountId, params.session_id, now), { ...body, session_id: params.session_id }, now),
+      validateMerchant(
+        services.sessions.current(accountId, params.session_id, now),
+        { ...body, session_id: params.session_id },
+        now,
+      ),
   }),
 
   // Test vault, checkout-page config, test values
@@ -231,7 +249,12 @@ export const paymentsRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: EmptyQuery,
     response: ProcessorsState,
-    handler: ({ services }) => ({ object: 'processors', processors: services.processors.state(), routing: services.routing, max_attempts: MAX_ATTEMPTS }),
+    handler: ({ services }) => ({
+      object: 'processors',
+      processors: services.processors.state(),
+      routing: services.routing,
+      max_attempts: MAX_ATTEMPTS,
+    }),
   }),
   defineRoute({
     method: 'POST',
@@ -247,7 +270,12 @@ export const paymentsRoutes: RouteSpec[] = [
     handler: ({ params, body, services }) => {
       if (!services.processors.has(params.psp)) throw errors.notFound('processor', params.psp, 'psp');
       services.processors.setDown(params.psp, body.status === 'down');
-      return { object: 'processors', processors: services.processors.state(), routing: services.routing, max_attempts: MAX_ATTEMPTS };
+      return {
+        object: 'processors',
+        processors: services.processors.state(),
+        routing: services.routing,
+        max_attempts: MAX_ATTEMPTS,
+      };
     },
   }),
 
@@ -298,7 +326,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: UpdateBankAccountBody,
     response: BankAccount,
     errors: [404],
-    handler: ({ accountId, params, body, now, services }) => services.bankAccounts.update(accountId, params.bank_account_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.bankAccounts.update(accountId, params.bank_account_id, body, now),
   }),
   defineRoute({
     method: 'DELETE',
@@ -310,7 +339,8 @@ export const paymentsRoutes: RouteSpec[] = [
     params: BankAccountIdParams,
     response: DeletedObject('bank_account'),
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.bankAccounts.delete(accountId, params.bank_account_id, now),
+    handler: ({ accountId, params, now, services }) =>
+      services.bankAccounts.delete(accountId, params.bank_account_id, now),
   }),
   defineRoute({
     method: 'POST',
@@ -323,7 +353,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: MicrodepositResult,
     errors: [404, 409],
-    handler: ({ accountId, params, now, services }) => services.bankAccounts.initiateMicrodeposits(accountId, params.bank_account_id, now),
+    handler: ({ accountId, params, now, services }) =>
+      services.bankAccounts.initiateMicrodeposits(accountId, params.bank_account_id, now),
   }),
   defineRoute({
     method: 'POST',
@@ -336,7 +367,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: VerifyBankAccountBody,
     response: VerifyResult,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.bankAccounts.verify(accountId, params.bank_account_id, body.amounts, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.bankAccounts.verify(accountId, params.bank_account_id, body.amounts, now),
   }),
 
   // Network tokens
@@ -346,7 +378,7 @@ export const paymentsRoutes: RouteSpec[] = [
     operationId: 'createNetworkToken',
     summary: 'Create a network token from a card token',
     description:
-      'With `request_cryptogram: true` the answer carries a first cryptogram. A browser may call it with a session\'s client secret ' +
+      "With `request_cryptogram: true` the answer carries a first cryptogram. A browser may call it with a session's client secret " +
       '(then `session_id`, if given, must be that session), as at the live service.',
     tag: 'Network tokens',
     auth: 'api_key_or_client_secret',
@@ -381,14 +413,16 @@ export const paymentsRoutes: RouteSpec[] = [
     params: NetworkTokenIdParams,
     response: DeletedObject('network_token'),
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.cards.deleteNetworkToken(accountId, params.network_token_id, now),
+    handler: ({ accountId, params, now, services }) =>
+      services.cards.deleteNetworkToken(accountId, params.network_token_id, now),
   }),
   defineRoute({
     method: 'POST',
     url: '/network-tokens/:network_token_id/cryptogram',
     operationId: 'createNetworkTokenCryptogram',
     summary: 'A one-time cryptogram for a network token',
-    description: "The API key, or a session's client secret (then `session_id`, if given, must be that session), as at the live service.",
+    description:
+      "The API key, or a session's client secret (then `session_id`, if given, must be that session), as at the live service.",
     tag: 'Network tokens',
     auth: 'api_key_or_client_secret',
     params: NetworkTokenIdParams,
@@ -402,12 +436,17 @@ export const paymentsRoutes: RouteSpec[] = [
   }),
 ];
 
-
 /**
  * A `session_id` in a body next to the bearer: with a client secret it must be the secret's session (else 401,
  * as a secret acts for its own session only); with the API key it must be a session of the account (else 404).
  */
-function sessionNamed(bodyId: string | undefined, authenticated: string | undefined, accountId: string, now: number, services: Services): void {
+function sessionNamed(
+  bodyId: string | undefined,
+  authenticated: string | undefined,
+  accountId: string,
+  now: number,
+  services: Services,
+): void {
   if (authenticated !== undefined) requestedSession(undefined, bodyId, authenticated);
   else if (bodyId !== undefined) services.sessions.get(accountId, bodyId);
 }
@@ -434,21 +473,23 @@ function sessionConfigRoutes(): RouteSpec[] {
       ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
       response: SessionConfig,
       errors: [404],
-      handler: ({ accountId, params, now, baseUrl, services }) => services.payments.sessionConfig(accountId, params.session_id, now, baseUrl),
+      handler: ({ accountId, params, now, baseUrl, services }) =>
+        services.payments.sessionConfig(accountId, params.session_id, now, baseUrl),
     });
   const bySecret = (method: 'GET' | 'POST') =>
     defineRoute({
       method,
       url: '/get-session-config',
       operationId: method === 'GET' ? 'getSessionConfigForClientSecret' : 'getSessionConfigForClientSecretByPost',
-      summary: "The config of the session whose client secret is the bearer (no session id needed)",
+      summary: 'The config of the session whose client secret is the bearer (no session id needed)',
       description: `${description} The client secret names its session, so only it can be the bearer here.`,
       tag,
       auth: 'client_secret',
       ...(method === 'GET' ? { query: EmptyQuery } : { body: EmptyBody }),
       response: SessionConfig,
       errors: [404],
-      handler: ({ accountId, sessionId, now, baseUrl, services }) => services.payments.sessionConfig(accountId, sessionId!, now, baseUrl),
+      handler: ({ accountId, sessionId, now, baseUrl, services }) =>
+        services.payments.sessionConfig(accountId, sessionId!, now, baseUrl),
     });
   return [withId('GET'), withId('POST'), bySecret('GET'), bySecret('POST')];
 }

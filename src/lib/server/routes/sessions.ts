@@ -18,7 +18,9 @@ const withoutClientSecret: SavedWithoutSecret = {
     // a copy (measured ~1% of a create-session); any other shape is serialised without it.
     const session = response as PaymentSession;
     const last = `,"client_secret":${JSON.stringify(session.client_secret)}}`;
-    return json.endsWith(last) ? `${json.slice(0, -last.length)}}` : JSON.stringify({ ...session, client_secret: undefined });
+    return json.endsWith(last)
+      ? `${json.slice(0, -last.length)}}`
+      : JSON.stringify({ ...session, client_secret: undefined });
   },
   restore: (saved, { accountId, services }) => {
     const session = saved as PaymentSession;
@@ -27,7 +29,10 @@ const withoutClientSecret: SavedWithoutSecret = {
 };
 
 /** Create answers the object of the session's `payment_session.created` event, with the secret. */
-const asCreatedEvent = savedAsEvent(({ accountId, services }, id) => services.sessions.get(accountId, id), withoutClientSecret);
+const asCreatedEvent = savedAsEvent(
+  ({ accountId, services }, id) => services.sessions.get(accountId, id),
+  withoutClientSecret,
+);
 
 export const sessionRoutes = [
   defineRoute({
@@ -81,7 +86,8 @@ export const sessionRoutes = [
     response: PaymentSession,
     saved: withoutClientSecret,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.sessions.update(accountId, params.session_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.sessions.update(accountId, params.session_id, body, now),
   }),
   defineRoute({
     method: 'POST',
@@ -95,6 +101,7 @@ export const sessionRoutes = [
     response: PaymentSession,
     saved: withoutClientSecret,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => services.sessions.cancel(accountId, params.session_id, body, now),
+    handler: ({ accountId, params, body, now, services }) =>
+      services.sessions.cancel(accountId, params.session_id, body, now),
   }),
 ];

@@ -19,7 +19,10 @@ export interface ListOptions {
  * an object of the list (both at once → 400; an unknown id → 400 resource_missing naming the parameter), and
  * rows are read newest first, or oldest first after `ending_before`. `seqOf` finds the cursor's seq.
  */
-export function seqCursor(opts: { starting_after?: string; ending_before?: string }, seqOf: (id: string) => number | undefined): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
+export function seqCursor(
+  opts: { starting_after?: string; ending_before?: string },
+  seqOf: (id: string) => number | undefined,
+): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
   if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
     throw errors.parameterInvalid('ending_before', 'cannot be used together with starting_after');
   }
@@ -28,7 +31,8 @@ export function seqCursor(opts: { starting_after?: string; ending_before?: strin
   if (cursorId === undefined) return { cond: '', params: [], order };
   const seq = seqOf(cursorId);
   const param = opts.starting_after !== undefined ? 'starting_after' : 'ending_before';
-  if (seq === undefined) throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
+  if (seq === undefined)
+    throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
   return { cond: order === 'DESC' ? ' AND seq < ?' : ' AND seq > ?', params: [seq], order };
 }
 
@@ -43,7 +47,10 @@ export function pageOf<R>(rows: R[], limit: number, order: 'ASC' | 'DESC'): { pa
  * The same rule over a list made in memory (`all`, newest first, each object once): the page the cursor and
  * limit of `opts` ask for, newest first, and whether more follow in that direction.
  */
-export function pageOfList<R extends { id: string }>(all: R[], opts: { limit?: number; starting_after?: string; ending_before?: string }): { page: R[]; has_more: boolean } {
+export function pageOfList<R extends { id: string }>(
+  all: R[],
+  opts: { limit?: number; starting_after?: string; ending_before?: string },
+): { page: R[]; has_more: boolean } {
   // An object's seq is its place counted from the oldest, as a table's seq would be.
   const seqOf = (id: string) => {
     const i = all.findIndex((x) => x.id === id);
@@ -52,7 +59,8 @@ export function pageOfList<R extends { id: string }>(all: R[], opts: { limit?: n
   const { params, order } = seqCursor(opts, seqOf);
   const limit = opts.limit ?? 10;
   const at = params[0];
-  const rows = order === 'DESC' ? all.slice(at === undefined ? 0 : all.length - at) : all.slice(0, all.length - 1 - at!).reverse();
+  const rows =
+    order === 'DESC' ? all.slice(at === undefined ? 0 : all.length - at) : all.slice(0, all.length - 1 - at!).reverse();
   return pageOf(rows.slice(0, limit + 1), limit, order);
 }
 
@@ -79,7 +87,11 @@ export class Collection<T extends { id: string }> {
       for (const cs of [[], ...def.filters].map((f) => [...f].sort()).filter((f) => !narrow.has(countColumns(f)))) {
         const idx = cs.map((c) => this.names.indexOf(c));
         if (idx.includes(-1)) throw new Error(`${this.table}: filter on ${cs.join(', ')}, which is not a column`);
-        this.tallies.push({ cols: countColumns(cs), idx, nullable: idx.filter((i) => def.nullable.includes(this.names[i]!)) });
+        this.tallies.push({
+          cols: countColumns(cs),
+          idx,
+          nullable: idx.filter((i) => def.nullable.includes(this.names[i]!)),
+        });
       }
     }
     if (this.names.length) {
@@ -88,7 +100,6 @@ export class Collection<T extends { id: string }> {
       store.onRollback(forget);
     }
   }
-
 
   private values(doc: T): (string | number | null)[] {
     return Object.values(this.columns).map((read) => read(doc));
@@ -120,10 +131,16 @@ export class Collection<T extends { id: string }> {
     for (const t of this.tallies) this.countOne(accountId, t, values, delta);
   }
 
-  private countOne(accountId: string, t: { cols: string; idx: number[]; nullable: number[] }, values: (string | number | null)[], delta: number): void {
+  private countOne(
+    accountId: string,
+    t: { cols: string; idx: number[]; nullable: number[] },
+    values: (string | number | null)[],
+    delta: number,
+  ): void {
     for (const i of t.nullable) if (values[i] === null) return;
     const idx = t.idx;
-    const vals = idx.length === 0 ? '' : idx.length === 1 ? countValue(values[idx[0]!]!) : countValues(idx.map((i) => values[i]!));
+    const vals =
+      idx.length === 0 ? '' : idx.length === 1 ? countValue(values[idx[0]!]!) : countValues(idx.map((i) => values[i]!));
     this.store.count(this.table, accountId, t.cols, vals, delta);
   }
 
@@ -179,7 +196,9 @@ export class Collection<T extends { id: string }> {
     let mask = 0;
     let current: (string | number | null)[] | undefined;
     if (names.length) {
-      this.currentStmt ??= this.store.statement(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`).raw(true);
+      this.currentStmt ??= this.store
+        .statement(`SELECT ${names.join(', ')} FROM ${this.table} WHERE id = ? AND account_id = ?`)
+        .raw(true);
       current = this.currentStmt.get(doc.id, accountId) as (string | number | null)[] | undefined;
       if (!current) throw new Error(`${this.table}: update of ${doc.id} touched 0 rows`);
       for (let i = 0; i < names.length; i++) if (current[i] !== next[i]) mask |= 1 << i;
@@ -187,7 +206,9 @@ export class Collection<T extends { id: string }> {
     let stmt = this.updateStmts.get(mask);
     if (!stmt) {
       const set = names.filter((_, i) => mask & (1 << i));
-      stmt = this.store.db.prepare(`UPDATE ${this.table} SET ${set.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`);
+      stmt = this.store.db.prepare(
+        `UPDATE ${this.table} SET ${set.map((n) => `${n} = ?, `).join('')}data = ? WHERE id = ? AND account_id = ?`,
+      );
       this.updateStmts.set(mask, stmt);
     }
     const r = stmt.run(...next.filter((_, i) => mask & (1 << i)), JSON.stringify(doc), doc.id, accountId);
@@ -198,7 +219,12 @@ export class Collection<T extends { id: string }> {
   }
 
   /** The UPDATE of `doc` as read with column values `known` (see update); false when the row no longer has them. */
-  private guardedUpdate(accountId: string, doc: T, known: (string | number | null)[], next: (string | number | null)[]): boolean {
+  private guardedUpdate(
+    accountId: string,
+    doc: T,
+    known: (string | number | null)[],
+    next: (string | number | null)[],
+  ): boolean {
     const names = this.names;
     let mask = 0;
     for (let i = 0; i < names.length; i++) if (known[i] !== next[i]) mask |= 1 << i;
@@ -223,7 +249,9 @@ export class Collection<T extends { id: string }> {
 
   delete(accountId: string, id: string): boolean {
     const gone = this.store
-      .statement(`DELETE FROM ${this.table} WHERE id = ? AND account_id = ? RETURNING ${['id', ...this.names].join(', ')}`)
+      .statement(
+        `DELETE FROM ${this.table} WHERE id = ? AND account_id = ? RETURNING ${['id', ...this.names].join(', ')}`,
+      )
       .raw(true)
       .get(id, accountId) as (string | number | null)[] | undefined;
     if (!gone) return false;
@@ -232,7 +260,9 @@ export class Collection<T extends { id: string }> {
   }
 
   get(accountId: string, id: string): T | undefined {
-    const row = this.store.statement(`SELECT data FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { data: string } | undefined;
+    const row = this.store
+      .statement(`SELECT data FROM ${this.table} WHERE id = ? AND account_id = ?`)
+      .get(id, accountId) as { data: string } | undefined;
     return row ? this.read(JSON.parse(row.data) as T) : undefined;
   }
 
@@ -250,7 +280,11 @@ export class Collection<T extends { id: string }> {
 
   /** The first `limit` rows (all when -1) matching `condition`, in creation order. */
   selectFirst(limit: number, condition: string, ...params: (string | number)[]): { accountId: string; doc: T }[] {
-    const rows = this.store.statement(`SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq LIMIT ${Math.trunc(limit)}`).all(...params) as {
+    const rows = this.store
+      .statement(
+        `SELECT account_id, data FROM ${this.table} WHERE ${condition} ORDER BY +seq LIMIT ${Math.trunc(limit)}`,
+      )
+      .all(...params) as {
       account_id: string;
       data: string;
     }[];
@@ -261,14 +295,26 @@ export class Collection<T extends { id: string }> {
     const limit = opts.limit ?? 10;
     const { filters, where, params } = this.filtered(accountId, opts.where);
 
-    const cursor = seqCursor(opts, (id) => (this.store.statement(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as { seq: number } | undefined)?.seq);
-    const rows = this.store.statement(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`).all(
-      ...params,
-      ...cursor.params,
-      limit + 1,
-    ) as { data: string }[];
+    const cursor = seqCursor(
+      opts,
+      (id) =>
+        (
+          this.store.statement(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as
+            | { seq: number }
+            | undefined
+        )?.seq,
+    );
+    const rows = this.store
+      .statement(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`)
+      .all(...params, ...cursor.params, limit + 1) as { data: string }[];
     const { page, has_more } = pageOf(rows, limit, cursor.order);
-    return { object: 'list', data: page.map((r) => JSON.parse(r.data) as T), has_more, total_count: this.count(accountId, filters, where, params), url };
+    return {
+      object: 'list',
+      data: page.map((r) => JSON.parse(r.data) as T),
+      has_more,
+      total_count: this.count(accountId, filters, where, params),
+      url,
+    };
   }
 
   /** How many of the account's rows match `where` (as list's `total_count`: from the kept counters when it can). */
@@ -279,21 +325,35 @@ export class Collection<T extends { id: string }> {
 
   private filtered(accountId: string, where: ListOptions['where'] = {}) {
     const filters = Object.entries(where).filter(([, v]) => v !== undefined);
-    for (const [name] of filters) if (!(name in this.columns)) throw new Error(`${this.table}: no indexed column ${name}`);
+    for (const [name] of filters)
+      if (!(name in this.columns)) throw new Error(`${this.table}: no indexed column ${name}`);
     const cond = ['account_id = ?', ...filters.map(([n, v]) => (v === null ? `${n} IS NULL` : `${n} = ?`))];
-    const params: (string | number)[] = [accountId, ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[])];
+    const params: (string | number)[] = [
+      accountId,
+      ...(filters.map(([, v]) => v).filter((v) => v !== null) as (string | number)[]),
+    ];
     return { filters, where: cond.join(' AND '), params };
   }
 
   /** Exact count of the filter's matches: O(1) from the kept counters (Store.count) when the filter set has one. */
-  private count(accountId: string, filters: [string, string | number | null | undefined][], where: string, params: (string | number)[]): number {
+  private count(
+    accountId: string,
+    filters: [string, string | number | null | undefined][],
+    where: string,
+    params: (string | number)[],
+  ): number {
     this.countSpecs ??= new Set(
-      (this.store.db.prepare('SELECT cols FROM count_specs WHERE tbl = ?').all(this.table) as { cols: string }[]).map((r) => r.cols),
+      (this.store.db.prepare('SELECT cols FROM count_specs WHERE tbl = ?').all(this.table) as { cols: string }[]).map(
+        (r) => r.cols,
+      ),
     );
     const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const cols = countColumns(sorted.map(([n]) => n));
-    if (this.countSpecs.has(cols)) return this.store.counted(this.table, accountId, cols, countValues(sorted.map(([, v]) => v ?? null)));
-    const total = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as { n: number };
+    if (this.countSpecs.has(cols))
+      return this.store.counted(this.table, accountId, cols, countValues(sorted.map(([, v]) => v ?? null)));
+    const total = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table} WHERE ${where}`).get(...params) as {
+      n: number;
+    };
     return total.n;
   }
 }

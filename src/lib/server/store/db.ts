@@ -105,7 +105,9 @@ export function openStore(source: string | Buffer): Store {
       return group.alone(fn);
     },
     readLong<T>(long: LongRead<T>): Promise<T> {
-      return longReads.run(long, () => group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params)))));
+      return longReads.run(long, () =>
+        group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params)))),
+      );
     },
     readInBackground() {
       longReads.enable();
@@ -127,9 +129,12 @@ export function openStore(source: string | Buffer): Store {
     },
     counted(table: string, accountId: string, cols: string, vals: string) {
       tx.counts.flush(); // this transaction's own changes, if it made any
-      const row = statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(table, accountId, cols, vals) as
-        | { n: number }
-        | undefined;
+      const row = statement('SELECT n FROM list_counts WHERE tbl = ? AND account_id = ? AND cols = ? AND vals = ?').get(
+        table,
+        accountId,
+        cols,
+        vals,
+      ) as { n: number } | undefined;
       return row?.n ?? 0;
     },
     async checkpointInBackground(options = {}) {
@@ -222,10 +227,16 @@ async function startCheckpoints(
   db: Database.Database,
   path: string,
   group: GroupCommit,
-  { intervalMs = 100, resetBytes = 64 * 1024 * 1024, onHandOff }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void },
+  {
+    intervalMs = 100,
+    resetBytes = 64 * 1024 * 1024,
+    onHandOff,
+  }: { intervalMs?: number; resetBytes?: number; onHandOff?: () => void },
   onFailed: () => void,
 ): Promise<BackgroundCheckpoints> {
-  const worker = new Worker(new URL('./checkpointer.js', import.meta.url), { workerData: { path, intervalMs, resetBytes } });
+  const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
+    workerData: { path, intervalMs, resetBytes },
+  });
   await new Promise<void>((resolve, reject) => {
     worker.once('online', () => resolve());
     worker.once('error', reject);
@@ -241,7 +252,10 @@ async function startCheckpoints(
     selfCheckpoints();
     onFailed();
   });
-  worker.on('message', (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished'), onHandOff));
+  worker.on(
+    'message',
+    (m) => m === 'finish-checkpoint' && group.finishCheckpoint(() => worker.postMessage('finished'), onHandOff),
+  );
   worker.unref();
   db.pragma('wal_autocheckpoint = 0');
   return {
@@ -270,7 +284,10 @@ async function startCheckpoints(
  * writes each count once (one UPSERT), however many requests changed it.
  */
 class Counts {
-  private readonly pending = new Map<string, { table: string; accountId: string; cols: string; vals: string; n: number }>();
+  private readonly pending = new Map<
+    string,
+    { table: string; accountId: string; cols: string; vals: string; n: number }
+  >();
   private readonly upsert: Database.Statement;
 
   constructor(db: Database.Database) {
@@ -636,17 +653,27 @@ function migrate(db: Database.Database): void {
   // One IMMEDIATE transaction (the write lock first, then read what is applied): several processes opening
   // a fresh data directory at once (a server and CLI commands) must not run the same migration twice.
   db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version));
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
+    const applied = new Set(
+      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
     const known = Math.max(0, ...migrations.map((m) => m.version));
     const newest = Math.max(0, ...applied);
     if (newest > known) {
-      throw new Error(`This data directory was written by a newer payorch (schema ${newest}; this build knows ${known}). Upgrade payorch or use another --data-dir.`);
+      throw new Error(
+        `This data directory was written by a newer payorch (schema ${newest}; this build knows ${known}). Upgrade payorch or use another --data-dir.`,
+      );
     }
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (applied.has(m.version)) continue;
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     }
   }).immediate();
 }
@@ -681,8 +708,15 @@ export const countValues = (values: (string | number | null)[]) => values.map(co
  * that may be NULL but are never filtered on NULL (the API's filters are strings) — their indexes are partial
  * and their NULLs are not counted, so a row without the value costs no index entry and no counter update.
  */
-export function documentTable(table: string, columns: Record<string, string> = {}, indexes: string[][] = [], nullable: string[] = []): string {
-  const cols = Object.entries(columns).map(([name, type]) => `  ${name} ${type},`).join('\n');
+export function documentTable(
+  table: string,
+  columns: Record<string, string> = {},
+  indexes: string[][] = [],
+  nullable: string[] = [],
+): string {
+  const cols = Object.entries(columns)
+    .map(([name, type]) => `  ${name} ${type},`)
+    .join('\n');
   const idx = indexes.map((cs) => filterIndex(table, cs, nullable, true)).join('\n');
   const specs = [[], ...indexes].map((cs) => [...cs].sort());
   return `
@@ -714,7 +748,8 @@ export function countTriggers(table: string, indexes: string[][], nullable: stri
   const specs = [[], ...indexes].map((cs) => [...cs].sort());
   const key = (row: 'NEW' | 'OLD', cs: string[]) =>
     cs.length === 0 ? "''" : cs.map((c) => `COALESCE(CAST(${row}.${c} AS TEXT), char(0))`).join(' || char(31) || ');
-  const counted = (row: 'NEW' | 'OLD', cs: string[]) => cs.filter((c) => nullable.includes(c)).map((c) => `${row}.${c} IS NOT NULL`);
+  const counted = (row: 'NEW' | 'OLD', cs: string[]) =>
+    cs.filter((c) => nullable.includes(c)).map((c) => `${row}.${c} IS NOT NULL`);
   const bump = (row: 'NEW' | 'OLD', cs: string[], delta: '+ 1' | '- 1', changedWhen = '') => {
     const when = [...(changedWhen ? [changedWhen] : []), ...counted(row, cs)].join(' AND ');
     const where = `tbl = '${table}' AND account_id = ${row}.account_id AND cols = '${cs.join(',')}' AND vals = ${key(row, cs)}`;
@@ -743,4 +778,3 @@ END;`
     : ''
 }`;
 }
-

@@ -8,7 +8,6 @@ import { identityMigrations } from './migrations/identity.js';
 import { eventsMigrations } from './migrations/events.js';
 import type { Migration } from './migrations/migration.js';
 
-
 const coreMigrations: Migration[] = [
   {
     version: 1,
@@ -358,4 +357,12 @@ DELETE FROM list_counts WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
-export const migrations: Migration[] = [...coreMigrations, ...paymentsMigrations, ...billingMigrations, ...ledgerMigrations, ...identityMigrations, ...eventsMigrations, ...storeMigrations];
+export const migrations: Migration[] = [
+  ...coreMigrations,
+  ...paymentsMigrations,
+  ...billingMigrations,
+  ...ledgerMigrations,
+  ...identityMigrations,
+  ...eventsMigrations,
+  ...storeMigrations,
+];

@@ -34,6 +34,10 @@ parentPort!.on('message', (message: ReadRequest | 'stop') => {
     parentPort!.postMessage({ id: message.id, rows: all(message.queries) as unknown[][] } satisfies ReadReply);
   } catch (err) {
     const code = (err as { code?: unknown } | null)?.code;
-    parentPort!.postMessage({ id: message.id, error: err instanceof Error ? err.message : String(err), code: typeof code === 'string' ? code : undefined } satisfies ReadReply);
+    parentPort!.postMessage({
+      id: message.id,
+      error: err instanceof Error ? err.message : String(err),
+      code: typeof code === 'string' ? code : undefined,
+    } satisfies ReadReply);
   }
 });

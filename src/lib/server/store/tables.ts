@@ -38,12 +38,20 @@ export interface TableDef<D> {
 const col = <D>(sql: string, read: (doc: D) => Value): Column<D> => ({ sql, read });
 
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-type DocOf<C> = [keyof C] extends [never] ? unknown : Intersection<{ [K in keyof C]: C[K] extends Column<infer D> ? D : never }[keyof C]>;
+type DocOf<C> = [keyof C] extends [never]
+  ? unknown
+  : Intersection<{ [K in keyof C]: C[K] extends Column<infer D> ? D : never }[keyof C]>;
 
 function table<C extends Record<string, Column<never>>>(
   name: string,
   columns: C,
-  opts: { filters?: string[][]; narrow?: string[][]; nullable?: string[]; counted?: boolean; otherIndexes?: string[] } = {},
+  opts: {
+    filters?: string[][];
+    narrow?: string[][];
+    nullable?: string[];
+    counted?: boolean;
+    otherIndexes?: string[];
+  } = {},
 ): TableDef<DocOf<C>> {
   return {
     name,
@@ -68,7 +76,12 @@ export const tables = {
       expires_ms: col('INTEGER NOT NULL', (s: { expires_ms: number }) => s.expires_ms),
       secret_hash: col('TEXT NOT NULL', (s: { client_secret_hash?: string }) => s.client_secret_hash ?? ''),
     },
-    { filters: [['status'], ['external_id']], narrow: [['external_id']], nullable: ['external_id'], otherIndexes: ['payment_sessions_due'] },
+    {
+      filters: [['status'], ['external_id']],
+      narrow: [['external_id']],
+      nullable: ['external_id'],
+      otherIndexes: ['payment_sessions_due'],
+    },
   ),
 
   // ------------------------------------------------------------------------------------------- payments
@@ -79,7 +92,12 @@ export const tables = {
       status: col('TEXT NOT NULL', (p: { status: string }) => p.status),
       settle_ms: col('INTEGER', (p: { settle_ms: number | null }) => p.settle_ms),
     },
-    { filters: [['session_id'], ['status']], narrow: [['session_id']], nullable: ['session_id'], otherIndexes: ['payments_settle'] },
+    {
+      filters: [['session_id'], ['status']],
+      narrow: [['session_id']],
+      nullable: ['session_id'],
+      otherIndexes: ['payments_settle'],
+    },
   ),
   vault_tokens: table('vault_tokens', {}),
   network_tokens: table('network_tokens', {}),
@@ -93,8 +111,16 @@ export const tables = {
   ),
 
   // -------------------------------------------------------------------------------------------- billing
-  customers: table('customers', { email: col('TEXT', (c: { email: string | null }) => c.email) }, { filters: [['email']], narrow: [['email']], nullable: ['email'] }),
-  products: table('products', { active: col('INTEGER NOT NULL', (p: { active: boolean }) => bit(p.active)) }, { filters: [['active']] }),
+  customers: table(
+    'customers',
+    { email: col('TEXT', (c: { email: string | null }) => c.email) },
+    { filters: [['email']], narrow: [['email']], nullable: ['email'] },
+  ),
+  products: table(
+    'products',
+    { active: col('INTEGER NOT NULL', (p: { active: boolean }) => bit(p.active)) },
+    { filters: [['active']] },
+  ),
   prices: table(
     'prices',
     {
@@ -116,7 +142,11 @@ export const tables = {
     },
     { filters: [['customer'], ['status']], otherIndexes: ['subscriptions_due'] },
   ),
-  subscription_items: table('subscription_items', { subscription: col('TEXT NOT NULL', (i: { subscription: string }) => i.subscription) }, { filters: [['subscription']] }),
+  subscription_items: table(
+    'subscription_items',
+    { subscription: col('TEXT NOT NULL', (i: { subscription: string }) => i.subscription) },
+    { filters: [['subscription']] },
+  ),
   usage_records: table(
     'usage_records',
     {
@@ -134,14 +164,25 @@ export const tables = {
       action_kind: col('TEXT', (i: { action_kind: string | null }) => i.action_kind),
       action_ms: col('INTEGER', (i: { action_ms: number | null }) => i.action_ms),
     },
-    { filters: [['customer'], ['subscription'], ['status']], nullable: ['subscription'], otherIndexes: ['invoices_due'] },
+    {
+      filters: [['customer'], ['subscription'], ['status']],
+      nullable: ['subscription'],
+      otherIndexes: ['invoices_due'],
+    },
   ),
   checkout_sessions: table(
     'checkout_sessions',
     { status: col('TEXT NOT NULL', (c: { status: string }) => c.status) },
-    { filters: [['status']], otherIndexes: ['checkout_sessions_open_payment_session', 'checkout_sessions_open_expiry'] },
+    {
+      filters: [['status']],
+      otherIndexes: ['checkout_sessions_open_payment_session', 'checkout_sessions_open_expiry'],
+    },
   ),
-  portal_sessions: table('portal_sessions', { customer: col('TEXT NOT NULL', (p: { customer: string }) => p.customer) }, { filters: [['customer']] }),
+  portal_sessions: table(
+    'portal_sessions',
+    { customer: col('TEXT NOT NULL', (p: { customer: string }) => p.customer) },
+    { filters: [['customer']] },
+  ),
 
   // --------------------------------------------------------------------------------------------- ledger
   ledger_accounts: table(
@@ -155,7 +196,10 @@ export const tables = {
       balance: col('INTEGER NOT NULL', (a: { balance: number }) => a.balance),
       pending: col('INTEGER NOT NULL', (a: { pending_balance: number }) => a.pending_balance),
     },
-    { filters: [['status'], ['customer_id'], ['currency']], otherIndexes: ['ledger_accounts_number', 'ledger_accounts_system'] },
+    {
+      filters: [['status'], ['customer_id'], ['currency']],
+      otherIndexes: ['ledger_accounts_number', 'ledger_accounts_system'],
+    },
   ),
   journal_entries: table(
     'journal_entries',
@@ -170,7 +214,10 @@ export const tables = {
     {
       ledger_account_id: col('TEXT NOT NULL', (e: { ledger_account_id: string }) => e.ledger_account_id),
       journal_entry_id: col('TEXT NOT NULL', (e: { journal_entry_id: string }) => e.journal_entry_id),
-      direction: col("TEXT NOT NULL CHECK (direction IN ('debit', 'credit'))", (e: { entry_type: string }) => e.entry_type),
+      direction: col(
+        "TEXT NOT NULL CHECK (direction IN ('debit', 'credit'))",
+        (e: { entry_type: string }) => e.entry_type,
+      ),
       amount: col('INTEGER NOT NULL CHECK (amount > 0)', (e: { amount: number }) => e.amount),
       delta: col('INTEGER NOT NULL', (e: { delta: number }) => e.delta),
       currency: col('TEXT NOT NULL', (e: { currency: string }) => e.currency),
@@ -193,7 +240,11 @@ export const tables = {
   ),
 
   // ------------------------------------------------------------------------------------------- identity
-  identity_tokens: table('identity_tokens', { type: col('TEXT NOT NULL', (t: { type: string }) => t.type) }, { filters: [['type']] }),
+  identity_tokens: table(
+    'identity_tokens',
+    { type: col('TEXT NOT NULL', (t: { type: string }) => t.type) },
+    { filters: [['type']] },
+  ),
   kyc_verifications: table(
     'kyc_verifications',
     {
@@ -213,9 +264,14 @@ export const tables = {
       event: col('TEXT NOT NULL', (d: { event: string }) => d.event),
       webhook_endpoint: col('TEXT NOT NULL', (d: { webhook_endpoint: string }) => d.webhook_endpoint),
       status: col('TEXT NOT NULL', (d: { status: string }) => d.status),
-      next_attempt_ms: col('INTEGER', (d: { next_attempt_at: string | null }) => (d.next_attempt_at === null ? null : Date.parse(d.next_attempt_at))),
+      next_attempt_ms: col('INTEGER', (d: { next_attempt_at: string | null }) =>
+        d.next_attempt_at === null ? null : Date.parse(d.next_attempt_at),
+      ),
     },
-    { filters: [['event'], ['webhook_endpoint'], ['webhook_endpoint', 'status']], otherIndexes: ['webhook_deliveries_pending', 'webhook_deliveries_done'] },
+    {
+      filters: [['event'], ['webhook_endpoint'], ['webhook_endpoint', 'status']],
+      otherIndexes: ['webhook_deliveries_pending', 'webhook_deliveries_done'],
+    },
   ),
 } as const;
 

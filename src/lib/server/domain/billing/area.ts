@@ -46,7 +46,9 @@ export function createBillingArea(core: CoreServices & PaymentsArea): { area: Bi
   const portals = new Portals(db);
   const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
   return {
-    area: { billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted } },
+    area: {
+      billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted },
+    },
     due: [...billingDueWork(subscriptions, invoices), checkouts.expiry],
   };
 }

@@ -2,7 +2,11 @@
 // the checkout URL; the checkout session completes when that payment succeeds); `mode: "subscription"`
 // (recurring prices) creates the customer's subscription when it is completed with a payment method.
 // Open sessions expire after 24 h (due work, run by the scheduler).
-import type { CheckoutSession, CompleteCheckoutSessionBody, CreateCheckoutSessionBody } from '../../../contract/billing.js';
+import type {
+  CheckoutSession,
+  CompleteCheckoutSessionBody,
+  CreateCheckoutSessionBody,
+} from '../../../contract/billing.js';
 import type { List, ListParams } from '../../../contract/common.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
@@ -24,7 +28,8 @@ export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
  * The open checkout sessions of a payment session (account, payment session): a seek of the index of migration
  * 203, whose expression this must repeat exactly for SQLite to use it.
  */
-export const OPEN_FOR_PAYMENT_SESSION = "account_id = ? AND status = 'open' AND json_extract(data, '$.payment_session') = ?";
+export const OPEN_FOR_PAYMENT_SESSION =
+  "account_id = ? AND status = 'open' AND json_extract(data, '$.payment_session') = ?";
 
 export class Checkouts {
   constructor(
@@ -52,7 +57,9 @@ export class Checkouts {
     name: 'checkout session expiry',
     nextDue: (accountId) => {
       const row = this.db.store.db
-        .prepare("SELECT MIN(json_extract(data, '$.expires_ms')) AS t FROM checkout_sessions WHERE account_id = ? AND status = 'open'")
+        .prepare(
+          "SELECT MIN(json_extract(data, '$.expires_ms')) AS t FROM checkout_sessions WHERE account_id = ? AND status = 'open'",
+        )
         .get(accountId) as { t: number | null };
       return row.t ?? undefined;
     },
@@ -71,18 +78,28 @@ export class Checkouts {
     return c;
   }
 
-  private record(accountId: string, type: 'checkout_session.completed' | 'checkout_session.expired', c: StoredCheckout, at: number, previous: object): void {
+  private record(
+    accountId: string,
+    type: 'checkout_session.completed' | 'checkout_session.expired',
+    c: StoredCheckout,
+    at: number,
+    previous: object,
+  ): void {
     this.db.events.record(accountId, type, this.toApi(c), { at, previous });
   }
 
   /** The API object; its `url` at the server's address now (links.ts). */
   private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
     const base = this.db.publicUrl();
-    return { ...c, url: c.payment_session ? hostedLinks.checkout(base, c.payment_session) : hostedLinks.checkoutSession(base, c.id) };
+    return {
+      ...c,
+      url: c.payment_session ? hostedLinks.checkout(base, c.payment_session) : hostedLinks.checkoutSession(base, c.id),
+    };
   }
 
   create(accountId: string, body: CreateCheckoutSessionBody, now: number, baseUrl: string): CheckoutSession {
-    for (const param of ['success_url', 'cancel_url'] as const) if (body[param] !== undefined) checkHttpUrl(body[param], param);
+    for (const param of ['success_url', 'cancel_url'] as const)
+      if (body[param] !== undefined) checkHttpUrl(body[param], param);
     const customer = body.customer !== undefined ? this.customers.get(accountId, body.customer, 'customer') : undefined;
     let currency: string | undefined;
     let interval: string | undefined;
@@ -90,12 +107,16 @@ export class Checkouts {
       const param = `line_items[${i}].price`;
       const p = this.db.prices.require(accountId, li.price, 'price', param);
       if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
-      if (body.mode === 'payment' && p.recurring) throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
-      if (body.mode === 'subscription' && !p.recurring) throw errors.parameterInvalid(param, 'mode "subscription" takes recurring prices');
-      if (currency !== undefined && p.currency !== currency) throw errors.parameterInvalid(param, `all prices must be in one currency (${currency})`);
+      if (body.mode === 'payment' && p.recurring)
+        throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
+      if (body.mode === 'subscription' && !p.recurring)
+        throw errors.parameterInvalid(param, 'mode "subscription" takes recurring prices');
+      if (currency !== undefined && p.currency !== currency)
+        throw errors.parameterInvalid(param, `all prices must be in one currency (${currency})`);
       currency = p.currency;
       const every = p.recurring ? `${p.recurring.interval_count} ${p.recurring.interval}` : undefined;
-      if (interval !== undefined && every !== interval) throw errors.parameterInvalid(param, 'all prices must bill on the same interval');
+      if (interval !== undefined && every !== interval)
+        throw errors.parameterInvalid(param, 'all prices must bill on the same interval');
       interval = every;
       const metered = p.recurring?.usage_type === 'metered';
       const quantity = metered ? 0 : (li.quantity ?? 1);
@@ -103,7 +124,8 @@ export class Checkouts {
       const product = this.db.products.get(accountId, p.product);
       return { price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product };
     });
-    if (body.mode === 'payment' && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_period_days', 'only with mode "subscription"');
+    if (body.mode === 'payment' && body.trial_period_days !== undefined)
+      throw errors.parameterInvalid('trial_period_days', 'only with mode "subscription"');
     const amount_total = lines.reduce((a, l) => a + l.amount, 0);
     const id = newId('cks');
     let url = hostedLinks.checkoutSession(baseUrl, id);
@@ -111,7 +133,11 @@ export class Checkouts {
     if (body.mode === 'payment') {
       if (amount_total < 1) throw errors.parameterInvalid('line_items', 'the total must be at least 1');
       // The payment session is made for the total: it takes what create-session takes (1 … MAX_AMOUNT).
-      if (amount_total > MAX_AMOUNT) throw errors.parameterInvalid('line_items', `the total (${amount_total}) must be at most ${MAX_AMOUNT}, the largest payment amount`);
+      if (amount_total > MAX_AMOUNT)
+        throw errors.parameterInvalid(
+          'line_items',
+          `the total (${amount_total}) must be at most ${MAX_AMOUNT}, the largest payment amount`,
+        );
       const session = this.sessions.create(
         accountId,
         {
@@ -179,13 +205,24 @@ export class Checkouts {
    */
   complete(accountId: string, id: string, body: CompleteCheckoutSessionBody, now: number): CheckoutSession {
     const c = this.load(accountId, id, now);
-    if (c.status !== 'open') throw errors.unexpectedState('checkout_session', `Checkout session ${id} is ${c.status}; only open sessions can be completed.`);
+    if (c.status !== 'open')
+      throw errors.unexpectedState(
+        'checkout_session',
+        `Checkout session ${id} is ${c.status}; only open sessions can be completed.`,
+      );
     if (c.mode !== 'subscription') {
-      throw errors.unexpectedState('checkout_session', `Checkout session ${id} is in payment mode; it completes when its payment session (${c.payment_session}) succeeds.`);
+      throw errors.unexpectedState(
+        'checkout_session',
+        `Checkout session ${id} is in payment mode; it completes when its payment session (${c.payment_session}) succeeds.`,
+      );
     }
     const customer = c.customer
       ? this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method }, now)
-      : this.customers.create(accountId, { email: c.customer_email ?? undefined, default_payment_method: body.payment_method }, now);
+      : this.customers.create(
+          accountId,
+          { email: c.customer_email ?? undefined, default_payment_method: body.payment_method },
+          now,
+        );
     const sub = this.subscriptions.create(
       accountId,
       {
@@ -202,9 +239,20 @@ export class Checkouts {
     if (sub.status === 'past_due') {
       // the first charge was declined: nothing is created (the thrown error rolls it all back)
       const err = this.db.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
-      throw new ServiceError({ status: 402, type: 'card_error', code: err?.code ?? 'card_declined', decline_code: err?.decline_code ?? undefined, message: err?.message ?? 'The card was declined.' });
+      throw new ServiceError({
+        status: 402,
+        type: 'card_error',
+        code: err?.code ?? 'card_declined',
+        decline_code: err?.decline_code ?? undefined,
+        message: err?.message ?? 'The card was declined.',
+      });
     }
-    const previous = { status: c.status, customer: c.customer, subscription: c.subscription, completed_at: c.completed_at };
+    const previous = {
+      status: c.status,
+      customer: c.customer,
+      subscription: c.subscription,
+      completed_at: c.completed_at,
+    };
     c.customer = customer.id;
     c.subscription = sub.id;
     c.status = 'complete';

@@ -1,7 +1,13 @@
 // Coupons (docs/api.md "Billing"): exactly one of percent_off (1–100) and amount_off (+ currency); duration once |
 // repeating (+ duration_in_months) | forever; `valid` is false once redeem_by has passed or max_redemptions
 // is reached. Caller-chosen ids are allowed (unique per account).
-import type { Coupon, CreateCouponBody, DeletedResource, ListCouponsQuery, UpdateCouponBody } from '../../../contract/billing.js';
+import type {
+  Coupon,
+  CreateCouponBody,
+  DeletedResource,
+  ListCouponsQuery,
+  UpdateCouponBody,
+} from '../../../contract/billing.js';
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -26,15 +32,22 @@ export class Coupons {
     const hasPercent = body.percent_off !== undefined;
     const hasAmount = body.amount_off !== undefined;
     if (hasPercent === hasAmount) {
-      throw hasPercent ? errors.parameterInvalid('amount_off', 'give exactly one of percent_off and amount_off') : errors.parameterMissing('percent_off');
+      throw hasPercent
+        ? errors.parameterInvalid('amount_off', 'give exactly one of percent_off and amount_off')
+        : errors.parameterMissing('percent_off');
     }
     if (hasAmount && body.currency === undefined) throw errors.parameterMissing('currency');
     if (hasPercent && body.currency !== undefined) throw errors.parameterInvalid('currency', 'only with amount_off');
     const duration = body.duration ?? 'once';
-    if (duration === 'repeating' && body.duration_in_months === undefined) throw errors.parameterMissing('duration_in_months');
-    if (duration !== 'repeating' && body.duration_in_months !== undefined) throw errors.parameterInvalid('duration_in_months', 'only with duration "repeating"');
-    if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now)) throw errors.parameterInvalid('redeem_by', 'must be in the future');
-    (body.applies_to?.products ?? []).forEach((id, i) => this.db.products.require(accountId, id, 'product', `applies_to.products[${i}]`));
+    if (duration === 'repeating' && body.duration_in_months === undefined)
+      throw errors.parameterMissing('duration_in_months');
+    if (duration !== 'repeating' && body.duration_in_months !== undefined)
+      throw errors.parameterInvalid('duration_in_months', 'only with duration "repeating"');
+    if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now))
+      throw errors.parameterInvalid('redeem_by', 'must be in the future');
+    (body.applies_to?.products ?? []).forEach((id, i) =>
+      this.db.products.require(accountId, id, 'product', `applies_to.products[${i}]`),
+    );
     if (body.id !== undefined && this.db.coupons.get(accountId, body.id)) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }
@@ -106,13 +119,29 @@ export class Coupons {
    * same coupon, not deleted since) keeps it as it is — no second redemption, no new start; any other coupon
    * is redeemed as by `redeem`.
    */
-  apply(accountId: string, current: StoredDiscount | null, id: string, currency: string, now: number, param = 'coupon'): StoredDiscount {
+  apply(
+    accountId: string,
+    current: StoredDiscount | null,
+    id: string,
+    currency: string,
+    now: number,
+    param = 'coupon',
+  ): StoredDiscount {
     const c = this.db.coupons.get(accountId, id);
     if (!c) throw errors.notFound('coupon', id, param);
     if (current && current.coupon.id === c.id && current.coupon.created === c.created) return current;
-    if (!couponValid(c, now)) throw errors.invalidRequest('coupon_invalid', `Coupon ${id} is no longer valid (expired or fully redeemed).`, param);
+    if (!couponValid(c, now))
+      throw errors.invalidRequest(
+        'coupon_invalid',
+        `Coupon ${id} is no longer valid (expired or fully redeemed).`,
+        param,
+      );
     if (c.amount_off !== null && c.currency !== currency) {
-      throw errors.invalidRequest('coupon_invalid', `Coupon ${id} takes ${c.amount_off} off in ${c.currency}; this is billed in ${currency}.`, param);
+      throw errors.invalidRequest(
+        'coupon_invalid',
+        `Coupon ${id} takes ${c.amount_off} off in ${c.currency}; this is billed in ${currency}.`,
+        param,
+      );
     }
     c.times_redeemed += 1;
     this.db.coupons.update(accountId, c);
@@ -122,4 +151,5 @@ export class Coupons {
   }
 }
 
-export const discountApi = (d: StoredDiscount | null, now: number) => (d ? { coupon: couponApi(d.coupon, now), start: d.start, end: d.end } : null);
+export const discountApi = (d: StoredDiscount | null, now: number) =>
+  d ? { coupon: couponApi(d.coupon, now), start: d.start, end: d.end } : null;

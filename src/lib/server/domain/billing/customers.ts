@@ -1,5 +1,11 @@
 // Customers: CRUD, email filter; deletion is refused while the customer has a subscription that is not canceled.
-import type { CreateCustomerBody, Customer, DeletedResource, ListCustomersQuery, UpdateCustomerBody } from '../../../contract/billing.js';
+import type {
+  CreateCustomerBody,
+  Customer,
+  DeletedResource,
+  ListCustomersQuery,
+  UpdateCustomerBody,
+} from '../../../contract/billing.js';
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -55,7 +61,11 @@ export class Customers {
 
   delete(accountId: string, id: string, now: number): DeletedResource {
     const c = this.get(accountId, id);
-    const live = this.db.subscriptions.selectWhere("account_id = ? AND customer = ? AND status != 'canceled'", accountId, id);
+    const live = this.db.subscriptions.selectWhere(
+      "account_id = ? AND customer = ? AND status != 'canceled'",
+      accountId,
+      id,
+    );
     if (live.length > 0) {
       throw errors.unexpectedState(
         'customer',
@@ -68,6 +78,11 @@ export class Customers {
   }
 
   list(accountId: string, url: string, q: ListCustomersQuery): List<Customer> {
-    return this.db.customers.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { email: q.email } });
+    return this.db.customers.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { email: q.email },
+    });
   }
 }

@@ -27,7 +27,12 @@ export function tokenForCard(number: string, param = 'card_number'): string {
   const digits = number.replace(/[\s-]/g, '');
   if (!luhnValid(digits)) throw errors.parameterInvalid(param, 'is not a valid card number');
   const card = testCardByNumber(digits);
-  if (!card) throw errors.invalidRequest('card_declined', 'The test-mode server only accepts the test card numbers (see GET /test-cards or docs/api.md).', param);
+  if (!card)
+    throw errors.invalidRequest(
+      'card_declined',
+      'The test-mode server only accepts the test card numbers (see GET /test-cards or docs/api.md).',
+      param,
+    );
   return card.token;
 }
 
@@ -79,7 +84,9 @@ export class Hosted {
   payInvoice(id: string, cardNumber: string, baseUrl: string): Committed<Invoice> {
     const { accountId, now } = this.findInvoice(id);
     const pm = tokenForCard(cardNumber);
-    return mapCommitted(this.invoices.pay(accountId, id, { payment_method: pm }, now), (inv) => this.invoices.toApi(inv, baseUrl, now));
+    return mapCommitted(this.invoices.pay(accountId, id, { payment_method: pm }, now), (inv) =>
+      this.invoices.toApi(inv, baseUrl, now),
+    );
   }
 
   private portal(id: string): { accountId: string; session: PortalSession; now: number } {
@@ -93,7 +100,10 @@ export class Hosted {
   portalView(id: string, baseUrl: string): PortalView {
     const { accountId, session, now } = this.portal(id);
     const customer = this.db.customers.require(accountId, session.customer, 'customer');
-    const subscriptions = this.db.subscriptions.selectWhere('account_id = ? AND customer = ?', accountId, customer.id).map((r) => this.subscriptions.toApi(accountId, r.doc, now)).reverse();
+    const subscriptions = this.db.subscriptions
+      .selectWhere('account_id = ? AND customer = ?', accountId, customer.id)
+      .map((r) => this.subscriptions.toApi(accountId, r.doc, now))
+      .reverse();
     const invoices = this.db.invoices
       .selectWhere("account_id = ? AND customer = ? AND status != 'draft'", accountId, customer.id)
       .map((r) => this.invoices.toApi(r.doc, baseUrl, now))
@@ -104,8 +114,13 @@ export class Hosted {
   cancelAtPeriodEnd(portalId: string, subscriptionId: string): Subscription {
     const { accountId, session, now } = this.portal(portalId);
     const sub = this.db.subscriptions.get(accountId, subscriptionId);
-    if (!sub || sub.customer !== session.customer) throw errors.notFound('subscription', subscriptionId, 'subscription_id');
-    return this.subscriptions.toApi(accountId, this.subscriptions.cancel(accountId, subscriptionId, { at_period_end: true }, now), now);
+    if (!sub || sub.customer !== session.customer)
+      throw errors.notFound('subscription', subscriptionId, 'subscription_id');
+    return this.subscriptions.toApi(
+      accountId,
+      this.subscriptions.cancel(accountId, subscriptionId, { at_period_end: true }, now),
+      now,
+    );
   }
 
   updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {

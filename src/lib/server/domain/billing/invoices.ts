@@ -3,7 +3,17 @@
 // invoice_unexpected_state. Lines carry periods; a coupon is applied as a discount line. `number` is
 // sequential per account (assigned at finalization). Automatic collection charges through the Charger and,
 // on failure, schedules the dunning retries (+1, +3, +7 days after the first failure).
-import type { CreateInvoiceBody, Invoice, InvoiceStatus, LineItem, ListInvoicesQuery, PayInvoiceBody, Price, UpdateInvoiceBody, DeletedResource } from '../../../contract/billing.js';
+import type {
+  CreateInvoiceBody,
+  Invoice,
+  InvoiceStatus,
+  LineItem,
+  ListInvoicesQuery,
+  PayInvoiceBody,
+  Price,
+  UpdateInvoiceBody,
+  DeletedResource,
+} from '../../../contract/billing.js';
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors, ServiceError } from '../../errors.js';
@@ -14,7 +24,14 @@ import { tooLargeToCharge, type Charger, type ChargeResult } from '../charges.js
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import { percentOf, priceAmount } from './money.js';
-import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredDiscount, type StoredInvoice } from './store.js';
+import {
+  assertBillable,
+  subscriptionDue,
+  type BillingStore,
+  type PendingLine,
+  type StoredDiscount,
+  type StoredInvoice,
+} from './store.js';
 import { formatMoney } from '../../../format/values.js';
 import type { EventType } from '../../../contract/events.js';
 import type { StoredSubscription } from './store.js';
@@ -43,7 +60,12 @@ export interface InvoiceDraft {
 export type AttemptResult = { ok: true } | { ok: false; error: ServiceError };
 
 /** Called when an invoice's outcome changes its subscription's status (subscriptions.ts records the event). */
-export type SubscriptionStatusListener = (accountId: string, sub: StoredSubscription, previousStatus: StoredSubscription['status'], now: number) => void;
+export type SubscriptionStatusListener = (
+  accountId: string,
+  sub: StoredSubscription,
+  previousStatus: StoredSubscription['status'],
+  now: number,
+) => void;
 
 export class Invoices {
   constructor(
@@ -73,12 +95,19 @@ export class Invoices {
   // ------------------------------------------------------------------------------------------ building
 
   /** The discount line for `lines` (or none): applies to lines of the coupon's products, never below zero. */
-  private discountLine(d: StoredDiscount | null, lines: PendingLine[], currency: string, periodStart: number): PendingLine | null {
+  private discountLine(
+    d: StoredDiscount | null,
+    lines: PendingLine[],
+    currency: string,
+    periodStart: number,
+  ): PendingLine | null {
     if (!d || d.used) return null;
     if (d.end !== null && periodStart >= d.end) return null;
     const c = d.coupon;
     const products = c.applies_to?.products;
-    const base = lines.filter((l) => !products || (l.price && products.includes(l.price.product))).reduce((a, l) => a + l.amount, 0);
+    const base = lines
+      .filter((l) => !products || (l.price && products.includes(l.price.product)))
+      .reduce((a, l) => a + l.amount, 0);
     if (base <= 0) return null;
     const off = c.percent_off !== null ? percentOf(base, c.percent_off) : Math.min(c.amount_off ?? 0, base);
     if (off <= 0) return null;
@@ -112,7 +141,12 @@ export class Invoices {
     const all = dl ? [...items, dl] : items;
     inv.lines = {
       object: 'list',
-      data: all.map((l): LineItem => ({ id: newId('il'), object: 'line_item', coupon: l.type === 'discount' ? inv.discount!.coupon.id : null, ...l })),
+      data: all.map((l): LineItem => ({
+        id: newId('il'),
+        object: 'line_item',
+        coupon: l.type === 'discount' ? inv.discount!.coupon.id : null,
+        ...l,
+      })),
     };
     this.totals(inv);
   }
@@ -174,7 +208,8 @@ export class Invoices {
 
   /** draft → open: number, due date; a zero amount is paid at once. */
   finalizeDoc(accountId: string, inv: StoredInvoice, now: number): StoredInvoice {
-    if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
+    if (inv.status !== 'draft')
+      throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
     const s = unixSeconds(now);
     const before = this.view(inv, now);
     inv.status = 'open';
@@ -193,7 +228,13 @@ export class Invoices {
   }
 
   /** `before`: the invoice as it was before the request's change (default: now). */
-  private markPaid(accountId: string, inv: StoredInvoice, now: number, paymentId: string | null, before: Invoice = this.view(inv, now)): void {
+  private markPaid(
+    accountId: string,
+    inv: StoredInvoice,
+    now: number,
+    paymentId: string | null,
+    before: Invoice = this.view(inv, now),
+  ): void {
     inv.status = 'paid';
     inv.paid = true;
     inv.amount_paid = inv.amount_due;
@@ -221,7 +262,12 @@ export class Invoices {
    * renewal, dunning retry) — a failure schedules the next retry or, after the last, makes the invoice
    * uncollectible. A manual attempt (pay) only records the failure.
    */
-  attempt(accountId: string, inv: StoredInvoice, now: number, opts: { automatic: boolean; paymentMethod?: string }): AttemptResult {
+  attempt(
+    accountId: string,
+    inv: StoredInvoice,
+    now: number,
+    opts: { automatic: boolean; paymentMethod?: string },
+  ): AttemptResult {
     const pm = opts.paymentMethod ?? this.paymentMethodFor(accountId, inv);
     const s = unixSeconds(now);
     const before = this.view(inv, now);
@@ -238,7 +284,12 @@ export class Invoices {
           },
           now,
         )
-      : { status: 'failed', payment_id: null, code: 'payment_method_missing', message: 'The customer has no default payment method.' };
+      : {
+          status: 'failed',
+          payment_id: null,
+          code: 'payment_method_missing',
+          message: 'The customer has no default payment method.',
+        };
     if (result.status === 'succeeded') {
       inv.last_payment_error = null;
       this.markPaid(accountId, inv, now, result.payment_id, before);
@@ -264,7 +315,10 @@ export class Invoices {
         this.save(accountId, inv);
         // The last retry failed: the attempt's event, then the status change it causes.
         this.record(accountId, 'invoice.payment_failed', inv, now, before);
-        this.record(accountId, 'invoice.marked_uncollectible', inv, now, { status: before.status, marked_uncollectible_at: null });
+        this.record(accountId, 'invoice.marked_uncollectible', inv, now, {
+          status: before.status,
+          marked_uncollectible_at: null,
+        });
         this.syncSubscription(accountId, inv, 'exhausted', now);
       }
     } else {
@@ -286,7 +340,12 @@ export class Invoices {
    * The subscription follows its invoices: any failed automatic attempt → past_due; retries exhausted on any
    * invoice → unpaid; a payment → active again once no other invoice of it is overdue, failed or uncollectible.
    */
-  private syncSubscription(accountId: string, inv: StoredInvoice, event: 'paid' | 'failed' | 'exhausted', now: number): void {
+  private syncSubscription(
+    accountId: string,
+    inv: StoredInvoice,
+    event: 'paid' | 'failed' | 'exhausted',
+    now: number,
+  ): void {
     if (!inv.subscription) return;
     const sub = this.db.subscriptions.get(accountId, inv.subscription);
     if (!sub) return;
@@ -295,7 +354,12 @@ export class Invoices {
     if (event === 'paid') {
       if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
       const others = this.db.invoices
-        .selectWhere("account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')", accountId, sub.id, inv.id)
+        .selectWhere(
+          "account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')",
+          accountId,
+          sub.id,
+          inv.id,
+        )
         .map((r) => r.doc)
         .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
       if (others.length > 0) return;
@@ -316,12 +380,20 @@ export class Invoices {
   // ------------------------------------------------------------------------------------ the due work
 
   nextDue(accountId: string, kind: 'retry' | 'due'): number | undefined {
-    const row = this.db.store.db.prepare('SELECT MIN(action_ms) AS t FROM invoices WHERE account_id = ? AND action_kind = ?').get(accountId, kind) as { t: number | null };
+    const row = this.db.store.db
+      .prepare('SELECT MIN(action_ms) AS t FROM invoices WHERE account_id = ? AND action_kind = ?')
+      .get(accountId, kind) as { t: number | null };
     return row.t ?? undefined;
   }
 
   due(kind: 'retry' | 'due', now: number, accountId?: string, limit = -1) {
-    return this.db.invoices.selectFirst(limit, `action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, kind, now, ...(accountId ? [accountId] : []));
+    return this.db.invoices.selectFirst(
+      limit,
+      `action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+      kind,
+      now,
+      ...(accountId ? [accountId] : []),
+    );
   }
 
   /** A dunning retry that came due. */
@@ -348,17 +420,26 @@ export class Invoices {
 
   // ------------------------------------------------------------------------------------- API methods
 
-  private linesFromInput(accountId: string, input: NonNullable<CreateInvoiceBody['lines']>, currency: string | undefined, now: number): { lines: PendingLine[]; currency: string } {
+  private linesFromInput(
+    accountId: string,
+    input: NonNullable<CreateInvoiceBody['lines']>,
+    currency: string | undefined,
+    now: number,
+  ): { lines: PendingLine[]; currency: string } {
     const s = unixSeconds(now);
     let cur = currency;
     const lines: PendingLine[] = input.map((l, i) => {
       if ((l.price === undefined) === (l.amount === undefined)) {
-        throw l.price === undefined ? errors.parameterMissing(`lines[${i}].price`) : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
+        throw l.price === undefined
+          ? errors.parameterMissing(`lines[${i}].price`)
+          : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
       }
       if (l.price !== undefined) {
         const p: Price = this.db.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
-        if (p.recurring?.usage_type === 'metered') throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
-        if (cur !== undefined && p.currency !== cur) throw errors.parameterInvalid(`lines[${i}].price`, `price is in ${p.currency}, the invoice in ${cur}`);
+        if (p.recurring?.usage_type === 'metered')
+          throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
+        if (cur !== undefined && p.currency !== cur)
+          throw errors.parameterInvalid(`lines[${i}].price`, `price is in ${p.currency}, the invoice in ${cur}`);
         cur = p.currency;
         const q = l.quantity ?? 1;
         assertBillable(p, q, `lines[${i}].quantity`);
@@ -375,7 +456,15 @@ export class Invoices {
       }
       if (l.quantity !== undefined) throw errors.parameterInvalid(`lines[${i}].quantity`, 'only with price');
       if (cur === undefined) throw errors.parameterMissing('currency');
-      return { type: 'invoiceitem', amount: l.amount!, currency: cur, description: l.description ?? 'Invoice item', price: null, quantity: null, period: { start: s, end: s } };
+      return {
+        type: 'invoiceitem',
+        amount: l.amount!,
+        currency: cur,
+        description: l.description ?? 'Invoice item',
+        price: null,
+        quantity: null,
+        period: { start: s, end: s },
+      };
     });
     if (cur === undefined) throw errors.parameterMissing('currency');
     return { lines, currency: cur };
@@ -385,8 +474,14 @@ export class Invoices {
     const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
-    if (method === 'charge_automatically' && body.days_until_due !== undefined) throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
-    const { lines, currency } = this.linesFromInput(accountId, body.lines ?? [], body.currency !== undefined ? normalizeCurrency(body.currency, 'currency') : undefined, now);
+    if (method === 'charge_automatically' && body.days_until_due !== undefined)
+      throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
+    const { lines, currency } = this.linesFromInput(
+      accountId,
+      body.lines ?? [],
+      body.currency !== undefined ? normalizeCurrency(body.currency, 'currency') : undefined,
+      now,
+    );
     const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, currency, now) : null;
     const s = unixSeconds(now);
     return this.build(
@@ -417,15 +512,25 @@ export class Invoices {
     const inv = this.load(accountId, id);
     const before = this.view(inv, now);
     const onlyMeta = Object.keys(body).every((k) => k === 'metadata' || k === 'description');
-    if (inv.status !== 'draft' && !onlyMeta) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only description and metadata change after finalization.`);
+    if (inv.status !== 'draft' && !onlyMeta)
+      throw errors.unexpectedState(
+        'invoice',
+        `Invoice ${id} is ${inv.status}; only description and metadata change after finalization.`,
+      );
     if (body.description !== undefined) inv.description = body.description === '' ? null : body.description;
     if (body.metadata !== undefined) inv.metadata = mergeMetadata(inv.metadata, body.metadata);
     if (body.collection_method !== undefined) inv.collection_method = body.collection_method;
     if (body.days_until_due !== undefined) inv.days_until_due = body.days_until_due;
-    if (inv.collection_method === 'send_invoice' && inv.days_until_due === null) throw errors.parameterMissing('days_until_due');
-    if (body.coupon !== undefined) inv.discount = body.coupon === '' ? null : this.coupons.apply(accountId, inv.discount, body.coupon, inv.currency, now);
+    if (inv.collection_method === 'send_invoice' && inv.days_until_due === null)
+      throw errors.parameterMissing('days_until_due');
+    if (body.coupon !== undefined)
+      inv.discount =
+        body.coupon === '' ? null : this.coupons.apply(accountId, inv.discount, body.coupon, inv.currency, now);
     if (body.lines !== undefined || body.coupon !== undefined) {
-      const lines = body.lines !== undefined ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines : inv.lines.data.filter((l) => l.type !== 'discount');
+      const lines =
+        body.lines !== undefined
+          ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines
+          : inv.lines.data.filter((l) => l.type !== 'discount');
       this.setLines(inv, lines);
     }
     this.save(accountId, inv);
@@ -435,7 +540,11 @@ export class Invoices {
 
   delete(accountId: string, id: string, now: number): DeletedResource {
     const inv = this.load(accountId, id);
-    if (inv.status !== 'draft') throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`);
+    if (inv.status !== 'draft')
+      throw errors.unexpectedState(
+        'invoice',
+        `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`,
+      );
     this.db.invoices.delete(accountId, id);
     this.record(accountId, 'invoice.deleted', inv, now);
     return { id, object: 'invoice', deleted: true };
@@ -449,16 +558,25 @@ export class Invoices {
   pay(accountId: string, id: string, body: PayInvoiceBody, now: number): Committed<StoredInvoice> {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
-    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be paid.`);
+    if (!from.includes(inv.status))
+      throw errors.unexpectedState(
+        'invoice',
+        `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be paid.`,
+      );
     if (body.paid_out_of_band) {
-      if (body.payment_method !== undefined) throw errors.parameterInvalid('payment_method', 'not with paid_out_of_band');
+      if (body.payment_method !== undefined)
+        throw errors.parameterInvalid('payment_method', 'not with paid_out_of_band');
       this.markPaid(accountId, inv, now, null);
       return inv;
     }
     const tooLarge = tooLargeToCharge(inv.amount_remaining);
     if (tooLarge) throw errors.invalidRequest('amount_too_large', tooLarge);
     if (!body.payment_method && !this.paymentMethodFor(accountId, inv)) {
-      throw errors.invalidRequest('payment_method_missing', 'The customer has no default payment method; pass payment_method or paid_out_of_band.', 'payment_method');
+      throw errors.invalidRequest(
+        'payment_method_missing',
+        'The customer has no default payment method; pass payment_method or paid_out_of_band.',
+        'payment_method',
+      );
     }
     const r = this.attempt(accountId, inv, now, { automatic: false, paymentMethod: body.payment_method });
     return r.ok ? inv : new Outcome(r.error);
@@ -467,7 +585,11 @@ export class Invoices {
   void(accountId: string, id: string, now: number): StoredInvoice {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
-    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be voided.`);
+    if (!from.includes(inv.status))
+      throw errors.unexpectedState(
+        'invoice',
+        `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be voided.`,
+      );
     const before = this.view(inv, now);
     inv.status = 'void';
     inv.voided_at = unixSeconds(now);
@@ -483,7 +605,11 @@ export class Invoices {
   markUncollectible(accountId: string, id: string, now: number): StoredInvoice {
     const inv = this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due'];
-    if (!from.includes(inv.status)) throw errors.unexpectedState('invoice', `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be marked uncollectible.`);
+    if (!from.includes(inv.status))
+      throw errors.unexpectedState(
+        'invoice',
+        `Invoice ${id} is ${inv.status}; only ${from.join(', ')} invoices can be marked uncollectible.`,
+      );
     const before = this.view(inv, now);
     inv.status = 'uncollectible';
     inv.marked_uncollectible_at = unixSeconds(now);

@@ -27,7 +27,10 @@ export const percentOf = (amount: number, percent: number): number => mulDivRoun
  * BigInt; a result beyond Number.MAX_SAFE_INTEGER throws a RangeError (callers bound inputs with
  * `billableAmount` first, so the engine never meets one).
  */
-export function priceAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>, quantity: number): number {
+export function priceAmount(
+  price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>,
+  quantity: number,
+): number {
   const q = BigInt(quantity);
   let total = 0n;
   if (price.billing_scheme === 'per_unit') total = BigInt(price.unit_amount ?? 0) * q;
@@ -53,7 +56,10 @@ export function priceAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' 
 }
 
 /** The amount, or undefined when it would exceed MAX_AMOUNT (callers answer 400). */
-export function billableAmount(price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>, quantity: number): number | undefined {
+export function billableAmount(
+  price: Pick<Price, 'billing_scheme' | 'unit_amount' | 'tiers' | 'tiers_mode'>,
+  quantity: number,
+): number | undefined {
   try {
     const a = priceAmount(price, quantity);
     return a <= MAX_AMOUNT ? a : undefined;

@@ -11,14 +11,20 @@ import type { BillingStore } from './store.js';
 import { recordUpdate } from '../record.js';
 
 export class Prices {
-  constructor(private readonly db: BillingStore, private readonly products: Products) {}
+  constructor(
+    private readonly db: BillingStore,
+    private readonly products: Products,
+  ) {}
 
   create(accountId: string, body: CreatePriceBody, now: number): Price {
     if ((body.product === undefined) === (body.product_data === undefined)) {
-      throw body.product === undefined ? errors.parameterMissing('product') : errors.parameterInvalid('product_data', 'give either product or product_data, not both');
+      throw body.product === undefined
+        ? errors.parameterMissing('product')
+        : errors.parameterInvalid('product_data', 'give either product or product_data, not both');
     }
     if (body.type === 'recurring' && body.recurring === undefined) throw errors.parameterMissing('recurring');
-    if (body.type === 'one_time' && body.recurring !== undefined) throw errors.parameterInvalid('type', '"one_time" prices take no recurring');
+    if (body.type === 'one_time' && body.recurring !== undefined)
+      throw errors.parameterInvalid('type', '"one_time" prices take no recurring');
     const currency = normalizeCurrency(body.currency, 'currency');
     const product = body.product !== undefined ? this.products.load(accountId, body.product, 'product') : undefined;
     const scheme = body.billing_scheme ?? 'per_unit';
@@ -27,22 +33,31 @@ export class Prices {
     if (scheme === 'per_unit') {
       if (body.unit_amount === undefined) throw errors.parameterMissing('unit_amount');
       if (body.tiers !== undefined) throw errors.parameterInvalid('tiers', 'only with billing_scheme "tiered"');
-      if (body.tiers_mode !== undefined) throw errors.parameterInvalid('tiers_mode', 'only with billing_scheme "tiered"');
+      if (body.tiers_mode !== undefined)
+        throw errors.parameterInvalid('tiers_mode', 'only with billing_scheme "tiered"');
       unit_amount = body.unit_amount;
     } else {
-      if (body.unit_amount !== undefined) throw errors.parameterInvalid('unit_amount', 'tiered prices take their amounts from tiers');
+      if (body.unit_amount !== undefined)
+        throw errors.parameterInvalid('unit_amount', 'tiered prices take their amounts from tiers');
       if (!body.tiers) throw errors.parameterMissing('tiers');
       if (!body.tiers_mode) throw errors.parameterMissing('tiers_mode');
       tiers = body.tiers.map((t, i) => {
-        if (t.unit_amount === undefined && t.flat_amount === undefined) throw errors.parameterMissing(`tiers[${i}].unit_amount`);
-        return { up_to: t.up_to === 'inf' ? null : t.up_to, unit_amount: t.unit_amount ?? 0, flat_amount: t.flat_amount ?? 0 };
+        if (t.unit_amount === undefined && t.flat_amount === undefined)
+          throw errors.parameterMissing(`tiers[${i}].unit_amount`);
+        return {
+          up_to: t.up_to === 'inf' ? null : t.up_to,
+          unit_amount: t.unit_amount ?? 0,
+          flat_amount: t.flat_amount ?? 0,
+        };
       });
       for (let i = 0; i < tiers.length; i++) {
         const t = tiers[i]!;
         const last = i === tiers.length - 1;
         if (last && t.up_to !== null) throw errors.parameterInvalid(`tiers[${i}].up_to`, 'the last tier must be "inf"');
-        if (!last && t.up_to === null) throw errors.parameterInvalid(`tiers[${i}].up_to`, 'only the last tier may be "inf"');
-        if (i > 0 && t.up_to !== null && t.up_to <= tiers[i - 1]!.up_to!) throw errors.parameterInvalid(`tiers[${i}].up_to`, 'tiers must increase');
+        if (!last && t.up_to === null)
+          throw errors.parameterInvalid(`tiers[${i}].up_to`, 'only the last tier may be "inf"');
+        if (i > 0 && t.up_to !== null && t.up_to <= tiers[i - 1]!.up_to!)
+          throw errors.parameterInvalid(`tiers[${i}].up_to`, 'tiers must increase');
       }
     }
     let recurring: Price['recurring'] = null;
@@ -53,7 +68,11 @@ export class Prices {
       }
       const interval_count = body.recurring.interval_count ?? 1;
       const maxCount = { day: 365, week: 52, month: 12, year: 1 }[body.recurring.interval];
-      if (interval_count > maxCount) throw errors.parameterInvalid('recurring.interval_count', `at most one year (${maxCount} ${body.recurring.interval}s)`);
+      if (interval_count > maxCount)
+        throw errors.parameterInvalid(
+          'recurring.interval_count',
+          `at most one year (${maxCount} ${body.recurring.interval}s)`,
+        );
       recurring = {
         interval: body.recurring.interval,
         interval_count,
@@ -61,8 +80,12 @@ export class Prices {
         aggregate_usage: usage_type === 'metered' ? (body.recurring.aggregate_usage ?? 'sum') : null,
       };
     }
-    if (!recurring && scheme === 'tiered') throw errors.parameterInvalid('billing_scheme', 'tiered prices must be recurring');
-    const productId = product ? product.id : this.products.create(accountId, { name: body.product_data!.name, metadata: body.product_data!.metadata }, now).id;
+    if (!recurring && scheme === 'tiered')
+      throw errors.parameterInvalid('billing_scheme', 'tiered prices must be recurring');
+    const productId = product
+      ? product.id
+      : this.products.create(accountId, { name: body.product_data!.name, metadata: body.product_data!.metadata }, now)
+          .id;
     const price: Price = {
       id: newId('price'),
       object: 'price',

@@ -1,6 +1,13 @@
 // Products: CRUD, `expand=prices`; PATCH takes `is_active` and answers `active`; deleting a product that has
 // prices archives it (active → false) instead.
-import type { CreateProductBody, DeletedResource, ListProductsQuery, Product, ProductExpandQuery, UpdateProductBody } from '../../../contract/billing.js';
+import type {
+  CreateProductBody,
+  DeletedResource,
+  ListProductsQuery,
+  Product,
+  ProductExpandQuery,
+  UpdateProductBody,
+} from '../../../contract/billing.js';
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -71,7 +78,8 @@ export class Products {
       if (body.default_price === '') p.default_price = null;
       else {
         const price = this.db.prices.require(accountId, body.default_price, 'price', 'default_price');
-        if (price.product !== p.id) throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
+        if (price.product !== p.id)
+          throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
         p.default_price = price.id;
       }
     }
@@ -98,7 +106,12 @@ export class Products {
 
   list(accountId: string, url: string, q: ListProductsQuery): List<Product> {
     const active = q.active === undefined ? undefined : q.active ? 1 : 0;
-    const page = this.db.products.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { active } });
+    const page = this.db.products.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { active },
+    });
     const expand = wantsPrices(q);
     return { ...page, data: page.data.map((p) => this.toApi(accountId, p, expand)) };
   }

@@ -1,5 +1,18 @@
 // The billing area's tables: one Collection per resource, plus the per-account counters (invoice numbers).
-import type { RecurringInterval, Customer, Invoice, LineItem, Price, Product, Coupon, SubscriptionItem, Subscription, UsageRecord, CheckoutSession, PortalSession } from '../../../contract/billing.js';
+import type {
+  RecurringInterval,
+  Customer,
+  Invoice,
+  LineItem,
+  Price,
+  Product,
+  Coupon,
+  SubscriptionItem,
+  Subscription,
+  UsageRecord,
+  CheckoutSession,
+  PortalSession,
+} from '../../../contract/billing.js';
 import type { Store } from '../../store/db.js';
 import type { Events } from '../events.js';
 import { Collection } from '../../store/collection.js';
@@ -96,14 +109,20 @@ export class BillingStore {
 }
 
 /** When the engine next acts on a subscription: trial end, or period end (renewal / cancel at period end). */
-export function subscriptionDue(s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end' | 'trial_reminder_ms'>): number | null {
-  if (s.status === 'trialing') return Math.min((s.trial_end ?? s.current_period_end) * 1000, s.trial_reminder_ms ?? Infinity);
+export function subscriptionDue(
+  s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end' | 'trial_reminder_ms'>,
+): number | null {
+  if (s.status === 'trialing')
+    return Math.min((s.trial_end ?? s.current_period_end) * 1000, s.trial_reminder_ms ?? Infinity);
   if (s.status === 'active' || s.status === 'past_due') return s.current_period_end * 1000;
   return null;
 }
 
-
 /** 400 `parameter_invalid` on `param` when `quantity` units of `price` would exceed the largest line amount. */
 export function assertBillable(price: Price, quantity: number, param: string): void {
-  if (billableAmount(price, quantity) === undefined) throw errors.parameterInvalid(param, `${quantity} units of ${price.id} would cost more than ${MAX_AMOUNT} (the largest amount of one line)`);
+  if (billableAmount(price, quantity) === undefined)
+    throw errors.parameterInvalid(
+      param,
+      `${quantity} units of ${price.id} would cost more than ${MAX_AMOUNT} (the largest amount of one line)`,
+    );
 }

@@ -25,7 +25,14 @@ import { mergeMetadata } from '../values.js';
 import { discountApi, type Coupons } from './coupons.js';
 import type { Invoices } from './invoices.js';
 import { addInterval, priceAmount, prorate } from './money.js';
-import { assertBillable, subscriptionDue, type BillingStore, type PendingLine, type StoredItem, type StoredSubscription } from './store.js';
+import {
+  assertBillable,
+  subscriptionDue,
+  type BillingStore,
+  type PendingLine,
+  type StoredItem,
+  type StoredSubscription,
+} from './store.js';
 import { aggregateUsage } from './usage.js';
 import { formatTime } from '../../../format/values.js';
 import type { EventType } from '../../../contract/events.js';
@@ -108,13 +115,26 @@ export class Subscriptions {
   // ---------------------------------------------------------------------------------------- helpers
 
   /** A price usable on this subscription: recurring, active, and (when given) the same currency and interval. */
-  private usablePrice(accountId: string, id: string, param: string, like?: { currency: string; interval: string; interval_count: number }): Price {
+  private usablePrice(
+    accountId: string,
+    id: string,
+    param: string,
+    like?: { currency: string; interval: string; interval_count: number },
+  ): Price {
     const p = this.db.prices.require(accountId, id, 'price', param);
-    if (!p.recurring) throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
+    if (!p.recurring)
+      throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
     if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
-    if (like && p.currency !== like.currency) throw errors.parameterInvalid(param, `price ${p.id} is in ${p.currency}; the subscription is in ${like.currency}`);
+    if (like && p.currency !== like.currency)
+      throw errors.parameterInvalid(
+        param,
+        `price ${p.id} is in ${p.currency}; the subscription is in ${like.currency}`,
+      );
     if (like && (p.recurring.interval !== like.interval || p.recurring.interval_count !== like.interval_count)) {
-      throw errors.parameterInvalid(param, `price ${p.id} bills every ${p.recurring.interval_count} ${p.recurring.interval}; the subscription every ${like.interval_count} ${like.interval}`);
+      throw errors.parameterInvalid(
+        param,
+        `price ${p.id} bills every ${p.recurring.interval_count} ${p.recurring.interval}; the subscription every ${like.interval_count} ${like.interval}`,
+      );
     }
     return p;
   }
@@ -124,7 +144,10 @@ export class Subscriptions {
   }
 
   private bounds(s: Stored, index: number): { start: number; end: number } {
-    return { start: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index), end: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index + 1) };
+    return {
+      start: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index),
+      end: addInterval(s.billing_cycle_anchor, s.interval, s.interval_count, index + 1),
+    };
   }
 
   /** Length of a full period around the current one (the denominator of prorations). */
@@ -134,7 +157,12 @@ export class Subscriptions {
   }
 
   /** Lines for licensed items over `period` (scaled by `fraction` for a prorated stub). */
-  private licensedLines(accountId: string, items: StoredItem[], period: { start: number; end: number }, fraction?: { num: number; den: number }): PendingLine[] {
+  private licensedLines(
+    accountId: string,
+    items: StoredItem[],
+    period: { start: number; end: number },
+    fraction?: { num: number; den: number },
+  ): PendingLine[] {
     const out: PendingLine[] = [];
     for (const i of items) {
       const p = this.db.prices.get(accountId, i.price)!;
@@ -159,7 +187,14 @@ export class Subscriptions {
     for (const i of items) {
       const p = this.db.prices.get(accountId, i.price)!;
       if (p.recurring?.usage_type !== 'metered') continue;
-      const q = aggregateUsage(this.db, accountId, i.id, p.recurring.aggregate_usage ?? 'sum', period.start, period.end);
+      const q = aggregateUsage(
+        this.db,
+        accountId,
+        i.id,
+        p.recurring.aggregate_usage ?? 'sum',
+        period.start,
+        period.end,
+      );
       out.push({
         type: 'usage',
         amount: priceAmount(p, q),
@@ -201,11 +236,15 @@ export class Subscriptions {
     s.latest_invoice = inv.id;
     this.save(accountId, s);
     const open = this.invoices.finalizeDoc(accountId, inv, now);
-    if (open.status === 'open' && s.collection_method === 'charge_automatically') this.invoices.attempt(accountId, open, now, { automatic: true });
+    if (open.status === 'open' && s.collection_method === 'charge_automatically')
+      this.invoices.attempt(accountId, open, now, { automatic: true });
     return this.load(accountId, s.id);
   }
 
-  private paymentMethodOf(accountId: string, s: { default_payment_method: string | null; customer: string }): string | null {
+  private paymentMethodOf(
+    accountId: string,
+    s: { default_payment_method: string | null; customer: string },
+  ): string | null {
     return s.default_payment_method ?? this.db.customers.get(accountId, s.customer)?.default_payment_method ?? null;
   }
 
@@ -214,33 +253,53 @@ export class Subscriptions {
   create(accountId: string, body: CreateSubscriptionBody, now: number): Stored {
     const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
     const first = this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
-    const like = { currency: first.currency, interval: first.recurring!.interval, interval_count: first.recurring!.interval_count };
+    const like = {
+      currency: first.currency,
+      interval: first.recurring!.interval,
+      interval_count: first.recurring!.interval_count,
+    };
     const seen = new Set<string>();
     const prices = body.items.map((it, i) => {
       const p = this.usablePrice(accountId, it.price, `items[${i}].price`, like);
       if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
       seen.add(p.id);
-      if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined) throw errors.parameterInvalid(`items[${i}].quantity`, 'metered items take usage records, not a quantity');
+      if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined)
+        throw errors.parameterInvalid(`items[${i}].quantity`, 'metered items take usage records, not a quantity');
       if (p.recurring!.usage_type === 'licensed') assertBillable(p, it.quantity ?? 1, `items[${i}].quantity`);
       return p;
     });
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
-    if (method === 'charge_automatically' && body.days_until_due !== undefined) throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
+    if (method === 'charge_automatically' && body.days_until_due !== undefined)
+      throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
     const s0 = unixSeconds(now);
-    if (body.trial_end !== undefined && body.trial_period_days !== undefined) throw errors.parameterInvalid('trial_end', 'give either trial_end or trial_period_days');
-    if (body.trial_end !== undefined && body.trial_end <= s0) throw errors.parameterInvalid('trial_end', 'must be in the future');
-    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * 86_400) throw errors.parameterInvalid('trial_end', 'must be at most 730 days ahead');
-    const trialEnd = body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * 86_400 : undefined);
-    if (trialEnd !== undefined && body.billing_cycle_anchor !== undefined) throw errors.parameterInvalid('billing_cycle_anchor', 'cannot be combined with a trial');
+    if (body.trial_end !== undefined && body.trial_period_days !== undefined)
+      throw errors.parameterInvalid('trial_end', 'give either trial_end or trial_period_days');
+    if (body.trial_end !== undefined && body.trial_end <= s0)
+      throw errors.parameterInvalid('trial_end', 'must be in the future');
+    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * 86_400)
+      throw errors.parameterInvalid('trial_end', 'must be at most 730 days ahead');
+    const trialEnd =
+      body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * 86_400 : undefined);
+    if (trialEnd !== undefined && body.billing_cycle_anchor !== undefined)
+      throw errors.parameterInvalid('billing_cycle_anchor', 'cannot be combined with a trial');
     const interval = like.interval as Stored['interval'];
     if (body.billing_cycle_anchor !== undefined) {
       const a = body.billing_cycle_anchor;
       if (a < s0) throw errors.parameterInvalid('billing_cycle_anchor', 'must not be in the past');
-      if (a > addInterval(s0, interval, like.interval_count, 1)) throw errors.parameterInvalid('billing_cycle_anchor', 'must be within one billing period from now');
+      if (a > addInterval(s0, interval, like.interval_count, 1))
+        throw errors.parameterInvalid('billing_cycle_anchor', 'must be within one billing period from now');
     }
-    if (trialEnd === undefined && method === 'charge_automatically' && !(body.default_payment_method ?? customer.default_payment_method)) {
-      throw errors.invalidRequest('payment_method_missing', `Customer ${customer.id} has no default_payment_method; pass default_payment_method or a trial.`, 'default_payment_method');
+    if (
+      trialEnd === undefined &&
+      method === 'charge_automatically' &&
+      !(body.default_payment_method ?? customer.default_payment_method)
+    ) {
+      throw errors.invalidRequest(
+        'payment_method_missing',
+        `Customer ${customer.id} has no default_payment_method; pass default_payment_method or a trial.`,
+        'default_payment_method',
+      );
     }
     const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, like.currency, now) : null;
 
@@ -276,13 +335,24 @@ export class Subscriptions {
       period_history: [],
       due_ms: null,
       paused_from: null,
-      trial_reminder_ms: trialEnd !== undefined && trialEnd * 1000 - TRIAL_WILL_END_MS > now ? trialEnd * 1000 - TRIAL_WILL_END_MS : null,
+      trial_reminder_ms:
+        trialEnd !== undefined && trialEnd * 1000 - TRIAL_WILL_END_MS > now
+          ? trialEnd * 1000 - TRIAL_WILL_END_MS
+          : null,
     };
     s.due_ms = subscriptionDue(s);
     this.db.subscriptions.insert(accountId, s);
     const items = body.items.map((it, i) => {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
-      const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: prices[i]!.id, quantity: metered ? 0 : (it.quantity ?? 1), metadata: it.metadata ?? {}, created: s0 };
+      const item: StoredItem = {
+        id: newId('si'),
+        object: 'subscription_item',
+        subscription: s.id,
+        price: prices[i]!.id,
+        quantity: metered ? 0 : (it.quantity ?? 1),
+        metadata: it.metadata ?? {},
+        created: s0,
+      };
       return this.db.items.insert(accountId, item);
     });
     if (s.status === 'trialing') {
@@ -292,7 +362,12 @@ export class Subscriptions {
       return s;
     }
     const period = { start: s.current_period_start, end: s.current_period_end };
-    const lines = this.licensedLines(accountId, items, period, stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined);
+    const lines = this.licensedLines(
+      accountId,
+      items,
+      period,
+      stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined,
+    );
     // One event for the subscription as its first invoice left it (after that invoice's own events).
     const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now));
     this.record(accountId, 'subscription.created', out, now);
@@ -304,18 +379,30 @@ export class Subscriptions {
   }
 
   list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): List<Subscription> {
-    const page = this.db.subscriptions.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { customer: q.customer, status: q.status } });
+    const page = this.db.subscriptions.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { customer: q.customer, status: q.status },
+    });
     return { ...page, data: page.data.map((s) => this.toApi(accountId, s, now)) };
   }
 
   // ------------------------------------------------------------------------------------------ update
 
   private requireLive(s: Stored): void {
-    if (ENDED.includes(s.status)) throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; it can no longer change.`);
+    if (ENDED.includes(s.status))
+      throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; it can no longer change.`);
   }
 
   /** Applies item changes; prorations (credit for the old, charge for the new) for the rest of the period. */
-  private changeItems(accountId: string, s: Stored, changes: ItemChange[], prorations: boolean, now: number): StoredItem[] {
+  private changeItems(
+    accountId: string,
+    s: Stored,
+    changes: ItemChange[],
+    prorations: boolean,
+    now: number,
+  ): StoredItem[] {
     const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
     const items = this.db.itemsOf(accountId, s.id);
     const byId = new Map(items.map((i) => [i.id, i]));
@@ -342,10 +429,23 @@ export class Subscriptions {
     for (const c of changes) {
       if (c.kind === 'add') {
         const p = this.usablePrice(accountId, c.price, c.param, like);
-        if ([...byId.values()].some((i) => i.price === p.id)) throw errors.parameterInvalid(c.param, `price ${p.id} is already on the subscription`);
+        if ([...byId.values()].some((i) => i.price === p.id))
+          throw errors.parameterInvalid(c.param, `price ${p.id} is already on the subscription`);
         const metered = p.recurring!.usage_type === 'metered';
-        if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/price$/, 'quantity'), 'metered items take usage records, not a quantity');
-        const item: StoredItem = { id: newId('si'), object: 'subscription_item', subscription: s.id, price: p.id, quantity: metered ? 0 : (c.quantity ?? 1), metadata: c.metadata ?? {}, created: nowS };
+        if (metered && c.quantity !== undefined)
+          throw errors.parameterInvalid(
+            c.param.replace(/price$/, 'quantity'),
+            'metered items take usage records, not a quantity',
+          );
+        const item: StoredItem = {
+          id: newId('si'),
+          object: 'subscription_item',
+          subscription: s.id,
+          price: p.id,
+          quantity: metered ? 0 : (c.quantity ?? 1),
+          metadata: c.metadata ?? {},
+          created: nowS,
+        };
         assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
         this.db.items.insert(accountId, item);
         byId.set(item.id, item);
@@ -357,15 +457,27 @@ export class Subscriptions {
       if (!item) throw errors.notFound('subscription_item', c.id, c.param);
       const oldPrice = this.db.prices.get(accountId, item.price)!;
       if (c.kind === 'delete') {
-        if (byId.size === 1) throw errors.invalidRequest('subscription_item_last', `Item ${item.id} is the subscription's last item; cancel the subscription instead.`, c.param);
+        if (byId.size === 1)
+          throw errors.invalidRequest(
+            'subscription_item_last',
+            `Item ${item.id} is the subscription's last item; cancel the subscription instead.`,
+            c.param,
+          );
         proration(oldPrice, item.quantity, -1);
         this.db.items.delete(accountId, item.id);
         byId.delete(item.id);
         continue;
       }
-      const newPrice = c.price !== undefined && c.price !== item.price ? this.usablePrice(accountId, c.price, c.param.replace(/id$/, 'price'), like) : oldPrice;
+      const newPrice =
+        c.price !== undefined && c.price !== item.price
+          ? this.usablePrice(accountId, c.price, c.param.replace(/id$/, 'price'), like)
+          : oldPrice;
       const metered = newPrice.recurring!.usage_type === 'metered';
-      if (metered && c.quantity !== undefined) throw errors.parameterInvalid(c.param.replace(/id$/, 'quantity'), 'metered items take usage records, not a quantity');
+      if (metered && c.quantity !== undefined)
+        throw errors.parameterInvalid(
+          c.param.replace(/id$/, 'quantity'),
+          'metered items take usage records, not a quantity',
+        );
       const newQty = metered ? 0 : (c.quantity ?? (oldPrice.recurring!.usage_type === 'metered' ? 1 : item.quantity));
       assertBillable(newPrice, newQty, c.param.replace(/id$/, 'quantity'));
       if (newPrice.id !== oldPrice.id || newQty !== item.quantity) {
@@ -391,7 +503,8 @@ export class Subscriptions {
     if (body.quantity !== undefined) {
       if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
       const items = this.db.itemsOf(accountId, s.id);
-      if (items.length !== 1) throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
+      if (items.length !== 1)
+        throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
       changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
     }
     (body.items ?? []).forEach((it, i) => {
@@ -399,20 +512,36 @@ export class Subscriptions {
       if (it.id === undefined) {
         if (it.price === undefined) throw errors.parameterMissing(`${param}.price`);
         if (it.deleted) throw errors.parameterMissing(`${param}.id`);
-        changes.push({ kind: 'add', price: it.price, quantity: it.quantity, metadata: it.metadata, param: `${param}.price` });
+        changes.push({
+          kind: 'add',
+          price: it.price,
+          quantity: it.quantity,
+          metadata: it.metadata,
+          param: `${param}.price`,
+        });
       } else if (it.deleted) changes.push({ kind: 'delete', id: it.id, param: `${param}.id` });
-      else changes.push({ kind: 'update', id: it.id, price: it.price, quantity: it.quantity, metadata: it.metadata, param: `${param}.id` });
+      else
+        changes.push({
+          kind: 'update',
+          id: it.id,
+          price: it.price,
+          quantity: it.quantity,
+          metadata: it.metadata,
+          param: `${param}.id`,
+        });
     });
     if (changes.length) this.changeItems(accountId, s, changes, prorations, now);
     if (body.cancel_at_period_end !== undefined) {
       s.cancel_at_period_end = body.cancel_at_period_end;
       s.canceled_at = body.cancel_at_period_end ? unixSeconds(now) : null;
     }
-    if (body.coupon !== undefined) s.discount = body.coupon === '' ? null : this.coupons.apply(accountId, s.discount, body.coupon, s.currency, now);
+    if (body.coupon !== undefined)
+      s.discount = body.coupon === '' ? null : this.coupons.apply(accountId, s.discount, body.coupon, s.currency, now);
     if (body.default_payment_method !== undefined) s.default_payment_method = body.default_payment_method;
     if (body.collection_method !== undefined) s.collection_method = body.collection_method;
     if (body.days_until_due !== undefined) s.days_until_due = body.days_until_due;
-    if (s.collection_method === 'send_invoice' && s.days_until_due === null) throw errors.parameterMissing('days_until_due');
+    if (s.collection_method === 'send_invoice' && s.days_until_due === null)
+      throw errors.parameterMissing('days_until_due');
     if (s.collection_method === 'charge_automatically') s.days_until_due = null;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
     this.save(accountId, s);
@@ -433,7 +562,10 @@ export class Subscriptions {
     const before = this.toApi(accountId, s, now);
     if (body.at_period_end) {
       if (!['active', 'trialing', 'past_due'].includes(s.status)) {
-        throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can cancel at period end.`);
+        throw errors.unexpectedState(
+          'subscription',
+          `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can cancel at period end.`,
+        );
       }
       s.cancel_at_period_end = true;
       s.canceled_at = nowS;
@@ -455,7 +587,10 @@ export class Subscriptions {
   pause(accountId: string, id: string, now: number): Stored {
     const s = this.load(accountId, id);
     if (!['active', 'trialing', 'past_due'].includes(s.status)) {
-      throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can be paused.`);
+      throw errors.unexpectedState(
+        'subscription',
+        `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can be paused.`,
+      );
     }
     const before = this.toApi(accountId, s, now);
     s.paused_from = s.status;
@@ -469,12 +604,19 @@ export class Subscriptions {
   /** paused → a new period starts now (new billing_cycle_anchor) with its invoice at once. */
   resume(accountId: string, id: string, now: number): Stored {
     const s = this.load(accountId, id);
-    if (s.status !== 'paused') throw errors.unexpectedState('subscription', `Subscription ${s.id} is ${s.status}; only paused subscriptions can be resumed.`);
+    if (s.status !== 'paused')
+      throw errors.unexpectedState(
+        'subscription',
+        `Subscription ${s.id} is ${s.status}; only paused subscriptions can be resumed.`,
+      );
     const before = this.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
     const items = this.db.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
-    const usage = s.paused_from === 'trialing' ? [] : this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
+    const usage =
+      s.paused_from === 'trialing'
+        ? []
+        : this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
     if (s.trial_end !== null && s.trial_end > nowS) s.trial_end = nowS;
     s.trial_reminder_ms = null;
     s.period_history.push({ start: s.current_period_start, end: pausedAt, invoice: null });
@@ -518,7 +660,9 @@ export class Subscriptions {
     s.current_period_end = b.end;
     s.status = 'active';
     const items = this.db.itemsOf(accountId, s.id);
-    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now));
+    const out = this.quietly(s.id, () =>
+      this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now),
+    );
     this.record(accountId, 'subscription.updated', out, now, before);
   }
 
@@ -536,7 +680,13 @@ export class Subscriptions {
     const before = this.toApi(accountId, s, now);
     this.quietly(s.id, () => this.renewQuietly(accountId, s, now));
     const after = this.load(accountId, s.id);
-    this.record(accountId, after.status === 'canceled' ? 'subscription.canceled' : 'subscription.renewed', after, now, before);
+    this.record(
+      accountId,
+      after.status === 'canceled' ? 'subscription.canceled' : 'subscription.renewed',
+      after,
+      now,
+      before,
+    );
   }
 
   private renewQuietly(accountId: string, s: Stored, now: number): void {
@@ -561,14 +711,22 @@ export class Subscriptions {
     const b = this.bounds(s, s.period_index);
     s.current_period_start = b.start;
     s.current_period_end = b.end;
-    const after = this.invoiceAndCollect(accountId, s, [...this.licensedLines(accountId, items, b), ...usage], 'subscription_cycle', now);
+    const after = this.invoiceAndCollect(
+      accountId,
+      s,
+      [...this.licensedLines(accountId, items, b), ...usage],
+      'subscription_cycle',
+      now,
+    );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
     this.db.subscriptions.update(accountId, after);
   }
 
   nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
     const row = this.db.store.db
-      .prepare(`SELECT MIN(due_ms) AS t FROM subscriptions WHERE account_id = ? AND status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL`)
+      .prepare(
+        `SELECT MIN(due_ms) AS t FROM subscriptions WHERE account_id = ? AND status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL`,
+      )
       .get(accountId, ...statuses) as { t: number | null };
     return row.t ?? undefined;
   }
@@ -594,7 +752,13 @@ export class Subscriptions {
     const s = this.load(accountId, body.subscription, 'subscription');
     this.requireLive(s);
     const before = this.toApi(accountId, s, now);
-    const [item] = this.changeItems(accountId, s, [{ kind: 'add', price: body.price, quantity: body.quantity, metadata: body.metadata, param: 'price' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
+    const [item] = this.changeItems(
+      accountId,
+      s,
+      [{ kind: 'add', price: body.price, quantity: body.quantity, metadata: body.metadata, param: 'price' }],
+      (body.proration_behavior ?? 'create_prorations') === 'create_prorations',
+      now,
+    );
     this.save(accountId, s);
     this.recordUpdated(accountId, s, before, now);
     return this.itemApi(accountId, item!);
@@ -608,17 +772,34 @@ export class Subscriptions {
     const { sub } = this.itemOwner(accountId, id);
     this.requireLive(sub);
     const before = this.toApi(accountId, sub, now);
-    const [item] = this.changeItems(accountId, sub, [{ kind: 'update', id, quantity: body.quantity, metadata: body.metadata, param: 'quantity' }], (body.proration_behavior ?? 'create_prorations') === 'create_prorations', now);
+    const [item] = this.changeItems(
+      accountId,
+      sub,
+      [{ kind: 'update', id, quantity: body.quantity, metadata: body.metadata, param: 'quantity' }],
+      (body.proration_behavior ?? 'create_prorations') === 'create_prorations',
+      now,
+    );
     this.save(accountId, sub);
     this.recordUpdated(accountId, sub, before, now);
     return this.itemApi(accountId, item!);
   }
 
-  deleteItem(accountId: string, id: string, proration: 'create_prorations' | 'none' | undefined, now: number): DeletedResource {
+  deleteItem(
+    accountId: string,
+    id: string,
+    proration: 'create_prorations' | 'none' | undefined,
+    now: number,
+  ): DeletedResource {
     const { sub } = this.itemOwner(accountId, id);
     this.requireLive(sub);
     const before = this.toApi(accountId, sub, now);
-    this.changeItems(accountId, sub, [{ kind: 'delete', id, param: 'item_id' }], (proration ?? 'create_prorations') === 'create_prorations', now);
+    this.changeItems(
+      accountId,
+      sub,
+      [{ kind: 'delete', id, param: 'item_id' }],
+      (proration ?? 'create_prorations') === 'create_prorations',
+      now,
+    );
     this.save(accountId, sub);
     this.recordUpdated(accountId, sub, before, now);
     return { id, object: 'subscription_item', deleted: true };
@@ -626,8 +807,12 @@ export class Subscriptions {
 
   listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): List<SubscriptionItem> {
     this.load(accountId, q.subscription, 'subscription');
-    const page = this.db.items.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { subscription: q.subscription } });
+    const page = this.db.items.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { subscription: q.subscription },
+    });
     return { ...page, data: page.data.map((i) => this.itemApi(accountId, i)) };
   }
 }
-

@@ -1,6 +1,12 @@
 // Usage records of metered subscription items: `increment` adds to the usage at a timestamp, `set` replaces
 // it. A period's usage is aggregated by the price's aggregate_usage: sum, last_during_period, last_ever, max.
-import type { AggregateUsage, CreateUsageRecordBody, UsageRecord, UsageSummary, UsageSummaryQuery } from '../../../contract/billing.js';
+import type {
+  AggregateUsage,
+  CreateUsageRecordBody,
+  UsageRecord,
+  UsageSummary,
+  UsageSummaryQuery,
+} from '../../../contract/billing.js';
 import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -9,12 +15,23 @@ import { pageOfList } from '../../store/collection.js';
 import { assertBillable, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
-export function aggregateUsage(db: BillingStore, accountId: string, itemId: string, mode: AggregateUsage, start: number, end: number): number {
+export function aggregateUsage(
+  db: BillingStore,
+  accountId: string,
+  itemId: string,
+  mode: AggregateUsage,
+  start: number,
+  end: number,
+): number {
   if (mode === 'last_ever') {
-    const rows = db.usage.selectWhere('account_id = ? AND subscription_item = ? AND ts < ?', accountId, itemId, end).map((r) => r.doc);
+    const rows = db.usage
+      .selectWhere('account_id = ? AND subscription_item = ? AND ts < ?', accountId, itemId, end)
+      .map((r) => r.doc);
     return latest(rows)?.quantity ?? 0;
   }
-  const rows = db.usage.selectWhere('account_id = ? AND subscription_item = ? AND ts >= ? AND ts < ?', accountId, itemId, start, end).map((r) => r.doc);
+  const rows = db.usage
+    .selectWhere('account_id = ? AND subscription_item = ? AND ts >= ? AND ts < ?', accountId, itemId, start, end)
+    .map((r) => r.doc);
   if (mode === 'sum') return rows.reduce((a, r) => a + r.quantity, 0);
   if (mode === 'max') return rows.reduce((a, r) => Math.max(a, r.quantity), 0);
   return latest(rows)?.quantity ?? 0;
@@ -36,19 +53,37 @@ export class UsageRecords {
     const item = this.db.items.require(accountId, body.subscription_item, 'subscription_item', 'subscription_item');
     const price = this.db.prices.get(accountId, item.price);
     if (price?.recurring?.usage_type !== 'metered') {
-      throw errors.invalidRequest('usage_type_not_metered', `Subscription item ${item.id} has a licensed price; usage records are for metered prices.`, 'subscription_item');
+      throw errors.invalidRequest(
+        'usage_type_not_metered',
+        `Subscription item ${item.id} has a licensed price; usage records are for metered prices.`,
+        'subscription_item',
+      );
     }
     const sub = this.db.subscriptions.get(accountId, item.subscription)!;
-    if (sub.status === 'canceled') throw errors.unexpectedState('subscription', `Subscription ${sub.id} is canceled; it takes no more usage.`);
+    if (sub.status === 'canceled')
+      throw errors.unexpectedState('subscription', `Subscription ${sub.id} is canceled; it takes no more usage.`);
     const s = unixSeconds(now);
     const ts = body.timestamp ?? s;
     if (ts > s + 300) throw errors.parameterInvalid('timestamp', 'cannot be in the future');
-    if (ts < sub.current_period_start) throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
+    if (ts < sub.current_period_start)
+      throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
     const action = body.action ?? 'increment';
-    const existing = this.db.usage.selectWhere('account_id = ? AND subscription_item = ? AND ts = ?', accountId, item.id, ts)[0]?.doc;
+    const existing = this.db.usage.selectWhere(
+      'account_id = ? AND subscription_item = ? AND ts = ?',
+      accountId,
+      item.id,
+      ts,
+    )[0]?.doc;
     const bounded = (rec: StoredUsage): UsageRecord => {
       // the period's usage must stay billable (a thrown error rolls this write back)
-      const total = aggregateUsage(this.db, accountId, item.id, price.recurring!.aggregate_usage ?? 'sum', sub.current_period_start, sub.current_period_end);
+      const total = aggregateUsage(
+        this.db,
+        accountId,
+        item.id,
+        price.recurring!.aggregate_usage ?? 'sum',
+        sub.current_period_start,
+        sub.current_period_end,
+      );
       assertBillable(price, total, 'quantity');
       return toApi(rec);
     };
@@ -80,7 +115,8 @@ export class UsageRecords {
     const sub = this.db.subscriptions.get(accountId, item.subscription)!;
     const mode = price.recurring?.aggregate_usage ?? 'sum';
     const periods = [...sub.period_history];
-    if (sub.status !== 'canceled') periods.push({ start: sub.current_period_start, end: sub.current_period_end, invoice: null });
+    if (sub.status !== 'canceled')
+      periods.push({ start: sub.current_period_start, end: sub.current_period_end, invoice: null });
     const all: UsageSummary[] = periods
       .filter((p) => p.start >= item.created || p.end > item.created)
       .reverse()

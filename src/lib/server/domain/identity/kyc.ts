@@ -1,7 +1,15 @@
 // KYC verifications (docs/api.md "Identity vault"): created `pending` with the checks of their level, submitted to
 // `processing`, decided on the account's clock KYC_PROCESSING_MS later. The outcome follows documented
 // test values of the linked identity tokens (docs/api.md "KYC verifications").
-import type { CreateKycBody, KycCheck, KycCheckType, KycVerification, ListKycQuery, SubmitKycBody, VerificationLevel } from '../../../contract/identity.js';
+import type {
+  CreateKycBody,
+  KycCheck,
+  KycCheckType,
+  KycVerification,
+  ListKycQuery,
+  SubmitKycBody,
+  VerificationLevel,
+} from '../../../contract/identity.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import { Collection } from '../../store/collection.js';
@@ -22,7 +30,15 @@ const DECIDED: Record<'verified' | 'rejected' | 'requires_input', EventType> = {
 };
 
 /** The fields a transition alters, as they are before it (events' previous_attributes). */
-const changing = (k: StoredKyc) => ({ status: k.status, status_reason: k.status_reason, risk_score: k.risk_score, submitted_at: k.submitted_at, completed_at: k.completed_at, identity_token_ids: k.identity_token_ids, checks: k.checks });
+const changing = (k: StoredKyc) => ({
+  status: k.status,
+  status_reason: k.status_reason,
+  risk_score: k.risk_score,
+  submitted_at: k.submitted_at,
+  completed_at: k.completed_at,
+  identity_token_ids: k.identity_token_ids,
+  checks: k.checks,
+});
 
 /** How long a submitted verification stays `processing`. */
 export const KYC_PROCESSING_MS = 30_000;
@@ -63,7 +79,8 @@ export class Kyc implements DueWork {
 
   private checkTokens(accountId: string, ids: string[] | undefined): string[] {
     (ids ?? []).forEach((id, i) => {
-      if (!this.vault.tokens.get(accountId, id)) throw errors.notFound('identity_token', id, `identity_token_ids[${i}]`);
+      if (!this.vault.tokens.get(accountId, id))
+        throw errors.notFound('identity_token', id, `identity_token_ids[${i}]`);
     });
     return ids ?? [];
   }
@@ -131,14 +148,22 @@ export class Kyc implements DueWork {
   }
 
   list(accountId: string, url: string, q: ListKycQuery): List<KycVerification> {
-    const page = this.collection.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { status: q.status, customer_id: q.customer } });
+    const page = this.collection.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { status: q.status, customer_id: q.customer },
+    });
     return { ...page, data: page.data.map(toApi) };
   }
 
   submit(accountId: string, id: string, body: SubmitKycBody, now: number): KycVerification {
     const k = this.load(accountId, id, now);
     if (k.status !== 'pending' && k.status !== 'requires_input') {
-      throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be submitted.`);
+      throw errors.unexpectedState(
+        'kyc_verification',
+        `This verification is ${k.status}; only pending or requires_input verifications can be submitted.`,
+      );
     }
     const added = this.checkTokens(accountId, body.identity_token_ids);
     const previous = changing(k);
@@ -157,7 +182,10 @@ export class Kyc implements DueWork {
   cancel(accountId: string, id: string, now: number): KycVerification {
     const k = this.load(accountId, id, now);
     if (k.status !== 'pending' && k.status !== 'requires_input') {
-      throw errors.unexpectedState('kyc_verification', `This verification is ${k.status}; only pending or requires_input verifications can be canceled.`);
+      throw errors.unexpectedState(
+        'kyc_verification',
+        `This verification is ${k.status}; only pending or requires_input verifications can be canceled.`,
+      );
     }
     const previous = changing(k);
     k.status = 'canceled';
@@ -210,12 +238,19 @@ export class Kyc implements DueWork {
   }
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store.db.prepare(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`).get(accountId) as { t: number | null };
+    const row = this.store.db
+      .prepare(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`)
+      .get(accountId) as { t: number | null };
     return row.t ?? undefined;
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.collection.selectFirst(limit, `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+    const due = this.collection.selectFirst(
+      limit,
+      `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+      now,
+      ...(accountId ? [accountId] : []),
+    );
     for (const { accountId: acct, doc } of due) this.decide(acct, doc);
     return due.length;
   }

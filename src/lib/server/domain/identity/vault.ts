@@ -1,6 +1,13 @@
 // The identity vault (docs/api.md "Identity vault"): personal identifiers stored sealed (AES-256-GCM, services.sealer),
 // never returned, never logged, never echoed in an error. Only `masked_value` (at most the last 4) leaves.
-import type { CreateIdentityTokenBody, DeletedIdentityToken, IdentityToken, IdentityTokenPage, IdentityTokenType, ListIdentityTokensQuery } from '../../../contract/identity.js';
+import type {
+  CreateIdentityTokenBody,
+  DeletedIdentityToken,
+  IdentityToken,
+  IdentityTokenPage,
+  IdentityTokenType,
+  ListIdentityTokensQuery,
+} from '../../../contract/identity.js';
 import type { Store } from '../../store/db.js';
 import type { Sealer } from '../../crypto.js';
 import { Collection } from '../../store/collection.js';
@@ -90,7 +97,9 @@ export class Vault {
     const where = q.type ? 'account_id = ? AND type = ?' : 'account_id = ?';
     const params = q.type ? [accountId, q.type] : [accountId];
     const db = this.store.db;
-    const rows = db.prepare(`SELECT data FROM identity_tokens WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params, limit, offset) as { data: string }[];
+    const rows = db
+      .prepare(`SELECT data FROM identity_tokens WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as { data: string }[];
     const total = this.tokens.total(accountId, { type: q.type });
     return {
       object: 'list',

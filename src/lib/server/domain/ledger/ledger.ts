@@ -44,7 +44,8 @@ type StoredJournal = Omit<JournalEntry, 'reversed_by'>;
 type StoredEntry = LedgerEntry & { delta: number };
 type StoredHold = Hold & { expires_ms: number | null };
 
-export const normalBalanceOf = (type: AccountType): Direction => (type === 'asset' || type === 'expense' ? 'debit' : 'credit');
+export const normalBalanceOf = (type: AccountType): Direction =>
+  type === 'asset' || type === 'expense' ? 'debit' : 'credit';
 
 const opposite = (d: Direction): Direction => (d === 'debit' ? 'credit' : 'debit');
 
@@ -95,12 +96,22 @@ export class Ledger implements DueWork {
 
   // ------------------------------------------------------------------------------------------ accounts
 
-  create(accountId: string, body: CreateLedgerAccountBody, now: number, who: Actor, systemKey: string | null = null): LedgerAccount {
+  create(
+    accountId: string,
+    body: CreateLedgerAccountBody,
+    now: number,
+    who: Actor,
+    systemKey: string | null = null,
+  ): LedgerAccount {
     const currency = normalizeCurrency(body.currency, 'currency');
     let accountNumber = body.account_number;
     if (accountNumber !== undefined) {
       if (this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length) {
-        throw errors.conflict('resource_exists', `A ledger account with account_number '${accountNumber}' already exists.`, 'account_number');
+        throw errors.conflict(
+          'resource_exists',
+          `A ledger account with account_number '${accountNumber}' already exists.`,
+          'account_number',
+        );
       }
     } else {
       accountNumber = this.newAccountNumber(accountId);
@@ -151,10 +162,14 @@ export class Ledger implements DueWork {
     // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
     const recent = (
       this.store.db
-        .prepare('SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?')
+        .prepare(
+          'SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?',
+        )
         .all(accountId, id, RECENT_ENTRIES) as { data: string }[]
     ).map((r) => toApiEntry(JSON.parse(r.data) as StoredEntry));
-    const active = this.holds.selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, id, 'active').map((r) => toApiHold(r.doc));
+    const active = this.holds
+      .selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, id, 'active')
+      .map((r) => toApiHold(r.doc));
     return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
   }
 
@@ -163,17 +178,34 @@ export class Ledger implements DueWork {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
-      where: { status: q.status, customer_id: q.customer, currency: q.currency ? normalizeCurrency(q.currency, 'currency') : undefined },
+      where: {
+        status: q.status,
+        customer_id: q.customer,
+        currency: q.currency ? normalizeCurrency(q.currency, 'currency') : undefined,
+      },
     });
     return { ...page, data: page.data.map(toApiAccount) };
   }
 
   freeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    if (acct.status !== 'active') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only active accounts can be frozen.`);
-    if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be frozen.');
+    if (acct.status !== 'active')
+      throw errors.unexpectedState(
+        'ledger_account',
+        `This ledger account is ${acct.status}; only active accounts can be frozen.`,
+      );
+    if (acct.system_key)
+      throw errors.unexpectedState(
+        'ledger_account',
+        'This system account receives payments automatically and cannot be frozen.',
+      );
     const actor = actorOf(who);
-    const previous = { status: acct.status, frozen_at: acct.frozen_at, frozen_reason: acct.frozen_reason, frozen_by: acct.frozen_by };
+    const previous = {
+      status: acct.status,
+      frozen_at: acct.frozen_at,
+      frozen_reason: acct.frozen_reason,
+      frozen_by: acct.frozen_by,
+    };
     acct.status = 'frozen';
     acct.frozen_at = isoTime(now);
     acct.frozen_reason = body.reason ?? null;
@@ -185,8 +217,17 @@ export class Ledger implements DueWork {
 
   unfreeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    if (acct.status !== 'frozen') throw errors.unexpectedState('ledger_account', `This ledger account is ${acct.status}; only frozen accounts can be unfrozen.`);
-    const previous = { status: acct.status, frozen_at: acct.frozen_at, frozen_reason: acct.frozen_reason, frozen_by: acct.frozen_by };
+    if (acct.status !== 'frozen')
+      throw errors.unexpectedState(
+        'ledger_account',
+        `This ledger account is ${acct.status}; only frozen accounts can be unfrozen.`,
+      );
+    const previous = {
+      status: acct.status,
+      frozen_at: acct.frozen_at,
+      frozen_reason: acct.frozen_reason,
+      frozen_by: acct.frozen_by,
+    };
     acct.status = 'active';
     acct.frozen_at = null;
     acct.frozen_reason = null;
@@ -199,10 +240,23 @@ export class Ledger implements DueWork {
   close(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
     this.runDue(now, accountId);
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    if (acct.status === 'closed') throw errors.unexpectedState('ledger_account', 'This ledger account is already closed.');
-    if (acct.system_key) throw errors.unexpectedState('ledger_account', 'This system account receives payments automatically and cannot be closed.');
-    if (acct.pending_balance !== 0) throw errors.unexpectedState('ledger_account', 'This ledger account has active holds; release or capture them before closing it.');
-    if (acct.balance !== 0) throw errors.unexpectedState('ledger_account', `This ledger account's balance is ${acct.balance}, not zero; move it out before closing the account.`);
+    if (acct.status === 'closed')
+      throw errors.unexpectedState('ledger_account', 'This ledger account is already closed.');
+    if (acct.system_key)
+      throw errors.unexpectedState(
+        'ledger_account',
+        'This system account receives payments automatically and cannot be closed.',
+      );
+    if (acct.pending_balance !== 0)
+      throw errors.unexpectedState(
+        'ledger_account',
+        'This ledger account has active holds; release or capture them before closing it.',
+      );
+    if (acct.balance !== 0)
+      throw errors.unexpectedState(
+        'ledger_account',
+        `This ledger account's balance is ${acct.balance}, not zero; move it out before closing the account.`,
+      );
     const previous = { status: acct.status, closed_at: acct.closed_at };
     acct.status = 'closed';
     acct.closed_at = isoTime(now);
@@ -212,7 +266,13 @@ export class Ledger implements DueWork {
   }
 
   /** Records `type` for `object` (as the API shows it) in the event log; returns the object. */
-  private recorded<T extends { id: string; object: string }>(accountId: string, type: EventType, object: T, at: number, previous?: object): T {
+  private recorded<T extends { id: string; object: string }>(
+    accountId: string,
+    type: EventType,
+    object: T,
+    at: number,
+    previous?: object,
+  ): T {
     this.eventLog.record(accountId, type, object, { at, previous });
     return object;
   }
@@ -222,7 +282,14 @@ export class Ledger implements DueWork {
     return this.events.list(accountId, url, { ...q, where: { ledger_account_id: id } });
   }
 
-  private recordEvent(accountId: string, ledgerAccountId: string, type: LedgerAccountEvent['type'], reason: string | null, who: Actor, now: number): void {
+  private recordEvent(
+    accountId: string,
+    ledgerAccountId: string,
+    type: LedgerAccountEvent['type'],
+    reason: string | null,
+    who: Actor,
+    now: number,
+  ): void {
     this.events.insert(accountId, {
       id: newId('evt'),
       object: 'ledger_account_event',
@@ -239,18 +306,37 @@ export class Ledger implements DueWork {
    * The per-currency system accounts (processor clearing asset, merchant balance liability), created on demand:
    * both read by one statement, as every captured or refunded payment posts to the two.
    */
-  systemAccounts(accountId: string, currency: string, now: number): { clearing: StoredAccount; merchant: StoredAccount } {
+  systemAccounts(
+    accountId: string,
+    currency: string,
+    now: number,
+  ): { clearing: StoredAccount; merchant: StoredAccount } {
     const keys = { clearing: `processor_clearing:${currency}`, merchant: `merchant_balance:${currency}` };
-    const found = this.accounts.selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, keys.clearing, keys.merchant).map((r) => r.doc);
-    const of = (kind: 'processor_clearing' | 'merchant_balance', key: string) => found.find((a) => a.system_key === key) ?? this.createSystemAccount(accountId, kind, currency, key, now);
+    const found = this.accounts
+      .selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, keys.clearing, keys.merchant)
+      .map((r) => r.doc);
+    const of = (kind: 'processor_clearing' | 'merchant_balance', key: string) =>
+      found.find((a) => a.system_key === key) ?? this.createSystemAccount(accountId, kind, currency, key, now);
     return { clearing: of('processor_clearing', keys.clearing), merchant: of('merchant_balance', keys.merchant) };
   }
 
-  private createSystemAccount(accountId: string, kind: 'processor_clearing' | 'merchant_balance', currency: string, key: string, now: number): StoredAccount {
+  private createSystemAccount(
+    accountId: string,
+    kind: 'processor_clearing' | 'merchant_balance',
+    currency: string,
+    key: string,
+    now: number,
+  ): StoredAccount {
     const name = kind === 'processor_clearing' ? `Processor clearing (${currency})` : `Merchant balance (${currency})`;
     const created = this.create(
       accountId,
-      { name, account_type: kind === 'processor_clearing' ? 'asset' : 'liability', currency, description: `System account: ${kind.replace('_', ' ')}`, is_system_account: true },
+      {
+        name,
+        account_type: kind === 'processor_clearing' ? 'asset' : 'liability',
+        currency,
+        description: `System account: ${kind.replace('_', ' ')}`,
+        is_system_account: true,
+      },
       now,
       { actor: 'system' },
       key,
@@ -275,16 +361,28 @@ export class Ledger implements DueWork {
 
   reverse(accountId: string, id: string, body: ReverseJournalEntryBody, now: number): JournalEntry {
     const original = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
-    if (original.reverses) throw errors.invalidRequest('journal_entry_is_reversal', `Journal entry ${id} is itself a reversal; post a new entry instead.`, 'journal_entry_id');
+    if (original.reverses)
+      throw errors.invalidRequest(
+        'journal_entry_is_reversal',
+        `Journal entry ${id} is itself a reversal; post a new entry instead.`,
+        'journal_entry_id',
+      );
     const already = this.reversedBy(accountId, id);
-    if (already) throw errors.unexpectedState('journal_entry', `Journal entry ${id} was already reversed by ${already}.`);
+    if (already)
+      throw errors.unexpectedState('journal_entry', `Journal entry ${id} was already reversed by ${already}.`);
     return this.post(
       accountId,
       {
         description: body.description ?? `Reversal of ${id}${original.description ? `: ${original.description}` : ''}`,
         metadata: body.metadata,
         reverses: id,
-        lines: original.entries.map((l, i) => ({ account_id: l.account_id, direction: opposite(l.direction), amount: l.amount, description: l.description, param: `entries[${i}]` })),
+        lines: original.entries.map((l, i) => ({
+          account_id: l.account_id,
+          direction: opposite(l.direction),
+          amount: l.amount,
+          description: l.description,
+          param: `entries[${i}]`,
+        })),
       },
       now,
     );
@@ -319,14 +417,21 @@ export class Ledger implements DueWork {
     const accts = new Map<string, StoredAccount>(loaded.map((a) => [a.id, a]));
     for (const line of spec.lines) {
       if (accts.has(line.account_id)) continue;
-      accts.set(line.account_id, this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`));
+      accts.set(
+        line.account_id,
+        this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`),
+      );
     }
     const first = accts.get(spec.lines[0]!.account_id)!;
     const currency = spec.currency ? normalizeCurrency(spec.currency, 'currency') : first.currency;
     for (const line of spec.lines) {
       const a = accts.get(line.account_id)!;
       if (a.currency !== currency) {
-        throw errors.invalidRequest('currency_mismatch', `All lines of a journal entry must be in one currency: ${a.id} is ${a.currency}, the entry is ${currency}.`, `${line.param}.account_id`);
+        throw errors.invalidRequest(
+          'currency_mismatch',
+          `All lines of a journal entry must be in one currency: ${a.id} is ${a.currency}, the entry is ${currency}.`,
+          `${line.param}.account_id`,
+        );
       }
     }
     let debits = 0;
@@ -336,12 +441,29 @@ export class Ledger implements DueWork {
       else credits += line.amount;
     }
     if (debits !== credits) {
-      throw errors.invalidRequest('journal_entry_unbalanced', `Debits (${debits}) must equal credits (${credits}).`, 'entries');
+      throw errors.invalidRequest(
+        'journal_entry_unbalanced',
+        `Debits (${debits}) must equal credits (${credits}).`,
+        'entries',
+      );
     }
-    if (debits === 0) throw errors.invalidRequest('journal_entry_unbalanced', 'A journal entry needs at least one debit and one credit.', 'entries');
+    if (debits === 0)
+      throw errors.invalidRequest(
+        'journal_entry_unbalanced',
+        'A journal entry needs at least one debit and one credit.',
+        'entries',
+      );
     for (const a of accts.values()) {
-      if (a.status === 'frozen') throw errors.conflict('ledger_account_frozen', `Ledger account ${a.id} is frozen; no entries can be posted to it until it is unfrozen.`);
-      if (a.status === 'closed') throw errors.unexpectedState('ledger_account', `Ledger account ${a.id} is closed; no entries can be posted to it.`);
+      if (a.status === 'frozen')
+        throw errors.conflict(
+          'ledger_account_frozen',
+          `Ledger account ${a.id} is frozen; no entries can be posted to it until it is unfrozen.`,
+        );
+      if (a.status === 'closed')
+        throw errors.unexpectedState(
+          'ledger_account',
+          `Ledger account ${a.id} is closed; no entries can be posted to it.`,
+        );
     }
     // Net effect per account in its normal direction.
     const net = new Map<string, number>();
@@ -352,7 +474,12 @@ export class Ledger implements DueWork {
     for (const [id, delta] of net) {
       const a = accts.get(id)!;
       const balance = a.balance + delta;
-      if (!Number.isSafeInteger(balance)) throw errors.invalidRequest('amount_too_large', `The balance of ${id} would exceed the largest amount this ledger keeps exactly.`, 'entries');
+      if (!Number.isSafeInteger(balance))
+        throw errors.invalidRequest(
+          'amount_too_large',
+          `The balance of ${id} would exceed the largest amount this ledger keeps exactly.`,
+          'entries',
+        );
       if (delta < 0 && !a.is_system_account && balance - a.pending_balance < 0) {
         throw errors.conflict(
           'insufficient_available_balance',
@@ -395,7 +522,13 @@ export class Ledger implements DueWork {
         delta,
       };
       this.entries.insert(accountId, entry);
-      journal.entries.push({ id: entry.id, account_id: a.id, direction: line.direction, amount: line.amount, description: line.description ?? null });
+      journal.entries.push({
+        id: entry.id,
+        account_id: a.id,
+        direction: line.direction,
+        amount: line.amount,
+        description: line.description ?? null,
+      });
     }
     for (const a of accts.values()) this.accounts.update(accountId, a);
     this.journals.insert(accountId, journal);
@@ -412,10 +545,17 @@ export class Ledger implements DueWork {
       expiresMs = Date.parse(body.expires_at);
       if (!(expiresMs > now)) throw errors.parameterInvalid('expires_at', 'must be in the future');
     }
-    if (a.status === 'frozen') throw errors.conflict('ledger_account_frozen', `Ledger account ${a.id} is frozen; no holds can be placed on it until it is unfrozen.`);
+    if (a.status === 'frozen')
+      throw errors.conflict(
+        'ledger_account_frozen',
+        `Ledger account ${a.id} is frozen; no holds can be placed on it until it is unfrozen.`,
+      );
     if (a.status === 'closed') throw errors.unexpectedState('ledger_account', `Ledger account ${a.id} is closed.`);
     if (!a.is_system_account && a.balance - a.pending_balance < body.amount) {
-      throw errors.conflict('insufficient_available_balance', `Ledger account ${a.id} has ${a.balance - a.pending_balance} available; the hold needs ${body.amount}.`);
+      throw errors.conflict(
+        'insufficient_available_balance',
+        `Ledger account ${a.id} has ${a.balance - a.pending_balance} available; the hold needs ${body.amount}.`,
+      );
     }
     const hold: StoredHold = {
       id: newId('hold'),
@@ -447,7 +587,12 @@ export class Ledger implements DueWork {
 
   listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery, now: number): List<Hold> {
     this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
-    const page = this.holds.list(accountId, url, { limit: q.limit, starting_after: q.starting_after, ending_before: q.ending_before, where: { ledger_account_id: ledgerAccountId, status: q.status } });
+    const page = this.holds.list(accountId, url, {
+      limit: q.limit,
+      starting_after: q.starting_after,
+      ending_before: q.ending_before,
+      where: { ledger_account_id: ledgerAccountId, status: q.status },
+    });
     return { ...page, data: page.data.map(toApiHold) };
   }
 
@@ -455,10 +600,13 @@ export class Ledger implements DueWork {
   captureHold(accountId: string, id: string, body: CaptureHoldBody, now: number): Hold {
     this.runDue(now, accountId);
     const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
-    if (hold.status !== 'active') throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be captured.`);
+    if (hold.status !== 'active')
+      throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be captured.`);
     const amount = body.amount ?? hold.amount;
-    if (amount > hold.amount) throw errors.parameterInvalid('amount', `must be at most the held amount (${hold.amount})`);
-    if (body.destination_account_id === hold.ledger_account_id) throw errors.parameterInvalid('destination_account_id', 'must differ from the held account');
+    if (amount > hold.amount)
+      throw errors.parameterInvalid('amount', `must be at most the held amount (${hold.amount})`);
+    if (body.destination_account_id === hold.ledger_account_id)
+      throw errors.parameterInvalid('destination_account_id', 'must differ from the held account');
     const source = this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account');
     this.accounts.require(accountId, body.destination_account_id, 'ledger_account', 'destination_account_id');
     // The hold stops counting as pending in the same transaction that posts the money out.
@@ -469,8 +617,20 @@ export class Ledger implements DueWork {
         description: body.description ?? hold.description ?? `Capture of hold ${hold.id}`,
         hold_id: hold.id,
         lines: [
-          { account_id: source.id, direction: opposite(source.normal_balance), amount, param: 'hold', description: null },
-          { account_id: body.destination_account_id, direction: source.normal_balance, amount, param: 'destination_account_id', description: null },
+          {
+            account_id: source.id,
+            direction: opposite(source.normal_balance),
+            amount,
+            param: 'hold',
+            description: null,
+          },
+          {
+            account_id: body.destination_account_id,
+            direction: source.normal_balance,
+            amount,
+            param: 'destination_account_id',
+            description: null,
+          },
         ],
       },
       now,
@@ -488,11 +648,17 @@ export class Ledger implements DueWork {
   releaseHold(accountId: string, id: string, now: number): Hold {
     this.runDue(now, accountId);
     const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
-    if (hold.status !== 'active') throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
+    if (hold.status !== 'active')
+      throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
     hold.status = 'released';
     hold.released_at = isoTime(now);
     this.holds.update(accountId, hold);
-    this.adjustPending(accountId, this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'), -hold.amount, now);
+    this.adjustPending(
+      accountId,
+      this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'),
+      -hold.amount,
+      now,
+    );
     return this.recorded(accountId, 'hold.released', toApiHold(hold), now, { status: 'active', released_at: null });
   }
 
@@ -505,12 +671,19 @@ export class Ledger implements DueWork {
 
   // DueWork: active holds past expires_at become expired and stop counting as pending.
   nextDue(accountId: string): number | undefined {
-    const row = this.store.db.prepare(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`).get(accountId) as { t: number | null };
+    const row = this.store.db
+      .prepare(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`)
+      .get(accountId) as { t: number | null };
     return row.t ?? undefined;
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.holds.selectFirst(limit, `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`, now, ...(accountId ? [accountId] : []));
+    const due = this.holds.selectFirst(
+      limit,
+      `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+      now,
+      ...(accountId ? [accountId] : []),
+    );
     for (const { accountId: acct, doc } of due) this.expireHold(acct, doc, now);
     return due.length;
   }
@@ -519,21 +692,34 @@ export class Ledger implements DueWork {
     doc.status = 'expired';
     doc.expired_at = isoTime(doc.expires_ms ?? now);
     this.holds.update(accountId, doc);
-    this.adjustPending(accountId, this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'), -doc.amount, now);
-    this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, { status: 'active', expired_at: null });
+    this.adjustPending(
+      accountId,
+      this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'),
+      -doc.amount,
+      now,
+    );
+    this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, {
+      status: 'active',
+      expired_at: null,
+    });
   }
 
   /** Runs this one hold's expiry if its time has come (test triggers); returns the hold. */
   expireHoldIfDue(accountId: string, id: string, now: number): Hold {
     const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
-    if (hold.status === 'active' && hold.expires_ms !== null && hold.expires_ms <= now) this.expireHold(accountId, hold, now);
+    if (hold.status === 'active' && hold.expires_ms !== null && hold.expires_ms <= now)
+      this.expireHold(accountId, hold, now);
     return toApiHold(hold);
   }
 
   // ----------------------------------------------------------------------------------- payment events
 
   /** A captured payment: debit processor clearing (asset), credit merchant balance (liability). */
-  postPayment(accountId: string, kind: 'captured' | 'refunded', ev: { payment_id: string; amount: number; currency: string; at: number }): JournalEntry | undefined {
+  postPayment(
+    accountId: string,
+    kind: 'captured' | 'refunded',
+    ev: { payment_id: string; amount: number; currency: string; at: number },
+  ): JournalEntry | undefined {
     // Nothing moved (e.g. a zero-amount capture): nothing to post, and the payment must not fail for it.
     if (!(Number.isSafeInteger(ev.amount) && ev.amount > 0)) return undefined;
     const currency = normalizeCurrency(ev.currency, 'currency');
@@ -556,7 +742,10 @@ export class Ledger implements DueWork {
   }
 
   /** For tests and operators: per currency debits vs credits, and every stored balance vs the sum of its entries. */
-  audit(accountId: string): { currencies: { currency: string; debits: number; credits: number }[]; mismatched: string[] } {
+  audit(accountId: string): {
+    currencies: { currency: string; debits: number; credits: number }[];
+    mismatched: string[];
+  } {
     const db = this.store.db;
     const currencies = db
       .prepare(

@@ -30,7 +30,9 @@ export class AchSettlement implements DueWork {
 
   nextDue(accountId: string): number | undefined {
     const row = this.store.db
-      .prepare("SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL")
+      .prepare(
+        "SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL",
+      )
       .get(accountId) as { t: number | null };
     return row.t ?? undefined;
   }
@@ -44,7 +46,12 @@ export class AchSettlement implements DueWork {
       p.settle_ms = null;
       let next: SessionStatus;
       if (p.ach_outcome === 'insufficient_funds') {
-        records.fail(p, 'insufficient_funds', 'The ACH debit was returned: insufficient funds (R01).', 'insufficient_funds');
+        records.fail(
+          p,
+          'insufficient_funds',
+          'The ACH debit was returned: insufficient funds (R01).',
+          'insufficient_funds',
+        );
         next = 'failed';
       } else {
         next = records.authorized(p);

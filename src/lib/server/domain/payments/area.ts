@@ -23,9 +23,21 @@ export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; du
   const config = core.config.payments ?? {};
   const routing = config.routing ? parseRouting(config.routing) : DEFAULT_ROUTING;
   const processors = new ProcessorRegistry(config.pspDown ?? []);
-  for (const rule of routing) for (const id of rule.candidates) if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
+  for (const rule of routing)
+    for (const id of rule.candidates)
+      if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
   const cards = new Cards(core.store, core.events);
   const bankAccounts = new BankAccounts(core.store, core.sealer, core.events);
-  const payments = new PaymentsEngine({ store: core.store, hooks: core.hooks, events: core.events, sessions: core.sessions, cards, bankAccounts, processors, routing, publicUrl: core.config.publicUrl });
+  const payments = new PaymentsEngine({
+    store: core.store,
+    hooks: core.hooks,
+    events: core.events,
+    sessions: core.sessions,
+    cards,
+    bankAccounts,
+    processors,
+    routing,
+    publicUrl: core.config.publicUrl,
+  });
   return { area: { charger: payments, payments, processors, routing, cards, bankAccounts }, due: [payments.ach] };
 }

@@ -1,6 +1,13 @@
 // ACH bank accounts (contract §8): ABA checksum, full numbers sealed at rest and never returned or logged,
 // micro-deposit verification (32 and 45 cents, three attempts, ten days).
-import type { BankAccount, CreateBankAccountBody, ListBankAccountsQuery, MicrodepositResult, UpdateBankAccountBody, VerifyResult } from '../../../contract/payments.js';
+import type {
+  BankAccount,
+  CreateBankAccountBody,
+  ListBankAccountsQuery,
+  MicrodepositResult,
+  UpdateBankAccountBody,
+  VerifyResult,
+} from '../../../contract/payments.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Sealer } from '../../crypto.js';
@@ -61,13 +68,22 @@ export class BankAccounts {
     if (!abaValid(routing)) throw errors.parameterInvalid('routing_number', 'fails the ABA checksum');
     if (!/^\d{4,17}$/.test(number)) throw errors.parameterInvalid('account_number', 'must be 4 to 17 digits');
     if (routing === ACH_TEST.routing && number === ACH_TEST.rejectedAtCreation) {
-      throw errors.invalidRequest('bank_account_rejected', `The bank rejected the account ending ${number.slice(-4)}.`, 'account_number');
+      throw errors.invalidRequest(
+        'bank_account_rejected',
+        `The bank rejected the account ending ${number.slice(-4)}.`,
+        'account_number',
+      );
     }
     const country = (body.country ?? 'US').toUpperCase();
     const currency = normalizeCurrency(body.currency ?? 'USD', 'currency');
     const customer = body.customer_id ?? null;
-    if (body.is_default && customer === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
-    const hasDefault = customer !== null && this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer).some((r) => r.doc.is_default);
+    if (body.is_default && customer === null)
+      throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
+    const hasDefault =
+      customer !== null &&
+      this.collection
+        .selectWhere('account_id = ? AND customer_id = ?', accountId, customer)
+        .some((r) => r.doc.is_default);
     const isDefault = customer !== null && (body.is_default ?? !hasDefault);
     if (isDefault) this.clearDefault(accountId, customer, now);
     const b: StoredBankAccount = {
@@ -131,7 +147,8 @@ export class BankAccounts {
     const b = this.load(accountId, id);
     const before = this.toApi(b);
     if (body.is_default === true) {
-      if (b.customer_id === null) throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
+      if (b.customer_id === null)
+        throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
       this.clearDefault(accountId, b.customer_id, now, b.id);
     }
     if (body.is_default !== undefined) b.is_default = body.is_default;
@@ -149,7 +166,10 @@ export class BankAccounts {
   }
 
   list(accountId: string, url: string, q: ListBankAccountsQuery): List<BankAccount> {
-    const page = this.collection.list(accountId, url, { ...q, where: { customer_id: q.customer_id, verification_status: q.verification_status } });
+    const page = this.collection.list(accountId, url, {
+      ...q,
+      where: { customer_id: q.customer_id, verification_status: q.verification_status },
+    });
     return { ...page, data: page.data.map((b) => this.toApi(b)) };
   }
 
@@ -165,9 +185,13 @@ export class BankAccounts {
     // Pending with deposits still valid: the same answer. Pending with expired deposits: a new round (below), else
     // the account could never be verified again (verify refuses expired deposits).
     const expired = b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms;
-    if (b.verification_status === 'pending' && !expired) return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits!.expires_at };
+    if (b.verification_status === 'pending' && !expired)
+      return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits!.expires_at };
     if (b.verification_status !== 'unverified' && b.verification_status !== 'pending') {
-      throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; micro-deposits can only be sent to an unverified account.`);
+      throw errors.unexpectedState(
+        'bank_account',
+        `This bank account is ${b.verification_status}; micro-deposits can only be sent to an unverified account.`,
+      );
     }
     const before = this.toApi(b);
     b.verification_status = 'pending';
@@ -181,10 +205,16 @@ export class BankAccounts {
   verify(accountId: string, id: string, amounts: number[], now: number): VerifyResult {
     const b = this.load(accountId, id);
     if (b.verification_status !== 'pending') {
-      throw errors.unexpectedState('bank_account', `This bank account is ${b.verification_status}; only a pending account can be verified.`);
+      throw errors.unexpectedState(
+        'bank_account',
+        `This bank account is ${b.verification_status}; only a pending account can be verified.`,
+      );
     }
     if (b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms) {
-      throw errors.unexpectedState('bank_account', 'The micro-deposits for this bank account expired; they were valid for 10 days.');
+      throw errors.unexpectedState(
+        'bank_account',
+        'The micro-deposits for this bank account expired; they were valid for 10 days.',
+      );
     }
     const before = { ...this.toApi(b), microdeposits: { ...b.microdeposits! } };
     const md = b.microdeposits!;
@@ -198,20 +228,35 @@ export class BankAccounts {
     if (b.verification_status === 'pending') this.save(accountId, b, before, now);
     else {
       this.collection.update(accountId, b);
-      this.record(accountId, b.verification_status === 'verified' ? 'bank_account.verified' : 'bank_account.verification_failed', b, now, before);
+      this.record(
+        accountId,
+        b.verification_status === 'verified' ? 'bank_account.verified' : 'bank_account.verification_failed',
+        b,
+        now,
+        before,
+      );
     }
-    return { verified: b.verification_status === 'verified', attempts_remaining: md.attempts_remaining, verification_status: b.verification_status };
+    return {
+      verified: b.verification_status === 'verified',
+      attempts_remaining: md.attempts_remaining,
+      verification_status: b.verification_status,
+    };
   }
 
   /** For an ACH debit: the account (404 / 400 bank_account_unverified) and what its debit will do. */
   forDebit(accountId: string, id: string): { account: BankAccount; outcome: AchOutcome } {
     const b = this.collection.require(accountId, id, 'bank_account', 'bank_account.bank_account_id');
     if (b.verification_status !== 'verified') {
-      throw errors.invalidRequest('bank_account_unverified', `This bank account is ${b.verification_status}; verify it with micro-deposits before paying with it.`, 'bank_account.bank_account_id');
+      throw errors.invalidRequest(
+        'bank_account_unverified',
+        `This bank account is ${b.verification_status}; verify it with micro-deposits before paying with it.`,
+        'bank_account.bank_account_id',
+      );
     }
     const routing = this.sealer.open(b.routing_number_sealed);
     const number = this.sealer.open(b.account_number_sealed);
-    const outcome: AchOutcome = routing === ACH_TEST.routing && number === ACH_TEST.insufficientFunds ? 'insufficient_funds' : 'settles';
+    const outcome: AchOutcome =
+      routing === ACH_TEST.routing && number === ACH_TEST.insufficientFunds ? 'insufficient_funds' : 'settles';
     return { account: this.toApi(b), outcome };
   }
 }

@@ -64,12 +64,19 @@ export class Cards {
   tokenize(body: VaultTokenBody, now: number): VaultToken {
     const number = body.number.replace(/[\s-]/g, '');
     if (!luhnValid(number)) throw errors.parameterInvalid('number', 'this is not a valid card number');
-    if (body.cvc !== undefined && !/^\d{3,4}$/.test(body.cvc)) throw errors.parameterInvalid('cvc', 'must be 3 or 4 digits');
+    if (body.cvc !== undefined && !/^\d{3,4}$/.test(body.cvc))
+      throw errors.parameterInvalid('cvc', 'must be 3 or 4 digits');
     const d = new Date(now);
     const [y, m] = [d.getUTCFullYear(), d.getUTCMonth() + 1];
-    if (body.exp_year < y || (body.exp_year === y && body.exp_month < m)) throw errors.parameterInvalid('exp_year', 'the card has expired');
+    if (body.exp_year < y || (body.exp_year === y && body.exp_month < m))
+      throw errors.parameterInvalid('exp_year', 'the card has expired');
     const test = testCardByNumber(number);
-    const card: Card = { brand: test?.brand ?? brandOf(number), last4: number.slice(-4), exp_month: body.exp_month, exp_year: body.exp_year };
+    const card: Card = {
+      brand: test?.brand ?? brandOf(number),
+      last4: number.slice(-4),
+      exp_month: body.exp_month,
+      exp_year: body.exp_year,
+    };
     const stored: StoredVaultToken = { id: newId('tok'), card, behaves_as: test?.token ?? 'tok_visa', created_ms: now };
     this.vault.insert(VAULT_ACCOUNT, stored);
     return { object: 'token', token_id: stored.id, card, created_at: isoTime(now) };
@@ -80,14 +87,23 @@ export class Cards {
     const predefined = testCardByToken(token);
     if (predefined) {
       const year = new Date(now).getUTCFullYear() + 3;
-      return { card: { brand: predefined.brand, last4: predefined.number?.slice(-4) ?? '0000', exp_month: 12, exp_year: year }, outcome: predefined.outcome };
+      return {
+        card: { brand: predefined.brand, last4: predefined.number?.slice(-4) ?? '0000', exp_month: 12, exp_year: year },
+        outcome: predefined.outcome,
+      };
     }
-    const stored = token.startsWith('nt_') ? this.networkTokens.get(accountId, token) : this.vault.get(VAULT_ACCOUNT, token);
+    const stored = token.startsWith('nt_')
+      ? this.networkTokens.get(accountId, token)
+      : this.vault.get(VAULT_ACCOUNT, token);
     if (!stored) {
       // A card number where a token goes (a frontend that skipped the vault): refused like any unknown token, but
       // never echoed — an error body ends up in client logs, and in a failed billing charge's stored message.
       if (looksLikeCardNumber(token)) {
-        throw errors.invalidRequest('resource_missing', 'No such token: the value given looks like a card number, which is never taken here (and not repeated in this message); tokenize the card with POST /vault/tokens and send its token_id.', param);
+        throw errors.invalidRequest(
+          'resource_missing',
+          'No such token: the value given looks like a card number, which is never taken here (and not repeated in this message); tokenize the card with POST /vault/tokens and send its token_id.',
+          param,
+        );
       }
       throw errors.invalidRequest('resource_missing', `No such token: '${token}'`, param);
     }
@@ -120,7 +136,8 @@ export class Cards {
 
   /** `withCryptogram`: the live service's `request_cryptogram`, a first cryptogram in the answer. */
   createNetworkToken(accountId: string, tokenId: string, now: number, withCryptogram = false): NetworkToken {
-    if (tokenId.startsWith('nt_')) throw errors.parameterInvalid('token_id', 'give a card token (tok_…), not a network token');
+    if (tokenId.startsWith('nt_'))
+      throw errors.parameterInvalid('token_id', 'give a card token (tok_…), not a network token');
     const { card } = this.resolve(accountId, tokenId, now);
     const t: StoredNetworkToken = {
       id: newId('nt'),
@@ -141,7 +158,11 @@ export class Cards {
     return this.ntApi(this.networkTokens.require(accountId, id, 'network_token', 'network_token_id'));
   }
 
-  deleteNetworkToken(accountId: string, id: string, now: number): { id: string; object: 'network_token'; deleted: true } {
+  deleteNetworkToken(
+    accountId: string,
+    id: string,
+    now: number,
+  ): { id: string; object: 'network_token'; deleted: true } {
     const t = this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
     this.networkTokens.delete(accountId, id);
     this.events.record(accountId, 'network_token.deleted', this.ntApi(t), { at: now });
@@ -162,4 +183,3 @@ export class Cards {
     };
   }
 }
-

@@ -1,7 +1,15 @@
 // The payments engine: confirm, capture, refund, void on session cancel, and off-session charges for billing,
 // composed of routing (routing.ts: failover across processors), 3D Secure (threeds.ts) and ACH settlement
 // (ach.ts) over the stored payments (records.ts). Every method runs synchronously inside the caller's transaction.
-import type { ConfirmPaymentBody, CapturePaymentBody, ListPaymentsQuery, Payment, RefundPaymentBody, RoutingRule, SessionConfig } from '../../../contract/payments.js';
+import type {
+  ConfirmPaymentBody,
+  CapturePaymentBody,
+  ListPaymentsQuery,
+  Payment,
+  RefundPaymentBody,
+  RoutingRule,
+  SessionConfig,
+} from '../../../contract/payments.js';
 import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
@@ -30,7 +38,13 @@ type Source =
   | { method: 'walletone_pay' | 'wallettwo_pay' | 'walletthree'; token: string }
   | { method: 'bank_account'; bank: NonNullable<Payment['bank_account']>; outcome: AchOutcome };
 
-const SOURCE_FIELDS = ['token_id', 'walletone_pay_token', 'wallettwo_pay_token', 'walletthree_token', 'bank_account'] as const;
+const SOURCE_FIELDS = [
+  'token_id',
+  'walletone_pay_token',
+  'wallettwo_pay_token',
+  'walletthree_token',
+  'bank_account',
+] as const;
 const METHOD_OF: Record<(typeof SOURCE_FIELDS)[number], PaymentMethodType> = {
   token_id: 'card',
   walletone_pay_token: 'walletone_pay',
@@ -70,10 +84,16 @@ export class PaymentsEngine implements Charger {
     d.hooks.on('sessionPayment', (accountId, query) => {
       const sessionId = query.session_id;
       const stored = this.justStored;
-      const p = stored && stored.accountId === accountId && stored.p.session_id === sessionId ? stored.p : this.records.ofSession(accountId, sessionId).at(-1);
+      const p =
+        stored && stored.accountId === accountId && stored.p.session_id === sessionId
+          ? stored.p
+          : this.records.ofSession(accountId, sessionId).at(-1);
       if (!p) return;
       // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
-      query.payment = { latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id }, next_action: apiNextAction(p, this.d.publicUrl()) };
+      query.payment = {
+        latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id },
+        next_action: apiNextAction(p, this.d.publicUrl()),
+      };
     });
   }
 
@@ -93,7 +113,10 @@ export class PaymentsEngine implements Charger {
     const field = given[0]!;
     const method = METHOD_OF[field];
     if (body.payment_method_type !== undefined && body.payment_method_type !== method) {
-      throw errors.parameterInvalid('payment_method_type', `${body.payment_method_type} does not match the source ${field} (${method})`);
+      throw errors.parameterInvalid(
+        'payment_method_type',
+        `${body.payment_method_type} does not match the source ${field} (${method})`,
+      );
     }
     if (!session.payment_method_types.includes(method)) {
       throw errors.invalidRequest(
@@ -108,11 +131,15 @@ export class PaymentsEngine implements Charger {
         return { method: 'card', card, outcome };
       }
       case 'bank_account': {
-        if (session.currency !== 'USD') throw errors.invalidRequest('payment_method_not_allowed', 'ACH debits are in USD only.', 'bank_account');
+        if (session.currency !== 'USD')
+          throw errors.invalidRequest('payment_method_not_allowed', 'ACH debits are in USD only.', 'bank_account');
         const { account, outcome } = this.d.bankAccounts.forDebit(accountId, body.bank_account!.bank_account_id);
         const type = body.bank_account!.account_type;
         if (type !== undefined && type !== account.account_type) {
-          throw errors.parameterInvalid('bank_account.account_type', `is ${type}, but bank account ${account.id} is a ${account.account_type} account`);
+          throw errors.parameterInvalid(
+            'bank_account.account_type',
+            `is ${type}, but bank account ${account.id} is a ${account.account_type} account`,
+          );
         }
         return {
           method: 'bank_account',
@@ -133,7 +160,14 @@ export class PaymentsEngine implements Charger {
   }
 
   private newPayment(
-    p: { session_id: string | null; amount: number; currency: string; capture_method: 'automatic' | 'manual'; description: string | null; metadata: Record<string, string> },
+    p: {
+      session_id: string | null;
+      amount: number;
+      currency: string;
+      capture_method: 'automatic' | 'manual';
+      description: string | null;
+      metadata: Record<string, string>;
+    },
     source: Source,
     now: number,
   ): StoredPayment {
@@ -152,7 +186,10 @@ export class PaymentsEngine implements Charger {
       refunded_amount: 0,
       card: source.method === 'card' ? source.card : null,
       // A wallet token here carries no card, so no network (the live service reports the processor's).
-      wallet: source.method !== 'card' && source.method !== 'bank_account' ? { type: source.method, card_network: null } : null,
+      wallet:
+        source.method !== 'card' && source.method !== 'bank_account'
+          ? { type: source.method, card_network: null }
+          : null,
       bank_account: source.method === 'bank_account' ? source.bank : null,
       attempts: [],
       next_action: null,
@@ -207,14 +244,30 @@ export class PaymentsEngine implements Charger {
    * of requires_payment_method in the same transaction that checks it, so of racing confirms exactly one
    * creates a payment; the others get 409.
    */
-  confirm(accountId: string, sessionId: string, body: ConfirmPaymentBody, now: number, baseUrl: string): Payment | Outcome {
+  confirm(
+    accountId: string,
+    sessionId: string,
+    body: ConfirmPaymentBody,
+    now: number,
+    baseUrl: string,
+  ): Payment | Outcome {
     const session = this.d.sessions.current(accountId, sessionId, now);
     if (session.status !== 'requires_payment_method') {
-      throw errors.unexpectedState('session', `This payment session is ${session.status}; it can only be confirmed while requires_payment_method.`);
+      throw errors.unexpectedState(
+        'session',
+        `This payment session is ${session.status}; it can only be confirmed while requires_payment_method.`,
+      );
     }
     const source = this.resolveSource(accountId, session, body, now);
     const p = this.newPayment(
-      { session_id: session.id, amount: session.amount, currency: session.currency, capture_method: session.capture_method, description: session.description, metadata: {} },
+      {
+        session_id: session.id,
+        amount: session.amount,
+        currency: session.currency,
+        capture_method: session.capture_method,
+        description: session.description,
+        metadata: {},
+      },
       source,
       now,
     );
@@ -255,15 +308,23 @@ export class PaymentsEngine implements Charger {
   }
 
   list(accountId: string, url: string, q: ListPaymentsQuery): List<Payment> {
-    const page = this.records.collection.list(accountId, url, { ...q, where: { session_id: q.session_id, status: q.status } });
+    const page = this.records.collection.list(accountId, url, {
+      ...q,
+      where: { session_id: q.session_id, status: q.status },
+    });
     return { ...page, data: page.data.map((p) => this.records.toApi(p)) };
   }
 
   capture(accountId: string, id: string, body: CapturePaymentBody, now: number): Payment {
     const p = this.records.load(accountId, id);
-    if (p.status !== 'authorized') throw errors.unexpectedState('payment', `This payment is ${p.status}; only an authorized payment can be captured.`);
+    if (p.status !== 'authorized')
+      throw errors.unexpectedState(
+        'payment',
+        `This payment is ${p.status}; only an authorized payment can be captured.`,
+      );
     const amount = body.amount ?? p.amount;
-    if (amount > p.amount) throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
+    if (amount > p.amount)
+      throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
     p.status = 'captured';
     p.captured_amount = amount;
     this.records.collection.update(accountId, p);
@@ -275,11 +336,14 @@ export class PaymentsEngine implements Charger {
 
   refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment | Outcome {
     const p = this.records.load(accountId, id);
-    if (p.status !== 'captured') throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
+    if (p.status !== 'captured')
+      throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
     const remaining = p.captured_amount - p.refunded_amount;
     const amount = body.amount ?? remaining;
-    if (amount > remaining) throw errors.parameterInvalid('amount', `must be at most the amount not yet refunded (${remaining})`);
-    if (p.card_outcome?.kind === 'success' && p.card_outcome.refunds === 'fail') return this.refundFailed(accountId, p, amount, body, now);
+    if (amount > remaining)
+      throw errors.parameterInvalid('amount', `must be at most the amount not yet refunded (${remaining})`);
+    if (p.card_outcome?.kind === 'success' && p.card_outcome.refunds === 'fail')
+      return this.refundFailed(accountId, p, amount, body, now);
     p.refunded_amount += amount;
     p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
     const before = { status: p.status, refunded_amount: p.refunded_amount - amount };
@@ -298,11 +362,32 @@ export class PaymentsEngine implements Charger {
    * The processor refused the refund (test card tok_refundFail): the payment stays as it was, refund.failed is
    * recorded (committed) and the request answers 402 refund_failed.
    */
-  private refundFailed(accountId: string, p: StoredPayment, amount: number, body: RefundPaymentBody, now: number): Outcome {
-    const refund = { amount, reason: body.reason ?? null, created_at: isoTime(now), status: 'failed', failure_reason: 'processor_declined' };
-    this.d.events.record(accountId, 'refund.failed', this.records.toApi(p), { at: now, payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund } });
+  private refundFailed(
+    accountId: string,
+    p: StoredPayment,
+    amount: number,
+    body: RefundPaymentBody,
+    now: number,
+  ): Outcome {
+    const refund = {
+      amount,
+      reason: body.reason ?? null,
+      created_at: isoTime(now),
+      status: 'failed',
+      failure_reason: 'processor_declined',
+    };
+    this.d.events.record(accountId, 'refund.failed', this.records.toApi(p), {
+      at: now,
+      payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund },
+    });
     return new Outcome(
-      new ServiceError({ status: 402, type: 'card_error', code: 'refund_failed', message: `The processor declined the refund of ${amount} on payment ${p.id}; the payment is unchanged.`, payment_id: p.id }),
+      new ServiceError({
+        status: 402,
+        type: 'card_error',
+        code: 'refund_failed',
+        message: `The processor declined the refund of ${amount} on payment ${p.id}; the payment is unchanged.`,
+        payment_id: p.id,
+      }),
     );
   }
 
@@ -310,7 +395,10 @@ export class PaymentsEngine implements Charger {
   private onSessionCanceled(accountId: string, sessionId: string, now: number): void {
     for (const p of this.records.ofSession(accountId, sessionId)) {
       if (p.status === 'pending' && p.payment_method_type === 'bank_account') {
-        throw errors.unexpectedState('session', 'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.');
+        throw errors.unexpectedState(
+          'session',
+          'This payment session has an ACH debit in flight; it cannot be canceled until the debit settles or fails.',
+        );
       }
       if (p.status === 'authorized' || p.status === 'pending' || p.status === 'requires_action') {
         const before = this.records.toApi(p).status;
@@ -349,16 +437,38 @@ export class PaymentsEngine implements Charger {
       capture_provider: 'atlas',
       tokenize_url: `${baseUrl}/vault/tokens`,
       ...(methods.includes('walletone_pay')
-        ? { walletone_pay: { merchant_id: 'merchant.test.payorch', merchant_name: TEST_MERCHANT_NAME, country_code: 'US', supported_networks: ['visa', 'mastercard', 'amex'] } }
+        ? {
+            walletone_pay: {
+              merchant_id: 'merchant.test.payorch',
+              merchant_name: TEST_MERCHANT_NAME,
+              country_code: 'US',
+              supported_networks: ['visa', 'mastercard', 'amex'],
+            },
+          }
         : {}),
       ...(methods.includes('wallettwo_pay')
-        ? { wallettwo_pay: { merchant_id: 'payorch-test-merchant', merchant_name: TEST_MERCHANT_NAME, environment: 'TEST', allowed_card_networks: ['VISA', 'MASTERCARD', 'AMEX'] } }
+        ? {
+            wallettwo_pay: {
+              merchant_id: 'payorch-test-merchant',
+              merchant_name: TEST_MERCHANT_NAME,
+              environment: 'TEST',
+              allowed_card_networks: ['VISA', 'MASTERCARD', 'AMEX'],
+            },
+          }
         : {}),
       ...(methods.includes('bank_account') ? { bank_account: { account_types: ['checking', 'savings'] } } : {}),
       success_url: s.success_url,
       cancel_url: s.cancel_url,
       expires_at: s.expires_at,
-      payment: p ? { id: p.id, status: p.status, next_action: p.next_action, failure_code: p.failure_code, failure_message: p.failure_message } : null,
+      payment: p
+        ? {
+            id: p.id,
+            status: p.status,
+            next_action: p.next_action,
+            failure_code: p.failure_code,
+            failure_message: p.failure_message,
+          }
+        : null,
       livemode: false,
     };
   }
@@ -374,20 +484,39 @@ export class PaymentsEngine implements Charger {
     try {
       resolved = this.d.cards.resolve(accountId, req.payment_method, now, 'payment_method');
     } catch (err) {
-      if (err instanceof ServiceError) return { status: 'failed', payment_id: null, code: 'resource_missing', message: err.message };
+      if (err instanceof ServiceError)
+        return { status: 'failed', payment_id: null, code: 'resource_missing', message: err.message };
       throw err;
     }
     const source: Source = { method: 'card', card: resolved.card, outcome: resolved.outcome };
     const p = this.newPayment(
-      { session_id: null, amount: req.amount, currency: req.currency, capture_method: 'automatic', description: req.description ?? null, metadata: req.metadata ?? {} },
+      {
+        session_id: null,
+        amount: req.amount,
+        currency: req.currency,
+        capture_method: 'automatic',
+        description: req.description ?? null,
+        metadata: req.metadata ?? {},
+      },
       source,
       now,
     );
-    const r = route(this.d.routing, this.d.processors, 'card', req.currency, req.amount, undefined, { amount: req.amount, currency: req.currency, method: 'card', capture: 'automatic', card: { outcome: resolved.outcome } });
+    const r = route(this.d.routing, this.d.processors, 'card', req.currency, req.amount, undefined, {
+      amount: req.amount,
+      currency: req.currency,
+      method: 'card',
+      capture: 'automatic',
+      card: { outcome: resolved.outcome },
+    });
     if (r.outcome.kind === 'requires_3ds') {
       p.attempts = r.attempts;
       p.psp = r.psp;
-      this.records.fail(p, 'authentication_required', 'This card requires 3D Secure authentication, which is not possible off-session.', 'authentication_required');
+      this.records.fail(
+        p,
+        'authentication_required',
+        'This card requires 3D Secure authentication, which is not possible off-session.',
+        'authentication_required',
+      );
     } else {
       this.apply(p, r, now, '');
     }
@@ -397,6 +526,12 @@ export class PaymentsEngine implements Charger {
       this.records.posted(accountId, p, p.amount, now);
       return { status: 'succeeded', payment_id: p.id };
     }
-    return { status: 'failed', payment_id: p.id, code: p.failure_code!, decline_code: p.decline_code ?? undefined, message: p.failure_message! };
+    return {
+      status: 'failed',
+      payment_id: p.id,
+      code: p.failure_code!,
+      decline_code: p.decline_code ?? undefined,
+      message: p.failure_message!,
+    };
   }
 }

@@ -71,13 +71,15 @@ export class SimulatedProcessor implements Processor {
             : { kind: 'approved', transaction_id: this.txn() };
         case 'threeds':
           if (req.threeds === undefined) return { kind: 'requires_3ds', transaction_id: this.txn() };
-          if (req.threeds === 'authenticated' && o.then === 'success') return { kind: 'approved', transaction_id: this.txn() };
+          if (req.threeds === 'authenticated' && o.then === 'success')
+            return { kind: 'approved', transaction_id: this.txn() };
           return { kind: 'declined', code: 'authentication_failed', message: declineMessage('authentication_failed') };
       }
     }
     if (req.method === 'bank_account') return { kind: 'approved', transaction_id: this.txn() };
     // wallets: any non-empty token succeeds; `wallet_declined` declines
-    if (req.wallet_token === 'wallet_declined') return { kind: 'declined', code: 'card_declined', message: declineMessage('wallet_declined') };
+    if (req.wallet_token === 'wallet_declined')
+      return { kind: 'declined', code: 'card_declined', message: declineMessage('wallet_declined') };
     return { kind: 'approved', transaction_id: this.txn() };
   }
 }

@@ -47,7 +47,8 @@ const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType>> = {
 
 /** The status the API shows: a payment stored by an earlier version as `pending` during a 3DS challenge reads as requires_action. */
 export function apiStatus(p: StoredPayment): PaymentStatus {
-  const challenged = p.threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
+  const challenged =
+    p.threeds?.status === 'challenge_required' && (p.status === 'pending' || p.status === 'requires_action');
   return challenged ? 'requires_action' : p.status;
 }
 
@@ -61,9 +62,14 @@ export function apiNextAction(p: StoredPayment, base: string): Payment['next_act
   if (!next) return null;
   const page = next.url.split('?')[0]!;
   const returnUrl = next.redirect_to_url?.return_url ?? page;
-  if (!p.session_id) return { type: 'redirect_to_url', url: next.url, redirect_to_url: { url: next.url, return_url: returnUrl } };
+  if (!p.session_id)
+    return { type: 'redirect_to_url', url: next.url, redirect_to_url: { url: next.url, return_url: returnUrl } };
   const url = hostedLinks.threeds(base, p.session_id);
-  return { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl === page ? hostedLinks.checkout(base, p.session_id) : returnUrl } };
+  return {
+    type: 'redirect_to_url',
+    url,
+    redirect_to_url: { url, return_url: returnUrl === page ? hostedLinks.checkout(base, p.session_id) : returnUrl },
+  };
 }
 
 export class PaymentRecords {
@@ -79,16 +85,37 @@ export class PaymentRecords {
    * without the later fields) read in today's shape.
    */
   toApi(p: StoredPayment): Payment {
-    const { card_outcome: _c, ach_outcome: _a, settle_ms: _s, threeds, selection_reason, routing_profile_id, ...api } = p;
+    const {
+      card_outcome: _c,
+      ach_outcome: _a,
+      settle_ms: _s,
+      threeds,
+      selection_reason,
+      routing_profile_id,
+      ...api
+    } = p;
     return {
       ...api,
       status: apiStatus(p),
       wallet: api.wallet ? { type: api.wallet.type, card_network: api.wallet.card_network ?? null } : null,
-      bank_account: api.bank_account ? { ...api.bank_account, bank_name: api.bank_account.bank_name ?? null, account_type: api.bank_account.account_type ?? null } : null,
-      routing: { attempts: p.attempts.length, selected_psp: p.psp, selection_reason: selection_reason ?? 'routing_rules', is_retry: p.attempts.length > 1 },
+      bank_account: api.bank_account
+        ? {
+            ...api.bank_account,
+            bank_name: api.bank_account.bank_name ?? null,
+            account_type: api.bank_account.account_type ?? null,
+          }
+        : null,
+      routing: {
+        attempts: p.attempts.length,
+        selected_psp: p.psp,
+        selection_reason: selection_reason ?? 'routing_rules',
+        is_retry: p.attempts.length > 1,
+      },
       routing_profile_id: routing_profile_id ?? null,
       next_action: apiNextAction(p, this.d.publicUrl()),
-      three_d_secure: threeds ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci } : null,
+      three_d_secure: threeds
+        ? { version: THREEDS_VERSION, authentication_status: threeds.status, eci: threeds.eci }
+        : null,
     };
   }
 

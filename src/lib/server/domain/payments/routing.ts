@@ -12,9 +12,24 @@ import type { ProcessorRegistry, ProcessorRequest } from './processors.js';
 export const MAX_ATTEMPTS = 3;
 
 export const DEFAULT_ROUTING: RoutingRule[] = [
-  { name: 'large card payments', payment_method_types: ['card'], min_amount: 1_000_000, candidates: ['iris', 'aurora', 'basalt'] },
-  { name: 'cards in USD', payment_method_types: ['card'], currencies: ['USD'], candidates: ['aurora', 'basalt', 'cobalt'] },
-  { name: 'cards in EUR/GBP', payment_method_types: ['card'], currencies: ['EUR', 'GBP'], candidates: ['dune', 'ember', 'fjord'] },
+  {
+    name: 'large card payments',
+    payment_method_types: ['card'],
+    min_amount: 1_000_000,
+    candidates: ['iris', 'aurora', 'basalt'],
+  },
+  {
+    name: 'cards in USD',
+    payment_method_types: ['card'],
+    currencies: ['USD'],
+    candidates: ['aurora', 'basalt', 'cobalt'],
+  },
+  {
+    name: 'cards in EUR/GBP',
+    payment_method_types: ['card'],
+    currencies: ['EUR', 'GBP'],
+    candidates: ['dune', 'ember', 'fjord'],
+  },
   { name: 'other cards', payment_method_types: ['card'], candidates: ['garnet', 'harbor', 'aurora'] },
   { name: 'walletone_pay', payment_method_types: ['walletone_pay'], candidates: ['jasper', 'aurora', 'krypton'] },
   { name: 'wallettwo_pay', payment_method_types: ['wallettwo_pay'], candidates: ['krypton', 'basalt', 'jasper'] },
@@ -23,7 +38,10 @@ export const DEFAULT_ROUTING: RoutingRule[] = [
   { name: 'fallback', candidates: ['aurora', 'basalt', 'cobalt'] },
 ];
 
-const RoutingFile = Type.Union([Type.Array(RoutingRule, { minItems: 1 }), Type.Object({ rules: Type.Array(RoutingRule, { minItems: 1 }) })]);
+const RoutingFile = Type.Union([
+  Type.Array(RoutingRule, { minItems: 1 }),
+  Type.Object({ rules: Type.Array(RoutingRule, { minItems: 1 }) }),
+]);
 
 /** Validates rules given as JSON (an array of rules or `{rules: [...]}`); throws an Error that names the problem. */
 export function parseRouting(json: unknown): RoutingRule[] {
@@ -61,7 +79,13 @@ export function matches(rule: RoutingRule, method: PaymentMethodType, currency: 
 }
 
 /** The ordered candidates for a payment; when no rule matches, every processor in id order. */
-export function candidatesFor(rules: RoutingRule[], method: PaymentMethodType, currency: string, amount: number, all: string[]): string[] {
+export function candidatesFor(
+  rules: RoutingRule[],
+  method: PaymentMethodType,
+  currency: string,
+  amount: number,
+  all: string[],
+): string[] {
   const rule = rules.find((r) => matches(r, method, currency, amount));
   return rule ? [...rule.candidates] : [...all];
 }
@@ -70,7 +94,9 @@ export function candidatesFor(rules: RoutingRule[], method: PaymentMethodType, c
 export interface RouteResult {
   attempts: PaymentAttempt[];
   psp: string | null;
-  outcome: { kind: 'approved' | 'requires_3ds'; transaction_id: string } | { kind: 'failed'; code: string; message: string; decline_code: string };
+  outcome:
+    | { kind: 'approved' | 'requires_3ds'; transaction_id: string }
+    | { kind: 'failed'; code: string; message: string; decline_code: string };
 }
 
 /** Tries the candidates in order: at most MAX_ATTEMPTS, failover on retryable failures, never on declines. */
@@ -83,7 +109,9 @@ export function route(
   forced: string | undefined,
   base: Omit<ProcessorRequest, 'attempt_index'>,
 ): RouteResult {
-  const candidates = forced ? [forced] : candidatesFor(rules, method, currency, amount, processors.ids()).slice(0, MAX_ATTEMPTS);
+  const candidates = forced
+    ? [forced]
+    : candidatesFor(rules, method, currency, amount, processors.ids()).slice(0, MAX_ATTEMPTS);
   const attempts: PaymentAttempt[] = [];
   let last = { code: 'processing_error', message: 'No processor could take this payment.' };
   for (const psp of candidates) {
@@ -99,7 +127,16 @@ export function route(
     }
     attempts.push({ psp, status: 'failed', code: r.code });
     if (r.kind === 'declined') {
-      return { attempts, psp, outcome: { kind: 'failed', code: r.code, message: r.message, decline_code: r.code === 'card_declined' ? 'generic_decline' : r.code } };
+      return {
+        attempts,
+        psp,
+        outcome: {
+          kind: 'failed',
+          code: r.code,
+          message: r.message,
+          decline_code: r.code === 'card_declined' ? 'generic_decline' : r.code,
+        },
+      };
     }
     last = { code: r.code, message: r.message };
   }

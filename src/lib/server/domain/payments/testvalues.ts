@@ -22,14 +22,24 @@ const result = (c: (typeof TEST_CARDS)[number]): string => {
 export function testValues(): TestCardsList {
   return {
     object: 'test_values',
-    cards: TEST_CARDS.map((c) => ({ token: c.token, number: c.number ?? null, brand: c.brand, result: result(c), description: c.description })),
+    cards: TEST_CARDS.map((c) => ({
+      token: c.token,
+      number: c.number ?? null,
+      brand: c.brand,
+      result: result(c),
+      description: c.description,
+    })),
     wallet_tokens: [
       { token: '(any non-empty string)', result: 'success' },
       { token: 'wallet_declined', result: 'card_declined' },
     ],
     bank_accounts: [
       { routing_number: ACH_TEST.routing, account_number: ACH_TEST.settles, result: 'settles' },
-      { routing_number: ACH_TEST.routing, account_number: ACH_TEST.insufficientFunds, result: 'insufficient_funds at settlement' },
+      {
+        routing_number: ACH_TEST.routing,
+        account_number: ACH_TEST.insufficientFunds,
+        result: 'insufficient_funds at settlement',
+      },
       { routing_number: ACH_TEST.routing, account_number: ACH_TEST.rejectedAtCreation, result: 'rejected at creation' },
     ],
     microdeposit_amounts: [...MICRODEPOSIT_AMOUNTS],

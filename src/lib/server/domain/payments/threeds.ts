@@ -26,8 +26,18 @@ export class ThreeDS {
     // branch tests for it (docs/api.md "Live-service parity").
     p.status = 'requires_action';
     const url = hostedLinks.threeds(baseUrl, p.session_id!);
-    p.next_action = { type: 'redirect_to_url', url, redirect_to_url: { url, return_url: returnUrl ?? hostedLinks.checkout(baseUrl, p.session_id!) } };
-    p.threeds = { status: 'challenge_required', authentication_value: null, eci: null, ds_transaction_id: randomUuid(), liability_shift: false };
+    p.next_action = {
+      type: 'redirect_to_url',
+      url,
+      redirect_to_url: { url, return_url: returnUrl ?? hostedLinks.checkout(baseUrl, p.session_id!) },
+    };
+    p.threeds = {
+      status: 'challenge_required',
+      authentication_value: null,
+      eci: null,
+      ds_transaction_id: randomUuid(),
+      liability_shift: false,
+    };
     return 'requires_action';
   }
 
@@ -39,7 +49,13 @@ export class ThreeDS {
   }
 
   private api(p: StoredPayment): ThreeDSResult {
-    return { object: 'threeds_result', session_id: p.session_id!, payment_id: p.id, ...p.threeds!, payment_status: this.records.toApi(p).status };
+    return {
+      object: 'threeds_result',
+      session_id: p.session_id!,
+      payment_id: p.id,
+      ...p.threeds!,
+      payment_status: this.records.toApi(p).status,
+    };
   }
 
   result(accountId: string, sessionId: string): ThreeDSResult {
@@ -54,13 +70,24 @@ export class ThreeDS {
     if (t.status !== 'challenge_required') return this.api(p);
     // (pending: a challenge begun before payments awaiting one were requires_action)
     if (p.status !== 'requires_action' && p.status !== 'pending') {
-      throw errors.unexpectedState('payment', `This payment is ${p.status}; its 3DS challenge can no longer be completed.`);
+      throw errors.unexpectedState(
+        'payment',
+        `This payment is ${p.status}; its 3DS challenge can no longer be completed.`,
+      );
     }
     const o = p.card_outcome;
     const authenticated = o?.kind === 'threeds' && o.then === 'success';
-    Object.assign(t, authenticated
-      ? { status: 'authenticated', authentication_value: idBytes(20).toString('base64'), eci: '05', liability_shift: true }
-      : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false });
+    Object.assign(
+      t,
+      authenticated
+        ? {
+            status: 'authenticated',
+            authentication_value: idBytes(20).toString('base64'),
+            eci: '05',
+            liability_shift: true,
+          }
+        : { status: 'failed', authentication_value: null, eci: '07', liability_shift: false },
+    );
     const r = this.processors.get(p.psp!).authorize({
       amount: p.amount,
       currency: p.currency,

@@ -37,7 +37,10 @@ export class Webhooks {
    */
   resend(accountId: string, eventId: string, body: ResendEventBody, url: string, now: number): ResendEventResult {
     const list = this.deliveries.resend(accountId, eventId, body, url, now);
-    const listeners = body.webhook_endpoint === undefined ? this.listeners.queue(accountId, this.events.get(accountId, eventId), now) : 0;
+    const listeners =
+      body.webhook_endpoint === undefined
+        ? this.listeners.queue(accountId, this.events.get(accountId, eventId), now)
+        : 0;
     return { ...list, listeners };
   }
 

@@ -49,7 +49,8 @@ export interface SendJob {
 }
 
 /** Whether an outcome is a success: a complete 2xx answer. */
-export const succeeded = (o: AttemptOutcome): boolean => o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;
+export const succeeded = (o: AttemptOutcome): boolean =>
+  o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;
 
 /** The wait after attempt `n` (1-based): 60 s × 2^n — 2, 4, 8, 16 minutes (the live service's schedule). */
 export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** attempts;
@@ -83,23 +84,35 @@ export class Deliveries implements DueWork {
 
   /** Keeps the body of an event leaving the log while a delivery of it is pending (until none is). */
   private keepBody(accountId: string, eventId: string, body: string): void {
-    const pending = this.store.statement("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending' LIMIT 1").get(accountId, eventId);
-    if (pending) this.store.statement('INSERT OR REPLACE INTO webhook_event_bodies (event, account_id, body) VALUES (?, ?, ?)').run(eventId, accountId, body);
+    const pending = this.store
+      .statement("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending' LIMIT 1")
+      .get(accountId, eventId);
+    if (pending)
+      this.store
+        .statement('INSERT OR REPLACE INTO webhook_event_bodies (event, account_id, body) VALUES (?, ?, ?)')
+        .run(eventId, accountId, body);
   }
 
   /** Forgets a kept body once no delivery of its event is pending any more. */
   private releaseBody(accountId: string, eventId: string): void {
     this.store
-      .statement("DELETE FROM webhook_event_bodies WHERE event = ? AND account_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending')")
+      .statement(
+        "DELETE FROM webhook_event_bodies WHERE event = ? AND account_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending')",
+      )
       .run(eventId, accountId, accountId, eventId);
   }
-
 
   /**
    * A pending delivery of the event to the endpoint, due at once (in the caller's transaction). The dispatcher's
    * (`first`: the event's one delivery to the endpoint from the scan) gets an id of the pair, not of the moment.
    */
-  private create(accountId: string, event: { id: string; type: string }, endpoint: StoredEndpoint, now: number, first = false): WebhookDelivery {
+  private create(
+    accountId: string,
+    event: { id: string; type: string },
+    endpoint: StoredEndpoint,
+    now: number,
+    first = false,
+  ): WebhookDelivery {
     const at = isoTime(now);
     const d: WebhookDelivery = {
       id: first ? newIdFor('whd', `${event.id} ${endpoint.id}`) : newId('whd'),
@@ -126,7 +139,12 @@ export class Deliveries implements DueWork {
     return list;
   }
 
-  listForEndpoint(accountId: string, endpointId: string, url: string, q: ListEndpointDeliveriesQuery): List<WebhookDelivery> {
+  listForEndpoint(
+    accountId: string,
+    endpointId: string,
+    url: string,
+    q: ListEndpointDeliveriesQuery,
+  ): List<WebhookDelivery> {
     this.endpoints.stored(accountId, endpointId);
     const { status, ...page } = q;
     return this.deliveries.list(accountId, url, { ...page, where: { webhook_endpoint: endpointId, status } });
@@ -141,7 +159,8 @@ export class Deliveries implements DueWork {
     let targets: StoredEndpoint[];
     if (body.webhook_endpoint !== undefined) {
       const e = this.endpoints.stored(accountId, body.webhook_endpoint, 'webhook_endpoint');
-      if (!e.enabled) throw errors.unexpectedState('webhook_endpoint', `Webhook endpoint ${e.id} is disabled; enable it first.`);
+      if (!e.enabled)
+        throw errors.unexpectedState('webhook_endpoint', `Webhook endpoint ${e.id} is disabled; enable it first.`);
       targets = [e];
     } else {
       targets = this.endpoints.endpoints
@@ -156,7 +175,11 @@ export class Deliveries implements DueWork {
 
   /** Gives up the endpoint's pending deliveries (it is being deleted). */
   giveUpPending(accountId: string, endpointId: string, reason: string): void {
-    for (const { doc } of this.deliveries.selectWhere("account_id = ? AND webhook_endpoint = ? AND status = 'pending'", accountId, endpointId)) {
+    for (const { doc } of this.deliveries.selectWhere(
+      "account_id = ? AND webhook_endpoint = ? AND status = 'pending'",
+      accountId,
+      endpointId,
+    )) {
       doc.status = 'failed';
       doc.next_attempt_at = null;
       doc.last_error = reason;
@@ -169,9 +192,11 @@ export class Deliveries implements DueWork {
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
   private oldestDone(accountId: string, n: number): { id: string; created_ms: number }[] {
-    const rows = this.store.statement(
-      "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
-    ).all(accountId, n) as { data: string }[];
+    const rows = this.store
+      .statement(
+        "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
+      )
+      .all(accountId, n) as { data: string }[];
     return rows.map((r) => {
       const d = JSON.parse(r.data) as WebhookDelivery;
       return { id: d.id, created_ms: Date.parse(d.created_at) };
@@ -184,7 +209,12 @@ export class Deliveries implements DueWork {
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts = accountId !== undefined ? [accountId] : (this.store.statement('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]).map((r) => r.account_id);
+    const accounts =
+      accountId !== undefined
+        ? [accountId]
+        : (
+            this.store.statement('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]
+          ).map((r) => r.account_id);
     const max = limit === undefined ? Infinity : limit * PRUNE_BATCH;
     let deleted = 0;
     for (const acct of accounts) {
@@ -213,9 +243,15 @@ export class Deliveries implements DueWork {
   scan(accountId?: string, uptoSeq?: number): { more: boolean; endpoints: number; created: number } {
     const rows = (
       accountId === undefined
-        ? this.store.statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint').all()
+        ? this.store
+            .statement(
+              'SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint',
+            )
+            .all()
         : this.store
-            .statement('SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_endpoints e JOIN webhook_cursors c ON c.webhook_endpoint = e.id WHERE e.account_id = ?')
+            .statement(
+              'SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_endpoints e JOIN webhook_cursors c ON c.webhook_endpoint = e.id WHERE e.account_id = ?',
+            )
             .all(accountId)
     ) as { webhook_endpoint: string; event_seq: number; account_id: string; data: string }[];
     let more = false;
@@ -226,8 +262,14 @@ export class Deliveries implements DueWork {
       for (;;) {
         const events = (
           uptoSeq === undefined
-            ? this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, SCAN_BATCH)
-            : this.store.statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?').all(row.account_id, cursor, uptoSeq, SCAN_BATCH)
+            ? this.store
+                .statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+                .all(row.account_id, cursor, SCAN_BATCH)
+            : this.store
+                .statement(
+                  'SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+                )
+                .all(row.account_id, cursor, uptoSeq, SCAN_BATCH)
         ) as { seq: number; id: string; type: string }[];
         if (events.length === 0) break;
         endpoint ??= JSON.parse(row.data) as StoredEndpoint;
@@ -246,14 +288,20 @@ export class Deliveries implements DueWork {
           break;
         }
       }
-      if (cursor !== row.event_seq) this.store.statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(cursor, row.webhook_endpoint);
+      if (cursor !== row.event_seq)
+        this.store
+          .statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?')
+          .run(cursor, row.webhook_endpoint);
     }
     return { more, endpoints: rows.length, created };
   }
 
   /** The enabled endpoints of every account, oldest first: those the dispatcher may serve. */
   enabledEndpoints(): { accountId: string; endpoint: StoredEndpoint }[] {
-    const rows = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as { account_id: string; data: string }[];
+    const rows = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as {
+      account_id: string;
+      data: string;
+    }[];
     const out: { accountId: string; endpoint: StoredEndpoint }[] = [];
     for (const row of rows) {
       const endpoint = JSON.parse(row.data) as StoredEndpoint;
@@ -269,7 +317,13 @@ export class Deliveries implements DueWork {
    * log or, past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before
    * bodies were kept), which can no longer be sent.
    */
-  batchFor(accountId: string, e: StoredEndpoint, now: number, max: number, afterSeq = 0): { jobs: SendJob[]; lost: string[]; lastSeq: number } {
+  batchFor(
+    accountId: string,
+    e: StoredEndpoint,
+    now: number,
+    max: number,
+    afterSeq = 0,
+  ): { jobs: SendJob[]; lost: string[]; lastSeq: number } {
     // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: measured,
     // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
     const rows = this.store
@@ -280,7 +334,13 @@ export class Deliveries implements DueWork {
          LEFT JOIN webhook_event_bodies kept ON kept.event = d.event
          WHERE d.account_id = ? AND d.webhook_endpoint = ? AND d.status = 'pending' AND d.seq > ? AND d.next_attempt_ms <= ? ORDER BY d.seq LIMIT ?`,
       )
-      .all(accountId, e.id, afterSeq, now, max) as { seq: number; id: string; event: string; type: string; body: string | null }[];
+      .all(accountId, e.id, afterSeq, now, max) as {
+      seq: number;
+      id: string;
+      event: string;
+      type: string;
+      body: string | null;
+    }[];
     const jobs: SendJob[] = [];
     const lost: string[] = [];
     if (rows.length === 0) return { jobs, lost, lastSeq: afterSeq };
@@ -295,7 +355,9 @@ export class Deliveries implements DueWork {
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
   nextRetry(endpointId: string, now: number): number | undefined {
     const row = this.store
-      .statement("SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?")
+      .statement(
+        "SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?",
+      )
       .get(endpointId, now) as { at: number | null };
     return row.at ?? undefined;
   }
@@ -306,14 +368,20 @@ export class Deliveries implements DueWork {
    * last. `lost`: the event is gone and cannot be sent — given up without an attempt. Nothing when the delivery
    * is no longer pending (its endpoint was deleted meanwhile).
    */
-  record(accountId: string, deliveryId: string, url: string, outcome: AttemptOutcome | 'lost'): WebhookDelivery | undefined {
+  record(
+    accountId: string,
+    deliveryId: string,
+    url: string,
+    outcome: AttemptOutcome | 'lost',
+  ): WebhookDelivery | undefined {
     const d = this.deliveries.get(accountId, deliveryId);
     if (!d || d.status !== 'pending') return undefined;
     const now = this.clock.now(accountId);
     if (outcome === 'lost') {
       d.status = 'failed';
       d.next_attempt_at = null;
-      d.last_error = 'the event left the log before this version kept bodies for pending deliveries, and can no longer be sent';
+      d.last_error =
+        'the event left the log before this version kept bodies for pending deliveries, and can no longer be sent';
       return this.deliveries.update(accountId, d);
     }
     d.attempts += 1;

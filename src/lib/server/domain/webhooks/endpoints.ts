@@ -34,13 +34,17 @@ export function endpointView(e: StoredEndpoint): WebhookEndpoint {
 }
 
 /** Whether an endpoint subscribed with `patterns` gets events of `type`. */
-export const endpointWants = (patterns: readonly string[], type: string): boolean => patterns.some((p) => eventTypeMatches(p, type));
+export const endpointWants = (patterns: readonly string[], type: string): boolean =>
+  patterns.some((p) => eventTypeMatches(p, type));
 
 /** The patterns, each checked to match some event type (a typo would silently match nothing), without repeats. */
 export function enabledEvents(patterns: string[]): string[] {
   for (const p of patterns) {
     if (!eventTypes.some((t) => eventTypeMatches(p, t))) {
-      throw errors.parameterInvalid('enabled_events', `${JSON.stringify(p)} matches no event type (docs/api.md "Event types" lists them)`);
+      throw errors.parameterInvalid(
+        'enabled_events',
+        `${JSON.stringify(p)} matches no event type (docs/api.md "Event types" lists them)`,
+      );
     }
   }
   return [...new Set(patterns)];
@@ -49,7 +53,8 @@ export function enabledEvents(patterns: string[]): string[] {
 /** The URL deliveries will go to (checkHttpUrl: the port they connect to is 1–65535), stored as given. */
 function checkUrl(url: string): string {
   const u = checkHttpUrl(url, 'url');
-  if (u.username || u.password) throw errors.parameterInvalid('url', 'must not carry a user name or password (deliveries are signed instead)');
+  if (u.username || u.password)
+    throw errors.parameterInvalid('url', 'must not carry a user name or password (deliveries are signed instead)');
   return url;
 }
 
@@ -66,9 +71,16 @@ export class WebhookEndpoints {
   }
 
   create(accountId: string, body: CreateWebhookEndpointBody, now: number): WebhookEndpointWithSecret {
-    const count = (this.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?').get(accountId) as { n: number }).n;
+    const count = (
+      this.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?').get(accountId) as {
+        n: number;
+      }
+    ).n;
     if (count >= MAX_WEBHOOK_ENDPOINTS) {
-      throw errors.invalidRequest('webhook_endpoint_limit', `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`);
+      throw errors.invalidRequest(
+        'webhook_endpoint_limit',
+        `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.`,
+      );
     }
     const secret = newWebhookSecret();
     const e: StoredEndpoint = {

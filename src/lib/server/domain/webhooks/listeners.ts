@@ -55,9 +55,9 @@ export class Listeners implements DueWork {
   }
 
   private row(accountId: string, id: string): ListenerRow {
-    const r = this.store.statement('SELECT id, enabled_events, created_ms, seen_ms FROM event_listeners WHERE id = ? AND account_id = ?').get(id, accountId) as
-      | ListenerRow
-      | undefined;
+    const r = this.store
+      .statement('SELECT id, enabled_events, created_ms, seen_ms FROM event_listeners WHERE id = ? AND account_id = ?')
+      .get(id, accountId) as ListenerRow | undefined;
     if (!r) throw errors.notFound('event_listener', id, 'listener_id');
     return r;
   }
@@ -69,9 +69,16 @@ export class Listeners implements DueWork {
   register(accountId: string, body: CreateEventListenerBody, now: number): EventListener {
     const patterns = enabledEvents(body.enabled_events ?? ['*']);
     this.forgetStale(accountId);
-    const r: ListenerRow = { id: newId('evl'), enabled_events: JSON.stringify(patterns), created_ms: now, seen_ms: this.wall() };
+    const r: ListenerRow = {
+      id: newId('evl'),
+      enabled_events: JSON.stringify(patterns),
+      created_ms: now,
+      seen_ms: this.wall(),
+    };
     this.store
-      .statement('INSERT INTO event_listeners (id, account_id, enabled_events, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)')
+      .statement(
+        'INSERT INTO event_listeners (id, account_id, enabled_events, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(r.id, accountId, r.enabled_events, r.created_ms, r.seen_ms);
     return this.view(r);
   }
@@ -102,12 +109,16 @@ export class Listeners implements DueWork {
   queue(accountId: string, event: { id: string; type: string }, now: number): number {
     this.forgetStale(accountId);
     const live = (
-      this.store.statement('SELECT id, enabled_events FROM event_listeners WHERE account_id = ? AND seen_ms > ? ORDER BY seq').all(accountId, this.wall() - LISTENER_LEASE_MS) as {
+      this.store
+        .statement('SELECT id, enabled_events FROM event_listeners WHERE account_id = ? AND seen_ms > ? ORDER BY seq')
+        .all(accountId, this.wall() - LISTENER_LEASE_MS) as {
         id: string;
         enabled_events: string;
       }[]
     ).filter((l) => endpointWants(JSON.parse(l.enabled_events) as string[], event.type));
-    const insert = this.store.statement('INSERT INTO event_resends (id, account_id, listener, event, created_ms) VALUES (?, ?, ?, ?, ?)');
+    const insert = this.store.statement(
+      'INSERT INTO event_resends (id, account_id, listener, event, created_ms) VALUES (?, ?, ?, ?, ?)',
+    );
     for (const l of live) insert.run(newId('evr'), accountId, l.id, event.id, now);
     return live.length;
   }
@@ -119,31 +130,50 @@ export class Listeners implements DueWork {
   resends(accountId: string, listenerId: string, url: string, q: ListEventResendsQuery): List<EventResend> {
     this.row(accountId, listenerId);
     const limit = q.limit ?? 10;
-    const cursor = seqCursor(q, (id) => (this.store.statement('SELECT seq FROM event_resends WHERE id = ? AND listener = ?').get(id, listenerId) as { seq: number } | undefined)?.seq);
+    const cursor = seqCursor(
+      q,
+      (id) =>
+        (
+          this.store.statement('SELECT seq FROM event_resends WHERE id = ? AND listener = ?').get(id, listenerId) as
+            | { seq: number }
+            | undefined
+        )?.seq,
+    );
     const after = cursor.params.length === 0 ? '' : cursor.order === 'DESC' ? ' AND r.seq < ?' : ' AND r.seq > ?';
-    const from = 'FROM event_resends r JOIN events e ON e.id = r.event AND e.account_id = r.account_id WHERE r.listener = ?';
+    const from =
+      'FROM event_resends r JOIN events e ON e.id = r.event AND e.account_id = r.account_id WHERE r.listener = ?';
     const rows = this.store
       .statement(`SELECT r.id, r.created_ms, e.body ${from}${after} ORDER BY r.seq ${cursor.order} LIMIT ?`)
       .all(listenerId, ...cursor.params, limit + 1) as { id: string; created_ms: number; body: string }[];
     const total = (this.store.statement(`SELECT COUNT(*) AS n ${from}`).get(listenerId) as { n: number }).n;
     const { page, has_more } = pageOf(rows, limit, cursor.order);
-    const data = page.map(
-      (r): EventResend => ({ id: r.id, object: 'event_resend', listener: listenerId, created: Math.floor(r.created_ms / 1000), event: JSON.parse(r.body) as Event }),
-    );
+    const data = page.map((r): EventResend => ({
+      id: r.id,
+      object: 'event_resend',
+      listener: listenerId,
+      created: Math.floor(r.created_ms / 1000),
+      event: JSON.parse(r.body) as Event,
+    }));
     return { object: 'list', data, has_more, total_count: total, url };
   }
 
   /** Listeners of the account not renewed for LISTENER_FORGET_MS (killed, crashed): deleted with their queues. */
   private forgetStale(accountId: string): void {
     const before = this.wall() - LISTENER_FORGET_MS;
-    this.store.statement('DELETE FROM event_resends WHERE listener IN (SELECT id FROM event_listeners WHERE account_id = ? AND seen_ms < ?)').run(accountId, before);
+    this.store
+      .statement(
+        'DELETE FROM event_resends WHERE listener IN (SELECT id FROM event_listeners WHERE account_id = ? AND seen_ms < ?)',
+      )
+      .run(accountId, before);
     this.store.statement('DELETE FROM event_listeners WHERE account_id = ? AND seen_ms < ?').run(accountId, before);
   }
 
   // ---------------------------------------------------------------------------------------- retention
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store.statement('SELECT created_ms FROM event_resends WHERE account_id = ? ORDER BY seq LIMIT 1').get(accountId) as { created_ms: number } | undefined;
+    const row = this.store
+      .statement('SELECT created_ms FROM event_resends WHERE account_id = ? ORDER BY seq LIMIT 1')
+      .get(accountId) as { created_ms: number } | undefined;
     return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
   }
 
@@ -151,9 +181,15 @@ export class Listeners implements DueWork {
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     const r =
       accountId === undefined
-        ? this.store.statement('DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE created_ms <= ? ORDER BY seq LIMIT ?)').run(now - EVENT_RETENTION_MS, n)
+        ? this.store
+            .statement(
+              'DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE created_ms <= ? ORDER BY seq LIMIT ?)',
+            )
+            .run(now - EVENT_RETENTION_MS, n)
         : this.store
-            .statement('DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)')
+            .statement(
+              'DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)',
+            )
             .run(accountId, now - EVENT_RETENTION_MS, n);
     return r.changes;
   }

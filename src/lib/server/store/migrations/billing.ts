@@ -350,7 +350,7 @@ CREATE INDEX checkout_sessions_open_expiry ON checkout_sessions (account_id, jso
     // Without the account first, each question read every account's pending subscriptions or invoices of that
     // kind until it met one of the asking account's, or to the end.
     version: 204,
-    name: "billing: due subscriptions and invoices by account",
+    name: 'billing: due subscriptions and invoices by account',
     sql: `DROP INDEX IF EXISTS subscriptions_due;
 CREATE INDEX subscriptions_due ON subscriptions (account_id, status, due_ms);
 DROP INDEX IF EXISTS invoices_due;
