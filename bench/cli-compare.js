@@ -79,6 +79,6 @@ try {
     }
   }
 } finally {
-  await stopChildren();
+  stopChildren();
   rmSync(tmp, { recursive: true, force: true });
 }

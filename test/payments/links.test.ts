@@ -4,7 +4,7 @@
 // invoices) — and those pages are served there. A return_url the merchant gave stays as given.
 import { createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { customer, monthlyPrice, ok, product } from '../billing/helpers.js';
 import { confirm, newSession } from './util.js';

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { advance, confirm, expectError, newSession, sessionStatus, UUID } from './util.js';
+import { advance, confirm, expectError, newSession, sessionStatus } from './util.js';
 
 let s: TestServer;
 const captured: any[] = [];

@@ -24,6 +24,9 @@ export default class ServerReset extends BaseCommand {
       if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
       throw err;
     }
-    this.print({ reset: true, data_dir: dir }, () => `Reset ${dir}. The next start creates a new account and key.`);
+    await this.print(
+      { reset: true, data_dir: dir },
+      () => `Reset ${dir}. The next start creates a new account and key.`,
+    );
   }
 }

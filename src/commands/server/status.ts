@@ -43,7 +43,7 @@ export default class ServerStatus extends BaseCommand {
       background: Boolean(lock?.auto),
       ...(flags['data-dir'] ? {} : { others: otherViews }),
     };
-    this.print(view, () => {
+    await this.print(view, () => {
       const main = lock
         ? detailText(view, `Server ${healthy ? 'running' : 'not answering'}`, [
             { label: 'url', value: (v) => v.base_url },

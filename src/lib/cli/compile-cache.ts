@@ -165,6 +165,7 @@ function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.Process
   };
 
   const compiled = new Map<string, { source: Buffer; script: vm.Script }>();
+  // oxlint-disable-next-line typescript/unbound-method -- called with its module as `this` (original.call)
   const original = M.prototype._compile;
   const wrapperColumns = M.wrapper[0].length;
 

@@ -39,7 +39,7 @@ export default class ServerKeysReveal extends BaseCommand {
       process.stdout.write(JSON.stringify(view, null, 2) + '\n');
       return;
     }
-    this.print(view, () =>
+    await this.print(view, () =>
       [
         key,
         `  account ${creds.account_id}, data ${dir}`,

@@ -19,7 +19,7 @@ export default class ServerKeysRevoke extends BaseCommand {
     const { store } = openDataDir(dir);
     try {
       const key = new Accounts(store).revoke(args.key);
-      this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
+      await this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
     } catch (err) {
       if (err instanceof ServiceError) throw new CliError(err.message, EXIT.API, err.code);
       throw err;

@@ -3,7 +3,7 @@
 // domain/<area>/area.ts. What serves HTTP (idempotency, rate limits, the request log) is composed beside it, in
 // http/runtime.ts.
 import type { Store } from '../store/db.js';
-import { AccountClock, type Clock } from '../clock.js';
+import { AccountClock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
 import { Accounts } from './accounts.js';
 import { Sessions } from './sessions.js';

@@ -159,8 +159,10 @@ async function idempotently(
       const earlier = idempotency.lookup(accountId, key, fp);
       if (earlier) {
         if (!spec.saved?.restore || earlier.status >= 400) return earlier;
-        const restore = spec.saved.restore;
-        return { ...earlier, body: JSON.stringify(restore(JSON.parse(earlier.body), { accountId, services })) };
+        return {
+          ...earlier,
+          body: JSON.stringify(spec.saved.restore(JSON.parse(earlier.body), { accountId, services })),
+        };
       }
       const result = answer(spec, ctx);
       const save = (r: Answer) => {

@@ -66,7 +66,7 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
         'invalid_url',
         `The request URL could not be read (${err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : 'invalid percent-encoding'}).`,
       );
-      return reply
+      reply
         .code(se.status)
         .type('application/json; charset=utf-8')
         .send(JSON.stringify(se.body(request.id)));

@@ -49,7 +49,7 @@ class Waits {
   }
 
   cutShort(): void {
-    for (const go of [...this.pending]) go();
+    for (const go of this.pending) go();
   }
 }
 

@@ -5,7 +5,6 @@ import * as B from '../../contract/billing.js';
 import { DeletedObject, EmptyBody, ListQuery } from '../../contract/common.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { mapCommitted } from '../domain/outcome.js';
-import type { Services } from '../domain/services.js';
 
 const t = {
   customers: 'Customers',
@@ -475,7 +474,7 @@ export const billingRoutes: RouteSpec[] = [
     query: B.UsageSummaryQuery,
     response: B.UsageSummaryList,
     errors: [404],
-    handler: ({ accountId, query, path, services, now }) => {
+    handler: ({ accountId, query, path, services }) => {
       return services.billing.usage.summaries(accountId, path, query);
     },
   }),

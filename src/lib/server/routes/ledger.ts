@@ -51,7 +51,7 @@ export const ledgerRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: ListLedgerAccountsQuery,
     response: LedgerAccountList,
-    handler: ({ accountId, query, path, now, services }) => services.ledger.list(accountId, path, query, now),
+    handler: ({ accountId, query, path, services }) => services.ledger.list(accountId, path, query),
   }),
   defineRoute({
     method: 'GET',
@@ -63,7 +63,7 @@ export const ledgerRoutes: RouteSpec[] = [
     params: LedgerAccountIdParams,
     response: LedgerAccount,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.ledger.get(accountId, params.account_id, now),
+    handler: ({ accountId, params, services }) => services.ledger.get(accountId, params.account_id),
   }),
   defineRoute({
     method: 'POST',
@@ -161,8 +161,8 @@ export const ledgerRoutes: RouteSpec[] = [
     query: ListHoldsQuery,
     response: HoldList,
     errors: [404],
-    handler: ({ accountId, params, query, path, now, services }) =>
-      services.ledger.listHolds(accountId, params.account_id, path, query, now),
+    handler: ({ accountId, params, query, path, services }) =>
+      services.ledger.listHolds(accountId, params.account_id, path, query),
   }),
   defineRoute({
     method: 'GET',
@@ -174,7 +174,7 @@ export const ledgerRoutes: RouteSpec[] = [
     params: HoldIdParams,
     response: Hold,
     errors: [404],
-    handler: ({ accountId, params, now, services }) => services.ledger.getHold(accountId, params.hold_id, now),
+    handler: ({ accountId, params, services }) => services.ledger.getHold(accountId, params.hold_id),
   }),
   defineRoute({
     method: 'POST',

@@ -157,7 +157,7 @@ export class Ledger implements DueWork {
   }
 
   /** GET: the account with recent_entries (last 10, newest first) and active_holds (holds expire first). */
-  get(accountId: string, id: string, now: number): LedgerAccount {
+  get(accountId: string, id: string): LedgerAccount {
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
     const recent = (
@@ -173,7 +173,7 @@ export class Ledger implements DueWork {
     return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
   }
 
-  list(accountId: string, url: string, q: ListLedgerAccountsQuery, now: number): List<LedgerAccount> {
+  list(accountId: string, url: string, q: ListLedgerAccountsQuery): List<LedgerAccount> {
     const page = this.accounts.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
@@ -581,11 +581,11 @@ export class Ledger implements DueWork {
     return this.recorded(accountId, 'hold.created', toApiHold(hold), now);
   }
 
-  getHold(accountId: string, id: string, now: number): Hold {
+  getHold(accountId: string, id: string): Hold {
     return toApiHold(this.holds.require(accountId, id, 'hold', 'hold_id'));
   }
 
-  listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery, now: number): List<Hold> {
+  listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery): List<Hold> {
     this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
     const page = this.holds.list(accountId, url, {
       limit: q.limit,

@@ -41,7 +41,7 @@ interface StoredNetworkToken {
 }
 
 export function brandOf(number: string): string {
-  if (/^4/.test(number)) return 'visa';
+  if (number.startsWith('4')) return 'visa';
   if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
   if (/^3[47]/.test(number)) return 'amex';
   if (/^6(011|5)/.test(number)) return 'discover';

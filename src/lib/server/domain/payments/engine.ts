@@ -10,7 +10,7 @@ import type {
   RoutingRule,
   SessionConfig,
 } from '../../../contract/payments.js';
-import type { PaymentMethodType, PaymentSession, SessionStatus } from '../../../contract/sessions.js';
+import type { PaymentMethodType, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
 import type { Store } from '../../store/db.js';
 import type { Hooks } from '../hooks.js';
