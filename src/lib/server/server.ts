@@ -41,6 +41,12 @@ export interface ServerOptions {
   /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
   memory?: boolean;
   rateLimits?: Partial<RateLimitConfig>;
+  /**
+   * The time the rate limits' fixed UTC minute and day windows are read from (ms since the epoch; default the
+   * machine's clock). For tests: one that sets it need not wait for a fresh minute to keep its requests in one
+   * window, and can move to the next window at once. Only the rate limiter reads it (docs/api.md "Rate limits").
+   */
+  rateLimitClock?: () => number;
   /** Payment routing rules replacing the default set (see docs/api.md "Routing"). */
   routing?: RoutingRule[];
   /** Processors marked down at start (`--psp-down ID`). */
@@ -143,7 +149,7 @@ async function assemble(
   started: Started,
   dataDir: string | null,
   memory: boolean,
-  limits: Partial<RateLimitConfig> | undefined,
+  limits: Limits | undefined,
   publicUrl: () => string,
   payments: PaymentsConfig = {},
   timeouts?: Partial<Timeouts>,
@@ -156,12 +162,15 @@ async function assemble(
   return { ...parts, app };
 }
 
+/** The rate limits a server starts with, and the clock their windows are read from. */
+type Limits = Partial<RateLimitConfig> & { clock?: () => number };
+
 /** `assemble` but the app. */
 function openParts(
   started: Started,
   dataDir: string | null,
   memory: boolean,
-  limits: Partial<RateLimitConfig> | undefined,
+  limits: Limits | undefined,
   publicUrl: () => string,
   payments: PaymentsConfig = {},
   seeding?: Seeding,
@@ -180,10 +189,13 @@ function openParts(
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
   const services = createServices(opened.store, opened.sealer, config);
-  const runtime = createHttpRuntime(opened.store, opened.sealer, {
-    ...DEFAULT_RATE_LIMITS,
-    ...stripUndefined(limits ?? {}),
-  });
+  const { clock, ...given } = limits ?? {};
+  const runtime = createHttpRuntime(
+    opened.store,
+    opened.sealer,
+    { ...DEFAULT_RATE_LIMITS, ...stripUndefined(given) },
+    clock,
+  );
   return { opened, config, log, services, runtime };
 }
 
@@ -375,7 +387,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       started,
       dataDir,
       memory,
-      options.rateLimits,
+      { ...options.rateLimits, clock: options.rateLimitClock },
       () => baseUrl,
       payments,
       options.timeouts,

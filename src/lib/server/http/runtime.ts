@@ -16,10 +16,16 @@ export interface HttpRuntime {
   faults: FaultRules;
 }
 
-export function createHttpRuntime(store: Store, sealer: Sealer, limits: RateLimitConfig): HttpRuntime {
+/** `limiterNow`: the time the rate limiter's UTC minute and day windows are read from (default the machine's). */
+export function createHttpRuntime(
+  store: Store,
+  sealer: Sealer,
+  limits: RateLimitConfig,
+  limiterNow: () => number = Date.now,
+): HttpRuntime {
   return {
     idempotency: idempotencyStore(store, sealer),
-    limiter: new RateLimiter(limits),
+    limiter: new RateLimiter(limits, limiterNow),
     requestLog: new RequestLog(),
     faults: new FaultRules(),
   };
