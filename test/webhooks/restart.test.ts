@@ -3,7 +3,9 @@
 // Meanwhile a hanging receiver never delays API requests: they are answered while its POST is provably open.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openEmbedded } from '../../dist/index.js';
 import { verifyWebhook } from '../../dist/webhooks.js';
@@ -88,10 +90,16 @@ describe('deliveries across restarts', () => {
   it('a server that has seen no endpoint learns of one another process created (by the poll) and delivers what follows', async () => {
     const dataDir = tempDir();
     const rx = await startReceiver(200);
-    const s = await startTestServer({ dataDir });
+    let scansWithoutEndpoint = 0;
+    const s = await startTestServer({
+      dataDir,
+      webhooks: { onScan: ({ endpoints }) => void (endpoints === 0 && scansWithoutEndpoint++) },
+    });
     try {
-      await newSession(s); // its event is looked at: no endpoint anywhere, so later events are not looked at until the poll
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await newSession(s);
+      // The dispatcher has looked at the events and found no endpoint anywhere: later events are not looked at
+      // until the poll.
+      await until(async () => (scansWithoutEndpoint > 0 ? true : undefined), 'a scan that found no endpoint');
       const r = await postEmbedded(dataDir, '/webhook-endpoints', {
         url: rx.url,
         enabled_events: ['payment_session.created'],
@@ -137,6 +145,7 @@ describe('deliveries across restarts', () => {
     const embedded = await openEmbedded(dataDir);
     const auth = { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' };
     let embeddedSessionId: string;
+    let embeddedEventId: string;
     try {
       const r = await embedded.app.inject({
         method: 'POST',
@@ -146,7 +155,6 @@ describe('deliveries across restarts', () => {
       });
       expect(r.statusCode).toBe(201);
       embeddedSessionId = r.json().id;
-      await new Promise((resolve) => setTimeout(resolve, 50)); // a turn of the event loop or two: nothing is scheduled to run
       const ev = (
         await embedded.app.inject({
           method: 'GET',
@@ -155,6 +163,7 @@ describe('deliveries across restarts', () => {
         })
       ).json().data;
       expect(ev.map((x: { type: string }) => x.type)).toEqual(['payment_session.created']);
+      embeddedEventId = ev[0].id;
       const rows = (
         await embedded.app.inject({ method: 'GET', url: `/functions/v1/events/${ev[0].id}/deliveries`, headers: auth })
       ).json();
@@ -162,11 +171,21 @@ describe('deliveries across restarts', () => {
     } finally {
       await embedded.close();
     }
+    // Closed, the embedded default has nothing left to run: still no delivery row, and nothing was sent.
+    const deliveriesOf = (db: Database.Database, event: string) =>
+      (db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE event = ?').get(event) as { n: number }).n;
+    const db = new Database(join(dataDir, 'payorch.db'), { readonly: true });
+    try {
+      expect(deliveriesOf(db, embeddedEventId)).toBe(0);
+    } finally {
+      db.close();
+    }
     expect(rx.received).toHaveLength(1);
     const s2 = await startTestServer({ dataDir });
     try {
       const [, got] = await rx.waitFor(2);
       expect(JSON.parse(got!.body).data.object.id).toBe(embeddedSessionId);
+      expect(deliveriesOf(s2.server.services.store.db, embeddedEventId)).toBe(1); // the row the next server wrote
     } finally {
       await s2.close();
       await rx.close();

@@ -69,6 +69,12 @@ export interface DispatcherOptions {
   batchSize?: number;
   /** Send from this thread instead of the sender's own thread. */
   inThread?: boolean;
+  /**
+   * Called after each look at the events recorded since the last one, with how many webhook endpoints there were
+   * (all accounts) and how many deliveries it recorded: a signal for tests that the dispatcher has seen what was
+   * written before it (with no endpoint, later events then wait for the poll).
+   */
+  onScan?: (scan: { endpoints: number; created: number }) => void;
 }
 
 export interface DispatcherDeps {
@@ -114,6 +120,7 @@ export class Dispatcher {
   private readonly perAccount: number;
   private readonly slowConcurrency: number;
   private readonly batchSize: number;
+  private readonly onScan?: DispatcherOptions['onScan'];
   private readonly link: SenderLink;
   /** Endpoints whose batch is with the sender (or whose outcomes are being written). */
   private readonly serving = new Map<string, Serving>();
@@ -154,6 +161,7 @@ export class Dispatcher {
     this.perAccount = Math.max(1, opts.perAccount ?? 16);
     this.slowConcurrency = Math.max(1, opts.slowConcurrency ?? 8);
     this.batchSize = Math.max(1, opts.batchSize ?? 64);
+    this.onScan = opts.onScan;
     this.link = senderLink(
       {
         userAgent: deps.userAgent,
@@ -246,7 +254,7 @@ export class Dispatcher {
     }
     this.eventsSignaled = false;
     this.lastScan = Date.now();
-    const { more, endpoints } = await this.deps.store.alone(() => {
+    const { more, endpoints, created } = await this.deps.store.alone(() => {
       this.ownWrite = true;
       return this.deps.webhooks.deliveries.scan();
     });
@@ -256,6 +264,7 @@ export class Dispatcher {
       this.eventsSignaled = true;
       this.wanted = true;
     }
+    this.onScan?.({ endpoints, created });
   }
 
   /**
