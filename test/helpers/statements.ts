@@ -1,6 +1,7 @@
 // The SQL statements a request makes the server run. The test server runs in the test's process, so wrapping
-// better-sqlite3's Statement methods sees every statement it runs (and nothing else runs while `fn` awaits,
-// unless the test starts it).
+// better-sqlite3's Statement methods sees every statement it runs — and every other statement this process runs
+// while `fn` awaits: a server whose statements are counted is started without timers of its own that run some
+// (`dueWorkIntervalMs: 0`, and a long `webhooks.pollIntervalMs` where it has endpoints).
 import Database from 'better-sqlite3';
 
 export async function statementsRun<T>(fn: () => Promise<T>): Promise<{ result: T; ran: string[] }> {
