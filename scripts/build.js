@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { tscPath } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -16,7 +17,7 @@ const run = (script, args) => execFileSync(process.execPath, [script, ...args], 
 
 let tsc;
 try {
-  tsc = require.resolve('typescript/bin/tsc');
+  tsc = tscPath();
 } catch {
   // Installed without devDependencies (a consumer of the published package): dist/ ships prebuilt.
   if (existsSync(join(root, 'dist'))) process.exit(0);

@@ -16,11 +16,11 @@ import { createRequire } from 'node:module';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamicImports } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const esbuild = require('esbuild');
-const ts = require('typescript');
 
 const outDir = join(root, 'dist', 'vendor');
 const outFile = join(outDir, 'embedded.cjs');
@@ -85,13 +85,7 @@ const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
 const code = result.outputFiles.find((f) => f.path === outFile).text;
 
 // Every import() call, found by parsing: none may be left.
-const source = ts.createSourceFile('embedded.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-const calls = [];
-(function visit(node) {
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-    calls.push(node.getText(source).slice(0, 80));
-  ts.forEachChild(node, visit);
-})(source);
+const calls = dynamicImports(code).map((c) => c.text.slice(0, 80));
 const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
 if (calls.length || lookalikes)
   throw new Error(

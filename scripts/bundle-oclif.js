@@ -15,11 +15,11 @@ import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamicImports } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const esbuild = require('esbuild');
-const ts = require('typescript');
 
 export const IMPORT_HOOK = 'payorch.import';
 
@@ -41,16 +41,11 @@ const result = await esbuild.build({
 let code = result.outputFiles[0].text;
 
 // Every dynamic import() expression, found by parsing (not by matching text), becomes __payorchImport(…).
-const source = ts.createSourceFile('oclif-core.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-const sites = [];
-(function visit(node) {
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) sites.push(node.expression);
-  ts.forEachChild(node, visit);
-})(source);
+const sites = dynamicImports(code);
 if (sites.length === 0)
   throw new Error('bundle-oclif: no dynamic import() found in @oclif/core: ES module commands could not load');
-for (const s of sites.sort((a, b) => b.getStart(source) - a.getStart(source))) {
-  code = code.slice(0, s.getStart(source)) + '__payorchImport' + code.slice(s.getEnd());
+for (const s of sites.sort((a, b) => b.start - a.start)) {
+  code = code.slice(0, s.start) + '__payorchImport' + code.slice(s.end);
 }
 // What is left may only be text in strings or comments, and must not look like a call, or the compile cache
 // would (rightly) leave the file to Node and not cache it.

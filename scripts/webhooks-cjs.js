@@ -11,13 +11,14 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tscPath } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const esbuild = require('esbuild');
 const outDir = join(root, 'dist', 'cjs');
 
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.cjs.json'], {
+execFileSync(process.execPath, [tscPath(), '-p', 'tsconfig.cjs.json'], {
   cwd: root,
   stdio: 'inherit',
 });

@@ -60,7 +60,9 @@ ${CHECK}`,
   // CommonJS (node16 resolution: the require condition of package.json's exports).
   'cjs.cts': `import { signatureHeader, verifyWebhook, WebhookSignatureError, type Event } from 'payorch/webhooks';
 ${CHECK}`,
-  // CommonJS with "module": "commonjs" (node10 resolution, no exports: typesVersions).
+  // CommonJS with "module": "commonjs" and no moduleResolution: TypeScript 7 resolves it as "bundler" (through
+  // exports). TypeScript 5 and 6 resolved it as node10 (no exports: typesVersions), which TypeScript 7 removed, so
+  // that older consumers' path is no longer type-checked here; typesVersions stays for them.
   'node10.ts': `import { signatureHeader, verifyWebhook, WebhookSignatureError, type Event } from 'payorch/webhooks';
 ${CHECK}`,
   'tsconfig.json': JSON.stringify({

@@ -5,6 +5,7 @@
 // error's type, docs/api.md "Errors").
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -15,7 +16,7 @@ describe('route handlers', () => {
     'returning a Promise does not compile; a synchronous answer or Outcome does; nor does a parameter_* invalid_request_error',
     { timeout: 60_000 },
     () => {
-      const tsc = require.resolve('typescript/bin/tsc');
+      const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
       const project = fileURLToPath(new URL('../types/tsconfig.json', import.meta.url));
       let output = '';
       try {

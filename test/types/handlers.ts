@@ -21,8 +21,8 @@ export const failure = defineRoute({ ...base, handler: () => new Outcome(errors.
 // @ts-expect-error a handler that returns a Promise does not compile
 export const asyncHandler = defineRoute({ ...base, handler: async () => ({ id: 'x' }) });
 
-// @ts-expect-error nor does one returning any other thenable
 export const thenable = defineRoute({
   ...base,
+  // @ts-expect-error nor does one returning any other thenable
   handler: () => ({ then: (resolve: (v: unknown) => void) => resolve(1) }),
 });

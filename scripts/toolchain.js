@@ -1,0 +1,32 @@
+// What the build steps share from the toolchain: where the TypeScript compiler is, and where a bundle calls import().
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+
+/**
+ * The TypeScript compiler's command line (TypeScript 7: a script that runs the native compiler). Its package
+ * exports no `bin/tsc` subpath, so the file is found beside its package.json. Throws when TypeScript is not installed.
+ */
+export function tscPath() {
+  return join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
+}
+
+/**
+ * Every dynamic import() expression in a script's code, found by parsing it (not by matching text): where its
+ * `import` keyword starts and ends, and the start of its text. TypeScript 7 has no JavaScript API to parse with;
+ * acorn parses the bundles, which are plain JavaScript.
+ */
+export function dynamicImports(code) {
+  const { parse } = require('acorn');
+  const { simple } = require('acorn-walk');
+  const found = [];
+  simple(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true }), {
+    ImportExpression(node) {
+      found.push({ start: node.start, end: node.start + 'import'.length, text: code.slice(node.start, node.end) });
+    },
+  });
+  return found;
+}
