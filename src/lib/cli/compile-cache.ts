@@ -52,7 +52,7 @@ interface ModuleStatics {
   enableCompileCache?: (dir: string) => unknown;
 }
 
-/** `envPaths('payorch').cache` (env-paths 3, the package the profiles use) + `/compile-cache`. */
+/** `envPaths('payorch').cache` (env-paths, the package the profiles use) + `/compile-cache`. */
 export function compileCacheDir(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
