@@ -5,6 +5,7 @@ import { readJsonData } from '../lib/cli/data.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { ErrorBody } from '../lib/contract/common.js';
 import { jsonText, printable } from '../lib/output/render.js';
+import { HTTP_METHODS } from '../lib/contract/prefix.js';
 
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw API request and print the JSON answer';
@@ -18,7 +19,7 @@ export default class Api extends ApiCommand {
   static override args = {
     method: Args.string({
       required: true,
-      options: ['GET', 'POST', 'PATCH', 'DELETE', 'get', 'post', 'patch', 'delete'],
+      options: [...HTTP_METHODS, ...HTTP_METHODS.map((m) => m.toLowerCase())],
       description: 'HTTP method',
     }),
     path: Args.string({ required: true, description: 'Path, e.g. /sessions/ID (query string allowed)' }),

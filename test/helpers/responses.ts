@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import FindMyWay from 'find-my-way';
 import { API_PREFIX } from '../../dist/lib/contract/common.js';
 import { allRoutes } from '../../dist/lib/server/routes/index.js';
+import type { HttpMethod } from '../../dist/lib/contract/prefix.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false });
 addFormats(ajv);
@@ -18,7 +19,7 @@ for (const spec of allRoutes) router.on(spec.method, API_PREFIX + spec.url, () =
  */
 export function responseViolation(method: string, path: string, status: number, text: string): string | undefined {
   if (status < 200 || status >= 300 || !text) return undefined;
-  const found = router.find(method.toUpperCase() as 'GET', API_PREFIX + path.split('?')[0]!);
+  const found = router.find(method.toUpperCase() as HttpMethod, API_PREFIX + path.split('?')[0]!);
   const spec = found?.store as (typeof allRoutes)[number] | undefined;
   if (!spec) return undefined;
   let body: unknown;

@@ -5,18 +5,19 @@ import { PROFILE_NAME, activeByDefault, readProfiles, saveProfile } from '../../
 import { maskSecret } from '../../lib/output/mask.js';
 import { isLiveKey } from '../../lib/cli/target.js';
 import { parseBaseUrl } from '../../lib/client/url.js';
+import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
 
 export default class ProfilesAdd extends BaseCommand {
   static override summary = 'Store an API key (and base URL) under a name';
   static override description =
     'Without --api-key the key is asked for on a terminal (input hidden). The first profile becomes the active one, unless its key is live: a live profile becomes active only with --use, `profiles use`, or yes at a terminal.';
   static override examples = [
-    '<%= config.bin %> profiles add local --api-key sk_test_... --base-url http://127.0.0.1:4242/functions/v1',
+    `<%= config.bin %> profiles add local --api-key sk_test_... --base-url ${DEFAULT_BASE_URL}`,
   ];
   static override args = { name: Args.string({ required: true, description: 'Profile name' }) };
   static override flags = {
     'api-key': Flags.string({ description: 'sk_test_… or sk_live_… key' }),
-    'base-url': Flags.string({ description: 'API base URL (default http://127.0.0.1:4242/functions/v1)' }),
+    'base-url': Flags.string({ description: `API base URL (default ${DEFAULT_BASE_URL})` }),
     use: Flags.boolean({ description: 'Make it the active profile' }),
     force: Flags.boolean({ description: 'Replace an existing profile of that name' }),
   };

@@ -6,6 +6,7 @@ import { CliError, EXIT } from '../../lib/cli/errors.js';
 import {
   dataDirFlag,
   dirFlags,
+  pollPause,
   probeHealth,
   serve,
   spawnServer,
@@ -13,7 +14,7 @@ import {
   type StartRecord as Started,
 } from '../../lib/cli/server.js';
 import { defaultDataDir } from '../../lib/server/lock.js';
-import { DEFAULT_PORT } from '../../lib/contract/prefix.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { envAssignments, SHELLS, type Shell } from '../../lib/output/shell.js';
 import { colorErr } from '../../lib/output/render.js';
@@ -29,11 +30,11 @@ export default class ServerStart extends BaseCommand {
   ];
   static override flags = {
     port: Flags.integer({
-      description: 'Port (default 4242, or a free one when 4242 is taken; 0 picks a free one)',
+      description: `Port (default ${DEFAULT_PORT}, or a free one when ${DEFAULT_PORT} is taken; 0 picks a free one)`,
       min: 0,
       max: 65535,
     }),
-    host: Flags.string({ description: 'Interface to listen on', default: '127.0.0.1' }),
+    host: Flags.string({ description: 'Interface to listen on', default: DEFAULT_HOST }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
     detach: Flags.boolean({ description: 'Run in the background; return once it answers /health' }),
@@ -157,8 +158,7 @@ export default class ServerStart extends BaseCommand {
         r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed',
       );
     const started: Started = r.started;
-    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++)
-      await new Promise((res) => setTimeout(res, 100));
+    for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await pollPause();
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else if (envShell) {
       process.stdout.write(

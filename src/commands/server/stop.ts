@@ -4,6 +4,7 @@ import { dataDirFlag, listServers, serverHomeOf, shellWord, stopProcess } from '
 import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { envUnsets, SHELLS, type Shell } from '../../lib/output/shell.js';
+import { isLoopbackHostname } from '../../lib/contract/prefix.js';
 
 export default class ServerStop extends BaseCommand {
   static override summary =
@@ -125,13 +126,11 @@ export default class ServerStop extends BaseCommand {
 function localUrl(raw: string): URL | undefined {
   try {
     const url = new URL(raw);
-    return LOOPBACK.has(url.hostname) ? url : undefined;
+    return isLoopbackHostname(url.hostname) ? url : undefined;
   } catch {
     return undefined;
   }
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** A recorded server's base URL is the one asked for: the same port and path, any loopback name. */
 function sameServer(recorded: string | null, asked: URL): boolean {

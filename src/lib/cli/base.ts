@@ -25,7 +25,7 @@ import { pageOrAll, type AllCall, type AllList, type ListFlagValues, type PageCa
 import { ask, askInteger, confirm, declined, interactive, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
 import { parseBaseUrl } from '../client/url.js';
-import { API_PREFIX } from '../contract/prefix.js';
+import { API_PREFIX, DEFAULT_BASE_URL, isLoopbackHostname } from '../contract/prefix.js';
 
 /** The default of --timeout / PAYORCH_TIMEOUT, in seconds: a whole command's request, retries included. */
 export const DEFAULT_TIMEOUT_S = 30;
@@ -227,7 +227,7 @@ export abstract class ApiCommand extends BaseCommand {
     }),
     'api-key': Flags.string({ description: 'API key (overrides PAYORCH_API_KEY and profiles)', helpGroup: 'GLOBAL' }),
     'base-url': Flags.string({
-      description: 'API base URL, e.g. http://127.0.0.1:4242/functions/v1',
+      description: `API base URL, e.g. ${DEFAULT_BASE_URL}`,
       helpGroup: 'GLOBAL',
     }),
     profile: Flags.string({ description: 'Use this stored profile', helpGroup: 'GLOBAL' }),
@@ -309,8 +309,7 @@ export abstract class ApiCommand extends BaseCommand {
         );
       throw err;
     }
-    const local =
-      ['localhost', '127.0.0.1', '[::1]', '0.0.0.0'].includes(url.hostname) || url.hostname.endsWith('.localhost');
+    const local = isLoopbackHostname(url.hostname) || url.hostname === '0.0.0.0' || url.hostname.endsWith('.localhost');
     if (local && !url.pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) {
       this.notice(
         `payorch: warning: ${url.origin}${url.pathname.replace(/\/+$/, '')} does not end in ${API_PREFIX}; the local server serves the API under it (e.g. ${url.origin}${API_PREFIX}).`,

@@ -24,12 +24,19 @@ import type { FaultRuleBody } from '../contract/faults.js';
 import { shellWord } from '../output/shell.js';
 import { CliError, EXIT } from './errors.js';
 import { isLiveKey, resolveTarget, type Target } from './target.js';
+import { DEFAULT_PORT, isLoopbackHostname } from '../contract/prefix.js';
 
 export { shellWord };
 
 export const dataDirFlag = Flags.string({
   description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)',
 });
+
+/** How long the CLI waits before it looks again at a server process it waits for (to stop, listen or answer). */
+const POLL_MS = 100;
+
+/** One wait of the CLI's polling of a server process. */
+export const pollPause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, POLL_MS));
 
 /** GET {baseUrl}/health over node:http (no undici needed for one probe). */
 export async function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<boolean> {
@@ -130,7 +137,7 @@ export async function stopProcess(rec: {
   } catch {
     return 'gone';
   }
-  for (let i = 0; i < 100 && isAlive(rec.pid); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && isAlive(rec.pid); i++) await pollPause();
   return isAlive(rec.pid) ? 'timeout' : 'stopped';
 }
 
@@ -464,7 +471,7 @@ export async function localServer(
     for (let i = 0; i < 100; i++) {
       const other = running(false);
       if (other) return other;
-      await new Promise((res) => setTimeout(res, 100));
+      await pollPause();
     }
   }
   return undefined; // could not start one: the caller runs the server in process
@@ -483,12 +490,12 @@ export async function unservedPageHint(url: string): Promise<string | undefined>
   } catch {
     return undefined;
   }
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return undefined;
+  if (!isLoopbackHostname(u.hostname)) return undefined;
   const status = await probeStatus(url, 1000);
   if (status === 200) return undefined;
   if (status !== undefined) {
     return `${u.origin} does not serve this page (another server holds that port): \`payorch server start --port 0\` serves the default data directory on a free port, and links then name that server.`;
   }
-  const port = u.port && u.port !== '4242' ? ` --port ${u.port}` : '';
+  const port = u.port && u.port !== String(DEFAULT_PORT) ? ` --port ${u.port}` : '';
   return `Nothing serves ${u.origin} now: \`payorch server start${port}\` serves this page (data of the default data directory).`;
 }

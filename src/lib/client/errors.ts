@@ -1,6 +1,7 @@
 // Typed errors of the client: an API error carries the contract's error body; the others say the server
 // could not be reached or did not answer in time.
 import type { ErrorBody, ErrorType } from '../contract/common.js';
+import { DEFAULT_BASE_URL } from '../contract/prefix.js';
 
 export class PayorchError extends Error {
   override name = 'PayorchError';
@@ -72,7 +73,7 @@ export class InvalidBaseUrlError extends PayorchError {
     readonly baseUrl: string,
     readonly reason: string,
   ) {
-    super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}. Expected e.g. http://127.0.0.1:4242/functions/v1.`);
+    super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}. Expected e.g. ${DEFAULT_BASE_URL}.`);
   }
 }
 

@@ -10,6 +10,7 @@
 //             / "after_commit=" ("reset" / "status=" 3DIGIT)  ; run it, commit, then lose or replace the answer
 //             / "drop"                         ; webhook deliveries only: the POST is never sent
 import { Type, type Static } from '@sinclair/typebox';
+import { HTTP_METHODS } from './prefix.js';
 
 export { SIMULATE_HEADER, SIMULATE_HEADER_LC, SIMULATED_HEADER } from './simulate.js';
 
@@ -165,10 +166,9 @@ export const FaultRuleBody = Type.Object(
   {
     fault: FaultText,
     method: Type.Optional(
-      Type.Union(
-        [Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PATCH'), Type.Literal('DELETE'), Type.Literal('*')],
-        { description: 'request rules: the method (default `*`, any)' },
-      ),
+      Type.Union([...HTTP_METHODS.map((m) => Type.Literal(m)), Type.Literal('*')], {
+        description: 'request rules: the method (default `*`, any)',
+      }),
     ),
     path: Type.Optional(
       Type.String({

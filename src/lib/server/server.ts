@@ -4,7 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
-import { DEFAULT_BASE_URL, DEFAULT_PORT } from '../contract/prefix.js';
+import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix.js';
 import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
@@ -360,7 +360,7 @@ function idleWatch(
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const seeding = seedingOf(options);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   const memory = options.memory ?? false;
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
   // The first directory this start creates (undefined when it existed): a start that fails removes it again.

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../../lib/cli/base.js';
 import { CliError, EXIT } from '../../../lib/cli/errors.js';
 import { faultRuleLine } from '../../../lib/output/views/faults.js';
+import { HTTP_METHODS } from '../../../lib/contract/prefix.js';
 
 export default class ServerFaultsAdd extends ApiCommand {
   static override summary =
@@ -16,7 +17,7 @@ export default class ServerFaultsAdd extends ApiCommand {
   static override flags = {
     fault: Flags.string({ description: 'The fault (Payorch-Simulate grammar)', required: true }),
     method: Flags.option({
-      options: ['GET', 'POST', 'PATCH', 'DELETE'] as const,
+      options: HTTP_METHODS,
       description: 'Requests: the method (default any)',
     })(),
     path: Flags.string({

@@ -6,8 +6,7 @@ import type { Logger } from 'pino';
 import { errors, ServiceError } from '../errors.js';
 import { BODY_LIMIT } from './fastify.js';
 import { validationError } from './validation.js';
-
-const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] as const;
+import { HTTP_METHODS } from '../../contract/prefix.js';
 
 /** Maps anything thrown in the pipeline to the contract's error. */
 export function toServiceError(err: unknown): ServiceError {
@@ -82,7 +81,7 @@ export class KnownPaths {
       this.router = router;
     }
     const router = this.router;
-    return METHODS.filter((m) => router.find(m, path));
+    return HTTP_METHODS.filter((m) => router.find(m, path));
   }
 }
 

@@ -6,6 +6,7 @@ import type { Outcome } from '../domain/outcome.js';
 import type { Steps } from '../store/steps.js';
 import type { RequestLog } from './requestlog.js';
 import type { FaultRules } from './faultrules.js';
+import type { HttpMethod } from '../../contract/prefix.js';
 
 export type AuthMode =
   /** `Authorization: Bearer sk_test_…` */
@@ -41,7 +42,7 @@ export interface RouteContext<B, Q, P> {
 }
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: HttpMethod;
   /** Path under the API prefix (`/functions/v1`), fastify syntax for params (`/sessions/:session_id`). */
   url: string;
   operationId: string;
