@@ -23,6 +23,12 @@ export interface DueWork {
   runDue(now: number, accountId?: string, limit?: number): number;
 }
 
+/**
+ * Rows one retention item deletes at most (old events, webhook deliveries, resends): a retention area's runDue
+ * `limit` counts items of this many rows.
+ */
+export const PRUNE_BATCH = 64;
+
 export interface DueRun {
   name: string;
   at: string;

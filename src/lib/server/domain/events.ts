@@ -6,7 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/db.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
-import type { DueWork } from './due.js';
+import { PRUNE_BATCH, type DueWork } from './due.js';
 import { newId } from '../ids.js';
 import { errors } from '../errors.js';
 import { pageOf, seqCursor } from '../store/collection.js';
@@ -74,9 +74,6 @@ export interface PruneListener {
 /** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
 const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
-
-/** Deletions per retention item (runDue's `limit` counts batches of this many old events). */
-const PRUNE_BATCH = 64;
 
 export class Events implements DueWork {
   readonly name = 'events.retention';

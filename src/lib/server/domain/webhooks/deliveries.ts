@@ -18,12 +18,9 @@ import { Collection } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
 import { tables } from '../../store/tables.js';
 import type { Events } from '../events.js';
-import type { DueWork } from '../due.js';
+import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
 import { endpointWants, type StoredEndpoint, type WebhookEndpoints } from './endpoints.js';
-
-/** Deliveries looked at (and deleted) per retention item (runDue's `limit` counts batches of this many). */
-const PRUNE_BATCH = 64;
 
 /** Events looked at per endpoint in one scan (one small write transaction). */
 const SCAN_BATCH = 256;

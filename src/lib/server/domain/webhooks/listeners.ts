@@ -18,11 +18,8 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { pageOf, seqCursor } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
-import type { DueWork } from '../due.js';
+import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { enabledEvents, endpointWants } from './endpoints.js';
-
-/** Deletions per retention item (runDue's `limit` counts batches of this many old resends). */
-const PRUNE_BATCH = 64;
 
 interface ListenerRow {
   id: string;
