@@ -7,6 +7,7 @@ import { tableText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';
 import { MAX_CLOCK_ADVANCE_SECONDS } from '../../lib/contract/limits.js';
 import type { ClockState } from '../../lib/contract/meta.js';
+import { DAY_S } from '../../lib/contract/time.js';
 
 export default class ClockAdvance extends ApiCommand {
   static override summary =
@@ -44,7 +45,7 @@ export default class ClockAdvance extends ApiCommand {
     const start = (await client.testClock.retrieve()).now;
     const target = to !== undefined ? Math.ceil(Date.parse(to) / 1000) : start + parseDuration(args.duration!);
     const progress = !flags.json && Boolean(process.stderr.isTTY);
-    const stepSeconds = progress ? Math.min(MAX_CLOCK_ADVANCE_SECONDS, 31 * 86400) : MAX_CLOCK_ADVANCE_SECONDS;
+    const stepSeconds = progress ? Math.min(MAX_CLOCK_ADVANCE_SECONDS, 31 * DAY_S) : MAX_CLOCK_ADVANCE_SECONDS;
     const steps = Math.max(1, Math.ceil((target - start) / stepSeconds));
     const ran: ClockState['ran'] = [];
     let state: ClockState | undefined;

@@ -1,3 +1,4 @@
+import { DAY_S } from './time.js';
 // Limits and value lists shared by the server's schemas and the CLI, kept free of runtime imports (the CLI
 // loads this without TypeBox, which costs ~100 ms to import).
 
@@ -6,7 +7,7 @@
  * on the way (a renewal per period per subscription), so an unbounded jump could hold the server for as long
  * as it liked. `payorch clock advance` steps through longer spans in calls of this size.
  */
-export const MAX_CLOCK_ADVANCE_SECONDS = 366 * 86400;
+export const MAX_CLOCK_ADVANCE_SECONDS = 366 * DAY_S;
 
 /** An `Idempotency-Key`'s length in characters (docs/api.md "Idempotency"): what the server accepts and /openapi.json says. */
 export const IDEMPOTENCY_KEY_LENGTH = { min: 1, max: 255 } as const;

@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, HttpUrl, IdParam, ListOf, ListQuery, Metadata, Nullable } from './common.js';
 import { EventTypePattern } from './events.js';
+import { DAY_S } from './time.js';
 
 /** At most this many endpoints per account (Stripe's limit too): each event is sent once per matching endpoint. */
 export const MAX_WEBHOOK_ENDPOINTS = 16;
@@ -11,7 +12,7 @@ export const MAX_DELIVERY_ATTEMPTS = 5;
 /** The wait after attempt n (1-based) is RETRY_BASE_MS × 2^n: 2, 4, 8, 16 minutes (the live service's schedule). */
 export const RETRY_BASE_MS = 60_000;
 /** How long a rolled secret may keep signing too, at most (seconds). */
-export const MAX_ROLL_EXPIRY_SECONDS = 86_400;
+export const MAX_ROLL_EXPIRY_SECONDS = DAY_S;
 
 const EnabledEvents = Type.Array(EventTypePattern, {
   minItems: 1,

@@ -22,8 +22,9 @@ import { withJsonText } from './json.js';
 import { previousAttributes, type Events } from './events.js';
 import { hostedLinks } from './links.js';
 import type { EventType } from '../../contract/events.js';
+import { DAY_MS } from '../../contract/time.js';
 
-export const SESSION_TTL_MS = 24 * 3600 * 1000;
+export const SESSION_TTL_MS = DAY_MS;
 
 /** What client-secret authentication reads of a session (Sessions.authenticateSecret). */
 const SECRET_FACTS =

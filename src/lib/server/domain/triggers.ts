@@ -17,6 +17,7 @@ import { CHECKOUT_TTL_MS } from './billing/checkout.js';
 import { KYC_PROCESSING_MS } from './identity/kyc.js';
 import { MICRODEPOSIT_AMOUNTS, MICRODEPOSIT_ATTEMPTS } from './payments/bankaccounts.js';
 import { ACH_TEST } from './testcards.js';
+import { DAY_MS } from '../../contract/time.js';
 
 interface Ctx {
   s: Services;
@@ -30,8 +31,6 @@ interface Ctx {
 }
 
 type Scenario = (c: Ctx) => void;
-
-const DAY = 86_400_000;
 
 // ------------------------------------------------------------------------------------------ building blocks
 
@@ -283,7 +282,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   // a daily subscription created a day ago: its renewal is due now, and runs for this one subscription
   'subscription.renewed': (c) => {
     const subs = c.s.billing.subscriptions;
-    const id = subscription(c, 'tok_visa', { interval: 'day', at: c.now - DAY });
+    const id = subscription(c, 'tok_visa', { interval: 'day', at: c.now - DAY_MS });
     subs.renew(c.accountId, subs.load(c.accountId, id), c.now);
     c.objects.invoice = subs.load(c.accountId, id).latest_invoice!;
   },

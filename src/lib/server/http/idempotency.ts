@@ -6,8 +6,9 @@ import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/db.js';
 import { errors, ServiceError } from '../errors.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../contract/limits.js';
+import { DAY_MS } from '../../contract/time.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+export const IDEMPOTENCY_TTL_MS = DAY_MS;
 /** Rows looked at (and deleted) per purge step. */
 const PURGE_CHUNK = 1000;
 /** An in-progress record older than this is taken to be from a process that died mid-request. */

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../contract/time.js';
 // Per-key limits (docs/api.md "Rate limits"): fixed UTC minute and day windows and requests in flight.
 // Counters live in memory: they belong to one server process, like the connections they count.
 
@@ -34,7 +35,6 @@ export type Admission =
     };
 
 const MINUTE = 60_000;
-const DAY = 86_400_000;
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -46,7 +46,7 @@ export class RateLimiter {
 
   private bucket(key: string, now: number): Bucket {
     const minute = Math.floor(now / MINUTE);
-    const day = Math.floor(now / DAY);
+    const day = Math.floor(now / DAY_MS);
     let b = this.buckets.get(key);
     if (!b) {
       b = { minute, minuteCount: 0, day, dayCount: 0, inflight: 0 };
@@ -70,7 +70,7 @@ export class RateLimiter {
     const minuteLeft = Math.max(0, this.config.perMinute - b.minuteCount);
     const dayLeft = Math.max(0, this.config.perDay - b.dayCount);
     if (dayLeft < minuteLeft)
-      return { limit: this.config.perDay, remaining: dayLeft, reset: ((b.day + 1) * DAY) / 1000 };
+      return { limit: this.config.perDay, remaining: dayLeft, reset: ((b.day + 1) * DAY_MS) / 1000 };
     return { limit: this.config.perMinute, remaining: minuteLeft, reset: ((b.minute + 1) * MINUTE) / 1000 };
   }
 
@@ -83,7 +83,7 @@ export class RateLimiter {
       return {
         ok: false,
         code: 'daily_limit_exceeded',
-        retryAfter: secondsTo((b.day + 1) * DAY),
+        retryAfter: secondsTo((b.day + 1) * DAY_MS),
         state: this.state(key),
         message: `Daily request limit of ${this.config.perDay} exceeded.`,
       };

@@ -21,8 +21,9 @@ import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
 import { checkHttpUrl } from '../values.js';
 import { hostedLinks } from '../links.js';
+import { DAY_MS } from '../../../contract/time.js';
 
-export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
+export const CHECKOUT_TTL_MS = DAY_MS;
 
 /**
  * The open checkout sessions of a payment session (account, payment session): a seek of the index of migration

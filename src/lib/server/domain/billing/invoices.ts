@@ -37,8 +37,8 @@ import type { EventType } from '../../../contract/events.js';
 import type { StoredSubscription } from './store.js';
 import { recordUpdate } from '../record.js';
 import { hostedLinks } from '../links.js';
+import { DAY_S } from '../../../contract/time.js';
 
-const DAY = 86_400;
 /** Dunning: automatic retries this many days after the first failed attempt; after the last, uncollectible. */
 export const RETRY_DAYS = [1, 3, 7] as const;
 
@@ -217,7 +217,7 @@ export class Invoices {
     inv.finalized_at = s;
     if (inv.collection_method === 'send_invoice') {
       const days = inv.days_until_due ?? 0;
-      inv.due_date = s + days * DAY;
+      inv.due_date = s + days * DAY_S;
       inv.action_kind = 'due';
       inv.action_ms = inv.due_date * 1000;
     }
@@ -300,7 +300,7 @@ export class Invoices {
       inv.first_failed_at ??= s;
       const retry = inv.attempt_count - 1; // retries already made
       if (retry < RETRY_DAYS.length) {
-        inv.next_payment_attempt = inv.first_failed_at + RETRY_DAYS[retry]! * DAY;
+        inv.next_payment_attempt = inv.first_failed_at + RETRY_DAYS[retry]! * DAY_S;
         inv.action_kind = 'retry';
         inv.action_ms = inv.next_payment_attempt * 1000;
         this.save(accountId, inv);

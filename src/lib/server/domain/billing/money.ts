@@ -2,6 +2,7 @@
 // The rounding rules here are the ones written down in docs/api.md ("Billing: money").
 import type { Price, RecurringInterval, Tier } from '../../../contract/billing.js';
 import { MAX_AMOUNT } from '../../../contract/numbers.js';
+import { DAY_S } from '../../../contract/time.js';
 
 /** a × num / den rounded half away from zero, exactly (BigInt: a × num can exceed 2^53). */
 export function mulDivRound(a: number, num: number, den: number): number {
@@ -73,8 +74,6 @@ function tierFor(tiers: Tier[], quantity: number): Tier {
   return tiers[tiers.length - 1]!;
 }
 
-const DAY = 86_400;
-
 /**
  * `anchor` (Unix seconds) moved `n` intervals forward, in UTC. Months and years keep the anchor's day of the
  * month, clamped to the month's last day (Jan 31 → Feb 28/29 → Mar 31), and its time of day; always computed
@@ -82,8 +81,8 @@ const DAY = 86_400;
  */
 export function addInterval(anchor: number, interval: RecurringInterval, count: number, n: number): number {
   const steps = count * n;
-  if (interval === 'day') return anchor + steps * DAY;
-  if (interval === 'week') return anchor + steps * 7 * DAY;
+  if (interval === 'day') return anchor + steps * DAY_S;
+  if (interval === 'week') return anchor + steps * 7 * DAY_S;
   const months = interval === 'year' ? steps * 12 : steps;
   const d = new Date(anchor * 1000);
   const y = d.getUTCFullYear();

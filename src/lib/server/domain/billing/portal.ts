@@ -5,8 +5,9 @@ import { newId } from '../../ids.js';
 import type { BillingStore } from './store.js';
 import { checkHttpUrl } from '../values.js';
 import { hostedLinks } from '../links.js';
+import { HOUR_MS } from '../../../contract/time.js';
 
-export const PORTAL_TTL_MS = 3600 * 1000;
+export const PORTAL_TTL_MS = HOUR_MS;
 
 export class Portals {
   constructor(private readonly db: BillingStore) {}

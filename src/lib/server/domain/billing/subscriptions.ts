@@ -37,6 +37,7 @@ import { aggregateUsage } from './usage.js';
 import { formatTime } from '../../../format/values.js';
 import type { EventType } from '../../../contract/events.js';
 import { recordUpdate } from '../record.js';
+import { DAY_MS, DAY_S } from '../../../contract/time.js';
 
 type Stored = StoredSubscription & { paused_from?: SubscriptionStatus | null };
 
@@ -48,7 +49,7 @@ type ItemChange =
 const ENDED: SubscriptionStatus[] = ['canceled'];
 
 /** subscription.trial_will_end is recorded this long before trial_end (at once for a shorter trial). */
-export const TRIAL_WILL_END_MS = 3 * 86_400_000;
+export const TRIAL_WILL_END_MS = 3 * DAY_MS;
 
 export class Subscriptions {
   constructor(
@@ -277,10 +278,10 @@ export class Subscriptions {
       throw errors.parameterInvalid('trial_end', 'give either trial_end or trial_period_days');
     if (body.trial_end !== undefined && body.trial_end <= s0)
       throw errors.parameterInvalid('trial_end', 'must be in the future');
-    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * 86_400)
+    if (body.trial_end !== undefined && body.trial_end > s0 + 730 * DAY_S)
       throw errors.parameterInvalid('trial_end', 'must be at most 730 days ahead');
     const trialEnd =
-      body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * 86_400 : undefined);
+      body.trial_end ?? (body.trial_period_days !== undefined ? s0 + body.trial_period_days * DAY_S : undefined);
     if (trialEnd !== undefined && body.billing_cycle_anchor !== undefined)
       throw errors.parameterInvalid('billing_cycle_anchor', 'cannot be combined with a trial');
     const interval = like.interval as Stored['interval'];

@@ -33,9 +33,10 @@ import { errors } from '../../errors.js';
 import { normalizeCurrency } from '../values.js';
 import type { DueWork } from '../due.js';
 import type { Events } from '../events.js';
+import { DAY_MS } from '../../../contract/time.js';
 
 /** Default hold lifetime when `expires_at` is not given. */
-export const HOLD_DEFAULT_TTL_MS = 7 * 24 * 3600 * 1000;
+export const HOLD_DEFAULT_TTL_MS = 7 * DAY_MS;
 /** Number of lines GET /ledger-accounts/{id} shows in recent_entries. */
 export const RECENT_ENTRIES = 10;
 

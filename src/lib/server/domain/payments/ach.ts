@@ -7,9 +7,10 @@ import type { Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import { isoTime } from '../../clock.js';
 import type { PaymentRecords, StoredPayment } from './records.js';
+import { DAY_MS } from '../../../contract/time.js';
 
 /** An ACH debit settles this long after confirmation (test mode). */
-export const ACH_SETTLE_MS = 2 * 86_400_000;
+export const ACH_SETTLE_MS = 2 * DAY_MS;
 
 export class AchSettlement implements DueWork {
   readonly name = 'ach settlement';

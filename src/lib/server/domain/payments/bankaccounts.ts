@@ -21,9 +21,10 @@ import { ACH_TEST } from '../testcards.js';
 import type { Events } from '../events.js';
 import type { EventType } from '../../../contract/events.js';
 import { recordUpdate } from '../record.js';
+import { DAY_MS } from '../../../contract/time.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
-export const MICRODEPOSIT_TTL_MS = 10 * 86_400_000;
+export const MICRODEPOSIT_TTL_MS = 10 * DAY_MS;
 export const MICRODEPOSIT_ATTEMPTS = 3;
 
 type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
