@@ -2,7 +2,7 @@
 // `node bench/instructions.js [create|confirm|journal] [DIST]`: machine instructions per request of the server
 // (DIST, default ./dist), counted by valgrind (callgrind, no cache simulation) — a figure that does not move with
 // the machine's load, unlike CPU time (bench/cpu.js moves ±20% on the shared 2-core machine; an in-process
-// A/B of CPU time, bench/paired.js, still ±10% there). Two runs of the same workload, with LOW and HIGH
+// A/B of CPU time still moved ±10% there). Two runs of the same workload, with LOW and HIGH
 // requests after the same warm-up: (instructions(HIGH) − instructions(LOW)) ÷ (HIGH − LOW) is what a request
 // costs, start-up and warm-up cancelling out. Requests go in bursts of 25 concurrent ones through the server's
 // own pipeline (fastify inject; a burst shares one group commit, as under load). `node --single-threaded`

@@ -18,7 +18,6 @@ export function envAssignments(vars: Record<string, string>, shell: Shell): stri
   const lines: string[] = [];
   for (const [name, value] of Object.entries(vars)) {
     if (!NAME.test(name)) throw new Error(`Not a variable name: ${JSON.stringify(name)}`);
-    // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(value))
       throw new Error(`The value of ${name} holds a control character; it is not printed for a shell.`);
     if (shell === 'sh') lines.push(`${name}='${value.replace(/'/g, `'\\''`)}'; export ${name};`);

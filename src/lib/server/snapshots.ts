@@ -2,7 +2,8 @@
 // directory (mode 0600, the directory 0700), each a consistent copy of the database made by SQLite (VACUUM INTO,
 // from a read transaction of its own). What is here works on files: saving a copy, checking one before it is
 // restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
-// is server.ts's (the request gate, the services made again); a stopped data directory's is restoreStopped below.
+// is restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
+// restoreSnapshotStopped.
 import {
   closeSync,
   constants,

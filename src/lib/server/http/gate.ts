@@ -1,5 +1,5 @@
 // The request gate: the first thing every request goes through. Open, it only counts the requests in flight; closed
-// (while a snapshot is restored, server.ts), it holds new requests where they are — before their caller is
+// (while a snapshot is restored, restore.ts), it holds new requests where they are — before their caller is
 // identified or anything is read — until it opens again, and `close` resolves once the requests already past it
 // have been answered. So no request sees part of the database before a restore and part after it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

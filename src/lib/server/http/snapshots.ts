@@ -2,7 +2,7 @@
 // API, so they are not in /openapi.json or the route tables. They go through the same pipeline as every route —
 // the gate, the caller identified by an API key, rate limits, the contract's error body — and only a key of the
 // data directory's default account (the key the CLI uses for it) may use them: a restore replaces every account's
-// data. Saving, restoring and deleting are the server's (server.ts); this file only speaks HTTP.
+// data. Saving, restoring and deleting are the server's (restore.ts); this file only speaks HTTP.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { API_PREFIX } from '../../contract/common.js';

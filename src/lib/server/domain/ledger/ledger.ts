@@ -2,7 +2,8 @@
 // Every operation runs inside the request's one SQLite transaction: checks and writes happen together, so
 // the invariants (per currency debits = credits; every balance = the sum of its entries; available ≥ 0 on
 // non-system accounts) hold at every committed instant. Balances are stored (exact integers, O(1) reads)
-// and changed only by `applyLine`, in the same transaction that writes the line.
+// and changed only by `post` (a journal entry's lines) and `adjustPending` (holds), in the same transaction that
+// writes the entry or the hold.
 import type {
   AccountType,
   CaptureHoldBody,
