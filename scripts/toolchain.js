@@ -16,7 +16,7 @@ export function tscPath() {
 
 /**
  * Every dynamic import() expression in a script's code, found by parsing it (not by matching text): where its
- * `import` keyword starts and ends, and the start of its text. TypeScript 7 has no JavaScript API to parse with;
+ * `import` keyword starts and ends, and its text. TypeScript 7 has no JavaScript API to parse with;
  * acorn parses the bundles, which are plain JavaScript.
  */
 export function dynamicImports(code) {
