@@ -5,6 +5,7 @@ import { CliError, EXIT } from '../lib/cli/errors.js';
 import { tableText } from '../lib/output/render.js';
 import { eventColumns } from '../lib/output/views/events.js';
 import { threedsCommand } from '../lib/output/views/payments.js';
+import { amountFlag } from '../lib/cli/amount.js';
 
 export default class Trigger extends ApiCommand {
   static override summary =
@@ -19,7 +20,7 @@ export default class Trigger extends ApiCommand {
   };
   static override flags = {
     list: Flags.boolean({ description: 'List every event type and when it happens' }),
-    amount: Flags.integer({ description: 'Amount in minor units, for scenarios that take one', min: 1 }),
+    amount: amountFlag({ description: 'Amount in minor units, for scenarios that take one' }),
     currency: Flags.string({ description: 'Currency, for scenarios that take one' }),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,

@@ -175,7 +175,7 @@ describe.concurrent('cli', { timeout: 120_000 }, () => {
       for (const r of [noAmount, jsonMode, badOpt, badMeta, noArg, unknownFlag]) expect(r.code).toBe(2);
       expect(noArg.json().error).toMatchObject({
         code: 'usage_error',
-        message: expect.stringMatching(/Missing 1 required arg: id\b/),
+        message: expect.stringMatching(/^Missing the ID argument: `payorch sessions get ID`/),
       });
       expect(unknownFlag.stderr).toContain('--bogus');
       expect(noAmount.stderr).toContain('--amount');

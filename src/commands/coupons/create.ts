@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
 import { parseDate } from '../../lib/cli/billing.js';
 import { couponFields } from '../../lib/output/views/billing.js';
+import { amountFlag } from '../../lib/cli/amount.js';
 
 export default class CouponsCreate extends ApiCommand {
   static override summary = 'Create a coupon (percent or amount off; once, repeating or forever)';
@@ -13,7 +14,7 @@ export default class CouponsCreate extends ApiCommand {
     id: Flags.string({ description: 'Your own id for the coupon (letters, digits, _ and -)' }),
     name: Flags.string({ description: 'Name shown on invoices' }),
     'percent-off': Flags.integer({ description: 'Percent off (1–100)', exclusive: ['amount-off'] }),
-    'amount-off': Flags.integer({
+    'amount-off': amountFlag({
       description: 'Amount off in minor units (needs --currency)',
       exclusive: ['percent-off'],
     }),

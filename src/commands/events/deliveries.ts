@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../lib/cli/base.js';
 import { cursor, cursorFlags } from '../../lib/cli/list.js';
-import { deliveryColumns } from '../../lib/output/views/events.js';
+import { eventDeliveryColumns } from '../../lib/output/views/events.js';
 
 export default class EventsDeliveries extends ApiCommand {
   static override summary = "An event's deliveries to webhook endpoints (status, attempts, last response)";
@@ -12,6 +12,6 @@ export default class EventsDeliveries extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(EventsDeliveries);
     const list = await (await this.client(flags)).events.deliveries(args.id, cursor(flags));
-    return this.table(list, deliveryColumns, 'No deliveries of this event.');
+    return this.table(list, eventDeliveryColumns, 'No deliveries of this event.');
   }
 }

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { tableText } from '../../lib/output/render.js';
-import { deliveryColumns } from '../../lib/output/views/events.js';
+import { eventDeliveryColumns } from '../../lib/output/views/events.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -35,7 +35,7 @@ export default class EventsResend extends ApiCommand {
       const endpoints = result.data.length;
       // `listeners` is absent from servers that do not queue resends for listeners: they reached none.
       const listeners = result.listeners ?? 0;
-      const table = endpoints > 0 ? (await tableText(result.data, deliveryColumns)) + '\n' : '';
+      const table = endpoints > 0 ? (await tableText(result.data, eventDeliveryColumns)) + '\n' : '';
       if (flags['webhook-endpoint'] !== undefined) return table.trimEnd();
       if (endpoints === 0 && listeners === 0) {
         return result.listeners === undefined

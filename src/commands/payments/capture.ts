@@ -1,6 +1,7 @@
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { paymentFields } from '../../lib/output/views/payments.js';
+import { amountFlag } from '../../lib/cli/amount.js';
 
 export default class PaymentsCapture extends ApiCommand {
   static override summary = 'Capture an authorized payment (all of it, or --amount)';
@@ -10,10 +11,7 @@ export default class PaymentsCapture extends ApiCommand {
   ];
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
-    amount: Flags.integer({
-      description: 'Amount to capture in minor units (default: the whole authorization)',
-      min: 1,
-    }),
+    amount: amountFlag({ description: 'Amount to capture in minor units (default: the whole authorization)' }),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,
   };

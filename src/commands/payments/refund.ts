@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
 import { paymentFields } from '../../lib/output/views/payments.js';
+import { amountFlag } from '../../lib/cli/amount.js';
 
 export default class PaymentsRefund extends ApiCommand {
   static override summary = 'Refund a captured payment (the rest of it, or --amount)';
@@ -10,10 +11,7 @@ export default class PaymentsRefund extends ApiCommand {
   ];
   static override args = { id: Args.string({ description: 'Payment id (UUID)', required: true }) };
   static override flags = {
-    amount: Flags.integer({
-      description: 'Amount to refund in minor units (default: everything not yet refunded)',
-      min: 1,
-    }),
+    amount: amountFlag({ description: 'Amount to refund in minor units (default: everything not yet refunded)' }),
     reason: Flags.option({
       options: ['duplicate', 'fraudulent', 'requested_by_customer'] as const,
       description: 'Reason',

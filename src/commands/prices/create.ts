@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
 import { parseTier } from '../../lib/cli/billing.js';
 import { priceFields } from '../../lib/output/views/billing.js';
+import { amountFlag } from '../../lib/cli/amount.js';
 
 export default class PricesCreate extends ApiCommand {
   static override summary = 'Create a price (per unit or tiered; one-time or recurring, licensed or metered)';
@@ -14,7 +15,7 @@ export default class PricesCreate extends ApiCommand {
     product: Flags.string({ description: 'Product id' }),
     'product-name': Flags.string({ description: 'Create a new product with this name instead of --product' }),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
-    'unit-amount': Flags.integer({ description: 'Amount per unit in minor units (per-unit prices)', min: 0 }),
+    'unit-amount': amountFlag({ description: 'Amount per unit in minor units (per-unit prices)', min: 0 }),
     interval: Flags.option({
       description: 'Bill every day, week, month or year (makes the price recurring)',
       options: ['day', 'week', 'month', 'year'] as const,

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { PROFILE_NAME, activeByDefault, readProfiles, saveProfile } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
+import { keyLabel } from '../../lib/output/mode.js';
 import { isLiveKey } from '../../lib/cli/target.js';
 import { parseBaseUrl } from '../../lib/client/url.js';
 import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
@@ -70,7 +71,7 @@ export default class ProfilesAdd extends BaseCommand {
         : '';
     return this.print(
       view,
-      () => `Saved profile ${args.name} (${live ? 'LIVE ' : ''}${view.api_key})${view.active ? ', active' : held}.`,
+      () => `Saved profile ${args.name} (${keyLabel(apiKey)})${view.active ? ', active' : held}.`,
     );
   }
 }

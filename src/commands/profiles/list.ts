@@ -2,7 +2,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { readProfiles } from '../../lib/cli/profiles.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
-import { isLiveKey } from '../../lib/cli/target.js';
+import { modeLabel } from '../../lib/output/mode.js';
 
 export default class ProfilesList extends BaseCommand {
   static override summary = 'List stored profiles (keys masked)';
@@ -14,7 +14,7 @@ export default class ProfilesList extends BaseCommand {
     const rows = Object.entries(data.profiles).map(([name, p]) => ({
       name,
       active: data.active === name,
-      mode: isLiveKey(p.api_key) ? 'LIVE' : 'test',
+      mode: modeLabel(p.api_key),
       api_key: maskSecret(p.api_key),
       base_url: p.base_url ?? DEFAULT_BASE_URL,
     }));

@@ -6,6 +6,7 @@ import { DEFAULT_BASE_URL } from '../../lib/contract/prefix.js';
 import { isLiveKey } from '../../lib/cli/target.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { detailText } from '../../lib/output/render.js';
+import { modeLabel } from '../../lib/output/mode.js';
 
 export default class ProfilesShow extends BaseCommand {
   static override summary = 'Show a profile (default: the active one), key masked';
@@ -32,7 +33,7 @@ export default class ProfilesShow extends BaseCommand {
     };
     return this.print(view, () =>
       detailText(view, `Profile ${name}`, [
-        { label: 'mode', value: (v) => (v.live ? 'LIVE' : 'test') },
+        { label: 'mode', value: () => modeLabel(p.api_key) },
         { label: 'active', value: (v) => (v.active ? 'yes' : 'no') },
         { label: 'api key', value: (v) => v.api_key },
         { label: 'base url', value: (v) => v.base_url },

@@ -2,6 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { clearActive, readProfiles, setActive } from '../../lib/cli/profiles.js';
+import { isLiveKey } from '../../lib/cli/target.js';
+import { keyLabel } from '../../lib/output/mode.js';
 
 export default class ProfilesUse extends BaseCommand {
   static override summary = 'Make a profile the active one';
@@ -28,8 +30,14 @@ export default class ProfilesUse extends BaseCommand {
         () => 'No active profile: commands with no key configured use the local test-mode server.',
       );
     }
-    if (!readProfiles().profiles[args.name]) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
+    const profile = readProfiles().profiles[args.name];
+    if (!profile) throw new CliError(`No profile named "${args.name}".`, EXIT.AUTH);
     await setActive(args.name);
-    return this.print({ active: args.name }, () => `Active profile: ${args.name}`);
+    const live = isLiveKey(profile.api_key);
+    return this.print(
+      { active: args.name, live },
+      () =>
+        `Active profile: ${args.name} (${keyLabel(profile.api_key)}).${live ? ' Commands without --profile or a key now use its LIVE key.' : ''}`,
+    );
   }
 }

@@ -3,6 +3,7 @@ import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } fro
 import { sessionFields } from '../../lib/output/views/sessions.js';
 import { formatMoney } from '../../lib/output/format.js';
 import type { PaymentMethodType } from '../../lib/contract/sessions.js';
+import { amountFlag, MINOR_UNITS } from '../../lib/cli/amount.js';
 
 export default class SessionsCreate extends ApiCommand {
   static override summary = 'Create a payment session';
@@ -11,7 +12,7 @@ export default class SessionsCreate extends ApiCommand {
     '<%= config.bin %> sessions create --amount 500 --currency eur --capture-method manual --json',
   ];
   static override flags = {
-    amount: Flags.integer({ description: 'Amount in the currency’s minor unit (1999 = 19.99)', min: 1 }),
+    amount: amountFlag({ description: `Amount in ${MINOR_UNITS}` }),
     currency: Flags.string({ description: 'Three-letter ISO currency code' }),
     'external-id': Flags.string({ description: 'Your reference for this payment' }),
     description: Flags.string({ description: 'Description' }),
@@ -37,8 +38,8 @@ export default class SessionsCreate extends ApiCommand {
     const { flags } = await this.parse(SessionsCreate);
     const amount = await this.need(flags.amount, {
       flag: 'amount',
-      message: 'Amount (minor units, e.g. 1999 for 19.99)',
-      kind: 'integer',
+      message: `Amount in ${MINOR_UNITS}`,
+      kind: 'amount',
     });
     const currency = await this.need(flags.currency, { flag: 'currency', message: 'Currency (e.g. usd)' });
     const customer =

@@ -1,13 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../lib/cli/base.js';
 import { sessionFields } from '../../lib/output/views/sessions.js';
+import { amountFlag } from '../../lib/cli/amount.js';
 
 export default class SessionsUpdate extends ApiCommand {
   static override summary = 'Update a payment session (only while it requires a payment method)';
   static override examples = ['<%= config.bin %> sessions update 0190f3c2-… --amount 2500 --metadata order=42'];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {
-    amount: Flags.integer({ description: 'New amount in minor units', min: 1 }),
+    amount: amountFlag({ description: 'New amount in minor units' }),
     currency: Flags.string({ description: 'New currency' }),
     description: Flags.string({ description: 'New description' }),
     'customer-email': Flags.string({ description: 'Customer email' }),

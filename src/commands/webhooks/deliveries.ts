@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../lib/cli/base.js';
 import { cursor, cursorFlags } from '../../lib/cli/list.js';
-import { deliveryColumns } from '../../lib/output/views/events.js';
+import { endpointDeliveryColumns } from '../../lib/output/views/events.js';
 
 export default class WebhooksDeliveries extends ApiCommand {
   static override summary =
@@ -23,6 +23,6 @@ export default class WebhooksDeliveries extends ApiCommand {
       ...cursor(flags),
       status: flags.status,
     });
-    return this.table(list, deliveryColumns, 'No deliveries.');
+    return this.table(list, endpointDeliveryColumns, 'No deliveries.');
   }
 }

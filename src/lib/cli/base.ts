@@ -13,6 +13,7 @@ import {
   loadColor,
   printable,
   safeText,
+  terminalWidth,
   withWidth,
   type Column,
   type Field,
@@ -22,10 +23,10 @@ import { CliError, EXIT } from './errors.js';
 import { processIO, type CliIO } from './io.js';
 import { reportError } from './report.js';
 import { pageOrAll, type AllCall, type AllList, type ListFlagValues, type PageCall } from './list.js';
-import { ask, askInteger, confirm, declined, interactive, type AskOptions } from './prompt.js';
+import { ask, askInteger, confirm, confirmByTyping, declined, interactive, type AskOptions } from './prompt.js';
 import { isLiveKey, resolveTarget, type Target, type TargetFlags } from './target.js';
-import { parseBaseUrl } from '../client/url.js';
-import { API_PREFIX, DEFAULT_BASE_URL, isLoopbackHostname } from '../contract/prefix.js';
+import { isLocalHost, parseBaseUrl } from '../client/url.js';
+import { API_PREFIX, DEFAULT_BASE_URL } from '../contract/prefix.js';
 
 /** The default of --timeout / PAYORCH_TIMEOUT, in seconds: a whole command's request, retries included. */
 export const DEFAULT_TIMEOUT_S = 30;
@@ -80,7 +81,7 @@ export abstract class BaseCommand extends Command {
     B extends { [name: string]: any },
     A extends { [name: string]: any },
   >(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
-    const out = await super.parse(options, argv).catch((err: unknown) => this.unknownFlags(err, options));
+    const out = await super.parse(options, argv).catch((err: unknown) => this.parseFailed(err, options));
     const def = (options ?? this.ctor) as {
       args?: Record<string, { required?: boolean }>;
       flags?: Record<string, { required?: boolean }>;
@@ -97,23 +98,36 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * oclif's "Nonexistent flag" (its message, then the whole usage) becomes a usage error in the CLI's own words,
-   * suggesting the nearest flag the command has; other parse errors go on as they were.
+   * A parse that failed — an unknown flag (with the nearest the command has), a value a flag does not take, an
+   * argument missing or too many — becomes a usage error (exit 2) in the CLI's own words and style, as every
+   * other usage error is, instead of oclif's `›   Error:` lines and usage dump.
    */
-  private async unknownFlags(
+  private async parseFailed(
     err: unknown,
-    options: { flags?: object; baseFlags?: object } | undefined,
+    options: { flags?: object; baseFlags?: object; args?: object } | undefined,
   ): Promise<never> {
-    const tokens = (err as { flags?: unknown }).flags;
-    // oclif's NonExistentFlagsError (the parser's only error with a `flags` list), recognized without its class:
-    // bin/run.js may load oclif from its bundle (dist/vendor) rather than node_modules.
-    if (!(err instanceof Error) || !Array.isArray(tokens) || !/^Nonexistent flags?:/.test(err.message)) throw err;
+    // oclif's parse errors carry `oclif.exit` (2); they are recognized without their classes: bin/run.js may load
+    // oclif from its bundle (dist/vendor) rather than node_modules. Anything else goes on as it was.
+    // A flag's own parse that refused a value (a CliError, amountFlag's say) comes back with oclif's "Parsing --x"
+    // put in front of its message.
+    const own = err instanceof CliError && err.message.startsWith('Parsing --');
+    if (!(err instanceof Error) || (!own && (err as { oclif?: { exit?: number } }).oclif?.exit !== EXIT.USAGE))
+      throw err;
     const def = options ?? this.ctor;
-    const names = Object.keys({ ...def.baseFlags, ...def.flags });
     const command = [this.config.bin, ...(this.id ?? '').split(':')].filter(Boolean).join(' ');
-    const { unknownFlagsMessage } = await import('./suggest.js');
+    const { parseErrorMessage, unknownFlagsMessage } = await import('./suggest.js');
     this.parsed = true; // parsed, and refused: oclif would otherwise warn that the command never parsed its argv
-    throw new CliError(unknownFlagsMessage(tokens as string[], names, command), EXIT.USAGE);
+    // oclif's NonExistentFlagsError is the parser's only error with a `flags` list.
+    const tokens = (err as { flags?: unknown }).flags;
+    if (Array.isArray(tokens) && /^Nonexistent flags?:/.test(err.message)) {
+      const names = Object.keys({ ...def.baseFlags, ...def.flags });
+      throw new CliError(unknownFlagsMessage(tokens as string[], names, command), EXIT.USAGE);
+    }
+    const args = Object.entries((def.args ?? {}) as Record<string, { description?: string }>).map(([name, a]) => ({
+      name: name.toUpperCase(),
+      description: a.description,
+    }));
+    throw new CliError(parseErrorMessage(err.message, command, args), own ? err.exitCode : EXIT.USAGE);
   }
 
   /**
@@ -130,12 +144,11 @@ export abstract class BaseCommand extends Command {
   }
 
   /**
-   * A human view to be written on `stream`: its tables fit the stream's width when it is a terminal of a known
-   * size (a pseudo-terminal nobody sized says 0 columns: left as it is).
+   * A human view to be written on `stream`: its tables fit the stream's width when it is a terminal
+   * (terminalWidth: its size, else COLUMNS).
    */
   protected render(stream: CliIO['stdout'], view: () => string | Promise<string>): Promise<string> {
-    const columns = stream.isTTY && stream.columns && stream.columns > 0 ? stream.columns : undefined;
-    return withWidth(columns, async () => view());
+    return withWidth(terminalWidth(stream, this.io.env), async () => view());
   }
 
   protected detail<T>(obj: T, title: string, fields: Field<T>[]): Promise<T> {
@@ -173,12 +186,10 @@ export abstract class BaseCommand extends Command {
   }
 
   /** The flag's value, or a prompt on a terminal, or exit 2 naming the flag. A blank value counts as missing. */
-  protected async need<T extends string | number>(
-    value: T | undefined,
-    opts: Omit<AskOptions, 'json'> & { kind?: 'text' | 'integer' | 'password' },
-  ): Promise<T> {
+  protected async need<T extends string | number>(value: T | undefined, opts: Omit<AskOptions, 'json'>): Promise<T> {
     if (value !== undefined && String(value).trim() !== '') return value;
     if (opts.kind === 'integer') return (await askInteger({ ...opts, json: this.jsonMode }, this.io)) as T;
+    if (opts.kind === 'amount') return Number(await ask({ ...opts, json: this.jsonMode }, this.io)) as T;
     return (await ask({ ...opts, json: this.jsonMode }, this.io)) as T;
   }
 
@@ -309,8 +320,7 @@ export abstract class ApiCommand extends BaseCommand {
         );
       throw err;
     }
-    const local = isLoopbackHostname(url.hostname) || url.hostname === '0.0.0.0' || url.hostname.endsWith('.localhost');
-    if (local && !url.pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) {
+    if (isLocalHost(url.hostname) && !url.pathname.replace(/\/+$/, '').endsWith(API_PREFIX)) {
       this.notice(
         `payorch: warning: ${url.origin}${url.pathname.replace(/\/+$/, '')} does not end in ${API_PREFIX}; the local server serves the API under it (e.g. ${url.origin}${API_PREFIX}).`,
       );
@@ -322,13 +332,24 @@ export abstract class ApiCommand extends BaseCommand {
   }
 
   /**
-   * Before a state-changing call: with a live key, show what will change and ask (a terminal is required
-   * unless --yes). Test keys go ahead.
+   * The one guard before a state-changing request, called right before it is sent: with a live key the change
+   * is shown and confirmed, whatever the command read before (a terminal is required unless --yes; "no" ends
+   * the command with exit 2). Test keys go ahead, unless `testToo` asks for a confirmation there as well.
+   * `typed`: the confirmation is typing this value (a ledger account's id) rather than yes. `show`: a view of
+   * what will change, written to stderr before the question (stdout stays the command's result).
    */
-  protected async confirmChange(summary: string, yes: boolean | undefined): Promise<void> {
-    if (!this.isLive || yes) return;
+  protected async confirmChange(
+    summary: string,
+    yes: boolean | undefined,
+    opts: { typed?: string; testToo?: boolean; show?: () => string | Promise<string> } = {},
+  ): Promise<void> {
+    if (yes || !(this.isLive || opts.testToo)) return;
+    if (opts.show && !this.jsonMode) this.io.stderr.write(`${await this.render(this.io.stderr, opts.show)}\n\n`);
+    const sentence = printable(summary.charAt(0).toUpperCase() + summary.slice(1));
+    if (!this.isLive) return this.confirmOrAbort(`${sentence}?`);
     this.io.stderr.write(`${colorErr().bold.red('LIVE')} ${printable(summary)}\n`);
-    await this.confirmOrAbort(`Apply this change with a LIVE key?`);
+    if (opts.typed === undefined) return this.confirmOrAbort(`Apply this change with a LIVE key?`);
+    if (!(await confirmByTyping(`${sentence} with a LIVE key?`, opts.typed, this.jsonMode, this.io))) throw declined();
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {

@@ -3,13 +3,14 @@
 // @inquirer/prompts, loaded only when a question is actually asked.
 import { CliError, EXIT } from './errors.js';
 import { canAsk, processIO, type CliIO } from './io.js';
+import { amountRule, isAmount } from './amount.js';
 
 export const interactive = (json = false, io: CliIO = processIO()) => canAsk(io, json);
 
 export interface AskOptions {
   flag: string;
   message: string;
-  kind?: 'text' | 'integer' | 'password';
+  kind?: 'text' | 'integer' | 'password' | 'amount';
   json?: boolean;
 }
 
@@ -27,7 +28,9 @@ export async function ask(opts: AskOptions, io: CliIO = processIO()): Promise<st
     validate:
       opts.kind === 'integer'
         ? (v) => (/^\d+$/.test(v.trim()) ? true : 'a whole number, please')
-        : (v) => (v.trim() ? true : 'required'),
+        : opts.kind === 'amount'
+          ? (v) => (isAmount(v) ? true : amountRule())
+          : (v) => (v.trim() ? true : 'required'),
   });
   return value.trim();
 }

@@ -11,6 +11,8 @@ import {
   UnsendableRequestError,
 } from '../client/errors.js';
 import { colorErr, printable } from '../output/render.js';
+import { isLocalHost } from '../client/url.js';
+import { EVENT_RETENTION_MS } from '../contract/limits.js';
 import { CliError, EXIT } from './errors.js';
 import { FixtureError, FixtureStepError } from '../fixtures/errors.js';
 
@@ -57,6 +59,21 @@ function asCliError(err: FsError): CliError | undefined {
     : fileSystemProblem(err);
 }
 
+/**
+ * What to check when a server could not be reached: the local test-mode server may simply not be running; a
+ * remote host may be misspelt or out of reach, so the hint names it and where its URL came from.
+ */
+function unreachableHint(baseUrl: string): string {
+  let host: string | undefined;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    host = undefined; // the embedded server's description: not a URL
+  }
+  if (host === undefined || isLocalHost(host)) return 'Is the server running? (`payorch server start`)';
+  return `Is ${printable(host)} the right host, and reachable from here? Check the base URL (--base-url, PAYORCH_BASE_URL or the profile: \`payorch profiles show\`).`;
+}
+
 /** An API error's report; `message` (default: the API's) is what the line says before the codes. */
 function apiReport(err: ApiError, c: Colors, message = err.message): Report {
   const parts = [
@@ -69,8 +86,19 @@ function apiReport(err: ApiError, c: Colors, message = err.message): Report {
   return {
     exit: err.status === 401 ? EXIT.AUTH : EXIT.API,
     body: err.body,
-    line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}`,
+    line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}${apiHint(err)}`,
   };
+}
+
+/**
+ * What the line adds to an API error (never to --json's body, which stays the API's): what the API's message
+ * cannot say. An event id the log does not have may never have existed or may have been removed by retention —
+ * the server keeps nothing of a removed event to tell them apart (docs/api.md "Retention"), so both are named.
+ */
+function apiHint(err: ApiError): string {
+  if (err.status === 404 && err.code === 'resource_missing' && err.param === 'event_id')
+    return ` Events are kept ${EVENT_RETENTION_MS / 86_400_000} days (on the account's clock); an older one is no longer there.`;
+  return '';
 }
 
 const ROWS: Row[] = [
@@ -85,7 +113,7 @@ const ROWS: Row[] = [
     return {
       exit: EXIT.UNREACHABLE,
       body: { error: { type: 'api_error', code: timeout ? 'timeout' : 'connection_error', message: err.message } },
-      line: `${c.red('Error:')} ${printable(err.message)}. ${timeout ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : 'Is the server running? (`payorch server start`)'}`,
+      line: `${c.red('Error:')} ${printable(err.message)}. ${timeout ? 'Is the server overloaded? (raise --timeout or PAYORCH_TIMEOUT)' : unreachableHint(err.url)}`,
     };
   }),
   row(ProtocolError, (err, c) => ({

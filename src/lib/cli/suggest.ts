@@ -32,3 +32,102 @@ export function unknownFlagsMessage(tokens: readonly string[], flags: readonly s
   const named = tokens.map((token, i) => `\`${token}\`${meant[i] ? ` (did you mean \`--${meant[i]}\`?)` : ''}`);
   return `${named.join(', ')} are not flags of \`${command}\`. ${help}`;
 }
+
+/** `a`, `a or b`, `a, b or c`. */
+const either = (items: readonly string[]) =>
+  items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+
+/**
+ * The usage error for arguments a command does not take (`payorch ledger list extra`), naming them and what it
+ * does take. `command` as typed (`payorch ledger list`); `args` the names of its arguments (ID, …).
+ */
+export function extraArgsMessage(command: string, extras: readonly string[], args: readonly string[]): string {
+  const takes =
+    args.length === 0
+      ? 'takes no arguments'
+      : `takes ${args.length === 1 ? 'one argument' : `${args.length} arguments`}, ${args.join(' ')}`;
+  const got = extras.map((a) => `\`${a}\``);
+  const listed = got.length < 2 ? (got[0] ?? '') : `${got.slice(0, -1).join(', ')} and ${got.at(-1)}`;
+  return `\`${command}\` ${takes}; ${args.length ? 'also got' : 'got'} ${listed}. \`${command} --help\` shows its usage.`;
+}
+
+/**
+ * Commands whose last words are what was typed, for a command name typed without its topic (`payorch unfreeze
+ * la_1` → `ledger unfreeze`): those ending exactly with the first words typed (the rest being arguments), else
+ * those within a typo of all of it; none when more than `most` would be named. Ids and `typed` use oclif's colons.
+ */
+export function commandsEndingWith(
+  typed: readonly string[],
+  ids: readonly string[],
+  most = 3,
+): { ids: string[]; exact: boolean } {
+  const split = ids.map((id) => ({ id, words: id.split(':') }));
+  const ending = (n: number) =>
+    split
+      .filter((c) => c.words.length > n)
+      .map((c) => ({ id: c.id, d: distance(typed.slice(0, n).join(':'), c.words.slice(-n).join(':')) }));
+  for (let n = typed.length; n >= 1; n--) {
+    const exact = ending(n).filter((t) => t.d === 0);
+    if (exact.length > 0) return { ids: exact.length <= most ? exact.map((t) => t.id) : [], exact: true };
+  }
+  const tails = ending(typed.length);
+  const best = Math.min(...tails.map((t) => t.d));
+  const near = tails.filter((t) => t.d === best && nearEnough(best, typed.join(':'))).map((t) => t.id);
+  return { ids: near.length <= most ? near : [], exact: false };
+}
+
+export const listOfCommands = (bin: string, ids: readonly string[]) =>
+  either(ids.map((id) => `\`${bin} ${id.split(':').join(' ')}\``));
+
+/**
+ * oclif's parse errors (`Parsing --amount \n\tExpected an integer…\nSee more help with --help`, "Unexpected
+ * argument: x", "Missing 1 required arg:…", "The following error occurred:…") in the CLI's own words: one line
+ * naming the flag or argument and what it takes, and where the usage is. `command` as typed (`payorch sessions
+ * get`); `args` its arguments' names (ID, …) and descriptions.
+ */
+export function parseErrorMessage(
+  message: string,
+  command: string,
+  args: readonly { name: string; description?: string }[],
+): string {
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('See more help with'));
+  const usage = `\`${command} --help\` shows its usage.`;
+  const first = lines[0] ?? '';
+  const parsing = /^Parsing (--[\w-]+)$/.exec(first);
+  if (parsing) {
+    const flag = parsing[1]!;
+    const inner = lines.slice(1).join(' ');
+    if (inner.startsWith(flag)) return inner; // the flag's own message (amountFlag's, say), already whole
+    const int = /^Expected an integer(?: (greater|less) than or equal to (-?\d+))? but received: (.*)$/.exec(inner);
+    if (int) {
+      const bound = int[1] ? `, ${int[1] === 'greater' ? 'at least' : 'at most'} ${int[2]}` : '';
+      return `${flag} takes a whole number${bound}; got "${int[3]}". ${usage}`;
+    }
+    return `${flag}: ${inner} ${usage}`;
+  }
+  const unexpected = /^Unexpected arguments?: (.*)$/.exec(first);
+  if (unexpected)
+    return extraArgsMessage(
+      command,
+      unexpected[1]!.split(', '),
+      args.map((a) => a.name),
+    );
+  if (/^Missing \d+ required args?/.test(first)) {
+    const missing = lines.slice(1).map((l) => /^(\S+)/.exec(l)?.[1]?.toUpperCase() ?? l);
+    const named = missing.length ? missing : args.map((a) => a.name);
+    return `Missing the ${either(named)} argument${named.length === 1 ? '' : 's'}: \`${command} ${named.join(' ')}\`. ${usage}`;
+  }
+  const choice = /^Expected --([\w-]+)=(.*) to be one of: (.*)$/.exec(first);
+  if (choice) return `--${choice[1]} takes one of ${choice[3]}; got "${choice[2]}". ${usage}`;
+  const noValue = /^Flag (--[\w-]+) expects (?:one of these values: (.*)|a value)$/.exec(lines.join(' '));
+  if (noValue) return `${noValue[1]} needs a value${noValue[2] ? `: one of ${noValue[2]}` : ''}. ${usage}`;
+  if (/^The following errors? occurred:$/.test(first))
+    return `${lines
+      .slice(1)
+      .map((l) => l.replace(/^(--[\w-]+)=\S*/, '$1'))
+      .join('; ')}. ${usage}`;
+  return `${lines.join(' ')} ${usage}`;
+}

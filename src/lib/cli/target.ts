@@ -15,7 +15,33 @@ export type Target =
   | { kind: 'http'; apiKey: string; baseUrl: string; profile?: string; source: string }
   | { kind: 'embedded' };
 
+/**
+ * A blank key, URL or profile name — `--api-key ''`, or `PAYORCH_API_KEY=` from a script whose variable was
+ * empty — is a usage error (exit 2): read as "none", it would quietly send the command somewhere else (the local
+ * test-mode server instead of the profile's live one).
+ */
+function refuseBlank(flags: TargetFlags, env: NodeJS.ProcessEnv): void {
+  const given: [string, string | undefined, string][] = [
+    ['--api-key', flags['api-key'], 'a key'],
+    ['--base-url', flags['base-url'], 'a URL'],
+    ['--profile', flags.profile, 'a profile name'],
+    ['PAYORCH_API_KEY', env.PAYORCH_API_KEY, 'a key'],
+    ['PAYORCH_BASE_URL', env.PAYORCH_BASE_URL, 'a URL'],
+    ['PAYORCH_PROFILE', env.PAYORCH_PROFILE, 'a profile name'],
+  ];
+  for (const [name, value, what] of given) {
+    if (value === undefined || value.trim() !== '') continue;
+    throw new CliError(
+      name.startsWith('--')
+        ? `${name} is blank; give ${what}, or leave the flag out.`
+        : `${name} is set but blank; give it ${what}, or unset it (\`unset ${name}\`).`,
+      EXIT.USAGE,
+    );
+  }
+}
+
 export function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Target {
+  refuseBlank(flags, env);
   // The profiles file is read only when a profile can matter: a key and a base URL from flags or env need none.
   const needsFile =
     Boolean(flags.profile ?? env.PAYORCH_PROFILE) ||

@@ -1,5 +1,5 @@
 // Base URLs: the one check of where the client may send requests (and keys).
-import { API_PREFIX } from '../contract/prefix.js';
+import { API_PREFIX, isLoopbackHostname } from '../contract/prefix.js';
 import { InvalidBaseUrlError } from './errors.js';
 
 /** The path the test-mode server serves the API under (src/lib/contract/prefix.ts decides it). */
@@ -24,3 +24,7 @@ export function parseBaseUrl(baseUrl: string): URL {
   if (url.search || url.hash) throw new InvalidBaseUrlError(baseUrl, 'it must not have a query string or fragment');
   return url;
 }
+
+/** A host on this machine (loopback names and addresses, `*.localhost`): where the local test-mode server runs. */
+export const isLocalHost = (hostname: string): boolean =>
+  isLoopbackHostname(hostname) || hostname === '0.0.0.0' || hostname.endsWith('.localhost');

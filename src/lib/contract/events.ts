@@ -3,7 +3,6 @@
 // accepts only these, and the CLI and docs list them from here.
 import { Type, type Static } from '@sinclair/typebox';
 import { ListOf, ListQuery, Nullable, UnixSecondsInput } from './common.js';
-import { DAY_MS } from './time.js';
 
 export {
   EVENT_TYPES,
@@ -76,5 +75,4 @@ export const ListEventsQuery = Type.Object(
 );
 export type ListEventsQuery = Static<typeof ListEventsQuery>;
 
-/** How long events are kept: 30 days on the account's clock (docs/api.md "Events and webhooks"). */
-export const EVENT_RETENTION_MS = 30 * DAY_MS;
+export { EVENT_RETENTION_MS } from './limits.js';

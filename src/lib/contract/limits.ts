@@ -1,6 +1,9 @@
-import { DAY_S } from './time.js';
+import { DAY_MS, DAY_S } from './time.js';
 // Limits and value lists shared by the server's schemas and the CLI, kept free of runtime imports (the CLI
 // loads this without TypeBox, which costs ~100 ms to import).
+
+/** How long events are kept: 30 days on the account's clock (docs/api.md "Events and webhooks"). */
+export const EVENT_RETENTION_MS = 30 * DAY_MS;
 
 /**
  * How far one advance-clock call may move an account's test clock: each call runs everything that comes due

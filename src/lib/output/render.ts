@@ -169,6 +169,21 @@ export function detailText<T>(obj: T, title: string, fields: Field<T>[]): string
   return lines.join('\n');
 }
 
+/**
+ * The width a view on `stream` must fit: a terminal's size, or — when the terminal reports none (0 columns: a
+ * pseudo-terminal nobody sized, some CI runners) — COLUMNS, as gh and most tools read it. Undefined when the
+ * stream is not a terminal (piped output keeps every value whole, COLUMNS or not) or no width is known.
+ */
+export function terminalWidth(
+  stream: { isTTY?: boolean; columns?: number },
+  env: NodeJS.ProcessEnv = process.env,
+): number | undefined {
+  if (!stream.isTTY) return undefined;
+  if (stream.columns && stream.columns > 0) return stream.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}
+
 const widthScope = new AsyncLocalStorage<number | undefined>();
 
 /**

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../../lib/cli/base.js';
 import { holdFields } from '../../../lib/output/views/ledger.js';
+import { amountFlag } from '../../../lib/cli/amount.js';
 
 export default class HoldsCapture extends ApiCommand {
   static override summary = 'Capture a hold into a destination account (posts the journal entry)';
@@ -11,7 +12,7 @@ export default class HoldsCapture extends ApiCommand {
   static override args = { id: Args.string({ description: 'Hold id (hold_…)', required: true }) };
   static override flags = {
     destination: Flags.string({ description: 'Destination ledger account id' }),
-    amount: Flags.integer({ description: 'Capture less than the held amount (the rest is released)', min: 1 }),
+    amount: amountFlag({ description: 'Capture less than the held amount (the rest is released)' }),
     description: Flags.string({ description: 'Description of the journal entry' }),
     'idempotency-key': idempotencyFlag,
     yes: yesFlag,

@@ -1,13 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, metadataFlag, parseMetadata, yesFlag } from '../../../lib/cli/base.js';
 import { holdFields } from '../../../lib/output/views/ledger.js';
+import { amountFlag, MINOR_UNITS } from '../../../lib/cli/amount.js';
 
 export default class HoldsCreate extends ApiCommand {
   static override summary = 'Place a hold on a ledger account';
   static override examples = ['<%= config.bin %> ledger holds create la_… --amount 2000 --description "pending auth"'];
   static override args = { account: Args.string({ description: 'Ledger account id (la_…)', required: true }) };
   static override flags = {
-    amount: Flags.integer({ description: 'Amount in minor units', min: 1 }),
+    amount: amountFlag({ description: 'Amount in minor units' }),
     description: Flags.string({ description: 'Description' }),
     'expires-at': Flags.string({ description: 'ISO 8601 date-time (default: 7 days)' }),
     metadata: metadataFlag,
@@ -17,7 +18,11 @@ export default class HoldsCreate extends ApiCommand {
 
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(HoldsCreate);
-    const amount = await this.need(flags.amount, { flag: 'amount', message: 'Amount (minor units)', kind: 'integer' });
+    const amount = await this.need(flags.amount, {
+      flag: 'amount',
+      message: `Amount in ${MINOR_UNITS}`,
+      kind: 'amount',
+    });
     const client = await this.client(flags);
     await this.confirmChange(`hold ${amount} on ledger account ${args.account}`, flags.yes);
     const hold = await client.ledgerAccounts.createHold(

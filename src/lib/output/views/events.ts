@@ -90,14 +90,31 @@ export const webhookEndpointColumns: Column<WebhookEndpoint>[] = [
 
 export const maskedSecret = (s: string) => maskSecret(s);
 
-export const deliveryColumns: Column<WebhookDelivery>[] = [
-  { header: 'ID', value: (d) => d.id },
+/** A delivery's outcome so far, shared by both views of deliveries below. */
+const deliveryOutcome: Column<WebhookDelivery>[] = [
   { header: 'STATUS', value: (d) => d.status, status: true },
-  { header: 'EVENT', value: (d) => `${d.event_type} ${d.event}`, shrink: true },
-  { header: 'ENDPOINT', value: (d) => d.webhook_endpoint, optional: true },
   { header: 'ATTEMPTS', value: (d) => d.attempts },
-  { header: 'LAST', value: (d) => d.last_response_code ?? d.last_error ?? '' },
+  { header: 'LAST', value: (d) => d.last_response_code ?? d.last_error ?? '', shrink: true },
   { header: 'NEXT', value: (d) => formatTime(d.next_attempt_at), optional: true },
+];
+
+/**
+ * One event's deliveries (`events deliveries`, `events resend`): a row per endpoint. The event is the one the
+ * command names, so it has no column; the delivery's own id (no command takes it) is the first to leave a narrow
+ * terminal. No id is ever cut.
+ */
+export const eventDeliveryColumns: Column<WebhookDelivery>[] = [
+  { header: 'ENDPOINT', value: (d) => d.webhook_endpoint },
+  ...deliveryOutcome,
+  { header: 'DELIVERY', value: (d) => d.id, optional: true },
+];
+
+/** One endpoint's deliveries (`webhooks deliveries`): a row per event, its type shortened before any id is. */
+export const endpointDeliveryColumns: Column<WebhookDelivery>[] = [
+  { header: 'EVENT', value: (d) => d.event },
+  { header: 'TYPE', value: (d) => d.event_type, shrink: true },
+  ...deliveryOutcome,
+  { header: 'DELIVERY', value: (d) => d.id, optional: true },
 ];
 
 /** `logs tail`'s line: time, status, method, path, duration, request id. */
