@@ -110,6 +110,34 @@ describe('the live-key guard covers the write itself', () => {
   });
 });
 
+describe.skipIf(!hasPty)('on a terminal', () => {
+  it('a live `ledger unfreeze` of an active account asks for the id first; a wrong answer sends nothing', async () => {
+    const acct = await s.request('POST', '/ledger-accounts', {
+      body: { name: 'Wallet', account_type: 'liability', currency: 'usd' },
+    });
+    const id = acct.body.id as string;
+    const home = await liveHome();
+    const p = runPty(['ledger', 'unfreeze', id], { home });
+    const screen = await p.waitFor(`Type ${id} to confirm`);
+    expect(screen).toContain(`LIVE unfreeze ledger account ${id}`);
+    expect(screen).toMatch(/status\s+active/);
+    p.type('y\r');
+    const { code, output } = await p.done;
+    expect(code, output).toBe(2);
+    expect(output).toContain('Aborted; nothing was changed.');
+    expect(seen.filter((l) => l.startsWith('POST ') && l.includes(`/${id}/unfreeze`))).toEqual([]);
+  });
+
+  it('the amount prompt answers 19.99 with the words --amount uses', async () => {
+    const p = runPty(['sessions', 'create', '--currency', 'usd', ...against(s)]);
+    await p.waitFor('Amount in minor units (1999 for 19.99)');
+    p.type('19.99\r');
+    await p.waitFor('a whole number of minor units (1999 for 19.99), 1 or more');
+    p.type('\x03');
+    expect((await p.done).code).toBe(130);
+  });
+});
+
 describe('a connection error says what failed and what to check', () => {
   // The binary resolves `api.payorch.example` to loopback (a preloaded dns.lookup, nothing else changed): a remote
   // host as the CLI sees it, refused on a closed port, without leaving this machine.
