@@ -14,7 +14,7 @@ import { colorErr, printable } from '../output/render.js';
 import { isLocalHost } from '../client/url.js';
 import { EVENT_RETENTION_MS } from '../contract/limits.js';
 import { CliError, EXIT } from './errors.js';
-import { FixtureError, FixtureStepError } from '../fixtures/errors.js';
+import { FixtureEditError, FixtureError, FixtureStepError } from '../fixtures/errors.js';
 
 export interface Report {
   exit: number;
@@ -46,6 +46,7 @@ const AS_CLI_ERROR: [cls: ErrorClass<Error>, exit: number, when?: (err: Error) =
   [UnsendableRequestError, EXIT.AUTH, (err) => (err as UnsendableRequestError).part === 'api_key'],
   [InvalidIdError, EXIT.USAGE],
   [FixtureError, EXIT.USAGE],
+  [FixtureEditError, EXIT.USAGE],
   [UnsendableRequestError, EXIT.USAGE],
   [SimulateWithLiveKeyError, EXIT.USAGE],
 ];
