@@ -3,6 +3,27 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Currency } from './common.js';
 import { Event } from './events.js';
 
+const StepName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'a step of the scenario, by name (`payorch trigger --list`: session, payment, customer …)',
+});
+const StepParam = Type.Object(
+  {
+    step: StepName,
+    param: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: "a param of the step's body: dotted or bracketed path (metadata.order, items[0][price])",
+    }),
+  },
+  { additionalProperties: false },
+);
+const StepParamValue = Type.Object(
+  { ...StepParam.properties, value: Type.Unknown({ description: 'any JSON value' }) },
+  { additionalProperties: false },
+);
+
 export const TriggerBody = Type.Object(
   {
     event_type: Type.String({
@@ -18,6 +39,28 @@ export const TriggerBody = Type.Object(
       }),
     ),
     currency: Type.Optional(Currency),
+    override: Type.Optional(
+      Type.Array(StepParamValue, {
+        maxItems: 50,
+        description: "set a param of a named step's body, replacing what is there (`payorch trigger --override`)",
+      }),
+    ),
+    add: Type.Optional(
+      Type.Array(StepParamValue, {
+        maxItems: 50,
+        description: "set a param of a named step's body only where it has none (`--add`)",
+      }),
+    ),
+    remove: Type.Optional(
+      Type.Array(StepParam, { maxItems: 50, description: "drop a param of a named step's body (`--remove`)" }),
+    ),
+    skip: Type.Optional(
+      Type.Array(StepName, {
+        maxItems: 20,
+        description:
+          'named steps not to run: only one whose id a later step takes as a param, with that param given (`--skip`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -30,6 +73,9 @@ export const TriggerResult = Type.Object(
     events: Type.Array(Event, { description: 'every event the scenario recorded, in order' }),
     objects: Type.Record(Type.String(), Type.String(), {
       description: 'the ids of what the scenario made, by kind (payment_session, payment, customer …)',
+    }),
+    steps: Type.Array(Type.String(), {
+      description: 'the named steps the scenario ran, in order: what override, add, remove and skip name',
     }),
   },
   { $id: 'TriggerResult' },

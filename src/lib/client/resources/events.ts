@@ -85,12 +85,17 @@ export interface TriggerResult {
   event_type: EventType;
   events: Event[];
   objects: Record<string, unknown>;
+  /** The named steps the scenario ran, in order (what `override`, `add`, `remove` and `skip` name). */
+  steps: string[];
 }
 
 export class TriggersResource {
   constructor(private readonly c: Requester) {}
 
-  /** Creates the objects that really produce `event_type` (overrides such as `amount`, `currency` optional). */
+  /**
+   * Creates the objects that really produce `event_type`; `overrides` are the body's other fields (`amount`,
+   * `currency`, `override`, `add`, `remove`, `skip`: docs/api.md "Test triggers").
+   */
   trigger(
     eventType: EventType | string,
     overrides: Record<string, unknown> = {},

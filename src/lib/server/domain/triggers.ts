@@ -5,6 +5,7 @@
 // it): time-driven changes are made due at once by creating their object back-dated by its lifetime, or the
 // one object's due change is run directly (a renewal), and record their events at the time they happen.
 import { createRequire } from 'node:module';
+import type { TSchema } from '@sinclair/typebox';
 import type { Services } from './services.js';
 import { isEventType, likelyEventType, type EventType } from '../../contract/events.js';
 import type { Event } from '../../contract/events.js';
@@ -18,6 +19,40 @@ import { KYC_PROCESSING_MS } from './identity/kyc.js';
 import { MICRODEPOSIT_AMOUNTS, MICRODEPOSIT_ATTEMPTS } from './payments/bankaccounts.js';
 import { ACH_TEST } from './testcards.js';
 import { DAY_MS } from '../../contract/time.js';
+import { applyEdits, editsByStep, sets, type ParamEdit } from '../../fixtures/edits.js';
+import { FixtureEditError } from '../../fixtures/errors.js';
+import { triggerSteps } from '../../contract/trigger-steps.js';
+import { CancelSessionBody, CreateSessionBody, UpdateSessionBody } from '../../contract/sessions.js';
+import {
+  ConfirmPaymentBody,
+  CreateBankAccountBody,
+  RefundPaymentBody,
+  UpdateBankAccountBody,
+} from '../../contract/payments.js';
+import {
+  CancelSubscriptionBody,
+  CreateCheckoutSessionBody,
+  CreateCouponBody,
+  CreateCustomerBody,
+  CreateInvoiceBody,
+  CreatePriceBody,
+  CreateProductBody,
+  CreateSubscriptionBody,
+  UpdateCouponBody,
+  UpdateCustomerBody,
+  UpdateInvoiceBody,
+  UpdatePriceBody,
+  UpdateProductBody,
+  UpdateSubscriptionBody,
+} from '../../contract/billing.js';
+import {
+  CaptureHoldBody,
+  CreateHoldBody,
+  CreateJournalEntryBody,
+  CreateLedgerAccountBody,
+  LedgerAccountActionBody,
+} from '../../contract/ledger.js';
+import { CreateIdentityTokenBody, CreateKycBody } from '../../contract/identity.js';
 
 interface Ctx {
   s: Services;
@@ -28,20 +63,76 @@ interface Ctx {
   currency: string;
   /** ids of what the scenario made, by kind (the answer's `objects`) */
   objects: Record<string, string>;
+  /** The request's override/add/remove, all of them and by step. */
+  edits: ParamEdit[];
+  byStep: Map<string, ParamEdit[]>;
+  skip: Set<string>;
+  /** The named steps run (and skipped), in order (the answer's `steps`). */
+  steps: string[];
+  check: BodyCheck;
 }
 
 type Scenario = (c: Ctx) => void;
 
+/**
+ * Checks a step's body against the schema of the route that takes it (the route layer provides it: a trigger's
+ * edited body gets the same validation as a request's); throws the contract's 400 naming `step`.
+ */
+export type BodyCheck = (schema: TSchema, body: unknown, step: string) => void;
+
+const DAY = 86_400_000;
+
+// ------------------------------------------------------------------------------------------ named steps
+
+/**
+ * The body of the named step `name`: `base` with the request's edits of the step applied, checked as the route
+ * that takes it would check it. A skipped step that reaches here is one the scenario acts on itself: an error.
+ */
+function body<T>(c: Ctx, name: string, schema: TSchema, base: T): T {
+  if (c.skip.has(name))
+    throw errors.parameterInvalid(
+      'skip',
+      `the step "${name}" cannot be skipped: the scenario acts on what it makes (only a step whose id a later step takes as a param can be skipped, with that param given)`,
+    );
+  c.steps.push(name);
+  const mine = c.byStep.get(name);
+  let out: unknown = base;
+  if (mine) {
+    try {
+      out = applyEdits(base as Record<string, unknown>, mine);
+    } catch (err) {
+      if (err instanceof FixtureEditError) throw errors.parameterInvalid(mine[0]!.op, err.message);
+      throw err;
+    }
+  }
+  c.check(schema, out, name);
+  return out as T;
+}
+
+/**
+ * The id step `name` makes (with `make`), for step `user`'s param `param`; undefined when `name` is skipped,
+ * which it may be only when the request sets that param of `user` (its own object instead).
+ */
+function made(c: Ctx, name: string, user: string, param: string, make: () => string): string | undefined {
+  if (!c.skip.has(name)) return make();
+  if (!sets(c.edits, user, param))
+    throw errors.parameterInvalid(
+      'skip',
+      `the step "${name}" makes what the step "${user}" takes as ${param}: skip it only with that param given (--override ${user}:${param}=…)`,
+    );
+  return undefined;
+}
+
 // ------------------------------------------------------------------------------------------ building blocks
 
 function session(c: Ctx, opts: { capture?: 'manual'; at?: number } = {}): string {
-  const body = {
+  const b = body(c, 'session', CreateSessionBody, {
     amount: c.amount,
     currency: c.currency,
     description: 'payorch trigger',
     ...(opts.capture ? { capture_method: opts.capture } : {}),
-  };
-  const created = c.s.sessions.create(c.accountId, body, opts.at ?? c.now, c.baseUrl);
+  } as CreateSessionBody);
+  const created = c.s.sessions.create(c.accountId, b, opts.at ?? c.now, c.baseUrl);
   c.objects.payment_session = created.id;
   return created.id;
 }
@@ -49,39 +140,42 @@ function session(c: Ctx, opts: { capture?: 'manual'; at?: number } = {}): string
 /** A session confirmed with test card `token`; returns the payment's id. */
 function pay(c: Ctx, token: string, opts: { capture?: 'manual' } = {}): string {
   const id = session(c, opts);
-  c.s.payments.confirm(c.accountId, id, { payment_method_type: 'card', token_id: token }, c.now, c.baseUrl);
+  const b = body(c, 'payment', ConfirmPaymentBody, {
+    payment_method_type: 'card',
+    token_id: token,
+  } as ConfirmPaymentBody);
+  c.s.payments.confirm(c.accountId, id, b, c.now, c.baseUrl);
   const payment = c.s.payments.forSession(c.accountId, id)!;
   c.objects.payment = payment.id;
   return payment.id;
 }
 
 function customer(c: Ctx, card?: string): string {
-  const id = c.s.billing.customers.create(
-    c.accountId,
-    { email: 'trigger@example.com', name: 'payorch trigger', ...(card ? { default_payment_method: card } : {}) },
-    c.now,
-  ).id;
+  const b = body(c, 'customer', CreateCustomerBody, {
+    email: 'trigger@example.com',
+    name: 'payorch trigger',
+    ...(card ? { default_payment_method: card } : {}),
+  } as CreateCustomerBody);
+  const id = c.s.billing.customers.create(c.accountId, b, c.now).id;
   c.objects.customer = id;
   return id;
 }
 
 function product(c: Ctx): string {
-  const id = c.s.billing.products.create(c.accountId, { name: 'payorch trigger product' }, c.now).id;
+  const b = body(c, 'product', CreateProductBody, { name: 'payorch trigger product' } as CreateProductBody);
+  const id = c.s.billing.products.create(c.accountId, b, c.now).id;
   c.objects.product = id;
   return id;
 }
 
 function price(c: Ctx, recurring?: 'day' | 'month', at = c.now): string {
-  const id = c.s.billing.prices.create(
-    c.accountId,
-    {
-      product_data: { name: 'payorch trigger product' },
-      currency: c.currency,
-      unit_amount: c.amount,
-      ...(recurring ? { type: 'recurring', recurring: { interval: recurring } } : { type: 'one_time' }),
-    },
-    at,
-  ).id;
+  const b = body(c, 'price', CreatePriceBody, {
+    product_data: { name: 'payorch trigger product' },
+    currency: c.currency,
+    unit_amount: c.amount,
+    ...(recurring ? { type: 'recurring', recurring: { interval: recurring } } : { type: 'one_time' }),
+  } as CreatePriceBody);
+  const id = c.s.billing.prices.create(c.accountId, b, at).id;
   c.objects.price = id;
   return id;
 }
@@ -92,35 +186,32 @@ function subscription(
   opts: { trialDays?: number; interval?: 'day' | 'month'; at?: number } = {},
 ): string {
   const at = opts.at ?? c.now;
-  const cus = customer({ ...c, now: at }, card);
-  const sub = c.s.billing.subscriptions.create(
-    c.accountId,
-    {
-      customer: cus,
-      items: [{ price: price(c, opts.interval ?? 'month', at) }],
-      ...(opts.trialDays !== undefined ? { trial_period_days: opts.trialDays } : {}),
-    },
-    at,
-  );
+  const cus = made(c, 'customer', 'subscription', 'customer', () => customer({ ...c, now: at }, card));
+  const pri = made(c, 'price', 'subscription', 'items', () => price(c, opts.interval ?? 'month', at));
+  const b = body(c, 'subscription', CreateSubscriptionBody, {
+    customer: cus,
+    items: [{ price: pri }],
+    ...(opts.trialDays !== undefined ? { trial_period_days: opts.trialDays } : {}),
+  } as CreateSubscriptionBody);
+  const sub = c.s.billing.subscriptions.create(c.accountId, b, at);
   c.objects.subscription = sub.id;
+  c.objects.customer ??= sub.customer;
   if (sub.latest_invoice) c.objects.invoice = sub.latest_invoice;
   return sub.id;
 }
 
 /** A one-line draft invoice of the amount for a customer paying with `card`. */
 function draftInvoice(c: Ctx, card = 'tok_visa', sendInvoice = false): string {
-  const cus = customer(c, card);
-  const inv = c.s.billing.invoices.create(
-    c.accountId,
-    {
-      customer: cus,
-      currency: c.currency,
-      lines: [{ amount: c.amount, description: 'payorch trigger' }],
-      ...(sendInvoice ? { collection_method: 'send_invoice', days_until_due: 0 } : {}),
-    },
-    c.now,
-  );
+  const cus = made(c, 'customer', 'invoice', 'customer', () => customer(c, card));
+  const b = body(c, 'invoice', CreateInvoiceBody, {
+    customer: cus,
+    currency: c.currency,
+    lines: [{ amount: c.amount, description: 'payorch trigger' }],
+    ...(sendInvoice ? { collection_method: 'send_invoice', days_until_due: 0 } : {}),
+  } as CreateInvoiceBody);
+  const inv = c.s.billing.invoices.create(c.accountId, b, c.now);
   c.objects.invoice = inv.id;
+  c.objects.customer ??= inv.customer;
   return inv.id;
 }
 
@@ -131,10 +222,14 @@ function openInvoice(c: Ctx, card = 'tok_visa', sendInvoice = false): string {
 }
 
 function ledgerAccount(c: Ctx, type: 'asset' | 'equity' = 'asset', name = 'payorch trigger'): string {
-  const id = c.s.ledger.create(c.accountId, { name, account_type: type, currency: c.currency }, c.now, {
-    actor: 'trigger',
-  }).id;
-  c.objects[type === 'asset' ? 'ledger_account' : 'funding_account'] = id;
+  const step = type === 'asset' ? 'ledger_account' : 'funding_account';
+  const b = body(c, step, CreateLedgerAccountBody, {
+    name,
+    account_type: type,
+    currency: c.currency,
+  } as CreateLedgerAccountBody);
+  const id = c.s.ledger.create(c.accountId, b, c.now, { actor: 'trigger' }).id;
+  c.objects[step] = id;
   return id;
 }
 
@@ -142,45 +237,55 @@ function ledgerAccount(c: Ctx, type: 'asset' | 'equity' = 'asset', name = 'payor
 function fundedAccount(c: Ctx): string {
   const asset = ledgerAccount(c);
   const equity = ledgerAccount(c, 'equity', 'payorch trigger funding');
-  const je = c.s.ledger.postJournal(
-    c.accountId,
-    {
-      description: 'payorch trigger',
-      entries: [
-        { account_id: asset, direction: 'debit', amount: c.amount },
-        { account_id: equity, direction: 'credit', amount: c.amount },
-      ],
-    },
-    c.now,
-  );
+  const b = body(c, 'journal_entry', CreateJournalEntryBody, {
+    description: 'payorch trigger',
+    entries: [
+      { account_id: asset, direction: 'debit', amount: c.amount },
+      { account_id: equity, direction: 'credit', amount: c.amount },
+    ],
+  } as CreateJournalEntryBody);
+  const je = c.s.ledger.postJournal(c.accountId, b, c.now);
   c.objects.journal_entry = je.id;
   return asset;
 }
 
 function hold(c: Ctx, account: string, opts: { expiresMs?: number; at?: number } = {}): string {
-  const body = {
+  const b = body(c, 'hold', CreateHoldBody, {
     amount: c.amount,
     description: 'payorch trigger',
     ...(opts.expiresMs !== undefined ? { expires_at: isoTime(opts.expiresMs) } : {}),
-  };
-  const id = c.s.ledger.createHold(c.accountId, account, body, opts.at ?? c.now).id;
+  } as CreateHoldBody);
+  const id = c.s.ledger.createHold(c.accountId, account, b, opts.at ?? c.now).id;
   c.objects.hold = id;
   return id;
 }
 
 function bankAccount(c: Ctx, number: string = ACH_TEST.settles): string {
-  const id = c.s.bankAccounts.create(
-    c.accountId,
-    { holder_name: 'payorch trigger', routing_number: ACH_TEST.routing, account_number: number },
-    c.now,
-  ).id;
+  const b = body(c, 'bank_account', CreateBankAccountBody, {
+    holder_name: 'payorch trigger',
+    routing_number: ACH_TEST.routing,
+    account_number: number,
+  } as CreateBankAccountBody);
+  const id = c.s.bankAccounts.create(c.accountId, b, c.now).id;
   c.objects.bank_account = id;
   return id;
 }
 
 function identityToken(c: Ctx, value: string): string {
-  const id = c.s.vault.create(c.accountId, { type: 'ssn', value }, c.now).token_id;
+  const b = body(c, 'identity_token', CreateIdentityTokenBody, { type: 'ssn', value } as CreateIdentityTokenBody);
+  const id = c.s.vault.create(c.accountId, b, c.now).token_id;
   c.objects.identity_token = id;
+  return id;
+}
+
+function kyc(c: Ctx, tokens: string[] | undefined, at = c.now): string {
+  const b = body(c, 'kyc_verification', CreateKycBody, {
+    customer_id: 'trigger',
+    verification_level: 'basic',
+    ...(tokens ? { identity_token_ids: tokens } : {}),
+  } as CreateKycBody);
+  const id = c.s.kyc.create(c.accountId, b, at).id;
+  c.objects.kyc_verification = id;
   return id;
 }
 
@@ -188,19 +293,29 @@ function identityToken(c: Ctx, value: string): string {
 function decidedKyc(c: Ctx, value: string): void {
   const submittedAt = c.now - KYC_PROCESSING_MS;
   const token = identityToken({ ...c, now: submittedAt }, value);
-  const k = c.s.kyc.create(
-    c.accountId,
-    { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] },
-    submittedAt,
-  );
-  c.objects.kyc_verification = k.id;
-  c.s.kyc.submit(c.accountId, k.id, {}, submittedAt);
-  c.s.kyc.decideIfDue(c.accountId, k.id, c.now);
+  const id = kyc(c, [token], submittedAt);
+  c.s.kyc.submit(c.accountId, id, {}, submittedAt);
+  c.s.kyc.decideIfDue(c.accountId, id, c.now);
 }
+
+function coupon(c: Ctx): string {
+  const b = body(c, 'coupon', CreateCouponBody, { percent_off: 10, name: 'payorch trigger' } as CreateCouponBody);
+  const id = c.s.billing.coupons.create(c.accountId, b, c.now).id;
+  c.objects.coupon = id;
+  return id;
+}
+
+/** The body of a step that changes what an earlier one made (`update`, `cancel`, `refund`, `freeze` …). */
+const change = <T>(c: Ctx, name: string, schema: TSchema, base: T): T => body(c, name, schema, base);
+const reason = (c: Ctx, name: string) =>
+  change(c, name, LedgerAccountActionBody, { reason: 'payorch trigger' } as LedgerAccountActionBody);
 
 // ------------------------------------------------------------------------------------------------ scenarios
 
-const refund = (c: Ctx, token: string) => void c.s.payments.refund(c.accountId, pay(c, token), {}, c.now);
+const refund = (c: Ctx, token: string) => {
+  const id = pay(c, token);
+  c.s.payments.refund(c.accountId, id, change(c, 'refund', RefundPaymentBody, {} as RefundPaymentBody), c.now);
+};
 
 const SCENARIOS: Record<EventType, Scenario> = {
   'payment.requires_action': (c) => void pay(c, 'tok_threeDSecureRequired'),
@@ -209,23 +324,33 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'payment.failed': (c) => void pay(c, 'tok_chargeDeclined'),
   'payment.canceled': (c) => {
     pay(c, 'tok_visa', { capture: 'manual' });
-    c.s.sessions.cancel(c.accountId, c.objects.payment_session!, {}, c.now);
+    const id = c.objects.payment_session!;
+    c.s.sessions.cancel(c.accountId, id, change(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
   },
   'refund.succeeded': (c) => refund(c, 'tok_visa'),
   'refund.failed': (c) => refund(c, 'tok_refundFail'),
   'payment_session.created': (c) => void session(c),
-  'payment_session.updated': (c) =>
-    void c.s.sessions.update(c.accountId, session(c), { description: 'Updated by a trigger' }, c.now),
+  'payment_session.updated': (c) => {
+    const id = session(c);
+    const b = change(c, 'update', UpdateSessionBody, { description: 'Updated by a trigger' } as UpdateSessionBody);
+    c.s.sessions.update(c.accountId, id, b, c.now);
+  },
   'payment_session.succeeded': (c) => void pay(c, 'tok_visa'),
   'payment_session.failed': (c) => void pay(c, 'tok_chargeDeclined'),
-  'payment_session.canceled': (c) => void c.s.sessions.cancel(c.accountId, session(c), {}, c.now),
+  'payment_session.canceled': (c) => {
+    const id = session(c);
+    c.s.sessions.cancel(c.accountId, id, change(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
+  },
   // created one lifetime ago: its expiry is due now, and runs for this one session when it is next acted on
   'payment_session.expired': (c) =>
     void c.s.sessions.current(c.accountId, session(c, { at: c.now - SESSION_TTL_MS }), c.now),
 
   'bank_account.created': (c) => void bankAccount(c),
-  'bank_account.updated': (c) =>
-    void c.s.bankAccounts.update(c.accountId, bankAccount(c), { nickname: 'payorch trigger' }, c.now),
+  'bank_account.updated': (c) => {
+    const id = bankAccount(c);
+    const b = change(c, 'update', UpdateBankAccountBody, { nickname: 'payorch trigger' } as UpdateBankAccountBody);
+    c.s.bankAccounts.update(c.accountId, id, b, c.now);
+  },
   'bank_account.verified': (c) => {
     const id = bankAccount(c);
     c.s.bankAccounts.initiateMicrodeposits(c.accountId, id, c.now);
@@ -247,36 +372,42 @@ const SCENARIOS: Record<EventType, Scenario> = {
   },
 
   'customer.created': (c) => void customer(c),
-  'customer.updated': (c) =>
-    void c.s.billing.customers.update(c.accountId, customer(c), { name: 'payorch trigger (updated)' }, c.now),
+  'customer.updated': (c) => {
+    const id = customer(c);
+    const b = change(c, 'update', UpdateCustomerBody, { name: 'payorch trigger (updated)' } as UpdateCustomerBody);
+    c.s.billing.customers.update(c.accountId, id, b, c.now);
+  },
   'customer.deleted': (c) => void c.s.billing.customers.delete(c.accountId, customer(c), c.now),
   'product.created': (c) => void product(c),
-  'product.updated': (c) =>
-    void c.s.billing.products.update(c.accountId, product(c), { name: 'payorch trigger product (updated)' }, c.now),
+  'product.updated': (c) => {
+    const id = product(c);
+    const b = change(c, 'update', UpdateProductBody, {
+      name: 'payorch trigger product (updated)',
+    } as UpdateProductBody);
+    c.s.billing.products.update(c.accountId, id, b, c.now);
+  },
   'product.deleted': (c) => void c.s.billing.products.delete(c.accountId, product(c), c.now),
   'price.created': (c) => void price(c),
-  'price.updated': (c) => void c.s.billing.prices.update(c.accountId, price(c), { nickname: 'payorch trigger' }, c.now),
-  'coupon.created': (c) => {
-    c.objects.coupon = c.s.billing.coupons.create(c.accountId, { percent_off: 10, name: 'payorch trigger' }, c.now).id;
+  'price.updated': (c) => {
+    const id = price(c);
+    const b = change(c, 'update', UpdatePriceBody, { nickname: 'payorch trigger' } as UpdatePriceBody);
+    c.s.billing.prices.update(c.accountId, id, b, c.now);
   },
+  'coupon.created': (c) => void coupon(c),
   'coupon.updated': (c) => {
-    const id = c.s.billing.coupons.create(c.accountId, { percent_off: 10, name: 'payorch trigger' }, c.now).id;
-    c.objects.coupon = id;
-    c.s.billing.coupons.update(c.accountId, id, { name: 'payorch trigger (updated)' }, c.now);
+    const id = coupon(c);
+    const b = change(c, 'update', UpdateCouponBody, { name: 'payorch trigger (updated)' } as UpdateCouponBody);
+    c.s.billing.coupons.update(c.accountId, id, b, c.now);
   },
-  'coupon.deleted': (c) => {
-    const id = c.s.billing.coupons.create(c.accountId, { percent_off: 10, name: 'payorch trigger' }, c.now).id;
-    c.objects.coupon = id;
-    c.s.billing.coupons.delete(c.accountId, id, c.now);
-  },
+  'coupon.deleted': (c) => void c.s.billing.coupons.delete(c.accountId, coupon(c), c.now),
   'subscription.created': (c) => void subscription(c, 'tok_visa'),
-  'subscription.updated': (c) =>
-    void c.s.billing.subscriptions.update(
-      c.accountId,
-      subscription(c, 'tok_visa'),
-      { metadata: { trigger: 'payorch' } },
-      c.now,
-    ),
+  'subscription.updated': (c) => {
+    const id = subscription(c, 'tok_visa');
+    const b = change(c, 'update', UpdateSubscriptionBody, {
+      metadata: { trigger: 'payorch' },
+    } as UpdateSubscriptionBody);
+    c.s.billing.subscriptions.update(c.accountId, id, b, c.now);
+  },
   // a trial shorter than the 3 days' notice: recorded at once
   'subscription.trial_will_end': (c) => void subscription(c, 'tok_visa', { trialDays: 1 }),
   // a daily subscription created a day ago: its renewal is due now, and runs for this one subscription
@@ -286,11 +417,17 @@ const SCENARIOS: Record<EventType, Scenario> = {
     subs.renew(c.accountId, subs.load(c.accountId, id), c.now);
     c.objects.invoice = subs.load(c.accountId, id).latest_invoice!;
   },
-  'subscription.canceled': (c) =>
-    void c.s.billing.subscriptions.cancel(c.accountId, subscription(c, 'tok_visa'), {}, c.now),
+  'subscription.canceled': (c) => {
+    const id = subscription(c, 'tok_visa');
+    const b = change(c, 'cancel', CancelSubscriptionBody, {} as CancelSubscriptionBody);
+    c.s.billing.subscriptions.cancel(c.accountId, id, b, c.now);
+  },
   'invoice.created': (c) => void draftInvoice(c),
-  'invoice.updated': (c) =>
-    void c.s.billing.invoices.update(c.accountId, draftInvoice(c), { description: 'payorch trigger' }, c.now),
+  'invoice.updated': (c) => {
+    const id = draftInvoice(c);
+    const b = change(c, 'update', UpdateInvoiceBody, { description: 'payorch trigger' } as UpdateInvoiceBody);
+    c.s.billing.invoices.update(c.accountId, id, b, c.now);
+  },
   'invoice.deleted': (c) => void c.s.billing.invoices.delete(c.accountId, draftInvoice(c), c.now),
   'invoice.finalized': (c) => void openInvoice(c),
   'invoice.paid': (c) => void c.s.billing.invoices.pay(c.accountId, openInvoice(c), {}, c.now),
@@ -305,56 +442,57 @@ const SCENARIOS: Record<EventType, Scenario> = {
     void c.s.billing.invoices.markUncollectible(c.accountId, openInvoice(c), c.now),
   'invoice.voided': (c) => void c.s.billing.invoices.void(c.accountId, openInvoice(c), c.now),
   'checkout_session.completed': (c) => {
-    const cks = c.s.billing.checkouts.create(
-      c.accountId,
-      { mode: 'payment', line_items: [{ price: price(c) }] },
-      c.now,
-      c.baseUrl,
-    );
+    const pri = made(c, 'price', 'checkout_session', 'line_items', () => price(c));
+    const b = body(c, 'checkout_session', CreateCheckoutSessionBody, {
+      mode: 'payment',
+      line_items: [{ price: pri }],
+    } as CreateCheckoutSessionBody);
+    const cks = c.s.billing.checkouts.create(c.accountId, b, c.now, c.baseUrl);
     c.objects.checkout_session = cks.id;
     c.objects.payment_session = cks.payment_session!;
-    c.s.payments.confirm(
-      c.accountId,
-      cks.payment_session!,
-      { payment_method_type: 'card', token_id: 'tok_visa' },
-      c.now,
-      c.baseUrl,
-    );
+    const confirm = body(c, 'payment', ConfirmPaymentBody, {
+      payment_method_type: 'card',
+      token_id: 'tok_visa',
+    } as ConfirmPaymentBody);
+    c.s.payments.confirm(c.accountId, cks.payment_session!, confirm, c.now, c.baseUrl);
     c.objects.payment = c.s.payments.forSession(c.accountId, cks.payment_session!)!.id;
   },
   // created one lifetime ago: its expiry is due now, and runs for this one checkout session
   'checkout_session.expired': (c) => {
     const at = c.now - CHECKOUT_TTL_MS;
-    const cks = c.s.billing.checkouts.create(
-      c.accountId,
-      { mode: 'subscription', line_items: [{ price: price(c, 'month', at) }] },
-      at,
-      c.baseUrl,
-    );
+    const pri = made(c, 'price', 'checkout_session', 'line_items', () => price(c, 'month', at));
+    const b = body(c, 'checkout_session', CreateCheckoutSessionBody, {
+      mode: 'subscription',
+      line_items: [{ price: pri }],
+    } as CreateCheckoutSessionBody);
+    const cks = c.s.billing.checkouts.create(c.accountId, b, at, c.baseUrl);
     c.objects.checkout_session = cks.id;
     c.s.billing.checkouts.expireIfDue(c.accountId, cks.id, c.now);
   },
 
   'ledger_account.created': (c) => void ledgerAccount(c),
-  'ledger_account.frozen': (c) =>
-    void c.s.ledger.freeze(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
+  'ledger_account.frozen': (c) => {
+    const id = ledgerAccount(c);
+    c.s.ledger.freeze(c.accountId, id, reason(c, 'freeze'), c.now, { actor: 'trigger' });
+  },
   'ledger_account.unfrozen': (c) => {
     const id = ledgerAccount(c);
-    c.s.ledger.freeze(c.accountId, id, { reason: 'payorch trigger' }, c.now, { actor: 'trigger' });
-    c.s.ledger.unfreeze(c.accountId, id, { reason: 'payorch trigger' }, c.now, { actor: 'trigger' });
+    c.s.ledger.freeze(c.accountId, id, reason(c, 'freeze'), c.now, { actor: 'trigger' });
+    c.s.ledger.unfreeze(c.accountId, id, reason(c, 'unfreeze'), c.now, { actor: 'trigger' });
   },
-  'ledger_account.closed': (c) =>
-    void c.s.ledger.close(c.accountId, ledgerAccount(c), { reason: 'payorch trigger' }, c.now, { actor: 'trigger' }),
+  'ledger_account.closed': (c) => {
+    const id = ledgerAccount(c);
+    c.s.ledger.close(c.accountId, id, reason(c, 'close'), c.now, { actor: 'trigger' });
+  },
   'journal_entry.created': (c) => void fundedAccount(c),
   'hold.created': (c) => void hold(c, fundedAccount(c)),
   'hold.captured': (c) => {
     const account = fundedAccount(c);
-    c.s.ledger.captureHold(
-      c.accountId,
-      hold(c, account),
-      { destination_account_id: c.objects.funding_account! },
-      c.now,
-    );
+    const id = hold(c, account);
+    const b = change(c, 'capture', CaptureHoldBody, {
+      destination_account_id: c.objects.funding_account!,
+    } as CaptureHoldBody);
+    c.s.ledger.captureHold(c.accountId, id, b, c.now);
   },
   'hold.released': (c) => void c.s.ledger.releaseHold(c.accountId, hold(c, fundedAccount(c)), c.now),
   // placed a moment ago, expiring now: its expiry runs for this one hold
@@ -363,31 +501,15 @@ const SCENARIOS: Record<EventType, Scenario> = {
     c.s.ledger.expireHoldIfDue(c.accountId, hold(c, account, { expiresMs: c.now, at: c.now - 1 }), c.now);
   },
 
-  'kyc_verification.created': (c) => {
-    c.objects.kyc_verification = c.s.kyc.create(
-      c.accountId,
-      { customer_id: 'trigger', verification_level: 'basic' },
-      c.now,
-    ).id;
-  },
+  'kyc_verification.created': (c) => void kyc(c, undefined),
   'kyc_verification.processing': (c) => {
-    const token = identityToken(c, '123456789');
-    const k = c.s.kyc.create(
-      c.accountId,
-      { customer_id: 'trigger', verification_level: 'basic', identity_token_ids: [token] },
-      c.now,
-    );
-    c.objects.kyc_verification = k.id;
-    c.s.kyc.submit(c.accountId, k.id, {}, c.now);
+    const id = kyc(c, [identityToken(c, '123456789')]);
+    c.s.kyc.submit(c.accountId, id, {}, c.now);
   },
   'kyc_verification.verified': (c) => decidedKyc(c, '123456789'),
   'kyc_verification.rejected': (c) => decidedKyc(c, '000000000'),
   'kyc_verification.requires_input': (c) => decidedKyc(c, '111111111'),
-  'kyc_verification.canceled': (c) => {
-    const k = c.s.kyc.create(c.accountId, { customer_id: 'trigger', verification_level: 'basic' }, c.now);
-    c.objects.kyc_verification = k.id;
-    c.s.kyc.cancel(c.accountId, k.id, c.now);
-  },
+  'kyc_verification.canceled': (c) => void c.s.kyc.cancel(c.accountId, kyc(c, undefined), c.now),
   'identity_token.created': (c) => void identityToken(c, '123456789'),
   'identity_token.deleted': (c) => void c.s.vault.delete(c.accountId, identityToken(c, '123456789'), c.now),
 };
@@ -405,7 +527,9 @@ export function nearestEventType(unknown: string): EventType {
 
 /**
  * Runs the scenario of `body.event_type` in the caller's transaction and answers every event it recorded, in
- * order. An unknown type is 400 parameter_invalid naming the nearest known one.
+ * order. An unknown type is 400 parameter_invalid naming the nearest known one; `override`, `add`, `remove` and
+ * `skip` change the bodies of the scenario's named steps (triggerSteps) before they run, each body then checked
+ * by `check` as its route would check it.
  */
 export function trigger(
   s: Services,
@@ -413,6 +537,7 @@ export function trigger(
   body: TriggerBody,
   now: number,
   baseUrl: string,
+  check: BodyCheck,
 ): TriggerResult {
   if (!isEventType(body.event_type)) {
     throw errors.parameterInvalid(
@@ -421,6 +546,18 @@ export function trigger(
     );
   }
   const type = body.event_type;
+  const edits: ParamEdit[] = [
+    ...(body.override ?? []).map((e) => ({ op: 'override' as const, ...e })),
+    ...(body.add ?? []).map((e) => ({ op: 'add' as const, ...e })),
+    ...(body.remove ?? []).map((e) => ({ op: 'remove' as const, step: e.step, param: e.param })),
+  ];
+  const steps = triggerSteps(type);
+  const known = (name: string) => steps.some((st) => st.name === name);
+  const list = steps.map((st) => st.name).join(', ') || 'none';
+  for (const e of edits)
+    if (!known(e.step)) throw errors.parameterInvalid(e.op, `${type} has no step "${e.step}" (its steps: ${list})`);
+  for (const name of body.skip ?? [])
+    if (!known(name)) throw errors.parameterInvalid('skip', `${type} has no step "${name}" (its steps: ${list})`);
   const c: Ctx = {
     s,
     accountId,
@@ -429,7 +566,15 @@ export function trigger(
     amount: body.amount ?? 2000,
     currency: normalizeCurrency(body.currency ?? 'USD', 'currency'),
     objects: {},
+    edits,
+    byStep: editsByStep(edits),
+    skip: new Set(body.skip ?? []),
+    steps: [],
+    check,
   };
+  for (const e of edits)
+    if (c.skip.has(e.step))
+      throw errors.parameterInvalid(e.op, `the step "${e.step}" is skipped, so its ${e.op} would change nothing`);
   const db = s.store.db;
   // The events the scenario records: this account's, after the last one before it (one writer at a time).
   const last = (db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
@@ -446,5 +591,5 @@ export function trigger(
       'event_type',
     );
   }
-  return { object: 'trigger', event_type: type, events, objects: c.objects };
+  return { object: 'trigger', event_type: type, events, objects: c.objects, steps: c.steps };
 }
