@@ -2,13 +2,11 @@
 // --add, --remove and --skip reach the objects the scenario makes (read back from the API); --list shows each
 // scenario's steps; unknown steps and malformed flags are exit 2 before any request; --raw and --edit run a
 // fixture through the fixture runner (--edit only at a terminal).
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/inprocess.js';
-import { tempDir } from '../helpers/tmp.js';
+import { fakeEditor } from '../helpers/editor.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -152,17 +150,7 @@ describe('payorch trigger --raw / --edit', () => {
   });
 
   it('--edit opens the built-in fixture in $EDITOR at a terminal and runs what was saved', async () => {
-    const dir = tempDir();
-    const editor = join(dir, 'editor.mjs');
-    writeFileSync(
-      editor,
-      `#!/usr/bin/env node
-import { readFileSync, writeFileSync } from 'node:fs';
-const p = process.argv[2];
-writeFileSync(p, readFileSync(p, 'utf8').replace('"payorch fixture"', '"Edited in the editor"'));
-`,
-    );
-    chmodSync(editor, 0o755);
+    const editor = fakeEditor('"payorch fixture"', '"Edited in the editor"');
     const r = await runInProcess('trigger', ['customer.created', '--edit', ...against(s)], {
       tty: true,
       env: { VISUAL: editor },
