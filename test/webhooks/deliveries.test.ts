@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook, WebhookSignatureError } from '../../dist/webhooks.js';
 import { signatureHeader } from '../../dist/lib/webhooks/signature.js';
+import { ALL_VERIFY, noneVerify, verifications } from './verifiers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { confirm, expectError, newSession } from '../payments/util.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
@@ -82,6 +83,9 @@ describe('deliveries to a real receiver', () => {
     expect(types[0]).toBe('payment_session.created');
     capturedEventId = events.find((e) => e.type === 'payment.captured')!.id;
     for (const [i, r] of got.entries()) {
+      // both header sets, one secret: Standard Webhooks' library and verifyWebhook accept every delivery
+      expect(verifications(r.body, r.headers, weAll.secret)).toEqual(ALL_VERIFY);
+      expect(r.headers['webhook-timestamp']).toBe(/t=(\d+)/.exec(String(r.headers['x-payorch-signature']))![1]);
       expect(r.headers['x-payorch-event-id']).toBe(events[i]!.id);
       expect(r.headers['x-payorch-event-type']).toBe(events[i]!.type);
       expect(r.headers['x-payorch-test-mode']).toBe('true');
@@ -95,7 +99,9 @@ describe('deliveries to a real receiver', () => {
     expect(verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weCaptured.secret).type).toBe(
       'payment.captured',
     );
+    expect(verifications(c!.body, c!.headers, weCaptured.secret)).toEqual(ALL_VERIFY);
     // one secret per endpoint: another endpoint's secret does not verify
+    expect(noneVerify(c!.body, c!.headers, weAll.secret)).toBe(true);
     expect(codeOf(() => verifyWebhook(c!.body, c!.headers['x-payorch-signature'] as string, weAll.secret))).toBe(
       'signature_mismatch',
     );
@@ -143,6 +149,39 @@ describe('deliveries to a real receiver', () => {
     expect(
       codeOf(() => verifyWebhook('{"id":"x"}', signatureHeader('{"id":"x"}', weAll.secret, now), weAll.secret)),
     ).toBe('invalid_payload');
+  });
+
+  it('verifyWebhook checks Standard Webhooks headers as strictly: body, secret, id, timestamp, tolerance, form', () => {
+    const r = all.received[0]!;
+    const std = {
+      'Webhook-Id': String(r.headers['webhook-id']),
+      'Webhook-Timestamp': String(r.headers['webhook-timestamp']),
+      'Webhook-Signature': String(r.headers['webhook-signature']),
+    };
+    const t = Number(std['Webhook-Timestamp']);
+    // any case of the names; a Fetch Headers too
+    expect(verifyWebhook(r.body, std, weAll.secret, { now: t + 300 }).id).toBe(eventIds[0]);
+    expect(verifyWebhook(Buffer.from(r.body), new Headers(std), weAll.secret, { now: t - 300 }).id).toBe(eventIds[0]);
+    const code = (h: Record<string, string>, body = r.body, secret = weAll.secret, now = t) =>
+      codeOf(() => verifyWebhook(body, h, secret, { now }));
+    expect(code(std, r.body + ' ')).toBe('signature_mismatch');
+    expect(code(std, r.body, `${weAll.secret.slice(0, -4)}AAAA`)).toBe('signature_mismatch');
+    expect(code({ ...std, 'Webhook-Id': 'evt_other' })).toBe('signature_mismatch');
+    expect(code({ ...std, 'Webhook-Timestamp': String(t + 1) }, r.body, weAll.secret, t + 1)).toBe(
+      'signature_mismatch',
+    );
+    expect(code(std, r.body, weAll.secret, t + 301)).toBe('timestamp_outside_tolerance');
+    expect(code(std, r.body, weAll.secret, t - 301)).toBe('timestamp_outside_tolerance');
+    expect(code({})).toBe('missing_header');
+    expect(code({ 'Webhook-Id': std['Webhook-Id'], 'Webhook-Signature': std['Webhook-Signature'] })).toBe(
+      'malformed_header',
+    );
+    expect(code({ ...std, 'Webhook-Timestamp': 'yesterday' })).toBe('malformed_header');
+    expect(code({ ...std, 'Webhook-Signature': std['Webhook-Signature'].replace('v1,', 'v2,') })).toBe(
+      'malformed_header',
+    );
+    // the X-Payorch-Signature header, when there, is the one checked
+    expect(code({ ...std, 'x-payorch-signature': `t=${t},v1=${'0'.repeat(64)}` })).toBe('signature_mismatch');
   });
 
   it('logs each delivery on its event and its endpoint (filter: status)', async () => {
@@ -257,6 +296,9 @@ describe('deliveries to a real receiver', () => {
     let r = (await all.waitFor(n + 1))[n]!;
     let header = r.headers['x-payorch-signature'] as string;
     expect(header.match(/v1=/g)).toHaveLength(2);
+    expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifications(r.body, r.headers, rolled.body.secret)).toEqual(ALL_VERIFY);
+    expect(verifications(r.body, r.headers, weAll.secret)).toEqual(ALL_VERIFY);
     expect(verifyWebhook(r.body, header, rolled.body.secret).type).toBe('payment_session.created');
     expect(verifyWebhook(r.body, header, weAll.secret).type).toBe('payment_session.created');
 
@@ -270,6 +312,9 @@ describe('deliveries to a real receiver', () => {
     expect(verifyWebhook(r.body, header, rolledAgain.body.secret).id).toBeTruthy();
     expect(verifyWebhook(r.body, header, weAll.secret).id).toBeTruthy();
     expect(codeOf(() => verifyWebhook(r.body, header, rolled.body.secret))).toBe('signature_mismatch');
+    expect(verifications(r.body, r.headers, rolledAgain.body.secret)).toEqual(ALL_VERIFY);
+    expect(verifications(r.body, r.headers, weAll.secret)).toEqual(ALL_VERIFY);
+    expect(noneVerify(r.body, r.headers, rolled.body.secret)).toBe(true);
     expect((await s.request('GET', `/webhook-endpoints/${weAll.id}/secret`)).body.secret).toBe(rolledAgain.body.secret);
     expectError(
       await s.request('POST', `/webhook-endpoints/${weAll.id}/roll-secret`, { body: { expires_in_seconds: 86401 } }),

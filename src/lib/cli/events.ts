@@ -187,32 +187,38 @@ export function forwardUrl(input: string): URL {
 export type ForwardResult = { status: number; ms: number } | { error: string; ms: number };
 
 /**
- * POSTs `event` to `url` as a webhook delivery would (body = the event's JSON, X-Payorch-* headers, signature
- * with `secret`), within `timeoutMs`. Never throws: an unreachable, failing or slow target is a result.
- * Redirects are not followed (the signed body goes where the user said, nowhere else).
+ * POSTs `event` to `url` as a webhook delivery would (body = the event's JSON, the X-Payorch-* and Standard Webhooks
+ * headers, signatures with `secret`), with `headers` added (`listen -H`), within `timeoutMs`. Never throws: an
+ * unreachable, failing or slow target is a result. Redirects are not followed (the signed body goes where the user
+ * said, nowhere else). `skipVerify`: an https target's certificate is not checked (a self-signed one).
  */
 export async function forwardEvent(
   url: URL,
   event: Event,
   secret: string,
-  opts: { timeoutMs: number; userAgent: string; signal?: AbortSignal },
+  opts: {
+    timeoutMs: number;
+    userAgent: string;
+    signal?: AbortSignal;
+    headers?: [string, string][];
+    skipVerify?: boolean;
+  },
 ): Promise<ForwardResult> {
   const body = JSON.stringify(event);
   const started = Date.now();
-  const [lib, { EVENT_ID_HEADER, EVENT_TYPE_HEADER, signatureHeader, SIGNATURE_HEADER, TEST_MODE_HEADER }] =
-    await Promise.all([
-      url.protocol === 'https:' ? import('node:https') : import('node:http'),
-      import('../webhooks/signature.js'),
-    ]);
-  const headers = {
-    'content-type': 'application/json',
+  const [lib, { webhookHeaders }] = await Promise.all([
+    url.protocol === 'https:' ? import('node:https') : import('node:http'),
+    import('../webhooks/signature.js'),
+  ]);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': opts.userAgent };
+  // A custom header may replace Content-Type or User-Agent, never a signed one (parseForwardHeaders refuses them).
+  for (const [name, value] of opts.headers ?? []) {
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+    headers[name] = value;
+  }
+  Object.assign(headers, webhookHeaders(event, body, secret, Math.floor(Date.now() / 1000)), {
     'content-length': String(Buffer.byteLength(body)),
-    'user-agent': opts.userAgent,
-    [SIGNATURE_HEADER]: signatureHeader(body, secret, Math.floor(Date.now() / 1000)),
-    [EVENT_TYPE_HEADER]: event.type,
-    [EVENT_ID_HEADER]: event.id,
-    [TEST_MODE_HEADER]: 'true',
-  };
+  });
   return new Promise<ForwardResult>((resolve) => {
     let done = false;
     const finish = (r: ForwardResult) => {
@@ -221,7 +227,8 @@ export async function forwardEvent(
       opts.signal?.removeEventListener('abort', onAbort);
       resolve(r);
     };
-    const req = lib.request(url, { method: 'POST', headers, agent: false }, (res) => {
+    const tls = url.protocol === 'https:' && opts.skipVerify ? { rejectUnauthorized: false } : {};
+    const req = lib.request(url, { method: 'POST', headers, agent: false, ...tls }, (res) => {
       // Only the status matters; the body is read and dropped (at most what arrives before the timeout).
       res.on('data', () => undefined);
       res.on('end', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
@@ -234,7 +241,8 @@ export async function forwardEvent(
     req.on('close', () => clearTimeout(timer));
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      finish({ error: err.code ? `${err.code}` : err.message, ms: Date.now() - started });
+      const hint = CERT_ERRORS.has(err.code ?? '') ? ' (a self-signed certificate? --skip-verify)' : '';
+      finish({ error: `${err.code ?? err.message}${hint}`, ms: Date.now() - started });
     });
     const onAbort = () => {
       finish({ error: 'stopped', ms: Date.now() - started });
@@ -243,4 +251,85 @@ export async function forwardEvent(
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
+}
+
+/** TLS errors of a certificate that is not trusted: the forward's error suggests --skip-verify. */
+const CERT_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Headers `listen` may not replace with -H: the signed ones and those of the body's framing. */
+const RESERVED_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'host',
+  'x-payorch-signature',
+  'x-payorch-event-id',
+  'x-payorch-event-type',
+  'x-payorch-test-mode',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]);
+
+/**
+ * `listen -H` values (the Stripe CLI's syntax: `"Key:Value, Key2:Value2"`, the flag repeatable; a field in double
+ * quotes may hold commas, `""` is a quote) → name and value pairs, trimmed. A malformed entry, a name that is not
+ * an HTTP token, a value with a control character, or a header that payorch sets itself is a usage error.
+ */
+export function parseForwardHeaders(values: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const value of values) {
+    for (const field of csvFields(value)) {
+      const entry = field.trim();
+      if (entry === '') continue;
+      const colon = entry.indexOf(':');
+      const name = colon < 0 ? '' : entry.slice(0, colon).trim();
+      const text = colon < 0 ? '' : entry.slice(colon + 1).trim();
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+        throw new CliError(
+          `--headers takes Key:Value pairs separated by commas (e.g. "Authorization:Bearer abc, X-Env:dev"); got "${printable(entry)}".`,
+          EXIT.USAGE,
+        );
+      // oxlint-disable-next-line no-control-regex -- a header value may not hold control characters
+      if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text))
+        throw new CliError(`--headers: the value of ${name} holds a control character.`, EXIT.USAGE);
+      if (RESERVED_HEADERS.has(name.toLowerCase()))
+        throw new CliError(`--headers cannot set ${name}: payorch sets it on every forward.`, EXIT.USAGE);
+      out.push([name, text]);
+    }
+  }
+  return out;
+}
+
+/** The fields of one line of comma-separated values (double quotes as in CSV). */
+function csvFields(line: string): string[] {
+  const fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c !== '"') field += c;
+      else if (line[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else quoted = false;
+    } else if (c === '"' && field.trim() === '') {
+      field = '';
+      quoted = true;
+    } else if (c === ',') {
+      fields.push(field);
+      field = '';
+    } else field += c;
+  }
+  if (quoted) throw new CliError(`--headers: a quote is not closed in "${printable(line)}".`, EXIT.USAGE);
+  fields.push(field);
+  return fields;
 }

@@ -131,7 +131,8 @@ export async function removeProfile(name: string): Promise<void> {
   if (c.get('active') === name) c.delete('active');
 }
 
-const LISTEN_SECRET = /^whsec_[A-Za-z0-9]{16,128}$/;
+// Base62 in groups of four: valid base64 too, as Standard Webhooks reads a secret (docs/api.md "Signatures").
+const LISTEN_SECRET = /^whsec_(?:[A-Za-z0-9]{4}){4,32}$/;
 
 /**
  * `payorch listen`'s signing secret: the profile's (`profile` named), else the one for commands without a

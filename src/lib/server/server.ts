@@ -417,7 +417,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             faults: parts.runtime.faults,
             userAgent: `payorch/${VERSION}`,
             own: { port, shared: ownPorts },
-            signAtClock: seeding?.frozen,
             onError: (err) => log.logger.error({ err }, 'webhook dispatch failed'),
           },
           options.webhooks,

@@ -18,7 +18,7 @@
 // (real time) after each such attempt, and such endpoints together take at most `slowConcurrency` slots. So
 // endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
 // never another account's deliveries.
-import { unixSeconds, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Store } from '../store/db.js';
 import type { Events } from '../domain/events.js';
 import type { StoredEndpoint } from '../domain/webhooks/endpoints.js';
@@ -85,11 +85,6 @@ export interface DispatcherDeps {
   userAgent: string;
   /** The server's own port and the shared marks of the sender's connections to it (http/lifecycle.ts). */
   own?: { port: number; shared: SharedArrayBuffer };
-  /**
-   * Sign with the account's clock instead of the machine's: a seeded server's frozen clock (docs/api.md "Deterministic
-   * mode"), so that the same run gives the same signatures.
-   */
-  signAtClock?: boolean;
   /** Unexpected failures (a storage error): never a secret, never a body. */
   onError: (err: unknown) => void;
   /** Fault rules on deliveries (docs/api.md "Fault injection"): an endpoint they watch is sent one delivery at a time. */
@@ -382,7 +377,6 @@ export class Dispatcher {
       this.scheduleRecord();
     }
     if (jobs.length === 0) return false;
-    if (this.deps.signAtClock) for (const job of jobs) job.signedAt = unixSeconds(clockNow);
     serving.batches++;
     serving.chain++;
     serving.lastSeq = lastSeq;

@@ -13,13 +13,7 @@ import net from 'node:net';
 import { markWhileOpen } from '../ownports.js';
 import { succeeded, type AttemptOutcome, type SendJob } from '../domain/webhooks/deliveries.js';
 import type { Fault } from '../../contract/faults.js';
-import {
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  TEST_MODE_HEADER,
-  signatureHeader,
-} from '../../webhooks/signature.js';
+import { webhookHeaders } from '../../webhooks/signature.js';
 
 /** Response bytes read (and discarded) at most; past this the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -186,10 +180,8 @@ export class Sender {
     const headers = {
       'Content-Type': 'application/json',
       'User-Agent': this.config.userAgent,
-      [SIGNATURE_HEADER]: signatureHeader(job.body, job.secrets, job.signedAt ?? Math.floor(Date.now() / 1000)),
-      [EVENT_TYPE_HEADER]: job.eventType,
-      [EVENT_ID_HEADER]: job.eventId,
-      [TEST_MODE_HEADER]: 'true',
+      // Signed at the attempt's real time, also on a seeded server (docs/api.md "Signatures").
+      ...webhookHeaders({ id: job.eventId, type: job.eventType }, job.body, job.secrets, Math.floor(Date.now() / 1000)),
     };
     return postJson(job.url, job.body, headers, {
       timeoutMs: this.config.timeoutMs,

@@ -41,8 +41,6 @@ export interface SendJob {
   url: string;
   body: string;
   secrets: string[];
-  /** The signature's timestamp (s); the machine's clock when absent (set by a seeded server, dispatcher.ts). */
-  signedAt?: number;
 }
 
 /** Whether an outcome is a success: a complete 2xx answer. */
