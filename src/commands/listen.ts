@@ -1,6 +1,9 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../lib/cli/base.js';
-import { eventFilter, follow, forwardEvent, forwardUrl, untilStopped } from '../lib/cli/events.js';
+import { eventFilter, follow, forwardEvent, forwardUrl, parseForwardHeaders, untilStopped } from '../lib/cli/events.js';
+import { parseDate, parseDuration } from '../lib/cli/billing.js';
+import { CliError, EXIT } from '../lib/cli/errors.js';
+import { printable } from '../lib/output/render.js';
 import { resolveTarget } from '../lib/cli/target.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { Client } from '../lib/client/client.js';
@@ -17,10 +20,12 @@ const POLL = { maxRetries: 0, timeoutMs: 10_000 };
 export default class Listen extends ApiCommand {
   static override summary = 'Print events as they happen, and forward each to a local URL signed like a webhook';
   static override description =
-    "Starts from now: events recorded before it started are not replayed. Each event is POSTed to --forward-to with the X-Payorch-* headers and a signature made with the listener's secret (`--print-secret` prints it; it stays the same for a profile across runs). `payorch events resend` reaches it too (marked (resent)). Ctrl-C stops.";
+    "Starts from now, or with --since from the events it missed (the last 10m, since a time, or after an event id): those first, oldest first, then the new ones as they happen, each once. Each event is POSTed to --forward-to signed twice with the listener's secret (`--print-secret` prints it; it stays the same for a profile across runs): X-Payorch-Signature and Standard Webhooks' webhook-id, webhook-timestamp and webhook-signature headers, so verifyWebhook and any Standard Webhooks library verify it. -H adds headers; --skip-verify accepts a self-signed certificate on an https target. `payorch events resend` reaches it too (marked (resent)). Ctrl-C stops.";
   static override examples = [
     '<%= config.bin %> listen --forward-to localhost:3000/webhooks',
     '<%= config.bin %> listen --events payment.captured,refund.* --json',
+    '<%= config.bin %> listen --forward-to localhost:3000/webhooks --since 10m',
+    '<%= config.bin %> listen --forward-to https://localhost:8443/hook --skip-verify -H "Authorization:Bearer dev, X-Env:local"',
     'echo "PAYORCH_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)" >> .env',
   ];
   static override flags = {
@@ -29,6 +34,18 @@ export default class Listen extends ApiCommand {
     }),
     events: Flags.string({
       description: 'Only these event types, comma-separated; `*` patterns work (payment.*,*.created)',
+    }),
+    headers: Flags.string({
+      char: 'H',
+      multiple: true,
+      description: 'Custom headers to forward, comma-separated: "Key1:Value1, Key2:Value2" (repeatable)',
+    }),
+    'skip-verify': Flags.boolean({
+      description: 'Skip certificate verification when forwarding to an https target (a self-signed certificate)',
+    }),
+    since: Flags.string({
+      description:
+        "First print (and forward) the events since then: a duration back from the server's clock (10m, 2h, 1d), a time (2025-01-01T12:00:00Z or Unix seconds), or an event id (the events after it)",
     }),
     'print-secret': Flags.boolean({ description: "Print the listener's signing secret and exit" }),
     'forward-timeout': Flags.integer({
@@ -43,6 +60,8 @@ export default class Listen extends ApiCommand {
     const { flags } = await this.parse(Listen);
     const filter = flags.events !== undefined ? await eventFilter('--events', flags.events) : undefined;
     const target = flags['forward-to'] !== undefined ? forwardUrl(flags['forward-to']) : undefined;
+    const headers = parseForwardHeaders(flags.headers ?? []);
+    const since = flags.since !== undefined ? parseSince(flags.since) : undefined;
     const where = resolveTarget(flags, this.io.env);
     const secret = await listenSecret(where.kind === 'http' ? where.profile : undefined, newSecret, this.io.env);
     if (flags['print-secret']) {
@@ -53,15 +72,24 @@ export default class Listen extends ApiCommand {
     let inbox: ResendInbox | undefined;
     try {
       const client = await this.client(flags);
-      const newest = await Promise.race([client.events.list({ limit: 1 }, POLL), stop.stopped.then(() => undefined)]);
-      if (!newest) return;
-      let cursor = newest.data[0];
+      // The cursor is the last event already shown: the newest one, or with --since the one just before the events
+      // asked for, so that the first poll reads those and every later poll what came after (no gap, no repeat).
+      const start = await Promise.race([
+        since
+          ? backfillCursor(client, since)
+          : client.events
+              .list({ limit: 1 }, POLL)
+              .then((p): { cursor: Event | undefined; from?: string } => ({ cursor: p.data[0] })),
+        stop.stopped.then(() => undefined),
+      ]);
+      if (!start) return;
+      let cursor = start.cursor;
       // Registered before "Ready": a resend from then on is queued for this listener (docs/api.md "Resends to listeners").
       inbox = new ResendInbox(client, filter?.patterns, (m) => this.notice(m));
       if (!(await Promise.race([inbox.start().then(() => true), stop.stopped.then(() => false)]))) return;
       const resends = inbox;
       this.notice(
-        `Ready: listening for ${filter ? `${filter.patterns.join(', ')} events` : 'every event'} on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
+        `Ready: listening for ${filter ? `${filter.patterns.join(', ')} events` : 'every event'} on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''}${start.from ? `, starting with the events since ${start.from}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
       const read = async () => {
         const fresh = await newEvents(client, cursor);
@@ -89,6 +117,8 @@ export default class Listen extends ApiCommand {
           timeoutMs: flags['forward-timeout'] * 1000,
           userAgent: `payorch/${this.config.version}`,
           signal: stop.signal,
+          headers,
+          skipVerify: flags['skip-verify'],
         });
         (this.jsonMode ? this.io.stderr : this.io.stdout).write(safeText(forwardLine(target.href, r)) + '\n');
       }
@@ -97,6 +127,54 @@ export default class Listen extends ApiCommand {
       stop.dispose();
     }
   }
+}
+
+type Since = { after: string } | { ago: number } | { at: number };
+
+/** `--since`: an event id, a duration (10m, 1h30m), or a time (ISO 8601 or Unix seconds). */
+function parseSince(value: string): Since {
+  const text = value.trim();
+  if (/^evt_[A-Za-z0-9]+$/.test(text)) return { after: text };
+  if (/^(\d+[smhdw])+$/.test(text)) return { ago: parseDuration(text) };
+  if (/^\d+$/.test(text) || /^\d{4}-\d\d-\d\d/.test(text)) return { at: parseDate(text, 'since') };
+  throw new CliError(
+    `--since takes a duration (10m, 2h, 1d), a time (2025-01-01T12:00:00Z or Unix seconds) or an event id (evt_…); got "${printable(value)}".`,
+    EXIT.USAGE,
+  );
+}
+
+/**
+ * Where a backfill starts: the newest event before the time asked for (none: the whole log is asked for), or the
+ * event named. A duration counts back from the account's clock (a seeded server's stands still), else this machine's.
+ */
+async function backfillCursor(client: Client, since: Since): Promise<{ cursor: Event | undefined; from: string }> {
+  if ('after' in since) {
+    try {
+      const event = await client.events.retrieve(since.after, POLL);
+      return { cursor: event, from: since.after };
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404)
+        throw new CliError(
+          `--since: no event ${since.after} (events are kept 30 days); give a duration or a time instead.`,
+          EXIT.USAGE,
+        );
+      throw err;
+    }
+  }
+  let at: number;
+  if ('at' in since) at = since.at;
+  else {
+    const now = await client.testClock.retrieve(POLL).then(
+      (c) => c.now,
+      (err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) return Math.floor(Date.now() / 1000);
+        throw err;
+      },
+    );
+    at = now - since.ago;
+  }
+  const before = await client.events.list({ 'created[lt]': at, limit: 1 }, POLL);
+  return { cursor: before.data[0], from: new Date(at * 1000).toISOString() };
 }
 
 const newSecret = () => `whsec_${randomHex(24)}`;

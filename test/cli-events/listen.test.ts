@@ -2,6 +2,9 @@
 // real local receiver signed with the listener's secret (checked here with the signature module and the secret
 // `--print-secret` printed), `--json` lines, `--events` filters, Ctrl-C / SIGTERM, and targets that fail.
 import { statSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
@@ -12,6 +15,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { confirm, newSession } from '../payments/util.js';
 import { eventually, receiver, spawnCli, type Received } from './util.js';
+import { ALL_VERIFY, noneVerify, verifications } from '../webhooks/verifiers.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -72,9 +76,12 @@ describe('payorch listen --forward-to', () => {
       ).toEqual(['payment_session.created', 'payment.captured', 'payment_session.succeeded']);
       for (const r of rx.received) {
         expect(verified(r, secret)).toBe(true);
+        // both header sets, the one secret: Standard Webhooks' library and verifyWebhook, each with its defaults
+        expect(verifications(r.body, r.headers, secret)).toEqual(ALL_VERIFY);
         const event = JSON.parse(r.body);
         expect(verified({ ...r, body: r.body.replace(event.id, `${event.id}x`) }, secret)).toBe(false); // tampered
         expect(verified(r, 'whsec_' + '0'.repeat(48))).toBe(false); // another secret
+        expect(noneVerify(r.body, r.headers, 'whsec_' + '0'.repeat(48))).toBe(true);
         expect(r.headers['x-payorch-event-id']).toBe(event.id);
         expect(r.headers['x-payorch-test-mode']).toBe('true');
         expect(r.headers['content-type']).toBe('application/json');
@@ -364,5 +371,194 @@ describe('payorch listen --json and --events', () => {
     ).toBe(0);
     expect(await secretOf(['--profile', 'a'])).toBe(a);
     expect(readFileSync(join(home, 'config.json'), 'utf8')).toContain(a);
+  });
+});
+
+/** A receiver on https://127.0.0.1 with a self-signed certificate made for the test by openssl. */
+async function httpsReceiver() {
+  const dir = tempDir();
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const received: Received[] = [];
+  const server = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(200).end('ok');
+      });
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('payorch listen -H/--headers and --skip-verify', () => {
+  it('forwards custom headers to an https target with a self-signed certificate only with --skip-verify', async () => {
+    const home = tempDir();
+    const secret = (await runCli(['listen', '--print-secret', ...against(s)], { home })).stdout.trim();
+    const rx = await httpsReceiver();
+    // Without --skip-verify the certificate is checked: the forward fails, and says what to do.
+    const strict = spawnCli(['listen', '--forward-to', rx.url, '--events', 'payment_session.created', ...against(s)], {
+      home,
+    });
+    try {
+      await strict.waitFor('stderr', ready);
+      await newSession(s);
+      await strict.waitFor('stdout', (t) => t.includes('--> ERR'));
+      expect(strict.stdout()).toMatch(/SELF_SIGNED_CERT.*--skip-verify/);
+      expect(rx.received).toHaveLength(0);
+    } finally {
+      expect(await strict.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    }
+    const listen = spawnCli(
+      [
+        'listen',
+        '--forward-to',
+        rx.url,
+        '--skip-verify',
+        '-H',
+        'Authorization: Bearer dev-token, X-Env:local',
+        '--headers',
+        '"X-List:a,b",User-Agent:my-receiver-test',
+        '--events',
+        'payment_session.created',
+        ...against(s),
+      ],
+      { home },
+    );
+    try {
+      await listen.waitFor('stderr', ready);
+      const session = await newSession(s);
+      await listen.waitFor('stdout', (t) => /--> 200 POST https:/.test(t));
+      expect(rx.received).toHaveLength(1);
+      const [r] = rx.received;
+      expect(JSON.parse(r!.body).data.object.id).toBe(session.id);
+      expect(r!.headers).toMatchObject({
+        authorization: 'Bearer dev-token',
+        'x-env': 'local',
+        'x-list': 'a,b',
+        'user-agent': 'my-receiver-test',
+        'content-type': 'application/json',
+      });
+      expect(verifications(r!.body, r!.headers, secret)).toEqual(ALL_VERIFY);
+    } finally {
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      await rx.close();
+    }
+  });
+
+  it('refuses a malformed header and one payorch signs (exit 2), before any request', async () => {
+    for (const [value, message] of [
+      ['NoColon', /--headers takes Key:Value pairs/],
+      [':value', /--headers takes Key:Value pairs/],
+      ['Bad Name:x', /--headers takes Key:Value pairs/],
+      ['Webhook-Signature:v1,forged', /--headers cannot set Webhook-Signature/],
+      ['X-Payorch-Signature:t=1', /--headers cannot set X-Payorch-Signature/],
+      ['"X-Open:a', /a quote is not closed/],
+    ] as const) {
+      const r = await runCli([
+        'listen',
+        '--forward-to',
+        'localhost:1/x',
+        '-H',
+        value,
+        '--base-url',
+        'http://127.0.0.1:1',
+        '--api-key',
+        s.apiKey,
+      ]);
+      expect(r.code, value).toBe(2);
+      expect(r.stderr, value).toMatch(message);
+    }
+  });
+});
+
+describe('payorch listen --since (backfill)', () => {
+  /** The ids of the events after `anchor`, oldest first (from the API). */
+  const after = async (server: TestServer, anchor: string) => {
+    const ids: string[] = [];
+    for (let before = anchor; ;) {
+      const page = (await server.request('GET', `/events?ending_before=${before}&limit=100`)).body;
+      const oldestFirst = (page.data as { id: string }[]).reverse().map((e) => e.id);
+      ids.push(...oldestFirst);
+      if (!page.has_more || oldestFirst.length === 0) return ids;
+      before = oldestFirst.at(-1)!;
+    }
+  };
+
+  it('prints the events after an event id once each, in order, then the live ones — no gap, no repeat, while events keep coming', async () => {
+    await newSession(s);
+    const anchor = (await s.request('GET', '/events?limit=1')).body.data[0].id as string;
+    for (let i = 0; i < 3; i++) await paidSession(100 + i); // missed while it was not running
+    const rx = await receiver();
+    const home = tempDir();
+    const secret = (await runCli(['listen', '--print-secret', ...against(s)], { home })).stdout.trim();
+    // Events keep being recorded while it starts, reads the backlog and goes live: the seam falls among them.
+    let writing = true;
+    const writer = (async () => {
+      while (writing) await newSession(s);
+    })();
+    const listen = spawnCli(
+      ['listen', '--json', '--since', anchor, '--forward-to', `127.0.0.1:${rx.port}/h`, ...against(s)],
+      { home },
+    );
+    let expected: string[] = [];
+    try {
+      await listen.waitFor('stderr', ready);
+      expect(listen.stderr()).toContain(`starting with the events since ${anchor}`);
+      await listen.waitFor('stdout', (t) => t.split('\n').length > 12);
+      writing = false;
+      await writer;
+      await paidSession(7); // after the backlog: live
+      expected = await after(s, anchor);
+      await listen.waitFor('stdout', (t) => t.split('\n').filter(Boolean).length >= expected.length);
+      await eventually(() => rx.received.length >= expected.length);
+    } finally {
+      writing = false;
+      expect(await listen.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      await rx.close();
+    }
+    const printed = listen
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(expected.length).toBeGreaterThan(15);
+    expect(printed).toEqual(expected);
+    expect(rx.received.map((r) => r.headers['x-payorch-event-id'])).toEqual(expected);
+    for (const r of rx.received) expect(verifications(r.body, r.headers, secret)).toEqual(ALL_VERIFY);
   });
 });
