@@ -45,7 +45,7 @@ export default class Listen extends ApiCommand {
     }),
     since: Flags.string({
       description:
-        "First print (and forward) the events since then: a duration back from the server's clock (10m, 2h, 1d), a time (2025-01-01T12:00:00Z or Unix seconds), or an event id (the events after it)",
+        "First print (and forward) the events since then: a duration back on the account's test clock (10m, 2h, 1d), a time (2025-01-01T12:00:00Z or Unix seconds), or an event id (the events after it)",
     }),
     'print-secret': Flags.boolean({ description: "Print the listener's signing secret and exit" }),
     'forward-timeout': Flags.integer({
