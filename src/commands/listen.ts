@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../lib/cli/base.js';
 import { eventFilter, follow, forwardEvent, forwardUrl, parseForwardHeaders, untilStopped } from '../lib/cli/events.js';
-import { parseDate, parseDuration } from '../lib/cli/billing.js';
+import { durationTarget, parseDate } from '../lib/cli/billing.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
 import { printable } from '../lib/output/render.js';
 import { resolveTarget } from '../lib/cli/target.js';
@@ -135,7 +135,7 @@ type Since = { after: string } | { ago: number } | { at: number };
 function parseSince(value: string): Since {
   const text = value.trim();
   if (/^evt_[A-Za-z0-9]+$/.test(text)) return { after: text };
-  if (/^(\d+[smhdw])+$/.test(text)) return { ago: parseDuration(text) };
+  if (/^(\d+[smhdw])+$/.test(text)) return { ago: durationTarget(text, 0) }; // fixed units only: seconds after 0
   if (/^\d+$/.test(text) || /^\d{4}-\d\d-\d\d/.test(text)) return { at: parseDate(text, 'since') };
   throw new CliError(
     `--since takes a duration (10m, 2h, 1d), a time (2025-01-01T12:00:00Z or Unix seconds) or an event id (evt_…); got "${printable(value)}".`,

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../../lib/cli/base.js';
-import { parseDuration } from '../../lib/cli/billing.js';
+import { durationTarget } from '../../lib/cli/billing.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { clockRunColumns } from '../../lib/output/views/billing.js';
 import { tableText } from '../../lib/output/render.js';
@@ -14,10 +14,16 @@ export default class ClockAdvance extends ApiCommand {
     "Move the account's test clock forward and run everything that came due (renewals, dunning, expiries…)";
   static override examples = [
     '<%= config.bin %> clock advance 30d',
+    '<%= config.bin %> clock advance 1mo',
     '<%= config.bin %> clock advance 1d12h',
     '<%= config.bin %> clock advance --to 2027-01-01',
   ];
-  static override args = { duration: Args.string({ description: 'How far: 30d, 12h, 90m, 45s, 2w, 1d12h' }) };
+  static override args = {
+    duration: Args.string({
+      description:
+        'How far: 30d, 12h, 90m, 45s, 2w, 1mo, 1y, 1d12h (mo, y: calendar months, as subscriptions renew; from the last day of a month, 1mo goes to the last day of the next)',
+    }),
+  };
   static override flags = {
     to: Flags.string({ description: 'Advance to this date/time (ISO 8601, e.g. 2027-01-01 or 2027-01-01T09:00:00Z)' }),
     'idempotency-key': idempotencyFlag,
@@ -34,6 +40,7 @@ export default class ClockAdvance extends ApiCommand {
       if (Number.isNaN(ms)) throw new CliError(`--to takes an ISO date or time (got "${flags.to}").`, EXIT.USAGE);
       to = new Date(ms).toISOString();
     }
+    if (args.duration !== undefined) durationTarget(args.duration, 0); // a malformed duration: exit 2 before any request
     const client = await this.client(flags);
     await this.confirmChange(
       `advance the test clock ${to !== undefined ? `to ${to}` : `by ${args.duration}`} and run what comes due`,
@@ -43,7 +50,7 @@ export default class ClockAdvance extends ApiCommand {
     // moves it at most MAX_CLOCK_ADVANCE_SECONDS per call; on a terminal the steps are a month at most, with
     // progress shown, since a year of renewals can take a while.
     const start = (await client.testClock.retrieve()).now;
-    const target = to !== undefined ? Math.ceil(Date.parse(to) / 1000) : start + parseDuration(args.duration!);
+    const target = to !== undefined ? Math.ceil(Date.parse(to) / 1000) : durationTarget(args.duration!, start);
     const progress = !flags.json && Boolean(process.stderr.isTTY);
     const stepSeconds = progress ? Math.min(MAX_CLOCK_ADVANCE_SECONDS, 31 * DAY_S) : MAX_CLOCK_ADVANCE_SECONDS;
     const steps = Math.max(1, Math.ceil((target - start) / stepSeconds));

@@ -30,13 +30,52 @@ export function parseTier(value: string): { up_to: number | 'inf'; unit_amount: 
 }
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400 };
+const MONTHS: Record<string, number> = { mo: 1, y: 12 };
+const DURATION_HELP = 'A duration looks like 30d, 12h, 90m, 45s, 2w, 1mo, 1y or 1d12h';
 
-/** `30d`, `12h`, `90m`, `45s`, `2w`, `1d12h` → seconds. */
-export function parseDuration(value: string): number {
-  const parts = [...value.matchAll(/(\d+)([smhdw])/g)];
+/**
+ * The time (Unix s) a duration after `start`: `30d`, `12h`, `90m`, `45s`, `2w`, `1mo`, `1y`, `1mo15d`…
+ * Months and years are calendar months, counted first, as a monthly subscription's periods are: the same day of
+ * the month and time of day, clamped to the month's last day (Jan 31 + 1mo → Feb 28, or 29); from the last day
+ * of a month they go to the last day of the target month (Feb 28 + 1mo → Mar 31), so that repeated `1mo`
+ * advances meet every renewal of a monthly subscription, whatever its day. The other units are fixed lengths.
+ */
+export function durationTarget(value: string, start: number): number {
+  const parts = [...value.matchAll(/(\d+)(mo|[smhdwy])/g)];
   if (!parts.length || parts.map((p) => p[0]).join('') !== value)
-    throw new CliError(`A duration looks like 30d, 12h, 90m, 45s, 2w or 1d12h (got "${value}").`, EXIT.USAGE);
-  return parts.reduce((a, p) => a + Number(p[1]) * UNITS[p[2]!]!, 0);
+    throw new CliError(`${DURATION_HELP} (got "${value}").`, EXIT.USAGE);
+  let months = 0;
+  let seconds = 0;
+  for (const p of parts) {
+    const n = Number(p[1]);
+    if (MONTHS[p[2]!] !== undefined) months += n * MONTHS[p[2]!]!;
+    else seconds += n * UNITS[p[2]!]!;
+  }
+  if (!Number.isSafeInteger(months) || !Number.isSafeInteger(seconds) || months > 12 * 10_000)
+    throw new CliError(`${DURATION_HELP} (got "${value}": too long).`, EXIT.USAGE);
+  return addCalendarMonths(start, months) + seconds;
+}
+
+/** `start` (Unix s) plus `months` calendar months (durationTarget's rule). */
+export function addCalendarMonths(start: number, months: number): number {
+  if (months === 0) return start;
+  const d = new Date(start * 1000);
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth();
+  const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const endOfMonth = d.getUTCDate() === lastDay(y, m);
+  const target = new Date(Date.UTC(y, m + months, 1));
+  const last = lastDay(target.getUTCFullYear(), target.getUTCMonth());
+  const day = endOfMonth ? last : Math.min(d.getUTCDate(), last);
+  const ms = Date.UTC(
+    target.getUTCFullYear(),
+    target.getUTCMonth(),
+    day,
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
+  return Math.floor(ms / 1000);
 }
 
 /** A date flag: Unix seconds, or anything Date.parse reads (2027-01-01, 2027-01-01T12:00:00Z). */

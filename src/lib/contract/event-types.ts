@@ -97,6 +97,10 @@ export const EVENT_TYPES = {
     object: 'subscription',
     when: 'a subscription is canceled: at once, or when its period (or trial) ends with cancel_at_period_end',
   },
+  'invoice.upcoming': {
+    object: 'invoice',
+    when: 'three days before a subscription renews: the renewal invoice as it would be now, without an id (none for a period of three days or less, nor before a trial ends)',
+  },
   'invoice.created': { object: 'invoice', when: 'an invoice is created (a draft)' },
   'invoice.updated': { object: 'invoice', when: 'an invoice is changed by PATCH' },
   'invoice.deleted': { object: 'invoice', when: 'a draft invoice is deleted (data.object: the invoice as it was)' },

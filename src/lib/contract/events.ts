@@ -30,7 +30,12 @@ export const Event = Type.Object(
     livemode: Type.Literal(false),
     data: Type.Object({
       object: Type.Object(
-        { id: Type.String(), object: Type.String() },
+        {
+          id: Type.Optional(
+            Type.String({ description: 'absent only for invoice.upcoming: its invoice does not exist yet' }),
+          ),
+          object: Type.String(),
+        },
         { additionalProperties: true, description: 'the object as the API shows it, after the change' },
       ),
       previous_attributes: Type.Optional(

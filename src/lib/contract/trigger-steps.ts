@@ -84,6 +84,7 @@ const TABLE: Record<EventType, string[]> = {
   'subscription.trial_will_end': ['customer', 'price', 'subscription'],
   'subscription.renewed': ['customer', 'price', 'subscription'],
   'subscription.canceled': ['customer', 'price', 'subscription', 'cancel'],
+  'invoice.upcoming': ['customer', 'price', 'subscription'],
   'invoice.created': ['customer', 'invoice'],
   'invoice.updated': ['customer', 'invoice', 'update'],
   'invoice.deleted': ['customer', 'invoice'],

@@ -6,7 +6,11 @@ import { formatMoney, formatTime } from '../format.js';
 import { maskSecret } from '../mask.js';
 import { color, printable, statusText, type Column, type Field } from '../render.js';
 
-const objectId = (e: Event) => e.data.object.id;
+/** The object's id; invoice.upcoming's invoice has none yet: `upcoming (sub_…)`, its subscription. */
+const objectId = (e: Event): string => {
+  const o = e.data.object as { id?: string; subscription?: unknown };
+  return o.id ?? (typeof o.subscription === 'string' ? `upcoming (${o.subscription})` : '');
+};
 const objectKind = (e: Event) => e.data.object.object;
 
 export const eventFields: Field<Event>[] = [

@@ -18,9 +18,11 @@ export interface DueWork {
   nextDue(accountId: string): number | undefined;
   /**
    * Runs what is due at or before `now` (for one account, or all), the earliest first, at most `limit` items
-   * (all when absent). Returns how many ran. Each item is whole: its writes and nothing else.
+   * (all when absent). Returns how many ran. Each item is whole: its writes and nothing else. An item of another
+   * kind than `name` (a renewal's notice among renewals: they share one due time per subscription) is told to
+   * `tally` with its own name, for the advance's `ran`; the rest count under `name`.
    */
-  runDue(now: number, accountId?: string, limit?: number): number;
+  runDue(now: number, accountId?: string, limit?: number, tally?: (name: string) => void): number;
 }
 
 /**
@@ -65,12 +67,19 @@ export class Scheduler {
       const now = this.clock.now(accountId);
       if (next.at > now) this.clock.advance(accountId, next.at - now);
       const at = Math.max(next.at, now);
-      const count = next.w.runDue(at, accountId, BATCH);
-      if (count === 0) break; // nothing moved: stop rather than spin
       const iso = new Date(at).toISOString();
-      const last = runs[runs.length - 1];
-      if (last && last.name === next.w.name && last.at === iso) last.count += count;
-      else runs.push({ name: next.w.name, at: iso, count });
+      const note = (name: string, n: number) => {
+        const last = runs[runs.length - 1];
+        if (last && last.name === name && last.at === iso) last.count += n;
+        else runs.push({ name, at: iso, count: n });
+      };
+      let tallied = 0;
+      const count = next.w.runDue(at, accountId, BATCH, (name) => {
+        tallied++;
+        note(name, 1);
+      });
+      if (count === 0) break; // nothing moved: stop rather than spin
+      if (count > tallied) note(next.w.name, count - tallied);
       if (this.elapsed() - stepStarted >= STEP_BUDGET_MS) {
         yield;
         stepStarted = this.elapsed();

@@ -33,6 +33,11 @@ export interface RecordOptions {
   at?: number;
   /** `JSON.stringify(object)`, when the caller has it already. */
   json?: string;
+  /**
+   * The id `GET /events?object_id=` finds the event by, for an object without one of its own (invoice.upcoming:
+   * its subscription's).
+   */
+  objectId?: string;
 }
 
 /**
@@ -108,7 +113,13 @@ export class Events implements DueWork {
    * Records that `object` (as the API shows it, after the change) went through `type`, in the caller's
    * transaction. Returns the event.
    */
-  record(accountId: string, type: EventType, object: { id: string; object: string }, opts: RecordOptions = {}): Event {
+  record(
+    accountId: string,
+    type: EventType,
+    object: { id: string; object: string } | { id?: undefined; object: string },
+    opts: RecordOptions = {},
+  ): Event {
+    const objectId = object.id ?? opts.objectId ?? '';
     const at = opts.at ?? this.clock.now(accountId);
     const event: Event = {
       id: newId('evt'),
@@ -125,7 +136,7 @@ export class Events implements DueWork {
     const p = opts.payment;
     if (p) {
       event.session_id = p.session_id;
-      event.transaction_id = object.id;
+      event.transaction_id = objectId;
       event.amount = p.amount;
       event.currency = p.currency;
       event.psp = p.psp;
@@ -136,12 +147,12 @@ export class Events implements DueWork {
       'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
     );
     const body = eventJson(event, opts.json);
-    this.insertStmt.run(event.id, accountId, type, object.id, at, body);
+    this.insertStmt.run(event.id, accountId, type, objectId, at, body);
     this.store.count('events', accountId, '', '', 1);
     this.store.count('events', accountId, 'type', type, 1);
     this.recorded = true;
     if (this.recent.length === RECENT) this.recent.shift();
-    this.recent.push({ id: event.id, objectId: object.id, body });
+    this.recent.push({ id: event.id, objectId, body });
     return event;
   }
 

@@ -422,6 +422,12 @@ const SCENARIOS: Record<EventType, Scenario> = {
     const b = change(c, 'cancel', CancelSubscriptionBody, {} as CancelSubscriptionBody);
     c.s.billing.subscriptions.cancel(c.accountId, id, b, c.now);
   },
+  // a monthly subscription: its renewal's notice is run at once for this one subscription (dated now)
+  'invoice.upcoming': (c) => {
+    const subs = c.s.billing.subscriptions;
+    const id = subscription(c, 'tok_visa');
+    subs.notifyUpcoming(c.accountId, subs.load(c.accountId, id), c.now);
+  },
   'invoice.created': (c) => void draftInvoice(c),
   'invoice.updated': (c) => {
     const id = draftInvoice(c);

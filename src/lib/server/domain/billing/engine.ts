@@ -1,6 +1,7 @@
 // The billing engine on the test clock: four kinds of due work, run by the scheduler in time order (and, at
 // equal times, in this order): trial ends (and, 3 days before, the trial_will_end notice), renewals (incl.
-// cancel at period end), dunning retries, due dates.
+// cancel at period end; and, 3 days before, the invoice.upcoming notice, named `invoice upcoming notices` in an
+// advance's `ran`), dunning retries, due dates.
 import type { DueWork } from '../due.js';
 import type { Invoices } from './invoices.js';
 import type { Subscriptions } from './subscriptions.js';
@@ -18,9 +19,10 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const renewals: DueWork = {
     name: 'subscription renewals',
     nextDue: (accountId) => subs.nextDue(accountId, ['active', 'past_due']),
-    runDue(now, accountId, limit) {
+    runDue(now, accountId, limit, tally) {
       const due = subs.due(['active', 'past_due'], now, accountId, limit);
-      for (const { accountId: acct, doc } of due) subs.renew(acct, doc, now);
+      for (const { accountId: acct, doc } of due)
+        if (subs.renewalDue(acct, doc, now) === 'notice') tally?.('invoice upcoming notices');
       return due.length;
     },
   };

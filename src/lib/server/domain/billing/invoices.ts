@@ -57,6 +57,11 @@ export interface InvoiceDraft {
   metadata: Record<string, string>;
 }
 
+/** A renewal invoice's preview (invoice.upcoming): an invoice not made yet, so without ids or a page. */
+export type UpcomingInvoice = Omit<Invoice, 'id' | 'hosted_invoice_url' | 'lines'> & {
+  lines: { object: 'list'; data: Omit<LineItem, 'id'>[] };
+};
+
 export type AttemptResult = { ok: true } | { ok: false; error: ServiceError };
 
 /** Called when an invoice's outcome changes its subscription's status (subscriptions.ts records the event). */
@@ -134,15 +139,18 @@ export class Invoices {
     inv.amount_remaining = Math.max(0, inv.amount_due - inv.amount_paid);
   }
 
-  /** Lines + discount line from the draft's item lines (replacing any earlier discount line). */
-  private setLines(inv: StoredInvoice, lines: PendingLine[]): void {
+  /**
+   * Lines + discount line from the draft's item lines (replacing any earlier discount line). `lineId` names
+   * each line (a preview's lines have none: they are not stored).
+   */
+  private setLines(inv: StoredInvoice, lines: PendingLine[], lineId: () => string = () => newId('il')): void {
     const items = lines.filter((l) => l.type !== 'discount');
     const dl = this.discountLine(inv.discount, items, inv.currency, inv.period_start);
     const all = dl ? [...items, dl] : items;
     inv.lines = {
       object: 'list',
       data: all.map((l): LineItem => ({
-        id: newId('il'),
+        id: lineId(),
         object: 'line_item',
         coupon: l.type === 'discount' ? inv.discount!.coupon.id : null,
         ...l,
@@ -153,8 +161,32 @@ export class Invoices {
 
   /** A draft invoice from `draft` (stored). A `once` discount is used up by it. */
   build(accountId: string, draft: InvoiceDraft, now: number): StoredInvoice {
-    const inv: StoredInvoice = {
-      id: newId('in'),
+    const inv = this.compose(draft, newId('in'), now);
+    this.setLines(inv, draft.lines);
+    if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
+    this.db.invoices.insert(accountId, inv);
+    this.record(accountId, 'invoice.created', inv, now);
+    return inv;
+  }
+
+  /**
+   * The invoice `draft` would make, as the API would show it, without making it (nothing stored, no event, the
+   * discount not used): invoice.upcoming's object. It has no `id` (none exists yet), no `hosted_invoice_url`
+   * and no line ids; `next_payment_attempt` (charge_automatically) or `due_date` (send_invoice) say when it
+   * will be collected, counted from `collectAt` (Unix s).
+   */
+  preview(draft: InvoiceDraft, collectAt: number, now: number): UpcomingInvoice {
+    const inv = this.compose(draft, '', now);
+    this.setLines(inv, draft.lines, () => '');
+    if (inv.collection_method === 'charge_automatically') inv.next_payment_attempt = collectAt;
+    else inv.due_date = collectAt + (inv.days_until_due ?? 0) * DAY_S;
+    const { id: _id, hosted_invoice_url: _h, ...rest } = this.toApi(inv, '', now);
+    return { ...rest, lines: { object: 'list', data: rest.lines.data.map(({ id: _l, ...line }) => line) } };
+  }
+
+  private compose(draft: InvoiceDraft, id: string, now: number): StoredInvoice {
+    return {
+      id,
       object: 'invoice',
       number: null,
       customer: draft.customer,
@@ -193,11 +225,6 @@ export class Invoices {
       action_kind: null,
       action_ms: null,
     };
-    this.setLines(inv, draft.lines);
-    if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
-    this.db.invoices.insert(accountId, inv);
-    this.record(accountId, 'invoice.created', inv, now);
-    return inv;
   }
 
   private save(accountId: string, inv: StoredInvoice): StoredInvoice {

@@ -50,6 +50,11 @@ export type StoredSubscription = Omit<Subscription, 'items' | 'discount'> & {
   due_ms: number | null;
   /** When subscription.trial_will_end is due (ms, 3 days before trial_end); null once recorded or without a trial. */
   trial_reminder_ms?: number | null;
+  /**
+   * When invoice.upcoming is due for the current period (ms, 3 days before current_period_end); null once
+   * recorded, or for a period no longer than the notice.
+   */
+  upcoming_ms?: number | null;
 };
 export type StoredInvoice = Omit<Invoice, 'hosted_invoice_url' | 'discount'> & {
   discount: StoredDiscount | null;
@@ -108,13 +113,17 @@ export class BillingStore {
   }
 }
 
-/** When the engine next acts on a subscription: trial end, or period end (renewal / cancel at period end). */
+/**
+ * When the engine next acts on a subscription: trial end (or its notice), or period end (renewal / cancel at
+ * period end) or the renewal's notice (invoice.upcoming).
+ */
 export function subscriptionDue(
-  s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end' | 'trial_reminder_ms'>,
+  s: Pick<StoredSubscription, 'status' | 'trial_end' | 'current_period_end' | 'trial_reminder_ms' | 'upcoming_ms'>,
 ): number | null {
   if (s.status === 'trialing')
     return Math.min((s.trial_end ?? s.current_period_end) * 1000, s.trial_reminder_ms ?? Infinity);
-  if (s.status === 'active' || s.status === 'past_due') return s.current_period_end * 1000;
+  if (s.status === 'active' || s.status === 'past_due')
+    return Math.min(s.current_period_end * 1000, s.upcoming_ms ?? Infinity);
   return null;
 }
 

@@ -51,6 +51,19 @@ const ENDED: SubscriptionStatus[] = ['canceled'];
 /** subscription.trial_will_end is recorded this long before trial_end (at once for a shorter trial). */
 export const TRIAL_WILL_END_MS = 3 * DAY_MS;
 
+/**
+ * invoice.upcoming is recorded this long before a renewal (Stripe's default notice); not at all for a period
+ * no longer than it (a daily subscription), nor before a trial's end (that has subscription.trial_will_end).
+ */
+export const UPCOMING_NOTICE_MS = 3 * 86_400_000;
+
+/** When invoice.upcoming is due for the period `s` is in: UPCOMING_NOTICE_MS before its end, if inside it. */
+function upcomingAt(s: Pick<Stored, 'status' | 'current_period_start' | 'current_period_end'>): number | null {
+  if (s.status !== 'active' && s.status !== 'past_due') return null;
+  const at = s.current_period_end * 1000 - UPCOMING_NOTICE_MS;
+  return at > s.current_period_start * 1000 ? at : null;
+}
+
 export class Subscriptions {
   constructor(
     private readonly db: BillingStore,
@@ -97,6 +110,7 @@ export class Subscriptions {
       due_ms: _d,
       paused_from: _pf,
       trial_reminder_ms: _tr,
+      upcoming_ms: _u,
       discount,
       ...rest
     } = s;
@@ -341,6 +355,7 @@ export class Subscriptions {
           ? trialEnd * 1000 - TRIAL_WILL_END_MS
           : null,
     };
+    s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
     this.db.subscriptions.insert(accountId, s);
     const items = body.items.map((it, i) => {
@@ -627,6 +642,7 @@ export class Subscriptions {
     s.current_period_start = b.start;
     s.current_period_end = b.end;
     s.status = 'active';
+    s.upcoming_ms = upcomingAt(s);
     s.paused_at = null;
     s.paused_from = null;
     const lines = [...this.licensedLines(accountId, items, b), ...usage];
@@ -660,6 +676,7 @@ export class Subscriptions {
     s.current_period_start = b.start;
     s.current_period_end = b.end;
     s.status = 'active';
+    s.upcoming_ms = upcomingAt(s);
     const items = this.db.itemsOf(accountId, s.id);
     const out = this.quietly(s.id, () =>
       this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now),
@@ -696,6 +713,7 @@ export class Subscriptions {
     const usage = this.usageLines(accountId, items, ended);
     const record = { ...ended, invoice: null as string | null };
     s.period_history.push(record);
+    s.upcoming_ms = null;
     if (s.cancel_at_period_end) {
       s.status = 'canceled';
       s.ended_at = ended.end;
@@ -712,6 +730,7 @@ export class Subscriptions {
     const b = this.bounds(s, s.period_index);
     s.current_period_start = b.start;
     s.current_period_end = b.end;
+    s.upcoming_ms = upcomingAt(s);
     const after = this.invoiceAndCollect(
       accountId,
       s,
@@ -721,6 +740,50 @@ export class Subscriptions {
     );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
     this.db.subscriptions.update(accountId, after);
+  }
+
+  /** Due work on an active or past_due subscription: its renewal, or 3 days before it the invoice.upcoming notice. */
+  renewalDue(accountId: string, s: Stored, now: number): 'renewal' | 'notice' {
+    const notice = s.upcoming_ms;
+    if (notice == null || notice > now || notice >= s.current_period_end * 1000) {
+      this.renew(accountId, s, now);
+      return 'renewal';
+    }
+    this.notifyUpcoming(accountId, s, notice);
+    return 'notice';
+  }
+
+  /**
+   * invoice.upcoming for the renewal that ends the current period, dated `at`: the invoice the renewal would
+   * make as things stand (the next period's licensed lines, the usage recorded so far, pending prorations, the
+   * discount), once per period. A subscription set to cancel at period end has no renewal: nothing recorded.
+   */
+  notifyUpcoming(accountId: string, s: Stored, at: number): void {
+    s.upcoming_ms = null;
+    this.save(accountId, s);
+    if (s.cancel_at_period_end) return;
+    const items = this.db.itemsOf(accountId, s.id);
+    const next = this.bounds(s, s.period_index + 1);
+    const usage = this.usageLines(accountId, items, { start: s.current_period_start, end: s.current_period_end });
+    const preview = this.invoices.preview(
+      {
+        customer: s.customer,
+        subscription: s.id,
+        currency: s.currency,
+        collection_method: s.collection_method,
+        days_until_due: s.days_until_due,
+        billing_reason: 'upcoming',
+        description: null,
+        period_start: next.start,
+        period_end: next.end,
+        lines: [...this.licensedLines(accountId, items, next), ...usage, ...s.pending_lines],
+        discount: s.discount,
+        metadata: {},
+      },
+      s.current_period_end,
+      at,
+    );
+    this.db.events.record(accountId, 'invoice.upcoming', preview, { at, objectId: s.id });
   }
 
   nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
