@@ -12,7 +12,7 @@ let otherKey: string;
 beforeAll(async () => {
   s = await startTestServer();
   const made = await runCli(['server', 'keys', 'create', '--json', '--data-dir', s.dataDir!]);
-  expect(made.code).toBe(0);
+  if (made.code !== 0) throw new Error(`server keys create: ${made.stderr}`);
   otherKey = made.json<{ api_key: string }>().api_key;
 });
 afterAll(() => s.close());
@@ -57,8 +57,10 @@ describe('payorch logs tail', () => {
     ]);
     for (const e of entries) {
       expect(Object.keys(e).sort()).toEqual([
+        'api_key',
         'created_at',
         'duration_ms',
+        'ip_address',
         'method',
         'object',
         'path',

@@ -1,7 +1,9 @@
 // The request log (docs/api.md "Request log"): a short, live summary of the account's recent API requests,
-// for `payorch logs tail`. Never headers, bodies, query strings, keys or client secrets.
+// for `payorch logs tail`. Never headers, bodies, query strings, keys or client secrets (an API key is named by
+// its id, as `payorch server keys list` shows it).
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_SAFE_INTEGER } from './numbers.js';
+import { Nullable } from './common.js';
 
 export const RequestLogEntry = Type.Object(
   {
@@ -17,6 +19,12 @@ export const RequestLogEntry = Type.Object(
       description: 'whole milliseconds from the first byte to the answer (rounded)',
     }),
     created_at: Type.String({ description: 'ISO 8601, when the answer was sent (wall clock)' }),
+    ip_address: Type.String({ description: "the client's address, as the server saw it" }),
+    api_key: Nullable(
+      Type.String({
+        description: 'the id of the API key that made it (`key_…`, never the key); null for a client secret',
+      }),
+    ),
     simulated: Type.Optional(
       Type.String({
         description:
@@ -41,10 +49,11 @@ export const RequestLogPage = Type.Object(
 );
 export type RequestLogPage = Static<typeof RequestLogPage>;
 
-/** A status filter: one code (`404`) or a class (`4xx`). */
+/** A status filter: codes (`404`) or classes (`4xx`), comma-separated: any of them matches. */
 export const StatusFilter = Type.String({
-  pattern: '^[1-5](xx|[0-9]{2})$',
-  description: 'a status (`404`) or a class (`4xx`, `5xx`)',
+  pattern: '^[1-5](xx|[0-9]{2})(,[1-5](xx|[0-9]{2}))*$',
+  maxLength: 200,
+  description: 'statuses (`404`) or classes (`4xx`, `5xx`), comma-separated: any of them',
 });
 
 export const RequestLogQuery = Type.Object(
@@ -60,13 +69,38 @@ export const RequestLogQuery = Type.Object(
     path: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2048, pattern: '^/', description: 'a path prefix, e.g. `/sessions`' }),
     ),
+    method: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]+(,[A-Za-z]+)*$',
+        maxLength: 100,
+        description: 'HTTP methods, comma-separated (`GET`, `post,delete`): any of them',
+      }),
+    ),
+    request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'one request, by its id' })),
+    ip_address: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 400,
+        description: 'client addresses, comma-separated (`127.0.0.1`, `::1`): any of them',
+      }),
+    ),
+    api_key: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'requests made with the API key of this id (`key_…`)' }),
+    ),
+    request_status: Type.Optional(
+      Type.Union([Type.Literal('succeeded'), Type.Literal('failed')], {
+        description: '`succeeded`: answered 2xx; `failed`: anything else (4xx, 5xx, or no answer)',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
   },
   { additionalProperties: false },
 );
 export type RequestLogQuery = Static<typeof RequestLogQuery>;
 
-/** Whether `status` passes the filter `404` / `4xx`. */
+/** Whether `status` passes the filter `404` / `4xx` (or a comma-separated list of them: any). */
 export function statusMatches(filter: string, status: number): boolean {
-  return filter.endsWith('xx') ? Math.floor(status / 100) === Number(filter[0]) : status === Number(filter);
+  return filter
+    .split(',')
+    .some((f) => (f.endsWith('xx') ? Math.floor(status / 100) === Number(f[0]) : status === Number(f)));
 }

@@ -69,6 +69,8 @@ export function followEachRequest(
         status,
         ms: ms ?? 0,
         simulated,
+        ip: request.ip,
+        keyId: state.keyId,
       });
   };
 

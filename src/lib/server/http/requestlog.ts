@@ -1,7 +1,7 @@
 // The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per
 // account, a ring of the most recent requests' summaries — method, path (no query string), status, duration,
-// request id and time, and the fault injected into it (docs/api.md "Fault injection"). Nothing else of a request
-// is kept: no headers, bodies, keys or client secrets. It lives in memory only (a restart empties it; the access
+// request id and time, the client's address, the id of the API key that made it, and the fault injected into it
+// (docs/api.md "Fault injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in memory only (a restart empties it; the access
 // log on disk is the durable record).
 import { API_PREFIX } from '../../contract/common.js';
 import {
@@ -24,6 +24,10 @@ export interface RequestSummary {
   ms: number;
   /** The fault injected into it (http/faults.ts), if any. */
   simulated?: string;
+  /** The client's address. */
+  ip: string;
+  /** The id of the API key that made it (never the key); undefined for a client secret. */
+  keyId: string | undefined;
 }
 
 /**
@@ -49,6 +53,26 @@ interface Kept {
   duration_ms: number;
   at: number;
   simulated: string | undefined;
+  ip: string;
+  keyId: string | null;
+}
+
+/**
+ * The filters of a read (docs/api.md "Request log"), all of which an entry must pass; a list (comma-separated)
+ * passes when any of its items does. Methods compare without case; addresses as the server saw them, with an
+ * IPv4 address also matching its IPv4-mapped IPv6 form (`::ffff:127.0.0.1`).
+ */
+function matcher(q: RequestLogQuery): (e: Kept) => boolean {
+  const methods = q.method?.toUpperCase().split(',');
+  const ips = q.ip_address?.split(',').flatMap((ip) => [ip, `::ffff:${ip}`]);
+  return (e) =>
+    (q.status === undefined || statusMatches(q.status, e.status)) &&
+    (q.path === undefined || e.path.startsWith(q.path)) &&
+    (methods === undefined || methods.includes(e.method)) &&
+    (q.request_id === undefined || e.request_id === q.request_id) &&
+    (ips === undefined || ips.includes(e.ip)) &&
+    (q.api_key === undefined || e.keyId === q.api_key) &&
+    (q.request_status === undefined || (e.status >= 200 && e.status < 300) === (q.request_status === 'succeeded'));
 }
 
 const entryOf = (k: Kept): RequestLogEntry => ({
@@ -60,6 +84,8 @@ const entryOf = (k: Kept): RequestLogEntry => ({
   status: k.status,
   duration_ms: k.duration_ms,
   created_at: new Date(k.at).toISOString(),
+  ip_address: k.ip,
+  api_key: k.keyId,
   ...(k.simulated !== undefined ? { simulated: k.simulated } : {}),
 });
 
@@ -98,6 +124,8 @@ export class RequestLog {
       duration_ms: Math.max(0, Math.round(r.ms)),
       at: Date.now(),
       simulated: r.simulated,
+      ip: r.ip,
+      keyId: r.keyId ?? null,
     });
     if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
   }
@@ -115,9 +143,7 @@ export class RequestLog {
     const ring = this.kept(accountId);
     // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
     const after = q.after !== undefined && q.after > seq ? 0 : q.after;
-    const match = (e: Kept) =>
-      (q.status === undefined || statusMatches(q.status, e.status)) &&
-      (q.path === undefined || e.path.startsWith(q.path));
+    const match = matcher(q);
     if (after === undefined) {
       const data = ring.filter(match).slice(-limit).map(entryOf);
       return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };
