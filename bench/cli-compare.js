@@ -7,9 +7,9 @@
 // its ratio to the median of `node -e 0`.
 //
 // Cases: `inprocess` — `sessions list --json` with no key, no terminal, CI=1 and no server running (the server
-// in the CLI's process, issue 28's ≤ 4×); `http` — `sessions get ID --json` against a running server (issue 27's
-// ≤ 2×); `version` — `--version` (≤ 1.2×). Env: CLI_ROUNDS (default 20), CLI_CASES (comma-separated, default
-// all three).
+// in the CLI's process, issue 38's ≤ 3×); `http` — `sessions get ID --json` against a running server (issue 38's
+// ≤ 1.5×); `version` — `--version` (≤ 1.2×); `help` — `sessions get --help` (no slower than before). Env:
+// CLI_ROUNDS (default 20), CLI_CASES (comma-separated, default all four).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ if (roots.length === 0) {
   process.exit(2);
 }
 const ROUNDS = Number(process.env.CLI_ROUNDS ?? 20);
-const CASES = (process.env.CLI_CASES ?? 'inprocess,http,version').split(',').map((c) => c.trim());
+const CASES = (process.env.CLI_CASES ?? 'inprocess,http,version,help').split(',').map((c) => c.trim());
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-cli-compare-'));
 const base = {
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYORCH_'))),
@@ -50,6 +50,7 @@ try {
       inprocess: { args: [bin, 'sessions', 'list', '--json'], env },
       http: { args: [bin, 'sessions', 'get', id, '--json', '--base-url', info.baseUrl, '--api-key', info.apiKey] },
       version: { args: [bin, '--version'] },
+      help: { args: [bin, 'sessions', 'get', '--help'] },
     };
     return {
       root,

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Build: compile TypeScript to dist/, build `payorch/webhooks` for CommonJS into dist/cjs (scripts/webhooks-cjs.js),
 // bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js: start-up loads 1 file instead of ~110), bundle the
-// in-process server into dist/vendor/embedded.cjs (scripts/bundle-embedded.js: one file instead of ~250) and write
-// the oclif manifest (so startup never scans command files).
+// in-process server into dist/vendor/embedded.cjs (scripts/bundle-embedded.js: one file instead of ~250), write
+// the oclif manifest (so startup never scans command files) and bundle the command path into dist/vendor/cli.cjs
+// (scripts/bundle-cli.js, from the manifest: a command runs without oclif's start-up).
 // Runs on `npm ci` / `npm install` (prepare), before `npm test` and before `npm run bench`.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,3 +31,4 @@ run(join(root, 'scripts', 'webhooks-cjs.js'), []);
 run(join(root, 'scripts', 'bundle-oclif.js'), []);
 run(join(root, 'scripts', 'bundle-embedded.js'), []);
 run(require.resolve('oclif/bin/run.js'), ['manifest']);
+run(join(root, 'scripts', 'bundle-cli.js'), []);

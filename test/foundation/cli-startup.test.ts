@@ -1,6 +1,7 @@
-// What a CLI command loads at start-up over HTTP (issue 27's ≤ 2× `node -e 0`; issue 28's in-process figure adds
-// to it): no TypeBox (~200 ES modules — the contract's schemas are the server's, and a constant the client
-// needed once pulled them all in) and no module of the server. Node 20 compiles ES modules afresh on each run.
+// What a CLI command loads at start-up over HTTP from the ES modules in dist/ (without the command path's bundle,
+// PAYORCH_CLI_BUNDLE=0; test/foundation/cli-bundle.test.ts checks the bundle's run): no TypeBox (~200 ES modules
+// — the contract's schemas are the server's, and a constant the client needed once pulled them all in) and no
+// module of the server. Node 20 compiles ES modules afresh on each run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { against, runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -18,7 +19,9 @@ const esModules = (stderr: string) => [
 
 describe('CLI start-up over HTTP', { timeout: 60_000 }, () => {
   it('`sessions list --json` loads neither TypeBox nor the contract schemas nor the server', async () => {
-    const r = await runCli(['sessions', 'list', '--json', ...against(s)], { env: { NODE_DEBUG: 'esm' } });
+    const r = await runCli(['sessions', 'list', '--json', ...against(s)], {
+      env: { NODE_DEBUG: 'esm', PAYORCH_CLI_BUNDLE: '0' },
+    });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const loaded = esModules(r.stderr);
     expect(loaded.some((m) => m.endsWith('/dist/lib/client/client.js'))).toBe(true); // the probe sees our modules

@@ -1,0 +1,259 @@
+#!/usr/bin/env node
+// Build step (scripts/build.js, after the oclif manifest): the command path in one CommonJS file,
+// dist/vendor/cli.cjs — src/lib/cli/fast.ts (which bin/run.js asks first), every command in the index, what they
+// load (src/lib/cli, output, client, chalk, …) and @oclif/core with its top-level requires made lazy
+// (scripts/lazy-requires.js) — which the V8 code cache (src/lib/cli/compile-cache.ts) keeps compiled. Each
+// command's module runs only when that command runs (esbuild wraps what the index imports on demand).
+// Measured: bench/README.md, "The command path in one file".
+//
+// - The index comes from oclif.manifest.json (ids, aliases, args, strictness: what oclif's argv collation asks).
+//   A command whose code uses oclif's configuration beyond `bin` and `version` (help, completion: the command
+//   list) is left out of it and runs the usual way; so is every command while package.json declares a hook
+//   other than command_not_found, or plugins (the fast path runs none).
+// - The in-process server stays out (it is dist/vendor/embedded.cjs, loaded by path); its ES module form, for
+//   PAYORCH_EMBEDDED_BUNDLE=0, is imported through bin/run.js's import() as before.
+// - `import.meta.url` becomes the URL of the module's own file in dist/ (as in scripts/bundle-embedded.js).
+// - Whitespace and comments are minified away and no import() call may be left: the code cache leaves alone a
+//   file in which anything looks like one. The build fails if one is left.
+import { createRequire } from 'node:module';
+import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lazyRequires } from './lazy-requires.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const esbuild = require('esbuild');
+const ts = require('typescript');
+
+const outDir = join(root, 'dist', 'vendor');
+const outFile = join(outDir, 'cli.cjs');
+const dist = join(root, 'dist') + sep;
+const pjson = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+const manifest = JSON.parse(await readFile(join(root, 'oclif.manifest.json'), 'utf8'));
+
+// What of oclif's configuration a command may use on the fast path (src/lib/cli/fast.ts provides these).
+const CONFIG_USES = new Set(['bin', 'version', 'name', 'root', 'userAgent', 'pjson']);
+const SERVER = join(dist, 'lib', 'server') + sep;
+
+/** A compiled module's relative imports: [absolute path, dynamic?]. */
+async function importsOf(file) {
+  const code = await readFile(file, 'utf8');
+  const out = [];
+  for (const m of code.matchAll(/(?:\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/gm))
+    out.push([join(dirname(file), m[1]), m[0].includes('(')]);
+  return { code, imports: out };
+}
+
+/** What keeps a command off the fast path: uses of oclif's configuration beyond CONFIG_USES in what it loads. */
+async function configUses(file, seen = new Set()) {
+  if (seen.has(file) || !file.startsWith(dist) || file.startsWith(SERVER)) return [];
+  seen.add(file);
+  const { code, imports } = await importsOf(file);
+  const bad = [];
+  for (const m of code.matchAll(/\bthis\.config\b(\s*\.\s*(\w+))?/g)) if (!CONFIG_USES.has(m[2])) bad.push(m[0]);
+  for (const [f] of imports) bad.push(...(await configUses(f, seen)));
+  return bad;
+}
+
+const hooks = Object.keys(pjson.oclif.hooks ?? {}).filter((h) => h !== 'command_not_found');
+const plugins = pjson.oclif.plugins ?? [];
+const entries = [];
+const left = [];
+if (hooks.length === 0 && plugins.length === 0) {
+  for (const [id, c] of Object.entries(manifest.commands)) {
+    const file = join(root, ...c.relativePath);
+    // A command that loads the server's own modules itself (server start, keys, snapshots, …) runs the usual
+    // way: the bundle holds none of them but what the shared CLI modules import (the lock file's reader), and a
+    // server module loaded as an ES module beside a bundled copy of the same would make two of its classes.
+    const own = (await importsOf(file)).imports.filter(([f]) => f.startsWith(SERVER));
+    const bad = [...(own.length ? ['the server'] : []), ...(await configUses(file))];
+    if (bad.length) {
+      left.push(`${id} (${[...new Set(bad)].join(', ')})`);
+      continue;
+    }
+    const spec = './' + relative(root, file).split(sep).join('/');
+    const meta = {
+      id,
+      strict: c.strict !== false,
+      args: Object.keys(c.args ?? {}),
+      aliases: c.aliases ?? [],
+      relativePath: c.relativePath,
+    };
+    for (const name of [id, ...(c.aliases ?? []), ...(c.hiddenAliases ?? [])])
+      entries.push(
+        `  ${JSON.stringify(name)}: { ...${JSON.stringify(meta)}, load: () => import(${JSON.stringify(spec)}) },`,
+      );
+  }
+}
+
+const entry = `
+import { run as runFast } from './dist/lib/cli/fast.js';
+import Cache from './node_modules/@oclif/core/lib/cache.js';
+const index = {
+  commands: {
+${entries.join('\n')}
+  },
+  pjson: ${JSON.stringify({ name: pjson.name, version: pjson.version, oclif: { bin: pjson.oclif.bin, dirname: pjson.oclif.dirname, additionalHelpFlags: pjson.oclif.additionalHelpFlags } })},
+  cacheConfig: (config) => Cache.getInstance().set('config', config),
+};
+export const run = (argv, root, loaded) => runFast(argv, root, index, loaded);
+`;
+
+const metaUrl = {
+  name: 'import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist)) return undefined;
+      const code = await readFile(args.path, 'utf8');
+      if (!code.includes('import.meta.url')) return { contents: code, loader: 'js' };
+      const rel = relative(outDir, args.path).split(sep).join('/');
+      return { contents: code.replaceAll('import.meta.url', `__payorchFileUrl(${JSON.stringify(rel)})`), loader: 'js' };
+    });
+  },
+};
+
+// Left outside, imported at run time as they are today (through bin/run.js's import(), see below): the
+// server's modules that the CLI's modules import dynamically (the server itself for `server start`, its ES
+// module entry for PAYORCH_EMBEDDED_BUNDLE=0, …), and packages imported only dynamically (@inquirer/prompts,
+// chalk: loaded when a prompt is asked or a stream is coloured).
+const external = {
+  name: 'external-dynamic',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import' || args.importer.endsWith('cli-entry.js')) return undefined;
+      if (/^\.{1,2}\//.test(args.path)) {
+        const file = join(args.resolveDir, args.path);
+        if (!file.startsWith(SERVER)) return undefined;
+        return { path: `__PAYORCH_DIST__/${relative(dist, file).split(sep).join('/')}`, external: true };
+      }
+      if (args.path.startsWith('node:')) return undefined;
+      return { path: `__PAYORCH_PKG__/${args.path}`, external: true };
+    });
+  },
+};
+
+// `debug` (oclif's logger; with supports-color, tty, …: ~3 ms to load) is off on this path: src/lib/cli/fast.ts
+// leaves runs with DEBUG (or PAYORCH_DEBUG) set to oclif, and nothing else turns a namespace on. Every logger is
+// a no-op, as debug's own are when no namespace is enabled.
+const debugOff = {
+  name: 'debug-off',
+  setup(build) {
+    build.onResolve({ filter: /^debug$/ }, () => ({ path: 'debug', namespace: 'debug-off' }));
+    build.onLoad({ filter: /.*/, namespace: 'debug-off' }, () => ({
+      contents: `function debug(namespace) {
+  const d = () => undefined;
+  d.namespace = namespace; d.enabled = false; d.log = () => undefined; d.destroy = () => false;
+  d.extend = (ns, delimiter = ':') => debug(namespace + delimiter + ns);
+  return d;
+}
+debug.enable = () => undefined; debug.disable = () => ''; debug.enabled = () => false;
+debug.names = []; debug.skips = []; debug.formatters = {};
+module.exports = debug;`,
+      loader: 'js',
+    }));
+  },
+};
+
+const result = await esbuild.build({
+  stdin: { contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*'],
+  outfile: outFile,
+  write: false,
+  minifyWhitespace: true,
+  legalComments: 'none',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  banner: {
+    js:
+      `// payorch's command path and the packages it loads (licenses: each package's own, in node_modules), bundled by scripts/bundle-cli.js.\n` +
+      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;\n` +
+      `const __payorchImport = (specifier) => globalThis[Symbol.for("payorch.import")](specifier);\n` +
+      `const __payorchRan = (m) => globalThis[Symbol.for("payorch.modules")]?.push(Object.getOwnPropertyNames(m)[0]);`,
+  },
+  plugins: [metaUrl, external, debugOff, lazyRequires],
+  metafile: true,
+});
+if (process.env.BUNDLE_CLI_META) await writeFile(process.env.BUNDLE_CLI_META, JSON.stringify(result.metafile));
+const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
+let code = result.outputFiles.find((f) => f.path === outFile).text;
+
+// import() calls, found by parsing: the external server entry's becomes a call through bin/run.js's import();
+// oclif's own (ES module plugins and hooks, never used on this path) too; nothing else may be left.
+const source = ts.createSourceFile('cli.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+const sites = [];
+(function visit(node) {
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) sites.push(node);
+  ts.forEachChild(node, visit);
+})(source);
+for (const s of sites.sort((a, b) => b.getStart(source) - a.getStart(source))) {
+  const arg = s.arguments[0];
+  const spec = arg && ts.isStringLiteral(arg) ? arg.text : '';
+  const text = spec.startsWith('__PAYORCH_DIST__/')
+    ? `__payorchImport(__payorchFileUrl(${JSON.stringify('../' + spec.slice('__PAYORCH_DIST__/'.length))}))`
+    : spec.startsWith('__PAYORCH_PKG__/')
+      ? `__payorchImport(${JSON.stringify(spec.slice('__PAYORCH_PKG__/'.length))})`
+      : `__payorchImport(${s.arguments.map((a) => a.getText(source)).join(', ')})`;
+  code = code.slice(0, s.getStart(source)) + text + code.slice(s.getEnd());
+}
+// Which of the bundle's modules ran (test/foundation/cli-bundle.test.ts): esbuild's module wrappers report their
+// module's path to an array at globalThis[Symbol.for('payorch.modules')] when there is one (a test puts it
+// there with --require); otherwise one lookup per module.
+const WRAPPERS = [
+  ['(0,fn[__getOwnPropNames(fn)[0]])(fn=0)', '(__payorchRan(fn),(0,fn[__getOwnPropNames(fn)[0]])(fn=0))'],
+  [
+    '(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod)',
+    '(__payorchRan(cb),(0,cb[__getOwnPropNames(cb)[0]])((mod={exports:{}}).exports,mod))',
+  ],
+];
+for (const [from, to] of WRAPPERS) {
+  if (code.split(from).length !== 2)
+    throw new Error(`bundle-cli: esbuild's module wrapper changed: ${from} is not in the bundle once`);
+  code = code.replace(from, to);
+}
+
+const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
+if (lookalikes)
+  throw new Error(
+    `bundle-cli: import() left in the bundle (the code cache would not take it): ${lookalikes.join(' | ')}`,
+  );
+
+for (const [file, text] of [
+  [outFile, code],
+  [map.path, map.text],
+]) {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
+// The compile cache as one CommonJS file too, for bin/run.js (which loads it before anything else). Its cache
+// file is named after dist/lib/cli, where its ES module is: one per installation either way.
+const cc = await esbuild.build({
+  entryPoints: [join(dist, 'lib', 'cli', 'compile-cache.js')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  write: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  define: { 'import.meta.url': '__payorchModuleUrl' },
+  banner: {
+    js:
+      `// src/lib/cli/compile-cache.ts as CommonJS, built by scripts/bundle-cli.js.\n` +
+      `const __payorchModuleUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "../lib/cli/compile-cache.js")).href;`,
+  },
+});
+const ccFile = join(outDir, 'compile-cache.cjs');
+await writeFile(`${ccFile}.${process.pid}.tmp`, cc.outputFiles[0].text);
+await rename(`${ccFile}.${process.pid}.tmp`, ccFile);
+
+for (const f of await readdir(outDir)) if (f.endsWith('.tmp')) await rm(join(outDir, f), { force: true });
+console.log(
+  `bundle-cli: ${relative(root, outFile)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB, ${entries.length} command ids; left to oclif: ${left.map((l) => l.split(' ')[0]).join(', ') || 'none'})`,
+);

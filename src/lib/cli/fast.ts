@@ -1,0 +1,162 @@
+// The command path without oclif's start-up: bin/run.js hands argv here first, from dist/vendor/cli.cjs (one
+// CommonJS file — this module, every command, src/lib/cli, output, client and the part of @oclif/core a command
+// run uses — which the V8 code cache keeps compiled; scripts/bundle-cli.js builds it with the command index from
+// oclif's manifest). For a command the index knows, it does what oclif's `execute` does for it — the same command
+// class, the same oclif parser, lifecycle (`_run`: init, run, catch, finally) and error handler — without loading
+// oclif's configuration (package.json, the 400 KB manifest, plugins, hooks) and oclif's other modules: the
+// command gets a configuration object holding what a command uses of it (bin, version, user agent, the command
+// ids). A failure loads oclif's full configuration before oclif's handler runs, so that a usage error shows its
+// help as before.
+//
+// Everything else goes on the usual way (run() resolves false before doing anything): no arguments, a help flag,
+// `--version`, a command or topic the index does not have (help, the not-found hook), a command whose code uses
+// more of the configuration (the bundle script leaves it out of the index), hooks other than command_not_found,
+// and oclif's debug output (DEBUG, PAYORCH_DEBUG).
+import { Errors, Config, flush, type Command } from '@oclif/core';
+
+/** One command of the index: how to load its module, and what oclif's argv normalisation asks of it. */
+export interface FastCommand {
+  load(): Promise<Record<string, unknown>>;
+  strict: boolean;
+  args: string[];
+  aliases: string[];
+  relativePath: string[];
+}
+
+export interface FastIndex {
+  /** By id; an alias maps to its command's entry. */
+  commands: Record<string, FastCommand & { id: string }>;
+  /** package.json as the build saw it (name, version, oclif section). */
+  pjson: { name: string; version: string; oclif: { bin?: string; dirname?: string; additionalHelpFlags?: string[] } };
+  /** Puts a configuration in oclif's cache, where its error handler looks for it. */
+  cacheConfig(config: unknown): void;
+}
+
+type CommandClass = (new (argv: string[], config: never) => Command) & {
+  id?: string;
+  run: unknown;
+  isESM?: boolean;
+  relativePath?: string[];
+};
+
+/** oclif's search for the command class in a module (config/plugin.js). */
+function commandClass(module: Record<string, unknown>): CommandClass | undefined {
+  const isCommand = (c: unknown): c is CommandClass =>
+    typeof c === 'function' && typeof (c as { run?: unknown }).run === 'function';
+  if (isCommand(module)) return module;
+  const d = module.default as CommandClass | undefined;
+  if (d && typeof d.run === 'function') return d;
+  return Object.values(module).find(isCommand);
+}
+
+/** oclif's command-id collation for topicSeparator ' ' (help/util.js collateSpacedCmdIDFromArgs). */
+function commandId(argv: string[], index: FastIndex): [string, string[]] | undefined {
+  if (argv[0]?.includes(':')) return index.commands[argv[0]] ? [argv[0], argv.slice(1)] : undefined;
+  if (argv.length === 1) return index.commands[argv[0]!] ? [argv[0]!, []] : undefined;
+  const usable = usableIds(index);
+  const final: string[] = [];
+  const finalize = (s?: string) => (s ? [...final, s] : final).filter(Boolean).join(':');
+  const hasArgs = () => {
+    const id = finalize();
+    const cmd = id ? index.commands[id] : undefined;
+    return Boolean(cmd && (cmd.strict === false || cmd.args.length > 0));
+  };
+  for (const arg of argv) {
+    if (usable.has(finalize(arg))) final.push(arg);
+    else if (arg.includes('=') || arg.startsWith('-') || hasArgs()) break;
+    else final.push(arg);
+  }
+  const id = finalize();
+  if (!id || !index.commands[id]) return undefined;
+  return [id, argv.slice(id.split(':').length)];
+}
+
+let usable: Set<string> | undefined;
+/** Every command id (aliases included) and each of its topics (config/util.js collectUsableIds). */
+function usableIds(index: FastIndex): Set<string> {
+  if (usable) return usable;
+  usable = new Set();
+  for (const id of Object.keys(index.commands)) {
+    const parts = id.split(':');
+    for (let i = 1; i <= parts.length; i++) usable.add(parts.slice(0, i).join(':'));
+  }
+  return usable;
+}
+
+/** What a command uses of oclif's Config (src/lib/cli and the commands in the index use bin and version). */
+function fastConfig(root: string, index: FastIndex) {
+  const { pjson } = index;
+  const bin = pjson.oclif.bin ?? pjson.name;
+  const envKeys = (k: string) => [[bin.replaceAll('@', '').replaceAll(/[/-]/g, '_'), k].join('_').toUpperCase()];
+  return {
+    root,
+    name: pjson.name,
+    version: pjson.version,
+    bin,
+    dirname: pjson.oclif.dirname ?? pjson.name,
+    pjson,
+    topicSeparator: ' ',
+    platform: process.platform,
+    arch: process.arch,
+    windows: process.platform === 'win32',
+    userAgent: `${pjson.name}/${pjson.version} ${process.platform}-${process.arch} node-${process.version}`,
+    flexibleTaxonomy: false,
+    isSingleCommandCLI: false,
+    commandIDs: Object.keys(index.commands),
+    findCommand: (id: string) => index.commands[id],
+    scopedEnvVarKeys: envKeys,
+    scopedEnvVarKey: (k: string) => envKeys(k)[0]!,
+    scopedEnvVar: (k: string) => process.env[envKeys(k).find((key) => process.env[key])!],
+    scopedEnvVarTrue(k: string) {
+      const v = this.scopedEnvVar(k);
+      return v === '1' || v === 'true';
+    },
+    // No hook but command_not_found (the index is empty otherwise), and that one never runs here.
+    runHook: async () => ({ successes: [], failures: [] }),
+  };
+}
+
+/**
+ * Runs the command argv names when the index has it; false (having done nothing) when it goes the usual way.
+ * `root` is the package's directory (where package.json is).
+ */
+export async function run(
+  argv: string[],
+  root: string,
+  index: FastIndex,
+  /** Called once the command's module (and @oclif/core) has loaded. */
+  loaded: () => void = () => undefined,
+): Promise<boolean> {
+  const env = process.env;
+  if (argv.length === 0 || argv[0] === '--version' || env.DEBUG || env.PAYORCH_DEBUG) return false;
+  const helpFlags = new Set(['--help', ...(index.pjson.oclif.additionalHelpFlags ?? [])]);
+  for (const a of argv) {
+    if (a === '--') break;
+    if (helpFlags.has(a)) return false;
+  }
+  const found = commandId([...argv], index);
+  if (!found) return false;
+  const [id, rest] = found;
+  const entry = index.commands[id]!;
+  const config = fastConfig(root, index);
+  try {
+    const C = commandClass(await entry.load());
+    loaded();
+    if (!C) return false;
+    C.id = entry.id;
+    C.isESM = true;
+    C.relativePath = entry.relativePath;
+    const cmd = new C(rest, config as never) as Command & { _run(): Promise<unknown> };
+    await cmd._run();
+    await flush();
+  } catch (err) {
+    // As oclif's execute(): its handler, with the full configuration in its cache (a usage error shows help).
+    try {
+      index.cacheConfig(await Config.load(root));
+    } catch {
+      // the handler prints the error without help
+    }
+    await Errors.handle(err as Error);
+  }
+  return true;
+}
