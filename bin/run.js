@@ -35,16 +35,20 @@ async function main() {
   // them): ES module commands and hooks, the server's ES modules, packages loaded on demand.
   globalThis[Symbol.for('payorch.import')] ??= (specifier) => import(specifier);
   // Start-up, none of which can fail the run (without each, what follows loads as usual): the V8 code cache
-  // (src/lib/cli/compile-cache.ts, as one CommonJS file); the command from the one-file command path
-  // (src/lib/cli/fast.ts: false for what it leaves to oclif — help, an unknown command, …); else @oclif/core
-  // from its one-file bundle (src/lib/cli/oclif-bundle.ts) and oclif's execute.
+  // (src/lib/cli/compile-cache.ts, as one CommonJS file); the router (src/lib/cli/fast-route.ts), then for a
+  // command it finds, the one-file command path (src/lib/cli/fast.ts); for the rest — help, an unknown command,
+  // … — @oclif/core from its one-file bundle (src/lib/cli/oclif-bundle.ts) and oclif's execute.
   const cache = await load(
     join(root, 'dist', 'vendor', 'compile-cache.cjs'),
     join(root, 'dist', 'lib', 'cli', 'compile-cache.js'),
   );
   cache?.enableCompileCache();
-  const fast = env.PAYORCH_CLI_BUNDLE === '0' ? undefined : await load(join(root, 'dist', 'vendor', 'cli.cjs'));
-  if (fast && (await fast.run(argv, root, restore))) return;
+  const router = env.PAYORCH_CLI_BUNDLE === '0' ? undefined : await load(join(root, 'dist', 'vendor', 'cli-route.cjs'));
+  const found = router?.resolve(argv);
+  if (found) {
+    const fast = await load(join(root, 'dist', 'vendor', 'cli.cjs'));
+    if (fast && (await fast.run(found, root, restore))) return;
+  }
   const bundle = await load(undefined, join(root, 'dist', 'lib', 'cli', 'oclif-bundle.js'));
   bundle?.useOclifBundle();
   const { execute } = await import('@oclif/core');

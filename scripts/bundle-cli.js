@@ -59,6 +59,7 @@ async function configUses(file, seen = new Set()) {
 const hooks = Object.keys(pjson.oclif.hooks ?? {}).filter((h) => h !== 'command_not_found');
 const plugins = pjson.oclif.plugins ?? [];
 const entries = [];
+const routes = [];
 const left = [];
 if (hooks.length === 0 && plugins.length === 0) {
   for (const [id, c] of Object.entries(manifest.commands)) {
@@ -80,13 +81,20 @@ if (hooks.length === 0 && plugins.length === 0) {
       aliases: c.aliases ?? [],
       relativePath: c.relativePath,
     };
-    for (const name of [id, ...(c.aliases ?? []), ...(c.hiddenAliases ?? [])])
+    for (const name of [id, ...(c.aliases ?? []), ...(c.hiddenAliases ?? [])]) {
+      routes.push([name, { strict: meta.strict, args: meta.args }]);
       entries.push(
         `  ${JSON.stringify(name)}: { ...${JSON.stringify(meta)}, load: () => import(${JSON.stringify(spec)}) },`,
       );
+    }
   }
 }
 
+const pjsonSeen = {
+  name: pjson.name,
+  version: pjson.version,
+  oclif: { bin: pjson.oclif.bin, dirname: pjson.oclif.dirname, additionalHelpFlags: pjson.oclif.additionalHelpFlags },
+};
 const entry = `
 import { run as runFast } from './dist/lib/cli/fast.js';
 import Cache from './node_modules/@oclif/core/lib/cache.js';
@@ -94,11 +102,34 @@ const index = {
   commands: {
 ${entries.join('\n')}
   },
-  pjson: ${JSON.stringify({ name: pjson.name, version: pjson.version, oclif: { bin: pjson.oclif.bin, dirname: pjson.oclif.dirname, additionalHelpFlags: pjson.oclif.additionalHelpFlags } })},
+  pjson: ${JSON.stringify(pjsonSeen)},
   cacheConfig: (config) => Cache.getInstance().set('config', config),
 };
-export const run = (argv, root, loaded) => runFast(argv, root, index, loaded);
+export const run = (found, root, loaded) => runFast(found, root, index, loaded);
 `;
+
+// The router (src/lib/cli/fast-route.ts) and the index's ids alone, in a file of their own: bin/run.js asks it
+// before loading the command path, so that what goes oclif's usual way (help above all) loads nothing more.
+const routeIndex = { commands: Object.fromEntries(routes), pjson: pjsonSeen };
+const routeResult = await esbuild.build({
+  stdin: {
+    contents: `import { route } from './dist/lib/cli/fast-route.js';\nconst index = ${JSON.stringify(routeIndex)};\nexport const resolve = (argv) => route(argv, index);\n`,
+    resolveDir: root,
+    sourcefile: 'cli-route-entry.js',
+    loader: 'js',
+  },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  write: false,
+  minifyWhitespace: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  banner: { js: `// payorch's command router and index, bundled by scripts/bundle-cli.js.` },
+});
+if (routeResult.outputFiles[0].text.includes('require('))
+  throw new Error('bundle-cli: the router must not load anything');
 
 const metaUrl = {
   name: 'import-meta-url',
@@ -155,13 +186,32 @@ module.exports = debug;`,
   },
 };
 
+// Packages @oclif/core loads only for its full configuration, help and spinners — on this path, only after a
+// failure (src/lib/cli/fast.ts loads the configuration then) — stay outside the bundle (~210 KB less to read on
+// every run): each is required on first use from where @oclif/core finds it.
+const OCLIF_ONLY = ['semver', 'tinyglobby', 'minimatch', 'cli-spinners', 'ejs', 'lilconfig', 'get-package-type'];
+const oclifOnly = {
+  name: 'oclif-only-packages',
+  setup(build) {
+    const filter = new RegExp(`^(${OCLIF_ONLY.join('|')})(/.*)?$`);
+    build.onResolve({ filter }, (args) => {
+      if (!/[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'oclif-only' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'oclif-only' }, (args) => ({
+      contents: `module.exports = require('node:module').createRequire(require.resolve('@oclif/core/package.json'))(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 const result = await esbuild.build({
   stdin: { contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js' },
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*'],
+  external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*', '@oclif/core/package.json'],
   outfile: outFile,
   write: false,
   minifyWhitespace: true,
@@ -176,7 +226,7 @@ const result = await esbuild.build({
       `const __payorchImport = (specifier) => globalThis[Symbol.for("payorch.import")](specifier);\n` +
       `const __payorchRan = (m) => globalThis[Symbol.for("payorch.modules")]?.push(Object.getOwnPropertyNames(m)[0]);`,
   },
-  plugins: [metaUrl, external, debugOff, lazyRequires],
+  plugins: [metaUrl, external, debugOff, oclifOnly, lazyRequires],
   metafile: true,
 });
 if (process.env.BUNDLE_CLI_META) await writeFile(process.env.BUNDLE_CLI_META, JSON.stringify(result.metafile));
@@ -226,6 +276,7 @@ if (lookalikes)
 for (const [file, text] of [
   [outFile, code],
   [map.path, map.text],
+  [join(outDir, 'cli-route.cjs'), routeResult.outputFiles[0].text],
 ]) {
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, text);

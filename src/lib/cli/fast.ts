@@ -8,26 +8,21 @@
 // ids). A failure loads oclif's full configuration before oclif's handler runs, so that a usage error shows its
 // help as before.
 //
-// Everything else goes on the usual way (run() resolves false before doing anything): no arguments, a help flag,
-// `--version`, a command or topic the index does not have (help, the not-found hook), a command whose code uses
-// more of the configuration (the bundle script leaves it out of the index), hooks other than command_not_found,
-// and oclif's debug output (DEBUG, PAYORCH_DEBUG).
+// What goes the usual way is decided before this file loads, by src/lib/cli/fast-route.ts (its own small file,
+// dist/vendor/cli-route.cjs).
 import { Errors, Config, flush, type Command } from '@oclif/core';
+import type { RouteCommand, RouteIndex } from './fast-route.js';
 
 /** One command of the index: how to load its module, and what oclif's argv normalisation asks of it. */
-export interface FastCommand {
+export interface FastCommand extends RouteCommand {
   load(): Promise<Record<string, unknown>>;
-  strict: boolean;
-  args: string[];
   aliases: string[];
   relativePath: string[];
 }
 
-export interface FastIndex {
+export interface FastIndex extends RouteIndex {
   /** By id; an alias maps to its command's entry. */
   commands: Record<string, FastCommand & { id: string }>;
-  /** package.json as the build saw it (name, version, oclif section). */
-  pjson: { name: string; version: string; oclif: { bin?: string; dirname?: string; additionalHelpFlags?: string[] } };
   /** Puts a configuration in oclif's cache, where its error handler looks for it. */
   cacheConfig(config: unknown): void;
 }
@@ -47,40 +42,6 @@ function commandClass(module: Record<string, unknown>): CommandClass | undefined
   const d = module.default as CommandClass | undefined;
   if (d && typeof d.run === 'function') return d;
   return Object.values(module).find(isCommand);
-}
-
-/** oclif's command-id collation for topicSeparator ' ' (help/util.js collateSpacedCmdIDFromArgs). */
-function commandId(argv: string[], index: FastIndex): [string, string[]] | undefined {
-  if (argv[0]?.includes(':')) return index.commands[argv[0]] ? [argv[0], argv.slice(1)] : undefined;
-  if (argv.length === 1) return index.commands[argv[0]!] ? [argv[0]!, []] : undefined;
-  const usable = usableIds(index);
-  const final: string[] = [];
-  const finalize = (s?: string) => (s ? [...final, s] : final).filter(Boolean).join(':');
-  const hasArgs = () => {
-    const id = finalize();
-    const cmd = id ? index.commands[id] : undefined;
-    return Boolean(cmd && (cmd.strict === false || cmd.args.length > 0));
-  };
-  for (const arg of argv) {
-    if (usable.has(finalize(arg))) final.push(arg);
-    else if (arg.includes('=') || arg.startsWith('-') || hasArgs()) break;
-    else final.push(arg);
-  }
-  const id = finalize();
-  if (!id || !index.commands[id]) return undefined;
-  return [id, argv.slice(id.split(':').length)];
-}
-
-let usable: Set<string> | undefined;
-/** Every command id (aliases included) and each of its topics (config/util.js collectUsableIds). */
-function usableIds(index: FastIndex): Set<string> {
-  if (usable) return usable;
-  usable = new Set();
-  for (const id of Object.keys(index.commands)) {
-    const parts = id.split(':');
-    for (let i = 1; i <= parts.length; i++) usable.add(parts.slice(0, i).join(':'));
-  }
-  return usable;
 }
 
 /** What a command uses of oclif's Config (src/lib/cli and the commands in the index use bin and version). */
@@ -117,26 +78,16 @@ function fastConfig(root: string, index: FastIndex) {
 }
 
 /**
- * Runs the command argv names when the index has it; false (having done nothing) when it goes the usual way.
- * `root` is the package's directory (where package.json is).
+ * Runs the command that route() (src/lib/cli/fast-route.ts) found; false (having done nothing) when its module
+ * has no command class after all. `root` is the package's directory (where package.json is).
  */
 export async function run(
-  argv: string[],
+  [id, rest]: [string, string[]],
   root: string,
   index: FastIndex,
   /** Called once the command's module (and @oclif/core) has loaded. */
   loaded: () => void = () => undefined,
 ): Promise<boolean> {
-  const env = process.env;
-  if (argv.length === 0 || argv[0] === '--version' || env.DEBUG || env.PAYORCH_DEBUG) return false;
-  const helpFlags = new Set(['--help', ...(index.pjson.oclif.additionalHelpFlags ?? [])]);
-  for (const a of argv) {
-    if (a === '--') break;
-    if (helpFlags.has(a)) return false;
-  }
-  const found = commandId([...argv], index);
-  if (!found) return false;
-  const [id, rest] = found;
   const entry = index.commands[id]!;
   const config = fastConfig(root, index);
   try {
