@@ -20,11 +20,11 @@ import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lazyRequires } from './lazy-requires.js';
+import { importExpressions } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const esbuild = require('esbuild');
-const ts = require('typescript');
 
 const outDir = join(root, 'dist', 'vendor');
 const outFile = join(outDir, 'cli.cjs');
@@ -235,21 +235,15 @@ let code = result.outputFiles.find((f) => f.path === outFile).text;
 
 // import() calls, found by parsing: the external server entry's becomes a call through bin/run.js's import();
 // oclif's own (ES module plugins and hooks, never used on this path) too; nothing else may be left.
-const source = ts.createSourceFile('cli.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
-const sites = [];
-(function visit(node) {
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) sites.push(node);
-  ts.forEachChild(node, visit);
-})(source);
-for (const s of sites.sort((a, b) => b.getStart(source) - a.getStart(source))) {
-  const arg = s.arguments[0];
-  const spec = arg && ts.isStringLiteral(arg) ? arg.text : '';
+const sites = importExpressions(code);
+for (const s of sites.sort((a, b) => b.start - a.start)) {
+  const spec = s.specifier ?? '';
   const text = spec.startsWith('__PAYORCH_DIST__/')
     ? `__payorchImport(__payorchFileUrl(${JSON.stringify('../' + spec.slice('__PAYORCH_DIST__/'.length))}))`
     : spec.startsWith('__PAYORCH_PKG__/')
       ? `__payorchImport(${JSON.stringify(spec.slice('__PAYORCH_PKG__/'.length))})`
-      : `__payorchImport(${s.arguments.map((a) => a.getText(source)).join(', ')})`;
-  code = code.slice(0, s.getStart(source)) + text + code.slice(s.getEnd());
+      : `__payorchImport(${s.args})`;
+  code = code.slice(0, s.start) + text + code.slice(s.end);
 }
 // Which of the bundle's modules ran (test/foundation/cli-bundle.test.ts): esbuild's module wrappers report their
 // module's path to an array at globalThis[Symbol.for('payorch.modules')] when there is one (a test puts it

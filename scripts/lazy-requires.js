@@ -17,28 +17,87 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ts = createRequire(join(root, 'package.json'))('typescript');
+const { parse } = createRequire(join(root, 'package.json'))('acorn');
 
 /** Packages (path segments after node_modules/) whose CommonJS modules are transformed. */
 const PACKAGES = /[\\/]node_modules[\\/](@oclif[\\/]core)[\\/]/;
 
+const isNode = (v) => v !== null && typeof v === 'object' && typeof v.type === 'string';
+
+/**
+ * Every identifier of a parsed script (ESTree, acorn), with its parent and the parent's key that holds it, and
+ * whether it binds a name (a declaration: variable, parameter, function, class, catch clause, or inside their
+ * destructuring patterns). Property names (`x.name`, `{ name: … }`, class members) and labels are left out.
+ */
+function identifiers(program) {
+  const out = [];
+  (function visit(node, parent, key, binding) {
+    if (node.type === 'Identifier') {
+      const name =
+        (parent?.type === 'MemberExpression' && key === 'property' && !parent.computed) ||
+        ((parent?.type === 'Property' ||
+          parent?.type === 'MethodDefinition' ||
+          parent?.type === 'PropertyDefinition') &&
+          key === 'key' &&
+          !parent.computed) ||
+        ((parent?.type === 'LabeledStatement' ||
+          parent?.type === 'BreakStatement' ||
+          parent?.type === 'ContinueStatement') &&
+          key === 'label');
+      if (!name) out.push({ node, parent, key, binding });
+      return;
+    }
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'type' || k === 'start' || k === 'end') continue;
+      // Which children bind names: declarations' ids and parameters, and what patterns hold (not defaults).
+      let b = binding;
+      if (node.type === 'VariableDeclarator') b = k === 'id';
+      else if (/Function/.test(node.type)) b = k === 'id' || k === 'params';
+      else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') b = k === 'id';
+      else if (node.type === 'CatchClause') b = k === 'param';
+      else if (node.type === 'AssignmentPattern') b = k === 'left' && binding;
+      else if (node.type === 'Property') b = k === 'value' && binding;
+      else if (node.type !== 'ObjectPattern' && node.type !== 'ArrayPattern' && node.type !== 'RestElement') b = false;
+      if (Array.isArray(v)) for (const c of v) isNode(c) && visit(c, node, k, b);
+      else if (isNode(v)) visit(v, node, k, b);
+    }
+  })(program, undefined, undefined, false);
+  return out;
+}
+
+/** The parent of every node of `program` (a node's parent is the nearest node that holds it). */
+function parents(program) {
+  const map = new Map();
+  (function visit(node) {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'type') continue;
+      for (const c of Array.isArray(v) ? v : [v])
+        if (isNode(c)) {
+          map.set(c, node);
+          visit(c);
+        }
+    }
+  })(program);
+  return map;
+}
+
+const ASSIGNMENT = /^(=|\+=|-=|\*=|\/=|%=|\*\*=|<<=|>>=|>>>=|&=|\|=|\^=|&&=|\|\|=|\?\?=)$/;
+
 /** The source with its lazy-able top-level requires made lazy, and how many were. */
-export function lazify(code, fileName = 'module.js') {
-  const sf = ts.createSourceFile(fileName, code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+export function lazify(code) {
+  const program = parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true });
   /** `require('x')`, `__importDefault(require('x'))`, `__importStar(require('x'))`: [wrapper or '', specifier]. */
   const requireCall = (e) => {
-    if (!e || !ts.isCallExpression(e)) return undefined;
-    if (ts.isIdentifier(e.expression) && e.expression.text === 'require') {
+    if (!e || e.type !== 'CallExpression' || e.callee.type !== 'Identifier') return undefined;
+    if (e.callee.name === 'require') {
       const [a] = e.arguments;
-      return e.arguments.length === 1 && a && ts.isStringLiteral(a) ? ['', a.text] : undefined;
+      return e.arguments.length === 1 && a?.type === 'Literal' && typeof a.value === 'string'
+        ? ['', a.value]
+        : undefined;
     }
-    if (
-      ts.isIdentifier(e.expression) &&
-      /^__import(Default|Star)$/.test(e.expression.text) &&
-      e.arguments.length === 1
-    ) {
+    if (/^__import(Default|Star)$/.test(e.callee.name) && e.arguments.length === 1) {
       const inner = requireCall(e.arguments[0]);
-      return inner && inner[0] === '' ? [e.expression.text, inner[1]] : undefined;
+      return inner && inner[0] === '' ? [e.callee.name, inner[1]] : undefined;
     }
     return undefined;
   };
@@ -46,68 +105,34 @@ export function lazify(code, fileName = 'module.js') {
   // Every identifier of the file by name: declarations and uses.
   const uses = new Map();
   const declared = new Map();
-  (function visit(node) {
-    if (ts.isIdentifier(node)) {
-      const p = node.parent;
-      const isName =
-        (p && ts.isPropertyAccessExpression(p) && p.name === node) ||
-        (p && ts.isPropertyAssignment(p) && p.name === node) ||
-        (p &&
-          (ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p) || ts.isGetAccessor(p) || ts.isSetAccessor(p)) &&
-          p.name === node);
-      if (!isName) {
-        const isDecl =
-          p &&
-          (ts.isVariableDeclaration(p) ||
-            ts.isParameter(p) ||
-            ts.isFunctionDeclaration(p) ||
-            ts.isFunctionExpression(p) ||
-            ts.isClassDeclaration(p) ||
-            ts.isClassExpression(p) ||
-            ts.isBindingElement(p) ||
-            ts.isImportSpecifier(p) ||
-            ts.isCatchClause(p)) &&
-          p.name === node;
-        const m = isDecl ? declared : uses;
-        if (!m.has(node.text)) m.set(node.text, []);
-        m.get(node.text).push(node);
-      }
-    }
-    ts.forEachChild(node, visit);
-  })(sf);
+  for (const id of identifiers(program)) {
+    const m = id.binding ? declared : uses;
+    if (!m.has(id.node.name)) m.set(id.node.name, []);
+    m.get(id.node.name).push(id);
+  }
+  const parentOf = parents(program);
 
   const edits = []; // [start, end, text]
   const helpers = [];
   let n = 0;
-  for (const st of sf.statements) {
+  for (const st of program.body) {
     // const x = require('…');
-    if (ts.isVariableStatement(st) && st.declarationList.declarations.length === 1) {
-      const d = st.declarationList.declarations[0];
-      if (!ts.isIdentifier(d.name)) continue;
-      const call = requireCall(d.initializer);
+    if (st.type === 'VariableDeclaration' && st.declarations.length === 1) {
+      const d = st.declarations[0];
+      if (d.id.type !== 'Identifier') continue;
+      const call = requireCall(d.init);
       if (!call) continue;
-      const name = d.name.text;
+      const name = d.id.name;
       if ((declared.get(name) ?? []).length !== 1) continue;
       const refs = uses.get(name) ?? [];
-      const allReads = refs.every((r) => {
-        const p = r.parent;
-        if (!ts.isPropertyAccessExpression(p) || p.expression !== r) return false;
+      const allReads = refs.every(({ node: r, parent: p, key }) => {
+        if (p.type !== 'MemberExpression' || key !== 'object' || p.computed) return false;
         // not the target of an assignment (x.y = …, x.y++, delete x.y)
-        const g = p.parent;
-        if (
-          ts.isBinaryExpression(g) &&
-          g.left === p &&
-          g.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
-          g.operatorToken.kind <= ts.SyntaxKind.LastAssignment
-        )
-          return false;
-        if (
-          (ts.isPrefixUnaryExpression(g) || ts.isPostfixUnaryExpression(g)) &&
-          [ts.SyntaxKind.PlusPlusToken, ts.SyntaxKind.MinusMinusToken].includes(g.operator)
-        )
-          return false;
-        if (ts.isDeleteExpression(g)) return false;
-        return true;
+        const g = parentOf.get(p);
+        if (g?.type === 'AssignmentExpression' && g.left === p && ASSIGNMENT.test(g.operator)) return false;
+        if (g?.type === 'UpdateExpression' && g.argument === p) return false;
+        if (g?.type === 'UnaryExpression' && g.operator === 'delete' && g.argument === p) return false;
+        return r.name === name;
       });
       if (refs.length === 0 || !allReads) continue;
       const [wrap, spec] = call;
@@ -120,28 +145,30 @@ export function lazify(code, fileName = 'module.js') {
           ? `var ${fn}$v; function ${fn}() { return ${fn}$v ??= ${wrap}(${load}); }`
           : `function ${fn}() { return ${load}; }`,
       );
-      edits.push([st.getStart(sf), st.getEnd(), '']);
-      for (const r of refs) edits.push([r.getStart(sf), r.getEnd(), `(${fn}())`]);
+      edits.push([st.start, st.end, '']);
+      for (const { node: r } of refs) edits.push([r.start, r.end, `(${fn}())`]);
       n++;
       continue;
     }
     // exports.X = require('…');
+    const e = st.type === 'ExpressionStatement' ? st.expression : undefined;
     if (
-      ts.isExpressionStatement(st) &&
-      ts.isBinaryExpression(st.expression) &&
-      st.expression.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-      ts.isPropertyAccessExpression(st.expression.left) &&
-      ts.isIdentifier(st.expression.left.expression) &&
-      st.expression.left.expression.text === 'exports'
+      e?.type === 'AssignmentExpression' &&
+      e.operator === '=' &&
+      e.left.type === 'MemberExpression' &&
+      !e.left.computed &&
+      e.left.object.type === 'Identifier' &&
+      e.left.object.name === 'exports' &&
+      e.left.property.type === 'Identifier'
     ) {
-      const call = requireCall(st.expression.right);
+      const call = requireCall(e.right);
       if (!call) continue;
-      const key = st.expression.left.name.text;
+      const key = e.left.property.name;
       const [wrap, spec] = call;
       const value = wrap ? `${wrap}(require(${JSON.stringify(spec)}))` : `require(${JSON.stringify(spec)})`;
       edits.push([
-        st.getStart(sf),
-        st.getEnd(),
+        st.start,
+        st.end,
         `{ let v, done = false; Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, configurable: true, get: () => (done ? v : ((done = true), (v = ${value}))), set: (x) => { done = true; v = x; } }); }`,
       ]);
       n++;
@@ -162,7 +189,7 @@ export const lazyRequires = {
       if (!PACKAGES.test(args.path)) return undefined;
       const code = await readFile(args.path, 'utf8');
       if (/^\s*(import|export)\s/m.test(code)) return undefined; // an ES module: esbuild handles it
-      return { contents: lazify(code, args.path).code, loader: 'js' };
+      return { contents: lazify(code).code, loader: 'js' };
     });
   },
 };

@@ -30,3 +30,25 @@ export function dynamicImports(code) {
   });
   return found;
 }
+
+/**
+ * Every dynamic import() expression in a script's code, whole: where it starts and ends, its specifier when it is
+ * a string literal, and the text of its arguments.
+ */
+export function importExpressions(code) {
+  const { parse } = require('acorn');
+  const { simple } = require('acorn-walk');
+  const found = [];
+  simple(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true }), {
+    ImportExpression(node) {
+      const src = node.source;
+      found.push({
+        start: node.start,
+        end: node.end,
+        specifier: src.type === 'Literal' && typeof src.value === 'string' ? src.value : undefined,
+        args: code.slice(src.start, (node.options ?? src).end),
+      });
+    },
+  });
+  return found;
+}
