@@ -58,8 +58,9 @@ function identifiers(program) {
       else if (node.type === 'AssignmentPattern') b = k === 'left' && binding;
       else if (node.type === 'Property') b = k === 'value' && binding;
       else if (node.type !== 'ObjectPattern' && node.type !== 'ArrayPattern' && node.type !== 'RestElement') b = false;
-      if (Array.isArray(v)) for (const c of v) isNode(c) && visit(c, node, k, b);
-      else if (isNode(v)) visit(v, node, k, b);
+      if (Array.isArray(v)) {
+        for (const c of v) if (isNode(c)) visit(c, node, k, b);
+      } else if (isNode(v)) visit(v, node, k, b);
     }
   })(program, undefined, undefined, false);
   return out;

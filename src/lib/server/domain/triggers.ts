@@ -80,8 +80,6 @@ type Scenario = (c: Ctx) => void;
  */
 export type BodyCheck = (schema: TSchema, body: unknown, step: string) => void;
 
-const DAY = 86_400_000;
-
 // ------------------------------------------------------------------------------------------ named steps
 
 /**
