@@ -139,6 +139,9 @@ describe('deliveries to a real receiver', () => {
     );
     expect(codeOf(() => verifyWebhook(r.body, undefined, weAll.secret))).toBe('missing_header');
     expect(codeOf(() => verifyWebhook(r.body, '', weAll.secret))).toBe('missing_header');
+    // the header's value as Node types it: a string or an array of them
+    expect(verifyWebhook(r.body, [header], weAll.secret, { now: t }).id).toBe(eventIds[0]);
+    expect(codeOf(() => verifyWebhook(r.body, [], weAll.secret))).toBe('missing_header');
     expect(codeOf(() => verifyWebhook(r.body, 'sha256=abc', weAll.secret))).toBe('malformed_header');
     expect(codeOf(() => verifyWebhook(r.body, `t=${t}`, weAll.secret))).toBe('malformed_header');
     expect(codeOf(() => verifyWebhook(r.body, `t=${t},v1=${'0'.repeat(63)}`, weAll.secret))).toBe('malformed_header');

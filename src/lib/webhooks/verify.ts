@@ -46,27 +46,30 @@ export type WebhookHeaders =
 /**
  * The event a delivery carries, once its signature is checked against `secret` (the endpoint's `whsec_…`).
  * `headers` is the request's headers — then the X-Payorch-Signature header is checked, or, without it, Standard
- * Webhooks' `webhook-id`, `webhook-timestamp` and `webhook-signature` — or the X-Payorch-Signature value alone.
+ * Webhooks' `webhook-id`, `webhook-timestamp` and `webhook-signature` — or the X-Payorch-Signature value alone
+ * (as Node types it: a string, or an array of them).
  * `rawBody` must be the body exactly as received (not re-serialized JSON). Throws WebhookSignatureError.
  */
 export function verifyWebhook(
   rawBody: string | Uint8Array,
-  headers: WebhookHeaders | string | undefined | null,
+  headers: WebhookHeaders | string | readonly string[] | undefined | null,
   secret: string,
   opts: VerifyOptions = {},
 ): Event {
   let timestamp: number;
-  if (headers !== null && typeof headers === 'object') {
-    const payorch = headerOf(headers, 'x-payorch-signature', ',');
+  // The header's value as Node types it (string | string[] | undefined): several values are one list.
+  const given = isList(headers) ? (headers.length > 0 ? headers.join(',') : undefined) : headers;
+  if (given !== null && typeof given === 'object') {
+    const payorch = headerOf(given, 'x-payorch-signature', ',');
     if (payorch !== undefined) timestamp = checkPayorch(rawBody, payorch, secret);
     else {
-      const id = headerOf(headers, 'webhook-id', ' ');
-      const ts = headerOf(headers, 'webhook-timestamp', ' ');
-      const sig = headerOf(headers, 'webhook-signature', ' ');
+      const id = headerOf(given, 'webhook-id', ' ');
+      const ts = headerOf(given, 'webhook-timestamp', ' ');
+      const sig = headerOf(given, 'webhook-signature', ' ');
       if (id === undefined && ts === undefined && sig === undefined) throw missing();
       timestamp = checkStandard(rawBody, id, ts, sig, secret);
     }
-  } else timestamp = checkPayorch(rawBody, headers, secret);
+  } else timestamp = checkPayorch(rawBody, given, secret);
 
   const tolerance = opts.toleranceSeconds ?? 300;
   if (tolerance > 0) {
@@ -106,6 +109,8 @@ export function verifyWebhook(
   }
   return event as Event;
 }
+
+const isList = (v: unknown): v is readonly string[] => Array.isArray(v);
 
 const missing = () =>
   new WebhookSignatureError(
