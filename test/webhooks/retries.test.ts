@@ -21,13 +21,30 @@ async function endpoint(url: string) {
   return r.body as { id: string; secret: string };
 }
 
-/** The endpoint's delivery of the event (asserting there is exactly one). */
-async function delivery(endpointId: string, eventId: string) {
-  const list = (await s.request('GET', `/webhook-endpoints/${endpointId}/deliveries?limit=100`)).body.data.filter(
+/** The endpoint's deliveries of the event. */
+async function deliveries(endpointId: string, eventId: string) {
+  return (await s.request('GET', `/webhook-endpoints/${endpointId}/deliveries?limit=100`)).body.data.filter(
     (d: { event: string }) => d.event === eventId,
   );
+}
+
+/** The endpoint's delivery of the event (asserting there is exactly one). */
+async function delivery(endpointId: string, eventId: string) {
+  const list = await deliveries(endpointId, eventId);
   expect(list).toHaveLength(1);
   return list[0];
+}
+
+/**
+ * The delivery once its attempt `n` is recorded. Its row is written by the dispatcher after the event's commit, so
+ * it may not exist yet when this starts polling; there is never more than one.
+ */
+async function attemptRecorded(endpointId: string, eventId: string, n: number) {
+  return until(async () => {
+    const list = await deliveries(endpointId, eventId);
+    expect(list.length).toBeLessThanOrEqual(1);
+    return list[0]?.attempts === n ? list[0] : undefined;
+  }, `attempt ${n} recorded`);
 }
 
 async function clockMs(): Promise<number> {
@@ -92,10 +109,7 @@ describe('retries on the clock, then given up', () => {
         rx.received.filter((r) => r.headers['x-payorch-event-id'] === eventId).length;
       const failed = await throughFiveAttempts(rx, we.id, failing, async (n) => {
         await until(async () => (attemptsSeen(failing) >= n ? true : undefined), `attempt ${n}`);
-        const d = await until(async () => {
-          const row = await delivery(we.id, failing);
-          return row.attempts === n ? row : undefined;
-        }, `attempt ${n} recorded`);
+        const d = await attemptRecorded(we.id, failing, n);
         expect(d).toMatchObject({ last_response_code: 500, last_error: 'the endpoint answered 500' });
         return d;
       });
@@ -120,10 +134,7 @@ describe('retries on the clock, then given up', () => {
       const we = await endpoint(rx.url);
       hanging = await newEvent();
       await throughFiveAttempts(rx, we.id, hanging, async (n) => {
-        const d = await until(async () => {
-          const row = await delivery(we.id, hanging);
-          return row.attempts === n ? row : undefined;
-        }, `attempt ${n} recorded`);
+        const d = await attemptRecorded(we.id, hanging, n);
         expect(d).toMatchObject({ last_response_code: null, last_error: 'timed out after 300 ms' });
         return d;
       });
@@ -141,10 +152,7 @@ describe('retries on the clock, then given up', () => {
     const we = await endpoint(`http://127.0.0.1:${port}/hook`);
     const refused = await newEvent();
     const failed = await throughFiveAttempts(undefined as unknown as Receiver, we.id, refused, async (n) => {
-      const d = await until(async () => {
-        const row = await delivery(we.id, refused);
-        return row.attempts === n ? row : undefined;
-      }, `attempt ${n} recorded`);
+      const d = await attemptRecorded(we.id, refused, n);
       expect(d.last_response_code).toBeNull();
       expect(d.last_error).toMatch(/ECONNREFUSED/);
       return d;
