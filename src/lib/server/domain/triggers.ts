@@ -67,7 +67,7 @@ interface Ctx {
   edits: ParamEdit[];
   byStep: Map<string, ParamEdit[]>;
   skip: Set<string>;
-  /** The named steps run (and skipped), in order (the answer's `steps`). */
+  /** The named steps run, in order (the answer's `steps`). */
   steps: string[];
   check: BodyCheck;
 }
@@ -303,16 +303,15 @@ function coupon(c: Ctx): string {
   return id;
 }
 
-/** The body of a step that changes what an earlier one made (`update`, `cancel`, `refund`, `freeze` …). */
-const change = <T>(c: Ctx, name: string, schema: TSchema, base: T): T => body(c, name, schema, base);
+/** The body of a ledger account's freeze, unfreeze or close step. */
 const reason = (c: Ctx, name: string) =>
-  change(c, name, LedgerAccountActionBody, { reason: 'payorch trigger' } as LedgerAccountActionBody);
+  body(c, name, LedgerAccountActionBody, { reason: 'payorch trigger' } as LedgerAccountActionBody);
 
 // ------------------------------------------------------------------------------------------------ scenarios
 
 const refund = (c: Ctx, token: string) => {
   const id = pay(c, token);
-  c.s.payments.refund(c.accountId, id, change(c, 'refund', RefundPaymentBody, {} as RefundPaymentBody), c.now);
+  c.s.payments.refund(c.accountId, id, body(c, 'refund', RefundPaymentBody, {} as RefundPaymentBody), c.now);
 };
 
 const SCENARIOS: Record<EventType, Scenario> = {
@@ -323,21 +322,21 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'payment.canceled': (c) => {
     pay(c, 'tok_visa', { capture: 'manual' });
     const id = c.objects.payment_session!;
-    c.s.sessions.cancel(c.accountId, id, change(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
+    c.s.sessions.cancel(c.accountId, id, body(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
   },
   'refund.succeeded': (c) => refund(c, 'tok_visa'),
   'refund.failed': (c) => refund(c, 'tok_refundFail'),
   'payment_session.created': (c) => void session(c),
   'payment_session.updated': (c) => {
     const id = session(c);
-    const b = change(c, 'update', UpdateSessionBody, { description: 'Updated by a trigger' } as UpdateSessionBody);
+    const b = body(c, 'update', UpdateSessionBody, { description: 'Updated by a trigger' } as UpdateSessionBody);
     c.s.sessions.update(c.accountId, id, b, c.now);
   },
   'payment_session.succeeded': (c) => void pay(c, 'tok_visa'),
   'payment_session.failed': (c) => void pay(c, 'tok_chargeDeclined'),
   'payment_session.canceled': (c) => {
     const id = session(c);
-    c.s.sessions.cancel(c.accountId, id, change(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
+    c.s.sessions.cancel(c.accountId, id, body(c, 'cancel', CancelSessionBody, {} as CancelSessionBody), c.now);
   },
   // created one lifetime ago: its expiry is due now, and runs for this one session when it is next acted on
   'payment_session.expired': (c) =>
@@ -346,7 +345,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'bank_account.created': (c) => void bankAccount(c),
   'bank_account.updated': (c) => {
     const id = bankAccount(c);
-    const b = change(c, 'update', UpdateBankAccountBody, { nickname: 'payorch trigger' } as UpdateBankAccountBody);
+    const b = body(c, 'update', UpdateBankAccountBody, { nickname: 'payorch trigger' } as UpdateBankAccountBody);
     c.s.bankAccounts.update(c.accountId, id, b, c.now);
   },
   'bank_account.verified': (c) => {
@@ -372,14 +371,14 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'customer.created': (c) => void customer(c),
   'customer.updated': (c) => {
     const id = customer(c);
-    const b = change(c, 'update', UpdateCustomerBody, { name: 'payorch trigger (updated)' } as UpdateCustomerBody);
+    const b = body(c, 'update', UpdateCustomerBody, { name: 'payorch trigger (updated)' } as UpdateCustomerBody);
     c.s.billing.customers.update(c.accountId, id, b, c.now);
   },
   'customer.deleted': (c) => void c.s.billing.customers.delete(c.accountId, customer(c), c.now),
   'product.created': (c) => void product(c),
   'product.updated': (c) => {
     const id = product(c);
-    const b = change(c, 'update', UpdateProductBody, {
+    const b = body(c, 'update', UpdateProductBody, {
       name: 'payorch trigger product (updated)',
     } as UpdateProductBody);
     c.s.billing.products.update(c.accountId, id, b, c.now);
@@ -388,20 +387,20 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'price.created': (c) => void price(c),
   'price.updated': (c) => {
     const id = price(c);
-    const b = change(c, 'update', UpdatePriceBody, { nickname: 'payorch trigger' } as UpdatePriceBody);
+    const b = body(c, 'update', UpdatePriceBody, { nickname: 'payorch trigger' } as UpdatePriceBody);
     c.s.billing.prices.update(c.accountId, id, b, c.now);
   },
   'coupon.created': (c) => void coupon(c),
   'coupon.updated': (c) => {
     const id = coupon(c);
-    const b = change(c, 'update', UpdateCouponBody, { name: 'payorch trigger (updated)' } as UpdateCouponBody);
+    const b = body(c, 'update', UpdateCouponBody, { name: 'payorch trigger (updated)' } as UpdateCouponBody);
     c.s.billing.coupons.update(c.accountId, id, b, c.now);
   },
   'coupon.deleted': (c) => void c.s.billing.coupons.delete(c.accountId, coupon(c), c.now),
   'subscription.created': (c) => void subscription(c, 'tok_visa'),
   'subscription.updated': (c) => {
     const id = subscription(c, 'tok_visa');
-    const b = change(c, 'update', UpdateSubscriptionBody, {
+    const b = body(c, 'update', UpdateSubscriptionBody, {
       metadata: { trigger: 'payorch' },
     } as UpdateSubscriptionBody);
     c.s.billing.subscriptions.update(c.accountId, id, b, c.now);
@@ -417,7 +416,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   },
   'subscription.canceled': (c) => {
     const id = subscription(c, 'tok_visa');
-    const b = change(c, 'cancel', CancelSubscriptionBody, {} as CancelSubscriptionBody);
+    const b = body(c, 'cancel', CancelSubscriptionBody, {} as CancelSubscriptionBody);
     c.s.billing.subscriptions.cancel(c.accountId, id, b, c.now);
   },
   // a monthly subscription: its renewal's notice is run at once for this one subscription (dated now)
@@ -429,7 +428,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'invoice.created': (c) => void draftInvoice(c),
   'invoice.updated': (c) => {
     const id = draftInvoice(c);
-    const b = change(c, 'update', UpdateInvoiceBody, { description: 'payorch trigger' } as UpdateInvoiceBody);
+    const b = body(c, 'update', UpdateInvoiceBody, { description: 'payorch trigger' } as UpdateInvoiceBody);
     c.s.billing.invoices.update(c.accountId, id, b, c.now);
   },
   'invoice.deleted': (c) => void c.s.billing.invoices.delete(c.accountId, draftInvoice(c), c.now),
@@ -493,7 +492,7 @@ const SCENARIOS: Record<EventType, Scenario> = {
   'hold.captured': (c) => {
     const account = fundedAccount(c);
     const id = hold(c, account);
-    const b = change(c, 'capture', CaptureHoldBody, {
+    const b = body(c, 'capture', CaptureHoldBody, {
       destination_account_id: c.objects.funding_account!,
     } as CaptureHoldBody);
     c.s.ledger.captureHold(c.accountId, id, b, c.now);
