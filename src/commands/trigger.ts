@@ -19,7 +19,7 @@ export default class Trigger extends ApiCommand {
     '<%= config.bin %> trigger payment.captured',
     '<%= config.bin %> trigger payment.captured --amount 500 --currency eur --json',
     '<%= config.bin %> trigger payment.captured --override session:amount=500 --add session:metadata.order=42',
-    '<%= config.bin %> trigger payment.failed --override payment:token_id=tok_insufficientFunds',
+    '<%= config.bin %> trigger payment.failed --override payment:token_id=tok_chargeDeclinedInsufficientFunds',
     '<%= config.bin %> trigger subscription.created --skip customer --override subscription:customer=cus_123',
     '<%= config.bin %> trigger --list',
     '<%= config.bin %> trigger payment.captured --edit',
