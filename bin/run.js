@@ -43,7 +43,10 @@ async function main() {
     join(root, 'dist', 'lib', 'cli', 'compile-cache.js'),
   );
   cache?.enableCompileCache();
-  const router = env.PAYORCH_CLI_BUNDLE === '0' ? undefined : await load(join(root, 'dist', 'vendor', 'cli-route.cjs'));
+  // Help goes oclif's way: not even the router is loaded for it (the router would say the same).
+  const help = argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+  const router =
+    help || env.PAYORCH_CLI_BUNDLE === '0' ? undefined : await load(join(root, 'dist', 'vendor', 'cli-route.cjs'));
   const found = router?.resolve(argv);
   if (found) {
     const fast = await load(join(root, 'dist', 'vendor', 'cli.cjs'));

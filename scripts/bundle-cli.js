@@ -211,7 +211,10 @@ const result = await esbuild.build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*', '@oclif/core/package.json'],
+  external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*'],
+  // oclif-only packages: require.resolve('@oclif/core/package.json') is meant for run time (the package.json
+  // itself stays bundled, as @oclif/core reads its version on every run).
+  logOverride: { 'require-resolve-not-external': 'silent' },
   outfile: outFile,
   write: false,
   minifyWhitespace: true,
