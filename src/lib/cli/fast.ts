@@ -102,6 +102,8 @@ export async function run(
     await flush();
   } catch (err) {
     // As oclif's execute(): its handler, with the full configuration in its cache (a usage error shows help).
+    // What that loads is not kept in the code cache (src/lib/cli/compile-cache.ts, CHECKPOINT).
+    (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('payorch.compileCache.checkpoint')]?.();
     try {
       index.cacheConfig(await Config.load(root));
     } catch {
