@@ -51,7 +51,7 @@ describe('the command path bundle', { timeout: 240_000 }, () => {
     expect(esm.filter((m) => !m.includes('/node_modules/'))).toEqual([]);
     expect(esm).toEqual([]); // no ES module at all: the bundle and the compile cache are CommonJS
     const unwanted = ran.filter((m) =>
-      /@oclif\/core\/lib\/(config\/config|help\/index|ux\/index)|@sinclair\/typebox|@inquirer|chalk|cli-table3|tinyglobby|semver|ejs|dist\/lib\/server\/|dist\/lib\/contract\/(?!prefix|keys|simulate)/.test(
+      /@oclif\/core\/lib\/(config\/config|help\/index|ux\/index)|@sinclair\/typebox|@inquirer|chalk|cli-table3|tinyglobby|semver|ejs|dist\/lib\/server\/|dist\/lib\/contract\/(?!prefix|keys|simulate|limits|time)/.test(
         m,
       ),
     );
