@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Build: compile TypeScript to dist/, build `payorch/webhooks` for CommonJS into dist/cjs (scripts/webhooks-cjs.js),
+// Build: compile TypeScript to dist/, build the entry points for CommonJS into dist/cjs (scripts/cjs.js),
 // bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js: start-up loads 1 file instead of ~110), bundle the
 // in-process server into dist/vendor/embedded.cjs (scripts/bundle-embedded.js: one file instead of ~250), write
 // the oclif manifest (so startup never scans command files) and bundle the command path into dist/vendor/cli.cjs
@@ -27,7 +27,7 @@ try {
 }
 // dist/ is overwritten in place (not removed first) so that a build never pulls files from under a running test.
 run(tsc, ['-p', 'tsconfig.build.json']);
-run(join(root, 'scripts', 'webhooks-cjs.js'), []);
+run(join(root, 'scripts', 'cjs.js'), []);
 run(join(root, 'scripts', 'bundle-oclif.js'), []);
 run(join(root, 'scripts', 'bundle-embedded.js'), []);
 run(require.resolve('oclif/bin/run.js'), ['manifest']);

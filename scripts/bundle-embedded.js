@@ -10,12 +10,13 @@
 //   which anything looks like an import() call, and comments (JSDoc types) did. A source map beside it
 //   (`node --enable-source-maps`, which also turns the code cache off) gives stack traces their files and lines.
 // - `import.meta.url` (a worker's script, a createRequire base) becomes the URL of the module's own file in
-//   dist/, found from the bundle's location at run time: the workers' scripts and package.json stay where they are.
+//   dist/ (scripts/meta-url.js): the workers' scripts and package.json stay where they are.
 // - No import() call may be left (it would keep the file out of the code cache): the build fails if one is.
 import { createRequire } from 'node:module';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FILE_URL_BANNER, metaUrlPlugin } from './meta-url.js';
 import { dynamicImports } from './toolchain.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,20 +25,6 @@ const esbuild = require('esbuild');
 
 const outDir = join(root, 'dist', 'vendor');
 const outFile = join(outDir, 'embedded.cjs');
-const dist = join(root, 'dist') + sep;
-
-const metaUrl = {
-  name: 'import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.js$/ }, async (args) => {
-      if (!args.path.startsWith(dist)) return undefined;
-      const code = await readFile(args.path, 'utf8');
-      if (!code.includes('import.meta.url')) return { contents: code, loader: 'js' };
-      const rel = relative(outDir, args.path).split(sep).join('/');
-      return { contents: code.replaceAll('import.meta.url', `__payorchFileUrl(${JSON.stringify(rel)})`), loader: 'js' };
-    });
-  },
-};
 
 // fastify's server module loads node:https, node:http2 and node:dns at the top, for servers with TLS or HTTP/2
 // and for listening on a host name; the in-process server does neither (~5–10 ms of Node's own modules, with
@@ -76,10 +63,10 @@ const result = await esbuild.build({
   banner: {
     js:
       `// The in-process server and transport of payorch and the packages they load (licenses: each package's own, in node_modules), bundled by scripts/bundle-embedded.js.\n` +
-      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;\n` +
+      `${FILE_URL_BANNER}\n` +
       `const __payorchLazy = (id) => { let m; return new Proxy({}, { get: (_, key) => (m ??= require(id))[key] }); };`,
   },
-  plugins: [metaUrl, lazyBuiltins],
+  plugins: [metaUrlPlugin(root, outDir), lazyBuiltins],
 });
 const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
 const code = result.outputFiles.find((f) => f.path === outFile).text;

@@ -1,14 +1,17 @@
 // SQLite store: one file per data directory (WAL), migrations, and the transaction helper.
 import Database from 'better-sqlite3';
+// The types by name (not through the default import): the declarations a CommonJS application compiles against
+// then need no esModuleInterop to read them.
+import type { Database as Connection, Statement } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { migrations } from './migrations.js';
 import { LongReads, type LongRead } from './longread.js';
 
 export interface Store {
-  readonly db: Database.Database;
+  readonly db: Connection;
   readonly path: string;
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
-  statement(sql: string): Database.Statement;
+  statement(sql: string): Statement;
   /** Runs `fn` in one transaction (nested calls become savepoints). */
   tx<T>(fn: () => T): T;
   /**
@@ -170,7 +173,7 @@ export function serializeStore(store: Store): Promise<Buffer> {
  * = 2), which an in-memory database cannot open: the copy says 1 (the rollback journal's format). The caller's
  * bytes are only changed while SQLite copies them.
  */
-function openImage(image: Buffer): Database.Database {
+function openImage(image: Buffer): Connection {
   if (image.length < 100) return new Database(image); // not a database: SQLite says so
   const [a, b] = [image[18]!, image[19]!];
   image[18] = image[19] = 1;
@@ -183,7 +186,7 @@ function openImage(image: Buffer): Database.Database {
 }
 
 /** The database file (or `:memory:`, or a database image), set up as the store uses it and migrated to the newest schema. */
-function openDatabase(source: string | Buffer): Database.Database {
+function openDatabase(source: string | Buffer): Connection {
   const db = typeof source === 'string' ? new Database(source) : openImage(source);
   // busy_timeout first: switching a fresh file to WAL needs a lock another process may be holding.
   db.pragma('busy_timeout = 5000');
@@ -200,8 +203,8 @@ function openDatabase(source: string | Buffer): Database.Database {
 }
 
 /** `statement(sql)`: each statement prepared once per connection, then reused. */
-function preparedStatements(db: Database.Database): (sql: string) => Database.Statement {
-  const prepared = new Map<string, Database.Statement>();
+function preparedStatements(db: Connection): (sql: string) => Statement {
+  const prepared = new Map<string, Statement>();
   return (sql) => {
     let stmt = prepared.get(sql);
     if (!stmt) {
@@ -224,7 +227,7 @@ interface BackgroundCheckpoints {
  * `onFailed` is told.
  */
 async function startCheckpoints(
-  db: Database.Database,
+  db: Connection,
   path: string,
   group: GroupCommit,
   {
@@ -288,9 +291,9 @@ class Counts {
     string,
     { table: string; accountId: string; cols: string; vals: string; n: number }
   >();
-  private readonly upsert: Database.Statement;
+  private readonly upsert: Statement;
 
-  constructor(db: Database.Database) {
+  constructor(db: Connection) {
     this.upsert = db.prepare(
       'INSERT INTO list_counts (tbl, account_id, cols, vals, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl, account_id, cols, vals) DO UPDATE SET n = n + excluded.n',
     );
@@ -331,22 +334,22 @@ class Counts {
  * better-sqlite3's `db.transaction(fn)()` builds a new wrapper on every call, ~5 µs per request.
  */
 class Transactions {
-  readonly begin: Database.Statement;
-  readonly beginImmediate: Database.Statement;
-  readonly commit: Database.Statement;
-  readonly rollback: Database.Statement;
-  private readonly savepoint: Database.Statement;
-  private readonly release: Database.Statement;
-  private readonly rollbackTo: Database.Statement;
-  private readonly queryOnly: Database.Statement;
-  private readonly queryAny: Database.Statement;
+  readonly begin: Statement;
+  readonly beginImmediate: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+  private readonly queryOnly: Statement;
+  private readonly queryAny: Statement;
   readonly rollbackListeners: (() => void)[] = [];
   readonly commitListeners: (() => void)[] = [];
   readonly counts: Counts;
   /** Transactions of this store open now (outer ones; a group-commit batch counts as one, see GroupCommit). */
   depth = 0;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Connection) {
     this.counts = new Counts(db);
     this.begin = db.prepare('BEGIN');
     this.beginImmediate = db.prepare('BEGIN IMMEDIATE');
@@ -470,10 +473,10 @@ class GroupCommit {
   private checkpointWanted?: { then: () => void; checkpointed?: () => void };
   /** Called when the batch after a finished checkpoint commits (see finishCheckpoint). */
   private afterNextCommit?: () => void;
-  private readonly checkpoint: Database.Statement;
+  private readonly checkpoint: Statement;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: Connection,
     private readonly tx: Transactions,
   ) {
     this.checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
@@ -646,7 +649,7 @@ class GroupCommit {
   }
 }
 
-function migrate(db: Database.Database): void {
+function migrate(db: Connection): void {
   // Up to date (every open but the first after an upgrade): one read, no write lock — commands run side by side
   // on one data directory do not queue for it.
   if (upToDate(db)) return;
@@ -679,7 +682,7 @@ function migrate(db: Database.Database): void {
 }
 
 /** Every known migration is applied, and no other (a newer payorch's is an error, raised by the full check). */
-function upToDate(db: Database.Database): boolean {
+function upToDate(db: Connection): boolean {
   let applied: { version: number }[];
   try {
     applied = db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[];
