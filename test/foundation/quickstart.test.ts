@@ -1,10 +1,11 @@
 // From the quick start to a running server with the same data (issue 13, findings 4, 5, 6 and 13): the real
 // binary, no terminal, a fresh PAYORCH_HOME per scenario. Every server a scenario starts is stopped at the end
 // (by the registry `server stop --all` reads, and by pid as a backstop).
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, type CliOptions } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -429,6 +430,72 @@ describe.concurrent('the background server for keyless commands (finding 13)', (
       expect(r.stderr).toMatch(/embedded test-mode server/);
       expect(ci.lockPid()).toBeUndefined();
       expect(existsSync(join(ci.home, 'servers'))).toBe(false);
+    },
+    T,
+  );
+});
+
+describe('the Quick start on a fresh clone', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+  it(
+    "its first command runs the clone's own build: `npx payorch` in the clone builds nothing again",
+    async () => {
+      const quick = readme.slice(readme.indexOf('## Quick start'));
+      const command = /```sh\n([^\n]+)\n```/.exec(quick)![1]!;
+      expect(command).toMatch(/^npm install && npx payorch /);
+
+      // A clone as `npm install` leaves it: the repository's files, its node_modules, and dist/ built from them
+      // (the build this suite runs first). A fresh npm cache: npx's cache holds nothing of this clone yet.
+      const clone = tempDir();
+      for (const f of ['src', 'scripts', 'bin', 'dist', 'node_modules', 'oclif.manifest.json'])
+        cpSync(join(root, f), join(clone, f), { recursive: true, verbatimSymlinks: true });
+      for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'])
+        cpSync(join(root, f), join(clone, f));
+      const built = ['dist/index.js', 'dist/vendor/embedded.cjs', 'oclif.manifest.json'].map((f) => {
+        const st = statSync(join(clone, f));
+        return `${f} ${st.ino} ${st.mtimeMs}`;
+      });
+      const npmCache = tempDir();
+      const home = tempDir();
+      const env = {
+        ...process.env,
+        npm_config_cache: npmCache,
+        npm_config_offline: 'true', // nothing to fetch: a fetch fails the command rather than wait on the network
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_loglevel: 'info', // npm names each lifecycle script it runs
+        PAYORCH_HOME: home,
+        PAYORCH_DAEMON: '0', // the server inside the command: nothing left running
+      };
+      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          'sh',
+          ['-c', command],
+          { cwd: clone, env, encoding: 'utf8', timeout: T - 30_000 },
+          (err, stdout, stderr) =>
+            resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+        );
+        child.stdin?.end();
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/Payment session created\n\s+id\s+\S+/);
+      // npx installed the clone into its cache (a link to it) and ran its prepare script there, as npm does for
+      // a package's own bin; that prepare found dist/ built from these sources and built nothing.
+      const npx = readdirSync(join(npmCache, '_npx'));
+      expect(npx).toHaveLength(1);
+      expect(existsSync(join(npmCache, '_npx', npx[0]!, 'node_modules', 'payorch', 'dist', 'index.js'))).toBe(true);
+      const prepares = r.stderr.match(/npm info run payorch@[^ ]+ prepare .*node scripts\/build\.js --if-stale/g) ?? [];
+      expect(prepares, r.stderr).toHaveLength(1);
+      expect(r.stdout).toContain('build: dist/ is up to date with its sources'); // npm install's own prepare
+      const after = ['dist/index.js', 'dist/vendor/embedded.cjs', 'oclif.manifest.json'].map((f) => {
+        const st = statSync(join(clone, f));
+        return `${f} ${st.ino} ${st.mtimeMs}`;
+      });
+      // (if this fails on a tree edited since its last build: `npm run build` first)
+      expect(after, 'no build ran: dist/ is as the clone had it').toEqual(built);
     },
     T,
   );
