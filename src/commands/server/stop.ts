@@ -1,10 +1,9 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
-import { dataDirFlag, listServers, serverHomeOf, shellWord, stopProcess } from '../../lib/cli/server.js';
+import { dataDirFlag, envServer, listServers, serverHomeOf, shellWord, stopProcess } from '../../lib/cli/server.js';
 import { defaultDataDir, readLock } from '../../lib/server/lock.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { envUnsets, SHELLS, type Shell } from '../../lib/output/shell.js';
-import { isLoopbackHostname } from '../../lib/contract/prefix.js';
 
 export default class ServerStop extends BaseCommand {
   static override summary =
@@ -42,18 +41,18 @@ export default class ServerStop extends BaseCommand {
     const servers = listServers();
     const dir = flags['data-dir'] ?? defaultDataDir();
     let targets: { pid: number; proc_start?: string | null; base_url: string | null; data_dir: string | null }[];
-    const envUrl = this.io.env.PAYORCH_BASE_URL;
-    const byEnv = !flags.all && flags.pid === undefined && !flags['data-dir'] && envUrl ? localUrl(envUrl) : undefined;
+    const byEnv =
+      !flags.all && flags.pid === undefined && !flags['data-dir'] ? envServer(this.io.env, servers) : undefined;
     if (flags.all) targets = servers;
     else if (byEnv) {
       // The server this job's environment names (`server start --detach --env`), and no other: when it is gone
       // already, a trap's stop must not take the default directory's or a parallel job's server instead.
-      targets = servers.filter((s) => sameServer(s.base_url, byEnv));
+      targets = byEnv.servers;
       if (targets.length === 0) {
         await this.done(
           flags,
-          { stopped: false, running: false, base_url: envUrl },
-          `No server payorch started is running at ${envUrl} (PAYORCH_BASE_URL); nothing was stopped.`,
+          { stopped: false, running: false, base_url: byEnv.url },
+          `No server payorch started is running at ${byEnv.url} (PAYORCH_BASE_URL); nothing was stopped.`,
         );
         return;
       }
@@ -120,23 +119,6 @@ export default class ServerStop extends BaseCommand {
     this.io.stdout.write(envUnsets(['PAYORCH_BASE_URL', 'PAYORCH_API_KEY'], (flags.shell ?? 'sh') as Shell));
     this.notice(text);
   }
-}
-
-/** PAYORCH_BASE_URL when it names a loopback server (one payorch may have started here), parsed; else undefined. */
-function localUrl(raw: string): URL | undefined {
-  try {
-    const url = new URL(raw);
-    return isLoopbackHostname(url.hostname) ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A recorded server's base URL is the one asked for: the same port and path, any loopback name. */
-function sameServer(recorded: string | null, asked: URL): boolean {
-  const rec = recorded ? localUrl(recorded) : undefined;
-  const path = (u: URL) => u.pathname.replace(/\/+$/, '');
-  return rec !== undefined && rec.port === asked.port && path(rec) === path(asked);
 }
 
 /** Why `--pid` names no server of this PAYORCH_HOME, and where it was started when payorch started it elsewhere. */

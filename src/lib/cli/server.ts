@@ -126,6 +126,39 @@ export function listServers(env: NodeJS.ProcessEnv = process.env): ServerRecord[
   return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
 
+/**
+ * The server the environment names: PAYORCH_BASE_URL as `server start --detach --env` exports it, when it is a
+ * loopback URL (undefined otherwise: a remote service, or unset), with the servers payorch started that listen
+ * there (none: it is gone, or payorch did not start it). Commands that act on "the server" without a flag naming
+ * one (`server stop`, `server snapshot …`) follow it, so that a job acts on its own server and no other.
+ */
+export function envServer(
+  env: NodeJS.ProcessEnv,
+  servers: ServerRecord[] = listServers(env),
+): { url: string; servers: ServerRecord[] } | undefined {
+  const url = env.PAYORCH_BASE_URL;
+  const asked = url ? localUrl(url) : undefined;
+  if (!url || !asked) return undefined;
+  return { url, servers: servers.filter((s) => sameServer(s.base_url, asked)) };
+}
+
+/** A URL when it names a loopback host (a server payorch may have started here), parsed; else undefined. */
+function localUrl(raw: string): URL | undefined {
+  try {
+    const url = new URL(raw);
+    return isLoopbackHostname(url.hostname) ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A recorded server's base URL is the one asked for: the same port and path, any loopback name. */
+function sameServer(recorded: string | null, asked: URL): boolean {
+  const rec = recorded ? localUrl(recorded) : undefined;
+  const path = (u: URL) => u.pathname.replace(/\/+$/, '');
+  return rec !== undefined && rec.port === asked.port && path(rec) === path(asked);
+}
+
 /** SIGTERM to a server (only if it is still the process that was recorded), then wait up to 10 s. */
 export async function stopProcess(rec: {
   pid: number;

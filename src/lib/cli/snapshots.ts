@@ -2,8 +2,39 @@
 // over HTTP with the directory's default key (a running server's database can only be swapped by the server
 // itself), else the directory's files, holding its lock.
 import type { Client } from '../client/client.js';
-import { readCredentials, readLock } from '../server/lock.js';
+import { defaultDataDir, readCredentials, readLock } from '../server/lock.js';
 import { CliError, EXIT } from './errors.js';
+import { Flags } from '@oclif/core';
+import { envServer } from './server.js';
+
+export const snapshotDataDirFlag = Flags.string({
+  description:
+    'Data directory (default: that of the server PAYORCH_BASE_URL names, as `server start --detach --env` exports it; else $PAYORCH_HOME/server, else ~/.local/share/payorch)',
+});
+
+/**
+ * The data directory a snapshot command acts on without --data-dir: that of the server PAYORCH_BASE_URL names (as
+ * `server stop` finds it: envServer), else the default one. A server it names that is gone, or that runs in
+ * memory, is an error: acting on the default directory instead would be acting on another job's data.
+ */
+export function snapshotDataDir(env: NodeJS.ProcessEnv): string {
+  const named = envServer(env);
+  if (!named) return defaultDataDir(env);
+  const server = named.servers[0];
+  if (!server)
+    throw new CliError(
+      `No server payorch started is running at ${named.url} (PAYORCH_BASE_URL): say which data directory with --data-dir.`,
+      EXIT.USAGE,
+      'not_running',
+    );
+  if (server.data_dir === null)
+    throw new CliError(
+      `The server at ${named.url} (pid ${server.pid}, PAYORCH_BASE_URL) runs in memory: it has no data directory to keep snapshots in. Start it with --data-dir, or use the library's server.snapshot().`,
+      EXIT.USAGE,
+      'in_memory',
+    );
+  return server.data_dir;
+}
 
 export type SnapshotTarget = { kind: 'server'; client: Client; baseUrl: string } | { kind: 'files' };
 

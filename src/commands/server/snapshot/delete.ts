@@ -1,8 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
-import { dataDirFlag } from '../../../lib/cli/server.js';
-import { onSnapshot } from '../../../lib/cli/snapshots.js';
-import { defaultDataDir } from '../../../lib/server/datadir.js';
+import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { deleteSnapshot } from '../../../lib/server/snapshots.js';
 
 export default class ServerSnapshotDelete extends BaseCommand {
@@ -11,11 +9,11 @@ export default class ServerSnapshotDelete extends BaseCommand {
   static override args = {
     name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }),
   };
-  static override flags = { 'data-dir': dataDirFlag };
+  static override flags = { 'data-dir': snapshotDataDirFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotDelete);
-    const dir = flags['data-dir'] ?? defaultDataDir();
+    const dir = flags['data-dir'] ?? snapshotDataDir(this.io.env);
     const info = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) =>
       target.kind === 'server'
         ? await target.client.snapshots.delete(args.name)

@@ -1,7 +1,5 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
-import { dataDirFlag } from '../../../lib/cli/server.js';
-import { snapshotCliError, snapshotTarget } from '../../../lib/cli/snapshots.js';
-import { defaultDataDir } from '../../../lib/server/datadir.js';
+import { snapshotCliError, snapshotDataDir, snapshotDataDirFlag, snapshotTarget } from '../../../lib/cli/snapshots.js';
 import { listSnapshots } from '../../../lib/server/snapshots.js';
 import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
 
@@ -11,11 +9,11 @@ export default class ServerSnapshotList extends BaseCommand {
     '<%= config.bin %> server snapshot list',
     '<%= config.bin %> server snapshot list --json',
   ];
-  static override flags = { 'data-dir': dataDirFlag };
+  static override flags = { 'data-dir': snapshotDataDirFlag };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerSnapshotList);
-    const dir = flags['data-dir'] ?? defaultDataDir();
+    const dir = flags['data-dir'] ?? snapshotDataDir(this.io.env);
     try {
       const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
       const list =

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
-import { dataDirFlag } from '../../../lib/cli/server.js';
-import { onSnapshot } from '../../../lib/cli/snapshots.js';
-import { defaultDataDir, restoreSnapshotStopped } from '../../../lib/server/datadir.js';
+import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
+import { restoreSnapshotStopped } from '../../../lib/server/datadir.js';
 
 export default class ServerSnapshotRestore extends BaseCommand {
   static override summary = "Put the data directory's database back to snapshot NAME";
@@ -15,11 +14,11 @@ export default class ServerSnapshotRestore extends BaseCommand {
   static override args = {
     name: Args.string({ required: true, description: 'Snapshot name (see `server snapshot list`)' }),
   };
-  static override flags = { 'data-dir': dataDirFlag };
+  static override flags = { 'data-dir': snapshotDataDirFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotRestore);
-    const dir = flags['data-dir'] ?? defaultDataDir();
+    const dir = flags['data-dir'] ?? snapshotDataDir(this.io.env);
     const [answer, human] = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => {
       if (target.kind === 'server') {
         const r = await target.client.snapshots.restore(args.name);

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
-import { dataDirFlag } from '../../../lib/cli/server.js';
-import { onSnapshot } from '../../../lib/cli/snapshots.js';
-import { defaultDataDir, saveSnapshotStopped } from '../../../lib/server/datadir.js';
+import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
+import { saveSnapshotStopped } from '../../../lib/server/datadir.js';
 import { formatSize } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotSave extends BaseCommand {
@@ -16,11 +15,11 @@ export default class ServerSnapshotSave extends BaseCommand {
   static override args = {
     name: Args.string({ required: true, description: 'Snapshot name: letters, digits, `.`, `_`, `-`' }),
   };
-  static override flags = { 'data-dir': dataDirFlag };
+  static override flags = { 'data-dir': snapshotDataDirFlag };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerSnapshotSave);
-    const dir = flags['data-dir'] ?? defaultDataDir();
+    const dir = flags['data-dir'] ?? snapshotDataDir(this.io.env);
     const { info, target } = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) => ({
       target,
       info:
