@@ -4,7 +4,7 @@
 // example gives every test the seeded state. The application's "tests" check what each suite starts from and
 // then change it, so a restore that did not happen shows in the next suite.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,7 +57,8 @@ function ciEnv(dir: string): NodeJS.ProcessEnv {
 }
 
 describe('README "CI"', () => {
-  it('the bash job runs as written: each suite starts from the seeded state, and the trap stops the server', async () => {
+  /** The README's job in a fresh application whose suites are `suite.mjs`: its run and each suite's record. */
+  function runJob(failSuite?: string) {
     const dir = app();
     writeFileSync(join(dir, 'ci', 'payments-tests.sh'), snippet('ci-job', 'bash'));
     // The application's tests: each suite checks it starts from the seed (one customer, one subscription), then adds a customer.
@@ -70,22 +71,24 @@ describe('README "CI"', () => {
       `import { appendFileSync } from 'node:fs';
 const base = process.env.PAYORCH_BASE_URL, auth = { authorization: 'Bearer ' + process.env.PAYORCH_API_KEY };
 const count = async (path) => (await (await fetch(base + path, { headers: auth })).json()).total_count;
-const seen = { suite: process.argv[2], base, customers: await count('/customers'), subscriptions: await count('/subscriptions') };
+const seen = { suite: process.argv[2], base, home: process.env.PAYORCH_HOME, customers: await count('/customers'), subscriptions: await count('/subscriptions') };
 const made = await fetch(base + '/customers', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email: 'suite@example.com' }) });
 appendFileSync('suites.log', JSON.stringify({ ...seen, made: made.status }) + '\\n');
+if (process.argv[2] === ${JSON.stringify(failSuite ?? null)}) process.exit(1);
 `,
     );
-    const run = spawnSync('bash', ['ci/payments-tests.sh'], {
-      cwd: dir,
-      env: ciEnv(dir),
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(run.status, run.stderr).toBe(0);
+    const env = ciEnv(dir);
+    const run = spawnSync('bash', ['ci/payments-tests.sh'], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
     const suites = readFileSync(join(dir, 'suites.log'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { run, suites, tmp: env.TMPDIR! };
+  }
+
+  it('the bash job runs as written: each suite starts from the seeded state, the trap stops the server and removes its data', async () => {
+    const { run, suites, tmp } = runJob();
+    expect(run.status, run.stderr).toBe(0);
     expect(suites.map((s) => s.suite)).toEqual(['checkout', 'billing', 'refunds']);
     for (const s of suites) expect(s).toMatchObject({ customers: 1, subscriptions: 1, made: 201 });
     // the key never reached the job's output
@@ -94,6 +97,17 @@ appendFileSync('suites.log', JSON.stringify({ ...seen, made: made.status }) + '\
     const base = suites[0]!.base as string;
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/functions\/v1$/);
     await expect(fetch(`${base}/health`)).rejects.toThrow();
+    // …and removed the job's data directory, made under the runner's TMPDIR: nothing is left there
+    expect(suites[0]!.home as string).toMatch(new RegExp(`^${tmp}/`));
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('a job whose suite fails exits non-zero, and still stops its server and leaves nothing behind', async () => {
+    const { run, suites, tmp } = runJob('billing');
+    expect(run.status).not.toBe(0);
+    expect(suites.map((s) => s.suite)).toEqual(['checkout', 'billing']);
+    await expect(fetch(`${suites[0]!.base as string}/health`)).rejects.toThrow();
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('the GitHub Actions workflow installs and runs that same script', () => {
