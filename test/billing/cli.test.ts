@@ -173,6 +173,48 @@ describe('billing CLI', { timeout: 60_000 }, () => {
     expect(both.code).toBe(2);
   });
 
+  it("clock advance tells what came due for your objects, not the server's own clean-up (which --json keeps)", async () => {
+    // A server of its own: its clock moves 40 days, past the 30 days events are kept.
+    const t = await startTestServer();
+    try {
+      const run = (...args: string[]) => runCli([...args, ...against(t)]);
+      const out = async (...args: string[]) => (await run(...args, '--json')).json();
+      const cus = await out('customers', 'create', '--email', 'renew@example.com', '--payment-method', 'tok_visa');
+      const prod = await out('products', 'create', '--name', 'Monthly');
+      const price = await out(
+        'prices',
+        'create',
+        '--product',
+        prod.id,
+        '--currency',
+        'usd',
+        '--unit-amount',
+        '500',
+        '--interval',
+        'month',
+      );
+      const sub = await out('subscriptions', 'create', '--customer', cus.id, '--price', price.id);
+      expect(sub.status).toBe('active');
+      await out('sessions', 'create', '--amount', '1999', '--currency', 'usd');
+
+      const adv = await run('clock', 'advance', '40d');
+      expect(adv.code, adv.stderr).toBe(0);
+      expect(adv.stdout).toMatch(/^Clock now \d{4}-\d\d-\d\d/);
+      expect(adv.stdout).toContain('subscription renewals');
+      expect(adv.stdout).toContain('session expiry');
+      // the server's housekeeping is not the user's news
+      expect(adv.stdout).not.toMatch(/retention|Ran \d+ due item/);
+
+      // --json: the whole record, clean-up included (docs/api.md "Test clock")
+      const again = await out('clock', 'advance', '40d');
+      expect(again.ran.map((r: { name: string }) => r.name)).toContain('events.retention');
+      const quiet = await run('clock', 'advance', '1h');
+      expect(quiet.stdout).toContain('Nothing came due.');
+    } finally {
+      await t.close();
+    }
+  });
+
   it('usage records, items, checkout and portal', async () => {
     const cus = await json('customers', 'create', '--email', 'meter@example.com', '--payment-method', 'tok_visa');
     const prod = await json('products', 'create', '--name', 'Meter');

@@ -5,7 +5,7 @@ import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { clockRunColumns } from '../../lib/output/views/billing.js';
 import { tableText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';
-import { MAX_CLOCK_ADVANCE_SECONDS } from '../../lib/contract/limits.js';
+import { isHousekeeping, MAX_CLOCK_ADVANCE_SECONDS } from '../../lib/contract/limits.js';
 import type { ClockState } from '../../lib/contract/meta.js';
 import { DAY_S } from '../../lib/contract/time.js';
 
@@ -67,11 +67,12 @@ export default class ClockAdvance extends ApiCommand {
     }
     if (progress && steps > 1) process.stderr.write('\r\x1b[K');
     state = { ...state!, ran };
+    // A person is told what came due for the account's objects; --json keeps the server's clean-up too.
     return await this.print(state, async () => {
       const head = `Clock now ${formatTime(state.now_iso)}.`;
-      if (!state.ran.length) return `${head}\nNothing came due.`;
-      const total = state.ran.reduce((a, r) => a + r.count, 0);
-      return `${head}\nRan ${total} due item${total === 1 ? '' : 's'}:\n${await tableText(state.ran, clockRunColumns)}`;
+      const news = state.ran.filter((r) => !isHousekeeping(r));
+      if (!news.length) return `${head}\nNothing came due.`;
+      return `${head}\nWhat came due:\n${await tableText(news, clockRunColumns)}`;
     });
   }
 }

@@ -27,3 +27,17 @@ export const IDENTITY_TOKEN_TYPES = [
   'tax_id',
   'custom',
 ] as const;
+
+/**
+ * What an advance runs for the server itself, not for the account's objects: events, webhook deliveries and
+ * listener resends past their 30 days of retention. Listed in `ran` like the rest; `payorch clock advance` leaves
+ * them out of what it tells a person.
+ */
+export const HOUSEKEEPING_WORK = {
+  events: 'events.retention',
+  deliveries: 'webhook_deliveries.retention',
+  resends: 'event_resends.retention',
+} as const;
+const housekeeping: ReadonlySet<string> = new Set(Object.values(HOUSEKEEPING_WORK));
+/** Is this entry of `ran` the server's own clean-up (HOUSEKEEPING_WORK)? */
+export const isHousekeeping = (run: { name: string }): boolean => housekeeping.has(run.name);

@@ -13,6 +13,7 @@ import { pageOf, seqCursor } from '../store/collection.js';
 import { LongRead } from '../store/longread.js';
 import type { List } from '../../contract/common.js';
 import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
+import { HOUSEKEEPING_WORK } from '../../contract/limits.js';
 
 /** The live service's top-level fields of payment and refund events. */
 export interface PaymentEventFields {
@@ -81,7 +82,7 @@ const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
 
 export class Events implements DueWork {
-  readonly name = 'events.retention';
+  readonly name = HOUSEKEEPING_WORK.events;
   private insertStmt?: Statement;
   /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
   private recorded = false;

@@ -21,6 +21,7 @@ import type { Events } from '../events.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
 import { endpointWants, type StoredEndpoint, type WebhookEndpoints } from './endpoints.js';
+import { HOUSEKEEPING_WORK } from '../../../contract/limits.js';
 
 /** Events looked at per endpoint in one scan (one small write transaction). */
 const SCAN_BATCH = 256;
@@ -56,7 +57,7 @@ export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** a
  * sent or given up; the body of its event, if the event leaves the log meanwhile, is kept for it.
  */
 export class Deliveries implements DueWork {
-  readonly name = 'webhook_deliveries.retention';
+  readonly name = HOUSEKEEPING_WORK.deliveries;
   readonly deliveries: Collection<WebhookDelivery>;
 
   constructor(

@@ -20,6 +20,7 @@ import { pageOf, seqCursor } from '../../store/collection.js';
 import type { Store } from '../../store/db.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { enabledEvents, endpointWants } from './endpoints.js';
+import { HOUSEKEEPING_WORK } from '../../../contract/limits.js';
 
 interface ListenerRow {
   id: string;
@@ -30,7 +31,7 @@ interface ListenerRow {
 }
 
 export class Listeners implements DueWork {
-  readonly name = 'event_resends.retention';
+  readonly name = HOUSEKEEPING_WORK.resends;
 
   constructor(
     private readonly store: Store,
