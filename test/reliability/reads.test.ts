@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
 import { startChild, type Child } from './child.js';
-import { requester } from './health.js';
+import { listAll, requester } from './health.js';
 
 const LIMITS = { perMinute: 10_000_000, perDay: 100_000_000, concurrency: 10_000 };
 
@@ -62,14 +62,10 @@ async function load(child: Child, stop: () => boolean, counts: Counts): Promise<
   ]);
 }
 
+/** The ids shown that the server does not have: read as whole lists (pages of 100), not one GET per id. */
 async function missing(child: Child, ids: Iterable<string>): Promise<string[]> {
-  const req = requester(child.baseUrl, child.apiKey);
-  const out: string[] = [];
-  for (const id of ids) {
-    const r = await req('GET', `/customers/${id}`);
-    if (r.status !== 200) out.push(`${id} (${r.status})`);
-  }
-  return out;
+  const stored = new Set((await listAll(requester(child.baseUrl, child.apiKey), '/customers')).map((c) => c.id));
+  return [...ids].filter((id) => !stored.has(id));
 }
 
 describe('reads see only committed data', () => {
@@ -80,7 +76,9 @@ describe('reads see only committed data', () => {
       const child = await startChild(tempDir(), LIMITS);
       try {
         const c = counts();
-        await load(child, () => c.reads >= 1500, c);
+        // 600 reads: with GETs run inside the open batch (the bug this guards against), 1,500 reads found 256 ids
+        // that did not exist afterwards, so 600 find about a hundred; each read costs the saturated server's time.
+        await load(child, () => c.reads >= 600, c);
         expect(c.failed).toBeGreaterThan(50); // batches really were undone and run again
         expect(c.created).toBeGreaterThan(100);
         expect(c.seen.size).toBeGreaterThan(100);
