@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand, idempotencyFlag, yesFlag } from '../lib/cli/base.js';
 import { CliError, EXIT } from '../lib/cli/errors.js';
-import { readJsonData } from '../lib/cli/data.js';
+import { formData, isFormPair, readJsonData } from '../lib/cli/data.js';
 import { ApiError } from '../lib/client/errors.js';
 import type { ErrorBody } from '../lib/contract/common.js';
 import { jsonText, printable } from '../lib/output/render.js';
@@ -10,11 +10,13 @@ import { HTTP_METHODS } from '../lib/contract/prefix.js';
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw API request and print the JSON answer';
   static override description =
-    'PATH is appended to the base URL (…/functions/v1) as it is: requests only ever go to the configured server. The body comes from --data: inline JSON, @file, or - for stdin. The answer is printed exactly, secrets included.';
+    'PATH is appended to the base URL (…/functions/v1) as it is: requests only ever go to the configured server. The body comes from --data: inline JSON, @file, - for stdin, or key=value pairs as the Stripe CLI and curl take them (repeat -d; brackets nest: metadata[order]=7, items[0][price]=price_1). The server takes JSON, so the pairs are sent as a JSON object: a plain whole number (100) becomes a number and true/false a boolean, except under metadata (always strings); anything else is a string — for a number-like string elsewhere, send JSON. --expand asks the server to expand a field (expand[]=FIELD in the query string, as Stripe takes it); the server answers 400 where a field cannot be expanded. The answer is printed exactly, secrets included.';
   static override examples = [
     '<%= config.bin %> api GET /sessions',
+    '<%= config.bin %> api POST /create-session -d amount=1999 -d currency=usd -d "metadata[order]=7"',
     '<%= config.bin %> api POST /create-session --data \'{"amount":1999,"currency":"usd"}\'',
     "echo '{}' | <%= config.bin %> api POST /sessions/ID/cancel --data -",
+    '<%= config.bin %> api GET /products/ID --expand prices',
   ];
   static override args = {
     method: Args.string({
@@ -25,7 +27,15 @@ export default class Api extends ApiCommand {
     path: Args.string({ required: true, description: 'Path, e.g. /sessions/ID (query string allowed)' }),
   };
   static override flags = {
-    data: Flags.string({ char: 'd', description: 'JSON body: inline, @file or - (stdin)' }),
+    data: Flags.string({
+      char: 'd',
+      description: 'Body: JSON (inline, @file or - for stdin), or key=value (repeatable; brackets nest)',
+      multiple: true,
+    }),
+    expand: Flags.string({
+      description: 'Expand this field of the answer (expand[]=FIELD; repeatable)',
+      multiple: true,
+    }),
     query: Flags.string({ char: 'q', description: 'Query parameter key=value (repeatable)', multiple: true }),
     'idempotency-key': idempotencyFlag,
     include: Flags.boolean({ char: 'i', description: 'Print the status line and headers to stderr' }),
@@ -35,13 +45,14 @@ export default class Api extends ApiCommand {
   async run(): Promise<unknown> {
     const { args, flags } = await this.parse(Api);
     const method = args.method.toUpperCase();
-    const body = flags.data === undefined ? undefined : readJsonData(flags.data);
-    const query: Record<string, string> = {};
+    const body = requestBody(flags.data);
+    const query: Record<string, string | string[]> = {};
     for (const pair of flags.query ?? []) {
       const i = pair.indexOf('=');
       if (i <= 0) throw new CliError(`--query takes key=value (got "${pair}").`, EXIT.USAGE);
       query[pair.slice(0, i)] = pair.slice(i + 1);
     }
+    if (flags.expand?.length) query.expand = flags.expand;
     const path = args.path.startsWith('/') ? args.path : `/${args.path}`;
     // PATH is appended to the base URL as text (never parsed as a URL), so it cannot name another host; what
     // an HTTP request line cannot carry is refused here rather than half-sent.
@@ -64,4 +75,16 @@ export default class Api extends ApiCommand {
     if (res.status >= 400) throw new ApiError(res.status, res.body as ErrorBody, res.headers);
     return await this.print(res.body, () => jsonText(res.body));
   }
+}
+
+/** -d's values: one JSON body (inline, @file, -), or key=value pairs made into one JSON object; not both. */
+function requestBody(data: string[] | undefined): unknown {
+  if (!data?.length) return undefined;
+  const pairs = data.filter(isFormPair);
+  if (pairs.length === data.length) return formData(pairs);
+  if (data.length === 1) return readJsonData(data[0]!);
+  throw new CliError(
+    '-d takes either one JSON body (inline, @file or -) or key=value pairs, not several JSON bodies or both.',
+    EXIT.USAGE,
+  );
 }

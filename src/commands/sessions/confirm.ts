@@ -24,7 +24,7 @@ export default class SessionsConfirm extends ApiCommand {
   // oclif's generated line groups --exp with --card as `[--exp <value> --card <value>]`, which reads as if --exp
   // were required: one way to pay, and the card's own options inside its branch.
   static override usage = [
-    '<%= command.id %> ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME]) [--psp ID] [--idempotency-key KEY] [-y] [--json] [--api-key KEY] [--base-url URL] [--profile NAME] [--timeout SECONDS] [--simulate FAULT]',
+    '<%= command.id %> ID (--token TOK | --card NUMBER [--exp MM/YY] [--cvc CVC] | --wallet TYPE --wallet-token TOKEN | --bank-account BA_ID [--holder-name NAME]) [--psp ID] [--idempotency-key KEY] [-y] [--json] [--color on|off|auto] [--api-key KEY] [--base-url URL] [--profile NAME] [--timeout SECONDS] [--simulate FAULT]',
   ];
   static override args = { id: Args.string({ description: 'Session id (UUID)', required: true }) };
   static override flags = {

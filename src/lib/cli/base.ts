@@ -12,6 +12,8 @@ import {
   colorErr,
   loadColor,
   printable,
+  setColorMode,
+  type ColorMode,
   safeText,
   terminalWidth,
   withWidth,
@@ -51,18 +53,40 @@ export function commandTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEn
   return Math.round(ms);
 }
 
+/** `--color on|off|auto`: every command's (render.ts useColor decides what it means). */
+export const colorFlag = Flags.option({
+  description: 'Colour: on, off, or auto (default: a terminal, unless NO_COLOR; FORCE_COLOR forces it)',
+  options: ['on', 'off', 'auto'] as const,
+  helpGroup: 'GLOBAL',
+})();
+
+/** The last `--color X` / `--color=X` before `--` (an unknown value: auto; the parse then refuses it). */
+export function colorModeOf(argv: readonly string[]): ColorMode {
+  let mode: ColorMode = 'auto';
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    const v = a === '--color' ? argv[++i] : a.startsWith('--color=') ? a.slice(8) : undefined;
+    if (v !== undefined) mode = v === 'on' || v === 'off' ? v : 'auto';
+  }
+  return mode;
+}
+
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
     json: Flags.boolean({
       description: 'Print the result as JSON on stdout (a failure as an error body), and nothing else. Never prompts.',
       helpGroup: 'GLOBAL',
     }),
+    color: colorFlag,
   };
 
   /** Streams, terminal, stdin, env and prompts: the process's unless a test gives another. */
   io: CliIO = processIO();
 
   override async init(): Promise<void> {
+    // Read from argv at once (like --json), so that even a failing parse prints in the colour asked for.
+    setColorMode(colorModeOf(this.argv));
     await loadColor();
     return super.init();
   }
@@ -236,6 +260,7 @@ export abstract class ApiCommand extends BaseCommand {
       description: 'Print exactly the API object (or error body) as JSON on stdout, and nothing else. Never prompts.',
       helpGroup: 'GLOBAL',
     }),
+    color: colorFlag,
     'api-key': Flags.string({ description: 'API key (overrides PAYORCH_API_KEY and profiles)', helpGroup: 'GLOBAL' }),
     'base-url': Flags.string({
       description: `API base URL, e.g. ${DEFAULT_BASE_URL}`,

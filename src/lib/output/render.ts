@@ -32,11 +32,22 @@ export interface Column<T> {
   optional?: boolean;
 }
 
+export type ColorMode = 'on' | 'off' | 'auto';
+/** The global `--color` (BaseCommand sets it from argv before anything is printed). */
+let colorMode: ColorMode = 'auto';
+export function setColorMode(mode: ColorMode): void {
+  colorMode = mode;
+  chalkOut = chalkErr = undefined;
+}
+
 /**
- * Colour or not: NO_COLOR (non-empty) turns it off; FORCE_COLOR decides next, as chalk and Node read it — `0` or
- * `false` off, anything else (empty included) on; otherwise a terminal that is not `dumb`.
+ * Colour or not — the one place that decides. `--color on|off` (a per-run choice: it wins over the environment,
+ * as no-color.org asks); else (`auto`, the default) NO_COLOR (non-empty) turns it off; FORCE_COLOR decides next,
+ * as chalk and Node read it — `0` or `false` off, anything else (empty included) on; otherwise a terminal that
+ * is not `dumb`.
  */
-export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
+export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env, mode = colorMode): boolean {
+  if (mode !== 'auto') return mode === 'on';
   if ('NO_COLOR' in env && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
