@@ -15,20 +15,23 @@
 // - `import.meta.url` becomes the URL of the module's own file in dist/ (as in scripts/bundle-embedded.js).
 // - Whitespace and comments are minified away and no import() call may be left: the code cache leaves alone a
 //   file in which anything looks like one. The build fails if one is left.
-import { createRequire } from 'node:module';
-import { readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { lazyRequires } from './lazy-requires.js';
+import {
+  CACHEABLE_BUNDLE,
+  FILE_URL_BANNER,
+  dist,
+  esbuild,
+  importLookalikes,
+  metaUrlPlugin,
+  outDir,
+  root,
+  writeInPlace,
+} from './bundle-util.js';
 import { importExpressions } from './toolchain.js';
+import { lazyRequires } from './lazy-requires.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(join(root, 'package.json'));
-const esbuild = require('esbuild');
-
-const outDir = join(root, 'dist', 'vendor');
 const outFile = join(outDir, 'cli.cjs');
-const dist = join(root, 'dist') + sep;
 const pjson = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const manifest = JSON.parse(await readFile(join(root, 'oclif.manifest.json'), 'utf8'));
 
@@ -118,31 +121,14 @@ const routeResult = await esbuild.build({
     sourcefile: 'cli-route-entry.js',
     loader: 'js',
   },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  write: false,
-  minifyWhitespace: true,
-  legalComments: 'none',
-  logLevel: 'warning',
+  ...CACHEABLE_BUNDLE,
+  sourcemap: false,
   banner: { js: `// payorch's command router and index, bundled by scripts/bundle-cli.js.` },
 });
 if (routeResult.outputFiles[0].text.includes('require('))
   throw new Error('bundle-cli: the router must not load anything');
 
-const metaUrl = {
-  name: 'import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.js$/ }, async (args) => {
-      if (!args.path.startsWith(dist)) return undefined;
-      const code = await readFile(args.path, 'utf8');
-      if (!code.includes('import.meta.url')) return { contents: code, loader: 'js' };
-      const rel = relative(outDir, args.path).split(sep).join('/');
-      return { contents: code.replaceAll('import.meta.url', `__payorchFileUrl(${JSON.stringify(rel)})`), loader: 'js' };
-    });
-  },
-};
+const metaUrl = metaUrlPlugin();
 
 // Left outside, imported at run time as they are today (through bin/run.js's import(), see below): the
 // server's modules that the CLI's modules import dynamically (the server itself for `server start`, its ES
@@ -206,26 +192,17 @@ const oclifOnly = {
 };
 
 const result = await esbuild.build({
+  ...CACHEABLE_BUNDLE,
   stdin: { contents: entry, resolveDir: root, sourcefile: 'cli-entry.js', loader: 'js' },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
   external: ['better-sqlite3', 'typescript', 'ts-node', 'tsx', 'tsx/*'],
   // oclif-only packages: require.resolve('@oclif/core/package.json') is meant for run time (the package.json
   // itself stays bundled, as @oclif/core reads its version on every run).
   logOverride: { 'require-resolve-not-external': 'silent' },
   outfile: outFile,
-  write: false,
-  minifyWhitespace: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
   banner: {
     js:
       `// payorch's command path and the packages it loads (licenses: each package's own, in node_modules), bundled by scripts/bundle-cli.js.\n` +
-      `const __payorchFileUrl = (rel) => require("node:url").pathToFileURL(require("node:path").join(__dirname, rel)).href;\n` +
+      `${FILE_URL_BANNER}\n` +
       `const __payorchImport = (specifier) => globalThis[Symbol.for("payorch.import")](specifier);\n` +
       `const __payorchRan = (m) => globalThis[Symbol.for("payorch.modules")]?.push(Object.getOwnPropertyNames(m)[0]);`,
   },
@@ -264,21 +241,17 @@ for (const [from, to] of WRAPPERS) {
   code = code.replace(from, to);
 }
 
-const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
-if (lookalikes)
+const lookalikes = importLookalikes(code);
+if (lookalikes.length)
   throw new Error(
     `bundle-cli: import() left in the bundle (the code cache would not take it): ${lookalikes.join(' | ')}`,
   );
 
-for (const [file, text] of [
+await writeInPlace([
   [outFile, code],
   [map.path, map.text],
   [join(outDir, 'cli-route.cjs'), routeResult.outputFiles[0].text],
-]) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-}
+]);
 // The compile cache as one CommonJS file too, for bin/run.js (which loads it before anything else). Its cache
 // file is named after dist/lib/cli, where its ES module is: one per installation either way.
 const cc = await esbuild.build({
@@ -298,8 +271,7 @@ const cc = await esbuild.build({
   },
 });
 const ccFile = join(outDir, 'compile-cache.cjs');
-await writeFile(`${ccFile}.${process.pid}.tmp`, cc.outputFiles[0].text);
-await rename(`${ccFile}.${process.pid}.tmp`, ccFile);
+await writeInPlace([[ccFile, cc.outputFiles[0].text]]);
 
 for (const f of await readdir(outDir)) if (f.endsWith('.tmp')) await rm(join(outDir, f), { force: true });
 console.log(

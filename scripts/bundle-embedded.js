@@ -10,21 +10,25 @@
 //   which anything looks like an import() call, and comments (JSDoc types) did. A source map beside it
 //   (`node --enable-source-maps`, which also turns the code cache off) gives stack traces their files and lines.
 // - `import.meta.url` (a worker's script, a createRequire base) becomes the URL of the module's own file in
-//   dist/ (scripts/meta-url.js): the workers' scripts and package.json stay where they are.
+//   dist/, found from the bundle's location at run time: the workers' scripts and package.json stay where they are.
 // - No import() call may be left (it would keep the file out of the code cache): the build fails if one is.
-import { createRequire } from 'node:module';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { FILE_URL_BANNER, metaUrlPlugin } from './meta-url.js';
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import {
+  CACHEABLE_BUNDLE,
+  FILE_URL_BANNER,
+  esbuild,
+  importLookalikes,
+  metaUrlPlugin,
+  outDir,
+  root,
+  writeInPlace,
+} from './bundle-util.js';
 import { dynamicImports } from './toolchain.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(join(root, 'package.json'));
-const esbuild = require('esbuild');
-
-const outDir = join(root, 'dist', 'vendor');
 const outFile = join(outDir, 'embedded.cjs');
+
+const metaUrl = metaUrlPlugin();
 
 // fastify's server module loads node:https, node:http2 and node:dns at the top, for servers with TLS or HTTP/2
 // and for listening on a host name; the in-process server does neither (~5–10 ms of Node's own modules, with
@@ -47,44 +51,31 @@ const lazyBuiltins = {
 };
 
 const result = await esbuild.build({
+  ...CACHEABLE_BUNDLE,
   entryPoints: [join(root, 'dist', 'lib', 'server', 'embedded.js')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
   external: ['better-sqlite3'],
   outfile: outFile,
-  write: false,
-  minifyWhitespace: true,
-  legalComments: 'none',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
   banner: {
     js:
       `// The in-process server and transport of payorch and the packages they load (licenses: each package's own, in node_modules), bundled by scripts/bundle-embedded.js.\n` +
       `${FILE_URL_BANNER}\n` +
       `const __payorchLazy = (id) => { let m; return new Proxy({}, { get: (_, key) => (m ??= require(id))[key] }); };`,
   },
-  plugins: [metaUrlPlugin(root, outDir), lazyBuiltins],
+  plugins: [metaUrl, lazyBuiltins],
 });
 const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
 const code = result.outputFiles.find((f) => f.path === outFile).text;
 
 // Every import() call, found by parsing: none may be left.
 const calls = dynamicImports(code).map((c) => c.text.slice(0, 80));
-const lookalikes = code.match(/\bimport\s*\((?!\s*\))[^\n]{0,60}/g);
-if (calls.length || lookalikes)
+const lookalikes = importLookalikes(code);
+if (calls.length || lookalikes.length)
   throw new Error(
-    `bundle-embedded: import() left in the bundle (the code cache would not take it): ${[...calls, ...(lookalikes ?? [])].join(' | ')}`,
+    `bundle-embedded: import() left in the bundle (the code cache would not take it): ${[...calls, ...lookalikes].join(' | ')}`,
   );
 
-for (const [file, text] of [
+await writeInPlace([
   [outFile, code],
   [map.path, map.text],
-]) {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
-}
+]);
 console.log(`bundle-embedded: ${relative(root, outFile)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB)`);

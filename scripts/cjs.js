@@ -5,7 +5,7 @@
 // - dist/cjs/index.js: dist/index.js (the whole library: client, server, fixtures) bundled by esbuild into one
 //   CommonJS file. The packages it depends on stay outside the bundle and load from node_modules as they do for
 //   the ES module (each must be loadable by require(): checked below); `import.meta.url` points at the ES
-//   module's own file in dist/ (scripts/meta-url.js), so that the server's workers load their scripts from there.
+//   module's own file in dist/ (scripts/bundle-util.js), so that the server's workers load their scripts from there.
 // - dist/cjs/webhooks.js: src/webhooks.ts bundled into one CommonJS file that needs node:crypto only (a webhook
 //   receiver loads nothing else).
 // - their types: the declarations tsc wrote for the ES modules, copied under dist/cjs (the same text: it
@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FILE_URL_BANNER, metaUrlPlugin } from './meta-url.js';
+import { FILE_URL_BANNER, metaUrlPlugin } from './bundle-util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -47,7 +47,7 @@ if (/\brequire\((?!"node:crypto"\))/.test(webhooks.text))
 const index = await bundle(join(dist, 'index.js'), {
   packages: 'external',
   banner: { js: FILE_URL_BANNER },
-  plugins: [metaUrlPlugin(root, outDir)],
+  plugins: [metaUrlPlugin(outDir)],
 });
 // What it loads from node_modules must be a dependency an application installs with it.
 const packageOf = (id) =>
