@@ -9,6 +9,8 @@ const req = (accountId: string, i: number, status = 200) => ({
   url: `/functions/v1/sessions/${i}?email=a@b.test`,
   status,
   ms: 1.4,
+  ip: '127.0.0.1',
+  keyId: accountId === 'a' ? 'key_a' : undefined,
 });
 
 describe('RequestLog', () => {
@@ -27,6 +29,8 @@ describe('RequestLog', () => {
       status: 200,
       duration_ms: 1,
       created_at: expect.any(String),
+      ip_address: '127.0.0.1',
+      api_key: 'key_a',
     });
     expect(all.next_after).toBe(5);
     expect(log.read('b', '/x', {}).data.map((e) => e.seq)).toEqual([1]);
