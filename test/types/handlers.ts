@@ -21,8 +21,9 @@ export const failure = defineRoute({ ...base, handler: () => new Outcome(errors.
 // @ts-expect-error a handler that returns a Promise does not compile
 export const asyncHandler = defineRoute({ ...base, handler: async () => ({ id: 'x' }) });
 
+// nor does one returning any other thenable (the directive stands on the line the error is reported at)
 export const thenable = defineRoute({
   ...base,
-  // @ts-expect-error nor does one returning any other thenable
+  // @ts-expect-error a thenable answer
   handler: () => ({ then: (resolve: (v: unknown) => void) => resolve(1) }),
 });
