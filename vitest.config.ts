@@ -36,6 +36,9 @@ export default defineConfig({
               // Most tests wait on child processes and sockets, not on the CPU: more files at once than the two
               // cores (measured: README "Development").
               maxWorkers: WORKERS,
+              // Tests of a describe.concurrent at once (default 5): each starts the binary or a server, and with
+              // three files running, five each meant up to 15 processes starting on two cores at a time.
+              maxConcurrency: 2,
             },
           },
           {
