@@ -180,11 +180,19 @@ export function valid(schema: Schema, hint?: Hint): Arbitrary<unknown> {
       return fixed;
     }
     case undefined:
-      // `{}`: anything JSON
-      return fc.jsonValue({ maxDepth: 2 });
+      // `{}`: anything JSON that the server reads exactly (docs/api.md: numbers up to ±(2^53 − 1), anywhere)
+      return fc.jsonValue({ maxDepth: 2 }).filter(exactNumbers);
     default:
       throw new Error(`arbitrary: unsupported type ${String(schema.type)}`);
   }
+}
+
+/** Whether every number in `v` is one the server reads exactly (within ±(2^53 − 1)); others are its 400. */
+function exactNumbers(v: unknown): boolean {
+  if (typeof v === 'number') return Math.abs(v) <= Number.MAX_SAFE_INTEGER;
+  if (Array.isArray(v)) return v.every(exactNumbers);
+  if (v !== null && typeof v === 'object') return Object.values(v).every(exactNumbers);
+  return true;
 }
 
 /** A JSON value of another type than the schema's. */
