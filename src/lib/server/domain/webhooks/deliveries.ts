@@ -259,21 +259,24 @@ export class Deliveries implements DueWork {
         const events = (
           uptoSeq === undefined
             ? this.store
-                .statement('SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+                .statement(
+                  'SELECT seq, id, type, created_ms FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+                )
                 .all(row.account_id, cursor, SCAN_BATCH)
             : this.store
                 .statement(
-                  'SELECT seq, id, type FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
+                  'SELECT seq, id, type, created_ms FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
                 )
                 .all(row.account_id, cursor, uptoSeq, SCAN_BATCH)
-        ) as { seq: number; id: string; type: string }[];
+        ) as { seq: number; id: string; type: string; created_ms: number }[];
         if (events.length === 0) break;
         endpoint ??= JSON.parse(row.data) as StoredEndpoint;
         if (endpoint.enabled) {
-          const now = this.clock.now(row.account_id);
+          // Dated by its event, not by when the scan ran: the scan runs after a commit, whenever the loop gets to
+          // it (during a clock advance's steps, say), and a seeded server's deliveries must not depend on that.
           for (const ev of events) {
             if (!endpointWants(endpoint.enabled_events, ev.type)) continue;
-            this.create(row.account_id, ev, endpoint, now, true);
+            this.create(row.account_id, ev, endpoint, ev.created_ms, true);
             created++;
           }
         }
