@@ -19,8 +19,7 @@ import { KYC_PROCESSING_MS } from './identity/kyc.js';
 import { MICRODEPOSIT_AMOUNTS, MICRODEPOSIT_ATTEMPTS } from './payments/bankaccounts.js';
 import { ACH_TEST } from './testcards.js';
 import { DAY_MS } from '../../contract/time.js';
-import { applyEdits, editsByStep, sets, type ParamEdit } from '../../fixtures/edits.js';
-import { FixtureEditError } from '../../fixtures/errors.js';
+import { applyEdits, EditError, editsByStep, sets, type ParamEdit } from '../../contract/edits.js';
 import { triggerSteps } from '../../contract/trigger-steps.js';
 import { CancelSessionBody, CreateSessionBody, UpdateSessionBody } from '../../contract/sessions.js';
 import {
@@ -99,7 +98,7 @@ function body<T>(c: Ctx, name: string, schema: TSchema, base: T): T {
     try {
       out = applyEdits(base as Record<string, unknown>, mine);
     } catch (err) {
-      if (err instanceof FixtureEditError) throw errors.parameterInvalid(mine[0]!.op, err.message);
+      if (err instanceof EditError) throw errors.parameterInvalid(mine[0]!.op, err.message);
       throw err;
     }
   }
