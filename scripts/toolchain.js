@@ -17,18 +17,14 @@ export function tscPath() {
 /**
  * Every dynamic import() expression in a script's code, found by parsing it (not by matching text): where its
  * `import` keyword starts and ends, and its text. TypeScript 7 has no JavaScript API to parse with;
- * acorn parses the bundles, which are plain JavaScript.
+ * acorn parses the bundles, which are plain JavaScript (importExpressions, below).
  */
 export function dynamicImports(code) {
-  const { parse } = require('acorn');
-  const { simple } = require('acorn-walk');
-  const found = [];
-  simple(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true }), {
-    ImportExpression(node) {
-      found.push({ start: node.start, end: node.start + 'import'.length, text: code.slice(node.start, node.end) });
-    },
-  });
-  return found;
+  return importExpressions(code).map((e) => ({
+    start: e.start,
+    end: e.start + 'import'.length,
+    text: code.slice(e.start, e.end),
+  }));
 }
 
 /**
