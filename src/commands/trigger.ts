@@ -26,11 +26,8 @@ export default class Trigger extends ApiCommand {
     `<%= config.bin %> trigger --raw '{"fixtures": [{"name": "customer", "path": "/customers", "method": "post", "params": {"email": "a@example.com"}}]}'`,
   ];
   static override args = {
-    // ignoreStdin: without it oclif takes piped stdin as a missing EVENT (`--raw -` reads it instead)
-    event: Args.string({
-      description: 'Event type, e.g. payment.captured (`--list` shows every type)',
-      ignoreStdin: true,
-    }),
+    // Piped stdin is never an argument (BaseCommand.parse): `--raw -` reads it.
+    event: Args.string({ description: 'Event type, e.g. payment.captured (`--list` shows every type)' }),
   };
   static override flags = {
     list: Flags.boolean({ description: 'List every event type, when it happens, and the steps of its scenario' }),

@@ -110,6 +110,14 @@ describe.concurrent('cli', { timeout: 120_000 }, () => {
       expect(mode(file)).toBe(0o600);
     });
 
+    it('piped stdin is never taken for a left-out argument: `echo ghost | profiles show` shows no profile "ghost"', async () => {
+      const home = tempDir();
+      const r = await run(['profiles', 'show'], { home, input: 'ghost\n' });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('No active profile');
+      expect(r.stderr).not.toContain('ghost');
+    });
+
     it('refuses bad input with exit 2/3 and writes nothing; no prompt for the key without a TTY', async () => {
       const home = tempDir();
       const [noKey, badKey, badUrl, badName, useUnknown, showNone] = await Promise.all([

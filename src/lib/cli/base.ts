@@ -98,14 +98,29 @@ export abstract class BaseCommand extends Command {
 
   /**
    * oclif's parse, then: a blank (empty or whitespace-only) argument or required flag is a usage error (exit 2)
-   * before any request — an empty `$ID` in a script must not turn `get ""` into a list.
+   * before any request — an empty `$ID` in a script must not turn `get ""` into a list. No argument is ever read
+   * from piped stdin (oclif's default for a missing one): `echo x | payorch profiles show` must not show profile
+   * "x", and a command whose optional argument is left out must not wait for stdin first.
    */
   protected override async parse<
     F extends { [name: string]: any },
     B extends { [name: string]: any },
     A extends { [name: string]: any },
   >(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
-    const out = await super.parse(options, argv).catch((err: unknown) => this.parseFailed(err, options));
+    const input = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>);
+    const args = Object.fromEntries(
+      Object.entries(input.args ?? {}).map(([name, arg]) => [name, { ...arg, ignoreStdin: true }]),
+    ) as Interfaces.Input<F, B, A>['args'];
+    // What oclif reads of a command class (Command.parse: its own statics, then flags, baseFlags, enableJsonFlag
+    // and args looked up through the class chain), with the arguments replaced.
+    const withArgs = {
+      ...input,
+      flags: input.flags,
+      baseFlags: input.baseFlags,
+      enableJsonFlag: input.enableJsonFlag,
+      args,
+    } as Interfaces.Input<F, B, A>;
+    const out = await super.parse(withArgs, argv).catch((err: unknown) => this.parseFailed(err, options));
     const def = (options ?? this.ctor) as {
       args?: Record<string, { required?: boolean }>;
       flags?: Record<string, { required?: boolean }>;
