@@ -297,7 +297,7 @@ export function parseForwardHeaders(values: string[]): [string, string][] {
           `--headers takes Key:Value pairs separated by commas (e.g. "Authorization:Bearer abc, X-Env:dev"); got "${printable(entry)}".`,
           EXIT.USAGE,
         );
-      // oxlint-disable-next-line no-control-regex -- a header value may not hold control characters
+      // a header value may not hold control characters (a tab is allowed)
       if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(text))
         throw new CliError(`--headers: the value of ${name} holds a control character.`, EXIT.USAGE);
       if (RESERVED_HEADERS.has(name.toLowerCase()))
