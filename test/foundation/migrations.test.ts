@@ -4,10 +4,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { migrations } from '../../dist/lib/server/store/migrations.js';
-import { openStore } from '../../dist/lib/server/store/db.js';
-import { Collection } from '../../dist/lib/server/store/collection.js';
-import { tables, type TableDef } from '../../dist/lib/server/store/tables.js';
+import { migrations } from '../../dist/lib/server/store/sqlite/migrations.js';
+import { openStore } from '../../dist/lib/server/store/sqlite/db.js';
+import { Collection } from '../../dist/lib/server/store/sqlite/collection.js';
+import { tables, type TableDef } from '../../dist/lib/server/store/sqlite/tables.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
@@ -129,7 +129,7 @@ describe('migration 504 (event numbers never reused)', () => {
   });
 });
 
-describe('the declared tables (store/tables.ts)', () => {
+describe('the declared tables (store/sqlite/tables.ts)', () => {
   const db = () => {
     const store = openStore(join(tempDir(), 'payorch.db'));
     return store;

@@ -1,6 +1,6 @@
 // The clock every piece of time-dependent work reads. Real time plus a per-account offset that
 // test-mode can advance (POST /test-helpers/advance-clock), persisted with the account.
-import type { Store } from './store/db.js';
+import type { Store } from './store/sqlite/db.js';
 
 export interface Clock {
   /** Milliseconds since the epoch as seen by `accountId`. */

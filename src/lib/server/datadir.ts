@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { openStore, type Store } from './store/db.js';
+import { openStore, type Store } from './store/sqlite/db.js';
 import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';

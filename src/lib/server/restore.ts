@@ -4,7 +4,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } from './datadir.js';
 import { useSeededIds } from './ids.js';
-import { openStore, serializeStore, type Store } from './store/db.js';
+import { openStore, serializeStore, type Store } from './store/sqlite/db.js';
+import { sqlitePorts } from './store/sqlite/ports.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
@@ -212,7 +213,7 @@ export class ServerSnapshots {
   private use(store: Store): void {
     const { services, runtime, opened, config } = this.p;
     opened.store = store;
-    const fresh = createServices(store, opened.sealer, config);
+    const fresh = createServices(store, sqlitePorts(store), opened.sealer, config);
     for (const { id, status } of services.processors.state()) {
       fresh.processors.register(services.processors.get(id));
       fresh.processors.setDown(id, status === 'down');

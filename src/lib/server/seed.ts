@@ -4,7 +4,7 @@
 // - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
 //   under a key derived from the seed (`ids`). Its position is kept in the database (table meta) and written with
 //   each draw, inside the drawing request's transaction: a request rolled back (or run again by the group commit,
-//   store/db.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
+//   store/sqlite/db.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
 //   data directory continues its stream across restarts.
 // - Request ids: derived from the request's method and URL and how many such requests came before, in this start
 //   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
@@ -15,7 +15,7 @@
 // - The clock starts at SEEDED_EPOCH_MS and moves only when a test advances it (or with the machine's clock,
 //   `clock: 'real'`).
 import { createHmac } from 'node:crypto';
-import type { Store } from './store/db.js';
+import type { Store } from './store/sqlite/db.js';
 import type { IdStream, SeededIds } from './ids.js';
 import { isLiveKey } from '../contract/keys.js';
 

@@ -8,7 +8,8 @@ import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix
 import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
-import { type Store } from './store/db.js';
+import { type Store } from './store/sqlite/db.js';
+import { sqlitePorts } from './store/sqlite/ports.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -188,7 +189,7 @@ function openParts(
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
-  const services = createServices(opened.store, opened.sealer, config);
+  const services = createServices(opened.store, sqlitePorts(opened.store), opened.sealer, config);
   const { clock, ...given } = limits ?? {};
   const runtime = createHttpRuntime(
     opened.store,
@@ -286,7 +287,7 @@ async function listen(
 }
 
 /**
- * Checkpoints and long reads in worker threads of their own (store/db.ts), for as long as the server runs; resolves
+ * Checkpoints and long reads in worker threads of their own (store/sqlite/db.ts), for as long as the server runs; resolves
  * once the checkpointer runs (until then SQLite checkpoints on this thread, as it does without one).
  */
 function storeInBackground(started: Started, store: Store): Promise<void> {

@@ -23,9 +23,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { migrations } from './store/migrations.js';
+import { migrations } from './store/sqlite/migrations.js';
 import type { SnapshotInfo } from '../contract/snapshots.js';
-import { vacuumInto } from './store/vacuum.js';
+import { vacuumInto } from './store/sqlite/vacuum.js';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 const EXT = '.sqlite';
@@ -114,7 +114,7 @@ export function saveImage(dataDir: string, image: Buffer, name: string): Snapsho
 }
 
 function vacuumInWorker(from: string, to: string): Promise<void> {
-  const worker = new Worker(new URL('./store/snapshotter.js', import.meta.url), { workerData: { from, to } });
+  const worker = new Worker(new URL('./store/sqlite/snapshotter.js', import.meta.url), { workerData: { from, to } });
   return new Promise<void>((resolve, reject) => {
     worker.once('message', (m: { error?: string }) => (m.error === undefined ? resolve() : reject(new Error(m.error))));
     worker.once('error', reject);
@@ -279,7 +279,7 @@ export function checkSnapshot(source: { file: string } | { image: Buffer }, keyC
 
 function openImageReadOnly(image: Buffer): Database.Database {
   const copy = Buffer.from(image);
-  copy[18] = copy[19] = 1; // see store/db.ts openImage
+  copy[18] = copy[19] = 1; // see store/sqlite/db.ts openImage
   return new Database(copy, { readonly: true });
 }
 

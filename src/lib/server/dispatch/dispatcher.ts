@@ -19,7 +19,7 @@
 // endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
 // never another account's deliveries.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import type { Events } from '../domain/events.js';
 import type { StoredEndpoint } from '../domain/webhooks/endpoints.js';
 import type { Webhooks } from '../domain/webhooks/area.js';

@@ -1,6 +1,6 @@
 // Merchant accounts and their API keys. Keys are stored as SHA-256 hashes; each key belongs to one account.
 import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import { newApiKey, newId } from '../ids.js';
 import { sha256 } from '../crypto.js';
 import { errors } from '../errors.js';

@@ -1,6 +1,7 @@
 // What every domain area is built on: the store, the clock, the sealer, the event log, cross-area hooks, the
 // accounts and the sessions. domain/services.ts makes it and hands it to each area's domain/<area>/area.ts.
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
+import type { StorePorts } from './ports.js';
 import type { Clock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
 import type { Accounts } from './accounts.js';
@@ -28,6 +29,8 @@ export interface ServerConfig {
 
 export interface CoreServices {
   store: Store;
+  /** Each area's persistence (domain/ports.ts). */
+  ports: StorePorts;
   clock: Clock;
   sealer: Sealer;
   hooks: Hooks;

@@ -9,7 +9,7 @@
 // A write that acts on one object whose time has come applies that object's own change first (confirming a
 // session past its expiry finds it expired): that is part of the write, in its transaction.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import { runSteps, type Steps } from '../store/steps.js';
 
 export interface DueWork {

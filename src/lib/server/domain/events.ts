@@ -3,14 +3,14 @@
 // a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
 // Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
 import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { PRUNE_BATCH, type DueWork } from './due.js';
 import { newId } from '../ids.js';
 import { errors } from '../errors.js';
-import { pageOf, seqCursor } from '../store/collection.js';
-import { LongRead } from '../store/longread.js';
+import { pageOf, seqCursor } from '../store/sqlite/collection.js';
+import { LongRead } from '../store/sqlite/longread.js';
 import type { List } from '../../contract/common.js';
 import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
 import { HOUSEKEEPING_WORK } from '../../contract/limits.js';

@@ -2,7 +2,7 @@
 // sealer, cross-area hooks, and one object per domain area. Each area builds its own services in
 // domain/<area>/area.ts. What serves HTTP (idempotency, rate limits, the request log) is composed beside it, in
 // http/runtime.ts.
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import { AccountClock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
 import { Accounts } from './accounts.js';
@@ -16,17 +16,19 @@ import { createLedgerArea, type LedgerArea } from './ledger/area.js';
 import { createIdentityArea, type IdentityArea } from './identity/area.js';
 import { createWebhooksArea, type WebhooksArea } from './webhooks/area.js';
 import type { CoreServices, ServerConfig } from './core.js';
+import type { StorePorts } from './ports.js';
 
 export interface Services extends CoreServices, PaymentsArea, BillingArea, LedgerArea, IdentityArea, WebhooksArea {
   scheduler: Scheduler;
 }
 
-export function createServices(store: Store, sealer: Sealer, config: ServerConfig): Services {
+export function createServices(store: Store, ports: StorePorts, sealer: Sealer, config: ServerConfig): Services {
   const clock = new AccountClock(store, config.now);
   const events = new Events(store, clock);
   const hooks = new Hooks();
   const core: CoreServices = {
     store,
+    ports,
     clock,
     sealer,
     hooks,

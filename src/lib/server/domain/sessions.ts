@@ -8,9 +8,9 @@ import type {
   UpdateSessionBody,
 } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
-import type { Store } from '../store/db.js';
-import { Collection } from '../store/collection.js';
-import { tables } from '../store/tables.js';
+import type { Store } from '../store/sqlite/db.js';
+import { Collection } from '../store/sqlite/collection.js';
+import { tables } from '../store/sqlite/tables.js';
 import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRET_MAC_BYTES } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';

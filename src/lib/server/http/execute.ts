@@ -6,7 +6,7 @@ import { API_PREFIX, EmptyQuery } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
 import { jsonTextOf } from '../domain/json.js';
 import { runSteps, type Steps } from '../store/steps.js';
-import { LongRead } from '../store/longread.js';
+import { LongRead } from '../store/sqlite/longread.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../domain/services.js';
 import type { HttpRuntime } from './runtime.js';

@@ -3,7 +3,7 @@
 // The record is written in the same transaction as the operation's own writes, so a crash can never leave
 // an acknowledged write without its replayable response, nor a response without its write.
 import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import { errors, ServiceError } from '../errors.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../contract/limits.js';
 import { DAY_MS } from '../../contract/time.js';

@@ -1,7 +1,7 @@
 // What serves HTTP besides the routes, composed once per server next to the domain's services (domain/services.ts):
 // the idempotency records, the rate limiter, the live request log and the fault rules.
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../store/db.js';
+import type { Store } from '../store/sqlite/db.js';
 import type { Sealer } from '../crypto.js';
 import { IdempotencyStore } from './idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';

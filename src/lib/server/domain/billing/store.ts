@@ -13,10 +13,10 @@ import type {
   CheckoutSession,
   PortalSession,
 } from '../../../contract/billing.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sqlite/db.js';
 import type { Events } from '../events.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { errors } from '../../errors.js';
 import { billableAmount } from './money.js';
 import { MAX_AMOUNT } from '../../../contract/numbers.js';

@@ -10,7 +10,7 @@ export interface IdentityArea {
 }
 
 export function createIdentityArea(core: CoreServices): { area: IdentityArea; due: DueWork[] } {
-  const vault = new Vault(core.store, core.sealer, core.events);
+  const vault = new Vault(core.ports.vault, core.sealer, core.events);
   const kyc = new Kyc(core.store, vault, core.events);
   return { area: { vault, kyc }, due: [kyc] };
 }

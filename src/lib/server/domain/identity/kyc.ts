@@ -11,9 +11,9 @@ import type {
   VerificationLevel,
 } from '../../../contract/identity.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/db.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import type { Store } from '../../store/sqlite/db.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { newId, randomBase62 } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';

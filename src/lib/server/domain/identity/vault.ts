@@ -8,16 +8,20 @@ import type {
   IdentityTokenType,
   ListIdentityTokensQuery,
 } from '../../../contract/identity.js';
-import type { Store } from '../../store/db.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import type { Sealer } from '../../crypto.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import type { Events } from '../events.js';
 
-type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_sealed: string };
+export type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_sealed: string };
+
+/** What the vault keeps: its tokens, and a page of an account's tokens (of one type) by offset, newest first. */
+export interface VaultStore {
+  readonly tokens: Documents<StoredToken>;
+  page(accountId: string, type: IdentityTokenType | undefined, limit: number, offset: number): Pending<StoredToken[]>;
+}
 
 const NINE_DIGITS = new Set<IdentityTokenType>(['ssn', 'ein', 'itin']);
 
@@ -58,14 +62,14 @@ export function maskValue(type: IdentityTokenType, value: string): string {
 }
 
 export class Vault {
-  readonly tokens: Collection<StoredToken>;
+  readonly tokens: Documents<StoredToken>;
 
   constructor(
-    private readonly store: Store,
+    private readonly stored: VaultStore,
     private readonly sealer: Sealer,
     private readonly events: Events,
   ) {
-    this.tokens = new Collection<StoredToken>(store, tables.identity_tokens);
+    this.tokens = stored.tokens;
   }
 
   create(accountId: string, body: CreateIdentityTokenBody, now: number): IdentityToken {
@@ -94,16 +98,11 @@ export class Vault {
   list(accountId: string, q: ListIdentityTokensQuery): IdentityTokenPage {
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
-    const where = q.type ? 'account_id = ? AND type = ?' : 'account_id = ?';
-    const params = q.type ? [accountId, q.type] : [accountId];
-    const db = this.store.db;
-    const rows = db
-      .prepare(`SELECT data FROM identity_tokens WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as { data: string }[];
+    const rows = this.stored.page(accountId, q.type, limit, offset);
     const total = this.tokens.total(accountId, { type: q.type });
     return {
       object: 'list',
-      data: rows.map((r) => toApi(JSON.parse(r.data) as StoredToken)),
+      data: rows.map(toApi),
       pagination: { total, limit, offset, has_more: offset + rows.length < total },
     };
   }

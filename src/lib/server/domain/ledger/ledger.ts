@@ -25,9 +25,9 @@ import type {
 } from '../../../contract/ledger.js';
 import type { List } from '../../../contract/common.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Store } from '../../store/db.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import type { Store } from '../../store/sqlite/db.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { newId, randomDigits } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';

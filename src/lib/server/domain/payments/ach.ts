@@ -2,7 +2,7 @@
 // captured or returned (the test bank account decides). Run by the scheduler as DueWork, each settlement
 // inside its transaction.
 import type { SessionStatus } from '../../../contract/sessions.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sqlite/db.js';
 import type { Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import { isoTime } from '../../clock.js';

@@ -9,10 +9,10 @@ import type {
   VerifyResult,
 } from '../../../contract/payments.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sqlite/db.js';
 import type { Sealer } from '../../crypto.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';

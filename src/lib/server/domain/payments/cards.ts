@@ -3,9 +3,9 @@
 // expiry and the test behaviour (CardOutcome) — never a card number.
 import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
 import type { Static } from '@sinclair/typebox';
-import type { Store } from '../../store/db.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import type { Store } from '../../store/sqlite/db.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { idBytes, newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';

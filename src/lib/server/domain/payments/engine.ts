@@ -12,7 +12,7 @@ import type {
 } from '../../../contract/payments.js';
 import type { PaymentMethodType, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sqlite/db.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
 import type { SessionFacts, Sessions } from '../sessions.js';

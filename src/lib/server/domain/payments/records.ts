@@ -4,12 +4,12 @@
 import type { Payment, PaymentStatus } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Store } from '../../store/db.js';
+import type { Store } from '../../store/sqlite/db.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
 import type { CardOutcome } from '../testcards.js';
-import { Collection } from '../../store/collection.js';
-import { tables } from '../../store/tables.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { hostedLinks } from '../links.js';
 import type { AchOutcome } from './bankaccounts.js';
 

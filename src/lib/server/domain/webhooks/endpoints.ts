@@ -16,9 +16,9 @@ import { unixSeconds } from '../../clock.js';
 import type { Sealer } from '../../crypto.js';
 import { errors } from '../../errors.js';
 import { newId, newWebhookSecret } from '../../ids.js';
-import { Collection } from '../../store/collection.js';
-import type { Store } from '../../store/db.js';
-import { tables } from '../../store/tables.js';
+import { Collection } from '../../store/sqlite/collection.js';
+import type { Store } from '../../store/sqlite/db.js';
+import { tables } from '../../store/sqlite/tables.js';
 import { checkHttpUrl, mergeMetadata } from '../values.js';
 
 /** An endpoint as stored: the API object, its sealed secret, and rolled secrets that still sign until they expire. */

@@ -16,8 +16,8 @@ import {
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { pageOf, seqCursor } from '../../store/collection.js';
-import type { Store } from '../../store/db.js';
+import { pageOf, seqCursor } from '../../store/sqlite/collection.js';
+import type { Store } from '../../store/sqlite/db.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { enabledEvents, endpointWants } from './endpoints.js';
 import { HOUSEKEEPING_WORK } from '../../../contract/limits.js';

@@ -1,18 +1,13 @@
 // A typed document table: insert, get, update, and keyset-paginated lists (newest first) with equality
 // filters on indexed columns. Every area stores its objects through one of these.
 import type { Statement } from 'better-sqlite3';
-import type { List } from '../../contract/common.js';
-import { errors } from '../errors.js';
+import type { List } from '../../../contract/common.js';
+import { errors } from '../../errors.js';
 import { countColumns, countValue, countValues, type Store } from './db.js';
 import type { TableDef } from './tables.js';
+import type { Documents, ListOptions } from '../seam.js';
 
-export interface ListOptions {
-  limit?: number;
-  starting_after?: string;
-  ending_before?: string;
-  /** Equality filters on indexed columns (undefined values are ignored). */
-  where?: Record<string, string | number | null | undefined>;
-}
+export type { ListOptions };
 
 /**
  * Keyset pagination on a table's `seq`, the one rule of every list: `starting_after` and `ending_before` name
@@ -67,13 +62,13 @@ export function pageOfList<R extends { id: string }>(
 /** At most this many remembered documents per Collection (see `known`). */
 const KNOWN_MAX = 1024;
 
-export class Collection<T extends { id: string }> {
+export class Collection<T extends { id: string }> implements Documents<T> {
   private countSpecs?: Set<string>;
   readonly table: string;
   /** The table's columns (besides seq, id, account_id and data) and how to read each from a document. */
   private readonly columns: Record<string, (doc: T) => string | number | null>;
 
-  /** @param def the table's declaration (store/tables.ts) */
+  /** @param def the table's declaration (store/sqlite/tables.ts) */
   constructor(
     private readonly store: Store,
     def: TableDef<T>,

@@ -6,8 +6,10 @@ import type { Database as Connection, Statement } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { migrations } from './migrations.js';
 import { LongReads, type LongRead } from './longread.js';
+import type { Store as SeamStore } from '../seam.js';
 
-export interface Store {
+/** The SQLite adapter's store: the seam's transactions, and what only the adapter's own files may use. */
+export interface SqliteStore extends SeamStore {
   readonly db: Connection;
   readonly path: string;
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
@@ -33,7 +35,7 @@ export interface Store {
    */
   alone<T>(fn: () => T): Promise<T>;
   /**
-   * Runs a long read (store/longread.ts): in the background reader's worker thread when one runs (its own
+   * Runs a long read (store/sqlite/longread.ts): in the background reader's worker thread when one runs (its own
    * read-only connection sees the last committed snapshot, and this thread goes on answering others), else
    * here as `read` runs one.
    */
@@ -82,7 +84,7 @@ export interface Store {
  * Opens the database file at `path` (or `:memory:`), or, given the bytes of a database (`serializeStore`), an
  * in-memory database holding a copy of them (a restored snapshot of an in-memory server).
  */
-export function openStore(source: string | Buffer): Store {
+export function openStore(source: string | Buffer): SqliteStore {
   const path = typeof source === 'string' ? source : ':memory:';
   const db = openDatabase(source);
   const tx = new Transactions(db);
@@ -222,7 +224,7 @@ interface BackgroundCheckpoints {
 }
 
 /**
- * Starts the checkpointer worker (store/checkpointer.ts) and turns SQLite's own checkpoints on this connection
+ * Starts the checkpointer worker (store/sqlite/checkpointer.ts) and turns SQLite's own checkpoints on this connection
  * off while it runs; resolves once it runs. Should the worker fail, this connection checkpoints again and
  * `onFailed` is told.
  */
@@ -484,7 +486,7 @@ class GroupCommit {
 
   /**
    * One checkpoint on this connection, between two batches (background checkpoints cannot finish under
-   * constant load; see store/checkpointer.ts): lets the WAL file start over.
+   * constant load; see store/sqlite/checkpointer.ts): lets the WAL file start over.
    */
   finishCheckpoint(then: () => void, checkpointed?: () => void): void {
     if (this.batch || this.db.inTransaction) {
@@ -781,3 +783,6 @@ END;`
     : ''
 }`;
 }
+
+/** Until every caller names it: the SQLite store under its earlier name. */
+export type Store = SqliteStore;

@@ -1,0 +1,58 @@
+// The store seam: what the domain asks of a storage engine, in no engine's words. The domain, the routes, the
+// request pipeline and the dispatcher import this file (and their area's port, declared beside the area), never an
+// adapter; an adapter (store/sqlite/) implements it. No SQL is written outside the adapters.
+import type { List } from '../../contract/common.js';
+
+/** A store call's answer. Every port method returns one, so that an engine whose queries are asynchronous fits. */
+export type Pending<T> = T;
+
+export interface ListOptions {
+  limit?: number;
+  starting_after?: string;
+  ending_before?: string;
+  /** Equality filters on the table's filter columns (undefined values are ignored). */
+  where?: Record<string, string | number | null | undefined>;
+}
+
+/**
+ * One kind of document an area keeps (a table in SQLite): each document belongs to an account, is found by its id,
+ * and is listed newest first with keyset pagination and equality filters on its declared filter columns.
+ */
+export interface Documents<T extends { id: string }> {
+  /** Stores a new document (its id must be new). */
+  insert(accountId: string, doc: T): Pending<T>;
+  /** Replaces a stored document by its id. */
+  update(accountId: string, doc: T): Pending<T>;
+  /** Removes a document; false when there was none. */
+  delete(accountId: string, id: string): Pending<boolean>;
+  get(accountId: string, id: string): Pending<T | undefined>;
+  /** The document, or the contract's 404 `resource_missing` naming `resource` (and `param`). */
+  require(accountId: string, id: string, resource: string, param?: string): Pending<T>;
+  /** The page `opts` asks for, newest first (`url` is the list's own path, for the list object). */
+  list(accountId: string, url: string, opts?: ListOptions): Pending<List<T>>;
+  /** How many of the account's documents match `where` (a list's `total_count`). */
+  total(accountId: string, where?: ListOptions['where']): Pending<number>;
+}
+
+/**
+ * Transactions. A request's writes, its events and its idempotency record commit together, exactly once; an answer
+ * leaves only after its COMMIT; a read sees only committed data.
+ */
+export interface Store {
+  /** Runs `fn` in one transaction (nested calls become savepoints): an undo of `fn`'s writes if it throws. */
+  tx<T>(fn: () => T): T;
+  /**
+   * A request's write: `fn` runs in a transaction of its own (an engine may group several requests into one
+   * COMMIT), and the promise resolves only once it committed. A throw undoes `fn`'s writes alone.
+   */
+  grouped<T>(fn: () => T): Promise<T>;
+  /** A read that sees only committed data; a write in it throws. */
+  read<T>(fn: () => T): Promise<T>;
+  /** A write transaction of its own, never run twice (long work in steps: store/steps.ts). */
+  alone<T>(fn: () => T): Promise<T>;
+  /** Called after every rollback (of a transaction or a part of one): in-memory copies of stored values drop. */
+  onRollback(listener: () => void): void;
+  /** Called after every COMMIT: for what waits for committed data (the event log's readers, deliveries). */
+  onCommit(listener: () => void): void;
+  close(): void;
+}

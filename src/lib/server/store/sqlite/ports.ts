@@ -1,0 +1,10 @@
+// The SQLite adapter's ports: every area's persistence (domain/ports.ts) over one SQLite store.
+import type { StorePorts } from '../../domain/ports.js';
+import type { SqliteStore } from './db.js';
+import { sqliteVaultStore } from './identity.js';
+
+export function sqlitePorts(store: SqliteStore): StorePorts {
+  return {
+    vault: sqliteVaultStore(store),
+  };
+}
