@@ -584,6 +584,75 @@ describe('group commit', () => {
     expect(store.db.prepare("SELECT count(*) FROM t WHERE v LIKE 'b%'").pluck().get()).toBe(100);
   });
 
+  it('requests whose work awaits the store run one after another in the batch, share its COMMIT, and a failure undoes only its own', async () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec('CREATE TABLE t (v INTEGER UNIQUE)');
+    const insert = store.db.prepare('INSERT INTO t (v) VALUES (?)');
+    const values = () => store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all();
+    const steps: string[] = [];
+    let commits = 0;
+    store.onCommit(() => commits++);
+    // An engine's answers arrive as promises: each statement awaited, as an asynchronous store would be.
+    const later = async <T>(f: () => T): Promise<T> => {
+      await Promise.resolve();
+      return f();
+    };
+    const request = (name: string, vs: number[]) => async () => {
+      for (const v of vs) {
+        steps.push(`${name}:${v}`);
+        await later(() => insert.run(v));
+      }
+      return later(() => values().length);
+    };
+    const results = await Promise.allSettled([
+      store.grouped(request('a', [1, 2])),
+      store.grouped(request('b', [3, 1])), // UNIQUE: fails after a write of its own
+      store.grouped(request('c', [4])),
+      store.read(async () => later(() => values())), // waits for the batch: sees only what committed
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    // b's failure undid the batch: a ran again (in a savepoint), then c; no request's steps interleave
+    expect(steps).toEqual(['a:1', 'a:2', 'b:3', 'b:1', 'a:1', 'a:2', 'c:4']);
+    expect((results[0] as PromiseFulfilledResult<number>).value).toBe(2);
+    expect((results[2] as PromiseFulfilledResult<number>).value).toBe(3);
+    expect((results[3] as PromiseFulfilledResult<number[]>).value).toEqual([1, 2, 4]);
+    expect(values()).toEqual([1, 2, 4]);
+    expect(commits).toBe(1);
+    expect(store.db.inTransaction).toBe(false);
+  });
+
+  it('work that waits on something else holds the connection: later requests and reads wait, and nothing is answered before its COMMIT', async () => {
+    const store = open(join(tempDir(), 'payorch.db'));
+    store.db.exec('CREATE TABLE t (v INTEGER)');
+    const insert = store.db.prepare('INSERT INTO t (v) VALUES (?)');
+    const committed = () =>
+      new Database(store.path, { readonly: true }).prepare('SELECT v FROM t ORDER BY v').pluck().all();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: unknown[] = [];
+    const slow = store.grouped(async () => {
+      insert.run(1);
+      await gate; // a timer, a file: anything but the store
+      insert.run(2);
+      return 'slow';
+    });
+    const next = store.grouped(() => {
+      seen.push(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all());
+      insert.run(3);
+      return 'next';
+    });
+    const read = store.read(() => store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all());
+    await new Promise((resolve) => setTimeout(resolve, 20)); // several turns: the batch is due, its work is not done
+    expect(seen).toEqual([]); // the next request has not started
+    expect(committed()).toEqual([]); // nothing committed (and so nothing answered)
+    release();
+    expect(await slow).toBe('slow');
+    expect(await next).toBe('next');
+    expect(seen).toEqual([[1, 2]]); // the next request ran after the slow one, in the next batch
+    expect(await read).toEqual([1, 2, 3]);
+    expect(committed()).toEqual([1, 2, 3]);
+  });
+
   it('tx() nests as savepoints and rolls back only the inner failure', () => {
     const store = open(join(tempDir(), 'payorch.db'));
     store.db.exec('CREATE TABLE t (v INTEGER)');

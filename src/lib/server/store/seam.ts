@@ -45,11 +45,11 @@ export interface Store {
    * A request's write: `fn` runs in a transaction of its own (an engine may group several requests into one
    * COMMIT), and the promise resolves only once it committed. A throw undoes `fn`'s writes alone.
    */
-  grouped<T>(fn: () => T): Promise<T>;
+  grouped<T>(fn: () => T | Promise<T>): Promise<T>;
   /** A read that sees only committed data; a write in it throws. */
-  read<T>(fn: () => T): Promise<T>;
+  read<T>(fn: () => T | Promise<T>): Promise<T>;
   /** A write transaction of its own, never run twice (long work in steps: store/steps.ts). */
-  alone<T>(fn: () => T): Promise<T>;
+  alone<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Called after every rollback (of a transaction or a part of one): in-memory copies of stored values drop. */
   onRollback(listener: () => void): void;
   /** Called after every COMMIT: for what waits for committed data (the event log's readers, deliveries). */

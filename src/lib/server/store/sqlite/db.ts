@@ -14,26 +14,7 @@ export interface SqliteStore extends SeamStore {
   readonly path: string;
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
   statement(sql: string): Statement;
-  /** Runs `fn` in one transaction (nested calls become savepoints). */
-  tx<T>(fn: () => T): T;
-  /**
-   * Group commit: runs `fn` at once in its own savepoint of the shared batch transaction, and resolves only
-   * after that batch has committed. Requests that arrive in the same event-loop turn share one COMMIT.
-   * A throw from `fn` undoes only its own writes and rejects at once (nothing of it was written; see
-   * GroupCommit.run for how).
-   */
-  grouped<T>(fn: () => T): Promise<T>;
-  /**
-   * Runs a read in a transaction of its own that sees only committed data: while a group commit's batch is
-   * open, `fn` waits until that batch has committed (or been undone), so that no answer ever shows a write
-   * that could still be rolled back. Read-only by construction (`PRAGMA query_only`): a write throws.
-   */
-  read<T>(fn: () => T): Promise<T>;
-  /**
-   * Runs `fn` in a write transaction of its own once no group-commit batch is open (long work in steps:
-   * unlike a batch's requests, it is never run a second time).
-   */
-  alone<T>(fn: () => T): Promise<T>;
+  // tx, grouped (a group commit: see GroupCommit), read, alone: the seam's (store/seam.ts).
   /**
    * Runs a long read (store/sqlite/longread.ts): in the background reader's worker thread when one runs (its own
    * read-only connection sees the last committed snapshot, and this thread goes on answering others), else
@@ -98,15 +79,15 @@ export function openStore(source: string | Buffer): SqliteStore {
     path,
     statement,
     tx<T>(fn: () => T): T {
-      return tx.run(fn);
+      return tx.run(fn) as T; // a promise of the value when `fn` answers with one
     },
-    grouped<T>(fn: () => T): Promise<T> {
+    grouped<T>(fn: () => T | Promise<T>): Promise<T> {
       return group.run(fn);
     },
-    read<T>(fn: () => T): Promise<T> {
+    read<T>(fn: () => T | Promise<T>): Promise<T> {
       return group.read(fn);
     },
-    alone<T>(fn: () => T): Promise<T> {
+    alone<T>(fn: () => T | Promise<T>): Promise<T> {
       return group.alone(fn);
     },
     readLong<T>(long: LongRead<T>): Promise<T> {
@@ -331,9 +312,41 @@ class Counts {
   }
 }
 
+/** A transaction's work: a value at once (synchronous code), or a promise of it (code that awaits the store). */
+type Work<T> = T | Promise<T>;
+
+const isPromise = <T>(v: Work<T>): v is Promise<T> =>
+  v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+
+/**
+ * `fn()`, then `ok` with its value or `fail` with what it threw: at once when `fn` answers at once, after it settles
+ * when it answers with a promise. Synchronous work so pays no microtask; `ok` is never given to `fail`.
+ */
+function andThen<T, R>(fn: () => Work<T>, ok: (value: T) => Work<R>, fail: (err: unknown) => Work<R>): Work<R> {
+  let value: Work<T>;
+  try {
+    value = fn();
+  } catch (err) {
+    return fail(err);
+  }
+  return isPromise(value) ? value.then(ok, fail) : ok(value);
+}
+
+/** `step` for each item in order, each after the previous one settled; stops when a step answers `false`. */
+function inOrder<T>(items: readonly T[], step: (item: T) => Work<boolean | void>, from = 0): Work<void> {
+  for (let i = from; i < items.length; i++) {
+    const r = step(items[i]!);
+    if (isPromise(r)) return r.then((go) => (go === false ? undefined : inOrder(items, step, i + 1)));
+    if (r === false) return;
+  }
+}
+
+const ignore = () => undefined;
+
 /**
  * Transactions with prepared BEGIN/SAVEPOINT statements (a nested call becomes a savepoint). Measured:
- * better-sqlite3's `db.transaction(fn)()` builds a new wrapper on every call, ~5 µs per request.
+ * better-sqlite3's `db.transaction(fn)()` builds a new wrapper on every call, ~5 µs per request. Each takes work
+ * that answers at once or with a promise (it awaits the store); either way the transaction ends when the work has.
  */
 class Transactions {
   readonly begin: Statement;
@@ -365,16 +378,22 @@ class Transactions {
   }
 
   /** `fn` in a read-only transaction (outside any other: it sees what is committed, and cannot write). */
-  read<T>(fn: () => T): T {
+  read<T>(fn: () => Work<T>): Work<T> {
     this.queryOnly.run();
-    try {
-      return this.outer(fn, this.begin, false);
-    } finally {
-      this.queryAny.run();
-    }
+    return andThen(
+      () => this.outer(fn, this.begin, false),
+      (value) => {
+        this.queryAny.run();
+        return value;
+      },
+      (err) => {
+        this.queryAny.run();
+        throw err;
+      },
+    );
   }
 
-  run<T>(fn: () => T): T {
+  run<T>(fn: () => Work<T>): Work<T> {
     return this.db.inTransaction ? this.nested(fn) : this.outer(fn);
   }
 
@@ -395,47 +414,60 @@ class Transactions {
   }
 
   /** `fn` in a savepoint of the open transaction: a throw undoes only its own writes. */
-  nested<T>(fn: () => T): T {
+  nested<T>(fn: () => Work<T>): Work<T> {
     // What is tallied so far belongs outside the savepoint: written now, the tally holds only the savepoint's own.
     this.counts.flush();
     this.savepoint.run();
-    let result: T;
-    try {
-      result = fn();
-    } catch (err) {
-      // SQLite may already have rolled the whole transaction back (disk full, I/O error): nothing to undo here.
-      if (this.db.inTransaction) {
-        this.rollbackTo.run();
+    return andThen(
+      fn,
+      (result) => {
         this.release.run();
-      }
-      this.rolledBack();
-      throw err;
-    }
-    this.release.run();
-    return result;
+        return result;
+      },
+      (err) => {
+        // SQLite may already have rolled the whole transaction back (disk full, I/O error): nothing to undo here.
+        if (this.db.inTransaction) {
+          this.rollbackTo.run();
+          this.release.run();
+        }
+        this.rolledBack();
+        throw err;
+      },
+    );
   }
 
   /** `fn` in a write transaction of its own (the write lock first: no deadlock upgrading a read). */
-  immediate<T>(fn: () => T): T {
+  immediate<T>(fn: () => Work<T>): Work<T> {
     return this.outer(fn, this.beginImmediate);
   }
 
-  private outer<T>(fn: () => T, begin = this.begin, write = true): T {
+  private outer<T>(fn: () => Work<T>, begin = this.begin, write = true): Work<T> {
     begin.run();
     this.depth++;
-    try {
-      const result = fn();
-      this.counts.flush();
-      this.commit.run();
-      if (write) this.committed();
-      return result;
-    } catch (err) {
-      if (this.db.inTransaction) this.rollback.run();
-      this.rolledBack();
+    const fail = (err: unknown): never => {
+      try {
+        if (this.db.inTransaction) this.rollback.run();
+        this.rolledBack();
+      } finally {
+        this.depth--;
+      }
       throw err;
-    } finally {
-      this.depth--;
-    }
+    };
+    return andThen(
+      fn,
+      (result) => {
+        try {
+          this.counts.flush();
+          this.commit.run();
+        } catch (err) {
+          return fail(err);
+        }
+        this.depth--;
+        if (write) this.committed();
+        return result;
+      },
+      fail,
+    );
   }
 }
 
@@ -460,6 +492,8 @@ interface Batch {
   guarded: boolean;
   /** Its transaction is open (counted in Transactions.depth). */
   open: boolean;
+  /** Its COMMIT is due (the turn it was opened in has ended): later requests wait for the next batch. */
+  closing: boolean;
 }
 
 /**
@@ -469,9 +503,16 @@ interface Batch {
  * commits writes each touched b-tree page once per batch instead of once per request. Durability is
  * unchanged: nothing is acknowledged before its COMMIT returned (WAL, synchronous=NORMAL: survives a
  * process crash).
+ *
+ * The connection serves one piece of work at a time: a request's work that answers with a promise (it awaits the
+ * store) holds it until that promise settles, and every other request, read or step waits meanwhile (`busy`). The
+ * store's own promises settle in microtasks, so such work still runs to its end before the next one starts, and
+ * the batch commits once the last of them has. Work that answers at once never waits for anything.
  */
 class GroupCommit {
   private batch?: Batch;
+  /** Settles when the work holding the connection has ended (never rejects); undefined when none holds it. */
+  private busy?: Promise<void>;
   private checkpointWanted?: { then: () => void; checkpointed?: () => void };
   /** Called when the batch after a finished checkpoint commits (see finishCheckpoint). */
   private afterNextCommit?: () => void;
@@ -484,12 +525,23 @@ class GroupCommit {
     this.checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
   }
 
+  /** `work` holds the connection until it settles. */
+  private hold<T>(work: Work<T>): Work<T> {
+    if (!isPromise(work)) return work;
+    const settled = work.then(ignore, ignore);
+    this.busy = settled;
+    void settled.then(() => {
+      if (this.busy === settled) this.busy = undefined;
+    });
+    return work;
+  }
+
   /**
    * One checkpoint on this connection, between two batches (background checkpoints cannot finish under
    * constant load; see store/sqlite/checkpointer.ts): lets the WAL file start over.
    */
   finishCheckpoint(then: () => void, checkpointed?: () => void): void {
-    if (this.batch || this.db.inTransaction) {
+    if (this.batch || this.busy || this.db.inTransaction) {
       this.checkpointWanted = { then, checkpointed }; // after the open batch's COMMIT
       return;
     }
@@ -514,53 +566,80 @@ class GroupCommit {
    * request of the batch. Nothing was acknowledged yet, so their first results are simply replaced; what they
    * keep in memory must follow rollbacks (Store.onRollback) — handlers are otherwise functions of the database.
    */
-  run<T>(fn: () => T): Promise<T> {
+  run<T>(fn: () => Work<T>): Promise<T> {
+    if (this.busy) {
+      const busy = this.busy;
+      return busy.then(() => this.run(fn));
+    }
+    if (this.batch?.closing) {
+      const batch = this.batch;
+      return new Promise<T>((resolve, reject) => batch.readers.push(() => this.run(fn).then(resolve, reject)));
+    }
     if (!this.batch) {
-      if (this.db.inTransaction) return Promise.resolve(this.tx.run(fn)); // inside someone else's transaction
+      if (this.db.inTransaction) return Promise.resolve(this.tx.run(fn)); // inside someone else's (synchronous) transaction
       this.tx.beginImmediate.run();
-      const batch: Batch = { entries: [], readers: [], lost: false, guarded: false, open: true };
+      const batch: Batch = { entries: [], readers: [], lost: false, guarded: false, open: true, closing: false };
       this.tx.depth++;
       this.batch = batch;
-      setImmediate(() => this.commit(batch));
+      setImmediate(() => this.due(batch));
     }
     const batch = this.batch;
     const entry: Entry = { fn };
-    try {
-      entry.result = batch.guarded ? this.tx.nested(fn) : fn();
-    } catch (err) {
-      if (!this.db.inTransaction) {
-        batch.lost = true; // the requests before this one in the batch were rolled back with it
-        batch.lostBy = err;
-        this.batch = undefined;
-        this.ended(batch);
-        this.tx.rolledBack();
-      } else if (!batch.guarded) {
-        this.guard(batch);
-      }
-      return Promise.reject(err);
-    }
-    batch.entries.push(entry);
-    return new Promise<T>((resolve, reject) => {
-      entry.resolve = resolve as (value: unknown) => void;
-      entry.reject = reject;
-    });
+    let answer!: Promise<T>;
+    const work = andThen(
+      () => (batch.guarded ? this.tx.nested(fn) : fn()),
+      (result): void => {
+        entry.result = result;
+        batch.entries.push(entry);
+        answer = new Promise<T>((resolve, reject) => {
+          entry.resolve = resolve as (value: unknown) => void;
+          entry.reject = reject;
+        });
+      },
+      (err): Work<void> => {
+        const failed = () => {
+          answer = Promise.reject(err);
+        };
+        if (!this.db.inTransaction) {
+          batch.lost = true; // the requests before this one in the batch were rolled back with it
+          batch.lostBy = err;
+          if (this.batch === batch) this.batch = undefined;
+          this.ended(batch);
+          this.tx.rolledBack();
+        } else if (!batch.guarded) {
+          const guarding = this.guard(batch);
+          if (isPromise(guarding)) return guarding.then(failed);
+        }
+        failed();
+      },
+    );
+    if (!isPromise(work)) return answer;
+    this.hold(work);
+    return work.then(() => answer);
   }
 
   /** `fn` as a read of committed data: now when no batch is open, else once the open batch has ended. */
-  read<T>(fn: () => T): Promise<T> {
+  read<T>(fn: () => Work<T>): Promise<T> {
     return this.afterBatch(() => this.tx.read(fn), fn);
   }
 
   /** `fn` in a write transaction of its own, once no batch is open: it is never run twice (see run). */
-  alone<T>(fn: () => T): Promise<T> {
+  alone<T>(fn: () => Work<T>): Promise<T> {
     return this.afterBatch(() => this.tx.immediate(fn), fn);
   }
 
-  private afterBatch<T>(run: () => T, fn: () => T): Promise<T> {
-    try {
-      if (!this.batch) return Promise.resolve(this.db.inTransaction ? this.tx.run(fn) : run()); // in someone else's (synchronous) transaction: as part of it
-    } catch (err) {
-      return Promise.reject(err);
+  private afterBatch<T>(run: () => Work<T>, fn: () => Work<T>): Promise<T> {
+    if (this.busy) {
+      const busy = this.busy;
+      return busy.then(() => this.afterBatch(run, fn));
+    }
+    if (!this.batch) {
+      try {
+        // In someone else's (synchronous) transaction: as part of it.
+        return Promise.resolve(this.hold(this.db.inTransaction ? this.tx.run(fn) : run()));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
     const batch = this.batch;
     return new Promise<T>((resolve, reject) => {
@@ -582,8 +661,11 @@ class GroupCommit {
     for (const reader of readers) reader();
   }
 
-  /** Undoes the batch and runs its requests that had succeeded again, each in its own savepoint. */
-  private guard(batch: Batch): void {
+  /**
+   * Undoes the batch and runs its requests that had succeeded again, each in its own savepoint, in order (each
+   * after the previous one's work has settled).
+   */
+  private guard(batch: Batch): Work<void> {
     this.tx.rollback.run();
     this.tx.rolledBack();
     batch.guarded = true;
@@ -592,25 +674,35 @@ class GroupCommit {
     } catch {
       // The write lock went to another process meanwhile and did not come back in time: the batch is lost.
       batch.lost = true;
-      this.batch = undefined;
+      if (this.batch === batch) this.batch = undefined;
       this.ended(batch);
       return;
     }
-    for (const entry of batch.entries) {
-      try {
-        entry.result = this.tx.nested(entry.fn);
-      } catch (err) {
-        entry.failed = { err };
-        if (!this.db.inTransaction) {
+    return inOrder(batch.entries, (entry) =>
+      andThen<unknown, boolean | void>(
+        () => this.tx.nested(entry.fn),
+        (result) => {
+          entry.result = result;
+        },
+        (err) => {
+          entry.failed = { err };
+          if (this.db.inTransaction) return;
           batch.lost = true;
           batch.lostBy = err;
-          this.batch = undefined;
+          if (this.batch === batch) this.batch = undefined;
           this.ended(batch);
           this.tx.rolledBack();
-          return;
-        }
-      }
-    }
+          return false;
+        },
+      ),
+    );
+  }
+
+  /** The turn that opened `batch` has ended: it commits once the work holding the connection has settled. */
+  private due(batch: Batch): void {
+    batch.closing = true;
+    if (this.busy) void this.busy.then(() => this.due(batch));
+    else this.commit(batch);
   }
 
   private commit(batch: Batch): void {
