@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { migrations } from './store/sqlite/migrations.js';
+import { migrations } from './store/migrations/index.js';
 import type { SnapshotInfo } from '../contract/snapshots.js';
 import { vacuumInto } from './store/sqlite/vacuum.js';
 

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 // then need no esModuleInterop to read them.
 import type { Database as Connection, Statement } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
-import { migrations } from './migrations.js';
+import { migrations } from '../migrations/index.js';
 import { LongReads, type LongRead } from './longread.js';
 import type { Store as SeamStore } from '../seam.js';
 

@@ -1,12 +1,12 @@
 // Schema migrations, in order. Each area appends its own; a version is never edited once released: its SQL is
 // literal text (generated once with store/sqlite/db.ts's documentTable from the table declarations of the time, then
 // checked in), and test/foundation/migrations.test.ts holds the SHA-256 of every released version.
-import { paymentsMigrations } from './migrations/payments.js';
-import { billingMigrations } from './migrations/billing.js';
-import { ledgerMigrations } from './migrations/ledger.js';
-import { identityMigrations } from './migrations/identity.js';
-import { eventsMigrations } from './migrations/events.js';
-import type { Migration } from './migrations/migration.js';
+import { paymentsMigrations } from './payments.js';
+import { billingMigrations } from './billing.js';
+import { ledgerMigrations } from './ledger.js';
+import { identityMigrations } from './identity.js';
+import { eventsMigrations } from './events.js';
+import type { Migration } from './migration.js';
 
 const coreMigrations: Migration[] = [
   {
@@ -14,7 +14,7 @@ const coreMigrations: Migration[] = [
     name: 'core: accounts, api keys, idempotency',
     sql: `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
--- Exact row counts per (table, account, filter columns, values), kept by triggers (store/sqlite/db.ts documentTable).
+-- Exact row counts per (table, account, filter columns, values), kept by triggers (store/db.ts documentTable).
 CREATE TABLE list_counts (
   tbl TEXT NOT NULL,
   account_id TEXT NOT NULL,
@@ -356,7 +356,7 @@ DELETE FROM list_counts WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl
   },
 ];
 
-/** All migrations; each area keeps its own in store/sqlite/migrations/<area>.ts, in its own version range. */
+/** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
 export const migrations: Migration[] = [
   ...coreMigrations,
   ...paymentsMigrations,
