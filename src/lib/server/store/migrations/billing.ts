@@ -132,6 +132,68 @@ CREATE TABLE billing_counters (
   value INTEGER NOT NULL,
   PRIMARY KEY (account_id, name)
 ) WITHOUT ROWID;`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE customers (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  email text,
+  data text NOT NULL
+);
+CREATE INDEX customers_account_seq ON customers (account_id, seq);
+CREATE INDEX IF NOT EXISTS customers_email ON customers (account_id, email, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('customers', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('customers', 'email');
+
+CREATE TABLE products (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  active bigint NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX products_account_seq ON products (account_id, seq);
+CREATE INDEX IF NOT EXISTS products_active ON products (account_id, active, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('products', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('products', 'active');
+
+CREATE TABLE prices (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  product text NOT NULL,
+  type text NOT NULL,
+  active bigint NOT NULL,
+  currency text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX prices_account_seq ON prices (account_id, seq);
+CREATE INDEX IF NOT EXISTS prices_product ON prices (account_id, product, seq);
+CREATE INDEX IF NOT EXISTS prices_type ON prices (account_id, type, seq);
+CREATE INDEX IF NOT EXISTS prices_active ON prices (account_id, active, seq);
+CREATE INDEX IF NOT EXISTS prices_currency ON prices (account_id, currency, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('prices', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('prices', 'product');
+INSERT INTO count_specs (tbl, cols) VALUES ('prices', 'type');
+INSERT INTO count_specs (tbl, cols) VALUES ('prices', 'active');
+INSERT INTO count_specs (tbl, cols) VALUES ('prices', 'currency');
+
+CREATE TABLE coupons (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL,
+  account_id text NOT NULL,
+  data text NOT NULL,
+  UNIQUE (account_id, id)
+);
+CREATE INDEX coupons_account_seq ON coupons (account_id, seq);
+
+CREATE TABLE billing_counters (
+  account_id text NOT NULL,
+  name text NOT NULL,
+  value bigint NOT NULL,
+  PRIMARY KEY (account_id, name)
+);`,
   },
   {
     version: 201,
@@ -277,6 +339,70 @@ CREATE TRIGGER invoices_count_update AFTER UPDATE OF customer, subscription, sta
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'invoices' AND account_id = NEW.account_id AND cols = 'status' AND vals = COALESCE(CAST(NEW.status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.status AS TEXT), char(0)));
 END;
 CREATE INDEX invoices_due ON invoices (action_kind, action_ms);`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE subscriptions (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  customer text NOT NULL,
+  status text NOT NULL,
+  due_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX subscriptions_account_seq ON subscriptions (account_id, seq);
+CREATE INDEX IF NOT EXISTS subscriptions_customer ON subscriptions (account_id, customer, seq);
+CREATE INDEX IF NOT EXISTS subscriptions_status ON subscriptions (account_id, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('subscriptions', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('subscriptions', 'customer');
+INSERT INTO count_specs (tbl, cols) VALUES ('subscriptions', 'status');
+CREATE INDEX subscriptions_due ON subscriptions (status, due_ms);
+
+CREATE TABLE subscription_items (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  subscription text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX subscription_items_account_seq ON subscription_items (account_id, seq);
+CREATE INDEX IF NOT EXISTS subscription_items_subscription ON subscription_items (account_id, subscription, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('subscription_items', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('subscription_items', 'subscription');
+
+CREATE TABLE usage_records (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  subscription_item text NOT NULL,
+  ts bigint NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX usage_records_account_seq ON usage_records (account_id, seq);
+CREATE INDEX IF NOT EXISTS usage_records_subscription_item_ts ON usage_records (account_id, subscription_item, ts, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('usage_records', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('usage_records', 'subscription_item,ts');
+
+CREATE TABLE invoices (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  customer text NOT NULL,
+  subscription text,
+  status text NOT NULL,
+  action_kind text,
+  action_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX invoices_account_seq ON invoices (account_id, seq);
+CREATE INDEX IF NOT EXISTS invoices_customer ON invoices (account_id, customer, seq);
+CREATE INDEX IF NOT EXISTS invoices_subscription ON invoices (account_id, subscription, seq);
+CREATE INDEX IF NOT EXISTS invoices_status ON invoices (account_id, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('invoices', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('invoices', 'customer');
+INSERT INTO count_specs (tbl, cols) VALUES ('invoices', 'subscription');
+INSERT INTO count_specs (tbl, cols) VALUES ('invoices', 'status');
+CREATE INDEX invoices_due ON invoices (action_kind, action_ms);`,
   },
   {
     version: 202,
@@ -335,6 +461,32 @@ CREATE TRIGGER portal_sessions_count_update AFTER UPDATE OF customer ON portal_s
   INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'portal_sessions', NEW.account_id, 'customer', COALESCE(CAST(NEW.customer AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'portal_sessions' AND account_id = NEW.account_id AND cols = 'customer' AND vals = COALESCE(CAST(NEW.customer AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer AS TEXT), char(0)));
 END;`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE checkout_sessions (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  status text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX checkout_sessions_account_seq ON checkout_sessions (account_id, seq);
+CREATE INDEX IF NOT EXISTS checkout_sessions_status ON checkout_sessions (account_id, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('checkout_sessions', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('checkout_sessions', 'status');
+
+CREATE TABLE portal_sessions (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  customer text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX portal_sessions_account_seq ON portal_sessions (account_id, seq);
+CREATE INDEX IF NOT EXISTS portal_sessions_customer ON portal_sessions (account_id, customer, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('portal_sessions', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('portal_sessions', 'customer');
+`,
   },
   {
     // The open checkout session of a payment session (completed in the transaction in which that payment session
@@ -344,6 +496,10 @@ END;`,
     name: 'billing: open checkout sessions by payment session and by expiry',
     sql: `CREATE INDEX checkout_sessions_open_payment_session ON checkout_sessions (account_id, json_extract(data, '$.payment_session')) WHERE status = 'open';
 CREATE INDEX checkout_sessions_open_expiry ON checkout_sessions (account_id, json_extract(data, '$.expires_ms')) WHERE status = 'open';`,
+    postgres: `-- PostgreSQL: data is text holding a JSON document; the index keys are the same fields (the adapter's queries
+-- must use these very expressions to use the indexes).
+CREATE INDEX checkout_sessions_open_payment_session ON checkout_sessions (account_id, ((data::jsonb) ->> 'payment_session')) WHERE status = 'open';
+CREATE INDEX checkout_sessions_open_expiry ON checkout_sessions (account_id, (((data::jsonb) ->> 'expires_ms')::bigint)) WHERE status = 'open';`,
   },
   {
     // The scheduler asks, for one account at a time, when its next renewal, trial end, retry or due date comes.

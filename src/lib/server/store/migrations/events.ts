@@ -19,6 +19,19 @@ CREATE TABLE events (
 CREATE INDEX events_account_seq ON events (account_id, seq);
 CREATE INDEX events_object ON events (account_id, object_id, seq);
 `,
+    postgres: `
+CREATE TABLE events (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  type text NOT NULL,
+  object_id text NOT NULL,
+  created_ms bigint NOT NULL,
+  body text NOT NULL
+);
+CREATE INDEX events_account_seq ON events (account_id, seq);
+CREATE INDEX events_object ON events (account_id, object_id, seq);
+`,
   },
   {
     version: 501,
@@ -93,6 +106,43 @@ CREATE TABLE webhook_cursors (
   event_seq INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE webhook_endpoints (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX webhook_endpoints_account_seq ON webhook_endpoints (account_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_endpoints', '');
+CREATE TABLE webhook_deliveries (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  event text NOT NULL,
+  webhook_endpoint text NOT NULL,
+  status text NOT NULL,
+  next_attempt_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX webhook_deliveries_account_seq ON webhook_deliveries (account_id, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_event ON webhook_deliveries (account_id, event, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_webhook_endpoint ON webhook_deliveries (account_id, webhook_endpoint, seq);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_webhook_endpoint_status ON webhook_deliveries (account_id, webhook_endpoint, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'event');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'webhook_endpoint');
+INSERT INTO count_specs (tbl, cols) VALUES ('webhook_deliveries', 'status,webhook_endpoint');
+-- The dispatcher's queue: pending deliveries of an endpoint by when they are next due.
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_endpoint, next_attempt_ms) WHERE status = 'pending';
+-- Per endpoint, the last event (events.seq) the dispatcher has looked at: nothing is lost or sent again wholesale
+-- across a restart, and events another process wrote are found by the next poll.
+CREATE TABLE webhook_cursors (
+  webhook_endpoint text PRIMARY KEY,
+  event_seq bigint NOT NULL
+);
+`,
   },
   {
     version: 502,
@@ -141,6 +191,16 @@ CREATE TABLE webhook_event_bodies (
   body TEXT NOT NULL
 ) WITHOUT ROWID;
 `,
+    postgres: `
+-- PostgreSQL: events.seq is an identity column since version 500, and a sequence never gives a number twice:
+-- only the cursors past the newest event start over, and the kept bodies get their table.
+UPDATE webhook_cursors SET event_seq = 0 WHERE event_seq > (SELECT COALESCE(MAX(seq), 0) FROM events);
+CREATE TABLE webhook_event_bodies (
+  event text PRIMARY KEY,
+  account_id text NOT NULL,
+  body text NOT NULL
+);
+`,
   },
   {
     // POST /events/{id}/resend reaches the running `payorch listen`s of the account too (docs/api.md "Resends to
@@ -168,6 +228,30 @@ CREATE TABLE event_resends (
   listener TEXT NOT NULL,
   event TEXT NOT NULL,
   created_ms INTEGER NOT NULL
+);
+CREATE INDEX event_resends_listener ON event_resends (listener, seq);
+CREATE INDEX event_resends_account_seq ON event_resends (account_id, seq);
+`,
+    postgres: `
+-- A running listener: seen_ms (the server's wall clock) is its last renewal; created_ms is on the account's clock;
+-- enabled_events (a JSON array of types and patterns) are the events it shows.
+CREATE TABLE event_listeners (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  enabled_events text NOT NULL,
+  created_ms bigint NOT NULL,
+  seen_ms bigint NOT NULL
+);
+CREATE INDEX event_listeners_account_seen ON event_listeners (account_id, seen_ms);
+-- One row per (resend, listener it was queued for); created_ms on the account's clock (retention: 30 days).
+CREATE TABLE event_resends (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  listener text NOT NULL,
+  event text NOT NULL,
+  created_ms bigint NOT NULL
 );
 CREATE INDEX event_resends_listener ON event_resends (listener, seq);
 CREATE INDEX event_resends_account_seq ON event_resends (account_id, seq);

@@ -73,5 +73,35 @@ CREATE TRIGGER kyc_verifications_count_update AFTER UPDATE OF status, customer_i
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'kyc_verifications' AND account_id = NEW.account_id AND cols = 'customer_id' AND vals = COALESCE(CAST(NEW.customer_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.customer_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.customer_id AS TEXT), char(0)));
 END;
 CREATE INDEX kyc_verifications_due ON kyc_verifications (account_id, status, due_ms);`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE identity_tokens (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  type text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX identity_tokens_account_seq ON identity_tokens (account_id, seq);
+CREATE INDEX IF NOT EXISTS identity_tokens_type ON identity_tokens (account_id, type, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('identity_tokens', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('identity_tokens', 'type');
+
+CREATE TABLE kyc_verifications (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  status text NOT NULL,
+  customer_id text NOT NULL,
+  due_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX kyc_verifications_account_seq ON kyc_verifications (account_id, seq);
+CREATE INDEX IF NOT EXISTS kyc_verifications_status ON kyc_verifications (account_id, status, seq);
+CREATE INDEX IF NOT EXISTS kyc_verifications_customer_id ON kyc_verifications (account_id, customer_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('kyc_verifications', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('kyc_verifications', 'status');
+INSERT INTO count_specs (tbl, cols) VALUES ('kyc_verifications', 'customer_id');
+CREATE INDEX kyc_verifications_due ON kyc_verifications (account_id, status, due_ms);`,
   },
 ];

@@ -50,6 +50,44 @@ CREATE TABLE idempotency_keys (
 ) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
 `,
+    postgres: `
+CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+-- Exact row counts per (table, account, filter columns, values), kept by the store (PostgreSQL never had the triggers).
+CREATE TABLE list_counts (
+  tbl text NOT NULL,
+  account_id text NOT NULL,
+  cols text NOT NULL,
+  vals text NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (tbl, account_id, cols, vals)
+);
+CREATE TABLE count_specs (tbl text NOT NULL, cols text NOT NULL, PRIMARY KEY (tbl, cols));
+CREATE TABLE accounts (
+  id text PRIMARY KEY,
+  created_ms bigint NOT NULL,
+  clock_offset_ms bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE api_keys (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id),
+  hash text NOT NULL UNIQUE,
+  last4 text NOT NULL,
+  created_ms bigint NOT NULL,
+  revoked_ms bigint
+);
+CREATE TABLE idempotency_keys (
+  account_id text NOT NULL,
+  key text NOT NULL,
+  fingerprint text NOT NULL,
+  state text NOT NULL,
+  owner text NOT NULL,
+  status bigint,
+  body text,
+  created_ms bigint NOT NULL,
+  PRIMARY KEY (account_id, key)
+);
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
+`,
   },
   {
     version: 2,
@@ -93,6 +131,25 @@ CREATE TRIGGER payment_sessions_count_update AFTER UPDATE OF status, external_id
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'payment_sessions' AND account_id = NEW.account_id AND cols = 'external_id' AND vals = COALESCE(CAST(NEW.external_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.external_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.external_id AS TEXT), char(0)));
 END;
 CREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE payment_sessions (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  status text NOT NULL,
+  external_id text,
+  expires_ms bigint NOT NULL,
+  secret_hash text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX payment_sessions_account_seq ON payment_sessions (account_id, seq);
+CREATE INDEX IF NOT EXISTS payment_sessions_status ON payment_sessions (account_id, status, seq);
+CREATE INDEX IF NOT EXISTS payment_sessions_external_id ON payment_sessions (account_id, external_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', 'status');
+INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', 'external_id');
+CREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);`,
   },
   {
     // Measured: a WITHOUT ROWID table stores each ~1.3 KB saved response inside its primary-key b-tree, and an
@@ -117,6 +174,12 @@ DROP TABLE idempotency_keys;
 ALTER TABLE idempotency_keys_new RENAME TO idempotency_keys;
 CREATE UNIQUE INDEX idempotency_keys_account_key ON idempotency_keys (account_id, key);
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
+`,
+    postgres: `
+-- PostgreSQL: the same change in place (SQLite rebuilds the table because it cannot alter a primary key).
+ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+ALTER TABLE idempotency_keys ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY;
+CREATE UNIQUE INDEX idempotency_keys_account_key ON idempotency_keys (account_id, key);
 `,
   },
 ];
@@ -265,6 +328,18 @@ CREATE TRIGGER bank_accounts_count_update AFTER UPDATE OF customer_id, verificat
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(NEW.verification_status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
 END;
 DELETE FROM list_counts WHERE tbl = 'bank_accounts' AND cols = 'customer_id' AND vals = char(0);`,
+    postgres: `-- PostgreSQL: the partial indexes only (there were no count triggers to replace, nor counts of NULLs to delete).
+DROP INDEX IF EXISTS payment_sessions_external_id;
+CREATE INDEX payment_sessions_external_id ON payment_sessions (account_id, external_id, seq) WHERE external_id IS NOT NULL;
+DROP INDEX IF EXISTS payments_session_id;
+CREATE INDEX payments_session_id ON payments (account_id, session_id, seq) WHERE session_id IS NOT NULL;
+DROP INDEX IF EXISTS customers_email;
+CREATE INDEX customers_email ON customers (account_id, email, seq) WHERE email IS NOT NULL;
+DROP INDEX IF EXISTS invoices_subscription;
+CREATE INDEX invoices_subscription ON invoices (account_id, subscription, seq) WHERE subscription IS NOT NULL;
+DROP INDEX IF EXISTS bank_accounts_customer_id;
+CREATE INDEX bank_accounts_customer_id ON bank_accounts (account_id, customer_id, seq) WHERE customer_id IS NOT NULL;
+`,
   },
   {
     // Expired idempotency records are purged from the oldest row on (IdempotencyStore.purgeExpired), which needs
@@ -344,6 +419,7 @@ DROP TRIGGER IF EXISTS webhook_deliveries_count_insert;
 DROP TRIGGER IF EXISTS webhook_deliveries_count_update;
 DROP TRIGGER IF EXISTS webhook_endpoints_count_delete;
 DROP TRIGGER IF EXISTS webhook_endpoints_count_insert;`,
+    postgres: `-- PostgreSQL: its forms of the versions before this one never created the count triggers: nothing to drop.`,
   },
   {
     // Filter sets whose values each name a few rows (tables.ts `narrow`) are counted through their index when a

@@ -177,5 +177,91 @@ CREATE TRIGGER ledger_account_events_count_update AFTER UPDATE OF ledger_account
   INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'ledger_account_events', NEW.account_id, 'ledger_account_id', COALESCE(CAST(NEW.ledger_account_id AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.ledger_account_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.ledger_account_id AS TEXT), char(0)));
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'ledger_account_events' AND account_id = NEW.account_id AND cols = 'ledger_account_id' AND vals = COALESCE(CAST(NEW.ledger_account_id AS TEXT), char(0)) AND (COALESCE(CAST(OLD.ledger_account_id AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.ledger_account_id AS TEXT), char(0)));
 END;`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE ledger_accounts (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  status text NOT NULL,
+  customer_id text,
+  currency text NOT NULL,
+  account_number text NOT NULL,
+  system_key text,
+  balance bigint NOT NULL,
+  pending bigint NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX ledger_accounts_account_seq ON ledger_accounts (account_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_accounts_status ON ledger_accounts (account_id, status, seq);
+CREATE INDEX IF NOT EXISTS ledger_accounts_customer_id ON ledger_accounts (account_id, customer_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_accounts_currency ON ledger_accounts (account_id, currency, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_accounts', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_accounts', 'status');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_accounts', 'customer_id');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_accounts', 'currency');
+CREATE UNIQUE INDEX ledger_accounts_number ON ledger_accounts (account_id, account_number);
+CREATE UNIQUE INDEX ledger_accounts_system ON ledger_accounts (account_id, system_key) WHERE system_key IS NOT NULL;
+
+CREATE TABLE journal_entries (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  currency text NOT NULL,
+  reverses text,
+  data text NOT NULL
+);
+CREATE INDEX journal_entries_account_seq ON journal_entries (account_id, seq);
+
+INSERT INTO count_specs (tbl, cols) VALUES ('journal_entries', '');
+
+CREATE UNIQUE INDEX journal_entries_reverses ON journal_entries (account_id, reverses) WHERE reverses IS NOT NULL;
+
+CREATE TABLE ledger_entries (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  ledger_account_id text NOT NULL,
+  journal_entry_id text NOT NULL,
+  direction text NOT NULL CHECK (direction IN ('debit', 'credit')),
+  amount bigint NOT NULL CHECK (amount > 0),
+  delta bigint NOT NULL,
+  currency text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX ledger_entries_account_seq ON ledger_entries (account_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_entries_ledger_account_id ON ledger_entries (account_id, ledger_account_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_entries', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_entries', 'ledger_account_id');
+
+CREATE TABLE ledger_holds (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  ledger_account_id text NOT NULL,
+  status text NOT NULL,
+  expires_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX ledger_holds_account_seq ON ledger_holds (account_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_holds_ledger_account_id ON ledger_holds (account_id, ledger_account_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_holds_ledger_account_id_status ON ledger_holds (account_id, ledger_account_id, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_holds', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_holds', 'ledger_account_id');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_holds', 'ledger_account_id,status');
+CREATE INDEX ledger_holds_due ON ledger_holds (account_id, status, expires_ms);
+
+CREATE TABLE ledger_account_events (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  ledger_account_id text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX ledger_account_events_account_seq ON ledger_account_events (account_id, seq);
+CREATE INDEX IF NOT EXISTS ledger_account_events_ledger_account_id ON ledger_account_events (account_id, ledger_account_id, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_account_events', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('ledger_account_events', 'ledger_account_id');
+`,
   },
 ];

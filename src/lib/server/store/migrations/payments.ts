@@ -120,5 +120,61 @@ CREATE TRIGGER bank_accounts_count_update AFTER UPDATE OF customer_id, verificat
   INSERT OR IGNORE INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'bank_accounts', NEW.account_id, 'verification_status', COALESCE(CAST(NEW.verification_status AS TEXT), char(0)), 0 WHERE (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
   UPDATE list_counts SET n = n + 1 WHERE tbl = 'bank_accounts' AND account_id = NEW.account_id AND cols = 'verification_status' AND vals = COALESCE(CAST(NEW.verification_status AS TEXT), char(0)) AND (COALESCE(CAST(OLD.verification_status AS TEXT), char(0))) IS NOT (COALESCE(CAST(NEW.verification_status AS TEXT), char(0)));
 END;`,
+    postgres: `-- PostgreSQL: without the count triggers (version 902 gives the counts to the store; no PostgreSQL database
+-- was ever at a version before it).
+CREATE TABLE payments (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  session_id text,
+  status text NOT NULL,
+  settle_ms bigint,
+  data text NOT NULL
+);
+CREATE INDEX payments_account_seq ON payments (account_id, seq);
+CREATE INDEX IF NOT EXISTS payments_session_id ON payments (account_id, session_id, seq);
+CREATE INDEX IF NOT EXISTS payments_status ON payments (account_id, status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('payments', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('payments', 'session_id');
+INSERT INTO count_specs (tbl, cols) VALUES ('payments', 'status');
+CREATE INDEX payments_settle ON payments (account_id, status, settle_ms);
+
+CREATE TABLE vault_tokens (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+
+  data text NOT NULL
+);
+CREATE INDEX vault_tokens_account_seq ON vault_tokens (account_id, seq);
+
+INSERT INTO count_specs (tbl, cols) VALUES ('vault_tokens', '');
+
+CREATE TABLE network_tokens (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+
+  data text NOT NULL
+);
+CREATE INDEX network_tokens_account_seq ON network_tokens (account_id, seq);
+
+INSERT INTO count_specs (tbl, cols) VALUES ('network_tokens', '');
+
+CREATE TABLE bank_accounts (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id text NOT NULL UNIQUE,
+  account_id text NOT NULL,
+  customer_id text,
+  verification_status text NOT NULL,
+  data text NOT NULL
+);
+CREATE INDEX bank_accounts_account_seq ON bank_accounts (account_id, seq);
+CREATE INDEX IF NOT EXISTS bank_accounts_customer_id ON bank_accounts (account_id, customer_id, seq);
+CREATE INDEX IF NOT EXISTS bank_accounts_verification_status ON bank_accounts (account_id, verification_status, seq);
+INSERT INTO count_specs (tbl, cols) VALUES ('bank_accounts', '');
+INSERT INTO count_specs (tbl, cols) VALUES ('bank_accounts', 'customer_id');
+INSERT INTO count_specs (tbl, cols) VALUES ('bank_accounts', 'verification_status');
+`,
   },
 ];
