@@ -13,6 +13,7 @@ import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
 import { newUuid } from '../../dist/lib/server/ids.js';
 import { AccountClock } from '../../dist/lib/server/clock.js';
+import { sqliteClockStore } from '../../dist/lib/server/store/sqlite/core.js';
 import { openDataDir } from '../../dist/lib/server/datadir.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -532,7 +533,7 @@ describe('group commit', () => {
 
   it('a clock advance undone with its batch is not kept in memory, and is applied once when run again', async () => {
     const store = open(join(tempDir(), 'payorch.db'));
-    const clock = new AccountClock(store, () => 1_000_000);
+    const clock = new AccountClock(store, sqliteClockStore(store), () => 1_000_000);
     store.db.prepare("INSERT INTO accounts (id, created_ms) VALUES ('acct_c', 0)").run();
     const results = await Promise.allSettled([
       store.grouped(() => clock.advance('acct_c', 5000)),

@@ -1,19 +1,32 @@
 // The clock every piece of time-dependent work reads. Real time plus a per-account offset that
 // test-mode can advance (POST /test-helpers/advance-clock), persisted with the account.
-import type { Store } from './store/sqlite/db.js';
+import type { Pending, Store } from './store/seam.js';
 
 export interface Clock {
   /** Milliseconds since the epoch as seen by `accountId`. */
   now(accountId: string): number;
   /** Moves the account's clock forward by `ms` (never back). */
   advance(accountId: string, ms: number): number;
+  /** Every account, each with its clock (the scheduler's catch-up looks at each). */
+  accounts(): Pending<string[]>;
+}
+
+/** What the accounts' clocks keep: each account's offset from real time, stored with the account. */
+export interface ClockStore {
+  /** The account's stored offset (ms); undefined when there is no such account. */
+  offset(accountId: string): Pending<number | undefined>;
+  /** Stores the account's offset (ms). */
+  setOffset(accountId: string, offsetMs: number): Pending<void>;
+  /** The ids of every account. */
+  accounts(): Pending<string[]>;
 }
 
 export class AccountClock implements Clock {
   private readonly offsets = new Map<string, number>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
+    private readonly stored: ClockStore,
     private readonly realNow: () => number = Date.now,
   ) {
     // An advance undone by a rollback must not stay in memory (a group commit also runs requests again).
@@ -23,10 +36,7 @@ export class AccountClock implements Clock {
   private offset(accountId: string): number {
     let offset = this.offsets.get(accountId);
     if (offset === undefined) {
-      const row = this.store.db.prepare('SELECT clock_offset_ms FROM accounts WHERE id = ?').get(accountId) as
-        | { clock_offset_ms: number }
-        | undefined;
-      offset = row?.clock_offset_ms ?? 0;
+      offset = this.stored.offset(accountId) ?? 0;
       this.offsets.set(accountId, offset);
     }
     return offset;
@@ -39,9 +49,13 @@ export class AccountClock implements Clock {
   advance(accountId: string, ms: number): number {
     if (!(ms >= 0)) throw new RangeError('the clock only moves forward');
     const offset = this.offset(accountId) + ms;
-    this.store.db.prepare('UPDATE accounts SET clock_offset_ms = ? WHERE id = ?').run(offset, accountId);
+    this.stored.setOffset(accountId, offset);
     this.offsets.set(accountId, offset);
     return this.now(accountId);
+  }
+
+  accounts(): string[] {
+    return this.stored.accounts();
   }
 }
 

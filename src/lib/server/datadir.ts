@@ -9,6 +9,7 @@ import { openStore, type Store } from './store/sqlite/db.js';
 import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';
 import { Accounts } from './domain/accounts.js';
+import { sqliteAccountsStore } from './store/sqlite/core.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
 import {
@@ -72,6 +73,11 @@ function noteKeyCheck(store: Store, sealer: Sealer): void {
   store.db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('sealing_key_check', ?)").run(keyCheck(sealer));
 }
 
+/** The accounts and keys of an opened data directory's store (`now`: when keys are created and revoked). */
+export function accountsOf(store: Store, now: () => number = Date.now): Accounts {
+  return new Accounts(store, sqliteAccountsStore(store), now);
+}
+
 /**
  * A restored snapshot's store (the data directory's database file, or an in-memory server's image) made fit to
  * serve: the running server's default key works (Accounts.keepKey), and it carries the sealing key's check.
@@ -84,7 +90,7 @@ export function adoptRestored(
 ): Store {
   try {
     store.tx(() => {
-      new Accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
+      accountsOf(store, now).keepKey(credentials.account_id, credentials.api_key);
       noteKeyCheck(store, sealer);
     });
   } catch (err) {
@@ -107,7 +113,7 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
       const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random();
       const { account_id, api_key } = store.tx(() => {
         noteKeyCheck(store, sealer);
-        return new Accounts(store, now).createAccountWithKey();
+        return accountsOf(store, now).createAccountWithKey();
       });
       return { store, sealer, credentials: { api_key, account_id }, created: true, unseed };
     } catch (err) {
@@ -146,7 +152,7 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   // a fresh directory at once agree on a single default account.
   const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
     noteKeyCheck(store, sealer);
-    const accounts = new Accounts(store, now);
+    const accounts = accountsOf(store, now);
     const stored = storedCredentials(store, credPath);
     if (stored) {
       if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
@@ -169,7 +175,7 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
     const found = store.db.prepare("SELECT 1 FROM meta WHERE key = 'sealing_key_check'").get()
       ? storedCredentials(store, credPath)
       : undefined;
-    if (found && new Accounts(store, now).isActive(found.api_key))
+    if (found && accountsOf(store, now).isActive(found.api_key))
       return { store, sealer, credentials: found, created: false, unseed };
     const { credentials, created } = init.immediate();
     return { store, sealer, credentials, created, unseed };

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag, dirFlags } from '../../../lib/cli/server.js';
-import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { Accounts } from '../../../lib/server/domain/accounts.js';
+import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
 
 export default class ServerKeysCreate extends BaseCommand {
   static override summary =
@@ -26,7 +25,7 @@ export default class ServerKeysCreate extends BaseCommand {
     const dir = flags['data-dir'] ?? defaultDataDir();
     const { store, credentials } = openDataDir(dir);
     try {
-      const accounts = new Accounts(store);
+      const accounts = accountsOf(store);
       const { api_key, key } = flags['default-account']
         ? accounts.addKey(credentials.account_id)
         : accounts.createAccountWithKey();

@@ -1,7 +1,6 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { Accounts } from '../../../lib/server/domain/accounts.js';
+import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
 import { formatTime } from '../../../lib/output/format.js';
 
 export default class ServerKeysList extends BaseCommand {
@@ -13,7 +12,7 @@ export default class ServerKeysList extends BaseCommand {
     const { flags } = await this.parse(ServerKeysList);
     const { store } = openDataDir(flags['data-dir'] ?? defaultDataDir());
     try {
-      const keys = new Accounts(store).listKeys();
+      const keys = accountsOf(store).listKeys();
       await this.table({ data: keys }, [
         { header: 'ID', value: (k) => k.id },
         { header: 'KEY', value: (k) => k.masked },

@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand, yesFlag } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { Accounts } from '../../../lib/server/domain/accounts.js';
+import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
 import { ServiceError } from '../../../lib/server/errors.js';
 import { CliError, EXIT } from '../../../lib/cli/errors.js';
 
@@ -18,7 +17,7 @@ export default class ServerKeysRevoke extends BaseCommand {
     const dir = flags['data-dir'] ?? defaultDataDir();
     const { store } = openDataDir(dir);
     try {
-      const key = new Accounts(store).revoke(args.key);
+      const key = accountsOf(store).revoke(args.key);
       await this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
     } catch (err) {
       if (err instanceof ServiceError) throw new CliError(err.message, EXIT.API, err.code);

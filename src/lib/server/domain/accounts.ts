@@ -1,6 +1,5 @@
 // Merchant accounts and their API keys. Keys are stored as SHA-256 hashes; each key belongs to one account.
-import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/sqlite/db.js';
+import type { Pending, Store } from '../store/seam.js';
 import { newApiKey, newId } from '../ids.js';
 import { sha256 } from '../crypto.js';
 import { errors } from '../errors.js';
@@ -14,12 +13,45 @@ export interface ApiKeyInfo {
   revoked_at: string | null;
 }
 
-interface KeyRow {
+/** An API key as stored: its hash is kept beside it, never returned. */
+export interface KeyRow {
   id: string;
   account_id: string;
   last4: string;
   created_ms: number;
   revoked_ms: number | null;
+}
+
+/** What authentication reads of a key found by its hash. */
+export type KeyFacts = Pick<KeyRow, 'id' | 'account_id' | 'revoked_ms'>;
+
+/** What the accounts keep: the accounts, and their keys found by the SHA-256 hash of the key or by the key's id. */
+export interface AccountsStore {
+  /** The key whose hash is `hash` (revoked or not): authentication's lookup, on every request's path. */
+  keyFacts(hash: string): Pending<KeyFacts | undefined>;
+  /**
+   * A number that moves whenever another connection (another process) has written to the store since: keys
+   * remembered in memory may be stale then.
+   */
+  changeMark(): Pending<number>;
+  /** Stores a new account. */
+  addAccount(accountId: string, createdMs: number): Pending<void>;
+  /** Stores the account unless it exists. */
+  keepAccount(accountId: string, createdMs: number): Pending<void>;
+  /** Stores a new, active key under `hash`. */
+  addKey(key: Omit<KeyRow, 'revoked_ms'>, hash: string): Pending<void>;
+  /** The account of the key whose hash is `hash`, if there is one. */
+  keyAccount(hash: string): Pending<string | undefined>;
+  /** Makes the key whose hash is `hash` active again (no longer revoked). */
+  unrevokeKey(hash: string): Pending<void>;
+  /** Every key, oldest first (by creation time, then id). */
+  keys(): Pending<KeyRow[]>;
+  /** The key whose hash is `hash`. */
+  keyByHash(hash: string): Pending<KeyRow | undefined>;
+  /** The key whose id is `id`. */
+  keyById(id: string): Pending<KeyRow | undefined>;
+  /** Marks the key revoked at `revokedMs`. */
+  revokeKey(id: string, revokedMs: number): Pending<void>;
 }
 
 const info = (r: KeyRow): ApiKeyInfo => ({
@@ -31,11 +63,9 @@ const info = (r: KeyRow): ApiKeyInfo => ({
 });
 
 export class Accounts {
-  private readonly byHash: Statement;
-  private readonly dataVersion: Statement;
   /**
    * Active keys already looked up, by the key itself (never persisted). Emptied when this process revokes a
-   * key, and whenever another connection has written to the database (`PRAGMA data_version` moved: e.g. a
+   * key, and whenever another connection has written to the database (AccountsStore.changeMark moved: e.g. a
    * `payorch server keys revoke` run against the same data directory). Measured: hashing and selecting on every
    * request was ~4% of the server's CPU for create-session.
    */
@@ -46,17 +76,15 @@ export class Accounts {
   /** `now`: when keys are created and revoked (the machine's clock; a seeded server's fixed epoch, seed.ts). */
   constructor(
     private readonly store: Store,
+    private readonly stored: AccountsStore,
     private readonly now: () => number = Date.now,
-  ) {
-    this.byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');
-    this.dataVersion = store.db.prepare('PRAGMA data_version').pluck();
-  }
+  ) {}
 
   /** A new account with its first key. The plaintext key is returned once and never stored. */
   createAccountWithKey(): { account_id: string; api_key: string; key: ApiKeyInfo } {
     return this.store.tx(() => {
       const accountId = newId('acct');
-      this.store.db.prepare('INSERT INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, this.now());
+      this.stored.addAccount(accountId, this.now());
       const { api_key, key } = this.addKey(accountId);
       return { account_id: accountId, api_key, key };
     });
@@ -64,7 +92,7 @@ export class Accounts {
 
   /** True when `apiKey` exists and is not revoked. */
   isActive(apiKey: string): boolean {
-    const row = this.byHash.get(sha256(apiKey)) as { revoked_ms: number | null } | undefined;
+    const row = this.stored.keyFacts(sha256(apiKey));
     return row !== undefined && row.revoked_ms === null;
   }
 
@@ -78,9 +106,7 @@ export class Accounts {
       created_ms: this.now(),
       revoked_ms: null,
     };
-    this.store.db
-      .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
-      .run(row.id, accountId, sha256(apiKey), row.last4, row.created_ms);
+    this.stored.addKey(row, sha256(apiKey));
     return { api_key: apiKey, key: info(row) };
   }
 
@@ -91,43 +117,29 @@ export class Accounts {
    */
   keepKey(accountId: string, apiKey: string): void {
     this.store.tx(() => {
-      this.store.db.prepare('INSERT OR IGNORE INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, this.now());
+      this.stored.keepAccount(accountId, this.now());
       const hash = sha256(apiKey);
-      const row = this.store.db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').get(hash) as
-        | { account_id: string }
-        | undefined;
-      if (!row) {
-        this.store.db
-          .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
-          .run(newId('key'), accountId, hash, apiKey.slice(-4), this.now());
-      } else this.store.db.prepare('UPDATE api_keys SET revoked_ms = NULL WHERE hash = ?').run(hash);
+      if (this.stored.keyAccount(hash) === undefined) {
+        this.stored.addKey(
+          { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: this.now() },
+          hash,
+        );
+      } else this.stored.unrevokeKey(hash);
     });
     this.active.clear();
   }
 
   listKeys(): ApiKeyInfo[] {
-    return (
-      this.store.db
-        .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id')
-        .all() as KeyRow[]
-    ).map(info);
+    return this.stored.keys().map(info);
   }
 
   /** Revokes by key id (`key_…`) or by the key itself. */
   revoke(idOrKey: string): ApiKeyInfo {
-    const row = (
-      idOrKey.startsWith('sk_')
-        ? this.store.db
-            .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE hash = ?')
-            .get(sha256(idOrKey))
-        : this.store.db
-            .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?')
-            .get(idOrKey)
-    ) as KeyRow | undefined;
+    const row = idOrKey.startsWith('sk_') ? this.stored.keyByHash(sha256(idOrKey)) : this.stored.keyById(idOrKey);
     if (!row) throw errors.notFound('api key', idOrKey.startsWith('sk_') ? `sk_test_…${idOrKey.slice(-4)}` : idOrKey);
     if (row.revoked_ms === null) {
       row.revoked_ms = this.now();
-      this.store.db.prepare('UPDATE api_keys SET revoked_ms = ? WHERE id = ?').run(row.revoked_ms, row.id);
+      this.stored.revokeKey(row.id, row.revoked_ms);
       this.active.clear();
     }
     return info(row);
@@ -144,11 +156,11 @@ export class Accounts {
       );
     }
     if (!this.versionChecked) {
-      // Once per event-loop turn: outside a transaction the PRAGMA opens a read transaction of its own (a
+      // Once per event-loop turn: outside a transaction the look opens a read transaction of its own (in SQLite a
       // shared-memory lock and unlock, measured ~8 µs), and the requests of one turn arrived together anyway.
       this.versionChecked = true;
       setImmediate(() => (this.versionChecked = false));
-      const version = this.dataVersion.get() as number;
+      const version = this.stored.changeMark();
       if (version !== this.activeVersion) {
         this.active.clear();
         this.activeVersion = version;
@@ -156,9 +168,7 @@ export class Accounts {
     }
     const known = this.active.get(token);
     if (known) return { accountId: known.account_id, keyId: known.id };
-    const row = token.startsWith('sk_test_')
-      ? (this.byHash.get(sha256(token)) as { id: string; account_id: string; revoked_ms: number | null } | undefined)
-      : undefined;
+    const row = token.startsWith('sk_test_') ? this.stored.keyFacts(sha256(token)) : undefined;
     if (!row)
       throw errors.authentication(
         'invalid_api_key',

@@ -9,7 +9,7 @@
 // A write that acts on one object whose time has come applies that object's own change first (confirming a
 // session past its expiry finds it expired): that is part of the write, in its transaction.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/sqlite/db.js';
+import type { Store } from '../store/seam.js';
 import { runSteps, type Steps } from '../store/steps.js';
 
 export interface DueWork {
@@ -108,8 +108,7 @@ export class Scheduler {
 
   /** What is due on the clocks of `accounts` (all when absent), as steps (the server's tick; the embedded default's start). */
   *catchUp(accounts?: string[]): Steps<number> {
-    const ids =
-      accounts ?? (this.store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id);
+    const ids = accounts ?? this.clock.accounts();
     let n = 0;
     // Looking for what is due costs a few queries per account even when nothing is: the step budget holds
     // across accounts too (many accounts with nothing due must not make one long step).

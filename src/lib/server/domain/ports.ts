@@ -2,7 +2,15 @@
 // domain's own words (a token stored, a page of tokens read). An engine's adapter implements every port
 // (store/sqlite/ports.ts); domain/services.ts hands each area its own.
 import type { VaultStore } from './identity/vault.js';
+import type { AccountsStore } from './accounts.js';
+import type { ClockStore } from '../clock.js';
+import type { SessionsStore } from './sessions.js';
+import type { TriggerStore } from './triggers.js';
 
 export interface StorePorts {
   vault: VaultStore;
+  accounts: AccountsStore;
+  clock: ClockStore;
+  sessions: SessionsStore;
+  triggers: TriggerStore;
 }

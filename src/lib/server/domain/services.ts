@@ -23,7 +23,7 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 }
 
 export function createServices(store: Store, ports: StorePorts, sealer: Sealer, config: ServerConfig): Services {
-  const clock = new AccountClock(store, config.now);
+  const clock = new AccountClock(store, ports.clock, config.now);
   const events = new Events(store, clock);
   const hooks = new Hooks();
   const core: CoreServices = {
@@ -34,8 +34,8 @@ export function createServices(store: Store, ports: StorePorts, sealer: Sealer, 
     hooks,
     events,
     config,
-    accounts: new Accounts(store, config.now),
-    sessions: new Sessions(store, sealer, events, hooks, config.publicUrl),
+    accounts: new Accounts(store, ports.accounts, config.now),
+    sessions: new Sessions(ports.sessions, sealer, events, hooks, config.publicUrl),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.
   const ledger = createLedgerArea(core);

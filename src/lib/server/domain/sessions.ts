@@ -8,9 +8,7 @@ import type {
   UpdateSessionBody,
 } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
-import type { Store } from '../store/sqlite/db.js';
-import { Collection } from '../store/sqlite/collection.js';
-import { tables } from '../store/sqlite/tables.js';
+import type { Documents, Pending } from '../store/seam.js';
 import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRET_MAC_BYTES } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
@@ -25,10 +23,6 @@ import type { EventType } from '../../contract/events.js';
 import { DAY_MS } from '../../contract/time.js';
 
 export const SESSION_TTL_MS = DAY_MS;
-
-/** What client-secret authentication reads of a session (Sessions.authenticateSecret). */
-const SECRET_FACTS =
-  "SELECT account_id, expires_ms, secret_hash, json_extract(data, '$.secret_form') AS form FROM payment_sessions WHERE id = ?";
 
 /** States a session can still be canceled from (an authorized manual-capture payment is voided). */
 const CANCELABLE: SessionStatus[] = ['requires_payment_method', 'requires_action', 'processing'];
@@ -58,7 +52,7 @@ export type SessionFacts = Readonly<
   Omit<StoredSession, 'client_secret_sealed' | 'client_secret_hash' | 'secret_form' | 'browser'>
 >;
 
-type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | 'next_action' | LaterFields> &
+export type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | 'next_action' | LaterFields> &
   Partial<Pick<PaymentSession, LaterFields>> & {
     client_secret_sealed?: string;
     client_secret_hash?: string;
@@ -67,6 +61,37 @@ type StoredSession = Omit<PaymentSession, 'client_secret' | 'latest_attempt' | '
     /** The payer's browser (create-session `browser`): kept for 3DS risk checks, never returned. */
     browser?: { ip_address?: string; user_agent?: string };
   };
+
+/** What client-secret authentication reads of a session (Sessions.authenticateSecret). */
+export interface SecretFacts {
+  account_id: string;
+  expires_ms: number;
+  /** The stored hash of a sealed secret; '' when none is stored. */
+  secret_hash: string;
+  /** The document's `secret_form` (null when absent). */
+  form: string | null;
+}
+
+/** What the sessions keep: the sessions, and the reads that find them across accounts or by due time. */
+export interface SessionsStore {
+  readonly sessions: Documents<StoredSession>;
+  /** What client-secret authentication needs of session `id`, whatever its account, without the whole document. */
+  secretFacts(id: string): Pending<SecretFacts | undefined>;
+  /** Session `id` with its account, whatever the account. */
+  find(id: string): Pending<{ accountId: string; doc: StoredSession } | undefined>;
+  /** The earliest expiry time (ms) of the account's sessions in one of `statuses`, if any. */
+  nextExpiry(accountId: string, statuses: readonly SessionStatus[]): Pending<number | undefined>;
+  /**
+   * Sessions in one of `statuses` whose expiry time is at or before `now` (of one account, or of all), in creation
+   * order, at most `limit` of them (all when -1).
+   */
+  expiring(
+    statuses: readonly SessionStatus[],
+    now: number,
+    accountId: string | undefined,
+    limit: number,
+  ): Pending<{ accountId: string; doc: StoredSession }[]>;
+}
 
 /** The session events a status change records (the others record none). */
 const SESSION_EVENTS: Partial<Record<SessionStatus, EventType>> = {
@@ -84,10 +109,10 @@ const changing = (s: StoredSession) => ({
 
 export class Sessions implements DueWork {
   readonly name = 'session expiry';
-  readonly collection: Collection<StoredSession>;
+  readonly collection: Documents<StoredSession>;
 
   constructor(
-    private readonly store: Store,
+    private readonly stored: SessionsStore,
     private readonly sealer: Sealer,
     private readonly events: Events,
     /** Other areas react to a session canceling or succeeding, and report its payment (hooks.ts). */
@@ -95,7 +120,7 @@ export class Sessions implements DueWork {
     /** The server's base URL now, for the checkout page's link (links.ts). */
     private readonly publicUrl: () => string,
   ) {
-    this.collection = new Collection<StoredSession>(store, tables.payment_sessions);
+    this.collection = stored.sessions;
   }
 
   /**
@@ -123,6 +148,11 @@ export class Sessions implements DueWork {
   clientSecret(accountId: string, id: string): string {
     const stored = this.collection.get(accountId, id);
     return stored ? this.secretOf(stored) : this.namedSecret(id);
+  }
+
+  /** The account session `id` belongs to (whatever the account asking), if there is such a session. */
+  accountOf(id: string): string | undefined {
+    return this.stored.find(id)?.accountId;
   }
 
   /** The session's latest payment as the payments area reports it (Hooks 'sessionPayment'), or null. */
@@ -340,9 +370,7 @@ export class Sessions implements DueWork {
     // The current form (every session created since it): the row's columns and its form, not the whole
     // document, and the MAC the secret carries compared with the session's — nothing rebuilt or hashed.
     // Measured: the whole document, the secret rebuilt and both hashed were ~8% of a confirm's CPU.
-    const facts = this.store.statement(SECRET_FACTS).get(id) as
-      | { account_id: string; expires_ms: number; secret_hash: string; form: string | null }
-      | undefined;
+    const facts = this.stored.secretFacts(id);
     if (!facts) return undefined;
     if (facts.form === 'named' && facts.secret_hash === '') {
       if (
@@ -353,7 +381,7 @@ export class Sessions implements DueWork {
       return { accountId: facts.account_id, sessionId: id, expiresMs: facts.expires_ms };
     }
     // Earlier forms (derived without the id, or sealed with a hash): the whole document.
-    const row = this.collection.selectWhere('id = ?', id)[0];
+    const row = this.stored.find(id);
     if (!row) return undefined;
     const sealed = row.doc.client_secret_sealed;
     const expected = sealed
@@ -410,18 +438,11 @@ export class Sessions implements DueWork {
 
   // DueWork: unpaid sessions 24 h old become canceled/abandoned.
   nextDue(accountId: string): number | undefined {
-    // One MIN per status: each is a single seek on (account_id, status, expires_ms); an IN list would scan.
-    const row = this.store.db
-      .prepare(
-        `SELECT MIN(t) AS t FROM (${EXPIRABLE.map(() => 'SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = ? AND status = ?').join(' UNION ALL ')})`,
-      )
-      .get(...EXPIRABLE.flatMap((s) => [accountId, s])) as { t: number | null };
-    return row.t ?? undefined;
+    return this.stored.nextExpiry(accountId, EXPIRABLE);
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
-    const cond = `status IN (${EXPIRABLE.map(() => '?').join(', ')}) AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
-    const due = this.collection.selectFirst(limit, cond, ...EXPIRABLE, now, ...(accountId ? [accountId] : []));
+    const due = this.stored.expiring(EXPIRABLE, now, accountId, limit);
     for (const { accountId: acct, doc } of due) this.expire(acct, doc);
     return due.length;
   }

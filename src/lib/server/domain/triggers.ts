@@ -11,6 +11,7 @@ import { isEventType, likelyEventType, type EventType } from '../../contract/eve
 import type { Event } from '../../contract/events.js';
 import type { TriggerBody, TriggerResult } from '../../contract/triggers.js';
 import { errors } from '../errors.js';
+import type { Pending } from '../store/seam.js';
 import { isoTime } from '../clock.js';
 import { normalizeCurrency } from './values.js';
 import { SESSION_TTL_MS } from './sessions.js';
@@ -52,6 +53,14 @@ import {
   LedgerAccountActionBody,
 } from '../../contract/ledger.js';
 import { CreateIdentityTokenBody, CreateKycBody } from '../../contract/identity.js';
+
+/** What a scenario reads back: the events it recorded, after the last event recorded before it. */
+export interface TriggerStore {
+  /** Where the event log ends now (of every account): a mark to read the events recorded after. */
+  lastEvent(): Pending<number>;
+  /** The account's events recorded after the mark `after` (TriggerStore.lastEvent), oldest first. */
+  eventsAfter(accountId: string, after: number): Pending<Event[]>;
+}
 
 interface Ctx {
   s: Services;
@@ -577,14 +586,11 @@ export function trigger(
   for (const e of edits)
     if (c.skip.has(e.step))
       throw errors.parameterInvalid(e.op, `the step "${e.step}" is skipped, so its ${e.op} would change nothing`);
-  const db = s.store.db;
+  const stored = s.ports.triggers;
   // The events the scenario records: this account's, after the last one before it (one writer at a time).
-  const last = (db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
+  const last = stored.lastEvent();
   SCENARIOS[type](c);
-  const rows = db
-    .prepare('SELECT body FROM events WHERE account_id = ? AND seq > ? ORDER BY seq')
-    .all(accountId, last) as { body: string }[];
-  const events = rows.map((r) => JSON.parse(r.body) as Event);
+  const events = stored.eventsAfter(accountId, last);
   if (!events.some((e) => e.type === type)) {
     // The server's state kept the scenario from its event (e.g. every processor marked down): undo it all.
     throw errors.conflict(

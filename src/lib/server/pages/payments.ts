@@ -25,9 +25,8 @@ const METHOD_LABELS: Record<string, string> = {
 
 /** The page's HTML, or undefined when there is no such session. */
 export function checkoutPage(services: Services, sessionId: string, baseUrl: string): string | undefined {
-  const row = services.sessions.collection.selectWhere('id = ?', sessionId)[0];
-  if (!row) return undefined;
-  const accountId = row.accountId;
+  const accountId = services.sessions.accountOf(sessionId);
+  if (accountId === undefined) return undefined;
   const now = services.clock.now(accountId);
   const session = services.sessions.get(accountId, sessionId);
   const config = services.payments.sessionConfig(accountId, sessionId, now, baseUrl);

@@ -1,7 +1,7 @@
 // Long work in steps (docs/api.md "Test clock"): a generator whose every `next()` does a bounded amount of work,
 // each step run in a write transaction of its own, other requests running between steps. Store machinery: the
 // scheduler's catch-up (domain/due.ts) and the routes that answer after long work (http/execute.ts) use it.
-import type { Store } from './sqlite/db.js';
+import type { Store } from './seam.js';
 
 /**
  * Long work as steps: each `next()` does a bounded amount of work and must run inside a transaction of its

@@ -2,9 +2,14 @@
 import type { StorePorts } from '../../domain/ports.js';
 import type { SqliteStore } from './db.js';
 import { sqliteVaultStore } from './identity.js';
+import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
     vault: sqliteVaultStore(store),
+    accounts: sqliteAccountsStore(store),
+    clock: sqliteClockStore(store),
+    sessions: sqliteSessionsStore(store),
+    triggers: sqliteTriggerStore(store),
   };
 }
