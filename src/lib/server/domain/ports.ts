@@ -6,6 +6,7 @@ import type { AccountsStore } from './accounts.js';
 import type { ClockStore } from '../clock.js';
 import type { SessionsStore } from './sessions.js';
 import type { TriggerStore } from './triggers.js';
+import type { PaymentsStore } from './payments/persistence.js';
 
 export interface StorePorts {
   vault: VaultStore;
@@ -13,4 +14,5 @@ export interface StorePorts {
   clock: ClockStore;
   sessions: SessionsStore;
   triggers: TriggerStore;
+  payments: PaymentsStore;
 }

@@ -2,11 +2,11 @@
 // captured or returned (the test bank account decides). Run by the scheduler as DueWork, each settlement
 // inside its transaction.
 import type { SessionStatus } from '../../../contract/sessions.js';
-import type { Store } from '../../store/sqlite/db.js';
 import type { Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import { isoTime } from '../../clock.js';
 import type { PaymentRecords, StoredPayment } from './records.js';
+import type { PaymentsStore } from './persistence.js';
 import { DAY_MS } from '../../../contract/time.js';
 
 /** An ACH debit settles this long after confirmation (test mode). */
@@ -16,7 +16,7 @@ export class AchSettlement implements DueWork {
   readonly name = 'ach settlement';
 
   constructor(
-    private readonly store: Store,
+    private readonly stored: PaymentsStore,
     private readonly records: PaymentRecords,
     private readonly sessions: Sessions,
   ) {}
@@ -30,18 +30,12 @@ export class AchSettlement implements DueWork {
   }
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store.db
-      .prepare(
-        "SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL",
-      )
-      .get(accountId) as { t: number | null };
-    return row.t ?? undefined;
+    return this.stored.nextSettlement(accountId);
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
     const records = this.records;
-    const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
-    const due = records.collection.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
+    const due = this.stored.dueSettlements(now, accountId, limit);
     for (const { accountId: acct, doc: p } of due) {
       const at = p.settle_ms!;
       p.settle_ms = null;

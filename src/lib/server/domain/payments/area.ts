@@ -26,10 +26,11 @@ export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; du
   for (const rule of routing)
     for (const id of rule.candidates)
       if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
-  const cards = new Cards(core.store, core.events);
-  const bankAccounts = new BankAccounts(core.store, core.sealer, core.events);
+  const stored = core.ports.payments;
+  const cards = new Cards(stored, core.events);
+  const bankAccounts = new BankAccounts(stored, core.sealer, core.events);
   const payments = new PaymentsEngine({
-    store: core.store,
+    stored,
     hooks: core.hooks,
     events: core.events,
     sessions: core.sessions,

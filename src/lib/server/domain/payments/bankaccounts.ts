@@ -9,10 +9,8 @@ import type {
   VerifyResult,
 } from '../../../contract/payments.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/sqlite/db.js';
+import type { Documents } from '../../store/seam.js';
 import type { Sealer } from '../../crypto.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
 import { newId } from '../../ids.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -22,12 +20,13 @@ import type { Events } from '../events.js';
 import type { EventType } from '../../../contract/events.js';
 import { recordUpdate } from '../record.js';
 import { DAY_MS } from '../../../contract/time.js';
+import type { PaymentsStore } from './persistence.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * DAY_MS;
 export const MICRODEPOSIT_ATTEMPTS = 3;
 
-type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
+export type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
   /** AES-GCM sealed full numbers */
   account_number_sealed: string;
   routing_number_sealed: string;
@@ -46,14 +45,14 @@ export function abaValid(routing: string): boolean {
 export type AchOutcome = 'settles' | 'insufficient_funds';
 
 export class BankAccounts {
-  readonly collection: Collection<StoredBankAccount>;
+  readonly collection: Documents<StoredBankAccount>;
 
   constructor(
-    store: Store,
+    private readonly stored: PaymentsStore,
     private readonly sealer: Sealer,
     private readonly events: Events,
   ) {
-    this.collection = new Collection<StoredBankAccount>(store, tables.bank_accounts);
+    this.collection = stored.bankAccounts;
   }
 
   private toApi(b: StoredBankAccount): BankAccount {
@@ -81,10 +80,7 @@ export class BankAccounts {
     if (body.is_default && customer === null)
       throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
     const hasDefault =
-      customer !== null &&
-      this.collection
-        .selectWhere('account_id = ? AND customer_id = ?', accountId, customer)
-        .some((r) => r.doc.is_default);
+      customer !== null && this.stored.bankAccountsOfCustomer(accountId, customer).some((b) => b.is_default);
     const isDefault = customer !== null && (body.is_default ?? !hasDefault);
     if (isDefault) this.clearDefault(accountId, customer, now);
     const b: StoredBankAccount = {
@@ -131,7 +127,7 @@ export class BankAccounts {
 
   /** A customer has one default account: the others of `customer` stop being it. */
   private clearDefault(accountId: string, customer: string, now: number, except?: string): void {
-    for (const { doc } of this.collection.selectWhere('account_id = ? AND customer_id = ?', accountId, customer)) {
+    for (const doc of this.stored.bankAccountsOfCustomer(accountId, customer)) {
       if (doc.is_default && doc.id !== except) {
         const before = this.toApi(doc);
         doc.is_default = false;

@@ -3,9 +3,8 @@
 // expiry and the test behaviour (CardOutcome) — never a card number.
 import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
 import type { Static } from '@sinclair/typebox';
-import type { Store } from '../../store/sqlite/db.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
+import type { Documents } from '../../store/seam.js';
+import type { PaymentsStore } from './persistence.js';
 import { idBytes, newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -24,7 +23,7 @@ export interface ResolvedCard {
 /** Vault tokens are not bound to a merchant account (the vault stands for an external one). */
 const VAULT_ACCOUNT = '';
 
-interface StoredVaultToken {
+export interface StoredVaultToken {
   id: string;
   card: Card;
   /** The predefined test token whose behaviour this card has (tok_visa when the number is not a test value). */
@@ -32,7 +31,7 @@ interface StoredVaultToken {
   created_ms: number;
 }
 
-interface StoredNetworkToken {
+export interface StoredNetworkToken {
   id: string;
   card: Card;
   behaves_as: string;
@@ -49,15 +48,15 @@ export function brandOf(number: string): string {
 }
 
 export class Cards {
-  readonly vault: Collection<StoredVaultToken>;
-  readonly networkTokens: Collection<StoredNetworkToken>;
+  readonly vault: Documents<StoredVaultToken>;
+  readonly networkTokens: Documents<StoredNetworkToken>;
 
   constructor(
-    store: Store,
+    stored: PaymentsStore,
     private readonly events: Events,
   ) {
-    this.vault = new Collection<StoredVaultToken>(store, tables.vault_tokens);
-    this.networkTokens = new Collection<StoredNetworkToken>(store, tables.network_tokens);
+    this.vault = stored.vaultTokens;
+    this.networkTokens = stored.networkTokens;
   }
 
   /** POST /vault/tokens. The number, CVC and anything derived from them beyond last4 are dropped here. */

@@ -12,7 +12,6 @@ import type {
 } from '../../../contract/payments.js';
 import type { PaymentMethodType, SessionStatus } from '../../../contract/sessions.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/sqlite/db.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
 import type { SessionFacts, Sessions } from '../sessions.js';
@@ -29,6 +28,7 @@ import type { AchOutcome, BankAccounts } from './bankaccounts.js';
 import { apiNextAction, apiStatus, PaymentRecords, type StoredPayment } from './records.js';
 import { ThreeDS } from './threeds.js';
 import { AchSettlement } from './ach.js';
+import type { PaymentsStore } from './persistence.js';
 
 /** The merchant name wallet payment sheets show in test mode. */
 const TEST_MERCHANT_NAME = 'payorch test merchant';
@@ -54,7 +54,7 @@ const METHOD_OF: Record<(typeof SOURCE_FIELDS)[number], PaymentMethodType> = {
 };
 
 export interface PaymentsDeps {
-  store: Store;
+  stored: PaymentsStore;
   hooks: Hooks;
   events: Events;
   sessions: Sessions;
@@ -77,7 +77,7 @@ export class PaymentsEngine implements Charger {
   constructor(private readonly d: PaymentsDeps) {
     this.records = new PaymentRecords(d);
     this.threeds = new ThreeDS(this.records, d.sessions, d.processors);
-    this.ach = new AchSettlement(d.store, this.records, d.sessions);
+    this.ach = new AchSettlement(d.stored, this.records, d.sessions);
     // Void on session cancel / expiry.
     d.hooks.on('sessionCanceling', (accountId, ev) => this.onSessionCanceled(accountId, ev.session_id, ev.at));
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.

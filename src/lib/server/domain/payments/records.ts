@@ -4,14 +4,13 @@
 import type { Payment, PaymentStatus } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Store } from '../../store/sqlite/db.js';
+import type { Documents } from '../../store/seam.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
 import type { CardOutcome } from '../testcards.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
 import { hostedLinks } from '../links.js';
 import type { AchOutcome } from './bankaccounts.js';
+import type { PaymentsStore } from './persistence.js';
 
 /** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
 export const THREEDS_VERSION = '2.2.0';
@@ -73,10 +72,10 @@ export function apiNextAction(p: StoredPayment, base: string): Payment['next_act
 }
 
 export class PaymentRecords {
-  readonly collection: Collection<StoredPayment>;
+  readonly collection: Documents<StoredPayment>;
 
-  constructor(private readonly d: { store: Store; events: Events; hooks: Hooks; publicUrl: () => string }) {
-    this.collection = new Collection<StoredPayment>(d.store, tables.payments);
+  constructor(private readonly d: { stored: PaymentsStore; events: Events; hooks: Hooks; publicUrl: () => string }) {
+    this.collection = d.stored.payments;
   }
 
   /**
@@ -167,6 +166,6 @@ export class PaymentRecords {
 
   /** The payments of a session, oldest first. */
   ofSession(accountId: string, sessionId: string): StoredPayment[] {
-    return this.collection.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).map((r) => r.doc);
+    return this.d.stored.ofSession(accountId, sessionId);
   }
 }

@@ -3,6 +3,7 @@ import type { StorePorts } from '../../domain/ports.js';
 import type { SqliteStore } from './db.js';
 import { sqliteVaultStore } from './identity.js';
 import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
+import { sqlitePaymentsStore } from './payments.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
@@ -11,5 +12,6 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     clock: sqliteClockStore(store),
     sessions: sqliteSessionsStore(store),
     triggers: sqliteTriggerStore(store),
+    payments: sqlitePaymentsStore(store),
   };
 }
