@@ -7,6 +7,7 @@ import type { ClockStore } from '../clock.js';
 import type { SessionsStore } from './sessions.js';
 import type { TriggerStore } from './triggers.js';
 import type { PaymentsStore } from './payments/persistence.js';
+import type { LedgerStore } from './ledger/ledger.js';
 
 export interface StorePorts {
   vault: VaultStore;
@@ -15,4 +16,5 @@ export interface StorePorts {
   sessions: SessionsStore;
   triggers: TriggerStore;
   payments: PaymentsStore;
+  ledger: LedgerStore;
 }

@@ -8,7 +8,7 @@ export interface LedgerArea {
 }
 
 export function createLedgerArea(core: CoreServices): { area: LedgerArea; due: DueWork[] } {
-  const ledger = new Ledger(core.store, core.events);
+  const ledger = new Ledger(core.ports.ledger, core.events);
   // Captured and refunded payments post themselves (in the emitter's transaction) into the per-currency
   // system accounts: processor clearing (asset) and merchant balance (liability).
   core.hooks.on('paymentCaptured', (accountId, ev) => void ledger.postPayment(accountId, 'captured', ev));

@@ -1,5 +1,5 @@
 // The double-entry ledger (docs/api.md "Ledger"): accounts, journal entries, holds, account events, hold expiry.
-// Every operation runs inside the request's one SQLite transaction: checks and writes happen together, so
+// Every operation runs inside the request's one transaction: checks and writes happen together, so
 // the invariants (per currency debits = credits; every balance = the sum of its entries; available ≥ 0 on
 // non-system accounts) hold at every committed instant. Balances are stored (exact integers, O(1) reads)
 // and changed only by `post` (a journal entry's lines) and `adjustPending` (holds), in the same transaction that
@@ -25,9 +25,7 @@ import type {
 } from '../../../contract/ledger.js';
 import type { List } from '../../../contract/common.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Store } from '../../store/sqlite/db.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import { newId, randomDigits } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -41,10 +39,63 @@ export const HOLD_DEFAULT_TTL_MS = 7 * DAY_MS;
 /** Number of lines GET /ledger-accounts/{id} shows in recent_entries. */
 export const RECENT_ENTRIES = 10;
 
-type StoredAccount = Omit<LedgerAccount, 'recent_entries' | 'active_holds'> & { system_key: string | null };
-type StoredJournal = Omit<JournalEntry, 'reversed_by'>;
-type StoredEntry = LedgerEntry & { delta: number };
-type StoredHold = Hold & { expires_ms: number | null };
+export type StoredAccount = Omit<LedgerAccount, 'recent_entries' | 'active_holds'> & { system_key: string | null };
+export type StoredJournal = Omit<JournalEntry, 'reversed_by'>;
+export type StoredEntry = LedgerEntry & { delta: number };
+export type StoredHold = Hold & { expires_ms: number | null };
+
+/**
+ * What the ledger keeps: its accounts, journal entries, entries (one per line of a journal entry, with the
+ * account's running balance), holds and account events; the reads its rules need; and a journal entry posted with
+ * its lines and balances. Every method runs in the caller's transaction.
+ */
+export interface LedgerStore {
+  readonly accounts: Documents<StoredAccount>;
+  readonly journals: Documents<StoredJournal>;
+  readonly entries: Documents<StoredEntry>;
+  readonly holds: Documents<StoredHold>;
+  readonly events: Documents<LedgerAccountEvent>;
+  /** Whether the account has a ledger account numbered `accountNumber` (of any status). */
+  accountNumberTaken(accountId: string, accountNumber: string): Pending<boolean>;
+  /** Those of the account's system accounts with the keys `keys` that exist, in one read (creation order). */
+  systemAccounts(accountId: string, keys: readonly [string, string]): Pending<StoredAccount[]>;
+  /** The last `limit` entries posted to a ledger account, newest first (however long its history, one indexed read). */
+  recentEntries(accountId: string, ledgerAccountId: string, limit: number): Pending<StoredEntry[]>;
+  /** A ledger account's active holds, oldest first. */
+  activeHolds(accountId: string, ledgerAccountId: string): Pending<StoredHold[]>;
+  /** The id of the journal entry that reverses `journalEntryId` (the first posted, if ever several), or null. */
+  reversalOf(accountId: string, journalEntryId: string): Pending<string | null>;
+  /**
+   * Posts a journal entry with its lines and balances: stores each of `lines` in order, then writes `balances`
+   * (each ledger account the entry moves, as read in this transaction, with its new balance), then the journal
+   * entry itself. Nothing is checked here: the ledger checked everything before.
+   */
+  postJournalEntry(
+    accountId: string,
+    journal: StoredJournal,
+    lines: StoredEntry[],
+    balances: StoredAccount[],
+  ): Pending<void>;
+  /** The earliest `expires_ms` among the account's active holds, if any. */
+  nextHoldExpiry(accountId: string): Pending<number | undefined>;
+  /**
+   * The active holds whose `expires_ms` is at or before `now` (of one account, or of all), in creation order, at most
+   * `limit` of them (all when -1).
+   */
+  expiredHolds(
+    now: number,
+    accountId: string | undefined,
+    limit: number,
+  ): Pending<{ accountId: string; doc: StoredHold }[]>;
+  /**
+   * Per currency, the debits and credits summed over every entry of the account; and the ledger accounts whose
+   * stored balance differs from the sum of their entries.
+   */
+  audit(accountId: string): Pending<{
+    currencies: { currency: string; debits: number; credits: number }[];
+    mismatched: string[];
+  }>;
+}
 
 export const normalBalanceOf = (type: AccountType): Direction =>
   type === 'asset' || type === 'expense' ? 'debit' : 'credit';
@@ -79,21 +130,21 @@ interface PostSpec {
 
 export class Ledger implements DueWork {
   readonly name = 'ledger hold expiry';
-  readonly accounts: Collection<StoredAccount>;
-  readonly journals: Collection<StoredJournal>;
-  readonly entries: Collection<StoredEntry>;
-  readonly holds: Collection<StoredHold>;
-  readonly events: Collection<LedgerAccountEvent>;
+  readonly accounts: Documents<StoredAccount>;
+  readonly journals: Documents<StoredJournal>;
+  readonly entries: Documents<StoredEntry>;
+  readonly holds: Documents<StoredHold>;
+  readonly events: Documents<LedgerAccountEvent>;
 
   constructor(
-    private readonly store: Store,
+    private readonly stored: LedgerStore,
     private readonly eventLog: Events,
   ) {
-    this.accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);
-    this.journals = new Collection<StoredJournal>(store, tables.journal_entries);
-    this.entries = new Collection<StoredEntry>(store, tables.ledger_entries);
-    this.holds = new Collection<StoredHold>(store, tables.ledger_holds);
-    this.events = new Collection<LedgerAccountEvent>(store, tables.ledger_account_events);
+    this.accounts = stored.accounts;
+    this.journals = stored.journals;
+    this.entries = stored.entries;
+    this.holds = stored.holds;
+    this.events = stored.events;
   }
 
   // ------------------------------------------------------------------------------------------ accounts
@@ -108,7 +159,7 @@ export class Ledger implements DueWork {
     const currency = normalizeCurrency(body.currency, 'currency');
     let accountNumber = body.account_number;
     if (accountNumber !== undefined) {
-      if (this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length) {
+      if (this.stored.accountNumberTaken(accountId, accountNumber)) {
         throw errors.conflict(
           'resource_exists',
           `A ledger account with account_number '${accountNumber}' already exists.`,
@@ -154,24 +205,15 @@ export class Ledger implements DueWork {
   private newAccountNumber(accountId: string): string {
     for (;;) {
       const n = `LA${randomDigits(12)}`;
-      if (!this.accounts.selectWhere('account_id = ? AND account_number = ?', accountId, n).length) return n;
+      if (!this.stored.accountNumberTaken(accountId, n)) return n;
     }
   }
 
   /** GET: the account with recent_entries (last 10, newest first) and active_holds (holds expire first). */
   get(accountId: string, id: string): LedgerAccount {
     const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
-    const recent = (
-      this.store.db
-        .prepare(
-          'SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?',
-        )
-        .all(accountId, id, RECENT_ENTRIES) as { data: string }[]
-    ).map((r) => toApiEntry(JSON.parse(r.data) as StoredEntry));
-    const active = this.holds
-      .selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, id, 'active')
-      .map((r) => toApiHold(r.doc));
+    const recent = this.stored.recentEntries(accountId, id, RECENT_ENTRIES).map(toApiEntry);
+    const active = this.stored.activeHolds(accountId, id).map(toApiHold);
     return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
   }
 
@@ -314,12 +356,14 @@ export class Ledger implements DueWork {
     now: number,
   ): { clearing: StoredAccount; merchant: StoredAccount } {
     const keys = { clearing: `processor_clearing:${currency}`, merchant: `merchant_balance:${currency}` };
-    const found = this.accounts
-      .selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, keys.clearing, keys.merchant)
-      .map((r) => r.doc);
-    const of = (kind: 'processor_clearing' | 'merchant_balance', key: string) =>
-      found.find((a) => a.system_key === key) ?? this.createSystemAccount(accountId, kind, currency, key, now);
-    return { clearing: of('processor_clearing', keys.clearing), merchant: of('merchant_balance', keys.merchant) };
+    const found = this.stored.systemAccounts(accountId, [keys.clearing, keys.merchant]);
+    const clearing =
+      found.find((a) => a.system_key === keys.clearing) ??
+      this.createSystemAccount(accountId, 'processor_clearing', currency, keys.clearing, now);
+    const merchant =
+      found.find((a) => a.system_key === keys.merchant) ??
+      this.createSystemAccount(accountId, 'merchant_balance', currency, keys.merchant, now);
+    return { clearing, merchant };
   }
 
   private createSystemAccount(
@@ -397,11 +441,13 @@ export class Ledger implements DueWork {
 
   listJournals(accountId: string, url: string, q: ListJournalEntriesQuery): List<JournalEntry> {
     const page = this.journals.list(accountId, url, q);
-    return { ...page, data: page.data.map((j) => ({ ...j, reversed_by: this.reversedBy(accountId, j.id) })) };
+    const data: JournalEntry[] = [];
+    for (const j of page.data) data.push({ ...j, reversed_by: this.reversedBy(accountId, j.id) });
+    return { ...page, data };
   }
 
   private reversedBy(accountId: string, id: string): string | null {
-    return this.journals.selectWhere('account_id = ? AND reverses = ?', accountId, id)[0]?.doc.id ?? null;
+    return this.stored.reversalOf(accountId, id);
   }
 
   listEntries(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerEntry> {
@@ -504,6 +550,7 @@ export class Ledger implements DueWork {
       created_at: isoTime(now),
       livemode: false,
     };
+    const lines: StoredEntry[] = [];
     for (const line of spec.lines) {
       const a = accts.get(line.account_id)!;
       const delta = line.direction === a.normal_balance ? line.amount : -line.amount;
@@ -523,7 +570,7 @@ export class Ledger implements DueWork {
         created_at: isoTime(now),
         delta,
       };
-      this.entries.insert(accountId, entry);
+      lines.push(entry);
       journal.entries.push({
         id: entry.id,
         account_id: a.id,
@@ -532,8 +579,7 @@ export class Ledger implements DueWork {
         description: line.description ?? null,
       });
     }
-    for (const a of accts.values()) this.accounts.update(accountId, a);
-    this.journals.insert(accountId, journal);
+    this.stored.postJournalEntry(accountId, journal, lines, [...accts.values()]);
     return this.recorded(accountId, 'journal_entry.created', { ...journal, reversed_by: null }, now);
   }
 
@@ -673,19 +719,11 @@ export class Ledger implements DueWork {
 
   // DueWork: active holds past expires_at become expired and stop counting as pending.
   nextDue(accountId: string): number | undefined {
-    const row = this.store.db
-      .prepare(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`)
-      .get(accountId) as { t: number | null };
-    return row.t ?? undefined;
+    return this.stored.nextHoldExpiry(accountId);
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.holds.selectFirst(
-      limit,
-      `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
-      now,
-      ...(accountId ? [accountId] : []),
-    );
+    const due = this.stored.expiredHolds(now, accountId, limit);
     for (const { accountId: acct, doc } of due) this.expireHold(acct, doc, now);
     return due.length;
   }
@@ -748,22 +786,7 @@ export class Ledger implements DueWork {
     currencies: { currency: string; debits: number; credits: number }[];
     mismatched: string[];
   } {
-    const db = this.store.db;
-    const currencies = db
-      .prepare(
-        `SELECT currency, SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END) AS debits, SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END) AS credits
-         FROM ledger_entries WHERE account_id = ? GROUP BY currency ORDER BY currency`,
-      )
-      .all(accountId) as { currency: string; debits: number; credits: number }[];
-    const mismatched = (
-      db
-        .prepare(
-          `SELECT a.id FROM ledger_accounts a LEFT JOIN (SELECT ledger_account_id, SUM(delta) AS s FROM ledger_entries WHERE account_id = ? GROUP BY ledger_account_id) e
-           ON e.ledger_account_id = a.id WHERE a.account_id = ? AND a.balance != COALESCE(e.s, 0)`,
-        )
-        .all(accountId, accountId) as { id: string }[]
-    ).map((r) => r.id);
-    return { currencies, mismatched };
+    return this.stored.audit(accountId);
   }
 }
 

@@ -4,6 +4,7 @@ import type { SqliteStore } from './db.js';
 import { sqliteVaultStore } from './identity.js';
 import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
 import { sqlitePaymentsStore } from './payments.js';
+import { sqliteLedgerStore } from './ledger.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
@@ -13,5 +14,6 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     sessions: sqliteSessionsStore(store),
     triggers: sqliteTriggerStore(store),
     payments: sqlitePaymentsStore(store),
+    ledger: sqliteLedgerStore(store),
   };
 }

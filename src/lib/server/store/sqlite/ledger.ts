@@ -1,0 +1,89 @@
+// The ledger area's persistence in SQLite: accounts, journal entries and their lines, holds, account events.
+import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
+import type { LedgerAccountEvent } from '../../../contract/ledger.js';
+import type { SqliteStore } from './db.js';
+import { Collection } from './collection.js';
+import { tables } from './tables.js';
+
+export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
+  const accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);
+  const journals = new Collection<StoredJournal>(store, tables.journal_entries);
+  const entries = new Collection<StoredEntry>(store, tables.ledger_entries);
+  const holds = new Collection<StoredHold>(store, tables.ledger_holds);
+  const events = new Collection<LedgerAccountEvent>(store, tables.ledger_account_events);
+  return {
+    accounts,
+    journals,
+    entries,
+    holds,
+    events,
+
+    accountNumberTaken(accountId, accountNumber) {
+      return accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length > 0;
+    },
+
+    systemAccounts(accountId, keys) {
+      return accounts.selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, ...keys).map((r) => r.doc);
+    },
+
+    recentEntries(accountId, ledgerAccountId, limit) {
+      // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
+      const rows = store
+        .statement(
+          'SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?',
+        )
+        .all(accountId, ledgerAccountId, limit) as { data: string }[];
+      return rows.map((r) => JSON.parse(r.data) as StoredEntry);
+    },
+
+    activeHolds(accountId, ledgerAccountId) {
+      return holds
+        .selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, ledgerAccountId, 'active')
+        .map((r) => r.doc);
+    },
+
+    reversalOf(accountId, journalEntryId) {
+      return journals.selectWhere('account_id = ? AND reverses = ?', accountId, journalEntryId)[0]?.doc.id ?? null;
+    },
+
+    postJournalEntry(accountId, journal, lines, balances) {
+      for (const line of lines) entries.insert(accountId, line);
+      for (const a of balances) accounts.update(accountId, a);
+      journals.insert(accountId, journal);
+    },
+
+    nextHoldExpiry(accountId) {
+      const row = store
+        .statement(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`)
+        .get(accountId) as { t: number | null };
+      return row.t ?? undefined;
+    },
+
+    expiredHolds(now, accountId, limit) {
+      return holds.selectFirst(
+        limit,
+        `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+        now,
+        ...(accountId ? [accountId] : []),
+      );
+    },
+
+    audit(accountId) {
+      const currencies = store
+        .statement(
+          `SELECT currency, SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END) AS debits, SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END) AS credits
+         FROM ledger_entries WHERE account_id = ? GROUP BY currency ORDER BY currency`,
+        )
+        .all(accountId) as { currency: string; debits: number; credits: number }[];
+      const mismatched = (
+        store
+          .statement(
+            `SELECT a.id FROM ledger_accounts a LEFT JOIN (SELECT ledger_account_id, SUM(delta) AS s FROM ledger_entries WHERE account_id = ? GROUP BY ledger_account_id) e
+           ON e.ledger_account_id = a.id WHERE a.account_id = ? AND a.balance != COALESCE(e.s, 0)`,
+          )
+          .all(accountId, accountId) as { id: string }[]
+      ).map((r) => r.id);
+      return { currencies, mismatched };
+    },
+  };
+}
