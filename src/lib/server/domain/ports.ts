@@ -7,6 +7,7 @@ import type { ClockStore } from '../clock.js';
 import type { SessionsStore } from './sessions.js';
 import type { TriggerStore } from './triggers.js';
 import type { PaymentsStore } from './payments/persistence.js';
+import type { KycStore } from './identity/kyc.js';
 import type { LedgerStore } from './ledger/ledger.js';
 
 export interface StorePorts {
@@ -16,5 +17,6 @@ export interface StorePorts {
   sessions: SessionsStore;
   triggers: TriggerStore;
   payments: PaymentsStore;
+  kyc: KycStore;
   ledger: LedgerStore;
 }

@@ -11,6 +11,6 @@ export interface IdentityArea {
 
 export function createIdentityArea(core: CoreServices): { area: IdentityArea; due: DueWork[] } {
   const vault = new Vault(core.ports.vault, core.sealer, core.events);
-  const kyc = new Kyc(core.store, vault, core.events);
+  const kyc = new Kyc(core.ports.kyc, vault, core.events);
   return { area: { vault, kyc }, due: [kyc] };
 }

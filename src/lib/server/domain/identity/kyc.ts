@@ -3,6 +3,7 @@
 // test values of the linked identity tokens (docs/api.md "KYC verifications").
 import type {
   CreateKycBody,
+  IdentityTokenType,
   KycCheck,
   KycCheckType,
   KycVerification,
@@ -11,9 +12,7 @@ import type {
   VerificationLevel,
 } from '../../../contract/identity.js';
 import type { List } from '../../../contract/common.js';
-import type { Store } from '../../store/sqlite/db.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import { newId, randomBase62 } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -63,25 +62,41 @@ const DOCUMENT_TYPES = new Set(['passport', 'drivers_license', 'national_id']);
 /** Failure reasons that end in `rejected` (the rest ask for input). */
 const REJECTING = new Set(['identity_mismatch', 'watchlist_match']);
 
-type StoredKyc = KycVerification & { due_ms: number | null };
+export type StoredKyc = KycVerification & { due_ms: number | null };
+
+/** What KYC keeps: its verifications, and the processing ones whose decision is due. */
+export interface KycStore {
+  readonly verifications: Documents<StoredKyc>;
+  /** The earliest `due_ms` among the account's `processing` verifications, if any. */
+  nextDecision(accountId: string): Pending<number | undefined>;
+  /**
+   * The `processing` verifications whose `due_ms` is at or before `now` (of one account, or of all), in creation
+   * order, at most `limit` of them (all when -1).
+   */
+  dueDecisions(
+    now: number,
+    accountId: string | undefined,
+    limit: number,
+  ): Pending<{ accountId: string; doc: StoredKyc }[]>;
+}
 
 export class Kyc implements DueWork {
   readonly name = 'kyc processing';
-  readonly collection: Collection<StoredKyc>;
+  readonly collection: Documents<StoredKyc>;
 
   constructor(
-    private readonly store: Store,
+    private readonly stored: KycStore,
     private readonly vault: Vault,
     private readonly events: Events,
   ) {
-    this.collection = new Collection<StoredKyc>(store, tables.kyc_verifications);
+    this.collection = stored.verifications;
   }
 
   private checkTokens(accountId: string, ids: string[] | undefined): string[] {
-    (ids ?? []).forEach((id, i) => {
+    for (const [i, id] of (ids ?? []).entries()) {
       if (!this.vault.tokens.get(accountId, id))
         throw errors.notFound('identity_token', id, `identity_token_ids[${i}]`);
-    });
+    }
     return ids ?? [];
   }
 
@@ -198,7 +213,11 @@ export class Kyc implements DueWork {
   private decide(accountId: string, k: StoredKyc): void {
     const at = k.due_ms!;
     const previous = { ...changing(k), checks: structuredClone(k.checks) };
-    const tokens = k.identity_token_ids.map((id) => this.vault.reveal(accountId, id)).filter((t) => t !== undefined);
+    const tokens: { type: IdentityTokenType; value: string }[] = [];
+    for (const id of k.identity_token_ids) {
+      const t = this.vault.reveal(accountId, id);
+      if (t !== undefined) tokens.push(t);
+    }
     const numbers = tokens.filter((t) => NUMBER_TYPES.has(t.type));
     const values = new Set(tokens.map((t) => t.value));
     for (const c of k.checks) {
@@ -238,19 +257,11 @@ export class Kyc implements DueWork {
   }
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store.db
-      .prepare(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`)
-      .get(accountId) as { t: number | null };
-    return row.t ?? undefined;
+    return this.stored.nextDecision(accountId);
   }
 
   runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.collection.selectFirst(
-      limit,
-      `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
-      now,
-      ...(accountId ? [accountId] : []),
-    );
+    const due = this.stored.dueDecisions(now, accountId, limit);
     for (const { accountId: acct, doc } of due) this.decide(acct, doc);
     return due.length;
   }

@@ -1,5 +1,6 @@
-// The identity area's persistence in SQLite: the vault's tokens.
+// The identity area's persistence in SQLite: the vault's tokens, KYC verifications.
 import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
+import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
 import type { SqliteStore } from './db.js';
 import { Collection } from './collection.js';
 import { tables } from './tables.js';
@@ -21,6 +22,27 @@ export function sqliteVaultStore(store: SqliteStore): VaultStore {
               .all(accountId, limit, offset)
       ) as { data: string }[];
       return rows.map((r) => JSON.parse(r.data) as StoredToken);
+    },
+  };
+}
+
+export function sqliteKycStore(store: SqliteStore): KycStore {
+  const verifications = new Collection<StoredKyc>(store, tables.kyc_verifications);
+  return {
+    verifications,
+    nextDecision(accountId) {
+      const row = store
+        .statement(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`)
+        .get(accountId) as { t: number | null };
+      return row.t ?? undefined;
+    },
+    dueDecisions(now, accountId, limit) {
+      return verifications.selectFirst(
+        limit,
+        `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
+        now,
+        ...(accountId ? [accountId] : []),
+      );
     },
   };
 }

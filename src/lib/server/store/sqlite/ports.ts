@@ -4,6 +4,7 @@ import type { SqliteStore } from './db.js';
 import { sqliteVaultStore } from './identity.js';
 import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
 import { sqlitePaymentsStore } from './payments.js';
+import { sqliteKycStore, sqliteVaultStore } from './identity.js';
 import { sqliteLedgerStore } from './ledger.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
@@ -14,6 +15,7 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     sessions: sqliteSessionsStore(store),
     triggers: sqliteTriggerStore(store),
     payments: sqlitePaymentsStore(store),
+    kyc: sqliteKycStore(store),
     ledger: sqliteLedgerStore(store),
   };
 }
