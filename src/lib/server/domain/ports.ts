@@ -9,6 +9,7 @@ import type { TriggerStore } from './triggers.js';
 import type { PaymentsStore } from './payments/persistence.js';
 import type { KycStore } from './identity/kyc.js';
 import type { LedgerStore } from './ledger/ledger.js';
+import type { BillingStore } from './billing/store.js';
 
 export interface StorePorts {
   vault: VaultStore;
@@ -19,4 +20,5 @@ export interface StorePorts {
   payments: PaymentsStore;
   kyc: KycStore;
   ledger: LedgerStore;
+  billing: BillingStore;
 }

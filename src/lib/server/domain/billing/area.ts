@@ -2,7 +2,7 @@
 import type { CoreServices } from '../core.js';
 import type { DueWork } from '../due.js';
 import type { PaymentsArea } from '../payments/area.js';
-import { BillingStore } from './store.js';
+import { billingContext } from './store.js';
 import { Customers } from './customers.js';
 import { Products } from './products.js';
 import { Prices } from './prices.js';
@@ -33,18 +33,18 @@ export interface BillingArea {
 }
 
 export function createBillingArea(core: CoreServices & PaymentsArea): { area: BillingArea; due: DueWork[] } {
-  const db = new BillingStore(core.store, core.events, core.config.publicUrl);
-  const customers = new Customers(db);
-  const products = new Products(db);
-  const prices = new Prices(db, products);
-  const coupons = new Coupons(db);
+  const ctx = billingContext(core.ports.billing, core.events, core.config.publicUrl);
+  const customers = new Customers(ctx);
+  const products = new Products(ctx);
+  const prices = new Prices(ctx, products);
+  const coupons = new Coupons(ctx);
   // Charges go through whatever implements Charger at call time (the payments area may replace it).
-  const invoices = new Invoices(db, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons, core.hooks);
-  const subscriptions = new Subscriptions(db, invoices, coupons);
-  const usage = new UsageRecords(db);
-  const checkouts = new Checkouts(db, core.sessions, customers, subscriptions, core.hooks);
-  const portals = new Portals(db);
-  const hosted = new Hosted(db, core.clock, invoices, subscriptions, checkouts);
+  const invoices = new Invoices(ctx, { charge: (a, r, n) => core.charger.charge(a, r, n) }, coupons, core.hooks);
+  const subscriptions = new Subscriptions(ctx, invoices, coupons);
+  const usage = new UsageRecords(ctx);
+  const checkouts = new Checkouts(ctx, core.sessions, customers, subscriptions, core.hooks);
+  const portals = new Portals(ctx);
+  const hosted = new Hosted(ctx, core.clock, invoices, subscriptions, checkouts);
   return {
     area: {
       billing: { customers, products, prices, coupons, subscriptions, usage, invoices, checkouts, portals, hosted },

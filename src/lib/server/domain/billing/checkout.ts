@@ -16,7 +16,7 @@ import type { Sessions } from '../sessions.js';
 import type { Hooks } from '../hooks.js';
 import { priceAmount } from './money.js';
 import { MAX_AMOUNT } from '../../../contract/numbers.js';
-import { assertBillable, type BillingStore, type StoredCheckout } from './store.js';
+import { assertBillable, type BillingContext, type StoredCheckout } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
 import type { Customers } from './customers.js';
 import { checkHttpUrl } from '../values.js';
@@ -25,16 +25,9 @@ import { DAY_MS } from '../../../contract/time.js';
 
 export const CHECKOUT_TTL_MS = DAY_MS;
 
-/**
- * The open checkout sessions of a payment session (account, payment session): a seek of the index of migration
- * 203, whose expression this must repeat exactly for SQLite to use it.
- */
-export const OPEN_FOR_PAYMENT_SESSION =
-  "account_id = ? AND status = 'open' AND json_extract(data, '$.payment_session') = ?";
-
 export class Checkouts {
   constructor(
-    private readonly db: BillingStore,
+    private readonly billing: BillingContext,
     private readonly sessions: Sessions,
     private readonly customers: Customers,
     private readonly subscriptions: Subscriptions,
@@ -42,11 +35,11 @@ export class Checkouts {
   ) {
     // A payment-mode session completes in the transaction in which its payment session succeeds.
     hooks.on('sessionSucceeded', (accountId, { session_id: sessionId, at: now }) => {
-      for (const { doc } of this.db.checkouts.selectWhere(OPEN_FOR_PAYMENT_SESSION, accountId, sessionId)) {
+      for (const doc of this.billing.openCheckoutsOf(accountId, sessionId)) {
         if (doc.mode === 'payment' && doc.payment_session === sessionId) {
           doc.status = 'complete';
           doc.completed_at = isoTime(now);
-          this.db.checkouts.update(accountId, doc);
+          this.billing.checkouts.update(accountId, doc);
           this.record(accountId, 'checkout_session.completed', doc, now, { status: 'open', completed_at: null });
         }
       }
@@ -56,17 +49,9 @@ export class Checkouts {
   /** DueWork: open sessions past expires_at become expired. */
   readonly expiry: DueWork = {
     name: 'checkout session expiry',
-    nextDue: (accountId) => {
-      const row = this.db.store.db
-        .prepare(
-          "SELECT MIN(json_extract(data, '$.expires_ms')) AS t FROM checkout_sessions WHERE account_id = ? AND status = 'open'",
-        )
-        .get(accountId) as { t: number | null };
-      return row.t ?? undefined;
-    },
+    nextDue: (accountId) => this.billing.nextCheckoutExpiry(accountId),
     runDue: (now, accountId, limit = -1) => {
-      const cond = `status = 'open' AND json_extract(data, '$.expires_ms') <= ?${accountId ? ' AND account_id = ?' : ''}`;
-      const due = this.db.checkouts.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
+      const due = this.billing.checkoutsExpiredBy(now, accountId, limit);
       for (const { accountId: acct, doc } of due) this.expire(acct, doc);
       return due.length;
     },
@@ -74,7 +59,7 @@ export class Checkouts {
 
   private expire(accountId: string, c: StoredCheckout): StoredCheckout {
     c.status = 'expired';
-    this.db.checkouts.update(accountId, c);
+    this.billing.checkouts.update(accountId, c);
     this.record(accountId, 'checkout_session.expired', c, c.expires_ms, { status: 'open' });
     return c;
   }
@@ -86,12 +71,12 @@ export class Checkouts {
     at: number,
     previous: object,
   ): void {
-    this.db.events.record(accountId, type, this.toApi(c), { at, previous });
+    this.billing.events.record(accountId, type, this.toApi(c), { at, previous });
   }
 
   /** The API object; its `url` at the server's address now (links.ts). */
   private toApi({ expires_ms: _e, ...c }: StoredCheckout): CheckoutSession {
-    const base = this.db.publicUrl();
+    const base = this.billing.publicUrl();
     return {
       ...c,
       url: c.payment_session ? hostedLinks.checkout(base, c.payment_session) : hostedLinks.checkoutSession(base, c.id),
@@ -106,7 +91,7 @@ export class Checkouts {
     let interval: string | undefined;
     const lines = body.line_items.map((li, i) => {
       const param = `line_items[${i}].price`;
-      const p = this.db.prices.require(accountId, li.price, 'price', param);
+      const p = this.billing.prices.require(accountId, li.price, 'price', param);
       if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
       if (body.mode === 'payment' && p.recurring)
         throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
@@ -122,7 +107,7 @@ export class Checkouts {
       const metered = p.recurring?.usage_type === 'metered';
       const quantity = metered ? 0 : (li.quantity ?? 1);
       assertBillable(p, quantity, `line_items[${i}].quantity`);
-      const product = this.db.products.get(accountId, p.product);
+      const product = this.billing.products.get(accountId, p.product);
       return { price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product };
     });
     if (body.mode === 'payment' && body.trial_period_days !== undefined)
@@ -179,13 +164,13 @@ export class Checkouts {
       livemode: false,
       expires_ms: now + CHECKOUT_TTL_MS,
     };
-    this.db.checkouts.insert(accountId, c);
+    this.billing.checkouts.insert(accountId, c);
     return this.toApi(c);
   }
 
   /** For a write acting on the session: the stored session, expired first if its time has come. */
   private load(accountId: string, id: string, now: number): StoredCheckout {
-    const c = this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
+    const c = this.billing.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
     return c.status === 'open' && c.expires_ms <= now ? this.expire(accountId, c) : c;
   }
 
@@ -196,7 +181,7 @@ export class Checkouts {
 
   /** As committed (reads never run due work). */
   get(accountId: string, id: string): CheckoutSession {
-    return this.toApi(this.db.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
+    return this.toApi(this.billing.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
   }
 
   /**
@@ -229,7 +214,7 @@ export class Checkouts {
       {
         customer: customer.id,
         items: c.line_items.data.map((l) => {
-          const p = this.db.prices.get(accountId, l.price)!;
+          const p = this.billing.prices.get(accountId, l.price)!;
           return p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity };
         }),
         trial_period_days: c.trial_period_days ?? undefined,
@@ -239,7 +224,7 @@ export class Checkouts {
     );
     if (sub.status === 'past_due') {
       // the first charge was declined: nothing is created (the thrown error rolls it all back)
-      const err = this.db.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
+      const err = this.billing.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
       throw new ServiceError({
         status: 402,
         type: 'card_error',
@@ -258,13 +243,13 @@ export class Checkouts {
     c.subscription = sub.id;
     c.status = 'complete';
     c.completed_at = isoTime(now);
-    this.db.checkouts.update(accountId, c);
+    this.billing.checkouts.update(accountId, c);
     this.record(accountId, 'checkout_session.completed', c, now, previous);
     return this.toApi(c);
   }
 
   list(accountId: string, url: string, q: ListParams): List<CheckoutSession> {
-    const page = this.db.checkouts.list(accountId, url, q);
+    const page = this.billing.checkouts.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => this.toApi(c)) };
   }
 }

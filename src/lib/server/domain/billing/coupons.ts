@@ -14,7 +14,7 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import { addMonths } from './money.js';
-import type { BillingStore, StoredCoupon, StoredDiscount } from './store.js';
+import type { BillingContext, StoredCoupon, StoredDiscount } from './store.js';
 import { recordUpdate } from '../record.js';
 
 export function couponValid(c: StoredCoupon, now: number): boolean {
@@ -26,7 +26,7 @@ export function couponValid(c: StoredCoupon, now: number): boolean {
 export const couponApi = (c: StoredCoupon, now: number): Coupon => ({ ...c, valid: couponValid(c, now) });
 
 export class Coupons {
-  constructor(private readonly db: BillingStore) {}
+  constructor(private readonly billing: BillingContext) {}
 
   create(accountId: string, body: CreateCouponBody, now: number): Coupon {
     const hasPercent = body.percent_off !== undefined;
@@ -46,9 +46,9 @@ export class Coupons {
     if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now))
       throw errors.parameterInvalid('redeem_by', 'must be in the future');
     (body.applies_to?.products ?? []).forEach((id, i) =>
-      this.db.products.require(accountId, id, 'product', `applies_to.products[${i}]`),
+      this.billing.products.require(accountId, id, 'product', `applies_to.products[${i}]`),
     );
-    if (body.id !== undefined && this.db.coupons.get(accountId, body.id)) {
+    if (body.id !== undefined && this.billing.coupons.get(accountId, body.id)) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }
     const c: StoredCoupon = {
@@ -68,14 +68,14 @@ export class Coupons {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.db.coupons.insert(accountId, c);
+    this.billing.coupons.insert(accountId, c);
     const api = couponApi(c, now);
-    this.db.events.record(accountId, 'coupon.created', api, { at: now });
+    this.billing.events.record(accountId, 'coupon.created', api, { at: now });
     return api;
   }
 
   load(accountId: string, id: string, param = 'coupon_id'): StoredCoupon {
-    return this.db.coupons.require(accountId, id, 'coupon', param);
+    return this.billing.coupons.require(accountId, id, 'coupon', param);
   }
 
   get(accountId: string, id: string, now: number): Coupon {
@@ -87,22 +87,22 @@ export class Coupons {
     const previous = couponApi(c, now);
     if (body.name !== undefined) c.name = body.name === '' ? null : body.name;
     if (body.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, body.metadata);
-    this.db.coupons.update(accountId, c);
+    this.billing.coupons.update(accountId, c);
     const api = couponApi(c, now);
-    recordUpdate(this.db.events, accountId, 'coupon.updated', api, previous, now);
+    recordUpdate(this.billing.events, accountId, 'coupon.updated', api, previous, now);
     return api;
   }
 
   /** Deleting a coupon stops new redemptions; discounts already applied keep running. */
   delete(accountId: string, id: string, now: number): DeletedResource {
     const c = this.load(accountId, id);
-    this.db.coupons.delete(accountId, id);
-    this.db.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
+    this.billing.coupons.delete(accountId, id);
+    this.billing.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
     return { id, object: 'coupon', deleted: true };
   }
 
   list(accountId: string, url: string, q: ListCouponsQuery, now: number): List<Coupon> {
-    const page = this.db.coupons.list(accountId, url, q);
+    const page = this.billing.coupons.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => couponApi(c, now)) };
   }
 
@@ -127,7 +127,7 @@ export class Coupons {
     now: number,
     param = 'coupon',
   ): StoredDiscount {
-    const c = this.db.coupons.get(accountId, id);
+    const c = this.billing.coupons.get(accountId, id);
     if (!c) throw errors.notFound('coupon', id, param);
     if (current && current.coupon.id === c.id && current.coupon.created === c.created) return current;
     if (!couponValid(c, now))
@@ -144,7 +144,7 @@ export class Coupons {
       );
     }
     c.times_redeemed += 1;
-    this.db.coupons.update(accountId, c);
+    this.billing.coupons.update(accountId, c);
     const start = unixSeconds(now);
     const end = c.duration === 'repeating' ? addMonths(start, c.duration_in_months!) : null;
     return { coupon: { ...c }, start, end, used: false };

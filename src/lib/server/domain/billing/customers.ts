@@ -11,11 +11,11 @@ import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata } from '../values.js';
-import type { BillingStore } from './store.js';
+import type { BillingContext } from './store.js';
 import { recordUpdate } from '../record.js';
 
 export class Customers {
-  constructor(private readonly db: BillingStore) {}
+  constructor(private readonly billing: BillingContext) {}
 
   create(accountId: string, body: CreateCustomerBody, now: number): Customer {
     const c: Customer = {
@@ -34,13 +34,13 @@ export class Customers {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.db.customers.insert(accountId, c);
-    this.db.events.record(accountId, 'customer.created', c, { at: now });
+    this.billing.customers.insert(accountId, c);
+    this.billing.events.record(accountId, 'customer.created', c, { at: now });
     return c;
   }
 
   get(accountId: string, id: string, param = 'customer_id'): Customer {
-    return this.db.customers.require(accountId, id, 'customer', param);
+    return this.billing.customers.require(accountId, id, 'customer', param);
   }
 
   update(accountId: string, id: string, body: UpdateCustomerBody, now: number): Customer {
@@ -54,31 +54,27 @@ export class Customers {
 
   /** Stores a changed customer and records customer.updated (when something changed). */
   save(accountId: string, c: Customer, previous: Customer, now: number): Customer {
-    this.db.customers.update(accountId, c);
-    recordUpdate(this.db.events, accountId, 'customer.updated', c, previous, now);
+    this.billing.customers.update(accountId, c);
+    recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return c;
   }
 
   delete(accountId: string, id: string, now: number): DeletedResource {
     const c = this.get(accountId, id);
-    const live = this.db.subscriptions.selectWhere(
-      "account_id = ? AND customer = ? AND status != 'canceled'",
-      accountId,
-      id,
-    );
+    const live = this.billing.liveSubscriptionsOf(accountId, id);
     if (live.length > 0) {
       throw errors.unexpectedState(
         'customer',
-        `Customer ${id} has ${live.length} subscription(s) that are not canceled (${live.map((r) => r.doc.id).join(', ')}); cancel them first.`,
+        `Customer ${id} has ${live.length} subscription(s) that are not canceled (${live.map((s) => s.id).join(', ')}); cancel them first.`,
       );
     }
-    this.db.customers.delete(accountId, id);
-    this.db.events.record(accountId, 'customer.deleted', c, { at: now });
+    this.billing.customers.delete(accountId, id);
+    this.billing.events.record(accountId, 'customer.deleted', c, { at: now });
     return { id, object: 'customer', deleted: true };
   }
 
   list(accountId: string, url: string, q: ListCustomersQuery): List<Customer> {
-    return this.db.customers.list(accountId, url, {
+    return this.billing.customers.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

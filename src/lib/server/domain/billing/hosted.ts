@@ -9,7 +9,7 @@ import { errors } from '../../errors.js';
 import { mapCommitted, type Committed } from '../outcome.js';
 import { testCardByNumber, testCardByToken, luhnValid } from '../testcards.js';
 import type { Invoices } from './invoices.js';
-import type { BillingStore } from './store.js';
+import type { BillingContext } from './store.js';
 import type { Subscriptions } from './subscriptions.js';
 import { recordUpdate } from '../record.js';
 
@@ -44,7 +44,7 @@ export function cardLabel(pm: string | null): string | null {
 
 export class Hosted {
   constructor(
-    private readonly db: BillingStore,
+    private readonly billing: BillingContext,
     private readonly clock: Clock,
     private readonly invoices: Invoices,
     private readonly subscriptions: Subscriptions,
@@ -53,7 +53,7 @@ export class Hosted {
 
   /** A subscription-mode checkout session (payment mode has the payment session's own page). */
   private findCheckout(id: string): { accountId: string; now: number } {
-    const row = this.db.checkouts.selectWhere('id = ?', id)[0];
+    const row = this.billing.findCheckout(id);
     if (!row || row.doc.mode !== 'subscription') throw errors.notFound('checkout_session', id, 'checkout_session_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
@@ -69,7 +69,7 @@ export class Hosted {
 
   /** The invoice's account (drafts are not shown on the hosted page). */
   private findInvoice(id: string): { accountId: string; now: number } {
-    const row = this.db.invoices.selectWhere('id = ?', id)[0];
+    const row = this.billing.findInvoice(id);
     if (!row || row.doc.status === 'draft') throw errors.notFound('invoice', id, 'invoice_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
@@ -77,7 +77,7 @@ export class Hosted {
   invoicePage(id: string, baseUrl: string): { inv: Invoice; customer: Customer | undefined } {
     const { accountId, now } = this.findInvoice(id);
     const inv = this.invoices.toApi(this.invoices.load(accountId, id), baseUrl, now);
-    return { inv, customer: this.db.customers.get(accountId, inv.customer) };
+    return { inv, customer: this.billing.customers.get(accountId, inv.customer) };
   }
 
   /** Pays an open (or past_due, uncollectible) invoice with a test card typed on the page. */
@@ -90,7 +90,7 @@ export class Hosted {
   }
 
   private portal(id: string): { accountId: string; session: PortalSession; now: number } {
-    const row = this.db.portals.selectWhere('id = ?', id)[0];
+    const row = this.billing.findPortal(id);
     if (!row) throw errors.notFound('portal_session', id, 'portal_session_id');
     const now = this.clock.now(row.accountId);
     if (Date.parse(row.doc.expires_at) <= now) throw errors.notFound('portal_session', id, 'portal_session_id');
@@ -99,21 +99,21 @@ export class Hosted {
 
   portalView(id: string, baseUrl: string): PortalView {
     const { accountId, session, now } = this.portal(id);
-    const customer = this.db.customers.require(accountId, session.customer, 'customer');
-    const subscriptions = this.db.subscriptions
-      .selectWhere('account_id = ? AND customer = ?', accountId, customer.id)
-      .map((r) => this.subscriptions.toApi(accountId, r.doc, now))
-      .reverse();
-    const invoices = this.db.invoices
-      .selectWhere("account_id = ? AND customer = ? AND status != 'draft'", accountId, customer.id)
-      .map((r) => this.invoices.toApi(r.doc, baseUrl, now))
+    const customer = this.billing.customers.require(accountId, session.customer, 'customer');
+    // newest first
+    const subscriptions: Subscription[] = [];
+    for (const s of this.billing.subscriptionsOf(accountId, customer.id).reverse())
+      subscriptions.push(this.subscriptions.toApi(accountId, s, now));
+    const invoices = this.billing
+      .finalizedInvoicesOf(accountId, customer.id)
+      .map((inv) => this.invoices.toApi(inv, baseUrl, now))
       .reverse();
     return { accountId, session, customer, card: cardLabel(customer.default_payment_method), subscriptions, invoices };
   }
 
   cancelAtPeriodEnd(portalId: string, subscriptionId: string): Subscription {
     const { accountId, session, now } = this.portal(portalId);
-    const sub = this.db.subscriptions.get(accountId, subscriptionId);
+    const sub = this.billing.subscriptions.get(accountId, subscriptionId);
     if (!sub || sub.customer !== session.customer)
       throw errors.notFound('subscription', subscriptionId, 'subscription_id');
     return this.subscriptions.toApi(
@@ -126,11 +126,11 @@ export class Hosted {
   updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {
     const { accountId, session, now } = this.portal(portalId);
     const pm = tokenForCard(cardNumber);
-    const c = this.db.customers.require(accountId, session.customer, 'customer');
+    const c = this.billing.customers.require(accountId, session.customer, 'customer');
     const previous = { ...c };
     c.default_payment_method = pm;
-    this.db.customers.update(accountId, c);
-    recordUpdate(this.db.events, accountId, 'customer.updated', c, previous, now);
+    this.billing.customers.update(accountId, c);
+    recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return { default_payment_method: pm, card: cardLabel(pm) };
   }
 }

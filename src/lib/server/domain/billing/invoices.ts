@@ -27,7 +27,7 @@ import { percentOf, priceAmount } from './money.js';
 import {
   assertBillable,
   subscriptionDue,
-  type BillingStore,
+  type BillingContext,
   type PendingLine,
   type StoredDiscount,
   type StoredInvoice,
@@ -74,7 +74,7 @@ export type SubscriptionStatusListener = (
 
 export class Invoices {
   constructor(
-    private readonly db: BillingStore,
+    private readonly billing: BillingContext,
     private readonly charger: Charger,
     private readonly coupons: Coupons,
     private readonly hooks?: Hooks,
@@ -90,11 +90,11 @@ export class Invoices {
 
   /** The invoice as the API shows it, for events (and for `previous` snapshots taken before a change). */
   private view(inv: StoredInvoice, now: number): Invoice {
-    return this.toApi(inv, this.db.publicUrl(), now);
+    return this.toApi(inv, this.billing.publicUrl(), now);
   }
 
   private record(accountId: string, type: EventType, inv: StoredInvoice, now: number, previous?: object): void {
-    this.db.events.record(accountId, type, this.view(inv, now), { at: now, previous });
+    this.billing.events.record(accountId, type, this.view(inv, now), { at: now, previous });
   }
 
   // ------------------------------------------------------------------------------------------ building
@@ -164,7 +164,7 @@ export class Invoices {
     const inv = this.compose(draft, newId('in'), now);
     this.setLines(inv, draft.lines);
     if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
-    this.db.invoices.insert(accountId, inv);
+    this.billing.invoices.insert(accountId, inv);
     this.record(accountId, 'invoice.created', inv, now);
     return inv;
   }
@@ -228,7 +228,7 @@ export class Invoices {
   }
 
   private save(accountId: string, inv: StoredInvoice): StoredInvoice {
-    return this.db.invoices.update(accountId, inv);
+    return this.billing.invoices.update(accountId, inv);
   }
 
   // ------------------------------------------------------------------------------------- transitions
@@ -240,7 +240,7 @@ export class Invoices {
     const s = unixSeconds(now);
     const before = this.view(inv, now);
     inv.status = 'open';
-    inv.number = `INV-${String(this.db.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
+    inv.number = `INV-${String(this.billing.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
     inv.finalized_at = s;
     if (inv.collection_method === 'send_invoice') {
       const days = inv.days_until_due ?? 0;
@@ -278,10 +278,10 @@ export class Invoices {
 
   private paymentMethodFor(accountId: string, inv: StoredInvoice): string | null {
     if (inv.subscription) {
-      const sub = this.db.subscriptions.get(accountId, inv.subscription);
+      const sub = this.billing.subscriptions.get(accountId, inv.subscription);
       if (sub?.default_payment_method) return sub.default_payment_method;
     }
-    return this.db.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
+    return this.billing.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
   }
 
   /**
@@ -374,20 +374,14 @@ export class Invoices {
     now: number,
   ): void {
     if (!inv.subscription) return;
-    const sub = this.db.subscriptions.get(accountId, inv.subscription);
+    const sub = this.billing.subscriptions.get(accountId, inv.subscription);
     if (!sub) return;
     if (sub.status === 'canceled' || sub.status === 'paused') return;
     const previousStatus = sub.status;
     if (event === 'paid') {
       if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
-      const others = this.db.invoices
-        .selectWhere(
-          "account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')",
-          accountId,
-          sub.id,
-          inv.id,
-        )
-        .map((r) => r.doc)
+      const others = this.billing
+        .unsettledInvoicesOf(accountId, sub.id, inv.id)
         .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
       if (others.length > 0) return;
       sub.status = 'active';
@@ -400,27 +394,18 @@ export class Invoices {
       sub.due_ms = now; // a revived subscription catches up at once
       this.hooks?.emit('dueNow', accountId, {});
     }
-    this.db.subscriptions.update(accountId, sub);
+    this.billing.subscriptions.update(accountId, sub);
     if (sub.status !== previousStatus) this.onSubscriptionStatus(accountId, sub, previousStatus, now);
   }
 
   // ------------------------------------------------------------------------------------ the due work
 
   nextDue(accountId: string, kind: 'retry' | 'due'): number | undefined {
-    const row = this.db.store.db
-      .prepare('SELECT MIN(action_ms) AS t FROM invoices WHERE account_id = ? AND action_kind = ?')
-      .get(accountId, kind) as { t: number | null };
-    return row.t ?? undefined;
+    return this.billing.nextInvoiceAction(accountId, kind);
   }
 
   due(kind: 'retry' | 'due', now: number, accountId?: string, limit = -1) {
-    return this.db.invoices.selectFirst(
-      limit,
-      `action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
-      kind,
-      now,
-      ...(accountId ? [accountId] : []),
-    );
+    return this.billing.invoicesDue(kind, now, accountId, limit);
   }
 
   /** A dunning retry that came due. */
@@ -462,7 +447,7 @@ export class Invoices {
           : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
       }
       if (l.price !== undefined) {
-        const p: Price = this.db.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
+        const p: Price = this.billing.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
         if (p.recurring?.usage_type === 'metered')
           throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
         if (cur !== undefined && p.currency !== cur)
@@ -470,7 +455,7 @@ export class Invoices {
         cur = p.currency;
         const q = l.quantity ?? 1;
         assertBillable(p, q, `lines[${i}].quantity`);
-        const product = this.db.products.get(accountId, p.product);
+        const product = this.billing.products.get(accountId, p.product);
         return {
           type: 'invoiceitem',
           amount: priceAmount(p, q),
@@ -498,7 +483,7 @@ export class Invoices {
   }
 
   create(accountId: string, body: CreateInvoiceBody, now: number): StoredInvoice {
-    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = this.billing.customers.require(accountId, body.customer, 'customer', 'customer');
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
     if (method === 'charge_automatically' && body.days_until_due !== undefined)
@@ -532,7 +517,7 @@ export class Invoices {
   }
 
   load(accountId: string, id: string): StoredInvoice {
-    return this.db.invoices.require(accountId, id, 'invoice', 'invoice_id');
+    return this.billing.invoices.require(accountId, id, 'invoice', 'invoice_id');
   }
 
   update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): StoredInvoice {
@@ -561,7 +546,7 @@ export class Invoices {
       this.setLines(inv, lines);
     }
     this.save(accountId, inv);
-    recordUpdate(this.db.events, accountId, 'invoice.updated', this.view(inv, now), before, now);
+    recordUpdate(this.billing.events, accountId, 'invoice.updated', this.view(inv, now), before, now);
     return inv;
   }
 
@@ -572,7 +557,7 @@ export class Invoices {
         'invoice',
         `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`,
       );
-    this.db.invoices.delete(accountId, id);
+    this.billing.invoices.delete(accountId, id);
     this.record(accountId, 'invoice.deleted', inv, now);
     return { id, object: 'invoice', deleted: true };
   }
@@ -649,7 +634,7 @@ export class Invoices {
   }
 
   list(accountId: string, url: string, q: ListInvoicesQuery): List<StoredInvoice> {
-    return this.db.invoices.list(accountId, url, {
+    return this.billing.invoices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

@@ -2,7 +2,7 @@
 import type { CreatePortalSessionBody, PortalSession } from '../../../contract/billing.js';
 import { isoTime, unixSeconds } from '../../clock.js';
 import { newId } from '../../ids.js';
-import type { BillingStore } from './store.js';
+import type { BillingContext } from './store.js';
 import { checkHttpUrl } from '../values.js';
 import { hostedLinks } from '../links.js';
 import { HOUR_MS } from '../../../contract/time.js';
@@ -10,11 +10,11 @@ import { HOUR_MS } from '../../../contract/time.js';
 export const PORTAL_TTL_MS = HOUR_MS;
 
 export class Portals {
-  constructor(private readonly db: BillingStore) {}
+  constructor(private readonly billing: BillingContext) {}
 
   create(accountId: string, body: CreatePortalSessionBody, now: number, baseUrl: string): PortalSession {
     if (body.return_url !== undefined) checkHttpUrl(body.return_url, 'return_url');
-    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = this.billing.customers.require(accountId, body.customer, 'customer', 'customer');
     const id = newId('pts');
     const p: PortalSession = {
       id,
@@ -26,15 +26,15 @@ export class Portals {
       expires_at: isoTime(now + PORTAL_TTL_MS),
       livemode: false,
     };
-    return this.toApi(this.db.portals.insert(accountId, p));
+    return this.toApi(this.billing.portals.insert(accountId, p));
   }
 
   get(accountId: string, id: string): PortalSession {
-    return this.toApi(this.db.portals.require(accountId, id, 'portal_session', 'portal_session_id'));
+    return this.toApi(this.billing.portals.require(accountId, id, 'portal_session', 'portal_session_id'));
   }
 
   /** Its `url` at the server's address now (links.ts). */
   private toApi(p: PortalSession): PortalSession {
-    return { ...p, url: hostedLinks.portal(this.db.publicUrl(), p.id) };
+    return { ...p, url: hostedLinks.portal(this.billing.publicUrl(), p.id) };
   }
 }

@@ -7,12 +7,12 @@ import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata, normalizeCurrency } from '../values.js';
 import type { Products } from './products.js';
-import type { BillingStore } from './store.js';
+import type { BillingContext } from './store.js';
 import { recordUpdate } from '../record.js';
 
 export class Prices {
   constructor(
-    private readonly db: BillingStore,
+    private readonly billing: BillingContext,
     private readonly products: Products,
   ) {}
 
@@ -103,8 +103,8 @@ export class Prices {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.db.prices.insert(accountId, price);
-    this.db.events.record(accountId, 'price.created', price, { at: now });
+    this.billing.prices.insert(accountId, price);
+    this.billing.events.record(accountId, 'price.created', price, { at: now });
     if (product && product.default_price === null) {
       const previous = { ...product };
       product.default_price = price.id;
@@ -114,7 +114,7 @@ export class Prices {
   }
 
   get(accountId: string, id: string, param = 'price_id'): Price {
-    return this.db.prices.require(accountId, id, 'price', param);
+    return this.billing.prices.require(accountId, id, 'price', param);
   }
 
   update(accountId: string, id: string, body: UpdatePriceBody, now: number): Price {
@@ -123,13 +123,13 @@ export class Prices {
     if (body.nickname !== undefined) p.nickname = body.nickname === '' ? null : body.nickname;
     if (body.active !== undefined) p.active = body.active;
     if (body.metadata !== undefined) p.metadata = mergeMetadata(p.metadata, body.metadata);
-    this.db.prices.update(accountId, p);
-    recordUpdate(this.db.events, accountId, 'price.updated', p, previous, now);
+    this.billing.prices.update(accountId, p);
+    recordUpdate(this.billing.events, accountId, 'price.updated', p, previous, now);
     return p;
   }
 
   list(accountId: string, url: string, q: ListPricesQuery): List<Price> {
-    return this.db.prices.list(accountId, url, {
+    return this.billing.prices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

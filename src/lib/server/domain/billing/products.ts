@@ -13,18 +13,18 @@ import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { mergeMetadata } from '../values.js';
-import type { BillingStore, StoredProduct } from './store.js';
+import type { BillingContext, StoredProduct } from './store.js';
 import { recordUpdate } from '../record.js';
 
 export const wantsPrices = (q: ProductExpandQuery | ListProductsQuery): boolean =>
   Boolean(q.expand?.includes('prices') || q['expand[]']?.includes('prices'));
 
 export class Products {
-  constructor(private readonly db: BillingStore) {}
+  constructor(private readonly billing: BillingContext) {}
 
   private toApi(accountId: string, p: StoredProduct, expand: boolean): Product {
     if (!expand) return { ...p };
-    const prices = this.db.prices.selectWhere('account_id = ? AND product = ?', accountId, p.id).map((r) => r.doc);
+    const prices = this.billing.pricesOf(accountId, p.id);
     return { ...p, prices: prices.reverse() };
   }
 
@@ -45,19 +45,19 @@ export class Products {
       updated: s,
       livemode: false,
     };
-    this.db.products.insert(accountId, p);
-    this.db.events.record(accountId, 'product.created', p, { at: now });
+    this.billing.products.insert(accountId, p);
+    this.billing.events.record(accountId, 'product.created', p, { at: now });
     return p;
   }
 
   /** Stores a changed product and records product.updated (when something besides `updated` changed). */
   save(accountId: string, p: StoredProduct, previous: StoredProduct, now: number): void {
-    this.db.products.update(accountId, p);
-    recordUpdate(this.db.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
+    this.billing.products.update(accountId, p);
+    recordUpdate(this.billing.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
   }
 
   load(accountId: string, id: string, param = 'product_id'): StoredProduct {
-    return this.db.products.require(accountId, id, 'product', param);
+    return this.billing.products.require(accountId, id, 'product', param);
   }
 
   get(accountId: string, id: string, q: ProductExpandQuery): Product {
@@ -77,7 +77,7 @@ export class Products {
     if (body.default_price !== undefined) {
       if (body.default_price === '') p.default_price = null;
       else {
-        const price = this.db.prices.require(accountId, body.default_price, 'price', 'default_price');
+        const price = this.billing.prices.require(accountId, body.default_price, 'price', 'default_price');
         if (price.product !== p.id)
           throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
         p.default_price = price.id;
@@ -91,10 +91,10 @@ export class Products {
   /** Deleted when it has no prices; archived (`active: false`, `deleted: false`) when it has. */
   delete(accountId: string, id: string, now: number): Product | DeletedResource {
     const p = this.load(accountId, id);
-    const prices = this.db.prices.selectWhere('account_id = ? AND product = ?', accountId, id);
+    const prices = this.billing.pricesOf(accountId, id);
     if (prices.length === 0) {
-      this.db.products.delete(accountId, id);
-      this.db.events.record(accountId, 'product.deleted', p, { at: now });
+      this.billing.products.delete(accountId, id);
+      this.billing.events.record(accountId, 'product.deleted', p, { at: now });
       return { id, object: 'product', deleted: true };
     }
     const previous = { ...p };
@@ -106,7 +106,7 @@ export class Products {
 
   list(accountId: string, url: string, q: ListProductsQuery): List<Product> {
     const active = q.active === undefined ? undefined : q.active ? 1 : 0;
-    const page = this.db.products.list(accountId, url, {
+    const page = this.billing.products.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

@@ -1,4 +1,4 @@
-// The billing area's tables: one Collection per resource, plus the per-account counters (invoice numbers).
+// The billing area's persistence (BillingStore, the port an engine's adapter implements) and the documents it keeps.
 import type {
   RecurringInterval,
   Customer,
@@ -12,11 +12,10 @@ import type {
   UsageRecord,
   CheckoutSession,
   PortalSession,
+  SubscriptionStatus,
 } from '../../../contract/billing.js';
-import type { Store } from '../../store/sqlite/db.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import type { Events } from '../events.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import { tables } from '../../store/sqlite/tables.js';
 import { errors } from '../../errors.js';
 import { billableAmount } from './money.js';
 import { MAX_AMOUNT } from '../../../contract/numbers.js';
@@ -66,51 +65,105 @@ export type StoredInvoice = Omit<Invoice, 'hosted_invoice_url' | 'discount'> & {
 export type StoredUsage = UsageRecord & { subscription: string };
 export type StoredCheckout = CheckoutSession & { expires_ms: number };
 
-export class BillingStore {
-  readonly customers: Collection<Customer>;
-  readonly products: Collection<StoredProduct>;
-  readonly prices: Collection<Price>;
-  readonly coupons: Collection<StoredCoupon>;
-  readonly subscriptions: Collection<StoredSubscription>;
-  readonly items: Collection<StoredItem>;
-  readonly usage: Collection<StoredUsage>;
-  readonly invoices: Collection<StoredInvoice>;
-  readonly checkouts: Collection<StoredCheckout>;
-  readonly portals: Collection<PortalSession>;
+/** A document with the account it belongs to (queries across accounts answer these). */
+export interface Owned<T> {
+  accountId: string;
+  doc: T;
+}
 
-  constructor(
-    readonly store: Store,
-    /** The event log: every change of a billing object records its event here, in the change's transaction. */
-    readonly events: Events,
-    /** The server's base URL now, for links to its hosted pages (links.ts). */
-    readonly publicUrl: () => string,
-  ) {
-    this.customers = new Collection<Customer>(store, tables.customers);
-    this.products = new Collection<StoredProduct>(store, tables.products);
-    this.prices = new Collection<Price>(store, tables.prices);
-    this.coupons = new Collection<StoredCoupon>(store, tables.coupons);
-    this.subscriptions = new Collection<StoredSubscription>(store, tables.subscriptions);
-    this.items = new Collection<StoredItem>(store, tables.subscription_items);
-    this.usage = new Collection<StoredUsage>(store, tables.usage_records);
-    this.invoices = new Collection<StoredInvoice>(store, tables.invoices);
-    this.checkouts = new Collection<StoredCheckout>(store, tables.checkout_sessions);
-    this.portals = new Collection<PortalSession>(store, tables.portal_sessions);
-  }
+/**
+ * What the billing area keeps: one kind of document per resource, the per-account counters (invoice numbers),
+ * and the queries its rules and its due work ask. Lists of documents come whole, in creation order (oldest
+ * first) unless a method says otherwise.
+ */
+export interface BillingStore {
+  readonly customers: Documents<Customer>;
+  readonly products: Documents<StoredProduct>;
+  readonly prices: Documents<Price>;
+  readonly coupons: Documents<StoredCoupon>;
+  readonly subscriptions: Documents<StoredSubscription>;
+  readonly items: Documents<StoredItem>;
+  readonly usage: Documents<StoredUsage>;
+  readonly invoices: Documents<StoredInvoice>;
+  readonly checkouts: Documents<StoredCheckout>;
+  readonly portals: Documents<PortalSession>;
 
   /** The next value of a per-account counter (1, 2, 3 …), inside the caller's transaction. */
-  nextCounter(accountId: string, name: string): number {
-    const row = this.store.db
-      .prepare(
-        `INSERT INTO billing_counters (account_id, name, value) VALUES (?, ?, 1)
-         ON CONFLICT (account_id, name) DO UPDATE SET value = value + 1 RETURNING value`,
-      )
-      .get(accountId, name) as { value: number };
-    return row.value;
-  }
+  nextCounter(accountId: string, name: string): Pending<number>;
 
-  itemsOf(accountId: string, subscriptionId: string): StoredItem[] {
-    return this.items.selectWhere('account_id = ? AND subscription = ?', accountId, subscriptionId).map((r) => r.doc);
-  }
+  /** The items of a subscription. */
+  itemsOf(accountId: string, subscriptionId: string): Pending<StoredItem[]>;
+  /** The prices of a product. */
+  pricesOf(accountId: string, productId: string): Pending<Price[]>;
+  /** A customer's subscriptions (all statuses). */
+  subscriptionsOf(accountId: string, customerId: string): Pending<StoredSubscription[]>;
+  /** A customer's subscriptions that are not canceled. */
+  liveSubscriptionsOf(accountId: string, customerId: string): Pending<StoredSubscription[]>;
+  /** A customer's invoices that are not drafts. */
+  finalizedInvoicesOf(accountId: string, customerId: string): Pending<StoredInvoice[]>;
+  /** A subscription's invoices other than `exceptId` whose status is open, past_due or uncollectible. */
+  unsettledInvoicesOf(accountId: string, subscriptionId: string, exceptId: string): Pending<StoredInvoice[]>;
+
+  /** A checkout session found by its id alone (the hosted pages' links name no account), with its account. */
+  findCheckout(id: string): Pending<Owned<StoredCheckout> | undefined>;
+  /** An invoice found by its id alone, with its account. */
+  findInvoice(id: string): Pending<Owned<StoredInvoice> | undefined>;
+  /** A portal session found by its id alone, with its account. */
+  findPortal(id: string): Pending<Owned<PortalSession> | undefined>;
+  /** The open checkout sessions whose payment session is `sessionId`. */
+  openCheckoutsOf(accountId: string, sessionId: string): Pending<StoredCheckout[]>;
+
+  /** The usage records of an item timestamped before `end` (Unix s). */
+  usageBefore(accountId: string, itemId: string, end: number): Pending<StoredUsage[]>;
+  /** The usage records of an item timestamped in [start, end) (Unix s). */
+  usageDuring(accountId: string, itemId: string, start: number, end: number): Pending<StoredUsage[]>;
+  /** The (first) usage record of an item timestamped exactly `ts` (Unix s). */
+  usageAt(accountId: string, itemId: string, ts: number): Pending<StoredUsage | undefined>;
+
+  /** When the account's earliest open checkout session expires (expires_ms); undefined when none is open. */
+  nextCheckoutExpiry(accountId: string): Pending<number | undefined>;
+  /**
+   * The open checkout sessions that expire by `now` (expires_ms <= now), of one account or of all: the first
+   * `limit` (all when -1) in creation order.
+   */
+  checkoutsExpiredBy(now: number, accountId: string | undefined, limit: number): Pending<Owned<StoredCheckout>[]>;
+  /** When the account's earliest invoice action of `kind` is due (action_ms); undefined when none. */
+  nextInvoiceAction(accountId: string, kind: 'retry' | 'due'): Pending<number | undefined>;
+  /**
+   * The invoices whose action of `kind` is due by `now` (action_ms <= now), of one account or of all: the first
+   * `limit` (all when -1) in creation order.
+   */
+  invoicesDue(
+    kind: 'retry' | 'due',
+    now: number,
+    accountId: string | undefined,
+    limit: number,
+  ): Pending<Owned<StoredInvoice>[]>;
+  /** When the account's earliest subscription in one of `statuses` is due (due_ms); undefined when none. */
+  nextSubscriptionDue(accountId: string, statuses: SubscriptionStatus[]): Pending<number | undefined>;
+  /**
+   * The subscriptions in one of `statuses` due by `now` (due_ms <= now), of one account or of all: the first
+   * `limit` (all when -1) in creation order.
+   */
+  subscriptionsDue(
+    statuses: SubscriptionStatus[],
+    now: number,
+    accountId: string | undefined,
+    limit: number,
+  ): Pending<Owned<StoredSubscription>[]>;
+}
+
+/** What the billing services share: the area's store, the event log, and the server's base URL. */
+export interface BillingContext extends BillingStore {
+  /** The event log: every change of a billing object records its event here, in the change's transaction. */
+  readonly events: Events;
+  /** The server's base URL now, for links to its hosted pages (links.ts). */
+  readonly publicUrl: () => string;
+}
+
+/** The billing services' context over `stored` (which it reads through: no copy of its fields). */
+export function billingContext(stored: BillingStore, events: Events, publicUrl: () => string): BillingContext {
+  return Object.assign(Object.create(stored) as BillingStore, { events, publicUrl });
 }
 
 /**

@@ -28,7 +28,8 @@ import { addInterval, priceAmount, prorate } from './money.js';
 import {
   assertBillable,
   subscriptionDue,
-  type BillingStore,
+  type BillingContext,
+  type Owned,
   type PendingLine,
   type StoredItem,
   type StoredSubscription,
@@ -66,7 +67,7 @@ function upcomingAt(s: Pick<Stored, 'status' | 'current_period_start' | 'current
 
 export class Subscriptions {
   constructor(
-    private readonly db: BillingStore,
+    private readonly billing: BillingContext,
     private readonly invoices: Invoices,
     private readonly coupons: Coupons,
   ) {
@@ -81,7 +82,7 @@ export class Subscriptions {
   private readonly quiet = new Set<string>();
 
   private record(accountId: string, type: EventType, s: Stored, now: number, previous?: object): void {
-    this.db.events.record(accountId, type, this.toApi(accountId, s, now), { at: now, previous });
+    this.billing.events.record(accountId, type, this.toApi(accountId, s, now), { at: now, previous });
   }
 
   /** Runs `f` (which changes subscription `id`) without the invoices' own subscription.updated events. */
@@ -97,7 +98,7 @@ export class Subscriptions {
   // ------------------------------------------------------------------------------------------- views
 
   private itemApi(accountId: string, i: StoredItem): SubscriptionItem {
-    return { ...i, price: this.db.prices.get(accountId, i.price)! };
+    return { ...i, price: this.billing.prices.get(accountId, i.price)! };
   }
 
   toApi(accountId: string, s: Stored, now: number): Subscription {
@@ -114,17 +115,18 @@ export class Subscriptions {
       discount,
       ...rest
     } = s;
-    const items = this.db.itemsOf(accountId, s.id).map((i) => this.itemApi(accountId, i));
+    const items: SubscriptionItem[] = [];
+    for (const i of this.billing.itemsOf(accountId, s.id)) items.push(this.itemApi(accountId, i));
     return { ...rest, discount: discountApi(discount, now), items: { object: 'list', data: items } };
   }
 
   load(accountId: string, id: string, param = 'subscription_id'): Stored {
-    return this.db.subscriptions.require(accountId, id, 'subscription', param);
+    return this.billing.subscriptions.require(accountId, id, 'subscription', param);
   }
 
   private save(accountId: string, s: Stored): Stored {
     s.due_ms = subscriptionDue(s);
-    return this.db.subscriptions.update(accountId, s);
+    return this.billing.subscriptions.update(accountId, s);
   }
 
   // ---------------------------------------------------------------------------------------- helpers
@@ -136,7 +138,7 @@ export class Subscriptions {
     param: string,
     like?: { currency: string; interval: string; interval_count: number },
   ): Price {
-    const p = this.db.prices.require(accountId, id, 'price', param);
+    const p = this.billing.prices.require(accountId, id, 'price', param);
     if (!p.recurring)
       throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
     if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
@@ -155,7 +157,7 @@ export class Subscriptions {
   }
 
   private productName(accountId: string, productId: string): string {
-    return this.db.products.get(accountId, productId)?.name ?? productId;
+    return this.billing.products.get(accountId, productId)?.name ?? productId;
   }
 
   private bounds(s: Stored, index: number): { start: number; end: number } {
@@ -180,7 +182,7 @@ export class Subscriptions {
   ): PendingLine[] {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.db.prices.get(accountId, i.price)!;
+      const p = this.billing.prices.get(accountId, i.price)!;
       if (p.recurring?.usage_type === 'metered') continue;
       const full = priceAmount(p, i.quantity);
       out.push({
@@ -200,10 +202,10 @@ export class Subscriptions {
   private usageLines(accountId: string, items: StoredItem[], period: { start: number; end: number }): PendingLine[] {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.db.prices.get(accountId, i.price)!;
+      const p = this.billing.prices.get(accountId, i.price)!;
       if (p.recurring?.usage_type !== 'metered') continue;
       const q = aggregateUsage(
-        this.db,
+        this.billing,
         accountId,
         i.id,
         p.recurring.aggregate_usage ?? 'sum',
@@ -260,13 +262,15 @@ export class Subscriptions {
     accountId: string,
     s: { default_payment_method: string | null; customer: string },
   ): string | null {
-    return s.default_payment_method ?? this.db.customers.get(accountId, s.customer)?.default_payment_method ?? null;
+    return (
+      s.default_payment_method ?? this.billing.customers.get(accountId, s.customer)?.default_payment_method ?? null
+    );
   }
 
   // ------------------------------------------------------------------------------------------ create
 
   create(accountId: string, body: CreateSubscriptionBody, now: number): Stored {
-    const customer = this.db.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = this.billing.customers.require(accountId, body.customer, 'customer', 'customer');
     const first = this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
     const like = {
       currency: first.currency,
@@ -357,7 +361,7 @@ export class Subscriptions {
     };
     s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
-    this.db.subscriptions.insert(accountId, s);
+    this.billing.subscriptions.insert(accountId, s);
     const items = body.items.map((it, i) => {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
       const item: StoredItem = {
@@ -369,7 +373,7 @@ export class Subscriptions {
         metadata: it.metadata ?? {},
         created: s0,
       };
-      return this.db.items.insert(accountId, item);
+      return this.billing.items.insert(accountId, item);
     });
     if (s.status === 'trialing') {
       this.record(accountId, 'subscription.created', s, now);
@@ -395,7 +399,7 @@ export class Subscriptions {
   }
 
   list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): List<Subscription> {
-    const page = this.db.subscriptions.list(accountId, url, {
+    const page = this.billing.subscriptions.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -420,7 +424,7 @@ export class Subscriptions {
     now: number,
   ): StoredItem[] {
     const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
-    const items = this.db.itemsOf(accountId, s.id);
+    const items = this.billing.itemsOf(accountId, s.id);
     const byId = new Map(items.map((i) => [i.id, i]));
     const nowS = unixSeconds(now);
     const prorate_ = prorations && (s.status === 'active' || s.status === 'past_due') && nowS < s.current_period_end;
@@ -463,7 +467,7 @@ export class Subscriptions {
           created: nowS,
         };
         assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
-        this.db.items.insert(accountId, item);
+        this.billing.items.insert(accountId, item);
         byId.set(item.id, item);
         proration(p, item.quantity, 1);
         touched.push(item);
@@ -471,7 +475,7 @@ export class Subscriptions {
       }
       const item = byId.get(c.id);
       if (!item) throw errors.notFound('subscription_item', c.id, c.param);
-      const oldPrice = this.db.prices.get(accountId, item.price)!;
+      const oldPrice = this.billing.prices.get(accountId, item.price)!;
       if (c.kind === 'delete') {
         if (byId.size === 1)
           throw errors.invalidRequest(
@@ -480,7 +484,7 @@ export class Subscriptions {
             c.param,
           );
         proration(oldPrice, item.quantity, -1);
-        this.db.items.delete(accountId, item.id);
+        this.billing.items.delete(accountId, item.id);
         byId.delete(item.id);
         continue;
       }
@@ -503,7 +507,7 @@ export class Subscriptions {
       item.price = newPrice.id;
       item.quantity = newQty;
       if (c.metadata !== undefined) item.metadata = mergeMetadata(item.metadata, c.metadata);
-      this.db.items.update(accountId, item);
+      this.billing.items.update(accountId, item);
       touched.push(item);
     }
     s.pending_lines.push(...lines);
@@ -518,7 +522,7 @@ export class Subscriptions {
     const changes: ItemChange[] = [];
     if (body.quantity !== undefined) {
       if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
-      const items = this.db.itemsOf(accountId, s.id);
+      const items = this.billing.itemsOf(accountId, s.id);
       if (items.length !== 1)
         throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
       changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
@@ -567,7 +571,7 @@ export class Subscriptions {
 
   /** subscription.updated for a change of `s` (when it changed something the API shows). */
   private recordUpdated(accountId: string, s: Stored, before: Subscription, now: number): void {
-    recordUpdate(this.db.events, accountId, 'subscription.updated', this.toApi(accountId, s, now), before, now);
+    recordUpdate(this.billing.events, accountId, 'subscription.updated', this.toApi(accountId, s, now), before, now);
   }
 
   /** Now: `canceled` at once (open invoices stay as they are). At period end: `cancel_at_period_end`. */
@@ -627,7 +631,7 @@ export class Subscriptions {
       );
     const before = this.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
-    const items = this.db.itemsOf(accountId, s.id);
+    const items = this.billing.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
     const usage =
       s.paused_from === 'trialing'
@@ -677,7 +681,7 @@ export class Subscriptions {
     s.current_period_end = b.end;
     s.status = 'active';
     s.upcoming_ms = upcomingAt(s);
-    const items = this.db.itemsOf(accountId, s.id);
+    const items = this.billing.itemsOf(accountId, s.id);
     const out = this.quietly(s.id, () =>
       this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now),
     );
@@ -708,7 +712,7 @@ export class Subscriptions {
   }
 
   private renewQuietly(accountId: string, s: Stored, now: number): void {
-    const items = this.db.itemsOf(accountId, s.id);
+    const items = this.billing.itemsOf(accountId, s.id);
     const ended = { start: s.current_period_start, end: s.current_period_end };
     const usage = this.usageLines(accountId, items, ended);
     const record = { ...ended, invoice: null as string | null };
@@ -739,7 +743,7 @@ export class Subscriptions {
       now,
     );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
-    this.db.subscriptions.update(accountId, after);
+    this.billing.subscriptions.update(accountId, after);
   }
 
   /** Due work on an active or past_due subscription: its renewal, or 3 days before it the invoice.upcoming notice. */
@@ -762,7 +766,7 @@ export class Subscriptions {
     s.upcoming_ms = null;
     this.save(accountId, s);
     if (s.cancel_at_period_end) return;
-    const items = this.db.itemsOf(accountId, s.id);
+    const items = this.billing.itemsOf(accountId, s.id);
     const next = this.bounds(s, s.period_index + 1);
     const usage = this.usageLines(accountId, items, { start: s.current_period_start, end: s.current_period_end });
     const preview = this.invoices.preview(
@@ -783,32 +787,21 @@ export class Subscriptions {
       s.current_period_end,
       at,
     );
-    this.db.events.record(accountId, 'invoice.upcoming', preview, { at, objectId: s.id });
+    this.billing.events.record(accountId, 'invoice.upcoming', preview, { at, objectId: s.id });
   }
 
   nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
-    const row = this.db.store.db
-      .prepare(
-        `SELECT MIN(due_ms) AS t FROM subscriptions WHERE account_id = ? AND status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL`,
-      )
-      .get(accountId, ...statuses) as { t: number | null };
-    return row.t ?? undefined;
+    return this.billing.nextSubscriptionDue(accountId, statuses);
   }
 
   due(statuses: SubscriptionStatus[], now: number, accountId?: string, limit = -1) {
-    return this.db.subscriptions.selectFirst(
-      limit,
-      `status IN (${statuses.map(() => '?').join(', ')}) AND due_ms IS NOT NULL AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
-      ...statuses,
-      now,
-      ...(accountId ? [accountId] : []),
-    ) as { accountId: string; doc: Stored }[];
+    return this.billing.subscriptionsDue(statuses, now, accountId, limit) as Owned<Stored>[];
   }
 
   // ------------------------------------------------------------------------------ subscription items
 
   private itemOwner(accountId: string, itemId: string): { item: StoredItem; sub: Stored } {
-    const item = this.db.items.require(accountId, itemId, 'subscription_item', 'item_id');
+    const item = this.billing.items.require(accountId, itemId, 'subscription_item', 'item_id');
     return { item, sub: this.load(accountId, item.subscription) };
   }
 
@@ -871,7 +864,7 @@ export class Subscriptions {
 
   listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): List<SubscriptionItem> {
     this.load(accountId, q.subscription, 'subscription');
-    const page = this.db.items.list(accountId, url, {
+    const page = this.billing.items.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

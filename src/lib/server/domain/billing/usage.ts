@@ -12,11 +12,11 @@ import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { pageOfList } from '../../store/sqlite/collection.js';
-import { assertBillable, type BillingStore, type StoredUsage } from './store.js';
+import { assertBillable, type BillingContext, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
 export function aggregateUsage(
-  db: BillingStore,
+  billing: BillingStore,
   accountId: string,
   itemId: string,
   mode: AggregateUsage,
@@ -24,14 +24,10 @@ export function aggregateUsage(
   end: number,
 ): number {
   if (mode === 'last_ever') {
-    const rows = db.usage
-      .selectWhere('account_id = ? AND subscription_item = ? AND ts < ?', accountId, itemId, end)
-      .map((r) => r.doc);
+    const rows = billing.usageBefore(accountId, itemId, end);
     return latest(rows)?.quantity ?? 0;
   }
-  const rows = db.usage
-    .selectWhere('account_id = ? AND subscription_item = ? AND ts >= ? AND ts < ?', accountId, itemId, start, end)
-    .map((r) => r.doc);
+  const rows = billing.usageDuring(accountId, itemId, start, end);
   if (mode === 'sum') return rows.reduce((a, r) => a + r.quantity, 0);
   if (mode === 'max') return rows.reduce((a, r) => Math.max(a, r.quantity), 0);
   return latest(rows)?.quantity ?? 0;
@@ -47,11 +43,16 @@ function latest(rows: StoredUsage[]): StoredUsage | undefined {
 const toApi = ({ subscription: _s, ...r }: StoredUsage): UsageRecord => r;
 
 export class UsageRecords {
-  constructor(private readonly db: BillingStore) {}
+  constructor(private readonly billing: BillingContext) {}
 
   create(accountId: string, body: CreateUsageRecordBody, now: number): UsageRecord {
-    const item = this.db.items.require(accountId, body.subscription_item, 'subscription_item', 'subscription_item');
-    const price = this.db.prices.get(accountId, item.price);
+    const item = this.billing.items.require(
+      accountId,
+      body.subscription_item,
+      'subscription_item',
+      'subscription_item',
+    );
+    const price = this.billing.prices.get(accountId, item.price);
     if (price?.recurring?.usage_type !== 'metered') {
       throw errors.invalidRequest(
         'usage_type_not_metered',
@@ -59,7 +60,7 @@ export class UsageRecords {
         'subscription_item',
       );
     }
-    const sub = this.db.subscriptions.get(accountId, item.subscription)!;
+    const sub = this.billing.subscriptions.get(accountId, item.subscription)!;
     if (sub.status === 'canceled')
       throw errors.unexpectedState('subscription', `Subscription ${sub.id} is canceled; it takes no more usage.`);
     const s = unixSeconds(now);
@@ -68,16 +69,11 @@ export class UsageRecords {
     if (ts < sub.current_period_start)
       throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
     const action = body.action ?? 'increment';
-    const existing = this.db.usage.selectWhere(
-      'account_id = ? AND subscription_item = ? AND ts = ?',
-      accountId,
-      item.id,
-      ts,
-    )[0]?.doc;
+    const existing = this.billing.usageAt(accountId, item.id, ts);
     const bounded = (rec: StoredUsage): UsageRecord => {
       // the period's usage must stay billable (a thrown error rolls this write back)
       const total = aggregateUsage(
-        this.db,
+        this.billing,
         accountId,
         item.id,
         price.recurring!.aggregate_usage ?? 'sum',
@@ -90,7 +86,7 @@ export class UsageRecords {
     if (existing) {
       existing.quantity = action === 'set' ? body.quantity : existing.quantity + body.quantity;
       existing.action = action;
-      this.db.usage.update(accountId, existing);
+      this.billing.usage.update(accountId, existing);
       return bounded(existing);
     }
     const rec: StoredUsage = {
@@ -104,15 +100,15 @@ export class UsageRecords {
       created: s,
       livemode: false,
     };
-    this.db.usage.insert(accountId, rec);
+    this.billing.usage.insert(accountId, rec);
     return bounded(rec);
   }
 
   /** One summary per period of the subscription (billed ones and the current one), newest first. */
   summaries(accountId: string, url: string, q: UsageSummaryQuery): List<UsageSummary> {
-    const item = this.db.items.require(accountId, q.subscription_item, 'subscription_item', 'subscription_item');
-    const price = this.db.prices.get(accountId, item.price)!;
-    const sub = this.db.subscriptions.get(accountId, item.subscription)!;
+    const item = this.billing.items.require(accountId, q.subscription_item, 'subscription_item', 'subscription_item');
+    const price = this.billing.prices.get(accountId, item.price)!;
+    const sub = this.billing.subscriptions.get(accountId, item.subscription)!;
     const mode = price.recurring?.aggregate_usage ?? 'sum';
     const periods = [...sub.period_history];
     if (sub.status !== 'canceled')
@@ -125,7 +121,7 @@ export class UsageRecords {
         object: 'usage_record_summary',
         subscription_item: item.id,
         period: { start: p.start, end: p.end },
-        total_usage: aggregateUsage(this.db, accountId, item.id, mode, p.start, p.end),
+        total_usage: aggregateUsage(this.billing, accountId, item.id, mode, p.start, p.end),
         invoice: p.invoice,
         livemode: false,
       }));

@@ -6,6 +6,7 @@ import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTrigg
 import { sqlitePaymentsStore } from './payments.js';
 import { sqliteKycStore, sqliteVaultStore } from './identity.js';
 import { sqliteLedgerStore } from './ledger.js';
+import { sqliteBillingStore } from './billing.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
@@ -17,5 +18,6 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     payments: sqlitePaymentsStore(store),
     kyc: sqliteKycStore(store),
     ledger: sqliteLedgerStore(store),
+    billing: sqliteBillingStore(store),
   };
 }
