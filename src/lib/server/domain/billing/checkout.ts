@@ -89,7 +89,8 @@ export class Checkouts {
     const customer = body.customer !== undefined ? this.customers.get(accountId, body.customer, 'customer') : undefined;
     let currency: string | undefined;
     let interval: string | undefined;
-    const lines = body.line_items.map((li, i) => {
+    const lines: { price: string; quantity: number; amount: number; description: string }[] = [];
+    for (const [i, li] of body.line_items.entries()) {
       const param = `line_items[${i}].price`;
       const p = this.billing.prices.require(accountId, li.price, 'price', param);
       if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
@@ -108,8 +109,8 @@ export class Checkouts {
       const quantity = metered ? 0 : (li.quantity ?? 1);
       assertBillable(p, quantity, `line_items[${i}].quantity`);
       const product = this.billing.products.get(accountId, p.product);
-      return { price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product };
-    });
+      lines.push({ price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product });
+    }
     if (body.mode === 'payment' && body.trial_period_days !== undefined)
       throw errors.parameterInvalid('trial_period_days', 'only with mode "subscription"');
     const amount_total = lines.reduce((a, l) => a + l.amount, 0);
@@ -209,14 +210,16 @@ export class Checkouts {
           { email: c.customer_email ?? undefined, default_payment_method: body.payment_method },
           now,
         );
+    const items: { price: string; quantity?: number }[] = [];
+    for (const l of c.line_items.data) {
+      const p = this.billing.prices.get(accountId, l.price)!;
+      items.push(p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity });
+    }
     const sub = this.subscriptions.create(
       accountId,
       {
         customer: customer.id,
-        items: c.line_items.data.map((l) => {
-          const p = this.billing.prices.get(accountId, l.price)!;
-          return p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity };
-        }),
+        items,
         trial_period_days: c.trial_period_days ?? undefined,
         metadata: { checkout_session: c.id },
       },

@@ -45,9 +45,8 @@ export class Coupons {
       throw errors.parameterInvalid('duration_in_months', 'only with duration "repeating"');
     if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now))
       throw errors.parameterInvalid('redeem_by', 'must be in the future');
-    (body.applies_to?.products ?? []).forEach((id, i) =>
-      this.billing.products.require(accountId, id, 'product', `applies_to.products[${i}]`),
-    );
+    for (const [i, id] of (body.applies_to?.products ?? []).entries())
+      this.billing.products.require(accountId, id, 'product', `applies_to.products[${i}]`);
     if (body.id !== undefined && this.billing.coupons.get(accountId, body.id)) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }

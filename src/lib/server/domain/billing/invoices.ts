@@ -440,7 +440,8 @@ export class Invoices {
   ): { lines: PendingLine[]; currency: string } {
     const s = unixSeconds(now);
     let cur = currency;
-    const lines: PendingLine[] = input.map((l, i) => {
+    const lines: PendingLine[] = [];
+    for (const [i, l] of input.entries()) {
       if ((l.price === undefined) === (l.amount === undefined)) {
         throw l.price === undefined
           ? errors.parameterMissing(`lines[${i}].price`)
@@ -456,7 +457,7 @@ export class Invoices {
         const q = l.quantity ?? 1;
         assertBillable(p, q, `lines[${i}].quantity`);
         const product = this.billing.products.get(accountId, p.product);
-        return {
+        lines.push({
           type: 'invoiceitem',
           amount: priceAmount(p, q),
           currency: p.currency,
@@ -464,11 +465,12 @@ export class Invoices {
           price: { id: p.id, product: p.product },
           quantity: q,
           period: { start: s, end: s },
-        };
+        });
+        continue;
       }
       if (l.quantity !== undefined) throw errors.parameterInvalid(`lines[${i}].quantity`, 'only with price');
       if (cur === undefined) throw errors.parameterMissing('currency');
-      return {
+      lines.push({
         type: 'invoiceitem',
         amount: l.amount!,
         currency: cur,
@@ -476,8 +478,8 @@ export class Invoices {
         price: null,
         quantity: null,
         period: { start: s, end: s },
-      };
-    });
+      });
+    }
     if (cur === undefined) throw errors.parameterMissing('currency');
     return { lines, currency: cur };
   }

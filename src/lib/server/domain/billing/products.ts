@@ -113,6 +113,8 @@ export class Products {
       where: { active },
     });
     const expand = wantsPrices(q);
-    return { ...page, data: page.data.map((p) => this.toApi(accountId, p, expand)) };
+    const data: Product[] = [];
+    for (const p of page.data) data.push(this.toApi(accountId, p, expand));
+    return { ...page, data };
   }
 }

@@ -278,15 +278,16 @@ export class Subscriptions {
       interval_count: first.recurring!.interval_count,
     };
     const seen = new Set<string>();
-    const prices = body.items.map((it, i) => {
+    const prices: Price[] = [];
+    for (const [i, it] of body.items.entries()) {
       const p = this.usablePrice(accountId, it.price, `items[${i}].price`, like);
       if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
       seen.add(p.id);
       if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined)
         throw errors.parameterInvalid(`items[${i}].quantity`, 'metered items take usage records, not a quantity');
       if (p.recurring!.usage_type === 'licensed') assertBillable(p, it.quantity ?? 1, `items[${i}].quantity`);
-      return p;
-    });
+      prices.push(p);
+    }
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
     if (method === 'charge_automatically' && body.days_until_due !== undefined)
@@ -362,7 +363,8 @@ export class Subscriptions {
     s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
     this.billing.subscriptions.insert(accountId, s);
-    const items = body.items.map((it, i) => {
+    const items: StoredItem[] = [];
+    for (const [i, it] of body.items.entries()) {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
       const item: StoredItem = {
         id: newId('si'),
@@ -373,8 +375,8 @@ export class Subscriptions {
         metadata: it.metadata ?? {},
         created: s0,
       };
-      return this.billing.items.insert(accountId, item);
-    });
+      items.push(this.billing.items.insert(accountId, item));
+    }
     if (s.status === 'trialing') {
       this.record(accountId, 'subscription.created', s, now);
       // A trial shorter than the notice: its end is near at once.
@@ -405,7 +407,9 @@ export class Subscriptions {
       ending_before: q.ending_before,
       where: { customer: q.customer, status: q.status },
     });
-    return { ...page, data: page.data.map((s) => this.toApi(accountId, s, now)) };
+    const data: Subscription[] = [];
+    for (const s of page.data) data.push(this.toApi(accountId, s, now));
+    return { ...page, data };
   }
 
   // ------------------------------------------------------------------------------------------ update
@@ -870,6 +874,8 @@ export class Subscriptions {
       ending_before: q.ending_before,
       where: { subscription: q.subscription },
     });
-    return { ...page, data: page.data.map((i) => this.itemApi(accountId, i)) };
+    const data: SubscriptionItem[] = [];
+    for (const i of page.data) data.push(this.itemApi(accountId, i));
+    return { ...page, data };
   }
 }

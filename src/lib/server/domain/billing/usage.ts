@@ -113,10 +113,9 @@ export class UsageRecords {
     const periods = [...sub.period_history];
     if (sub.status !== 'canceled')
       periods.push({ start: sub.current_period_start, end: sub.current_period_end, invoice: null });
-    const all: UsageSummary[] = periods
-      .filter((p) => p.start >= item.created || p.end > item.created)
-      .reverse()
-      .map((p) => ({
+    const all: UsageSummary[] = [];
+    for (const p of periods.filter((p) => p.start >= item.created || p.end > item.created).reverse())
+      all.push({
         id: `sis_${item.id.slice(3)}_${p.start}`,
         object: 'usage_record_summary',
         subscription_item: item.id,
@@ -124,7 +123,7 @@ export class UsageRecords {
         total_usage: aggregateUsage(this.billing, accountId, item.id, mode, p.start, p.end),
         invoice: p.invoice,
         livemode: false,
-      }));
+      });
     const { page, has_more } = pageOfList(all, q);
     return { object: 'list', data: page, has_more, total_count: all.length, url };
   }
