@@ -2,7 +2,7 @@
 import type { CoreServices } from '../core.js';
 import type { DueWork } from '../due.js';
 import type { PaymentsArea } from '../payments/area.js';
-import { billingContext } from './store.js';
+import type { BillingContext } from './store.js';
 import { Customers } from './customers.js';
 import { Products } from './products.js';
 import { Prices } from './prices.js';
@@ -33,7 +33,7 @@ export interface BillingArea {
 }
 
 export function createBillingArea(core: CoreServices & PaymentsArea): { area: BillingArea; due: DueWork[] } {
-  const ctx = billingContext(core.ports.billing, core.events, core.config.publicUrl);
+  const ctx: BillingContext = { stored: core.ports.billing, events: core.events, publicUrl: core.config.publicUrl };
   const customers = new Customers(ctx);
   const products = new Products(ctx);
   const prices = new Prices(ctx, products);

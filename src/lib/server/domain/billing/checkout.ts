@@ -35,11 +35,11 @@ export class Checkouts {
   ) {
     // A payment-mode session completes in the transaction in which its payment session succeeds.
     hooks.on('sessionSucceeded', (accountId, { session_id: sessionId, at: now }) => {
-      for (const doc of this.billing.openCheckoutsOf(accountId, sessionId)) {
+      for (const doc of this.billing.stored.openCheckoutsOf(accountId, sessionId)) {
         if (doc.mode === 'payment' && doc.payment_session === sessionId) {
           doc.status = 'complete';
           doc.completed_at = isoTime(now);
-          this.billing.checkouts.update(accountId, doc);
+          this.billing.stored.checkouts.update(accountId, doc);
           this.record(accountId, 'checkout_session.completed', doc, now, { status: 'open', completed_at: null });
         }
       }
@@ -49,9 +49,9 @@ export class Checkouts {
   /** DueWork: open sessions past expires_at become expired. */
   readonly expiry: DueWork = {
     name: 'checkout session expiry',
-    nextDue: (accountId) => this.billing.nextCheckoutExpiry(accountId),
+    nextDue: (accountId) => this.billing.stored.nextCheckoutExpiry(accountId),
     runDue: (now, accountId, limit = -1) => {
-      const due = this.billing.checkoutsExpiredBy(now, accountId, limit);
+      const due = this.billing.stored.checkoutsExpiredBy(now, accountId, limit);
       for (const { accountId: acct, doc } of due) this.expire(acct, doc);
       return due.length;
     },
@@ -59,7 +59,7 @@ export class Checkouts {
 
   private expire(accountId: string, c: StoredCheckout): StoredCheckout {
     c.status = 'expired';
-    this.billing.checkouts.update(accountId, c);
+    this.billing.stored.checkouts.update(accountId, c);
     this.record(accountId, 'checkout_session.expired', c, c.expires_ms, { status: 'open' });
     return c;
   }
@@ -92,7 +92,7 @@ export class Checkouts {
     const lines: { price: string; quantity: number; amount: number; description: string }[] = [];
     for (const [i, li] of body.line_items.entries()) {
       const param = `line_items[${i}].price`;
-      const p = this.billing.prices.require(accountId, li.price, 'price', param);
+      const p = this.billing.stored.prices.require(accountId, li.price, 'price', param);
       if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
       if (body.mode === 'payment' && p.recurring)
         throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
@@ -108,7 +108,7 @@ export class Checkouts {
       const metered = p.recurring?.usage_type === 'metered';
       const quantity = metered ? 0 : (li.quantity ?? 1);
       assertBillable(p, quantity, `line_items[${i}].quantity`);
-      const product = this.billing.products.get(accountId, p.product);
+      const product = this.billing.stored.products.get(accountId, p.product);
       lines.push({ price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product });
     }
     if (body.mode === 'payment' && body.trial_period_days !== undefined)
@@ -165,13 +165,13 @@ export class Checkouts {
       livemode: false,
       expires_ms: now + CHECKOUT_TTL_MS,
     };
-    this.billing.checkouts.insert(accountId, c);
+    this.billing.stored.checkouts.insert(accountId, c);
     return this.toApi(c);
   }
 
   /** For a write acting on the session: the stored session, expired first if its time has come. */
   private load(accountId: string, id: string, now: number): StoredCheckout {
-    const c = this.billing.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
+    const c = this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
     return c.status === 'open' && c.expires_ms <= now ? this.expire(accountId, c) : c;
   }
 
@@ -182,7 +182,7 @@ export class Checkouts {
 
   /** As committed (reads never run due work). */
   get(accountId: string, id: string): CheckoutSession {
-    return this.toApi(this.billing.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
+    return this.toApi(this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
   }
 
   /**
@@ -212,7 +212,7 @@ export class Checkouts {
         );
     const items: { price: string; quantity?: number }[] = [];
     for (const l of c.line_items.data) {
-      const p = this.billing.prices.get(accountId, l.price)!;
+      const p = this.billing.stored.prices.get(accountId, l.price)!;
       items.push(p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity });
     }
     const sub = this.subscriptions.create(
@@ -227,7 +227,7 @@ export class Checkouts {
     );
     if (sub.status === 'past_due') {
       // the first charge was declined: nothing is created (the thrown error rolls it all back)
-      const err = this.billing.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
+      const err = this.billing.stored.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
       throw new ServiceError({
         status: 402,
         type: 'card_error',
@@ -246,13 +246,13 @@ export class Checkouts {
     c.subscription = sub.id;
     c.status = 'complete';
     c.completed_at = isoTime(now);
-    this.billing.checkouts.update(accountId, c);
+    this.billing.stored.checkouts.update(accountId, c);
     this.record(accountId, 'checkout_session.completed', c, now, previous);
     return this.toApi(c);
   }
 
   list(accountId: string, url: string, q: ListParams): List<CheckoutSession> {
-    const page = this.billing.checkouts.list(accountId, url, q);
+    const page = this.billing.stored.checkouts.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => this.toApi(c)) };
   }
 }

@@ -46,8 +46,8 @@ export class Coupons {
     if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now))
       throw errors.parameterInvalid('redeem_by', 'must be in the future');
     for (const [i, id] of (body.applies_to?.products ?? []).entries())
-      this.billing.products.require(accountId, id, 'product', `applies_to.products[${i}]`);
-    if (body.id !== undefined && this.billing.coupons.get(accountId, body.id)) {
+      this.billing.stored.products.require(accountId, id, 'product', `applies_to.products[${i}]`);
+    if (body.id !== undefined && this.billing.stored.coupons.get(accountId, body.id)) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }
     const c: StoredCoupon = {
@@ -67,14 +67,14 @@ export class Coupons {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.coupons.insert(accountId, c);
+    this.billing.stored.coupons.insert(accountId, c);
     const api = couponApi(c, now);
     this.billing.events.record(accountId, 'coupon.created', api, { at: now });
     return api;
   }
 
   load(accountId: string, id: string, param = 'coupon_id'): StoredCoupon {
-    return this.billing.coupons.require(accountId, id, 'coupon', param);
+    return this.billing.stored.coupons.require(accountId, id, 'coupon', param);
   }
 
   get(accountId: string, id: string, now: number): Coupon {
@@ -86,7 +86,7 @@ export class Coupons {
     const previous = couponApi(c, now);
     if (body.name !== undefined) c.name = body.name === '' ? null : body.name;
     if (body.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, body.metadata);
-    this.billing.coupons.update(accountId, c);
+    this.billing.stored.coupons.update(accountId, c);
     const api = couponApi(c, now);
     recordUpdate(this.billing.events, accountId, 'coupon.updated', api, previous, now);
     return api;
@@ -95,13 +95,13 @@ export class Coupons {
   /** Deleting a coupon stops new redemptions; discounts already applied keep running. */
   delete(accountId: string, id: string, now: number): DeletedResource {
     const c = this.load(accountId, id);
-    this.billing.coupons.delete(accountId, id);
+    this.billing.stored.coupons.delete(accountId, id);
     this.billing.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
     return { id, object: 'coupon', deleted: true };
   }
 
   list(accountId: string, url: string, q: ListCouponsQuery, now: number): List<Coupon> {
-    const page = this.billing.coupons.list(accountId, url, q);
+    const page = this.billing.stored.coupons.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => couponApi(c, now)) };
   }
 
@@ -126,7 +126,7 @@ export class Coupons {
     now: number,
     param = 'coupon',
   ): StoredDiscount {
-    const c = this.billing.coupons.get(accountId, id);
+    const c = this.billing.stored.coupons.get(accountId, id);
     if (!c) throw errors.notFound('coupon', id, param);
     if (current && current.coupon.id === c.id && current.coupon.created === c.created) return current;
     if (!couponValid(c, now))
@@ -143,7 +143,7 @@ export class Coupons {
       );
     }
     c.times_redeemed += 1;
-    this.billing.coupons.update(accountId, c);
+    this.billing.stored.coupons.update(accountId, c);
     const start = unixSeconds(now);
     const end = c.duration === 'repeating' ? addMonths(start, c.duration_in_months!) : null;
     return { coupon: { ...c }, start, end, used: false };

@@ -34,13 +34,13 @@ export class Customers {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.customers.insert(accountId, c);
+    this.billing.stored.customers.insert(accountId, c);
     this.billing.events.record(accountId, 'customer.created', c, { at: now });
     return c;
   }
 
   get(accountId: string, id: string, param = 'customer_id'): Customer {
-    return this.billing.customers.require(accountId, id, 'customer', param);
+    return this.billing.stored.customers.require(accountId, id, 'customer', param);
   }
 
   update(accountId: string, id: string, body: UpdateCustomerBody, now: number): Customer {
@@ -54,27 +54,27 @@ export class Customers {
 
   /** Stores a changed customer and records customer.updated (when something changed). */
   save(accountId: string, c: Customer, previous: Customer, now: number): Customer {
-    this.billing.customers.update(accountId, c);
+    this.billing.stored.customers.update(accountId, c);
     recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return c;
   }
 
   delete(accountId: string, id: string, now: number): DeletedResource {
     const c = this.get(accountId, id);
-    const live = this.billing.liveSubscriptionsOf(accountId, id);
+    const live = this.billing.stored.liveSubscriptionsOf(accountId, id);
     if (live.length > 0) {
       throw errors.unexpectedState(
         'customer',
         `Customer ${id} has ${live.length} subscription(s) that are not canceled (${live.map((s) => s.id).join(', ')}); cancel them first.`,
       );
     }
-    this.billing.customers.delete(accountId, id);
+    this.billing.stored.customers.delete(accountId, id);
     this.billing.events.record(accountId, 'customer.deleted', c, { at: now });
     return { id, object: 'customer', deleted: true };
   }
 
   list(accountId: string, url: string, q: ListCustomersQuery): List<Customer> {
-    return this.billing.customers.list(accountId, url, {
+    return this.billing.stored.customers.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

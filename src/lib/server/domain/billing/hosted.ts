@@ -53,7 +53,7 @@ export class Hosted {
 
   /** A subscription-mode checkout session (payment mode has the payment session's own page). */
   private findCheckout(id: string): { accountId: string; now: number } {
-    const row = this.billing.findCheckout(id);
+    const row = this.billing.stored.findCheckout(id);
     if (!row || row.doc.mode !== 'subscription') throw errors.notFound('checkout_session', id, 'checkout_session_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
@@ -69,7 +69,7 @@ export class Hosted {
 
   /** The invoice's account (drafts are not shown on the hosted page). */
   private findInvoice(id: string): { accountId: string; now: number } {
-    const row = this.billing.findInvoice(id);
+    const row = this.billing.stored.findInvoice(id);
     if (!row || row.doc.status === 'draft') throw errors.notFound('invoice', id, 'invoice_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
@@ -77,7 +77,7 @@ export class Hosted {
   invoicePage(id: string, baseUrl: string): { inv: Invoice; customer: Customer | undefined } {
     const { accountId, now } = this.findInvoice(id);
     const inv = this.invoices.toApi(this.invoices.load(accountId, id), baseUrl, now);
-    return { inv, customer: this.billing.customers.get(accountId, inv.customer) };
+    return { inv, customer: this.billing.stored.customers.get(accountId, inv.customer) };
   }
 
   /** Pays an open (or past_due, uncollectible) invoice with a test card typed on the page. */
@@ -90,7 +90,7 @@ export class Hosted {
   }
 
   private portal(id: string): { accountId: string; session: PortalSession; now: number } {
-    const row = this.billing.findPortal(id);
+    const row = this.billing.stored.findPortal(id);
     if (!row) throw errors.notFound('portal_session', id, 'portal_session_id');
     const now = this.clock.now(row.accountId);
     if (Date.parse(row.doc.expires_at) <= now) throw errors.notFound('portal_session', id, 'portal_session_id');
@@ -99,12 +99,12 @@ export class Hosted {
 
   portalView(id: string, baseUrl: string): PortalView {
     const { accountId, session, now } = this.portal(id);
-    const customer = this.billing.customers.require(accountId, session.customer, 'customer');
+    const customer = this.billing.stored.customers.require(accountId, session.customer, 'customer');
     // newest first
     const subscriptions: Subscription[] = [];
-    for (const s of this.billing.subscriptionsOf(accountId, customer.id).reverse())
+    for (const s of this.billing.stored.subscriptionsOf(accountId, customer.id).reverse())
       subscriptions.push(this.subscriptions.toApi(accountId, s, now));
-    const invoices = this.billing
+    const invoices = this.billing.stored
       .finalizedInvoicesOf(accountId, customer.id)
       .map((inv) => this.invoices.toApi(inv, baseUrl, now))
       .reverse();
@@ -113,7 +113,7 @@ export class Hosted {
 
   cancelAtPeriodEnd(portalId: string, subscriptionId: string): Subscription {
     const { accountId, session, now } = this.portal(portalId);
-    const sub = this.billing.subscriptions.get(accountId, subscriptionId);
+    const sub = this.billing.stored.subscriptions.get(accountId, subscriptionId);
     if (!sub || sub.customer !== session.customer)
       throw errors.notFound('subscription', subscriptionId, 'subscription_id');
     return this.subscriptions.toApi(
@@ -126,10 +126,10 @@ export class Hosted {
   updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {
     const { accountId, session, now } = this.portal(portalId);
     const pm = tokenForCard(cardNumber);
-    const c = this.billing.customers.require(accountId, session.customer, 'customer');
+    const c = this.billing.stored.customers.require(accountId, session.customer, 'customer');
     const previous = { ...c };
     c.default_payment_method = pm;
-    this.billing.customers.update(accountId, c);
+    this.billing.stored.customers.update(accountId, c);
     recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return { default_payment_method: pm, card: cardLabel(pm) };
   }

@@ -164,7 +164,7 @@ export class Invoices {
     const inv = this.compose(draft, newId('in'), now);
     this.setLines(inv, draft.lines);
     if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
-    this.billing.invoices.insert(accountId, inv);
+    this.billing.stored.invoices.insert(accountId, inv);
     this.record(accountId, 'invoice.created', inv, now);
     return inv;
   }
@@ -228,7 +228,7 @@ export class Invoices {
   }
 
   private save(accountId: string, inv: StoredInvoice): StoredInvoice {
-    return this.billing.invoices.update(accountId, inv);
+    return this.billing.stored.invoices.update(accountId, inv);
   }
 
   // ------------------------------------------------------------------------------------- transitions
@@ -240,7 +240,7 @@ export class Invoices {
     const s = unixSeconds(now);
     const before = this.view(inv, now);
     inv.status = 'open';
-    inv.number = `INV-${String(this.billing.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
+    inv.number = `INV-${String(this.billing.stored.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
     inv.finalized_at = s;
     if (inv.collection_method === 'send_invoice') {
       const days = inv.days_until_due ?? 0;
@@ -278,10 +278,10 @@ export class Invoices {
 
   private paymentMethodFor(accountId: string, inv: StoredInvoice): string | null {
     if (inv.subscription) {
-      const sub = this.billing.subscriptions.get(accountId, inv.subscription);
+      const sub = this.billing.stored.subscriptions.get(accountId, inv.subscription);
       if (sub?.default_payment_method) return sub.default_payment_method;
     }
-    return this.billing.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
+    return this.billing.stored.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
   }
 
   /**
@@ -374,13 +374,13 @@ export class Invoices {
     now: number,
   ): void {
     if (!inv.subscription) return;
-    const sub = this.billing.subscriptions.get(accountId, inv.subscription);
+    const sub = this.billing.stored.subscriptions.get(accountId, inv.subscription);
     if (!sub) return;
     if (sub.status === 'canceled' || sub.status === 'paused') return;
     const previousStatus = sub.status;
     if (event === 'paid') {
       if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
-      const others = this.billing
+      const others = this.billing.stored
         .unsettledInvoicesOf(accountId, sub.id, inv.id)
         .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
       if (others.length > 0) return;
@@ -394,18 +394,18 @@ export class Invoices {
       sub.due_ms = now; // a revived subscription catches up at once
       this.hooks?.emit('dueNow', accountId, {});
     }
-    this.billing.subscriptions.update(accountId, sub);
+    this.billing.stored.subscriptions.update(accountId, sub);
     if (sub.status !== previousStatus) this.onSubscriptionStatus(accountId, sub, previousStatus, now);
   }
 
   // ------------------------------------------------------------------------------------ the due work
 
   nextDue(accountId: string, kind: 'retry' | 'due'): number | undefined {
-    return this.billing.nextInvoiceAction(accountId, kind);
+    return this.billing.stored.nextInvoiceAction(accountId, kind);
   }
 
   due(kind: 'retry' | 'due', now: number, accountId?: string, limit = -1) {
-    return this.billing.invoicesDue(kind, now, accountId, limit);
+    return this.billing.stored.invoicesDue(kind, now, accountId, limit);
   }
 
   /** A dunning retry that came due. */
@@ -448,7 +448,7 @@ export class Invoices {
           : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
       }
       if (l.price !== undefined) {
-        const p: Price = this.billing.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
+        const p: Price = this.billing.stored.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
         if (p.recurring?.usage_type === 'metered')
           throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
         if (cur !== undefined && p.currency !== cur)
@@ -456,7 +456,7 @@ export class Invoices {
         cur = p.currency;
         const q = l.quantity ?? 1;
         assertBillable(p, q, `lines[${i}].quantity`);
-        const product = this.billing.products.get(accountId, p.product);
+        const product = this.billing.stored.products.get(accountId, p.product);
         lines.push({
           type: 'invoiceitem',
           amount: priceAmount(p, q),
@@ -485,7 +485,7 @@ export class Invoices {
   }
 
   create(accountId: string, body: CreateInvoiceBody, now: number): StoredInvoice {
-    const customer = this.billing.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
     if (method === 'charge_automatically' && body.days_until_due !== undefined)
@@ -519,7 +519,7 @@ export class Invoices {
   }
 
   load(accountId: string, id: string): StoredInvoice {
-    return this.billing.invoices.require(accountId, id, 'invoice', 'invoice_id');
+    return this.billing.stored.invoices.require(accountId, id, 'invoice', 'invoice_id');
   }
 
   update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): StoredInvoice {
@@ -559,7 +559,7 @@ export class Invoices {
         'invoice',
         `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`,
       );
-    this.billing.invoices.delete(accountId, id);
+    this.billing.stored.invoices.delete(accountId, id);
     this.record(accountId, 'invoice.deleted', inv, now);
     return { id, object: 'invoice', deleted: true };
   }
@@ -636,7 +636,7 @@ export class Invoices {
   }
 
   list(accountId: string, url: string, q: ListInvoicesQuery): List<StoredInvoice> {
-    return this.billing.invoices.list(accountId, url, {
+    return this.billing.stored.invoices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

@@ -103,7 +103,7 @@ export class Prices {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.prices.insert(accountId, price);
+    this.billing.stored.prices.insert(accountId, price);
     this.billing.events.record(accountId, 'price.created', price, { at: now });
     if (product && product.default_price === null) {
       const previous = { ...product };
@@ -114,7 +114,7 @@ export class Prices {
   }
 
   get(accountId: string, id: string, param = 'price_id'): Price {
-    return this.billing.prices.require(accountId, id, 'price', param);
+    return this.billing.stored.prices.require(accountId, id, 'price', param);
   }
 
   update(accountId: string, id: string, body: UpdatePriceBody, now: number): Price {
@@ -123,13 +123,13 @@ export class Prices {
     if (body.nickname !== undefined) p.nickname = body.nickname === '' ? null : body.nickname;
     if (body.active !== undefined) p.active = body.active;
     if (body.metadata !== undefined) p.metadata = mergeMetadata(p.metadata, body.metadata);
-    this.billing.prices.update(accountId, p);
+    this.billing.stored.prices.update(accountId, p);
     recordUpdate(this.billing.events, accountId, 'price.updated', p, previous, now);
     return p;
   }
 
   list(accountId: string, url: string, q: ListPricesQuery): List<Price> {
-    return this.billing.prices.list(accountId, url, {
+    return this.billing.stored.prices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

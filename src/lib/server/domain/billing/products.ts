@@ -24,7 +24,7 @@ export class Products {
 
   private toApi(accountId: string, p: StoredProduct, expand: boolean): Product {
     if (!expand) return { ...p };
-    const prices = this.billing.pricesOf(accountId, p.id);
+    const prices = this.billing.stored.pricesOf(accountId, p.id);
     return { ...p, prices: prices.reverse() };
   }
 
@@ -45,19 +45,19 @@ export class Products {
       updated: s,
       livemode: false,
     };
-    this.billing.products.insert(accountId, p);
+    this.billing.stored.products.insert(accountId, p);
     this.billing.events.record(accountId, 'product.created', p, { at: now });
     return p;
   }
 
   /** Stores a changed product and records product.updated (when something besides `updated` changed). */
   save(accountId: string, p: StoredProduct, previous: StoredProduct, now: number): void {
-    this.billing.products.update(accountId, p);
+    this.billing.stored.products.update(accountId, p);
     recordUpdate(this.billing.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
   }
 
   load(accountId: string, id: string, param = 'product_id'): StoredProduct {
-    return this.billing.products.require(accountId, id, 'product', param);
+    return this.billing.stored.products.require(accountId, id, 'product', param);
   }
 
   get(accountId: string, id: string, q: ProductExpandQuery): Product {
@@ -77,7 +77,7 @@ export class Products {
     if (body.default_price !== undefined) {
       if (body.default_price === '') p.default_price = null;
       else {
-        const price = this.billing.prices.require(accountId, body.default_price, 'price', 'default_price');
+        const price = this.billing.stored.prices.require(accountId, body.default_price, 'price', 'default_price');
         if (price.product !== p.id)
           throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
         p.default_price = price.id;
@@ -91,9 +91,9 @@ export class Products {
   /** Deleted when it has no prices; archived (`active: false`, `deleted: false`) when it has. */
   delete(accountId: string, id: string, now: number): Product | DeletedResource {
     const p = this.load(accountId, id);
-    const prices = this.billing.pricesOf(accountId, id);
+    const prices = this.billing.stored.pricesOf(accountId, id);
     if (prices.length === 0) {
-      this.billing.products.delete(accountId, id);
+      this.billing.stored.products.delete(accountId, id);
       this.billing.events.record(accountId, 'product.deleted', p, { at: now });
       return { id, object: 'product', deleted: true };
     }
@@ -106,7 +106,7 @@ export class Products {
 
   list(accountId: string, url: string, q: ListProductsQuery): List<Product> {
     const active = q.active === undefined ? undefined : q.active ? 1 : 0;
-    const page = this.billing.products.list(accountId, url, {
+    const page = this.billing.stored.products.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

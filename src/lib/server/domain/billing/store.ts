@@ -154,16 +154,12 @@ export interface BillingStore {
 }
 
 /** What the billing services share: the area's store, the event log, and the server's base URL. */
-export interface BillingContext extends BillingStore {
+export interface BillingContext {
+  readonly stored: BillingStore;
   /** The event log: every change of a billing object records its event here, in the change's transaction. */
   readonly events: Events;
   /** The server's base URL now, for links to its hosted pages (links.ts). */
   readonly publicUrl: () => string;
-}
-
-/** The billing services' context over `stored` (which it reads through: no copy of its fields). */
-export function billingContext(stored: BillingStore, events: Events, publicUrl: () => string): BillingContext {
-  return Object.assign(Object.create(stored) as BillingStore, { events, publicUrl });
 }
 
 /**

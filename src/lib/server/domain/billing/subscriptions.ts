@@ -98,7 +98,7 @@ export class Subscriptions {
   // ------------------------------------------------------------------------------------------- views
 
   private itemApi(accountId: string, i: StoredItem): SubscriptionItem {
-    return { ...i, price: this.billing.prices.get(accountId, i.price)! };
+    return { ...i, price: this.billing.stored.prices.get(accountId, i.price)! };
   }
 
   toApi(accountId: string, s: Stored, now: number): Subscription {
@@ -116,17 +116,17 @@ export class Subscriptions {
       ...rest
     } = s;
     const items: SubscriptionItem[] = [];
-    for (const i of this.billing.itemsOf(accountId, s.id)) items.push(this.itemApi(accountId, i));
+    for (const i of this.billing.stored.itemsOf(accountId, s.id)) items.push(this.itemApi(accountId, i));
     return { ...rest, discount: discountApi(discount, now), items: { object: 'list', data: items } };
   }
 
   load(accountId: string, id: string, param = 'subscription_id'): Stored {
-    return this.billing.subscriptions.require(accountId, id, 'subscription', param);
+    return this.billing.stored.subscriptions.require(accountId, id, 'subscription', param);
   }
 
   private save(accountId: string, s: Stored): Stored {
     s.due_ms = subscriptionDue(s);
-    return this.billing.subscriptions.update(accountId, s);
+    return this.billing.stored.subscriptions.update(accountId, s);
   }
 
   // ---------------------------------------------------------------------------------------- helpers
@@ -138,7 +138,7 @@ export class Subscriptions {
     param: string,
     like?: { currency: string; interval: string; interval_count: number },
   ): Price {
-    const p = this.billing.prices.require(accountId, id, 'price', param);
+    const p = this.billing.stored.prices.require(accountId, id, 'price', param);
     if (!p.recurring)
       throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
     if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
@@ -157,7 +157,7 @@ export class Subscriptions {
   }
 
   private productName(accountId: string, productId: string): string {
-    return this.billing.products.get(accountId, productId)?.name ?? productId;
+    return this.billing.stored.products.get(accountId, productId)?.name ?? productId;
   }
 
   private bounds(s: Stored, index: number): { start: number; end: number } {
@@ -182,7 +182,7 @@ export class Subscriptions {
   ): PendingLine[] {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.billing.prices.get(accountId, i.price)!;
+      const p = this.billing.stored.prices.get(accountId, i.price)!;
       if (p.recurring?.usage_type === 'metered') continue;
       const full = priceAmount(p, i.quantity);
       out.push({
@@ -202,10 +202,10 @@ export class Subscriptions {
   private usageLines(accountId: string, items: StoredItem[], period: { start: number; end: number }): PendingLine[] {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.billing.prices.get(accountId, i.price)!;
+      const p = this.billing.stored.prices.get(accountId, i.price)!;
       if (p.recurring?.usage_type !== 'metered') continue;
       const q = aggregateUsage(
-        this.billing,
+        this.billing.stored,
         accountId,
         i.id,
         p.recurring.aggregate_usage ?? 'sum',
@@ -263,14 +263,16 @@ export class Subscriptions {
     s: { default_payment_method: string | null; customer: string },
   ): string | null {
     return (
-      s.default_payment_method ?? this.billing.customers.get(accountId, s.customer)?.default_payment_method ?? null
+      s.default_payment_method ??
+      this.billing.stored.customers.get(accountId, s.customer)?.default_payment_method ??
+      null
     );
   }
 
   // ------------------------------------------------------------------------------------------ create
 
   create(accountId: string, body: CreateSubscriptionBody, now: number): Stored {
-    const customer = this.billing.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
     const first = this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
     const like = {
       currency: first.currency,
@@ -362,7 +364,7 @@ export class Subscriptions {
     };
     s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
-    this.billing.subscriptions.insert(accountId, s);
+    this.billing.stored.subscriptions.insert(accountId, s);
     const items: StoredItem[] = [];
     for (const [i, it] of body.items.entries()) {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
@@ -375,7 +377,7 @@ export class Subscriptions {
         metadata: it.metadata ?? {},
         created: s0,
       };
-      items.push(this.billing.items.insert(accountId, item));
+      items.push(this.billing.stored.items.insert(accountId, item));
     }
     if (s.status === 'trialing') {
       this.record(accountId, 'subscription.created', s, now);
@@ -401,7 +403,7 @@ export class Subscriptions {
   }
 
   list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): List<Subscription> {
-    const page = this.billing.subscriptions.list(accountId, url, {
+    const page = this.billing.stored.subscriptions.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -428,7 +430,7 @@ export class Subscriptions {
     now: number,
   ): StoredItem[] {
     const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
-    const items = this.billing.itemsOf(accountId, s.id);
+    const items = this.billing.stored.itemsOf(accountId, s.id);
     const byId = new Map(items.map((i) => [i.id, i]));
     const nowS = unixSeconds(now);
     const prorate_ = prorations && (s.status === 'active' || s.status === 'past_due') && nowS < s.current_period_end;
@@ -471,7 +473,7 @@ export class Subscriptions {
           created: nowS,
         };
         assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
-        this.billing.items.insert(accountId, item);
+        this.billing.stored.items.insert(accountId, item);
         byId.set(item.id, item);
         proration(p, item.quantity, 1);
         touched.push(item);
@@ -479,7 +481,7 @@ export class Subscriptions {
       }
       const item = byId.get(c.id);
       if (!item) throw errors.notFound('subscription_item', c.id, c.param);
-      const oldPrice = this.billing.prices.get(accountId, item.price)!;
+      const oldPrice = this.billing.stored.prices.get(accountId, item.price)!;
       if (c.kind === 'delete') {
         if (byId.size === 1)
           throw errors.invalidRequest(
@@ -488,7 +490,7 @@ export class Subscriptions {
             c.param,
           );
         proration(oldPrice, item.quantity, -1);
-        this.billing.items.delete(accountId, item.id);
+        this.billing.stored.items.delete(accountId, item.id);
         byId.delete(item.id);
         continue;
       }
@@ -511,7 +513,7 @@ export class Subscriptions {
       item.price = newPrice.id;
       item.quantity = newQty;
       if (c.metadata !== undefined) item.metadata = mergeMetadata(item.metadata, c.metadata);
-      this.billing.items.update(accountId, item);
+      this.billing.stored.items.update(accountId, item);
       touched.push(item);
     }
     s.pending_lines.push(...lines);
@@ -526,7 +528,7 @@ export class Subscriptions {
     const changes: ItemChange[] = [];
     if (body.quantity !== undefined) {
       if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
-      const items = this.billing.itemsOf(accountId, s.id);
+      const items = this.billing.stored.itemsOf(accountId, s.id);
       if (items.length !== 1)
         throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
       changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
@@ -635,7 +637,7 @@ export class Subscriptions {
       );
     const before = this.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
-    const items = this.billing.itemsOf(accountId, s.id);
+    const items = this.billing.stored.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
     const usage =
       s.paused_from === 'trialing'
@@ -685,7 +687,7 @@ export class Subscriptions {
     s.current_period_end = b.end;
     s.status = 'active';
     s.upcoming_ms = upcomingAt(s);
-    const items = this.billing.itemsOf(accountId, s.id);
+    const items = this.billing.stored.itemsOf(accountId, s.id);
     const out = this.quietly(s.id, () =>
       this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now),
     );
@@ -716,7 +718,7 @@ export class Subscriptions {
   }
 
   private renewQuietly(accountId: string, s: Stored, now: number): void {
-    const items = this.billing.itemsOf(accountId, s.id);
+    const items = this.billing.stored.itemsOf(accountId, s.id);
     const ended = { start: s.current_period_start, end: s.current_period_end };
     const usage = this.usageLines(accountId, items, ended);
     const record = { ...ended, invoice: null as string | null };
@@ -747,7 +749,7 @@ export class Subscriptions {
       now,
     );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
-    this.billing.subscriptions.update(accountId, after);
+    this.billing.stored.subscriptions.update(accountId, after);
   }
 
   /** Due work on an active or past_due subscription: its renewal, or 3 days before it the invoice.upcoming notice. */
@@ -770,7 +772,7 @@ export class Subscriptions {
     s.upcoming_ms = null;
     this.save(accountId, s);
     if (s.cancel_at_period_end) return;
-    const items = this.billing.itemsOf(accountId, s.id);
+    const items = this.billing.stored.itemsOf(accountId, s.id);
     const next = this.bounds(s, s.period_index + 1);
     const usage = this.usageLines(accountId, items, { start: s.current_period_start, end: s.current_period_end });
     const preview = this.invoices.preview(
@@ -795,17 +797,17 @@ export class Subscriptions {
   }
 
   nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
-    return this.billing.nextSubscriptionDue(accountId, statuses);
+    return this.billing.stored.nextSubscriptionDue(accountId, statuses);
   }
 
   due(statuses: SubscriptionStatus[], now: number, accountId?: string, limit = -1) {
-    return this.billing.subscriptionsDue(statuses, now, accountId, limit) as Owned<Stored>[];
+    return this.billing.stored.subscriptionsDue(statuses, now, accountId, limit) as Owned<Stored>[];
   }
 
   // ------------------------------------------------------------------------------ subscription items
 
   private itemOwner(accountId: string, itemId: string): { item: StoredItem; sub: Stored } {
-    const item = this.billing.items.require(accountId, itemId, 'subscription_item', 'item_id');
+    const item = this.billing.stored.items.require(accountId, itemId, 'subscription_item', 'item_id');
     return { item, sub: this.load(accountId, item.subscription) };
   }
 
@@ -868,7 +870,7 @@ export class Subscriptions {
 
   listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): List<SubscriptionItem> {
     this.load(accountId, q.subscription, 'subscription');
-    const page = this.billing.items.list(accountId, url, {
+    const page = this.billing.stored.items.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

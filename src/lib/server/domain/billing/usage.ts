@@ -46,13 +46,13 @@ export class UsageRecords {
   constructor(private readonly billing: BillingContext) {}
 
   create(accountId: string, body: CreateUsageRecordBody, now: number): UsageRecord {
-    const item = this.billing.items.require(
+    const item = this.billing.stored.items.require(
       accountId,
       body.subscription_item,
       'subscription_item',
       'subscription_item',
     );
-    const price = this.billing.prices.get(accountId, item.price);
+    const price = this.billing.stored.prices.get(accountId, item.price);
     if (price?.recurring?.usage_type !== 'metered') {
       throw errors.invalidRequest(
         'usage_type_not_metered',
@@ -60,7 +60,7 @@ export class UsageRecords {
         'subscription_item',
       );
     }
-    const sub = this.billing.subscriptions.get(accountId, item.subscription)!;
+    const sub = this.billing.stored.subscriptions.get(accountId, item.subscription)!;
     if (sub.status === 'canceled')
       throw errors.unexpectedState('subscription', `Subscription ${sub.id} is canceled; it takes no more usage.`);
     const s = unixSeconds(now);
@@ -69,11 +69,11 @@ export class UsageRecords {
     if (ts < sub.current_period_start)
       throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
     const action = body.action ?? 'increment';
-    const existing = this.billing.usageAt(accountId, item.id, ts);
+    const existing = this.billing.stored.usageAt(accountId, item.id, ts);
     const bounded = (rec: StoredUsage): UsageRecord => {
       // the period's usage must stay billable (a thrown error rolls this write back)
       const total = aggregateUsage(
-        this.billing,
+        this.billing.stored,
         accountId,
         item.id,
         price.recurring!.aggregate_usage ?? 'sum',
@@ -86,7 +86,7 @@ export class UsageRecords {
     if (existing) {
       existing.quantity = action === 'set' ? body.quantity : existing.quantity + body.quantity;
       existing.action = action;
-      this.billing.usage.update(accountId, existing);
+      this.billing.stored.usage.update(accountId, existing);
       return bounded(existing);
     }
     const rec: StoredUsage = {
@@ -100,15 +100,20 @@ export class UsageRecords {
       created: s,
       livemode: false,
     };
-    this.billing.usage.insert(accountId, rec);
+    this.billing.stored.usage.insert(accountId, rec);
     return bounded(rec);
   }
 
   /** One summary per period of the subscription (billed ones and the current one), newest first. */
   summaries(accountId: string, url: string, q: UsageSummaryQuery): List<UsageSummary> {
-    const item = this.billing.items.require(accountId, q.subscription_item, 'subscription_item', 'subscription_item');
-    const price = this.billing.prices.get(accountId, item.price)!;
-    const sub = this.billing.subscriptions.get(accountId, item.subscription)!;
+    const item = this.billing.stored.items.require(
+      accountId,
+      q.subscription_item,
+      'subscription_item',
+      'subscription_item',
+    );
+    const price = this.billing.stored.prices.get(accountId, item.price)!;
+    const sub = this.billing.stored.subscriptions.get(accountId, item.subscription)!;
     const mode = price.recurring?.aggregate_usage ?? 'sum';
     const periods = [...sub.period_history];
     if (sub.status !== 'canceled')
@@ -120,7 +125,7 @@ export class UsageRecords {
         object: 'usage_record_summary',
         subscription_item: item.id,
         period: { start: p.start, end: p.end },
-        total_usage: aggregateUsage(this.billing, accountId, item.id, mode, p.start, p.end),
+        total_usage: aggregateUsage(this.billing.stored, accountId, item.id, mode, p.start, p.end),
         invoice: p.invoice,
         livemode: false,
       });
