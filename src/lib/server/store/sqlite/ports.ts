@@ -1,7 +1,6 @@
 // The SQLite adapter's ports: every area's persistence (domain/ports.ts) over one SQLite store.
 import type { StorePorts } from '../../domain/ports.js';
 import type { SqliteStore } from './db.js';
-import { sqliteVaultStore } from './identity.js';
 import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
 import { sqlitePaymentsStore } from './payments.js';
 import { sqliteKycStore, sqliteVaultStore } from './identity.js';
