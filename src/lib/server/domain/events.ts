@@ -2,15 +2,12 @@
 // it describes, so an event exists exactly when its change committed: a rolled-back change (a failing request,
 // a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
 // Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
-import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/sqlite/db.js';
+import type { Pending, Store } from '../store/seam.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { PRUNE_BATCH, type DueWork } from './due.js';
 import { newId } from '../ids.js';
 import { errors } from '../errors.js';
-import { pageOf, seqCursor } from '../store/sqlite/collection.js';
-import { LongRead } from '../store/sqlite/longread.js';
 import type { List } from '../../contract/common.js';
 import { EVENT_RETENTION_MS, type Event, type EventType, type ListEventsQuery } from '../../contract/events.js';
 import { HOUSEKEEPING_WORK } from '../../contract/limits.js';
@@ -77,13 +74,60 @@ export interface PruneListener {
   gone(accountId: string, eventId: string, body: string): void;
 }
 
+/**
+ * A page the engine reads away from the request's own work (a filter no index serves may look through the whole
+ * log): the request pipeline answers with what it finishes with. The domain hands it on unopened.
+ */
+export interface PageReadAway<T> {
+  readonly finish: (...rows: never[]) => T;
+}
+
+/** An event as the log keeps it: its text, and what it is found and counted by. */
+export interface LoggedEvent {
+  id: string;
+  type: EventType;
+  /** The id `GET /events?object_id=` finds it by ('' when none). */
+  objectId: string;
+  /** When the change happened (ms on the account clock). */
+  createdMs: number;
+  /** The event's JSON text, as the API shows it. */
+  body: string;
+}
+
+/** What the event log keeps: the events of every account, in the order they were recorded, and their counts. */
+export interface EventLogStore {
+  /** Appends the event to the account's log, in the caller's transaction, and counts it (in all and by type). */
+  append(accountId: string, event: LoggedEvent): Pending<void>;
+  /** The event, if the log still has it. */
+  find(accountId: string, id: string): Pending<Event | undefined>;
+  /**
+   * The page `q` asks for of the account's events, newest first (cursors like every list), filtered by type (a
+   * pattern with `*`), object id and created range (whole seconds), with its total; a filter on type or time
+   * without an object id may be a page read away (its page and total from one snapshot of committed data).
+   */
+  page(accountId: string, url: string, q: ListEventsQuery): Pending<List<Event> | PageReadAway<List<Event>>>;
+  /** When the account's oldest event in the log was recorded (ms on its clock). */
+  oldestMs(accountId: string): Pending<number | undefined>;
+  /** The accounts that have events in the log. */
+  accounts(): Pending<string[]>;
+  /**
+   * The place in the log of the last of the account's first `n` events (all when -1), oldest first, among those
+   * recorded at or before `before`; undefined when it has none.
+   */
+  lastRecordedBy(accountId: string, before: number, n: number): Pending<number | undefined>;
+  /**
+   * Deletes the account's events up to place `lastSeq` recorded at or before `before`, uncounts them, and returns
+   * them (in the caller's transaction).
+   */
+  prune(accountId: string, lastSeq: number, before: number): Pending<{ id: string; body: string }[]>;
+}
+
 /** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
 const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
 
 export class Events implements DueWork {
   readonly name = HOUSEKEEPING_WORK.events;
-  private insertStmt?: Statement;
   /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
   private recorded = false;
   private readonly committedListeners: (() => void)[] = [];
@@ -93,7 +137,8 @@ export class Events implements DueWork {
   private readonly pruneListeners: PruneListener[] = [];
 
   constructor(
-    private readonly store: Store,
+    store: Store,
+    private readonly stored: EventLogStore,
     private readonly clock: Clock,
   ) {
     store.onRollback(() => {
@@ -144,13 +189,8 @@ export class Events implements DueWork {
       event.timestamp = isoTime(at);
       if (p.refund) event.refund = p.refund;
     }
-    this.insertStmt ??= this.store.db.prepare(
-      'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
-    );
     const body = eventJson(event, opts.json);
-    this.insertStmt.run(event.id, accountId, type, objectId, at, body);
-    this.store.count('events', accountId, '', '', 1);
-    this.store.count('events', accountId, 'type', type, 1);
+    this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
     this.recorded = true;
     if (this.recent.length === RECENT) this.recent.shift();
     this.recent.push({ id: event.id, objectId, body });
@@ -175,10 +215,7 @@ export class Events implements DueWork {
 
   /** The event, if the log still has it. */
   find(accountId: string, id: string): Event | undefined {
-    const row = this.store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
-      | { body: string }
-      | undefined;
-    return row ? (JSON.parse(row.body) as Event) : undefined;
+    return this.stored.find(accountId, id);
   }
 
   get(accountId: string, id: string): Event {
@@ -189,92 +226,11 @@ export class Events implements DueWork {
 
   /**
    * The account's events, newest first, filtered (type patterns with `*`, object id, created range). A filter on
-   * type or time without an object id may have to look through the whole log (no index serves it): that list is
-   * a long read, run off the HTTP thread when the server has a background reader.
+   * type or time without an object id may have to look through the whole log (no index serves it): that page is
+   * read away from the request's own work when the engine can (EventLogStore.page).
    */
-  list(accountId: string, url: string, q: ListEventsQuery): List<Event> | LongRead<List<Event>> {
-    const limit = q.limit ?? 10;
-    const cond = ['account_id = ?'];
-    const params: (string | number)[] = [accountId];
-    if (q.object_id !== undefined) {
-      cond.push('object_id = ?');
-      params.push(q.object_id);
-    }
-    if (q.type !== undefined) {
-      // The pattern's characters are [a-z_.*] (ListEventsQuery): GLOB's only special one among them is `*`.
-      cond.push(q.type.includes('*') ? 'type GLOB ?' : 'type = ?');
-      params.push(q.type);
-    }
-    const range: [keyof ListEventsQuery, string, number][] = [
-      // `created=s` is that second (Stripe's form): created ≥ s and created ≤ s.
-      ['created', '>=', 0],
-      ['created', '<=', 1000],
-      ['created[gt]', '>', 1000],
-      ['created[gte]', '>=', 0],
-      ['created[lt]', '<', 0],
-      ['created[lte]', '<=', 1000],
-    ];
-    let timed = false;
-    for (const [key, op, plus] of range) {
-      const v = q[key] as number | undefined;
-      if (v === undefined) continue;
-      timed = true;
-      // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms < (s+1)·1000.
-      if (op === '>') cond.push('created_ms >= ?');
-      else if (op === '<=') cond.push('created_ms < ?');
-      else cond.push(`created_ms ${op} ?`);
-      params.push(v * 1000 + plus);
-    }
-    const where = cond.join(' AND ');
-    // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
-    // reads nothing, and no list counts the account's whole log.
-    const kept = q.object_id === undefined && !timed ? this.keptCount(accountId, q.type) : undefined;
-    const cursor = seqCursor(
-      q,
-      (id) =>
-        (
-          this.store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
-            | { seq: number }
-            | undefined
-        )?.seq,
-    );
-    if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
-    const rowsQuery = {
-      sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`,
-      params: [...params, ...cursor.params, limit + 1],
-    };
-    const countAll = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
-    const finish = (rows: { body: string }[], total: number): List<Event> => {
-      const { page, has_more } = pageOf(rows, limit, cursor.order);
-      return { object: 'list', data: page.map((r) => JSON.parse(r.body) as Event), has_more, total_count: total, url };
-    };
-    if (q.object_id !== undefined || (q.type === undefined && !timed)) {
-      // An index lookup (the object's events), or the newest of the whole log with its kept count: here.
-      const rows = this.store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];
-      return finish(rows, kept ?? (this.store.statement(countAll.sql).get(...countAll.params) as { n: number }).n);
-    }
-    // The page and its total from one snapshot (a type's kept count too: events may commit meanwhile).
-    const countQuery = timed ? countAll : this.typeCount(accountId, q.type!);
-    return new LongRead([rowsQuery, countQuery], (rows) =>
-      finish(rows[0] as { body: string }[], (rows[1]![0] as { n: number }).n),
-    );
-  }
-
-  /** The account's events, or those of a type or type pattern (`*`), from the kept counts. */
-  private keptCount(accountId: string, type: string | undefined): number {
-    if (type === undefined) return this.store.counted('events', accountId, '', '');
-    this.store.flushCounts(); // the open transaction's own, if any
-    const { sql, params } = this.typeCount(accountId, type);
-    return (this.store.statement(sql).get(...params) as { n: number }).n;
-  }
-
-  /** The statement that reads the kept count of a type or type pattern (`*`). */
-  private typeCount(accountId: string, type: string): { sql: string; params: string[] } {
-    const match = type.includes('*') ? 'GLOB' : '=';
-    return {
-      sql: `SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE tbl = 'events' AND account_id = ? AND cols = 'type' AND vals ${match} ?`,
-      params: [accountId, type],
-    };
+  list(accountId: string, url: string, q: ListEventsQuery): List<Event> | PageReadAway<List<Event>> {
+    return this.stored.page(accountId, url, q);
   }
 
   /** Calls `listener` after every COMMIT that recorded events (of any account): the webhook dispatcher. */
@@ -301,38 +257,21 @@ export class Events implements DueWork {
   // ---------------------------------------------------------------------------------------- retention
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store
-      .statement('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1')
-      .get(accountId) as { created_ms: number } | undefined;
-    return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
+    const oldest = this.stored.oldestMs(accountId);
+    return oldest === undefined ? undefined : oldest + EVENT_RETENTION_MS;
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts =
-      accountId !== undefined
-        ? [accountId]
-        : (this.store.statement('SELECT DISTINCT account_id FROM events').all() as { account_id: string }[]).map(
-            (r) => r.account_id,
-          );
+    const accounts = accountId !== undefined ? [accountId] : this.stored.accounts();
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     let count = 0;
     for (const acct of accounts) {
-      const last = this.store
-        .statement(
-          'SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)',
-        )
-        .get(acct, now - EVENT_RETENTION_MS, n) as { seq: number | null };
-      if (last.seq === null) continue;
+      const last = this.stored.lastRecordedBy(acct, now - EVENT_RETENTION_MS, n);
+      if (last === undefined) continue;
       // Whoever still needs these events looks at them first (the webhook endpoints' scan), in this transaction.
-      for (const l of this.pruneListeners) l.before(acct, last.seq);
-      const gone = this.store
-        .statement('DELETE FROM events WHERE account_id = ? AND seq <= ? AND created_ms <= ? RETURNING id, type, body')
-        .all(acct, last.seq, now - EVENT_RETENTION_MS) as { id: string; type: string; body: string }[];
-      for (const e of gone) {
-        this.store.count('events', acct, '', '', -1);
-        this.store.count('events', acct, 'type', e.type, -1);
-        for (const l of this.pruneListeners) l.gone(acct, e.id, e.body);
-      }
+      for (const l of this.pruneListeners) l.before(acct, last);
+      const gone = this.stored.prune(acct, last, now - EVENT_RETENTION_MS);
+      for (const e of gone) for (const l of this.pruneListeners) l.gone(acct, e.id, e.body);
       count += gone.length;
     }
     return count;

@@ -10,6 +10,7 @@ import type { PaymentsStore } from './payments/persistence.js';
 import type { KycStore } from './identity/kyc.js';
 import type { LedgerStore } from './ledger/ledger.js';
 import type { BillingStore } from './billing/store.js';
+import type { EventLogStore } from './events.js';
 
 export interface StorePorts {
   vault: VaultStore;
@@ -21,4 +22,5 @@ export interface StorePorts {
   kyc: KycStore;
   ledger: LedgerStore;
   billing: BillingStore;
+  events: EventLogStore;
 }

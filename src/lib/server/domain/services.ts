@@ -24,7 +24,7 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 
 export function createServices(store: Store, ports: StorePorts, sealer: Sealer, config: ServerConfig): Services {
   const clock = new AccountClock(store, ports.clock, config.now);
-  const events = new Events(store, clock);
+  const events = new Events(store, ports.events, clock);
   const hooks = new Hooks();
   const core: CoreServices = {
     store,

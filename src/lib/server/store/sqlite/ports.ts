@@ -6,6 +6,8 @@ import { sqlitePaymentsStore } from './payments.js';
 import { sqliteKycStore, sqliteVaultStore } from './identity.js';
 import { sqliteLedgerStore } from './ledger.js';
 import { sqliteBillingStore } from './billing.js';
+import { sqliteVaultStore } from './identity.js';
+import { sqliteEventLogStore } from './events.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
@@ -18,5 +20,6 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     kyc: sqliteKycStore(store),
     ledger: sqliteLedgerStore(store),
     billing: sqliteBillingStore(store),
+    events: sqliteEventLogStore(store),
   };
 }
