@@ -19,7 +19,7 @@
 // endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
 // never another account's deliveries.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/sqlite/db.js';
+import type { Store } from '../store/seam.js';
 import type { Events } from '../domain/events.js';
 import type { StoredEndpoint } from '../domain/webhooks/endpoints.js';
 import type { Webhooks } from '../domain/webhooks/area.js';
@@ -364,7 +364,7 @@ export class Dispatcher {
     // Under a fault rule, one delivery per batch and one batch at a time: each attempt made is one the rule counted.
     const faults = this.deps.faults?.watches(serving.accountId, e.id) ? this.deps.faults : undefined;
     if (faults && serving.batches > 0) return false;
-    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.batchFor(
+    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.claimBatch(
       serving.accountId,
       e,
       clockNow,

@@ -11,6 +11,7 @@ import type { KycStore } from './identity/kyc.js';
 import type { LedgerStore } from './ledger/ledger.js';
 import type { BillingStore } from './billing/store.js';
 import type { EventLogStore } from './events.js';
+import type { WebhooksStore } from './webhooks/area.js';
 
 export interface StorePorts {
   vault: VaultStore;
@@ -23,4 +24,5 @@ export interface StorePorts {
   ledger: LedgerStore;
   billing: BillingStore;
   events: EventLogStore;
+  webhooks: WebhooksStore;
 }

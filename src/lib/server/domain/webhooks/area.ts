@@ -5,9 +5,16 @@ import type { CoreServices } from '../core.js';
 import { isoTime } from '../../clock.js';
 import type { ResendEventBody } from '../../../contract/webhooks.js';
 import type { ResendEventResult } from '../../../contract/listeners.js';
-import { WebhookEndpoints } from './endpoints.js';
-import { Deliveries } from './deliveries.js';
-import { Listeners } from './listeners.js';
+import { WebhookEndpoints, type WebhookEndpointStore } from './endpoints.js';
+import { Deliveries, type OutboxStore } from './deliveries.js';
+import { Listeners, type ListenerStore } from './listeners.js';
+
+/** What the webhooks area keeps: endpoints with their dispatch cursors, the delivery outbox, the listeners. */
+export interface WebhooksStore {
+  endpoints: WebhookEndpointStore;
+  outbox: OutboxStore;
+  listeners: ListenerStore;
+}
 
 export class Webhooks {
   readonly endpoints: WebhookEndpoints;
@@ -25,9 +32,10 @@ export class Webhooks {
       this.dirty = true;
       if (endpointId !== undefined) this.changedEndpoints.add(endpointId);
     };
-    this.endpoints = new WebhookEndpoints(core.store, core.sealer, changed);
-    this.deliveries = new Deliveries(core.store, core.clock, core.events, this.endpoints, changed);
-    this.listeners = new Listeners(core.store);
+    const stored = core.ports.webhooks;
+    this.endpoints = new WebhookEndpoints(stored.endpoints, core.sealer, changed);
+    this.deliveries = new Deliveries(stored.outbox, core.clock, core.events, this.endpoints, changed);
+    this.listeners = new Listeners(stored.listeners);
     this.events = core.events;
   }
 

@@ -14,9 +14,7 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId, newIdFor } from '../../ids.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import type { Store } from '../../store/sqlite/db.js';
-import { tables } from '../../store/sqlite/tables.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import type { Events } from '../events.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
@@ -44,6 +42,84 @@ export interface SendJob {
   secrets: string[];
 }
 
+/** A due delivery the dispatcher took: its event's body, or null when the event is gone with no body kept. */
+export interface ClaimedDelivery {
+  /** Its place among the deliveries (creation order): a later claim of the endpoint starts after it. */
+  seq: number;
+  id: string;
+  event: string;
+  type: string;
+  body: string | null;
+}
+
+/** A dispatch cursor: the last event (place in the log) an endpoint has looked at, with the endpoint. */
+export interface EndpointCursor {
+  endpointId: string;
+  eventSeq: number;
+  accountId: string;
+  endpoint: StoredEndpoint;
+}
+
+/**
+ * What the delivery outbox keeps: the deliveries, the bodies of events that left the log while a delivery of them
+ * was pending, and the endpoints' dispatch cursors in the event log.
+ */
+export interface OutboxStore {
+  readonly deliveries: Documents<WebhookDelivery>;
+  /** Keeps the body of an event leaving the log if a delivery of it is pending (until none is). */
+  keepBodyIfPending(accountId: string, eventId: string, body: string): Pending<void>;
+  /**
+   * Writes the delivery as an attempt (or giving up) left it, in the caller's transaction; once it is no longer
+   * pending, the body kept for its event is forgotten unless another delivery of it is still pending. The caller
+   * read it pending in this transaction: an engine that runs transactions at once must keep it so until this
+   * write (lock the row when read, or write only while it is pending), so that an outcome is recorded once.
+   */
+  recordAttempt(accountId: string, delivery: WebhookDelivery): Pending<WebhookDelivery>;
+  /** The endpoint's pending deliveries, oldest first. */
+  pendingOf(accountId: string, endpointId: string): Pending<WebhookDelivery[]>;
+  /** The accounts that have deliveries. */
+  accounts(): Pending<string[]>;
+  /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
+  oldestDone(accountId: string, n: number): Pending<WebhookDelivery[]>;
+  /**
+   * Claims the dispatch cursors to advance (of one account's endpoints, or of every account's), each with its
+   * endpoint, for the caller's write transaction: no other scan advances them before it ends (one SQLite write
+   * transaction at a time; an engine shared by several servers locks them, and another server's scan skips them).
+   */
+  claimCursors(accountId?: string): Pending<EndpointCursor[]>;
+  /**
+   * The account's events after place `afterSeq` in the log (and up to `uptoSeq` when given), in order, at most
+   * `n`: what a cursor there has not looked at yet.
+   */
+  eventsAfter(
+    accountId: string,
+    afterSeq: number,
+    uptoSeq: number | undefined,
+    n: number,
+  ): Pending<{ seq: number; id: string; type: string; created_ms: number }[]>;
+  /** Moves the endpoint's cursor to place `eventSeq` (only ever forward). */
+  moveCursor(endpointId: string, eventSeq: number): Pending<void>;
+  /** Every account's endpoints, oldest first. */
+  allEndpoints(): Pending<{ accountId: string; endpoint: StoredEndpoint }[]>;
+  /**
+   * Claims the due deliveries of an endpoint: its earliest pending deliveries (creation order, which is event
+   * order) whose next attempt is due at `now` (ms on the account's clock), after delivery place `afterSeq`, at
+   * most `max`, each with its event's body (from the log or, past retention, as kept). They are the caller's until
+   * their outcomes are recorded: in SQLite one server dispatches a database, and remembers (`afterSeq`) what it
+   * has handed on; an engine shared by several servers takes them in this same operation (a lease), so that no
+   * two send one delivery at once.
+   */
+  claimDue(
+    accountId: string,
+    endpointId: string,
+    now: number,
+    max: number,
+    afterSeq: number,
+  ): Pending<ClaimedDelivery[]>;
+  /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
+  nextRetry(endpointId: string, now: number): Pending<number | undefined>;
+}
+
 /** Whether an outcome is a success: a complete 2xx answer. */
 export const succeeded = (o: AttemptOutcome): boolean =>
   o.error === undefined && o.status !== undefined && o.status >= 200 && o.status < 300;
@@ -58,44 +134,24 @@ export const retryDelayMs = (attempts: number): number => RETRY_BASE_MS * 2 ** a
  */
 export class Deliveries implements DueWork {
   readonly name = HOUSEKEEPING_WORK.deliveries;
-  readonly deliveries: Collection<WebhookDelivery>;
+  readonly deliveries: Documents<WebhookDelivery>;
 
   constructor(
-    private readonly store: Store,
+    private readonly kept: OutboxStore,
     private readonly clock: Clock,
     private readonly events: Events,
     private readonly endpoints: WebhookEndpoints,
     /** Called when a write gives the dispatcher work (a resend). */
     private readonly changed: () => void,
   ) {
-    this.deliveries = new Collection<WebhookDelivery>(store, tables.webhook_deliveries);
+    this.deliveries = kept.deliveries;
     // Retention never takes an event from an endpoint that has not looked at it yet, nor from a pending delivery.
     events.onPrune({
       before: (accountId, lastSeq) => {
         if (this.scan(accountId, lastSeq).created > 0) this.changed();
       },
-      gone: (accountId, eventId, body) => this.keepBody(accountId, eventId, body),
+      gone: (accountId, eventId, body) => this.kept.keepBodyIfPending(accountId, eventId, body),
     });
-  }
-
-  /** Keeps the body of an event leaving the log while a delivery of it is pending (until none is). */
-  private keepBody(accountId: string, eventId: string, body: string): void {
-    const pending = this.store
-      .statement("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending' LIMIT 1")
-      .get(accountId, eventId);
-    if (pending)
-      this.store
-        .statement('INSERT OR REPLACE INTO webhook_event_bodies (event, account_id, body) VALUES (?, ?, ?)')
-        .run(eventId, accountId, body);
-  }
-
-  /** Forgets a kept body once no delivery of its event is pending any more. */
-  private releaseBody(accountId: string, eventId: string): void {
-    this.store
-      .statement(
-        "DELETE FROM webhook_event_bodies WHERE event = ? AND account_id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending')",
-      )
-      .run(eventId, accountId, accountId, eventId);
   }
 
   /**
@@ -159,28 +215,23 @@ export class Deliveries implements DueWork {
         throw errors.unexpectedState('webhook_endpoint', `Webhook endpoint ${e.id} is disabled; enable it first.`);
       targets = [e];
     } else {
-      targets = this.endpoints.endpoints
-        .selectWhere('account_id = ?', accountId)
-        .map((r) => r.doc)
+      targets = this.endpoints
+        .ofAccount(accountId)
         .filter((e) => e.enabled && endpointWants(e.enabled_events, event.type));
     }
-    const data = targets.map((e) => this.create(accountId, event, e, now));
+    const data: WebhookDelivery[] = [];
+    for (const e of targets) data.push(this.create(accountId, event, e, now));
     if (data.length) this.changed();
     return { object: 'list', data, has_more: false, total_count: data.length, url };
   }
 
   /** Gives up the endpoint's pending deliveries (it is being deleted). */
   giveUpPending(accountId: string, endpointId: string, reason: string): void {
-    for (const { doc } of this.deliveries.selectWhere(
-      "account_id = ? AND webhook_endpoint = ? AND status = 'pending'",
-      accountId,
-      endpointId,
-    )) {
+    for (const doc of this.kept.pendingOf(accountId, endpointId)) {
       doc.status = 'failed';
       doc.next_attempt_at = null;
       doc.last_error = reason;
-      this.deliveries.update(accountId, doc);
-      this.releaseBody(accountId, doc.event);
+      this.kept.recordAttempt(accountId, doc);
     }
   }
 
@@ -188,15 +239,7 @@ export class Deliveries implements DueWork {
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
   private oldestDone(accountId: string, n: number): { id: string; created_ms: number }[] {
-    const rows = this.store
-      .statement(
-        "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
-      )
-      .all(accountId, n) as { data: string }[];
-    return rows.map((r) => {
-      const d = JSON.parse(r.data) as WebhookDelivery;
-      return { id: d.id, created_ms: Date.parse(d.created_at) };
-    });
+    return this.kept.oldestDone(accountId, n).map((d) => ({ id: d.id, created_ms: Date.parse(d.created_at) }));
   }
 
   nextDue(accountId: string): number | undefined {
@@ -205,12 +248,7 @@ export class Deliveries implements DueWork {
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts =
-      accountId !== undefined
-        ? [accountId]
-        : (
-            this.store.statement('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]
-          ).map((r) => r.account_id);
+    const accounts = accountId !== undefined ? [accountId] : this.kept.accounts();
     const max = limit === undefined ? Infinity : limit * PRUNE_BATCH;
     let deleted = 0;
     for (const acct of accounts) {
@@ -219,7 +257,7 @@ export class Deliveries implements DueWork {
         const rows = this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
         const young = rows.findIndex((r) => r.created_ms + EVENT_RETENTION_MS > now);
         const old = young < 0 ? rows : rows.slice(0, young);
-        for (const r of old) this.deliveries.delete(acct, r.id); // through the Collection: the list counts follow
+        for (const r of old) this.deliveries.delete(acct, r.id); // as documents: the list counts follow
         deleted += old.length;
         if (old.length < rows.length || rows.length === 0) break;
       }
@@ -237,46 +275,21 @@ export class Deliveries implements DueWork {
    * so a cursor only moves forward.
    */
   scan(accountId?: string, uptoSeq?: number): { more: boolean; endpoints: number; created: number } {
-    const rows = (
-      accountId === undefined
-        ? this.store
-            .statement(
-              'SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_cursors c JOIN webhook_endpoints e ON e.id = c.webhook_endpoint',
-            )
-            .all()
-        : this.store
-            .statement(
-              'SELECT c.webhook_endpoint, c.event_seq, e.account_id, e.data FROM webhook_endpoints e JOIN webhook_cursors c ON c.webhook_endpoint = e.id WHERE e.account_id = ?',
-            )
-            .all(accountId)
-    ) as { webhook_endpoint: string; event_seq: number; account_id: string; data: string }[];
+    const rows = this.kept.claimCursors(accountId);
     let more = false;
     let created = 0;
     for (const row of rows) {
-      let cursor = row.event_seq;
-      let endpoint: StoredEndpoint | undefined;
+      let cursor = row.eventSeq;
+      const endpoint = row.endpoint;
       for (;;) {
-        const events = (
-          uptoSeq === undefined
-            ? this.store
-                .statement(
-                  'SELECT seq, id, type, created_ms FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-                )
-                .all(row.account_id, cursor, SCAN_BATCH)
-            : this.store
-                .statement(
-                  'SELECT seq, id, type, created_ms FROM events WHERE account_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
-                )
-                .all(row.account_id, cursor, uptoSeq, SCAN_BATCH)
-        ) as { seq: number; id: string; type: string; created_ms: number }[];
+        const events = this.kept.eventsAfter(row.accountId, cursor, uptoSeq, SCAN_BATCH);
         if (events.length === 0) break;
-        endpoint ??= JSON.parse(row.data) as StoredEndpoint;
         if (endpoint.enabled) {
           // Dated by its event, not by when the scan ran: the scan runs after a commit, whenever the loop gets to
           // it (during a clock advance's steps, say), and a seeded server's deliveries must not depend on that.
           for (const ev of events) {
             if (!endpointWants(endpoint.enabled_events, ev.type)) continue;
-            this.create(row.account_id, ev, endpoint, ev.created_ms, true);
+            this.create(row.accountId, ev, endpoint, ev.created_ms, true);
             created++;
           }
         }
@@ -287,59 +300,31 @@ export class Deliveries implements DueWork {
           break;
         }
       }
-      if (cursor !== row.event_seq)
-        this.store
-          .statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?')
-          .run(cursor, row.webhook_endpoint);
+      if (cursor !== row.eventSeq) this.kept.moveCursor(row.endpointId, cursor);
     }
     return { more, endpoints: rows.length, created };
   }
 
   /** The enabled endpoints of every account, oldest first: those the dispatcher may serve. */
   enabledEndpoints(): { accountId: string; endpoint: StoredEndpoint }[] {
-    const rows = this.store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as {
-      account_id: string;
-      data: string;
-    }[];
-    const out: { accountId: string; endpoint: StoredEndpoint }[] = [];
-    for (const row of rows) {
-      const endpoint = JSON.parse(row.data) as StoredEndpoint;
-      if (endpoint.enabled) out.push({ accountId: row.account_id, endpoint });
-    }
-    return out;
+    return this.kept.allEndpoints().filter((e) => e.endpoint.enabled);
   }
 
   /**
-   * The endpoint's next POSTs: its earliest pending deliveries (event order) that are due on the account's clock,
-   * at most `max`, after delivery number `afterSeq` (those before it are with the sender) — one waiting for a
-   * retry does not hold back later ones. Each with its event's body, from the
-   * log or, past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before
-   * bodies were kept), which can no longer be sent.
+   * The endpoint's next POSTs, claimed (OutboxStore.claimDue): its earliest pending deliveries (event order) that
+   * are due on the account's clock, at most `max`, after delivery number `afterSeq` (those before it are with the
+   * sender) — one waiting for a retry does not hold back later ones. Each with its event's body, from the log or,
+   * past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before bodies
+   * were kept), which can no longer be sent.
    */
-  batchFor(
+  claimBatch(
     accountId: string,
     e: StoredEndpoint,
     now: number,
     max: number,
     afterSeq = 0,
   ): { jobs: SendJob[]; lost: string[]; lastSeq: number } {
-    // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: measured,
-    // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
-    const rows = this.store
-      .statement(
-        `SELECT d.seq, d.id, d.event, json_extract(d.data, '$.event_type') AS type, COALESCE(ev.body, kept.body) AS body
-         FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_endpoint_status
-         LEFT JOIN events ev ON ev.id = d.event
-         LEFT JOIN webhook_event_bodies kept ON kept.event = d.event
-         WHERE d.account_id = ? AND d.webhook_endpoint = ? AND d.status = 'pending' AND d.seq > ? AND d.next_attempt_ms <= ? ORDER BY d.seq LIMIT ?`,
-      )
-      .all(accountId, e.id, afterSeq, now, max) as {
-      seq: number;
-      id: string;
-      event: string;
-      type: string;
-      body: string | null;
-    }[];
+    const rows = this.kept.claimDue(accountId, e.id, now, max, afterSeq);
     const jobs: SendJob[] = [];
     const lost: string[] = [];
     if (rows.length === 0) return { jobs, lost, lastSeq: afterSeq };
@@ -353,12 +338,7 @@ export class Deliveries implements DueWork {
 
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
   nextRetry(endpointId: string, now: number): number | undefined {
-    const row = this.store
-      .statement(
-        "SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?",
-      )
-      .get(endpointId, now) as { at: number | null };
-    return row.at ?? undefined;
+    return this.kept.nextRetry(endpointId, now);
   }
 
   /**
@@ -400,8 +380,6 @@ export class Deliveries implements DueWork {
         d.next_attempt_at = isoTime(now + retryDelayMs(d.attempts));
       }
     }
-    const updated = this.deliveries.update(accountId, d);
-    if (d.status !== 'pending') this.releaseBody(accountId, d.event);
-    return updated;
+    return this.kept.recordAttempt(accountId, d);
   }
 }

@@ -16,9 +16,7 @@ import { unixSeconds } from '../../clock.js';
 import type { Sealer } from '../../crypto.js';
 import { errors } from '../../errors.js';
 import { newId, newWebhookSecret } from '../../ids.js';
-import { Collection } from '../../store/sqlite/collection.js';
-import type { Store } from '../../store/sqlite/db.js';
-import { tables } from '../../store/sqlite/tables.js';
+import type { Documents, Pending } from '../../store/seam.js';
 import { checkHttpUrl, mergeMetadata } from '../values.js';
 
 /** An endpoint as stored: the API object, its sealed secret, and rolled secrets that still sign until they expire. */
@@ -26,6 +24,22 @@ export interface StoredEndpoint extends WebhookEndpoint {
   secret_sealed: string;
   /** Older secrets that still sign deliveries until `expires_ms` (the account's clock). */
   rolled: { sealed: string; expires_ms: number }[];
+}
+
+/** What the endpoints keep: the endpoints themselves, and each one's dispatch cursor (deliveries.ts). */
+export interface WebhookEndpointStore {
+  readonly endpoints: Documents<StoredEndpoint>;
+  /** How many endpoints the account has. */
+  count(accountId: string): Pending<number>;
+  /** Every endpoint of the account, oldest first. */
+  ofAccount(accountId: string): Pending<StoredEndpoint[]>;
+  /**
+   * Opens the dispatch cursor of a new endpoint after the last event recorded so far (of any account): it gets
+   * the events recorded from now on.
+   */
+  openCursor(endpointId: string): Pending<void>;
+  /** Deletes the endpoint's dispatch cursor. */
+  dropCursor(endpointId: string): Pending<void>;
 }
 
 export function endpointView(e: StoredEndpoint): WebhookEndpoint {
@@ -59,23 +73,19 @@ function checkUrl(url: string): string {
 }
 
 export class WebhookEndpoints {
-  readonly endpoints: Collection<StoredEndpoint>;
+  readonly endpoints: Documents<StoredEndpoint>;
 
   constructor(
-    private readonly store: Store,
+    private readonly kept: WebhookEndpointStore,
     private readonly sealer: Sealer,
     /** Called when a change may give the dispatcher work (an endpoint enabled again, a deletion). */
     private readonly changed: (endpointId?: string) => void,
   ) {
-    this.endpoints = new Collection<StoredEndpoint>(store, tables.webhook_endpoints);
+    this.endpoints = kept.endpoints;
   }
 
   create(accountId: string, body: CreateWebhookEndpointBody, now: number): WebhookEndpointWithSecret {
-    const count = (
-      this.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?').get(accountId) as {
-        n: number;
-      }
-    ).n;
+    const count = this.kept.count(accountId);
     if (count >= MAX_WEBHOOK_ENDPOINTS) {
       throw errors.invalidRequest(
         'webhook_endpoint_limit',
@@ -98,8 +108,7 @@ export class WebhookEndpoints {
     };
     this.endpoints.insert(accountId, e);
     // Events from now on: the dispatcher's cursor starts after the last event recorded so far.
-    const last = (this.store.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
-    this.store.db.prepare('INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES (?, ?)').run(e.id, last);
+    this.kept.openCursor(e.id);
     this.changed(e.id); // the dispatcher looks at events again at once (it stops looking while no endpoint exists)
     return { ...endpointView(e), secret };
   }
@@ -115,6 +124,11 @@ export class WebhookEndpoints {
   list(accountId: string, url: string, q: ListWebhookEndpointsQuery): List<WebhookEndpoint> {
     const page = this.endpoints.list(accountId, url, q);
     return { ...page, data: page.data.map(endpointView) };
+  }
+
+  /** Every endpoint of the account, oldest first, as stored. */
+  ofAccount(accountId: string): StoredEndpoint[] {
+    return this.kept.ofAccount(accountId);
   }
 
   update(accountId: string, id: string, body: UpdateWebhookEndpointBody): WebhookEndpoint {
@@ -133,7 +147,7 @@ export class WebhookEndpoints {
   delete(accountId: string, id: string): { id: string; object: 'webhook_endpoint'; deleted: true } {
     this.stored(accountId, id);
     this.endpoints.delete(accountId, id);
-    this.store.db.prepare('DELETE FROM webhook_cursors WHERE webhook_endpoint = ?').run(id);
+    this.kept.dropCursor(id);
     this.changed(id);
     return { id, object: 'webhook_endpoint', deleted: true };
   }

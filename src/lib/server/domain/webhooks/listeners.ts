@@ -16,25 +16,65 @@ import {
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { pageOf, seqCursor } from '../../store/sqlite/collection.js';
-import type { Store } from '../../store/sqlite/db.js';
+import type { Pending } from '../../store/seam.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { enabledEvents, endpointWants } from './endpoints.js';
 import { HOUSEKEEPING_WORK } from '../../../contract/limits.js';
 
-interface ListenerRow {
+/** A listener as stored: its lease runs LISTENER_LEASE_MS from `seen_ms` (the server's wall clock). */
+export interface StoredListener {
   id: string;
-  /** JSON array of event types and patterns */
-  enabled_events: string;
+  /** Event types and patterns */
+  enabled_events: string[];
   created_ms: number;
   seen_ms: number;
+}
+
+/** A resend in a listener's queue, with its event. */
+export interface QueuedResend {
+  id: string;
+  created_ms: number;
+  event: Event;
+}
+
+/** What the listeners keep: the listeners of every account and their queues of resends. */
+export interface ListenerStore {
+  /** Stores a new listener of the account. */
+  insert(accountId: string, listener: StoredListener): Pending<void>;
+  /** The account's listener, if it has one by that id. */
+  get(accountId: string, id: string): Pending<StoredListener | undefined>;
+  /** Moves the listener's lease: last seen at `seenMs`. */
+  renew(id: string, seenMs: number): Pending<void>;
+  /** Deletes the listener with its queue. */
+  remove(id: string): Pending<void>;
+  /** Deletes the account's listeners last seen before `before`, with their queues. */
+  forgetSeenBefore(accountId: string, before: number): Pending<void>;
+  /** The account's listeners seen after `since`, oldest first. */
+  seenSince(accountId: string, since: number): Pending<{ id: string; enabled_events: string[] }[]>;
+  /** Queues the event in each listener's queue (a resend per listener, its id given), at `now`. */
+  queue(accountId: string, eventId: string, resends: { id: string; listener: string }[], now: number): Pending<void>;
+  /**
+   * The page `q` asks for of the listener's queue, newest first (cursors like every list; an unknown cursor is
+   * the contract's 400), with the total: only resends whose event the log still has.
+   */
+  resends(
+    listenerId: string,
+    q: ListEventResendsQuery,
+  ): Pending<{ data: QueuedResend[]; has_more: boolean; total_count: number }>;
+  /** When the account's oldest queued resend was queued (ms on its clock). */
+  oldestResendMs(accountId: string): Pending<number | undefined>;
+  /**
+   * Deletes the first `n` resends (all when -1), oldest first, queued at or before `before` (of one account, or
+   * of all); returns how many.
+   */
+  pruneResends(before: number, n: number, accountId?: string): Pending<number>;
 }
 
 export class Listeners implements DueWork {
   readonly name = HOUSEKEEPING_WORK.resends;
 
   constructor(
-    private readonly store: Store,
+    private readonly kept: ListenerStore,
     /**
      * The server's wall clock, for leases: whether a listener runs is a matter of real time, not of the account's
      * test clock (advancing it a month must not end every lease).
@@ -42,20 +82,18 @@ export class Listeners implements DueWork {
     private readonly wall: () => number = Date.now,
   ) {}
 
-  private view(r: ListenerRow): EventListener {
+  private view(r: StoredListener): EventListener {
     return {
       id: r.id,
       object: 'event_listener',
-      enabled_events: JSON.parse(r.enabled_events) as string[],
+      enabled_events: r.enabled_events,
       created: Math.floor(r.created_ms / 1000),
       expires_at: isoTime(r.seen_ms + LISTENER_LEASE_MS),
     };
   }
 
-  private row(accountId: string, id: string): ListenerRow {
-    const r = this.store
-      .statement('SELECT id, enabled_events, created_ms, seen_ms FROM event_listeners WHERE id = ? AND account_id = ?')
-      .get(id, accountId) as ListenerRow | undefined;
+  private row(accountId: string, id: string): StoredListener {
+    const r = this.kept.get(accountId, id);
     if (!r) throw errors.notFound('event_listener', id, 'listener_id');
     return r;
   }
@@ -67,17 +105,13 @@ export class Listeners implements DueWork {
   register(accountId: string, body: CreateEventListenerBody, now: number): EventListener {
     const patterns = enabledEvents(body.enabled_events ?? ['*']);
     this.forgetStale(accountId);
-    const r: ListenerRow = {
+    const r: StoredListener = {
       id: newId('evl'),
-      enabled_events: JSON.stringify(patterns),
+      enabled_events: patterns,
       created_ms: now,
       seen_ms: this.wall(),
     };
-    this.store
-      .statement(
-        'INSERT INTO event_listeners (id, account_id, enabled_events, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)',
-      )
-      .run(r.id, accountId, r.enabled_events, r.created_ms, r.seen_ms);
+    this.kept.insert(accountId, r);
     return this.view(r);
   }
 
@@ -88,15 +122,14 @@ export class Listeners implements DueWork {
   renew(accountId: string, id: string): EventListener {
     const r = this.row(accountId, id);
     r.seen_ms = Math.max(r.seen_ms, this.wall());
-    this.store.statement('UPDATE event_listeners SET seen_ms = ? WHERE id = ?').run(r.seen_ms, id);
+    this.kept.renew(id, r.seen_ms);
     return this.view(r);
   }
 
   /** Deletes the listener (it stopped) with its queue. */
   remove(accountId: string, id: string): { id: string; object: 'event_listener'; deleted: true } {
     this.row(accountId, id);
-    this.store.statement('DELETE FROM event_resends WHERE listener = ?').run(id);
-    this.store.statement('DELETE FROM event_listeners WHERE id = ?').run(id);
+    this.kept.remove(id);
     return { id, object: 'event_listener', deleted: true };
   }
 
@@ -106,18 +139,15 @@ export class Listeners implements DueWork {
    */
   queue(accountId: string, event: { id: string; type: string }, now: number): number {
     this.forgetStale(accountId);
-    const live = (
-      this.store
-        .statement('SELECT id, enabled_events FROM event_listeners WHERE account_id = ? AND seen_ms > ? ORDER BY seq')
-        .all(accountId, this.wall() - LISTENER_LEASE_MS) as {
-        id: string;
-        enabled_events: string;
-      }[]
-    ).filter((l) => endpointWants(JSON.parse(l.enabled_events) as string[], event.type));
-    const insert = this.store.statement(
-      'INSERT INTO event_resends (id, account_id, listener, event, created_ms) VALUES (?, ?, ?, ?, ?)',
+    const live = this.kept
+      .seenSince(accountId, this.wall() - LISTENER_LEASE_MS)
+      .filter((l) => endpointWants(l.enabled_events, event.type));
+    this.kept.queue(
+      accountId,
+      event.id,
+      live.map((l) => ({ id: newId('evr'), listener: l.id })),
+      now,
     );
-    for (const l of live) insert.run(newId('evr'), accountId, l.id, event.id, now);
     return live.length;
   }
 
@@ -127,68 +157,31 @@ export class Listeners implements DueWork {
    */
   resends(accountId: string, listenerId: string, url: string, q: ListEventResendsQuery): List<EventResend> {
     this.row(accountId, listenerId);
-    const limit = q.limit ?? 10;
-    const cursor = seqCursor(
-      q,
-      (id) =>
-        (
-          this.store.statement('SELECT seq FROM event_resends WHERE id = ? AND listener = ?').get(id, listenerId) as
-            | { seq: number }
-            | undefined
-        )?.seq,
-    );
-    const after = cursor.params.length === 0 ? '' : cursor.order === 'DESC' ? ' AND r.seq < ?' : ' AND r.seq > ?';
-    const from =
-      'FROM event_resends r JOIN events e ON e.id = r.event AND e.account_id = r.account_id WHERE r.listener = ?';
-    const rows = this.store
-      .statement(`SELECT r.id, r.created_ms, e.body ${from}${after} ORDER BY r.seq ${cursor.order} LIMIT ?`)
-      .all(listenerId, ...cursor.params, limit + 1) as { id: string; created_ms: number; body: string }[];
-    const total = (this.store.statement(`SELECT COUNT(*) AS n ${from}`).get(listenerId) as { n: number }).n;
-    const { page, has_more } = pageOf(rows, limit, cursor.order);
-    const data = page.map((r): EventResend => ({
+    const { data, has_more, total_count } = this.kept.resends(listenerId, q);
+    const resends = data.map((r): EventResend => ({
       id: r.id,
       object: 'event_resend',
       listener: listenerId,
       created: Math.floor(r.created_ms / 1000),
-      event: JSON.parse(r.body) as Event,
+      event: r.event,
     }));
-    return { object: 'list', data, has_more, total_count: total, url };
+    return { object: 'list', data: resends, has_more, total_count, url };
   }
 
   /** Listeners of the account not renewed for LISTENER_FORGET_MS (killed, crashed): deleted with their queues. */
   private forgetStale(accountId: string): void {
-    const before = this.wall() - LISTENER_FORGET_MS;
-    this.store
-      .statement(
-        'DELETE FROM event_resends WHERE listener IN (SELECT id FROM event_listeners WHERE account_id = ? AND seen_ms < ?)',
-      )
-      .run(accountId, before);
-    this.store.statement('DELETE FROM event_listeners WHERE account_id = ? AND seen_ms < ?').run(accountId, before);
+    this.kept.forgetSeenBefore(accountId, this.wall() - LISTENER_FORGET_MS);
   }
 
   // ---------------------------------------------------------------------------------------- retention
 
   nextDue(accountId: string): number | undefined {
-    const row = this.store
-      .statement('SELECT created_ms FROM event_resends WHERE account_id = ? ORDER BY seq LIMIT 1')
-      .get(accountId) as { created_ms: number } | undefined;
-    return row ? row.created_ms + EVENT_RETENTION_MS : undefined;
+    const oldest = this.kept.oldestResendMs(accountId);
+    return oldest === undefined ? undefined : oldest + EVENT_RETENTION_MS;
   }
 
   runDue(now: number, accountId?: string, limit?: number): number {
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
-    const r =
-      accountId === undefined
-        ? this.store
-            .statement(
-              'DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE created_ms <= ? ORDER BY seq LIMIT ?)',
-            )
-            .run(now - EVENT_RETENTION_MS, n)
-        : this.store
-            .statement(
-              'DELETE FROM event_resends WHERE seq IN (SELECT seq FROM event_resends WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)',
-            )
-            .run(accountId, now - EVENT_RETENTION_MS, n);
-    return r.changes;
+    return this.kept.pruneResends(now - EVENT_RETENTION_MS, n, accountId);
   }
 }

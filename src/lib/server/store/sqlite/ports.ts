@@ -8,6 +8,7 @@ import { sqliteLedgerStore } from './ledger.js';
 import { sqliteBillingStore } from './billing.js';
 import { sqliteVaultStore } from './identity.js';
 import { sqliteEventLogStore } from './events.js';
+import { sqliteWebhooksStore } from './webhooks.js';
 
 export function sqlitePorts(store: SqliteStore): StorePorts {
   return {
@@ -21,5 +22,6 @@ export function sqlitePorts(store: SqliteStore): StorePorts {
     ledger: sqliteLedgerStore(store),
     billing: sqliteBillingStore(store),
     events: sqliteEventLogStore(store),
+    webhooks: sqliteWebhooksStore(store),
   };
 }
