@@ -76,7 +76,8 @@ export interface PruneListener {
 
 /**
  * A page the engine reads away from the request's own work (a filter no index serves may look through the whole
- * log): the request pipeline answers with what it finishes with. The domain hands it on unopened.
+ * log): the request pipeline answers with what it finishes with (SQLite's is a long read, run off the HTTP thread
+ * when the server has a background reader). The domain hands it on unopened.
  */
 export interface PageReadAway<T> {
   readonly finish: (...rows: never[]) => T;
