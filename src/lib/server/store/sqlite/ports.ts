@@ -6,7 +6,6 @@ import { sqlitePaymentsStore } from './payments.js';
 import { sqliteKycStore, sqliteVaultStore } from './identity.js';
 import { sqliteLedgerStore } from './ledger.js';
 import { sqliteBillingStore } from './billing.js';
-import { sqliteVaultStore } from './identity.js';
 import { sqliteEventLogStore } from './events.js';
 import { sqliteWebhooksStore } from './webhooks.js';
 
