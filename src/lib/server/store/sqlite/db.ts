@@ -573,7 +573,7 @@ class GroupCommit {
     }
     if (this.batch?.closing) {
       const batch = this.batch;
-      return new Promise<T>((resolve, reject) => batch.readers.push(() => this.run(fn).then(resolve, reject)));
+      return new Promise<T>((resolve, reject) => batch.readers.push(() => void this.run(fn).then(resolve, reject)));
     }
     if (!this.batch) {
       if (this.db.inTransaction) return Promise.resolve(this.tx.run(fn)); // inside someone else's (synchronous) transaction
@@ -614,7 +614,7 @@ class GroupCommit {
       },
     );
     if (!isPromise(work)) return answer;
-    this.hold(work);
+    void this.hold(work);
     return work.then(() => answer);
   }
 
