@@ -9,6 +9,8 @@ import { countTriggers, documentTable, openStore, type Store } from '../../dist/
 import { Collection } from '../../dist/lib/server/store/sqlite/collection.js';
 import { declareTable, tables } from '../../dist/lib/server/store/sqlite/tables.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
+import { sqliteIdempotencyRecords } from '../../dist/lib/server/store/sqlite/idempotency.js';
+import { sqliteEngine } from '../../dist/lib/server/store/sqlite/engine.js';
 import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
 import { newUuid } from '../../dist/lib/server/ids.js';
@@ -46,12 +48,12 @@ describe('the migrations check on open', () => {
 
   it("a data directory in use opens with reads only: its key is read, not written, under another connection's write lock", () => {
     const dir = tempDir();
-    const first = openDataDir(dir);
+    const first = openDataDir(sqliteEngine, dir);
     first.store.close();
     const writer = new Database(join(dir, 'payorch.db'));
     writer.prepare('BEGIN IMMEDIATE').run();
     try {
-      const again = openDataDir(dir);
+      const again = openDataDir(sqliteEngine, dir);
       expect(again.credentials).toEqual(first.credentials);
       expect(again.created).toBe(false);
       again.store.close();
@@ -355,7 +357,7 @@ describe('saved idempotent responses', () => {
   it('are sealed bytes at rest; rows written as sealed text or plain JSON by earlier versions still replay', () => {
     const store = open(join(tempDir(), 'payorch.db'));
     const sealer = Sealer.random();
-    const idem = new IdempotencyStore(store, 'owner', () => 5000, sealer);
+    const idem = new IdempotencyStore(store, sqliteIdempotencyRecords(store), 'owner', () => 5000, sealer);
     const body = JSON.stringify({ id: 'sess_1', client_secret: 'cs_secretsecretsecret' });
     store.tx(() => idem.save('acct_1', 'new', 'fp', 201, body));
     const raw = store.db.prepare("SELECT body FROM idempotency_keys WHERE key = 'new'").pluck().get() as Buffer;
@@ -385,7 +387,7 @@ describe('expired idempotency records', () => {
     ).toBeUndefined(); // migration 901
     const DAY = 24 * 3600 * 1000;
     let now = 1_000_000;
-    const idem = new IdempotencyStore(store, 'owner', () => now);
+    const idem = new IdempotencyStore(store, sqliteIdempotencyRecords(store), 'owner', () => now);
     const keys = () => store.db.prepare('SELECT key FROM idempotency_keys ORDER BY seq').pluck().all();
     for (let i = 0; i < 2500; i++) {
       now += 10;

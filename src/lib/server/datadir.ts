@@ -1,15 +1,14 @@
-// A data directory holds one server's state: the SQLite database, the key that seals secrets at rest,
+// A data directory holds one server's state: the database (of the engine the caller picks, store/engine.ts), the key that seals secrets at rest,
 // the first API key (credentials.json, mode 0600, so the CLI's embedded default and `server start --json`
 // can hand it out again), the log, and the lock of the server running on it (./lock.ts: the part a command
 // reads at start-up to find the local server, without loading the database).
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { openStore, type Store } from './store/sqlite/db.js';
+import type { Engine, ServerRecords } from './store/engine.js';
+import type { Store } from './store/seam.js';
 import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';
-import { Accounts } from './domain/accounts.js';
-import { sqliteAccountsStore } from './store/sqlite/core.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
 import {
@@ -30,8 +29,8 @@ export const DB_FILE = 'payorch.db';
 export const LOG_FILE = 'server.log';
 const KEY_FILE = 'secret.key';
 
-export interface OpenedDataDir {
-  store: Store;
+export interface OpenedDataDir<S extends Store = Store> {
+  store: S;
   sealer: Sealer;
   credentials: Credentials;
   /** True when this call created the default account's key (first use, or after the key was revoked). */
@@ -69,29 +68,25 @@ function writeOnce(path: string, content: string): string {
  */
 export const keyCheck = (sealer: Sealer): string => sealer.mac('payorch sealing key check v1');
 
-function noteKeyCheck(store: Store, sealer: Sealer): void {
-  store.db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('sealing_key_check', ?)").run(keyCheck(sealer));
-}
-
-/** The accounts and keys of an opened data directory's store (`now`: when keys are created and revoked). */
-export function accountsOf(store: Store, now: () => number = Date.now): Accounts {
-  return new Accounts(store, sqliteAccountsStore(store), now);
+function noteKeyCheck(records: ServerRecords, sealer: Sealer): void {
+  records.add('sealing_key_check', keyCheck(sealer));
 }
 
 /**
  * A restored snapshot's store (the data directory's database file, or an in-memory server's image) made fit to
  * serve: the running server's default key works (Accounts.keepKey), and it carries the sealing key's check.
  */
-export function adoptRestored(
-  store: Store,
+export function adoptRestored<S extends Store>(
+  engine: Engine<S>,
+  store: S,
   sealer: Sealer,
   credentials: Credentials,
   now: () => number = Date.now,
-): Store {
+): S {
   try {
     store.tx(() => {
-      accountsOf(store, now).keepKey(credentials.account_id, credentials.api_key);
-      noteKeyCheck(store, sealer);
+      engine.accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
+      noteKeyCheck(engine.records(store), sealer);
     });
   } catch (err) {
     store.close();
@@ -104,16 +99,21 @@ export function adoptRestored(
  * Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. Seeded, ids come
  * from the seed's streams from the moment the store is open (the first account and key included) until `unseed`.
  */
-export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDir {
+export function openDataDir<S extends Store>(
+  engine: Engine<S>,
+  dir: string | null,
+  seeding?: Seeding,
+): OpenedDataDir<S> {
   const now = seeding?.now ?? Date.now;
   if (dir === null) {
-    const store = openStore(':memory:');
-    const unseed = seeding && useSeededIds(seeding.seed.open(store));
+    const store = engine.open(null);
+    const records = engine.records(store);
+    const unseed = seeding && useSeededIds(seeding.seed.open(store, records));
     try {
       const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random();
       const { account_id, api_key } = store.tx(() => {
-        noteKeyCheck(store, sealer);
-        return accountsOf(store, now).createAccountWithKey();
+        noteKeyCheck(records, sealer);
+        return engine.accounts(store, now).createAccountWithKey();
       });
       return { store, sealer, credentials: { api_key, account_id }, created: true, unseed };
     } catch (err) {
@@ -131,10 +131,11 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
     );
   }
   const sealer = new Sealer(Buffer.from(storedKey, 'hex'));
-  const store = openStore(join(dir, DB_FILE));
+  const store = engine.open(join(dir, DB_FILE));
+  const records = engine.records(store);
   let unseed: (() => void) | undefined;
   try {
-    unseed = seeding && useSeededIds(seeding.seed.open(store));
+    unseed = seeding && useSeededIds(seeding.seed.open(store, records));
   } catch (err) {
     store.close();
     throw err;
@@ -150,10 +151,10 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   const credPath = join(dir, CREDENTIALS_FILE);
   // First use: one account and key, created under an immediate transaction so that two processes opening
   // a fresh directory at once agree on a single default account.
-  const init = store.db.transaction((): { credentials: Credentials; created: boolean } => {
-    noteKeyCheck(store, sealer);
-    const accounts = accountsOf(store, now);
-    const stored = storedCredentials(store, credPath);
+  const init = (): { credentials: Credentials; created: boolean } => {
+    noteKeyCheck(records, sealer);
+    const accounts = engine.accounts(store, now);
+    const stored = storedCredentials(records, credPath);
     if (stored) {
       if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
       // The default key was revoked (`server keys revoke`): the default account gets a new one, so that
@@ -165,19 +166,17 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
       return { credentials: { api_key, account_id: stored.account_id }, created: true };
     }
     const { account_id, api_key } = accounts.createAccountWithKey();
-    store.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('default_account', ?)").run(account_id);
+    records.put('default_account', account_id);
     writeFileSync(credPath, JSON.stringify({ api_key, account_id }, null, 2) + '\n', { mode: 0o600 });
     return { credentials: { api_key, account_id }, created: true };
-  });
+  };
   try {
     // The usual open (the directory's key stored and active, the sealing key's check noted): reads only, no write
     // lock — commands run side by side on one data directory do not queue for it.
-    const found = store.db.prepare("SELECT 1 FROM meta WHERE key = 'sealing_key_check'").get()
-      ? storedCredentials(store, credPath)
-      : undefined;
-    if (found && accountsOf(store, now).isActive(found.api_key))
+    const found = records.has('sealing_key_check') ? storedCredentials(records, credPath) : undefined;
+    if (found && engine.accounts(store, now).isActive(found.api_key))
       return { store, sealer, credentials: found, created: false, unseed };
-    const { credentials, created } = init.immediate();
+    const { credentials, created } = records.exclusive(init);
     return { store, sealer, credentials, created, unseed };
   } catch (err) {
     unseed?.();
@@ -186,11 +185,10 @@ export function openDataDir(dir: string | null, seeding?: Seeding): OpenedDataDi
   }
 }
 
-function storedCredentials(store: Store, credPath: string): Credentials | undefined {
-  const row = store.db.prepare("SELECT value FROM meta WHERE key = 'default_account'").get() as
-    | { value: string }
-    | undefined;
-  return row && existsSync(credPath) ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials) : undefined;
+function storedCredentials(records: ServerRecords, credPath: string): Credentials | undefined {
+  return records.has('default_account') && existsSync(credPath)
+    ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials)
+    : undefined;
 }
 
 /** Deletes the directory's state (database, keys, credentials, log). Refuses while a server runs on it. */
@@ -209,11 +207,15 @@ export function resetDataDir(dir: string): void {
  * `fn` on the data directory `dir` with no server on it, holding its lock meanwhile (a server cannot start on it,
  * nor another such command run): AlreadyRunningError when one holds it. The directory must exist.
  */
-async function whileStopped<T>(dir: string, fn: (opened: OpenedDataDir) => T | Promise<T>): Promise<T> {
+async function whileStopped<S extends Store, T>(
+  engine: Engine<S>,
+  dir: string,
+  fn: (opened: OpenedDataDir<S>) => T | Promise<T>,
+): Promise<T> {
   if (!existsSync(join(dir, DB_FILE))) throw new Error(`There is no payorch data directory at ${dir} (no ${DB_FILE}).`);
   const lock = acquireLock(dir);
   try {
-    const opened = openDataDir(dir); // migrated, its key check noted
+    const opened = openDataDir(engine, dir); // migrated, its key check noted
     opened.store.close();
     return await fn(opened);
   } finally {
@@ -222,9 +224,13 @@ async function whileStopped<T>(dir: string, fn: (opened: OpenedDataDir) => T | P
 }
 
 /** Saves snapshot `name` of a stopped data directory (docs/api.md "Snapshots"). */
-export function saveSnapshotStopped(dir: string, name: string): Promise<SnapshotInfo> {
+export function saveSnapshotStopped<S extends Store>(
+  engine: Engine<S>,
+  dir: string,
+  name: string,
+): Promise<SnapshotInfo> {
   checkName(name);
-  return whileStopped(dir, () => saveSnapshot(dir, join(dir, DB_FILE), name));
+  return whileStopped(engine, dir, () => saveSnapshot(engine, dir, join(dir, DB_FILE), name));
 }
 
 /**
@@ -232,18 +238,22 @@ export function saveSnapshotStopped(dir: string, name: string): Promise<Snapshot
  * be restored), copied, migrated if it is of an older schema, renamed into place; the directory's default key
  * (credentials.json) is then an active key of it.
  */
-export function restoreSnapshotStopped(dir: string, name: string): Promise<{ name: string }> {
+export function restoreSnapshotStopped<S extends Store>(
+  engine: Engine<S>,
+  dir: string,
+  name: string,
+): Promise<{ name: string }> {
   checkName(name);
-  return whileStopped(dir, async ({ sealer, credentials }) => {
-    const staged = await stageSnapshot(dir, name, keyCheck(sealer));
+  return whileStopped(engine, dir, async ({ sealer, credentials }) => {
+    const staged = await stageSnapshot(engine, dir, name, keyCheck(sealer));
     try {
-      if (!isCurrentSchema(checkSnapshot({ file: staged }, keyCheck(sealer), JSON.stringify(name))))
-        openStore(staged).close();
+      if (!isCurrentSchema(engine, checkSnapshot(engine, { file: staged }, keyCheck(sealer), JSON.stringify(name))))
+        engine.open(staged).close();
       installStaged(staged, join(dir, DB_FILE));
     } finally {
       rmSync(staged, { force: true });
     }
-    adoptRestored(openStore(join(dir, DB_FILE)), sealer, credentials).close();
+    adoptRestored(engine, engine.open(join(dir, DB_FILE)), sealer, credentials).close();
     return { name };
   });
 }

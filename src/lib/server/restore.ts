@@ -4,8 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } from './datadir.js';
 import { useSeededIds } from './ids.js';
-import { openStore, serializeStore, type Store } from './store/sqlite/db.js';
-import { sqlitePorts } from './store/sqlite/ports.js';
+import { sqliteEngine as engine } from './store/sqlite/engine.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
@@ -27,7 +26,10 @@ import {
   type SnapshotInfo,
 } from './snapshots.js';
 
-/** A snapshot kept in memory: the database's bytes (SQLite's serialization), for `RunningServer.restore`. */
+/** The store a server runs on (its engine's). */
+type Store = Services['store'];
+
+/** A snapshot kept in memory: the database's bytes (its engine's image of it), for `RunningServer.restore`. */
 export class Snapshot {
   readonly object = 'snapshot';
   constructor(
@@ -38,7 +40,7 @@ export class Snapshot {
 }
 
 export interface SnapshotParts {
-  opened: OpenedDataDir;
+  opened: OpenedDataDir<Store>;
   config: ServerConfig;
   /** The object the app and the routes use: its members are replaced by the restored store's. */
   services: Services;
@@ -97,26 +99,26 @@ export class ServerSnapshots {
   }
 
   list(): SnapshotInfo[] {
-    return listSnapshots(this.dir());
+    return listSnapshots(engine, this.dir());
   }
 
   remove(name: string): SnapshotInfo {
-    return deleteSnapshot(this.dir(), name);
+    return deleteSnapshot(engine, this.dir(), name);
   }
 
   save(name: string): Promise<SnapshotInfo> {
     const dir = this.dir();
     return this.exclusive(async () => {
       const info = this.p.fileBacked
-        ? await saveSnapshot(dir, this.dbPath, name, { inWorker: true })
-        : saveImage(dir, await serializeStore(this.p.services.store), name);
+        ? await saveSnapshot(engine, dir, this.dbPath, name, { inWorker: true })
+        : saveImage(engine, dir, await engine.image(this.p.services.store), name);
       if (this.p.fileBacked) this.spare(name);
       return info;
     });
   }
 
   snapshot(): Promise<Snapshot> {
-    return this.exclusive(async () => new Snapshot(await serializeStore(this.p.services.store), new Date()));
+    return this.exclusive(async () => new Snapshot(await engine.image(this.p.services.store), new Date()));
   }
 
   restore(source: Snapshot | string): Promise<RestoreResult> {
@@ -140,10 +142,11 @@ export class ServerSnapshots {
     if (this.p.fileBacked) {
       const file =
         typeof source === 'string'
-          ? await stageSnapshot(this.dir(), source, check)
+          ? await stageSnapshot(engine, this.dir(), source, check)
           : stageFromImage(this.dir(), source.image, check);
       try {
-        if (!isCurrentSchema(checkSnapshot({ file }, check, name))) openStore(file).close(); // migrated now, not after the swap
+        // migrated now, not after the swap
+        if (!isCurrentSchema(engine, checkSnapshot(engine, { file }, check, name))) engine.open(file).close();
       } catch (err) {
         rmSync(file, { force: true });
         throw err;
@@ -151,8 +154,8 @@ export class ServerSnapshots {
       next = { file };
     } else {
       const image = typeof source === 'string' ? readSavedImage(this.dir(), source, check) : source.image;
-      if (typeof source !== 'string') checkSnapshot({ image }, check, name);
-      next = { store: openStore(image) }; // migrated if older; made fit to serve at the swap (adopt)
+      if (typeof source !== 'string') checkSnapshot(engine, { image }, check, name);
+      next = { store: engine.open({ image }) }; // migrated if older; made fit to serve at the swap (adopt)
     }
     const t1 = performance.now();
     await gate.close();
@@ -168,9 +171,9 @@ export class ServerSnapshots {
           old.close();
           try {
             installStaged(next.file, this.dbPath);
-            this.use(this.adopt(openStore(this.dbPath)));
+            this.use(this.adopt(engine.open(this.dbPath)));
           } catch (err) {
-            this.use(openStore(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
+            this.use(engine.open(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
             throw err;
           }
         }
@@ -201,8 +204,8 @@ export class ServerSnapshots {
   private adopt(store: Store): Store {
     const { opened, seeding } = this.p;
     opened.unseed?.();
-    opened.unseed = seeding && useSeededIds(seeding.seed.open(store));
-    return adoptRestored(store, opened.sealer, opened.credentials, seeding?.now);
+    opened.unseed = seeding && useSeededIds(seeding.seed.open(store, engine.records(store)));
+    return adoptRestored(engine, store, opened.sealer, opened.credentials, seeding?.now);
   }
 
   /**
@@ -213,26 +216,26 @@ export class ServerSnapshots {
   private use(store: Store): void {
     const { services, runtime, opened, config } = this.p;
     opened.store = store;
-    const fresh = createServices(store, sqlitePorts(store), opened.sealer, config);
+    const fresh = createServices(store, engine.ports(store), opened.sealer, config);
     for (const { id, status } of services.processors.state()) {
       fresh.processors.register(services.processors.get(id));
       fresh.processors.setDown(id, status === 'down');
     }
     Object.assign(services, fresh);
-    runtime.idempotency = idempotencyStore(store, opened.sealer);
+    runtime.idempotency = idempotencyStore(store, engine.idempotency(store), opened.sealer);
     runtime.requestLog.forget();
   }
 }
 
 /** A snapshot image written where a restore renames it from, once checked. */
 function stageFromImage(dir: string, image: Buffer, check: string): string {
-  checkSnapshot({ image }, check, 'in memory');
+  checkSnapshot(engine, { image }, check, 'in memory');
   return stageImage(dir, image);
 }
 
 /** A saved snapshot's bytes (an in-memory server with a data directory restores them into memory), once checked. */
 function readSavedImage(dir: string, name: string, check: string): Buffer {
   const file = snapshotFile(dir, name);
-  checkSnapshot({ file }, check, JSON.stringify(name));
+  checkSnapshot(engine, { file }, check, JSON.stringify(name));
   return readFileSync(file);
 }

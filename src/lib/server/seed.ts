@@ -2,9 +2,10 @@
 // everything a client can see that would otherwise come from the CSPRNG or the machine's clock comes from the seed.
 //
 // - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
-//   under a key derived from the seed (`ids`). Its position is kept in the database (table meta) and written with
+//   under a key derived from the seed (`ids`). Its position is kept in the database (the server's records,
+//   store/engine.ts ServerRecords) and written with
 //   each draw, inside the drawing request's transaction: a request rolled back (or run again by the group commit,
-//   store/sqlite/db.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
+//   store/seam.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
 //   data directory continues its stream across restarts.
 // - Request ids: derived from the request's method and URL and how many such requests came before, in this start
 //   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
@@ -15,7 +16,8 @@
 // - The clock starts at SEEDED_EPOCH_MS and moves only when a test advances it (or with the machine's clock,
 //   `clock: 'real'`).
 import { createHmac } from 'node:crypto';
-import type { Store } from './store/sqlite/db.js';
+import type { Store } from './store/seam.js';
+import type { ServerRecords } from './store/engine.js';
 import type { IdStream, SeededIds } from './ids.js';
 import { isLiveKey } from '../contract/keys.js';
 
@@ -79,19 +81,18 @@ class CounterStream implements IdStream {
 
 /** The ids stream, its position kept in the database with what was drawn from it (see the top of this file). */
 class StoredStream extends CounterStream {
-  private readonly save;
-  private readonly read;
-
-  constructor(store: Store, key: Buffer) {
+  constructor(
+    store: Store,
+    private readonly records: ServerRecords,
+    key: Buffer,
+  ) {
     super(key, 'ids');
-    this.save = store.db.prepare('UPDATE meta SET value = ? WHERE key = ?');
-    this.read = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
     this.load();
     store.onRollback(() => this.load());
   }
 
   private load(): void {
-    const [position, ticks] = String(this.read.get(STREAM_KEY) ?? '0:0')
+    const [position, ticks] = String(this.records.get(STREAM_KEY) ?? '0:0')
       .split(':')
       .map(Number);
     this.position = position ?? 0;
@@ -100,7 +101,7 @@ class StoredStream extends CounterStream {
 
   protected override moved(): void {
     try {
-      this.save.run(`${this.position}:${this.ticks}`, STREAM_KEY);
+      this.records.change(STREAM_KEY, `${this.position}:${this.ticks}`);
     } catch {
       // A read-only transaction (a GET that drew a value): kept in memory; the next write stores the position.
     }
@@ -135,34 +136,29 @@ export class Seed {
   /**
    * Binds the seed to a just-opened store: a fresh one is marked as this seed's; one marked with this seed continues
    * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
+   * `records`: the store's own records (store/engine.ts).
    */
-  open(store: Store): SeededIds {
-    const meta = (key: string) =>
-      store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(key) as string | undefined;
-    const starts = store.db
-      .transaction(() => {
-        const marked = meta('seed');
-        if (marked === undefined) {
-          const used = store.db.prepare('SELECT 1 FROM accounts LIMIT 1').get() !== undefined;
-          if (used)
-            throw new SeedError(
-              'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
-            );
-          const put = store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
-          put.run('seed', this.fingerprint);
-          put.run(STREAM_KEY, '0:0');
-          put.run('seed_starts', '0');
-        } else if (marked !== this.fingerprint) {
+  open(store: Store, records: ServerRecords): SeededIds {
+    const starts = records.exclusive(() => {
+      const marked = records.get('seed');
+      if (marked === undefined) {
+        if (records.hasAccounts())
           throw new SeedError(
-            'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
+            'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
           );
-        }
-        const n = Number(meta('seed_starts') ?? 0) + 1;
-        store.db.prepare("UPDATE meta SET value = ? WHERE key = 'seed_starts'").run(String(n));
-        return n;
-      })
-      .immediate();
-    const ids = new StoredStream(store, this.key);
+        records.put('seed', this.fingerprint);
+        records.put(STREAM_KEY, '0:0');
+        records.put('seed_starts', '0');
+      } else if (marked !== this.fingerprint) {
+        throw new SeedError(
+          'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
+        );
+      }
+      const n = Number(records.get('seed_starts') ?? 0) + 1;
+      records.change('seed_starts', String(n));
+      return n;
+    });
+    const ids = new StoredStream(store, records, this.key);
     const seen = new Map<string, number>();
     return {
       ids,
@@ -177,9 +173,9 @@ export class Seed {
   }
 }
 
-/** Whether the store was made by a seeded server (meta `seed`): it is then opened only with its seed. */
-export function seededStore(store: Store): boolean {
-  return store.db.prepare("SELECT 1 FROM meta WHERE key = 'seed'").get() !== undefined;
+/** Whether the store was made by a seeded server (its record `seed`): it is then opened only with its seed. */
+export function seededStore(records: ServerRecords): boolean {
+  return records.has('seed');
 }
 
 /**

@@ -8,8 +8,7 @@ import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix
 import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
-import { type Store } from './store/sqlite/db.js';
-import { sqlitePorts } from './store/sqlite/ports.js';
+import { sqliteEngine } from './store/sqlite/engine.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -178,10 +177,10 @@ function openParts(
 ) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
-  const opened = openDataDir(memory ? null : dataDir, seeding);
+  const opened = openDataDir(sqliteEngine, memory ? null : dataDir, seeding);
   started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
   started.add(() => opened.unseed?.());
-  if (!seeding && seededStore(opened.store)) {
+  if (!seeding && seededStore(sqliteEngine.records(opened.store))) {
     throw new SeedError(
       `The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`,
     );
@@ -189,10 +188,11 @@ function openParts(
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
-  const services = createServices(opened.store, sqlitePorts(opened.store), opened.sealer, config);
+  const services = createServices(opened.store, sqliteEngine.ports(opened.store), opened.sealer, config);
   const { clock, ...given } = limits ?? {};
   const runtime = createHttpRuntime(
     opened.store,
+    sqliteEngine.idempotency(opened.store),
     opened.sealer,
     { ...DEFAULT_RATE_LIMITS, ...stripUndefined(given) },
     clock,
@@ -287,16 +287,14 @@ async function listen(
 }
 
 /**
- * Checkpoints and long reads in worker threads of their own (store/sqlite/db.ts), for as long as the server runs; resolves
- * once the checkpointer runs (until then SQLite checkpoints on this thread, as it does without one).
+ * The store's background work (the SQLite engine's checkpoints and long reads in worker threads of their own), for as
+ * long as the server runs; resolves once it runs (until then the store does that work on this thread, as it does
+ * without it).
  */
-function storeInBackground(started: Started, store: Store): Promise<void> {
-  started.add(async () => {
-    await store.stopBackgroundReads();
-    await store.stopBackgroundCheckpoints();
-  });
-  store.readInBackground();
-  return store.checkpointInBackground();
+function storeInBackground(started: Started, store: Services['store']): Promise<void> {
+  const background = sqliteEngine.background(store);
+  started.add(() => background.stop());
+  return background.started;
 }
 
 /**
@@ -404,13 +402,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
     // What runs on the store (its background threads, webhook deliveries, due work): stopped and started again
     // around a restore, which replaces the store.
-    const onStore = async ({ checkpointerStarted = true } = {}): Promise<Started> => {
+    const onStore = async ({ backgroundStarted = true } = {}): Promise<Started> => {
       const on = new Started();
       try {
-        const checkpointer = storeInBackground(on, services.store);
-        // A restore does not hold requests while the checkpointer's thread starts (~20–40 ms).
-        if (checkpointerStarted) await checkpointer;
-        else checkpointer.catch((err) => log.logger.error({ err }, 'the WAL checkpointer did not start'));
+        const background = storeInBackground(on, services.store);
+        // A restore does not hold requests while the store's background thread starts (~20–40 ms).
+        if (backgroundStarted) await background;
+        else background.catch((err) => log.logger.error({ err }, "the store's background work did not start"));
         // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
         const dispatcher = new Dispatcher(
           {
@@ -440,7 +438,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       seeding,
       gate,
       stopOnStore: () => running.stopAll(),
-      startOnStore: async () => void (running = await onStore({ checkpointerStarted: false })),
+      startOnStore: async () => void (running = await onStore({ backgroundStarted: false })),
     });
     snapshots = snaps;
     started.add(() => snaps.settled());

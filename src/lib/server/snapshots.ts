@@ -1,18 +1,15 @@
 // Snapshots of a data directory's database (docs/api.md "Snapshots"): `snapshots/NAME.sqlite` in the data
-// directory (mode 0600, the directory 0700), each a consistent copy of the database made by SQLite (VACUUM INTO,
-// from a read transaction of its own). What is here works on files: saving a copy, checking one before it is
+// directory (mode 0600, the directory 0700), each a consistent copy of the database made by its engine
+// (store/engine.ts `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is
 // restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
 // is restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
 // restoreSnapshotStopped.
 import {
-  closeSync,
   constants,
   existsSync,
   linkSync,
   mkdirSync,
-  openSync,
   readdirSync,
-  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -21,18 +18,13 @@ import {
 import { copyFile, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { migrations } from './store/migrations/index.js';
 import type { SnapshotInfo } from '../contract/snapshots.js';
-import { vacuumInto } from './store/sqlite/vacuum.js';
+import type { Inspected, SnapshotEngine } from './store/engine.js';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 const EXT = '.sqlite';
 /** Letters, digits, `.`, `_`, `-`; starting with a letter or digit (no hidden files, no `..`); at most 64. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/** The newest schema this build knows. */
-const KNOWN_SCHEMA = Math.max(0, ...migrations.map((m) => m.version));
 
 export type SnapshotErrorCode = 'invalid_name' | 'snapshot_missing' | 'invalid_snapshot' | 'snapshots_unavailable';
 
@@ -73,11 +65,12 @@ function ensureSnapshotsDir(dataDir: string): void {
 }
 
 /**
- * Saves a consistent copy of the database at `dbPath` as snapshot `name` (replacing one of that name). VACUUM INTO
- * from a read-only connection: one read transaction, so writers go on and the copy is what was committed when it
- * began; in a worker thread when `inWorker` (a running server goes on answering meanwhile).
+ * Saves a consistent copy of the database at `dbPath` as snapshot `name` (replacing one of that name): the engine's
+ * copy, what was committed when it began while writers go on; off this thread when `inWorker` (a running server goes
+ * on answering meanwhile).
  */
 export async function saveSnapshot(
+  engine: SnapshotEngine,
   dataDir: string,
   dbPath: string,
   name: string,
@@ -87,19 +80,18 @@ export async function saveSnapshot(
   ensureSnapshotsDir(dataDir);
   const tmp = tmpIn(dataDir, name);
   try {
-    writeFileSync(tmp, '', { mode: 0o600 }); // VACUUM INTO fills an empty file: the copy is private from the start
-    if (inWorker) await vacuumInWorker(dbPath, tmp);
-    else vacuumInto(dbPath, tmp);
+    writeFileSync(tmp, '', { mode: 0o600 }); // the copy fills an empty file: it is private from the start
+    await engine.copy(dbPath, tmp, { inWorker });
     rmSync(spareOf(dataDir, name), { force: true }); // a spare of the snapshot this one replaces
     renameSync(tmp, file);
   } finally {
     rmSync(tmp, { force: true });
   }
-  return infoOf(dataDir, name);
+  return infoOf(engine, dataDir, name);
 }
 
 /** Saves the bytes of a database (an in-memory server's) as snapshot `name`. */
-export function saveImage(dataDir: string, image: Buffer, name: string): SnapshotInfo {
+export function saveImage(engine: SnapshotEngine, dataDir: string, image: Buffer, name: string): SnapshotInfo {
   const file = fileOf(dataDir, name);
   ensureSnapshotsDir(dataDir);
   const tmp = tmpIn(dataDir, name);
@@ -110,16 +102,7 @@ export function saveImage(dataDir: string, image: Buffer, name: string): Snapsho
   } finally {
     rmSync(tmp, { force: true });
   }
-  return infoOf(dataDir, name);
-}
-
-function vacuumInWorker(from: string, to: string): Promise<void> {
-  const worker = new Worker(new URL('./store/sqlite/snapshotter.js', import.meta.url), { workerData: { from, to } });
-  return new Promise<void>((resolve, reject) => {
-    worker.once('message', (m: { error?: string }) => (m.error === undefined ? resolve() : reject(new Error(m.error))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the snapshot worker stopped (${code})`)));
-  });
+  return infoOf(engine, dataDir, name);
 }
 
 /** The file of the saved snapshot `name`; throws SnapshotError('snapshot_missing') when there is none. */
@@ -129,7 +112,7 @@ export function snapshotFile(dataDir: string, name: string): string {
   return file;
 }
 
-export function listSnapshots(dataDir: string): SnapshotInfo[] {
+export function listSnapshots(engine: SnapshotEngine, dataDir: string): SnapshotInfo[] {
   let names: string[];
   try {
     names = readdirSync(dirOf(dataDir));
@@ -141,7 +124,7 @@ export function listSnapshots(dataDir: string): SnapshotInfo[] {
     const name = f.endsWith(EXT) ? f.slice(0, -EXT.length) : '';
     if (!NAME.test(name)) continue;
     try {
-      out.push(infoOf(dataDir, name));
+      out.push(infoOf(engine, dataDir, name));
     } catch {
       /* deleted meanwhile */
     }
@@ -149,14 +132,14 @@ export function listSnapshots(dataDir: string): SnapshotInfo[] {
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function deleteSnapshot(dataDir: string, name: string): SnapshotInfo {
-  const info = infoOf(dataDir, name);
+export function deleteSnapshot(engine: SnapshotEngine, dataDir: string, name: string): SnapshotInfo {
+  const info = infoOf(engine, dataDir, name);
   rmSync(spareOf(dataDir, name), { force: true });
   rmSync(fileOf(dataDir, name));
   return info;
 }
 
-export function infoOf(dataDir: string, name: string): SnapshotInfo {
+export function infoOf(engine: SnapshotEngine, dataDir: string, name: string): SnapshotInfo {
   const file = fileOf(dataDir, name);
   let st;
   try {
@@ -166,7 +149,7 @@ export function infoOf(dataDir: string, name: string): SnapshotInfo {
   }
   let schema = 0;
   try {
-    schema = inspectFile(file).schema;
+    schema = engine.inspect({ file }).schema;
   } catch {
     /* listed as it is; a restore says what is wrong with it */
   }
@@ -194,96 +177,38 @@ function listNames(dataDir: string): string[] {
 
 // ------------------------------------------------------------------------------------------------ checks
 
-export interface Inspected {
-  schema: number;
-  /** The sealing-key check the database carries (datadir.ts), if any. */
-  keyCheck?: string;
-}
-
-/** A database's schema version and key check, read on `db`. Throws SQLite's error for a file that is not one. */
-function inspect(db: Database.Database): Inspected {
-  const schema = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'sealing_key_check'").get() as
-    | { value: string }
-    | undefined;
-  return { schema, keyCheck: row?.value };
-}
-
-function inspectFile(file: string): Inspected {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return inspect(db);
-  } finally {
-    db.close();
-  }
-}
+export type { Inspected };
 
 /**
- * What is wrong with a database's first 100 bytes and size, if anything: not SQLite, or shorter than its header
- * says (a copy cut short). A snapshot is checked before anything of the live database is touched.
- */
-function headerProblem(header: Buffer, size: number): string | undefined {
-  if (size < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') return 'it is not a SQLite database';
-  const pageSize = header.readUInt16BE(16) === 1 ? 65536 : header.readUInt16BE(16);
-  const pages = header.readUInt32BE(28);
-  // The header's page count is valid when its change counter matches "version-valid-for" (SQLite file format §1.3.7).
-  if (header.readUInt32BE(24) === header.readUInt32BE(92) && pages * pageSize > size)
-    return `it is cut short (${size} of ${pages * pageSize} bytes)`;
-  return undefined;
-}
-
-function readHeader(file: string): { header: Buffer; size: number } {
-  const fd = openSync(file, 'r');
-  try {
-    const header = Buffer.alloc(100);
-    readSync(fd, header, 0, 100, 0);
-    return { header, size: statSync(file).size };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Checks that a snapshot (a file, or a database image) can replace the live database: a whole SQLite database of
- * payorch's, of a schema this build knows, whose secrets are sealed with this data directory's key (`keyCheck`).
+ * Checks that a snapshot (a file, or a database image) can replace the live database: a whole database of the
+ * engine's and of payorch's, of a schema this build knows, whose secrets are sealed with this data directory's key (`keyCheck`).
  * Returns its schema version; throws SnapshotError('invalid_snapshot') saying what is wrong.
  */
-export function checkSnapshot(source: { file: string } | { image: Buffer }, keyCheck: string, label: string): number {
+export function checkSnapshot(
+  engine: SnapshotEngine,
+  source: { file: string } | { image: Buffer },
+  keyCheck: string,
+  label: string,
+): number {
   const bad = (why: string) =>
     new SnapshotError('invalid_snapshot', `Snapshot ${label} cannot be restored: ${why}. Nothing was changed.`);
-  const { header, size } =
-    'file' in source ? readHeader(source.file) : { header: source.image.subarray(0, 100), size: source.image.length };
-  const problem = headerProblem(header, size);
+  const problem = engine.problem(source);
   if (problem) throw bad(problem);
   let found: Inspected;
   try {
-    if ('file' in source) found = inspectFile(source.file);
-    else {
-      const db = openImageReadOnly(source.image);
-      try {
-        found = inspect(db);
-      } finally {
-        db.close();
-      }
-    }
+    found = engine.inspect(source);
   } catch (err) {
     throw bad(`it is not a payorch database, or it is damaged (${(err as Error).message})`);
   }
-  if (found.schema > KNOWN_SCHEMA)
-    throw bad(`it was written by a newer payorch (schema ${found.schema}; this build knows ${KNOWN_SCHEMA})`);
+  if (found.schema > engine.schema)
+    throw bad(`it was written by a newer payorch (schema ${found.schema}; this build knows ${engine.schema})`);
   if (found.keyCheck !== undefined && found.keyCheck !== keyCheck) {
     throw bad('it was taken of another data directory (its secrets are sealed with another key)');
   }
   return found.schema;
 }
 
-function openImageReadOnly(image: Buffer): Database.Database {
-  const copy = Buffer.from(image);
-  copy[18] = copy[19] = 1; // see store/sqlite/db.ts openImage
-  return new Database(copy, { readonly: true });
-}
-
-export const isCurrentSchema = (schema: number) => schema === KNOWN_SCHEMA;
+export const isCurrentSchema = (engine: SnapshotEngine, schema: number) => schema === engine.schema;
 
 // ------------------------------------------------------------------------------------------------ restore
 
@@ -291,9 +216,14 @@ export const isCurrentSchema = (schema: number) => schema === KNOWN_SCHEMA;
  * The snapshot's file, copied (or its spare renamed: no copy) to a private path in the snapshots directory, for a
  * restore to rename into place. The snapshot itself stays as it was (it can be restored again). Checked first.
  */
-export async function stageSnapshot(dataDir: string, name: string, keyCheck: string): Promise<string> {
+export async function stageSnapshot(
+  engine: SnapshotEngine,
+  dataDir: string,
+  name: string,
+  keyCheck: string,
+): Promise<string> {
   const file = snapshotFile(dataDir, name);
-  checkSnapshot({ file }, keyCheck, JSON.stringify(name));
+  checkSnapshot(engine, { file }, keyCheck, JSON.stringify(name));
   const staged = tmpIn(dataDir, `${name}.restore`);
   try {
     renameSync(spareOf(dataDir, name), staged);

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag, dirFlags } from '../../../lib/cli/server.js';
-import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
 
 export default class ServerKeysCreate extends BaseCommand {
   static override summary =
@@ -23,9 +24,9 @@ export default class ServerKeysCreate extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerKeysCreate);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    const { store, credentials } = openDataDir(dir);
+    const { store, credentials } = openDataDir(sqliteEngine, dir);
     try {
-      const accounts = accountsOf(store);
+      const accounts = sqliteEngine.accounts(store);
       const { api_key, key } = flags['default-account']
         ? accounts.addKey(credentials.account_id)
         : accounts.createAccountWithKey();

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
 import { formatTime } from '../../../lib/output/format.js';
 
 export default class ServerKeysList extends BaseCommand {
@@ -10,9 +11,9 @@ export default class ServerKeysList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerKeysList);
-    const { store } = openDataDir(flags['data-dir'] ?? defaultDataDir());
+    const { store } = openDataDir(sqliteEngine, flags['data-dir'] ?? defaultDataDir());
     try {
-      const keys = accountsOf(store).listKeys();
+      const keys = sqliteEngine.accounts(store).listKeys();
       await this.table({ data: keys }, [
         { header: 'ID', value: (k) => k.id },
         { header: 'KEY', value: (k) => k.masked },

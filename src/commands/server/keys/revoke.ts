@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core';
 import { BaseCommand, yesFlag } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
-import { accountsOf, defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
+import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
 import { ServiceError } from '../../../lib/server/errors.js';
 import { CliError, EXIT } from '../../../lib/cli/errors.js';
 
@@ -15,9 +16,9 @@ export default class ServerKeysRevoke extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerKeysRevoke);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    const { store } = openDataDir(dir);
+    const { store } = openDataDir(sqliteEngine, dir);
     try {
-      const key = accountsOf(store).revoke(args.key);
+      const key = sqliteEngine.accounts(store).revoke(args.key);
       await this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
     } catch (err) {
       if (err instanceof ServiceError) throw new CliError(err.message, EXIT.API, err.code);
@@ -27,6 +28,6 @@ export default class ServerKeysRevoke extends BaseCommand {
     }
     // The default key revoked: the default account gets a new one at once (credentials.json), so that
     // commands with no key configured keep working against a server already running on the directory.
-    openDataDir(dir).store.close();
+    openDataDir(sqliteEngine, dir).store.close();
   }
 }

@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { deleteSnapshot } from '../../../lib/server/snapshots.js';
+import { sqliteSnapshots } from '../../../lib/server/store/sqlite/snapshots.js';
 
 export default class ServerSnapshotDelete extends BaseCommand {
   static override summary = 'Delete snapshot NAME of the data directory';
@@ -17,7 +18,7 @@ export default class ServerSnapshotDelete extends BaseCommand {
     const info = await onSnapshot(dir, args.name, `payorch-cli/${this.config.version}`, async (target) =>
       target.kind === 'server'
         ? await target.client.snapshots.delete(args.name)
-        : { ...deleteSnapshot(dir, args.name), deleted: true as const },
+        : { ...deleteSnapshot(sqliteSnapshots, dir, args.name), deleted: true as const },
     );
     await this.print(info, () => `Deleted snapshot ${info.name}.`);
   }

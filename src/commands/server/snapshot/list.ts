@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { snapshotCliError, snapshotDataDir, snapshotDataDirFlag, snapshotTarget } from '../../../lib/cli/snapshots.js';
 import { listSnapshots } from '../../../lib/server/snapshots.js';
+import { sqliteSnapshots } from '../../../lib/server/store/sqlite/snapshots.js';
 import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotList extends BaseCommand {
@@ -21,7 +22,7 @@ export default class ServerSnapshotList extends BaseCommand {
           ? await target.client.snapshots.list()
           : {
               object: 'list' as const,
-              data: listSnapshots(dir),
+              data: listSnapshots(sqliteSnapshots, dir),
               has_more: false as const,
               url: '/test-helpers/snapshots',
             };

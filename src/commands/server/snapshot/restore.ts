@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { restoreSnapshotStopped } from '../../../lib/server/datadir.js';
+import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
 
 export default class ServerSnapshotRestore extends BaseCommand {
   static override summary = "Put the data directory's database back to snapshot NAME";
@@ -27,7 +28,7 @@ export default class ServerSnapshotRestore extends BaseCommand {
           `Restored snapshot ${r.name} on the server at ${target.baseUrl} (requests held ${r.paused_ms} ms).`,
         ] as const;
       }
-      const r = await restoreSnapshotStopped(dir, args.name);
+      const r = await restoreSnapshotStopped(sqliteEngine, dir, args.name);
       return [
         { object: 'snapshot_restore', name: r.name, data_dir: dir },
         `Restored snapshot ${r.name} in ${dir}.`,

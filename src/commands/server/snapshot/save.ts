@@ -2,6 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { saveSnapshotStopped } from '../../../lib/server/datadir.js';
+import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
 import { formatSize } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotSave extends BaseCommand {
@@ -25,7 +26,7 @@ export default class ServerSnapshotSave extends BaseCommand {
       info:
         target.kind === 'server'
           ? await target.client.snapshots.save(args.name)
-          : await saveSnapshotStopped(dir, args.name),
+          : await saveSnapshotStopped(sqliteEngine, dir, args.name),
     }));
     await this.print(
       info,

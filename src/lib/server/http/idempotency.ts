@@ -2,14 +2,13 @@
 // reuse with another request → 400, a key whose first request is still running → 409.
 // The record is written in the same transaction as the operation's own writes, so a crash can never leave
 // an acknowledged write without its replayable response, nor a response without its write.
-import type { Statement } from 'better-sqlite3';
-import type { Store } from '../store/sqlite/db.js';
+import type { Pending, Store } from '../store/seam.js';
 import { errors, ServiceError } from '../errors.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../contract/limits.js';
 import { DAY_MS } from '../../contract/time.js';
 
 export const IDEMPOTENCY_TTL_MS = DAY_MS;
-/** Rows looked at (and deleted) per purge step. */
+/** Records looked at (and deleted) per purge step. */
 const PURGE_CHUNK = 1000;
 /** An in-progress record older than this is taken to be from a process that died mid-request. */
 const ABANDONED_AFTER_MS = 60_000;
@@ -20,13 +19,34 @@ export interface StoredResponse {
   replayed: boolean;
 }
 
-interface Row {
+/** An idempotency record as stored: one per (account, key). */
+export interface IdempotencyRecord {
   fingerprint: string;
   state: 'in_progress' | 'done';
   status: number | null;
-  /** Sealed bytes (sealBytes); older rows: sealed text (seal) or plain JSON. */
+  /** Sealed bytes (sealBytes); older records: sealed text (seal) or plain JSON. */
   body: Buffer | string | null;
   created_ms: number;
+}
+
+/**
+ * Where the idempotency records are kept. Every method runs in the caller's transaction (the request's, so that the
+ * record commits with the operation's own writes). Records are numbered in the order they were created (`seq`).
+ */
+export interface IdempotencyRecords {
+  /** The record of (account, key), if any. */
+  find(accountId: string, key: string): Pending<IdempotencyRecord | undefined>;
+  /**
+   * Writes the record of (account, key), replacing the one there in place (same `seq`); a key with no record gets a
+   * new one, the newest.
+   */
+  save(accountId: string, key: string, record: IdempotencyRecord & { owner: string }): Pending<void>;
+  /** Deletes the record of (account, key), if any. */
+  forget(accountId: string, key: string): Pending<void>;
+  /** The `limit` oldest records' `seq` and creation time, oldest first. */
+  oldest(limit: number): Pending<{ seq: number; created_ms: number }[]>;
+  /** Deletes every record up to `seq` (included); how many there were. */
+  forgetUpTo(seq: number): Pending<number>;
 }
 
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
@@ -71,18 +91,13 @@ export function isSavedOutcome(err: ServiceError): boolean {
 }
 
 export class IdempotencyStore {
-  private readonly find: Statement;
-  private readonly insert: Statement;
-  private readonly remove: Statement;
-  private readonly purgeStmt: Statement;
-  private readonly oldest: Statement;
-
   /**
    * `sealer` encrypts the saved responses at rest: they can hold secrets (create-session answers carry the
-   * session's client_secret). Rows written before sealing (plain JSON) still replay.
+   * session's client_secret). Records written before sealing (plain JSON) still replay.
    */
   constructor(
     private readonly store: Store,
+    private readonly records: IdempotencyRecords,
     private readonly owner: string,
     private readonly now: () => number = Date.now,
     private readonly sealer?: {
@@ -90,20 +105,7 @@ export class IdempotencyStore {
       openBytes(sealed: Uint8Array): string;
       open(sealed: string): string;
     },
-  ) {
-    const db = store.db;
-    this.find = db.prepare(
-      'SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?',
-    );
-    this.insert = db.prepare(
-      `INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, owner = excluded.owner,
-         status = excluded.status, body = excluded.body, created_ms = excluded.created_ms`,
-    );
-    this.remove = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?');
-    this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE seq <= ?');
-    this.oldest = db.prepare(`SELECT seq, created_ms FROM idempotency_keys ORDER BY seq LIMIT ${PURGE_CHUNK}`);
-  }
+  ) {}
 
   static validateKey(key: string): void {
     if (key.length < IDEMPOTENCY_KEY_LENGTH.min || key.length > IDEMPOTENCY_KEY_LENGTH.max) {
@@ -119,12 +121,12 @@ export class IdempotencyStore {
    * request should run. Expired records are ignored.
    */
   lookup(accountId: string, key: string, fp: string): StoredResponse | undefined {
-    const row = this.find.get(accountId, key) as Row | undefined;
+    const row = this.records.find(accountId, key);
     if (!row) return undefined;
     const age = this.now() - row.created_ms;
     if (age >= IDEMPOTENCY_TTL_MS) {
       // The key is free again; the new record is a new row, so rows stay in the order of their creation (purge).
-      this.remove.run(accountId, key);
+      this.records.forget(accountId, key);
       return undefined;
     }
     if (row.fingerprint !== fp) {
@@ -140,7 +142,7 @@ export class IdempotencyStore {
           'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
         );
       }
-      this.remove.run(accountId, key);
+      this.records.forget(accountId, key);
       return undefined;
     }
     const stored = row.body!;
@@ -155,30 +157,35 @@ export class IdempotencyStore {
 
   /** `sealed: false` for a body that holds no secret (RouteSpec.saved): kept as JSON text. */
   save(accountId: string, key: string, fp: string, status: number, body: string, sealed = true): void {
-    this.insert.run(
-      accountId,
-      key,
-      fp,
-      'done',
-      this.owner,
+    this.records.save(accountId, key, {
+      fingerprint: fp,
+      state: 'done',
+      owner: this.owner,
       status,
-      this.sealer && sealed ? this.sealer.sealBytes(body) : body,
-      this.now(),
-    );
+      body: this.sealer && sealed ? this.sealer.sealBytes(body) : body,
+      created_ms: this.now(),
+    });
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */
   claim(accountId: string, key: string, fp: string): void {
-    this.insert.run(accountId, key, fp, 'in_progress', this.owner, null, null, this.now());
+    this.records.save(accountId, key, {
+      fingerprint: fp,
+      state: 'in_progress',
+      owner: this.owner,
+      status: null,
+      body: null,
+      created_ms: this.now(),
+    });
   }
 
   release(accountId: string, key: string): void {
-    this.remove.run(accountId, key);
+    this.records.forget(accountId, key);
   }
 
   /**
-   * Deletes expired records from the oldest on. Rows are in the order they were created (`seq`; a reused key
-   * gets a new row, see lookup), so the scan stops at the first one still valid and needs no index on
+   * Deletes expired records from the oldest on. Records are in the order they were created (`seq`; a reused key
+   * gets a new record, see lookup), so the scan stops at the first one still valid and needs no index on
    * created_ms (migration 901 dropped it: one index entry less per write, measured ~2% of a create-session).
    * A record kept a little longer behind a younger one (claim, then save) is still never replayed once expired.
    */
@@ -186,14 +193,14 @@ export class IdempotencyStore {
     const cutoff = this.now() - IDEMPOTENCY_TTL_MS;
     let purged = 0;
     for (;;) {
-      const rows = this.oldest.all() as { seq: number; created_ms: number }[];
+      const rows = this.records.oldest(PURGE_CHUNK);
       let upTo: number | undefined;
       for (const r of rows) {
         if (r.created_ms >= cutoff) break;
         upTo = r.seq;
       }
       if (upTo === undefined) return purged;
-      purged += this.store.tx(() => this.purgeStmt.run(upTo).changes);
+      purged += this.store.tx(() => this.records.forgetUpTo(upTo));
       if (upTo !== rows[rows.length - 1]!.seq) return purged;
     }
   }

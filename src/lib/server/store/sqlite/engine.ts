@@ -1,0 +1,50 @@
+// The SQLite engine (store/engine.ts): one database file per data directory (WAL), snapshots made by SQLite itself
+// (snapshots.ts: VACUUM INTO, from a read transaction of its own), an in-memory database's bytes by
+// serialize/deserialize, and the checkpointer and long-read worker threads of a long-running server.
+import type { Engine, ServerRecords } from '../engine.js';
+import { Accounts } from '../../domain/accounts.js';
+import { openStore, serializeStore, type SqliteStore } from './db.js';
+import { sqliteIdempotencyRecords } from './idempotency.js';
+import { sqlitePorts } from './ports.js';
+import { sqliteAccountsStore } from './core.js';
+import { sqliteSnapshots } from './snapshots.js';
+
+export const sqliteEngine: Engine<SqliteStore> = {
+  ...sqliteSnapshots,
+  open: (source) => openStore(source === null ? ':memory:' : typeof source === 'string' ? source : source.image),
+  ports: sqlitePorts,
+  accounts: (store, now) => new Accounts(store, sqliteAccountsStore(store), now),
+  idempotency: sqliteIdempotencyRecords,
+  records: sqliteServerRecords,
+  image: serializeStore,
+  background(store) {
+    store.readInBackground();
+    return {
+      started: store.checkpointInBackground(),
+      async stop() {
+        await store.stopBackgroundReads();
+        await store.stopBackgroundCheckpoints();
+      },
+    };
+  },
+};
+
+/** The server's own records: table meta (key, value). */
+function sqliteServerRecords(store: SqliteStore): ServerRecords {
+  const value = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  return {
+    get: (key) => (value.get(key) as string | null | undefined) ?? undefined,
+    has: (key) => store.statement('SELECT 1 FROM meta WHERE key = ?').get(key) !== undefined,
+    put(key, v) {
+      store.statement('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, v);
+    },
+    add(key, v) {
+      store.statement('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(key, v);
+    },
+    change(key, v) {
+      store.statement('UPDATE meta SET value = ? WHERE key = ?').run(v, key);
+    },
+    hasAccounts: () => store.statement('SELECT 1 FROM accounts LIMIT 1').get() !== undefined,
+    exclusive: (fn) => store.db.transaction(fn).immediate(),
+  };
+}
