@@ -3,6 +3,7 @@ import { dataDirFlag } from '../../lib/cli/server.js';
 import { confirm } from '../../lib/cli/prompt.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { AlreadyRunningError, defaultDataDir, resetDataDir } from '../../lib/server/datadir.js';
+import { sqliteCompanions } from '../../lib/server/store/sqlite/files.js';
 
 export default class ServerReset extends BaseCommand {
   static override summary = 'Delete all data of a data directory (asks first; --yes skips)';
@@ -19,7 +20,7 @@ export default class ServerReset extends BaseCommand {
       throw new CliError('Aborted; nothing was deleted.', EXIT.API, 'aborted');
     }
     try {
-      resetDataDir(dir);
+      resetDataDir({ companions: sqliteCompanions }, dir);
     } catch (err) {
       if (err instanceof AlreadyRunningError) throw new CliError(err.message, EXIT.USAGE, 'already_running');
       throw err;

@@ -140,11 +140,11 @@ export function openDataDir<S extends Store>(
     store.close();
     throw err;
   }
-  for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`]) {
+  for (const f of [DB_FILE, ...engine.companions(DB_FILE)]) {
     try {
       chmodSync(join(dir, f), 0o600);
     } catch (err) {
-      // -wal/-shm come and go as other processes close the database
+      // the engine's files beside the database come and go as other processes close it
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
@@ -191,11 +191,14 @@ function storedCredentials(records: ServerRecords, credPath: string): Credential
     : undefined;
 }
 
-/** Deletes the directory's state (database, keys, credentials, log). Refuses while a server runs on it. */
-export function resetDataDir(dir: string): void {
+/**
+ * Deletes the directory's state (database and the files its engine keeps beside it, keys, credentials, log). Refuses
+ * while a server runs on it.
+ */
+export function resetDataDir(engine: Pick<Engine, 'companions'>, dir: string): void {
   const running = readLock(dir);
   if (running) throw new AlreadyRunningError(running);
-  for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, KEY_FILE, CREDENTIALS_FILE, LOG_FILE])
+  for (const f of [DB_FILE, ...engine.companions(DB_FILE), KEY_FILE, CREDENTIALS_FILE, LOG_FILE])
     rmSync(join(dir, f), { force: true });
   // Snapshots are of the database just deleted, sealed with the key just deleted: no longer restorable.
   rmSync(join(dir, SNAPSHOTS_DIR), { recursive: true, force: true });
@@ -249,7 +252,7 @@ export function restoreSnapshotStopped<S extends Store>(
     try {
       if (!isCurrentSchema(engine, checkSnapshot(engine, { file: staged }, keyCheck(sealer), JSON.stringify(name))))
         engine.open(staged).close();
-      installStaged(staged, join(dir, DB_FILE));
+      installStaged(engine, staged, join(dir, DB_FILE));
     } finally {
       rmSync(staged, { force: true });
     }

@@ -170,7 +170,7 @@ export class ServerSnapshots {
         } else {
           old.close();
           try {
-            installStaged(next.file, this.dbPath);
+            installStaged(engine, next.file, this.dbPath);
             this.use(this.adopt(engine.open(this.dbPath)));
           } catch (err) {
             this.use(engine.open(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on

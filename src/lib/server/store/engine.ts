@@ -39,10 +39,15 @@ export interface Inspected {
 }
 
 /** What snapshots (snapshots.ts) ask of the engine: saved databases copied and checked. */
-export type SnapshotEngine = Pick<Engine, 'schema' | 'copy' | 'problem' | 'inspect'>;
+export type SnapshotEngine = Pick<Engine, 'schema' | 'copy' | 'problem' | 'inspect' | 'companions'>;
 
 /** A data directory's store as an engine opens it, with what the server keeps beside the domain's ports. */
 export interface Engine<S extends Store = Store> {
+  /**
+   * The files the engine keeps beside the database file `dbPath` (they come and go with it, belong to it, and are as
+   * private as it is).
+   */
+  companions(dbPath: string): string[];
   /** The newest schema version this build knows. */
   readonly schema: number;
   /**

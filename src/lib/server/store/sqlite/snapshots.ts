@@ -5,11 +5,13 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Inspected, SnapshotEngine } from '../engine.js';
+import { sqliteCompanions } from './files.js';
 import { migrations } from '../migrations/index.js';
 import { vacuumInto } from './vacuum.js';
 
 export const sqliteSnapshots: SnapshotEngine = {
   schema: Math.max(0, ...migrations.map((m) => m.version)),
+  companions: sqliteCompanions,
   async copy(dbPath, to, { inWorker = false } = {}) {
     if (inWorker) await vacuumInWorker(dbPath, to);
     else vacuumInto(dbPath, to);
