@@ -2,11 +2,11 @@
 // everything a client can see that would otherwise come from the CSPRNG or the machine's clock comes from the seed.
 //
 // - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
-//   under a key derived from the seed (`ids`). Its position is kept in the database (the server's records,
-//   store/engine.ts ServerRecords) and written with
-//   each draw, inside the drawing request's transaction: a request rolled back (or run again by the group commit,
-//   store/seam.ts) gives its draws back, so the same requests in the same order draw the same values, and a seeded
-//   data directory continues its stream across restarts.
+//   under a key derived from the seed (`ids`). Its position is kept in the database (the server's own records,
+//   store/engine.ts ServerRecords) and written with each draw, inside the drawing request's transaction: a request
+//   rolled back (or run again by the group commit, store/seam.ts `grouped`) gives its draws back, so the same
+//   requests in the same order draw the same values, and a seeded data directory continues its stream across
+//   restarts.
 // - Request ids: derived from the request's method and URL and how many such requests came before, in this start
 //   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
 // - What background work makes (a webhook delivery of an event to an endpoint): derived from what it is about
