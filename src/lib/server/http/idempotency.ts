@@ -125,7 +125,7 @@ export class IdempotencyStore {
     if (!row) return undefined;
     const age = this.now() - row.created_ms;
     if (age >= IDEMPOTENCY_TTL_MS) {
-      // The key is free again; the new record is a new row, so rows stay in the order of their creation (purge).
+      // The key is free again; the new record is a new one, so records stay in the order of their creation (purge).
       this.records.forget(accountId, key);
       return undefined;
     }
