@@ -11,7 +11,7 @@ import type { List } from '../../../contract/common.js';
 import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { pageOfList } from '../../store/sqlite/collection.js';
+import { pageOfList } from '../../store/paging.js';
 import { assertBillable, type BillingContext, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */

@@ -6,58 +6,21 @@ import { errors } from '../../errors.js';
 import { countColumns, countValue, countValues, type Store } from './db.js';
 import type { TableDef } from './tables.js';
 import type { Documents, ListOptions } from '../seam.js';
+import { cursorOf, pageOf } from '../paging.js';
 
 export type { ListOptions };
 
-/**
- * Keyset pagination on a table's `seq`, the one rule of every list: `starting_after` and `ending_before` name
- * an object of the list (both at once → 400; an unknown id → 400 resource_missing naming the parameter), and
- * rows are read newest first, or oldest first after `ending_before`. `seqOf` finds the cursor's seq.
- */
+/** A list's cursor (store/paging.ts) as a condition on the table's `seq`, its parameters, and the order to read in. */
 export function seqCursor(
   opts: { starting_after?: string; ending_before?: string },
   seqOf: (id: string) => number | undefined,
 ): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
-  if (opts.starting_after !== undefined && opts.ending_before !== undefined) {
-    throw errors.parameterInvalid('ending_before', 'cannot be used together with starting_after');
-  }
-  const order = opts.ending_before !== undefined ? 'ASC' : 'DESC';
-  const cursorId = opts.starting_after ?? opts.ending_before;
-  if (cursorId === undefined) return { cond: '', params: [], order };
-  const seq = seqOf(cursorId);
-  const param = opts.starting_after !== undefined ? 'starting_after' : 'ending_before';
-  if (seq === undefined)
-    throw errors.invalidRequest('resource_missing', `No such object for ${param}: '${cursorId}'`, param);
+  const { seq, order } = cursorOf(opts, seqOf);
+  if (seq === undefined) return { cond: '', params: [], order };
   return { cond: order === 'DESC' ? ' AND seq < ?' : ' AND seq > ?', params: [seq], order };
 }
 
-/** The page of up to `limit + 1` rows read in `order` by seqCursor: newest first, and whether more follow. */
-export function pageOf<R>(rows: R[], limit: number, order: 'ASC' | 'DESC'): { page: R[]; has_more: boolean } {
-  const page = rows.slice(0, limit);
-  if (order === 'ASC') page.reverse();
-  return { page, has_more: rows.length > limit };
-}
-
-/**
- * The same rule over a list made in memory (`all`, newest first, each object once): the page the cursor and
- * limit of `opts` ask for, newest first, and whether more follow in that direction.
- */
-export function pageOfList<R extends { id: string }>(
-  all: R[],
-  opts: { limit?: number; starting_after?: string; ending_before?: string },
-): { page: R[]; has_more: boolean } {
-  // An object's seq is its place counted from the oldest, as a table's seq would be.
-  const seqOf = (id: string) => {
-    const i = all.findIndex((x) => x.id === id);
-    return i < 0 ? undefined : all.length - 1 - i;
-  };
-  const { params, order } = seqCursor(opts, seqOf);
-  const limit = opts.limit ?? 10;
-  const at = params[0];
-  const rows =
-    order === 'DESC' ? all.slice(at === undefined ? 0 : all.length - at) : all.slice(0, all.length - 1 - at!).reverse();
-  return pageOf(rows.slice(0, limit + 1), limit, order);
-}
+export { pageOf };
 
 /** At most this many remembered documents per Collection (see `known`). */
 const KNOWN_MAX = 1024;
