@@ -28,7 +28,7 @@ describe('a long clock advance', () => {
       const subs: any[] = [];
       for (let i = 0; i < SUBS; i++)
         subs.push(await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 201));
-      const other = s.server.services.accounts.createAccountWithKey().api_key;
+      const other = (await s.server.services.accounts.createAccountWithKey()).api_key;
       await s.request('POST', '/customers', { body: { email: 'other@example.com' }, key: other });
 
       let done = false;
@@ -59,7 +59,11 @@ describe('the scheduler’s catch-up over many accounts', () => {
     const { services } = s.server;
     const accounts = Array.from({ length: 12 }, (_, i) => `acct_steps_${i}`);
     const looked: string[] = [];
-    const nothingDue = { name: 'nothing', nextDue: (id: string) => void looked.push(id), runDue: () => 0 };
+    const nothingDue = {
+      name: 'nothing',
+      nextDue: async (id: string) => void looked.push(id),
+      runDue: async () => 0,
+    };
     // A clock of the test's own: every look at it costs half a step budget.
     let t = 0;
     const scheduler = new Scheduler(services.store, services.clock, [nothingDue], () => (t += STEP_BUDGET_MS / 2));
@@ -67,7 +71,7 @@ describe('the scheduler’s catch-up over many accounts', () => {
     const perStep: number[] = [];
     for (;;) {
       const before = looked.length;
-      const r = steps.next();
+      const r = await steps.next();
       perStep.push(looked.length - before);
       if (r.done) break;
     }

@@ -8,7 +8,7 @@ let s: TestServer;
 let keyB: string;
 beforeAll(async () => {
   s = await startTestServer();
-  keyB = s.server.services.accounts.createAccountWithKey().api_key;
+  keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;
 });
 afterAll(() => s.close());
 

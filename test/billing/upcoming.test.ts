@@ -15,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 /** The server as seen with a new account's key: its own clock, its own events. */
-function account(t: TestServer = s): TestServer {
-  const key = t.server.services.accounts.createAccountWithKey().api_key;
+async function account(t: TestServer = s): Promise<TestServer> {
+  const key = (await t.server.services.accounts.createAccountWithKey()).api_key;
   return { ...t, apiKey: key, request: (m, p, o = {}) => t.request(m, p, { key, ...o }) };
 }
 
@@ -44,7 +44,7 @@ async function eventsOf(t: TestServer, id: string, after = 0): Promise<any[]> {
 
 describe('invoice.upcoming', () => {
   it('one advance past the notice and the renewal: the notice first, dated 3 days before, with the renewal invoice as it will be', async () => {
-    const t = account();
+    const t = await account();
     const sub = await subscribe(t);
     const end = sub.current_period_end;
     const ran = await ok(t, 'POST', '/test-helpers/advance-clock', { to: end + 60 });
@@ -86,7 +86,7 @@ describe('invoice.upcoming', () => {
   });
 
   it('once per period, across periods; none for a daily subscription or one that cancels at period end', async () => {
-    const t = account();
+    const t = await account();
     const monthly = await subscribe(t);
     const daily = await subscribe(t, 'day');
     const canceling = await subscribe(t, 'month', { cancel_at_period_end: true });
@@ -137,7 +137,7 @@ describe('clock advance in calendar months', () => {
   it('three `1mo` advances meet three monthly renewals, each after its notice', async () => {
     // on the 31st of January: the hardest case (a 30d step from Jan 31 lands on Mar 2, past February's renewal;
     // a 1mo step from Feb 28 kept to the 28th would stop before March's renewal on the 31st)
-    const t = account();
+    const t = await account();
     const to = await runCli(['clock', 'advance', '--to', '2027-01-31T10:00:00Z', '--yes', ...against(t)]);
     expect(to.code, to.stderr).toBe(0);
     const sub = await subscribe(t);
@@ -160,7 +160,7 @@ describe('clock advance in calendar months', () => {
     const bad = await runCli(['clock', 'advance', '1month', '--yes', ...against(s)]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('1mo');
-    const t = account();
+    const t = await account();
     const before = (await ok(t, 'GET', '/test-helpers/clock')).now;
     const r = await runCli(['clock', 'advance', '1y', '--yes', '--json', ...against(t)]);
     expect(r.code, r.stderr).toBe(0);

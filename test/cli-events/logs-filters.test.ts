@@ -13,9 +13,9 @@ let key2Id: string;
 beforeAll(async () => {
   s = await startTestServer();
   const accounts = s.server.services.accounts;
-  const mine = accounts.listKeys().find((k) => k.masked.endsWith(s.apiKey.slice(-4)))!;
+  const mine = (await accounts.listKeys()).find((k) => k.masked.endsWith(s.apiKey.slice(-4)))!;
   key1Id = mine.id;
-  const made = accounts.addKey(mine.account_id); // a second key of the same account
+  const made = await accounts.addKey(mine.account_id); // a second key of the same account
   key2 = made.api_key;
   key2Id = made.key.id;
 });

@@ -22,8 +22,8 @@ afterAll(() => s.close());
 const ready = (t: string) => t.includes('Ready: listening');
 
 /** A new account of the test server (its own listeners, events and clock): tests do not see each other's listeners. */
-function account(): { baseUrl: string; apiKey: string } {
-  return { baseUrl: s.baseUrl, apiKey: s.server.services.accounts.createAccountWithKey().api_key };
+async function account(): Promise<{ baseUrl: string; apiKey: string }> {
+  return { baseUrl: s.baseUrl, apiKey: (await s.server.services.accounts.createAccountWithKey()).api_key };
 }
 
 /** Records a payment_session.created event in the account; returns its id and the session's. */
@@ -47,7 +47,7 @@ const count = (rs: Received[], id: string) => idsOf(rs).filter((x) => x === id).
 
 describe('events resend and a running `payorch listen --forward-to`', () => {
   it('with no endpoint: the listener gets the event once, shows it marked (resent), forwards it signed as any event; the resend says so', async () => {
-    const a = account();
+    const a = await account();
     const home = tempDir();
     const secret = (await runCli(['listen', '--print-secret', ...against(a)], { home })).stdout.trim();
     const e = await newEvent(a); // recorded before the listener starts: only the resend brings it
@@ -110,7 +110,7 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
   });
 
   it('a listener started after a resend does not get it; one resent later, it gets once', async () => {
-    const a = account();
+    const a = await account();
     const e = await newEvent(a);
     const marker = await newEvent(a);
     const none = await runCli(['events', 'resend', e.id, ...against(a)]);
@@ -146,7 +146,7 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
   });
 
   it('with an endpoint and a listener, both get it; --webhook-endpoint reaches the endpoint only', async () => {
-    const a = account();
+    const a = await account();
     const e = await newEvent(a);
     const marker = await newEvent(a);
     const rxEndpoint = await receiver();
@@ -189,7 +189,7 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
   });
 
   it('a listener with --events is counted and reached only by resends of the types it shows', async () => {
-    const a = account();
+    const a = await account();
     const e = await newEvent(a); // payment_session.created
     const rx = await receiver();
     const listen = spawnCli([
@@ -255,7 +255,7 @@ describe('events resend and a running `payorch listen --forward-to`', () => {
 
 describe('a server without the listener routes (an older payorch)', () => {
   it('is followed as before: said once, events still arrive; events resend keeps its old sentence', async () => {
-    const a = account();
+    const a = await account();
     // In front of the test server: the listener routes answer 404 route_not_found, and the resend's answer has no
     // `listeners` — as a server from before them answers.
     const upstream = new URL(s.baseUrl);
@@ -351,8 +351,8 @@ describe('the listener routes over HTTP', () => {
   };
 
   it('queues a resend once for each live listener of the account, never for another account’s or a later one', async () => {
-    const a = account();
-    const b = account();
+    const a = await account();
+    const b = await account();
     const e = await newEvent(a);
     const l1 = await register(a.apiKey);
     expect(l1).toMatchObject({ object: 'event_listener', enabled_events: ['*'] });
@@ -456,7 +456,7 @@ describe('the listener routes over HTTP', () => {
   });
 
   it('a lapsed lease is not counted and gets nothing until renewed; renewals and queue reads stay out of the request log', async () => {
-    const a = account();
+    const a = await account();
     const e = await newEvent(a);
     const l = await register(a.apiKey);
     // the lease runs on the server's wall clock: move its last renewal a minute back
@@ -480,8 +480,8 @@ describe('the listener routes over HTTP', () => {
   });
 
   it('keeps resends 30 days on the account’s clock (due work event_resends.retention), and a lease is not ended by the test clock', async () => {
-    const a = account();
-    const b = account();
+    const a = await account();
+    const b = await account();
     const ea = await newEvent(a);
     const eb = await newEvent(b);
     const la = await register(a.apiKey);

@@ -13,8 +13,8 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 /** The server as seen with another account's key: its own clock, its own events. */
-function account(): TestServer {
-  const key = s.server.services.accounts.createAccountWithKey().api_key;
+async function account(): Promise<TestServer> {
+  const key = (await s.server.services.accounts.createAccountWithKey()).api_key;
   return { ...s, apiKey: key, request: (m, p, o = {}) => s.request(m, p, { key, ...o }) };
 }
 
@@ -35,7 +35,7 @@ const total = async (t: TestServer) => (await t.request('GET', '/events?limit=1'
 
 describe('billing', () => {
   it('customers: created, updated with previous_attributes (nothing for no change), deleted; a failing request records none', async () => {
-    const t = account();
+    const t = await account();
     const c = await ok(t, 'POST', '/customers', { email: 'a@example.com', name: 'Ann' });
     expect((await only(t, c.id, 'customer.created')).data.object).toEqual(c);
     const u = await ok(t, 'PATCH', `/customers/${c.id}`, { name: 'Anne', metadata: { plan: 'pro' } });
@@ -52,7 +52,7 @@ describe('billing', () => {
   });
 
   it('products, prices and coupons', async () => {
-    const t = account();
+    const t = await account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
     const price = await ok(t, 'POST', '/prices', {
       product: p.id,
@@ -79,7 +79,7 @@ describe('billing', () => {
   });
 
   it('subscriptions: created after its first invoice, trial_will_end 3 days before trial_end, trial end and renewal dated when due', async () => {
-    const t = account();
+    const t = await account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
     const price = await ok(t, 'POST', '/prices', {
       product: p.id,
@@ -131,7 +131,7 @@ describe('billing', () => {
   });
 
   it('subscription items, pause and resume record subscription.updated; the portal’s card change records customer.updated', async () => {
-    const t = account();
+    const t = await account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
     const price = await ok(t, 'POST', '/prices', {
       product: p.id,
@@ -174,7 +174,7 @@ describe('billing', () => {
   });
 
   it('of concurrent changes of one object, each that commits records one event and each refused records none', async () => {
-    const t = account();
+    const t = await account();
     const a = await ok(t, 'POST', '/ledger-accounts', { name: 'Wallet', account_type: 'asset', currency: 'usd' });
     const freezes = await Promise.all(
       Array.from({ length: 8 }, () => t.request('POST', `/ledger-accounts/${a.id}/freeze`, { body: {} })),
@@ -193,7 +193,7 @@ describe('billing', () => {
   });
 
   it('a declining card: invoice.payment_failed, subscription created past_due; dunning ends in marked_uncollectible at the last retry', async () => {
-    const t = account();
+    const t = await account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
     const price = await ok(t, 'POST', '/prices', {
       product: p.id,
@@ -224,7 +224,7 @@ describe('billing', () => {
   });
 
   it('invoices: created, updated, finalized, voided, overdue at its due date; the event object has the hosted_invoice_url', async () => {
-    const t = account();
+    const t = await account();
     const cus = await ok(t, 'POST', '/customers', { email: 'a@example.com' });
     const inv = await ok(t, 'POST', '/invoices', {
       customer: cus.id,
@@ -251,7 +251,7 @@ describe('billing', () => {
   });
 
   it('checkout sessions: completed with a card, expired at expires_at', async () => {
-    const t = account();
+    const t = await account();
     const p = await ok(t, 'POST', '/products', { name: 'Pro' });
     const price = await ok(t, 'POST', '/prices', {
       product: p.id,
@@ -287,7 +287,7 @@ describe('billing', () => {
 
 describe('ledger, identity, bank accounts, refunds', () => {
   it('ledger accounts and holds; hold.expired dated at expires_at; a refused close records nothing', async () => {
-    const t = account();
+    const t = await account();
     const a = await ok(t, 'POST', '/ledger-accounts', { name: 'Wallet', account_type: 'asset', currency: 'usd' });
     expect((await only(t, a.id, 'ledger_account.created')).data.object).toEqual(a);
     const eq = await ok(t, 'POST', '/ledger-accounts', { name: 'Equity', account_type: 'equity', currency: 'usd' });
@@ -324,7 +324,7 @@ describe('ledger, identity, bank accounts, refunds', () => {
   });
 
   it('identity tokens never carry the value; KYC decisions are dated 30 s after submit', async () => {
-    const t = account();
+    const t = await account();
     const tok = await ok(t, 'POST', '/identity-tokens', { type: 'ssn', value: '123-45-6789' });
     const ev = await only(t, tok.token_id, 'identity_token.created');
     expect(ev.data.object).toEqual({ id: tok.token_id, ...tok });
@@ -352,7 +352,7 @@ describe('ledger, identity, bank accounts, refunds', () => {
   });
 
   it('bank accounts: events show last4 only; verification and failure', async () => {
-    const t = account();
+    const t = await account();
     const b = await ok(t, 'POST', '/bank-accounts', {
       holder_name: 'Jo',
       routing_number: '110000000',
@@ -378,7 +378,7 @@ describe('ledger, identity, bank accounts, refunds', () => {
   });
 
   it('refund.failed: a tok_refundFail payment refuses its refund — 402, the payment unchanged, the event committed', async () => {
-    const t = account();
+    const t = await account();
     const session = await newSession(t, { amount: 2500 });
     const paid = await confirm(t, session, { payment_method_type: 'card', token_id: 'tok_refundFail' });
     expect([paid.status, paid.body.status]).toEqual([200, 'captured']);

@@ -206,7 +206,7 @@ describe('the event log', () => {
     const { store } = s.server.services;
     await events('?limit=1&type=payment_session.created'); // the worker runs
     const failed = await store
-      .readLong(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows))
+      .readAway(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows))
       .catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(Error);
     expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual([
@@ -222,7 +222,7 @@ describe('the event log', () => {
   });
 
   it('shows an account only its own events', async () => {
-    const keyB = s.server.services.accounts.createAccountWithKey().api_key;
+    const keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const mine = await events('?limit=1');
     expect((await events('', keyB)).total_count).toBe(0);
     const r = await s.request('GET', `/events/${mine.data[0].id}`, { key: keyB });

@@ -12,7 +12,7 @@ afterAll(() => s.close());
 
 describe('event retention', () => {
   it('deletes events older than 30 days of the account’s clock, and only that account’s', async () => {
-    const keyB = s.server.services.accounts.createAccountWithKey().api_key;
+    const keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const old = await newSession(s);
     await s.request('POST', '/create-session', { key: keyB, body: { amount: 100, currency: 'usd' } });
     await advance(s, 29 * 86_400);

@@ -83,7 +83,7 @@ describe('POST /test-helpers/trigger', () => {
   });
 
   it('tenancy: a trigger of one account is invisible to another; no key → 401', async () => {
-    const keyB = s.server.services.accounts.createAccountWithKey().api_key;
+    const keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const r = await trigger({ event_type: 'customer.created' }, keyB);
     expect(r.status).toBe(200);
     const id = r.body.events[0].id;

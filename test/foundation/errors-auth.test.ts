@@ -387,8 +387,8 @@ describe('500: an unexpected failure', () => {
     // a 5xx is not saved under its Idempotency-Key: the retry runs (and nothing half-written remains)
     const create = sessions.create.bind(sessions);
     let failOnce = true;
-    sessions.create = (...args: Parameters<typeof create>) => {
-      const made = create(...args);
+    sessions.create = async (...args: Parameters<typeof create>) => {
+      const made = await create(...args);
       if (failOnce) {
         failOnce = false;
         throw new Error('boom after the insert');

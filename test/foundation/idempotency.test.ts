@@ -251,7 +251,7 @@ describe('idempotency', () => {
   });
 
   it('keys are scoped per account', async () => {
-    const other = s.server.services.accounts.createAccountWithKey().api_key;
+    const other = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const key = randomUUID();
     const a = await post('/create-session', key, { amount: 100, currency: 'usd' });
     const b = await post('/create-session', key, { amount: 100, currency: 'usd' }, other);

@@ -50,7 +50,7 @@ describe('per-minute limit', () => {
     const again = await s.request('POST', '/create-session', { body: { amount: 1, currency: 'usd' } });
     expectError(again, 429, 'invalid_request_error', 'rate_limit_exceeded');
     expect((await s.request('GET', '/sessions')).body.error.code).toBe('rate_limit_exceeded');
-    const other = s.server.services.accounts.createAccountWithKey().api_key;
+    const other = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const fresh = await s.request('GET', '/sessions', { key: other });
     expect(fresh.status).toBe(200);
     expect(rate(fresh)).toEqual({ limit: '5', remaining: '4', reset });

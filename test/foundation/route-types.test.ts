@@ -1,8 +1,8 @@
-// Handlers run inside the request's transaction, so a route handler is synchronous by type: test/types/handlers.ts
-// declares an async handler (and a thenable one) under @ts-expect-error. If either compiled, the directive would be
-// unused and tsc would fail; a synchronous handler and a committed failure (Outcome) must compile. Likewise
-// test/types/errors.ts: a `parameter_*` code given to errors.invalidRequest does not compile (one place decides an
-// error's type, docs/api.md "Errors").
+// What a route handler may answer, by type: test/types/handlers.ts declares handlers that answer an object or a
+// committed failure (Outcome), at once or with a promise (a handler awaits the store inside the request's
+// transaction), which must compile, and one answering text under @ts-expect-error: if it compiled, the directive
+// would be unused and tsc would fail. Likewise test/types/errors.ts: a `parameter_*` code given to
+// errors.invalidRequest does not compile (one place decides an error's type, docs/api.md "Errors").
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -13,7 +13,7 @@ const require = createRequire(import.meta.url);
 
 describe('route handlers', () => {
   it(
-    'returning a Promise does not compile; a synchronous answer or Outcome does; nor does a parameter_* invalid_request_error',
+    'an answer or Outcome compiles, at once or as a promise; a text answer does not, nor does a parameter_* invalid_request_error',
     { timeout: 60_000 },
     () => {
       const tsc = join(dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');

@@ -46,14 +46,14 @@ describe('the migrations check on open', () => {
     }
   });
 
-  it("a data directory in use opens with reads only: its key is read, not written, under another connection's write lock", () => {
+  it("a data directory in use opens with reads only: its key is read, not written, under another connection's write lock", async () => {
     const dir = tempDir();
-    const first = openDataDir(sqliteEngine, dir);
+    const first = await openDataDir(sqliteEngine, dir);
     first.store.close();
     const writer = new Database(join(dir, 'payorch.db'));
     writer.prepare('BEGIN IMMEDIATE').run();
     try {
-      const again = openDataDir(sqliteEngine, dir);
+      const again = await openDataDir(sqliteEngine, dir);
       expect(again.credentials).toEqual(first.credentials);
       expect(again.created).toBe(false);
       again.store.close();
@@ -354,33 +354,33 @@ describe('Collection.update', () => {
 });
 
 describe('saved idempotent responses', () => {
-  it('are sealed bytes at rest; rows written as sealed text or plain JSON by earlier versions still replay', () => {
+  it('are sealed bytes at rest; rows written as sealed text or plain JSON by earlier versions still replay', async () => {
     const store = open(join(tempDir(), 'payorch.db'));
     const sealer = Sealer.random();
     const idem = new IdempotencyStore(store, sqliteIdempotencyRecords(store), 'owner', () => 5000, sealer);
     const body = JSON.stringify({ id: 'sess_1', client_secret: 'cs_secretsecretsecret' });
-    store.tx(() => idem.save('acct_1', 'new', 'fp', 201, body));
+    await store.tx(() => idem.save('acct_1', 'new', 'fp', 201, body));
     const raw = store.db.prepare("SELECT body FROM idempotency_keys WHERE key = 'new'").pluck().get() as Buffer;
     expect(Buffer.isBuffer(raw)).toBe(true);
     expect(raw.includes('cs_secret')).toBe(false);
     expect(raw.length).toBeLessThan(body.length + 40); // iv, tag and a version byte: no base64
-    expect(store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).toEqual({ status: 201, body, replayed: true });
+    expect(await store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).toEqual({ status: 201, body, replayed: true });
 
     const insert = store.db.prepare(
       "INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms) VALUES ('acct_1', ?, 'fp', 'done', 'o', 201, ?, 5000)",
     );
     insert.run('sealed-text', sealer.seal(body));
     insert.run('plain', body);
-    expect(store.tx(() => idem.lookup('acct_1', 'sealed-text', 'fp'))?.body).toBe(body);
-    expect(store.tx(() => idem.lookup('acct_1', 'plain', 'fp'))?.body).toBe(body);
+    expect((await store.tx(() => idem.lookup('acct_1', 'sealed-text', 'fp')))?.body).toBe(body);
+    expect((await store.tx(() => idem.lookup('acct_1', 'plain', 'fp')))?.body).toBe(body);
     raw[raw.length - 1]! ^= 1; // tampered bytes do not open
     store.db.prepare("UPDATE idempotency_keys SET body = ? WHERE key = 'new'").run(raw);
-    expect(() => store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).toThrow();
+    await expect(store.tx(() => idem.lookup('acct_1', 'new', 'fp'))).rejects.toThrow();
   });
 });
 
 describe('expired idempotency records', () => {
-  it('are purged from the oldest row on, without an index on created_ms; a reused key becomes a new row', () => {
+  it('are purged from the oldest row on, without an index on created_ms; a reused key becomes a new row', async () => {
     const store = open(join(tempDir(), 'payorch.db'));
     expect(
       store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'idempotency_keys_created'").get(),
@@ -391,25 +391,25 @@ describe('expired idempotency records', () => {
     const keys = () => store.db.prepare('SELECT key FROM idempotency_keys ORDER BY seq').pluck().all();
     for (let i = 0; i < 2500; i++) {
       now += 10;
-      store.tx(() => idem.save('acct_1', `k${i}`, 'fp', 201, '{}')); // more than one purge step (1000 rows)
+      await store.tx(() => idem.save('acct_1', `k${i}`, 'fp', 201, '{}')); // more than one purge step (1000 rows)
     }
     now += 10;
-    store.tx(() => idem.save('acct_1', 'young', 'fp', 201, '{}'));
+    await store.tx(() => idem.save('acct_1', 'young', 'fp', 201, '{}'));
 
     now = 1_000_000 + 10 * 2000 + DAY; // k0…k1998 are 24 h old or more
-    expect(idem.purgeExpired()).toBe(1999);
+    expect(await idem.purgeExpired()).toBe(1999);
     expect(keys().slice(0, 3)).toEqual(['k1999', 'k2000', 'k2001']);
 
     // An expired key used again: the old row goes and the new record is the newest row, so it does not hold back
     // the purge of the rows after its first use.
     now += 10_000;
-    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toBeUndefined(); // expired: free again
-    store.tx(() => idem.save('acct_1', 'k1999', 'other request', 201, '{"again":true}'));
+    expect(await store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toBeUndefined(); // expired: free again
+    await store.tx(() => idem.save('acct_1', 'k1999', 'other request', 201, '{"again":true}'));
     expect(keys().at(-1)).toBe('k1999');
     now = 1_000_000 + 10 * 2501 + 1 + DAY;
-    expect(idem.purgeExpired()).toBe(501); // k2000…k2499 and 'young'
+    expect(await idem.purgeExpired()).toBe(501); // k2000…k2499 and 'young'
     expect(keys()).toEqual(['k1999']);
-    expect(store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toEqual({
+    expect(await store.tx(() => idem.lookup('acct_1', 'k1999', 'other request'))).toEqual({
       status: 201,
       body: '{"again":true}',
       replayed: true,
@@ -547,12 +547,12 @@ describe('group commit', () => {
     expect(clock.now('acct_c')).toBe(1_005_000);
     expect(store.db.prepare("SELECT clock_offset_ms FROM accounts WHERE id = 'acct_c'").pluck().get()).toBe(5000);
     // a rolled-back advance alone
-    expect(() =>
-      store.tx(() => {
-        clock.advance('acct_c', 7000);
+    await expect(
+      store.tx(async () => {
+        await clock.advance('acct_c', 7000);
         throw new Error('undone');
       }),
-    ).toThrow('undone');
+    ).rejects.toThrow('undone');
     expect(clock.now('acct_c')).toBe(1_005_000);
   });
 

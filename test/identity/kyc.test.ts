@@ -170,7 +170,7 @@ describe('KYC verifications', () => {
     const k = await kyc({ identity_token_ids: [await token('ssn', '123456781')] });
     await s.request('POST', `/kyc-verifications/${k.id}/submit`);
     // Move the clock without running due work through the scheduler: a direct clock advance.
-    s.server.services.clock.advance(s.server.accountId, 31_000);
+    await s.server.services.clock.advance(s.server.accountId, 31_000);
     expect((await fetchKyc(k.id)).status).toBe('processing');
     expect((await s.request('GET', `/kyc-verifications?status=processing`)).body.data.map((v: any) => v.id)).toContain(
       k.id,

@@ -72,7 +72,7 @@ describe('fuzz', () => {
       }),
       { numRuns: 300, seed: 7 },
     );
-    const audit = s.server.services.ledger.audit(s.server.accountId);
+    const audit = await s.server.services.ledger.audit(s.server.accountId);
     expect(audit.mismatched).toEqual([]);
     for (const c of audit.currencies) expect(c.debits).toBe(c.credits);
     const w = await get(s, wallet.id);

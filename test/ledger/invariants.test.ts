@@ -33,7 +33,7 @@ async function check(ids: string[]): Promise<void> {
   }
   for (const [currency, t] of perCurrency) expect(t.debits, `debits = credits in ${currency}`).toBe(t.credits);
   // The server's own audit (SQL over the stored rows) agrees.
-  const audit = s.server.services.ledger.audit(s.server.accountId);
+  const audit = await s.server.services.ledger.audit(s.server.accountId);
   expect(audit.mismatched).toEqual([]);
   for (const c of audit.currencies) expect(c.debits).toBe(c.credits);
 }

@@ -13,18 +13,22 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-function emit(
+async function emit(
   name: 'paymentCaptured' | 'paymentRefunded',
   ev: { payment_id: string; amount: number; currency: string },
-) {
+): Promise<void> {
   const { services, accountId } = s.server;
-  services.store.tx(() => services.hooks.emit(name, accountId, { ...ev, at: services.clock.now(accountId) }));
+  await services.store.tx(() => services.hooks.emit(name, accountId, { ...ev, at: services.clock.now(accountId) }));
 }
 
 describe('payments post to the ledger', () => {
   it('a capture creates the per-currency system accounts on demand and posts debit clearing / credit merchant balance', async () => {
-    emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-000000000001', amount: 1999, currency: 'USD' });
-    emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-000000000002', amount: 1, currency: 'usd' });
+    await emit('paymentCaptured', {
+      payment_id: '0190a0b0-0000-7000-8000-000000000001',
+      amount: 1999,
+      currency: 'USD',
+    });
+    await emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-000000000002', amount: 1, currency: 'usd' });
     const list = await s.request('GET', '/ledger-accounts?currency=usd');
     expect(list.body.total_count).toBe(2); // created once, reused
     const clearing = list.body.data.find((a: any) => a.account_type === 'asset');
@@ -56,8 +60,8 @@ describe('payments post to the ledger', () => {
   });
 
   it('a refund posts the opposite entry; other currencies get their own accounts', async () => {
-    emit('paymentRefunded', { payment_id: '0190a0b0-0000-7000-8000-000000000001', amount: 500, currency: 'USD' });
-    emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-000000000003', amount: 700, currency: 'EUR' });
+    await emit('paymentRefunded', { payment_id: '0190a0b0-0000-7000-8000-000000000001', amount: 500, currency: 'USD' });
+    await emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-000000000003', amount: 700, currency: 'EUR' });
     const usd = (await s.request('GET', '/ledger-accounts?currency=usd')).body.data;
     for (const a of usd) expect(a.balance).toBe(1500);
     const eur = (await s.request('GET', '/ledger-accounts?currency=eur')).body.data;
@@ -66,9 +70,9 @@ describe('payments post to the ledger', () => {
       ['Processor clearing (EUR)', 700],
     ]);
     // Refunds beyond the balance still post: system accounts may go negative.
-    emit('paymentRefunded', { payment_id: '0190a0b0-0000-7000-8000-000000000003', amount: 900, currency: 'EUR' });
+    await emit('paymentRefunded', { payment_id: '0190a0b0-0000-7000-8000-000000000003', amount: 900, currency: 'EUR' });
     for (const a of eur) expect((await get(s, a.id)).balance).toBe(-200);
-    const audit = s.server.services.ledger.audit(s.server.accountId);
+    const audit = await s.server.services.ledger.audit(s.server.accountId);
     expect(audit.mismatched).toEqual([]);
     for (const c of audit.currencies) expect(c.debits).toBe(c.credits);
   });
@@ -91,18 +95,18 @@ describe('payments post to the ledger', () => {
 
   it('a zero-amount event posts nothing and does not fail the payment', async () => {
     const before = (await s.request('GET', '/journal-entries?limit=1')).body.total_count;
-    emit('paymentCaptured', { payment_id: 'p0', amount: 0, currency: 'USD' });
+    await emit('paymentCaptured', { payment_id: 'p0', amount: 0, currency: 'USD' });
     expect((await s.request('GET', '/journal-entries?limit=1')).body.total_count).toBe(before);
   });
 
   it('a listener failure rolls back with the emitter (one transaction)', async () => {
     const before = (await s.request('GET', '/journal-entries?limit=1')).body.total_count;
-    expect(() => emit('paymentCaptured', { payment_id: 'p', amount: 5, currency: 'XXQ' })).toThrow();
+    await expect(emit('paymentCaptured', { payment_id: 'p', amount: 5, currency: 'XXQ' })).rejects.toThrow();
     expect((await s.request('GET', '/journal-entries?limit=1')).body.total_count).toBe(before);
   });
 
   it('a posting reads its two system accounts with one statement (by their system keys), not again by id', async () => {
-    emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a1', amount: 5, currency: 'EUR' }); // accounts exist
+    await emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a1', amount: 5, currency: 'EUR' }); // accounts exist
     // The statements this process runs, observed on better-sqlite3's own Statement (the real one still runs).
     const proto = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
       string,
@@ -117,7 +121,7 @@ describe('payments post to the ledger', () => {
       };
     }
     try {
-      emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a2', amount: 7, currency: 'EUR' });
+      await emit('paymentCaptured', { payment_id: '0190a0b0-0000-7000-8000-0000000000a2', amount: 7, currency: 'EUR' });
     } finally {
       Object.assign(proto, originals);
     }

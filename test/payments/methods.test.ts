@@ -665,7 +665,7 @@ describe('money hooks and billing charger', () => {
     const { services } = s.server;
     const acct = s.server.accountId;
     const now = services.clock.now(acct);
-    const ok = services.store.tx(() =>
+    const ok = await services.store.tx(() =>
       services.charger.charge(
         acct,
         { amount: 1200, currency: 'USD', payment_method: 'tok_processorUnavailable', description: 'inv' },
@@ -676,7 +676,7 @@ describe('money hooks and billing charger', () => {
     const p = (await s.request('GET', `/payments/${ok.payment_id}`)).body;
     expect(p).toMatchObject({ session_id: null, amount: 1200, status: 'captured', description: 'inv' });
     expect(p.attempts.map((a: any) => a.status)).toEqual(['failed', 'succeeded']);
-    const bad = services.store.tx(() =>
+    const bad = await services.store.tx(() =>
       services.charger.charge(
         acct,
         { amount: 1200, currency: 'USD', payment_method: 'tok_chargeDeclinedInsufficientFunds' },
@@ -685,11 +685,11 @@ describe('money hooks and billing charger', () => {
     );
     expect(bad).toMatchObject({ status: 'failed', code: 'insufficient_funds', decline_code: 'insufficient_funds' });
     expect((await s.request('GET', `/payments/${bad.payment_id}`)).body.status).toBe('failed');
-    const threeds = services.store.tx(() =>
+    const threeds = await services.store.tx(() =>
       services.charger.charge(acct, { amount: 1200, currency: 'USD', payment_method: 'tok_threeDSecureRequired' }, now),
     );
     expect(threeds).toMatchObject({ status: 'failed', code: 'authentication_required' });
-    const unknown = services.store.tx(() =>
+    const unknown = await services.store.tx(() =>
       services.charger.charge(acct, { amount: 1200, currency: 'USD', payment_method: 'tok_nope' }, now),
     );
     expect(unknown).toMatchObject({ status: 'failed', payment_id: null });

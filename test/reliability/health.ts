@@ -85,7 +85,7 @@ export async function healthy(s: TestServer): Promise<void> {
   expect(created.status, created.text).toBe(201);
   expect((await req('GET', `/sessions/${created.body.id}`)).body.id).toBe(created.body.id);
   expect(await ledgerViolations(req)).toEqual([]);
-  const audit = s.server.services.ledger.audit(s.server.accountId);
+  const audit = await s.server.services.ledger.audit(s.server.accountId);
   expect(audit.mismatched).toEqual([]);
   for (const c of audit.currencies) expect(c.debits).toBe(c.credits);
 }

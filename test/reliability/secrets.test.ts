@@ -38,7 +38,7 @@ describe('secrets at rest, in logs and in CLI output', () => {
         });
 
       secret('API key', s.apiKey);
-      const otherKey = secret('second API key', s.server.services.accounts.createAccountWithKey().api_key);
+      const otherKey = secret('second API key', (await s.server.services.accounts.createAccountWithKey()).api_key);
       secret('unknown API key', 'sk_test_NotARealKeyButSecret0123456789');
 
       // Sessions and client secrets (with and without Idempotency-Key: saved responses hold the secret too).

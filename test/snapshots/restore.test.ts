@@ -30,7 +30,7 @@ describe('a restore under load', () => {
   it('every response of 20 clients reading and writing is of the state before the restore or after it, never a mix', async () => {
     const s = await server();
     // Writers use an account of their own (its key made before the snapshot, so it works after the restore too).
-    const writerKey = s.server.services.accounts.createAccountWithKey().api_key;
+    const writerKey = (await s.server.services.accounts.createAccountWithKey()).api_key;
     for (let i = 0; i < 5; i++) await newSession(s);
     expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: 'base' } })).status).toBe(201);
     const x = await newSession(s); // after the snapshot: the restore removes it
@@ -93,9 +93,9 @@ describe('a restore under load', () => {
 describe('what a restore puts back', () => {
   it('keys: those of the snapshot work, one made after it does not, the default key always does', async () => {
     const s = await server();
-    const before = s.server.services.accounts.createAccountWithKey().api_key;
+    const before = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const snap = await s.server.snapshot();
-    const after = s.server.services.accounts.createAccountWithKey().api_key;
+    const after = (await s.server.services.accounts.createAccountWithKey()).api_key;
     expect((await s.request('GET', '/sessions', { key: after })).status).toBe(200); // cached as valid
     await s.server.restore(snap);
     expect((await s.request('GET', '/sessions', { key: before })).status).toBe(200);
@@ -105,9 +105,9 @@ describe('what a restore puts back', () => {
 
   it('the default key keeps working even when it was revoked in the snapshot', async () => {
     const s = await server();
-    s.server.services.accounts.revoke(s.apiKey);
+    await s.server.services.accounts.revoke(s.apiKey);
     const snap = await s.server.snapshot();
-    s.server.services.accounts.keepKey(s.server.accountId, s.apiKey);
+    await s.server.services.accounts.keepKey(s.server.accountId, s.apiKey);
     await s.server.restore(snap);
     expect((await s.request('GET', '/sessions')).status).toBe(200);
   });
@@ -247,7 +247,7 @@ describe('snapshots that cannot be restored', () => {
 
   it("only a key of the data directory's default account may use the snapshot routes", async () => {
     const s = await server();
-    const other = s.server.services.accounts.createAccountWithKey().api_key;
+    const other = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const r = await s.request('GET', '/test-helpers/snapshots', { key: other });
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('default_account_only');

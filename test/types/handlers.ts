@@ -1,4 +1,4 @@
-// Compiled by test/foundation/route-types.test.ts (tsc --noEmit), never run: a route handler is synchronous by type.
+// Compiled by test/foundation/route-types.test.ts (tsc --noEmit), never run: what a route handler may answer.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../src/lib/server/http/route.js';
 import { Outcome } from '../../src/lib/server/domain/outcome.js';
@@ -14,16 +14,16 @@ const base = {
   response: Type.Object({}),
 } as const;
 
-// A synchronous handler compiles, whether it answers an object or a committed failure.
+// A handler answers an object or a committed failure, at once or once the store answered (it runs to its end inside
+// the request's transaction).
 export const ok = defineRoute({ ...base, handler: () => ({ id: 'x' }) });
 export const failure = defineRoute({ ...base, handler: () => new Outcome(errors.internal()) });
-
-// @ts-expect-error a handler that returns a Promise does not compile
 export const asyncHandler = defineRoute({ ...base, handler: async () => ({ id: 'x' }) });
+export const asyncFailure = defineRoute({ ...base, handler: async () => new Outcome(errors.internal()) });
 
-// nor does one returning any other thenable (the directive stands on the line the error is reported at)
-export const thenable = defineRoute({
+// An answer that is no object is not one (the directive stands on the line the error is reported at).
+export const text = defineRoute({
   ...base,
-  // @ts-expect-error a thenable answer
-  handler: () => ({ then: (resolve: (v: unknown) => void) => resolve(1) }),
+  // @ts-expect-error a text answer
+  handler: () => 'x',
 });

@@ -394,7 +394,7 @@ describe('deliveries to a real receiver', () => {
   });
 
   it("another account sees none of this account's endpoints, secrets or deliveries", async () => {
-    const keyB = s.server.services.accounts.createAccountWithKey().api_key;
+    const keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;
     const as = { key: keyB };
     expect((await s.request('GET', '/webhook-endpoints', as)).body.total_count).toBe(0);
     for (const [method, path, body] of [

@@ -45,7 +45,8 @@ describe('fair dispatch', () => {
     const healthyA = await startReceiver(200);
     const b = await startReceiver(200);
     try {
-      const keysA = Array.from({ length: 7 }, () => s.server.services.accounts.createAccountWithKey().api_key);
+      const keysA: string[] = [];
+      for (let i = 0; i < 7; i++) keysA.push((await s.server.services.accounts.createAccountWithKey()).api_key);
       for (const [i, key] of keysA.entries()) {
         for (let j = 0; j < (i < 6 ? 16 : 4); j++) await endpoint(s, `${dead.url}/${i}/${j}`, key);
       }

@@ -1,61 +1,96 @@
 // The clock every piece of time-dependent work reads. Real time plus a per-account offset that
 // test-mode can advance (POST /test-helpers/advance-clock), persisted with the account.
-import type { Pending, Store } from './store/seam.js';
+import type { Store } from './store/seam.js';
 
 export interface Clock {
-  /** Milliseconds since the epoch as seen by `accountId`. */
+  /** Milliseconds since the epoch as seen by `accountId` (from memory: see AccountClock). */
   now(accountId: string): number;
-  /** Moves the account's clock forward by `ms` (never back). */
-  advance(accountId: string, ms: number): number;
+  /** Moves the account's clock forward by `ms` (never back); the account's new time. */
+  advance(accountId: string, ms: number): Promise<number>;
   /** Every account, each with its clock (the scheduler's catch-up looks at each). */
-  accounts(): Pending<string[]>;
+  accounts(): Promise<string[]>;
 }
 
 /** What the accounts' clocks keep: each account's offset from real time, stored with the account. */
 export interface ClockStore {
   /** The account's stored offset (ms); undefined when there is no such account. */
-  offset(accountId: string): Pending<number | undefined>;
+  offset(accountId: string): Promise<number | undefined>;
+  /** Every account whose stored offset is not 0, with its offset (ms). */
+  offsets(): Promise<[accountId: string, offsetMs: number][]>;
   /** Stores the account's offset (ms). */
-  setOffset(accountId: string, offsetMs: number): Pending<void>;
+  setOffset(accountId: string, offsetMs: number): Promise<void>;
   /** The ids of every account. */
-  accounts(): Pending<string[]>;
+  accounts(): Promise<string[]>;
 }
 
+/**
+ * The accounts' clocks, each offset kept in memory: `now` is asked on every request's path and answers at once. The
+ * offsets are read once (`load`, before the first request: domain/services.ts) and then follow this process's own
+ * writes; an account this process does not know of has offset 0 (a new account starts with it).
+ */
 export class AccountClock implements Clock {
   private readonly offsets = new Map<string, number>();
+  /** The accounts whose offset was written since the last COMMIT, each with its offset before the first write. */
+  private readonly written = new Map<string, number>();
+  /** Moves at each write of an offset: a re-read that started before it does not replace what it wrote. */
+  private writes = 0;
 
   constructor(
     store: Store,
     private readonly stored: ClockStore,
     private readonly realNow: () => number = Date.now,
   ) {
+    store.onCommit(() => this.written.clear());
     // An advance undone by a rollback must not stay in memory (a group commit also runs requests again).
-    store.onRollback(() => this.offsets.clear());
+    store.onRollback(() => this.rolledBack());
+  }
+
+  /** Reads every account's stored offset (before the clocks are first asked). */
+  async load(): Promise<void> {
+    const offsets = await this.stored.offsets();
+    this.offsets.clear();
+    for (const [accountId, offset] of offsets) this.offsets.set(accountId, offset);
   }
 
   private offset(accountId: string): number {
-    let offset = this.offsets.get(accountId);
-    if (offset === undefined) {
-      offset = this.stored.offset(accountId) ?? 0;
-      this.offsets.set(accountId, offset);
-    }
-    return offset;
+    return this.offsets.get(accountId) ?? 0;
   }
 
   now(accountId: string): number {
     return this.realNow() + this.offset(accountId);
   }
 
-  advance(accountId: string, ms: number): number {
+  async advance(accountId: string, ms: number): Promise<number> {
     if (!(ms >= 0)) throw new RangeError('the clock only moves forward');
     const offset = this.offset(accountId) + ms;
-    this.stored.setOffset(accountId, offset);
+    await this.stored.setOffset(accountId, offset);
+    if (!this.written.has(accountId)) this.written.set(accountId, this.offset(accountId));
     this.offsets.set(accountId, offset);
+    this.writes++;
     return this.now(accountId);
   }
 
-  accounts(): string[] {
+  accounts(): Promise<string[]> {
     return this.stored.accounts();
+  }
+
+  /**
+   * After a rollback the offsets written since the last COMMIT are what the store says: all of them undone (a
+   * transaction), or only a savepoint's. Each goes back to its committed value at once, then to what the store
+   * holds now (read at once: an engine that answers in a microtask has it before the caller goes on).
+   */
+  private rolledBack(): void {
+    if (this.written.size === 0) return;
+    const writes = this.writes;
+    for (const [accountId, before] of this.written) {
+      this.offsets.set(accountId, before);
+      void this.stored.offset(accountId).then(
+        (offset) => {
+          if (this.writes === writes) this.offsets.set(accountId, offset ?? 0);
+        },
+        () => undefined, // the committed value stays
+      );
+    }
   }
 }
 

@@ -68,25 +68,25 @@ function writeOnce(path: string, content: string): string {
  */
 export const keyCheck = (sealer: Sealer): string => sealer.mac('payorch sealing key check v1');
 
-function noteKeyCheck(records: ServerRecords, sealer: Sealer): void {
-  records.add('sealing_key_check', keyCheck(sealer));
+async function noteKeyCheck(records: ServerRecords, sealer: Sealer): Promise<void> {
+  await records.add('sealing_key_check', keyCheck(sealer));
 }
 
 /**
  * A restored snapshot's store (the data directory's database file, or an in-memory server's image) made fit to
  * serve: the running server's default key works (Accounts.keepKey), and it carries the sealing key's check.
  */
-export function adoptRestored<S extends Store>(
+export async function adoptRestored<S extends Store>(
   engine: Engine<S>,
   store: S,
   sealer: Sealer,
   credentials: Credentials,
   now: () => number = Date.now,
-): S {
+): Promise<S> {
   try {
-    store.tx(() => {
-      engine.accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
-      noteKeyCheck(engine.records(store), sealer);
+    await store.alone(async () => {
+      await engine.accounts(store, now).keepKey(credentials.account_id, credentials.api_key);
+      await noteKeyCheck(engine.records(store), sealer);
     });
   } catch (err) {
     store.close();
@@ -99,20 +99,21 @@ export function adoptRestored<S extends Store>(
  * Opens (creating on first use) the data directory `dir`, or an in-memory store when `dir` is null. Seeded, ids come
  * from the seed's streams from the moment the store is open (the first account and key included) until `unseed`.
  */
-export function openDataDir<S extends Store>(
+export async function openDataDir<S extends Store>(
   engine: Engine<S>,
   dir: string | null,
   seeding?: Seeding,
-): OpenedDataDir<S> {
+): Promise<OpenedDataDir<S>> {
   const now = seeding?.now ?? Date.now;
   if (dir === null) {
     const store = engine.open(null);
     const records = engine.records(store);
-    const unseed = seeding && useSeededIds(seeding.seed.open(store, records));
+    let unseed: (() => void) | undefined;
     try {
+      unseed = seeding && useSeededIds(await seeding.seed.open(store, records));
       const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : Sealer.random();
-      const { account_id, api_key } = store.tx(() => {
-        noteKeyCheck(records, sealer);
+      const { account_id, api_key } = await store.alone(async () => {
+        await noteKeyCheck(records, sealer);
         return engine.accounts(store, now).createAccountWithKey();
       });
       return { store, sealer, credentials: { api_key, account_id }, created: true, unseed };
@@ -135,7 +136,7 @@ export function openDataDir<S extends Store>(
   const records = engine.records(store);
   let unseed: (() => void) | undefined;
   try {
-    unseed = seeding && useSeededIds(seeding.seed.open(store, records));
+    unseed = seeding && useSeededIds(await seeding.seed.open(store, records));
   } catch (err) {
     store.close();
     throw err;
@@ -151,32 +152,32 @@ export function openDataDir<S extends Store>(
   const credPath = join(dir, CREDENTIALS_FILE);
   // First use: one account and key, created under an immediate transaction so that two processes opening
   // a fresh directory at once agree on a single default account.
-  const init = (): { credentials: Credentials; created: boolean } => {
-    noteKeyCheck(records, sealer);
+  const init = async (): Promise<{ credentials: Credentials; created: boolean }> => {
+    await noteKeyCheck(records, sealer);
     const accounts = engine.accounts(store, now);
-    const stored = storedCredentials(records, credPath);
+    const stored = await storedCredentials(records, credPath);
     if (stored) {
-      if (accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
+      if (await accounts.isActive(stored.api_key)) return { credentials: stored, created: false };
       // The default key was revoked (`server keys revoke`): the default account gets a new one, so that
       // `server start --json` and the CLI's embedded default keep working.
-      const { api_key } = accounts.addKey(stored.account_id);
+      const { api_key } = await accounts.addKey(stored.account_id);
       writeFileSync(credPath, JSON.stringify({ api_key, account_id: stored.account_id }, null, 2) + '\n', {
         mode: 0o600,
       });
       return { credentials: { api_key, account_id: stored.account_id }, created: true };
     }
-    const { account_id, api_key } = accounts.createAccountWithKey();
-    records.put('default_account', account_id);
+    const { account_id, api_key } = await accounts.createAccountWithKey();
+    await records.put('default_account', account_id);
     writeFileSync(credPath, JSON.stringify({ api_key, account_id }, null, 2) + '\n', { mode: 0o600 });
     return { credentials: { api_key, account_id }, created: true };
   };
   try {
     // The usual open (the directory's key stored and active, the sealing key's check noted): reads only, no write
     // lock — commands run side by side on one data directory do not queue for it.
-    const found = records.has('sealing_key_check') ? storedCredentials(records, credPath) : undefined;
-    if (found && engine.accounts(store, now).isActive(found.api_key))
+    const found = (await records.has('sealing_key_check')) ? await storedCredentials(records, credPath) : undefined;
+    if (found && (await engine.accounts(store, now).isActive(found.api_key)))
       return { store, sealer, credentials: found, created: false, unseed };
-    const { credentials, created } = records.exclusive(init);
+    const { credentials, created } = await records.exclusive(init);
     return { store, sealer, credentials, created, unseed };
   } catch (err) {
     unseed?.();
@@ -185,8 +186,8 @@ export function openDataDir<S extends Store>(
   }
 }
 
-function storedCredentials(records: ServerRecords, credPath: string): Credentials | undefined {
-  return records.has('default_account') && existsSync(credPath)
+async function storedCredentials(records: ServerRecords, credPath: string): Promise<Credentials | undefined> {
+  return (await records.has('default_account')) && existsSync(credPath)
     ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials)
     : undefined;
 }
@@ -218,7 +219,7 @@ async function whileStopped<S extends Store, T>(
   if (!existsSync(join(dir, DB_FILE))) throw new Error(`There is no payorch data directory at ${dir} (no ${DB_FILE}).`);
   const lock = acquireLock(dir);
   try {
-    const opened = openDataDir(engine, dir); // migrated, its key check noted
+    const opened = await openDataDir(engine, dir); // migrated, its key check noted
     opened.store.close();
     return await fn(opened);
   } finally {
@@ -256,7 +257,7 @@ export function restoreSnapshotStopped<S extends Store>(
     } finally {
       rmSync(staged, { force: true });
     }
-    adoptRestored(engine, engine.open(join(dir, DB_FILE)), sealer, credentials).close();
+    (await adoptRestored(engine, engine.open(join(dir, DB_FILE)), sealer, credentials)).close();
     return { name };
   });
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } from './datadir.js';
 import { useSeededIds } from './ids.js';
 import { sqliteEngine as engine } from './store/sqlite/engine.js';
+import type { SqliteStore } from './store/sqlite/db.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
@@ -27,7 +28,7 @@ import {
 } from './snapshots.js';
 
 /** The store a server runs on (its engine's). */
-type Store = Services['store'];
+type Store = SqliteStore;
 
 /** A snapshot kept in memory: the database's bytes (its engine's image of it), for `RunningServer.restore`. */
 export class Snapshot {
@@ -111,14 +112,14 @@ export class ServerSnapshots {
     return this.exclusive(async () => {
       const info = this.p.fileBacked
         ? await saveSnapshot(engine, dir, this.dbPath, name, { inWorker: true })
-        : saveImage(engine, dir, await engine.image(this.p.services.store), name);
+        : saveImage(engine, dir, await engine.image(this.p.opened.store), name);
       if (this.p.fileBacked) this.spare(name);
       return info;
     });
   }
 
   snapshot(): Promise<Snapshot> {
-    return this.exclusive(async () => new Snapshot(await engine.image(this.p.services.store), new Date()));
+    return this.exclusive(async () => new Snapshot(await engine.image(this.p.opened.store), new Date()));
   }
 
   restore(source: Snapshot | string): Promise<RestoreResult> {
@@ -133,7 +134,7 @@ export class ServerSnapshots {
 
   private async swap(source: Snapshot | string): Promise<RestoreResult> {
     const t0 = performance.now();
-    const { services, opened, gate } = this.p;
+    const { opened, gate } = this.p;
     const check = keyCheck(opened.sealer);
     const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
     // Before the gate closes (requests go on): the snapshot checked, and made ready to replace the store — a file
@@ -162,18 +163,18 @@ export class ServerSnapshots {
     try {
       await this.p.stopOnStore();
       try {
-        const old = services.store;
+        const old = opened.store;
         await old.alone(() => undefined); // the last group commit has committed
         if ('store' in next) {
-          this.use(this.adopt(next.store));
+          await this.use(await this.adopt(next.store));
           old.close();
         } else {
           old.close();
           try {
             installStaged(engine, next.file, this.dbPath);
-            this.use(this.adopt(engine.open(this.dbPath)));
+            await this.use(await this.adopt(engine.open(this.dbPath)));
           } catch (err) {
-            this.use(engine.open(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
+            await this.use(engine.open(this.dbPath)); // whatever is in place (the database as it was, if the rename failed) serves on
             throw err;
           }
         }
@@ -181,7 +182,7 @@ export class ServerSnapshots {
         await this.p.startOnStore();
       }
     } catch (err) {
-      if ('store' in next && next.store !== services.store) next.store.close();
+      if ('store' in next && next.store !== opened.store) next.store.close();
       else if ('file' in next) rmSync(next.file, { force: true });
       throw err;
     } finally {
@@ -201,10 +202,10 @@ export class ServerSnapshots {
    * A restored store made fit to serve (datadir.ts adoptRestored); seeded, the process's id streams continue from
    * the restored database's position (so a restored seeded server goes on as it went on from the snapshot).
    */
-  private adopt(store: Store): Store {
+  private async adopt(store: Store): Promise<Store> {
     const { opened, seeding } = this.p;
     opened.unseed?.();
-    opened.unseed = seeding && useSeededIds(seeding.seed.open(store, engine.records(store)));
+    opened.unseed = seeding && useSeededIds(await seeding.seed.open(store, engine.records(store)));
     return adoptRestored(engine, store, opened.sealer, opened.credentials, seeding?.now);
   }
 
@@ -213,10 +214,10 @@ export class ServerSnapshots {
    * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
    * what it had (requests on data that is gone).
    */
-  private use(store: Store): void {
+  private async use(store: Store): Promise<void> {
     const { services, runtime, opened, config } = this.p;
     opened.store = store;
-    const fresh = createServices(store, engine.ports(store), opened.sealer, config);
+    const fresh = await createServices(store, engine.ports(store), opened.sealer, config);
     for (const { id, status } of services.processors.state()) {
       fresh.processors.register(services.processors.get(id));
       fresh.processors.setDown(id, status === 'down');

@@ -79,20 +79,22 @@ class CounterStream implements IdStream {
   protected moved(): void {}
 }
 
-/** The ids stream, its position kept in the database with what was drawn from it (see the top of this file). */
+/**
+ * The ids stream, its position kept in the database with what was drawn from it (see the top of this file): read
+ * and written at once (ServerRecords.cell), since a draw happens inside any domain call.
+ */
 class StoredStream extends CounterStream {
-  constructor(
-    store: Store,
-    private readonly records: ServerRecords,
-    key: Buffer,
-  ) {
+  private readonly stored: ReturnType<ServerRecords['cell']>;
+
+  constructor(store: Store, records: ServerRecords, key: Buffer) {
     super(key, 'ids');
+    this.stored = records.cell(STREAM_KEY);
     this.load();
     store.onRollback(() => this.load());
   }
 
   private load(): void {
-    const [position, ticks] = String(this.records.get(STREAM_KEY) ?? '0:0')
+    const [position, ticks] = String(this.stored.get() ?? '0:0')
       .split(':')
       .map(Number);
     this.position = position ?? 0;
@@ -101,7 +103,7 @@ class StoredStream extends CounterStream {
 
   protected override moved(): void {
     try {
-      this.records.change(STREAM_KEY, `${this.position}:${this.ticks}`);
+      this.stored.change(`${this.position}:${this.ticks}`);
     } catch {
       // A read-only transaction (a GET that drew a value): kept in memory; the next write stores the position.
     }
@@ -138,24 +140,24 @@ export class Seed {
    * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
    * `records`: the store's own records (store/engine.ts).
    */
-  open(store: Store, records: ServerRecords): SeededIds {
-    const starts = records.exclusive(() => {
-      const marked = records.get('seed');
+  async open(store: Store, records: ServerRecords): Promise<SeededIds> {
+    const starts = await records.exclusive(async () => {
+      const marked = await records.get('seed');
       if (marked === undefined) {
-        if (records.hasAccounts())
+        if (await records.hasAccounts())
           throw new SeedError(
             'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
           );
-        records.put('seed', this.fingerprint);
-        records.put(STREAM_KEY, '0:0');
-        records.put('seed_starts', '0');
+        await records.put('seed', this.fingerprint);
+        await records.put(STREAM_KEY, '0:0');
+        await records.put('seed_starts', '0');
       } else if (marked !== this.fingerprint) {
         throw new SeedError(
           'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
         );
       }
-      const n = Number(records.get('seed_starts') ?? 0) + 1;
-      records.change('seed_starts', String(n));
+      const n = Number((await records.get('seed_starts')) ?? 0) + 1;
+      await records.change('seed_starts', String(n));
       return n;
     });
     const ids = new StoredStream(store, records, this.key);
@@ -174,7 +176,7 @@ export class Seed {
 }
 
 /** Whether the store was made by a seeded server (its record `seed`): it is then opened only with its seed. */
-export function seededStore(records: ServerRecords): boolean {
+export function seededStore(records: ServerRecords): Promise<boolean> {
   return records.has('seed');
 }
 

@@ -9,6 +9,7 @@ import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
 import { sqliteEngine } from './store/sqlite/engine.js';
+import type { SqliteStore } from './store/sqlite/db.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -157,7 +158,7 @@ async function assemble(
   seeding?: Seeding,
   listening?: { gate: Gate; snapshots: SnapshotAdmin },
 ) {
-  const parts = openParts(started, dataDir, memory, limits, publicUrl, payments, seeding);
+  const parts = await openParts(started, dataDir, memory, limits, publicUrl, payments, seeding);
   const app = await appOf(parts, publicUrl, { timeouts, ownPorts, ...listening });
   return { ...parts, app };
 }
@@ -166,7 +167,7 @@ async function assemble(
 type Limits = Partial<RateLimitConfig> & { clock?: () => number };
 
 /** `assemble` but the app. */
-function openParts(
+async function openParts(
   started: Started,
   dataDir: string | null,
   memory: boolean,
@@ -177,10 +178,10 @@ function openParts(
 ) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
-  const opened = openDataDir(sqliteEngine, memory ? null : dataDir, seeding);
+  const opened = await openDataDir(sqliteEngine, memory ? null : dataDir, seeding);
   started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
   started.add(() => opened.unseed?.());
-  if (!seeding && seededStore(sqliteEngine.records(opened.store))) {
+  if (!seeding && (await seededStore(sqliteEngine.records(opened.store)))) {
     throw new SeedError(
       `The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`,
     );
@@ -188,7 +189,7 @@ function openParts(
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
-  const services = createServices(opened.store, sqliteEngine.ports(opened.store), opened.sealer, config);
+  const services = await createServices(opened.store, sqliteEngine.ports(opened.store), opened.sealer, config);
   const { clock, ...given } = limits ?? {};
   const runtime = createHttpRuntime(
     opened.store,
@@ -201,7 +202,7 @@ function openParts(
 }
 
 function appOf(
-  { services, runtime, log }: ReturnType<typeof openParts>,
+  { services, runtime, log }: Awaited<ReturnType<typeof openParts>>,
   publicUrl: () => string,
   {
     timeouts,
@@ -291,7 +292,7 @@ async function listen(
  * long as the server runs; resolves once it runs (until then the store does that work on this thread, as it does
  * without it).
  */
-function storeInBackground(started: Started, store: Services['store']): Promise<void> {
+function storeInBackground(started: Started, store: SqliteStore): Promise<void> {
   const background = sqliteEngine.background(store);
   started.add(() => background.stop());
   return background.started;
@@ -395,7 +396,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       { gate, snapshots: admin },
     );
     const { opened, log, services, app } = parts;
-    addFaultRules(parts.runtime.faults, options.faults);
+    await addFaultRules(parts.runtime.faults, options.faults);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
@@ -405,7 +406,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const onStore = async ({ backgroundStarted = true } = {}): Promise<Started> => {
       const on = new Started();
       try {
-        const background = storeInBackground(on, services.store);
+        const background = storeInBackground(on, opened.store); // the store in use then (a restore replaces it)
         // A restore does not hold requests while the store's background thread starts (~20–40 ms).
         if (backgroundStarted) await background;
         else background.catch((err) => log.logger.error({ err }, "the store's background work did not start"));
@@ -422,7 +423,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         );
         on.add(() => dispatcher.stop()); // POSTs in flight are aborted; their deliveries stay pending for the next start
         dueWork(on, services, log, options.dueWorkIntervalMs ?? 1000);
-        every(on, 10 * 60_000, () => parts.runtime.idempotency.purgeExpired());
+        every(on, 10 * 60_000, () => {
+          parts.runtime.idempotency
+            .purgeExpired()
+            .catch((err) => log.logger.error({ err }, 'purging expired idempotency records failed'));
+        });
       } catch (err) {
         await on.stopAll();
         throw err;
@@ -504,7 +509,7 @@ export async function openEmbedded(dataDir: string = defaultDataDir()): Promise<
     const { opened, services, app } = await assemble(started, dataDir, false, undefined, () => DEFAULT_BASE_URL);
     started.add(() => app.close());
     await app.ready();
-    runStepsNow(services.store, services.scheduler.catchUp());
+    await runStepsNow(services.store, services.scheduler.catchUp());
     return { app, apiKey: opened.credentials.api_key, dataDir, close: () => started.stopAll() };
   } catch (err) {
     await started.stopAll();
@@ -533,8 +538,8 @@ export interface InProcessServer {
 export async function openInProcess(dataDir: string = defaultDataDir()): Promise<InProcessServer> {
   const started = new Started();
   try {
-    const parts = openParts(started, dataDir, false, undefined, () => DEFAULT_BASE_URL);
-    runStepsNow(parts.services.store, parts.services.scheduler.catchUp());
+    const parts = await openParts(started, dataDir, false, undefined, () => DEFAULT_BASE_URL);
+    await runStepsNow(parts.services.store, parts.services.scheduler.catchUp());
     const registered = new Set<string>();
     let app: FastifyInstance | undefined;
     let building = Promise.resolve();
@@ -589,14 +594,15 @@ async function drainLog(log: FileLogger): Promise<void> {
 }
 
 /** The server-wide fault rules; a rule that is not one fails the start, naming it. */
-function addFaultRules(rules: FaultRules, faults: FaultRuleBody[] | undefined): void {
-  faults?.forEach((rule, i) => {
+async function addFaultRules(rules: FaultRules, faults: FaultRuleBody[] | undefined): Promise<void> {
+  const all = faults ?? [];
+  for (const [i, rule] of all.entries()) {
     try {
-      rules.add('', rule);
+      await rules.add('', rule);
     } catch (err) {
-      throw new Error(`Fault rule ${i + 1} of ${faults.length}: ${(err as Error).message}`);
+      throw new Error(`Fault rule ${i + 1} of ${all.length}: ${(err as Error).message}`);
     }
-  });
+  }
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -24,12 +24,12 @@ export default class ServerKeysCreate extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerKeysCreate);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    const { store, credentials } = openDataDir(sqliteEngine, dir);
+    const { store, credentials } = await openDataDir(sqliteEngine, dir);
     try {
       const accounts = sqliteEngine.accounts(store);
       const { api_key, key } = flags['default-account']
-        ? accounts.addKey(credentials.account_id)
-        : accounts.createAccountWithKey();
+        ? await accounts.addKey(credentials.account_id)
+        : await accounts.createAccountWithKey();
       const account_id = key.account_id;
       // The one place a key is printed in full: it is shown once and cannot be recovered.
       if (this.jsonMode)

@@ -11,9 +11,9 @@ export default class ServerKeysList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerKeysList);
-    const { store } = openDataDir(sqliteEngine, flags['data-dir'] ?? defaultDataDir());
+    const { store } = await openDataDir(sqliteEngine, flags['data-dir'] ?? defaultDataDir());
     try {
-      const keys = sqliteEngine.accounts(store).listKeys();
+      const keys = await sqliteEngine.accounts(store).listKeys();
       await this.table({ data: keys }, [
         { header: 'ID', value: (k) => k.id },
         { header: 'KEY', value: (k) => k.masked },

@@ -16,9 +16,9 @@ export default class ServerKeysRevoke extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(ServerKeysRevoke);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    const { store } = openDataDir(sqliteEngine, dir);
+    const { store } = await openDataDir(sqliteEngine, dir);
     try {
-      const key = sqliteEngine.accounts(store).revoke(args.key);
+      const key = await sqliteEngine.accounts(store).revoke(args.key);
       await this.print(key, () => `Revoked ${key.masked} (${key.id}).`);
     } catch (err) {
       if (err instanceof ServiceError) throw new CliError(err.message, EXIT.API, err.code);
@@ -28,6 +28,6 @@ export default class ServerKeysRevoke extends BaseCommand {
     }
     // The default key revoked: the default account gets a new one at once (credentials.json), so that
     // commands with no key configured keep working against a server already running on the directory.
-    openDataDir(sqliteEngine, dir).store.close();
+    (await openDataDir(sqliteEngine, dir)).store.close();
   }
 }

@@ -266,7 +266,7 @@ export class Dispatcher {
    * Hands batches to the sender for as many endpoints as the limits allow, accounts taking turns; notes when the
    * earliest retry not yet due comes due, per account. In a read transaction.
    */
-  private fill(): void {
+  private async fill(): Promise<void> {
     if (this.stopped) return;
     const deliveries = this.deps.webhooks.deliveries;
     const now = Date.now();
@@ -278,11 +278,11 @@ export class Dispatcher {
       perAccount.set(s.accountId, (perAccount.get(s.accountId) ?? 0) + 1);
       if (s.slow) slow++;
     }
-    for (const { accountId, endpoint } of deliveries.enabledEndpoints()) {
+    for (const { accountId, endpoint } of await deliveries.enabledEndpoints()) {
       const serving = this.serving.get(endpoint.id);
       if (serving) {
         if (serving.batches < PIPELINE && !serving.slow && serving.chain < MAX_CHAIN)
-          this.handOver(endpoint, serving, this.deps.clock.now(accountId));
+          await this.handOver(endpoint, serving, this.deps.clock.now(accountId));
         continue;
       }
       let list = byAccount.get(accountId);
@@ -302,8 +302,8 @@ export class Dispatcher {
     const order = start < 0 ? accounts : [...accounts.slice(start), ...accounts.slice(0, start)];
     const retries = new Map<string, number>();
     let backoffAt = Infinity;
-    const noteRetry = (accountId: string, endpointId: string, clockNow: number) => {
-      const at = deliveries.nextRetry(endpointId, clockNow);
+    const noteRetry = async (accountId: string, endpointId: string, clockNow: number) => {
+      const at = await deliveries.nextRetry(endpointId, clockNow);
       if (at !== undefined) retries.set(accountId, Math.min(retries.get(accountId) ?? Infinity, at));
     };
     // One endpoint per account per round, until the slots are taken or no account has a candidate left.
@@ -325,12 +325,12 @@ export class Dispatcher {
             // Not now: a retry of its own may come due meanwhile, or its back-off ends.
             if (h && h.until > now) backoffAt = Math.min(backoffAt, h.until);
             else if (full) this.dueSignaled = true; // look again when a slot frees
-            noteRetry(accountId, e.id, clockNow);
+            await noteRetry(accountId, e.id, clockNow);
             continue;
           }
           const serving: Serving = { accountId, url: e.url, slow: backedOff, batches: 0, lastSeq: 0, chain: 0 };
-          if (!this.handOver(e, serving, clockNow)) {
-            noteRetry(accountId, e.id, clockNow);
+          if (!(await this.handOver(e, serving, clockNow))) {
+            await noteRetry(accountId, e.id, clockNow);
             continue;
           }
           this.serving.set(e.id, serving);
@@ -338,7 +338,7 @@ export class Dispatcher {
           if (backedOff) slow++;
           this.lastAccount = accountId;
           // The next batch at once, to be sent right after this one (an endpoint that answers).
-          if (!backedOff) this.handOver(e, serving, clockNow);
+          if (!backedOff) await this.handOver(e, serving, clockNow);
           progressed = true;
           break;
         }
@@ -360,11 +360,11 @@ export class Dispatcher {
   }
 
   /** Reads the endpoint's next batch (after what it already has) and hands it to the sender; false when none is due. */
-  private handOver(e: StoredEndpoint, serving: Serving, clockNow: number): boolean {
+  private async handOver(e: StoredEndpoint, serving: Serving, clockNow: number): Promise<boolean> {
     // Under a fault rule, one delivery per batch and one batch at a time: each attempt made is one the rule counted.
     const faults = this.deps.faults?.watches(serving.accountId, e.id) ? this.deps.faults : undefined;
     if (faults && serving.batches > 0) return false;
-    const { jobs, lost, lastSeq } = this.deps.webhooks.deliveries.claimBatch(
+    const { jobs, lost, lastSeq } = await this.deps.webhooks.deliveries.claimBatch(
       serving.accountId,
       e,
       clockNow,
@@ -420,8 +420,8 @@ export class Dispatcher {
       if (results.length > 0) {
         const deliveries = this.deps.webhooks.deliveries;
         // Safe to run again if the batch is re-run: each reads its row and applies its outcome once.
-        await this.deps.store.grouped(() => {
-          for (const r of results) deliveries.record(r.accountId, r.delivery, r.url, r.outcome);
+        await this.deps.store.grouped(async () => {
+          for (const r of results) await deliveries.record(r.accountId, r.delivery, r.url, r.outcome);
         });
       }
     } catch (err) {

@@ -1,5 +1,5 @@
 // Merchant accounts and their API keys. Keys are stored as SHA-256 hashes; each key belongs to one account.
-import type { Pending, Store } from '../store/seam.js';
+import type { Store } from '../store/seam.js';
 import { newApiKey, newId } from '../ids.js';
 import { sha256 } from '../crypto.js';
 import { errors } from '../errors.js';
@@ -28,30 +28,30 @@ export type KeyFacts = Pick<KeyRow, 'id' | 'account_id' | 'revoked_ms'>;
 /** What the accounts keep: the accounts, and their keys found by the SHA-256 hash of the key or by the key's id. */
 export interface AccountsStore {
   /** The key whose hash is `hash` (revoked or not): authentication's lookup, on every request's path. */
-  keyFacts(hash: string): Pending<KeyFacts | undefined>;
+  keyFacts(hash: string): Promise<KeyFacts | undefined>;
   /**
    * A number that moves whenever another connection (another process) has written to the store since: keys
    * remembered in memory may be stale then.
    */
-  changeMark(): Pending<number>;
+  changeMark(): Promise<number>;
   /** Stores a new account. */
-  addAccount(accountId: string, createdMs: number): Pending<void>;
+  addAccount(accountId: string, createdMs: number): Promise<void>;
   /** Stores the account unless it exists. */
-  keepAccount(accountId: string, createdMs: number): Pending<void>;
+  keepAccount(accountId: string, createdMs: number): Promise<void>;
   /** Stores a new, active key under `hash`. */
-  addKey(key: Omit<KeyRow, 'revoked_ms'>, hash: string): Pending<void>;
+  addKey(key: Omit<KeyRow, 'revoked_ms'>, hash: string): Promise<void>;
   /** The account of the key whose hash is `hash`, if there is one. */
-  keyAccount(hash: string): Pending<string | undefined>;
+  keyAccount(hash: string): Promise<string | undefined>;
   /** Makes the key whose hash is `hash` active again (no longer revoked). */
-  unrevokeKey(hash: string): Pending<void>;
+  unrevokeKey(hash: string): Promise<void>;
   /** Every key, oldest first (by creation time, then id). */
-  keys(): Pending<KeyRow[]>;
+  keys(): Promise<KeyRow[]>;
   /** The key whose hash is `hash`. */
-  keyByHash(hash: string): Pending<KeyRow | undefined>;
+  keyByHash(hash: string): Promise<KeyRow | undefined>;
   /** The key whose id is `id`. */
-  keyById(id: string): Pending<KeyRow | undefined>;
+  keyById(id: string): Promise<KeyRow | undefined>;
   /** Marks the key revoked at `revokedMs`. */
-  revokeKey(id: string, revokedMs: number): Pending<void>;
+  revokeKey(id: string, revokedMs: number): Promise<void>;
 }
 
 const info = (r: KeyRow): ApiKeyInfo => ({
@@ -81,23 +81,23 @@ export class Accounts {
   ) {}
 
   /** A new account with its first key. The plaintext key is returned once and never stored. */
-  createAccountWithKey(): { account_id: string; api_key: string; key: ApiKeyInfo } {
-    return this.store.tx(() => {
+  createAccountWithKey(): Promise<{ account_id: string; api_key: string; key: ApiKeyInfo }> {
+    return this.store.tx(async () => {
       const accountId = newId('acct');
-      this.stored.addAccount(accountId, this.now());
-      const { api_key, key } = this.addKey(accountId);
+      await this.stored.addAccount(accountId, this.now());
+      const { api_key, key } = await this.addKey(accountId);
       return { account_id: accountId, api_key, key };
     });
   }
 
   /** True when `apiKey` exists and is not revoked. */
-  isActive(apiKey: string): boolean {
-    const row = this.stored.keyFacts(sha256(apiKey));
+  async isActive(apiKey: string): Promise<boolean> {
+    const row = await this.stored.keyFacts(sha256(apiKey));
     return row !== undefined && row.revoked_ms === null;
   }
 
   /** A further key for an existing account (printed once, stored hashed). */
-  addKey(accountId: string): { api_key: string; key: ApiKeyInfo } {
+  async addKey(accountId: string): Promise<{ api_key: string; key: ApiKeyInfo }> {
     const apiKey = newApiKey();
     const row: KeyRow = {
       id: newId('key'),
@@ -106,7 +106,7 @@ export class Accounts {
       created_ms: this.now(),
       revoked_ms: null,
     };
-    this.stored.addKey(row, sha256(apiKey));
+    await this.stored.addKey(row, sha256(apiKey));
     return { api_key: apiKey, key: info(row) };
   }
 
@@ -115,38 +115,40 @@ export class Accounts {
    * key un-revoked if revoked. After a snapshot is restored, the key the CLI uses for the data directory (its
    * default key) keeps working whatever the snapshot held (docs/api.md "Snapshots").
    */
-  keepKey(accountId: string, apiKey: string): void {
-    this.store.tx(() => {
-      this.stored.keepAccount(accountId, this.now());
+  async keepKey(accountId: string, apiKey: string): Promise<void> {
+    await this.store.tx(async () => {
+      await this.stored.keepAccount(accountId, this.now());
       const hash = sha256(apiKey);
-      if (this.stored.keyAccount(hash) === undefined) {
-        this.stored.addKey(
+      if ((await this.stored.keyAccount(hash)) === undefined) {
+        await this.stored.addKey(
           { id: newId('key'), account_id: accountId, last4: apiKey.slice(-4), created_ms: this.now() },
           hash,
         );
-      } else this.stored.unrevokeKey(hash);
+      } else await this.stored.unrevokeKey(hash);
     });
     this.active.clear();
   }
 
-  listKeys(): ApiKeyInfo[] {
-    return this.stored.keys().map(info);
+  async listKeys(): Promise<ApiKeyInfo[]> {
+    return (await this.stored.keys()).map(info);
   }
 
   /** Revokes by key id (`key_…`) or by the key itself. */
-  revoke(idOrKey: string): ApiKeyInfo {
-    const row = idOrKey.startsWith('sk_') ? this.stored.keyByHash(sha256(idOrKey)) : this.stored.keyById(idOrKey);
+  async revoke(idOrKey: string): Promise<ApiKeyInfo> {
+    const row = idOrKey.startsWith('sk_')
+      ? await this.stored.keyByHash(sha256(idOrKey))
+      : await this.stored.keyById(idOrKey);
     if (!row) throw errors.notFound('api key', idOrKey.startsWith('sk_') ? `sk_test_…${idOrKey.slice(-4)}` : idOrKey);
     if (row.revoked_ms === null) {
       row.revoked_ms = this.now();
-      this.stored.revokeKey(row.id, row.revoked_ms);
+      await this.stored.revokeKey(row.id, row.revoked_ms);
       this.active.clear();
     }
     return info(row);
   }
 
   /** The account a bearer key authenticates, or the 401 that explains why not (docs/api.md "Errors", "Authentication and tenancy"). */
-  authenticate(token: string | undefined): { accountId: string; keyId: string } {
+  async authenticate(token: string | undefined): Promise<{ accountId: string; keyId: string }> {
     if (!token)
       throw errors.authentication('missing_api_key', 'No API key provided. Send `Authorization: Bearer sk_test_...`.');
     if (token.startsWith('sk_live_')) {
@@ -160,7 +162,7 @@ export class Accounts {
       // shared-memory lock and unlock, measured ~8 µs), and the requests of one turn arrived together anyway.
       this.versionChecked = true;
       setImmediate(() => (this.versionChecked = false));
-      const version = this.stored.changeMark();
+      const version = await this.stored.changeMark();
       if (version !== this.activeVersion) {
         this.active.clear();
         this.activeVersion = version;
@@ -168,7 +170,7 @@ export class Accounts {
     }
     const known = this.active.get(token);
     if (known) return { accountId: known.account_id, keyId: known.id };
-    const row = token.startsWith('sk_test_') ? this.stored.keyFacts(sha256(token)) : undefined;
+    const row = token.startsWith('sk_test_') ? await this.stored.keyFacts(sha256(token)) : undefined;
     if (!row)
       throw errors.authentication(
         'invalid_api_key',

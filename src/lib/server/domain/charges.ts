@@ -17,8 +17,8 @@ export type ChargeResult =
   | { status: 'failed'; payment_id: string | null; code: string; decline_code?: string; message: string };
 
 export interface Charger {
-  /** Runs synchronously inside the caller's transaction. */
-  charge(accountId: string, request: ChargeRequest, now: number): ChargeResult;
+  /** Runs inside the caller's transaction. */
+  charge(accountId: string, request: ChargeRequest, now: number): Promise<ChargeResult>;
 }
 
 /**

@@ -1,6 +1,6 @@
 // What every domain area is built on: the store, the clock, the sealer, the event log, cross-area hooks, the
 // accounts and the sessions. domain/services.ts makes it and hands it to each area's domain/<area>/area.ts.
-import type { Store } from '../store/sqlite/db.js';
+import type { Store } from '../store/seam.js';
 import type { StorePorts } from './ports.js';
 import type { Clock } from '../clock.js';
 import type { Sealer } from '../crypto.js';

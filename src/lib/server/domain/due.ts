@@ -15,14 +15,14 @@ import { runSteps, type Steps } from '../store/steps.js';
 export interface DueWork {
   readonly name: string;
   /** The earliest time (ms) at which something of this kind comes due for the account, if any. */
-  nextDue(accountId: string): number | undefined;
+  nextDue(accountId: string): Promise<number | undefined>;
   /**
    * Runs what is due at or before `now` (for one account, or all), the earliest first, at most `limit` items
    * (all when absent). Returns how many ran. Each item is whole: its writes and nothing else. An item of another
    * kind than `name` (a renewal's notice among renewals: they share one due time per subscription) is told to
    * `tally` with its own name, for the advance's `ran`; the rest count under `name`.
    */
-  runDue(now: number, accountId?: string, limit?: number, tally?: (name: string) => void): number;
+  runDue(now: number, accountId?: string, limit?: number, tally?: (name: string) => void): Promise<number>;
 }
 
 /**
@@ -58,14 +58,14 @@ export class Scheduler {
    * time order (a renewal before the dunning it causes), as steps. Deterministic for the same sequence of
    * calls: how the work is cut into steps changes nothing but the transactions.
    */
-  *advance(accountId: string, target: number): Steps<DueRun[]> {
+  async *advance(accountId: string, target: number): Steps<DueRun[]> {
     const runs: DueRun[] = [];
     let stepStarted = this.elapsed();
     for (let guard = 0; guard < 10_000_000; guard++) {
-      const next = this.next(accountId, target);
+      const next = await this.next(accountId, target);
       if (!next) break;
       const now = this.clock.now(accountId);
-      if (next.at > now) this.clock.advance(accountId, next.at - now);
+      if (next.at > now) await this.clock.advance(accountId, next.at - now);
       const at = Math.max(next.at, now);
       const iso = new Date(at).toISOString();
       const note = (name: string, n: number) => {
@@ -74,7 +74,7 @@ export class Scheduler {
         else runs.push({ name, at: iso, count: n });
       };
       let tallied = 0;
-      const count = next.w.runDue(at, accountId, BATCH, (name) => {
+      const count = await next.w.runDue(at, accountId, BATCH, (name) => {
         tallied++;
         note(name, 1);
       });
@@ -86,7 +86,7 @@ export class Scheduler {
       }
     }
     const now = this.clock.now(accountId);
-    if (target > now) this.clock.advance(accountId, target - now);
+    if (target > now) await this.clock.advance(accountId, target - now);
     return runs;
   }
 
@@ -107,8 +107,8 @@ export class Scheduler {
   }
 
   /** What is due on the clocks of `accounts` (all when absent), as steps (the server's tick; the embedded default's start). */
-  *catchUp(accounts?: string[]): Steps<number> {
-    const ids = accounts ?? this.clock.accounts();
+  async *catchUp(accounts?: string[]): Steps<number> {
+    const ids = accounts ?? (await this.clock.accounts());
     let n = 0;
     // Looking for what is due costs a few queries per account even when nothing is: the step budget holds
     // across accounts too (many accounts with nothing due must not make one long step).
@@ -124,10 +124,10 @@ export class Scheduler {
     return n;
   }
 
-  private next(accountId: string, target: number): { at: number; w: DueWork } | undefined {
+  private async next(accountId: string, target: number): Promise<{ at: number; w: DueWork } | undefined> {
     let next: { at: number; w: DueWork } | undefined;
     for (const w of this.work) {
-      const at = w.nextDue(accountId);
+      const at = await w.nextDue(accountId);
       if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w };
     }
     return next;

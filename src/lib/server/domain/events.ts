@@ -2,7 +2,7 @@
 // it describes, so an event exists exactly when its change committed: a rolled-back change (a failing request,
 // a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
 // Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
-import type { Pending, Store } from '../store/seam.js';
+import type { ReadAway, Store } from '../store/seam.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { PRUNE_BATCH, type DueWork } from './due.js';
@@ -70,17 +70,8 @@ function eventJson(event: Event, objectJson: string | undefined): string {
 
 /** What retention tells those who still need events it deletes (Events.onPrune). */
 export interface PruneListener {
-  before(accountId: string, lastSeq: number): void;
-  gone(accountId: string, eventId: string, body: string): void;
-}
-
-/**
- * A page the engine reads away from the request's own work (a filter no index serves may look through the whole
- * log): the request pipeline answers with what it finishes with (SQLite's is a long read, run off the HTTP thread
- * when the server has a background reader). The domain hands it on unopened.
- */
-export interface PageReadAway<T> {
-  readonly finish: (...rows: never[]) => T;
+  before(accountId: string, lastSeq: number): Promise<void>;
+  gone(accountId: string, eventId: string, body: string): Promise<void>;
 }
 
 /** An event as the log keeps it: its text, and what it is found and counted by. */
@@ -98,29 +89,29 @@ export interface LoggedEvent {
 /** What the event log keeps: the events of every account, in the order they were recorded, and their counts. */
 export interface EventLogStore {
   /** Appends the event to the account's log, in the caller's transaction, and counts it (in all and by type). */
-  append(accountId: string, event: LoggedEvent): Pending<void>;
+  append(accountId: string, event: LoggedEvent): Promise<void>;
   /** The event, if the log still has it. */
-  find(accountId: string, id: string): Pending<Event | undefined>;
+  find(accountId: string, id: string): Promise<Event | undefined>;
   /**
    * The page `q` asks for of the account's events, newest first (cursors like every list), filtered by type (a
    * pattern with `*`), object id and created range (whole seconds), with its total; a filter on type or time
    * without an object id may be a page read away (its page and total from one snapshot of committed data).
    */
-  page(accountId: string, url: string, q: ListEventsQuery): Pending<List<Event> | PageReadAway<List<Event>>>;
+  page(accountId: string, url: string, q: ListEventsQuery): Promise<List<Event> | ReadAway<List<Event>>>;
   /** When the account's oldest event in the log was recorded (ms on its clock). */
-  oldestMs(accountId: string): Pending<number | undefined>;
+  oldestMs(accountId: string): Promise<number | undefined>;
   /** The accounts that have events in the log. */
-  accounts(): Pending<string[]>;
+  accounts(): Promise<string[]>;
   /**
    * The place in the log of the last of the account's first `n` events (all when -1), oldest first, among those
    * recorded at or before `before`; undefined when it has none.
    */
-  lastRecordedBy(accountId: string, before: number, n: number): Pending<number | undefined>;
+  lastRecordedBy(accountId: string, before: number, n: number): Promise<number | undefined>;
   /**
    * Deletes the account's events up to place `lastSeq` recorded at or before `before`, uncounts them, and returns
    * them (in the caller's transaction).
    */
-  prune(accountId: string, lastSeq: number, before: number): Pending<{ id: string; body: string }[]>;
+  prune(accountId: string, lastSeq: number, before: number): Promise<{ id: string; body: string }[]>;
 }
 
 /** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
@@ -160,12 +151,12 @@ export class Events implements DueWork {
    * Records that `object` (as the API shows it, after the change) went through `type`, in the caller's
    * transaction. Returns the event.
    */
-  record(
+  async record(
     accountId: string,
     type: EventType,
     object: { id: string; object: string } | { id?: undefined; object: string },
     opts: RecordOptions = {},
-  ): Event {
+  ): Promise<Event> {
     const objectId = object.id ?? opts.objectId ?? '';
     const at = opts.at ?? this.clock.now(accountId);
     const event: Event = {
@@ -191,7 +182,7 @@ export class Events implements DueWork {
       if (p.refund) event.refund = p.refund;
     }
     const body = eventJson(event, opts.json);
-    this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
+    await this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
     this.recorded = true;
     if (this.recent.length === RECENT) this.recent.shift();
     this.recent.push({ id: event.id, objectId, body });
@@ -215,12 +206,12 @@ export class Events implements DueWork {
   }
 
   /** The event, if the log still has it. */
-  find(accountId: string, id: string): Event | undefined {
+  find(accountId: string, id: string): Promise<Event | undefined> {
     return this.stored.find(accountId, id);
   }
 
-  get(accountId: string, id: string): Event {
-    const event = this.find(accountId, id);
+  async get(accountId: string, id: string): Promise<Event> {
+    const event = await this.find(accountId, id);
     if (!event) throw errors.notFound('event', id, 'event_id');
     return event;
   }
@@ -230,7 +221,7 @@ export class Events implements DueWork {
    * type or time without an object id may have to look through the whole log (no index serves it): that page is
    * read away from the request's own work when the engine can (EventLogStore.page).
    */
-  list(accountId: string, url: string, q: ListEventsQuery): List<Event> | PageReadAway<List<Event>> {
+  list(accountId: string, url: string, q: ListEventsQuery): Promise<List<Event> | ReadAway<List<Event>>> {
     return this.stored.page(accountId, url, q);
   }
 
@@ -257,22 +248,22 @@ export class Events implements DueWork {
 
   // ---------------------------------------------------------------------------------------- retention
 
-  nextDue(accountId: string): number | undefined {
-    const oldest = this.stored.oldestMs(accountId);
+  async nextDue(accountId: string): Promise<number | undefined> {
+    const oldest = await this.stored.oldestMs(accountId);
     return oldest === undefined ? undefined : oldest + EVENT_RETENTION_MS;
   }
 
-  runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts = accountId !== undefined ? [accountId] : this.stored.accounts();
+  async runDue(now: number, accountId?: string, limit?: number): Promise<number> {
+    const accounts = accountId !== undefined ? [accountId] : await this.stored.accounts();
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     let count = 0;
     for (const acct of accounts) {
-      const last = this.stored.lastRecordedBy(acct, now - EVENT_RETENTION_MS, n);
+      const last = await this.stored.lastRecordedBy(acct, now - EVENT_RETENTION_MS, n);
       if (last === undefined) continue;
       // Whoever still needs these events looks at them first (the webhook endpoints' scan), in this transaction.
-      for (const l of this.pruneListeners) l.before(acct, last);
-      const gone = this.stored.prune(acct, last, now - EVENT_RETENTION_MS);
-      for (const e of gone) for (const l of this.pruneListeners) l.gone(acct, e.id, e.body);
+      for (const l of this.pruneListeners) await l.before(acct, last);
+      const gone = await this.stored.prune(acct, last, now - EVENT_RETENTION_MS);
+      for (const e of gone) for (const l of this.pruneListeners) await l.gone(acct, e.id, e.body);
       count += gone.length;
     }
     return count;

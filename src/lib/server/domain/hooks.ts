@@ -1,6 +1,6 @@
 // Cross-area events inside one transaction. Areas subscribe in their factory (e.g. the ledger posts
-// captured and refunded payments); the area that owns the event calls `emit`. Listeners run synchronously
-// in the caller's transaction, so a failure rolls everything back together.
+// captured and refunded payments); the area that owns the event awaits `emit`. Listeners run one after
+// another, each awaited, in the caller's transaction, so a failure rolls everything back together.
 import type { LatestAttempt, NextAction } from '../../contract/sessions.js';
 
 export interface PaymentMoneyEvent {
@@ -48,7 +48,8 @@ export interface HookEvents {
   sessionPayment: SessionPaymentQuery;
 }
 
-type Listener<K extends keyof HookEvents> = (accountId: string, event: HookEvents[K]) => void;
+/** A listener may await the store: `emit` awaits each one before the next starts. */
+type Listener<K extends keyof HookEvents> = (accountId: string, event: HookEvents[K]) => void | Promise<void>;
 
 export class Hooks {
   private readonly listeners: { [K in keyof HookEvents]?: Listener<K>[] } = {};
@@ -57,7 +58,8 @@ export class Hooks {
     ((this.listeners[name] ??= []) as Listener<K>[]).push(listener);
   }
 
-  emit<K extends keyof HookEvents>(name: K, accountId: string, event: HookEvents[K]): void {
-    for (const l of (this.listeners[name] ?? []) as Listener<K>[]) l(accountId, event);
+  /** Runs the listeners in the order they subscribed, each after the previous one settled; a throw stops them. */
+  async emit<K extends keyof HookEvents>(name: K, accountId: string, event: HookEvents[K]): Promise<void> {
+    for (const l of (this.listeners[name] ?? []) as Listener<K>[]) await l(accountId, event);
   }
 }

@@ -4,15 +4,15 @@ import type { EventType } from '../../contract/events.js';
 import { previousAttributes, type Events } from './events.js';
 
 /** Records `type` for `object` (after the change) when it differs from `previous` (before); returns whether it did. */
-export function recordUpdate(
+export async function recordUpdate(
   events: Events,
   accountId: string,
   type: EventType,
   object: { id: string; object: string },
   previous: object,
   at?: number,
-): boolean {
+): Promise<boolean> {
   if (!previousAttributes(previous, object)) return false;
-  events.record(accountId, type, object, { previous, at });
+  await events.record(accountId, type, object, { previous, at });
   return true;
 }

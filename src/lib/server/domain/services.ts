@@ -2,7 +2,7 @@
 // sealer, cross-area hooks, and one object per domain area. Each area builds its own services in
 // domain/<area>/area.ts. What serves HTTP (idempotency, rate limits, the request log) is composed beside it, in
 // http/runtime.ts.
-import type { Store } from '../store/sqlite/db.js';
+import type { Store } from '../store/seam.js';
 import { AccountClock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
 import { Accounts } from './accounts.js';
@@ -22,8 +22,15 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
   scheduler: Scheduler;
 }
 
-export function createServices(store: Store, ports: StorePorts, sealer: Sealer, config: ServerConfig): Services {
+/** The domain over `store`, its accounts' clocks read (AccountClock.load): ready for the first request. */
+export async function createServices(
+  store: Store,
+  ports: StorePorts,
+  sealer: Sealer,
+  config: ServerConfig,
+): Promise<Services> {
   const clock = new AccountClock(store, ports.clock, config.now);
+  await clock.load();
   const events = new Events(store, ports.events, clock);
   const hooks = new Hooks();
   const core: CoreServices = {

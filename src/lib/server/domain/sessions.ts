@@ -8,7 +8,7 @@ import type {
   UpdateSessionBody,
 } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
-import type { Documents, Pending } from '../store/seam.js';
+import type { Documents } from '../store/seam.js';
 import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRET_MAC_BYTES } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
@@ -76,11 +76,11 @@ export interface SecretFacts {
 export interface SessionsStore {
   readonly sessions: Documents<StoredSession>;
   /** What client-secret authentication needs of session `id`, whatever its account, without the whole document. */
-  secretFacts(id: string): Pending<SecretFacts | undefined>;
+  secretFacts(id: string): Promise<SecretFacts | undefined>;
   /** Session `id` with its account, whatever the account. */
-  find(id: string): Pending<{ accountId: string; doc: StoredSession } | undefined>;
+  find(id: string): Promise<{ accountId: string; doc: StoredSession } | undefined>;
   /** The earliest expiry time (ms) of the account's sessions in one of `statuses`, if any. */
-  nextExpiry(accountId: string, statuses: readonly SessionStatus[]): Pending<number | undefined>;
+  nextExpiry(accountId: string, statuses: readonly SessionStatus[]): Promise<number | undefined>;
   /**
    * Sessions in one of `statuses` whose expiry time is at or before `now` (of one account, or of all), in creation
    * order, at most `limit` of them (all when -1).
@@ -90,7 +90,7 @@ export interface SessionsStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Pending<{ accountId: string; doc: StoredSession }[]>;
+  ): Promise<{ accountId: string; doc: StoredSession }[]>;
 }
 
 /** The session events a status change records (the others record none). */
@@ -145,33 +145,33 @@ export class Sessions implements DueWork {
   }
 
   /** A session's client secret (for an idempotent replay of a response saved without it). */
-  clientSecret(accountId: string, id: string): string {
-    const stored = this.collection.get(accountId, id);
+  async clientSecret(accountId: string, id: string): Promise<string> {
+    const stored = await this.collection.get(accountId, id);
     return stored ? this.secretOf(stored) : this.namedSecret(id);
   }
 
   /** The account session `id` belongs to (whatever the account asking), if there is such a session. */
-  accountOf(id: string): string | undefined {
-    return this.stored.find(id)?.accountId;
+  async accountOf(id: string): Promise<string | undefined> {
+    return (await this.stored.find(id))?.accountId;
   }
 
   /** The session's latest payment as the payments area reports it (Hooks 'sessionPayment'), or null. */
-  private paymentOf(accountId: string, sessionId: string): SessionPayment | null {
+  private async paymentOf(accountId: string, sessionId: string): Promise<SessionPayment | null> {
     const query: SessionPaymentQuery = { session_id: sessionId, payment: null };
-    this.hooks.emit('sessionPayment', accountId, query);
+    await this.hooks.emit('sessionPayment', accountId, query);
     return query.payment;
+  }
+
+  /** The API object, with the session's latest payment as the payments area reports it. */
+  private async apiOf(accountId: string, s: StoredSession, secret = this.secretOf(s)): Promise<PaymentSession> {
+    return this.toApi(s, secret, await this.paymentOf(accountId, s.id));
   }
 
   /**
    * The API object. `client_secret` stays its last member (routes/sessions.ts cuts it off the saved text);
-   * `payment` is what the payments area reports, looked up unless the caller knows there is none.
+   * `payment` is what the payments area reports (apiOf looks it up; null when the caller knows there is none).
    */
-  private toApi(
-    accountId: string,
-    s: StoredSession,
-    secret = this.secretOf(s),
-    payment = this.paymentOf(accountId, s.id),
-  ): PaymentSession {
+  private toApi(s: StoredSession, secret: string, payment: SessionPayment | null): PaymentSession {
     return {
       id: s.id,
       object: 'payment_session',
@@ -206,20 +206,32 @@ export class Sessions implements DueWork {
     };
   }
 
-  /** Records `type` for the session: the API object without its client secret (events never carry one). */
-  private recordEvent(
+  /**
+   * Records `type` for the session: the API object without its client secret (events never carry one); `payment`
+   * is looked up when not given.
+   */
+  private async recordEvent(
     accountId: string,
     type: EventType,
     s: StoredSession,
     at: number,
     previous?: object,
     payment?: SessionPayment | null,
-  ): void {
-    const { client_secret: _secret, ...object } = this.toApi(accountId, s, '', payment);
-    this.events.record(accountId, type, object, { at, previous });
+  ): Promise<void> {
+    const { client_secret: _secret, ...object } = this.toApi(
+      s,
+      '',
+      payment === undefined ? await this.paymentOf(accountId, s.id) : payment,
+    );
+    await this.events.record(accountId, type, object, { at, previous });
   }
 
-  create(accountId: string, body: CreateSessionBody, now: number, checkoutBaseUrl: string): PaymentSession {
+  async create(
+    accountId: string,
+    body: CreateSessionBody,
+    now: number,
+    checkoutBaseUrl: string,
+  ): Promise<PaymentSession> {
     // Where the hosted page sends the payer afterwards, and the return_url of a 3-D Secure next_action.
     for (const param of ['success_url', 'return_url', 'cancel_url'] as const)
       if (body[param] !== undefined) checkHttpUrl(body[param], param);
@@ -258,14 +270,14 @@ export class Sessions implements DueWork {
       expires_ms: now + SESSION_TTL_MS,
       ...(body.browser ? { browser: body.browser } : {}),
     };
-    this.collection.insert(accountId, stored);
+    await this.collection.insert(accountId, stored);
     // The secret in hand, and no payment yet: nothing to look up.
-    const session = this.toApi(accountId, stored, secret, null);
+    const session = this.toApi(stored, secret, null);
     const { client_secret: _secret, ...object } = session;
     // The secret is the API object's last member: the event's text is the answer's without it.
     const json = JSON.stringify(session);
     const last = `,"client_secret":${JSON.stringify(secret)}}`;
-    this.events.record(accountId, 'payment_session.created', object, {
+    await this.events.record(accountId, 'payment_session.created', object, {
       at: now,
       json: json.endsWith(last) ? `${json.slice(0, -last.length)}}` : undefined,
     });
@@ -273,8 +285,8 @@ export class Sessions implements DueWork {
   }
 
   /** The stored session, expired first if its time has come (so a read never shows a stale state). */
-  private load(accountId: string, id: string, now: number): StoredSession {
-    const s = this.collection.require(accountId, id, 'payment_session', 'session_id');
+  private async load(accountId: string, id: string, now: number): Promise<StoredSession> {
+    const s = await this.collection.require(accountId, id, 'payment_session', 'session_id');
     if (EXPIRABLE.includes(s.status) && s.expires_ms <= now) return this.expire(accountId, s);
     return s;
   }
@@ -284,24 +296,24 @@ export class Sessions implements DueWork {
    * secret and the latest payment the API object carries — a confirm reads neither, and deriving the one and
    * looking up the other were measured on its path.
    */
-  current(accountId: string, id: string, now: number): SessionFacts {
+  current(accountId: string, id: string, now: number): Promise<SessionFacts> {
     return this.load(accountId, id, now);
   }
 
   /** The session as committed (reads never run due work: the scheduler expires sessions, domain/due.ts). */
-  get(accountId: string, id: string): PaymentSession {
-    return this.toApi(accountId, this.collection.require(accountId, id, 'payment_session', 'session_id'));
+  async get(accountId: string, id: string): Promise<PaymentSession> {
+    return this.apiOf(accountId, await this.collection.require(accountId, id, 'payment_session', 'session_id'));
   }
 
-  update(accountId: string, id: string, body: UpdateSessionBody, now: number): PaymentSession {
-    const s = this.load(accountId, id, now);
+  async update(accountId: string, id: string, body: UpdateSessionBody, now: number): Promise<PaymentSession> {
+    const s = await this.load(accountId, id, now);
     if (s.status !== 'requires_payment_method') {
       throw errors.unexpectedState(
         'session',
         `This payment session is ${s.status}; it can only be updated while requires_payment_method.`,
       );
     }
-    const { client_secret: _before, ...before } = this.toApi(accountId, s, '');
+    const { client_secret: _before, ...before } = await this.apiOf(accountId, s, '');
     if (body.amount !== undefined) s.amount = body.amount;
     if (body.currency !== undefined) s.currency = normalizeCurrency(body.currency, 'currency');
     if (body.description !== undefined) s.description = body.description;
@@ -314,45 +326,47 @@ export class Sessions implements DueWork {
     if (body.shipping_address !== undefined) s.shipping_address = body.shipping_address;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
     const { updated_at: _at, ...unchanged } = before;
-    const { client_secret: _secret, updated_at: _now, ...after } = this.toApi(accountId, s, '');
+    const { client_secret: _secret, updated_at: _now, ...after } = await this.apiOf(accountId, s, '');
     s.updated_at = isoTime(now);
-    this.collection.update(accountId, s);
-    const session = this.toApi(accountId, s);
+    await this.collection.update(accountId, s);
+    const session = await this.apiOf(accountId, s);
     // An update that changes nothing but updated_at records no event (as in every area).
     if (previousAttributes(unchanged, after) !== undefined) {
       const { client_secret: _new, ...object } = session;
-      this.events.record(accountId, 'payment_session.updated', object, { at: now, previous: before });
+      await this.events.record(accountId, 'payment_session.updated', object, { at: now, previous: before });
     }
     return session;
   }
 
-  cancel(accountId: string, id: string, body: CancelSessionBody, now: number): PaymentSession {
-    const s = this.load(accountId, id, now);
+  async cancel(accountId: string, id: string, body: CancelSessionBody, now: number): Promise<PaymentSession> {
+    const s = await this.load(accountId, id, now);
     if (!CANCELABLE.includes(s.status)) {
       throw errors.unexpectedState(
         'session',
         `This payment session is ${s.status}; only sessions in ${CANCELABLE.join(', ')} can be canceled.`,
       );
     }
-    this.hooks.emit('sessionCanceling', accountId, { session_id: id, at: now });
+    await this.hooks.emit('sessionCanceling', accountId, { session_id: id, at: now });
     const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = body.cancellation_reason ?? 'requested_by_customer';
     s.canceled_at = unixSeconds(now);
     s.updated_at = isoTime(now);
-    this.collection.update(accountId, s);
-    const session = this.toApi(accountId, s);
+    await this.collection.update(accountId, s);
+    const session = await this.apiOf(accountId, s);
     const { client_secret: _secret, ...object } = session;
-    this.events.record(accountId, 'payment_session.canceled', object, { at: now, previous });
+    await this.events.record(accountId, 'payment_session.canceled', object, { at: now, previous });
     return session;
   }
 
-  list(accountId: string, url: string, query: ListSessionsQuery): List<PaymentSession> {
-    const page = this.collection.list(accountId, url, {
+  async list(accountId: string, url: string, query: ListSessionsQuery): Promise<List<PaymentSession>> {
+    const page = await this.collection.list(accountId, url, {
       ...query,
       where: { status: query.status, external_id: query.external_id },
     });
-    return { ...page, data: page.data.map((s) => this.toApi(accountId, s)) };
+    const data: PaymentSession[] = [];
+    for (const s of page.data) data.push(await this.apiOf(accountId, s));
+    return { ...page, data };
   }
 
   /**
@@ -360,17 +374,17 @@ export class Sessions implements DueWork {
    * that session's and `sessionId` (the path's, when the route has one) is that session. A secret of the
    * current form names its session; the earlier forms do not, so they need `sessionId`. Compared in constant time.
    */
-  authenticateSecret(
+  async authenticateSecret(
     sessionId: string | undefined,
     secret: string,
-  ): { accountId: string; sessionId: string; expiresMs: number } | undefined {
+  ): Promise<{ accountId: string; sessionId: string; expiresMs: number } | undefined> {
     const named = clientSecretParts(secret);
     const id = sessionId ?? named?.sessionId;
     if (id === undefined) return undefined;
     // The current form (every session created since it): the row's columns and its form, not the whole
     // document, and the MAC the secret carries compared with the session's — nothing rebuilt or hashed.
     // Measured: the whole document, the secret rebuilt and both hashed were ~8% of a confirm's CPU.
-    const facts = this.stored.secretFacts(id);
+    const facts = await this.stored.secretFacts(id);
     if (!facts) return undefined;
     if (facts.form === 'named' && facts.secret_hash === '') {
       if (
@@ -381,7 +395,7 @@ export class Sessions implements DueWork {
       return { accountId: facts.account_id, sessionId: id, expiresMs: facts.expires_ms };
     }
     // Earlier forms (derived without the id, or sealed with a hash): the whole document.
-    const row = this.stored.find(id);
+    const row = await this.stored.find(id);
     if (!row) return undefined;
     const sealed = row.doc.client_secret_sealed;
     const expected = sealed
@@ -399,7 +413,7 @@ export class Sessions implements DueWork {
    * `current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
    * written it since — not read again (a confirm reads it first; measured, a query and a parse per confirm).
    */
-  transition(
+  async transition(
     accountId: string,
     id: string,
     now: number,
@@ -407,8 +421,8 @@ export class Sessions implements DueWork {
     to: SessionStatus,
     action = 'confirmed',
     current?: SessionFacts,
-  ): void {
-    const s = current?.id === id ? (current as StoredSession) : this.load(accountId, id, now);
+  ): Promise<void> {
+    const s = current?.id === id ? (current as StoredSession) : await this.load(accountId, id, now);
     if (!from.includes(s.status)) {
       throw errors.unexpectedState(
         'session',
@@ -418,32 +432,32 @@ export class Sessions implements DueWork {
     const previous = changing(s);
     s.status = to;
     s.updated_at = isoTime(now);
-    this.collection.update(accountId, s);
-    if (to === 'succeeded') this.hooks.emit('sessionSucceeded', accountId, { session_id: id, at: now });
+    await this.collection.update(accountId, s);
+    if (to === 'succeeded') await this.hooks.emit('sessionSucceeded', accountId, { session_id: id, at: now });
     const type = SESSION_EVENTS[to];
-    if (type) this.recordEvent(accountId, type, s, now, previous);
+    if (type) await this.recordEvent(accountId, type, s, now, previous);
   }
 
-  private expire(accountId: string, s: StoredSession): StoredSession {
-    this.hooks.emit('sessionCanceling', accountId, { session_id: s.id, at: s.expires_ms });
+  private async expire(accountId: string, s: StoredSession): Promise<StoredSession> {
+    await this.hooks.emit('sessionCanceling', accountId, { session_id: s.id, at: s.expires_ms });
     const previous = changing(s);
     s.status = 'canceled';
     s.cancellation_reason = 'abandoned';
     s.canceled_at = unixSeconds(s.expires_ms);
     s.updated_at = isoTime(s.expires_ms);
-    this.collection.update(accountId, s);
-    this.recordEvent(accountId, 'payment_session.expired', s, s.expires_ms, previous);
+    await this.collection.update(accountId, s);
+    await this.recordEvent(accountId, 'payment_session.expired', s, s.expires_ms, previous);
     return s;
   }
 
   // DueWork: unpaid sessions 24 h old become canceled/abandoned.
-  nextDue(accountId: string): number | undefined {
+  nextDue(accountId: string): Promise<number | undefined> {
     return this.stored.nextExpiry(accountId, EXPIRABLE);
   }
 
-  runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.stored.expiring(EXPIRABLE, now, accountId, limit);
-    for (const { accountId: acct, doc } of due) this.expire(acct, doc);
+  async runDue(now: number, accountId?: string, limit = -1): Promise<number> {
+    const due = await this.stored.expiring(EXPIRABLE, now, accountId, limit);
+    for (const { accountId: acct, doc } of due) await this.expire(acct, doc);
     return due.length;
   }
 }

@@ -44,12 +44,12 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 /** The caller the request's credential stands for, or throws the 401. */
-export function identify(request: FastifyRequest, spec: RouteSpec, services: Services): Caller {
+export async function identify(request: FastifyRequest, spec: RouteSpec, services: Services): Promise<Caller> {
   const token = bearer(request);
   const useSecret =
     spec.auth === 'client_secret' || (spec.auth === 'api_key_or_client_secret' && token?.startsWith('cs_'));
   if (!useSecret) {
-    const auth = services.accounts.authenticate(token);
+    const auth = await services.accounts.authenticate(token);
     return { accountId: auth.accountId, keyId: auth.keyId, rateKey: `key:${auth.keyId}` };
   }
   if (!token)
@@ -59,7 +59,7 @@ export function identify(request: FastifyRequest, spec: RouteSpec, services: Ser
     );
   // Without a session in the path, the secret names its session (Sessions.authenticateSecret).
   const pathId = (request.params as Record<string, string | undefined>).session_id;
-  const auth = token.startsWith('cs_') ? services.sessions.authenticateSecret(pathId, token) : undefined;
+  const auth = token.startsWith('cs_') ? await services.sessions.authenticateSecret(pathId, token) : undefined;
   if (!auth || auth.expiresMs <= services.clock.now(auth.accountId)) {
     throw errors.authentication(
       'invalid_client_secret',

@@ -1,12 +1,13 @@
 // Running a route: its context, then the handler in a transaction — a read after the writes in progress have
 // committed, a write in the group commit together with its idempotency record — then the answer: the response
-// object, a committed failure (Outcome), or a thrown error that undid everything.
+// object, a committed failure (Outcome), or a thrown error that undid everything. The handler (and the
+// idempotency record's lookup and save) are awaited inside the transaction's work: it commits once they settled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { API_PREFIX, EmptyQuery } from '../../contract/common.js';
 import { Outcome } from '../domain/outcome.js';
 import { jsonTextOf } from '../domain/json.js';
 import { runSteps, type Steps } from '../store/steps.js';
-import { LongRead } from '../store/sqlite/longread.js';
+import { ReadAway } from '../store/seam.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../domain/services.js';
 import type { HttpRuntime } from './runtime.js';
@@ -22,8 +23,8 @@ interface Answer {
   replayed?: boolean;
   /** Long work still to run (InSteps): the answer is what its last step returns. */
   steps?: Steps<Answer>;
-  /** A read still to run off this thread (LongRead): the answer is what it finishes with. */
-  long?: LongRead<HandlerResult>;
+  /** A read the engine runs away from the request (ReadAway): the answer is what it finishes with. */
+  long?: ReadAway<HandlerResult>;
 }
 
 export interface ServeOptions {
@@ -73,11 +74,11 @@ async function execute(spec: RouteSpec, request: FastifyRequest, reply: FastifyR
   const key = spec.method !== 'GET' && ctx.accountId ? (Array.isArray(rawKey) ? rawKey[0] : rawKey) : undefined;
   const { store } = opts.services;
   let out: Answer;
-  if (spec.method === 'GET') out = await store.read(() => answer(spec, ctx));
-  else if (key === undefined) out = await store.grouped(() => answer(spec, ctx));
+  if (spec.method === 'GET') out = await store.read(async () => answer(spec, ctx));
+  else if (key === undefined) out = await store.grouped(async () => answer(spec, ctx));
   else out = await idempotently(spec, ctx, key, request.body, opts.runtime.idempotency);
   if (out.steps) out = await runSteps(store, out.steps);
-  if (out.long) out = result(spec, ctx, await store.readLong(out.long));
+  if (out.long) out = result(spec, ctx, await store.readAway(out.long));
   if (spec.method !== 'GET') await opts.services.scheduler.afterWrite();
   if (out.replayed) out = replayed(reply, out);
   return reply.code(out.status).type('application/json; charset=utf-8').send(out.body);
@@ -106,13 +107,13 @@ function context(
 }
 
 /** The handler's answer, inside the caller's transaction (for long work: the steps that will give it). */
-function answer(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>): Answer {
-  const r = spec.handler(ctx);
+async function answer(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>): Promise<Answer> {
+  const r = await spec.handler(ctx);
   if (r instanceof InSteps) return { status: 202, body: '', steps: answering(spec, ctx, r.steps) };
-  if (r instanceof LongRead) {
+  if (r instanceof ReadAway) {
     // Outside the request's transaction: only a read may leave it.
     if (spec.method !== 'GET') throw new Error(`${spec.operationId}: a long read answers only a GET`);
-    return { status: 200, body: '', long: r as LongRead<HandlerResult> };
+    return { status: 200, body: '', long: r as ReadAway<HandlerResult> };
   }
   return result(spec, ctx, r);
 }
@@ -122,7 +123,7 @@ function result(spec: RouteSpec, ctx: RouteContext<unknown, unknown, unknown>, r
   return { status: spec.status ?? 200, body: jsonTextOf(r) ?? JSON.stringify(r), response: r };
 }
 
-function* answering(
+async function* answering(
   spec: RouteSpec,
   ctx: RouteContext<unknown, unknown, unknown>,
   steps: Steps<HandlerResult>,
@@ -131,9 +132,9 @@ function* answering(
 }
 
 /** `steps`, then (in the last step's transaction) `then` with the answer. */
-function* finally_<T>(steps: Steps<T>, then: (value: T) => void): Steps<T> {
+async function* finally_<T>(steps: Steps<T>, then: (value: T) => Promise<void>): Steps<T> {
   const value = yield* steps;
-  then(value);
+  await then(value);
   return value;
 }
 
@@ -155,19 +156,19 @@ async function idempotently(
   IdempotencyStore.validateKey(key);
   const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, body);
   try {
-    return await store.grouped(() => {
-      const earlier = idempotency.lookup(accountId, key, fp);
+    return await store.grouped(async () => {
+      const earlier = await idempotency.lookup(accountId, key, fp);
       if (earlier) {
         if (!spec.saved?.restore || earlier.status >= 400) return earlier;
         return {
           ...earlier,
-          body: JSON.stringify(spec.saved.restore(JSON.parse(earlier.body), { accountId, services })),
+          body: JSON.stringify(await spec.saved.restore(JSON.parse(earlier.body), { accountId, services })),
         };
       }
-      const result = answer(spec, ctx);
-      const save = (r: Answer) => {
+      const result = await answer(spec, ctx);
+      const save = async (r: Answer) => {
         if (spec.saved && r.response !== undefined)
-          idempotency.save(
+          await idempotency.save(
             accountId,
             key,
             fp,
@@ -175,23 +176,23 @@ async function idempotently(
             spec.saved.strip(r.response, r.body, { accountId, services }),
             false,
           );
-        else idempotency.save(accountId, key, fp, r.status, r.body);
+        else await idempotency.save(accountId, key, fp, r.status, r.body);
       };
-      if (!result.steps) save(result);
+      if (!result.steps) await save(result);
       else {
         // Long work: the key is taken now (a second request with it answers 409 while this one runs) and its
         // answer saved in the transaction of the last step. A server that dies meanwhile leaves the claim,
         // which expires after a minute.
-        idempotency.claim(accountId, key, fp);
+        await idempotency.claim(accountId, key, fp);
         result.steps = finally_(result.steps, save);
       }
       return result;
     });
   } catch (err) {
     if (err instanceof ServiceError && isSavedOutcome(err) && !err.code.startsWith('idempotency_key_')) {
-      await store.grouped(() => {
-        if (!idempotency.lookup(accountId, key, fp))
-          idempotency.save(accountId, key, fp, err.status, JSON.stringify(err.body(ctx.requestId)));
+      await store.grouped(async () => {
+        if (!(await idempotency.lookup(accountId, key, fp)))
+          await idempotency.save(accountId, key, fp, err.status, JSON.stringify(err.body(ctx.requestId)));
       });
     }
     throw err;

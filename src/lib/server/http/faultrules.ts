@@ -61,7 +61,11 @@ export class FaultRules {
    * API validated its shape already; a rules file is checked here against the same schema). `checkEndpoint`
    * refuses an endpoint that is not the account's (a 404), once the rule is otherwise valid.
    */
-  add(accountId: string, body: FaultRuleBody, checkEndpoint?: (id: string) => void): FaultRule {
+  async add(
+    accountId: string,
+    body: FaultRuleBody,
+    checkEndpoint?: (id: string) => Promise<unknown>,
+  ): Promise<FaultRule> {
     if (!accountId) {
       checkBody ??= compileValidator(FaultRuleBodySchema, 'body');
       if (!checkBody(body)) throw validationError(checkBody.errors ?? [], 'body');
@@ -80,7 +84,8 @@ export class FaultRules {
       if (err instanceof FaultSyntaxError) throw errors.parameterInvalid('fault', err.message);
       throw err;
     }
-    if (body.webhook_endpoint !== undefined && body.webhook_endpoint !== '*') checkEndpoint?.(body.webhook_endpoint);
+    if (body.webhook_endpoint !== undefined && body.webhook_endpoint !== '*')
+      await checkEndpoint?.(body.webhook_endpoint);
     const path = webhook ? null : (body.path ?? '/**');
     const rule: Rule = {
       id: `flt_${++this.seq}`,

@@ -2,7 +2,7 @@
 // reuse with another request → 400, a key whose first request is still running → 409.
 // The record is written in the same transaction as the operation's own writes, so a crash can never leave
 // an acknowledged write without its replayable response, nor a response without its write.
-import type { Pending, Store } from '../store/seam.js';
+import type { Store } from '../store/seam.js';
 import { errors, ServiceError } from '../errors.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../contract/limits.js';
 import { DAY_MS } from '../../contract/time.js';
@@ -35,18 +35,18 @@ export interface IdempotencyRecord {
  */
 export interface IdempotencyRecords {
   /** The record of (account, key), if any. */
-  find(accountId: string, key: string): Pending<IdempotencyRecord | undefined>;
+  find(accountId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /**
    * Writes the record of (account, key), replacing the one there in place (same `seq`); a key with no record gets a
    * new one, the newest.
    */
-  save(accountId: string, key: string, record: IdempotencyRecord & { owner: string }): Pending<void>;
+  save(accountId: string, key: string, record: IdempotencyRecord & { owner: string }): Promise<void>;
   /** Deletes the record of (account, key), if any. */
-  forget(accountId: string, key: string): Pending<void>;
+  forget(accountId: string, key: string): Promise<void>;
   /** The `limit` oldest records' `seq` and creation time, oldest first. */
-  oldest(limit: number): Pending<{ seq: number; created_ms: number }[]>;
+  oldest(limit: number): Promise<{ seq: number; created_ms: number }[]>;
   /** Deletes every record up to `seq` (included); how many there were. */
-  forgetUpTo(seq: number): Pending<number>;
+  forgetUpTo(seq: number): Promise<number>;
 }
 
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
@@ -120,13 +120,13 @@ export class IdempotencyStore {
    * Inside a transaction: the earlier outcome for this key (replay), a conflict, or undefined when the
    * request should run. Expired records are ignored.
    */
-  lookup(accountId: string, key: string, fp: string): StoredResponse | undefined {
-    const row = this.records.find(accountId, key);
+  async lookup(accountId: string, key: string, fp: string): Promise<StoredResponse | undefined> {
+    const row = await this.records.find(accountId, key);
     if (!row) return undefined;
     const age = this.now() - row.created_ms;
     if (age >= IDEMPOTENCY_TTL_MS) {
       // The key is free again; the new record is a new one, so records stay in the order of their creation (purge).
-      this.records.forget(accountId, key);
+      await this.records.forget(accountId, key);
       return undefined;
     }
     if (row.fingerprint !== fp) {
@@ -142,7 +142,7 @@ export class IdempotencyStore {
           'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
         );
       }
-      this.records.forget(accountId, key);
+      await this.records.forget(accountId, key);
       return undefined;
     }
     const stored = row.body!;
@@ -156,8 +156,8 @@ export class IdempotencyStore {
   }
 
   /** `sealed: false` for a body that holds no secret (RouteSpec.saved): kept as JSON text. */
-  save(accountId: string, key: string, fp: string, status: number, body: string, sealed = true): void {
-    this.records.save(accountId, key, {
+  async save(accountId: string, key: string, fp: string, status: number, body: string, sealed = true): Promise<void> {
+    await this.records.save(accountId, key, {
       fingerprint: fp,
       state: 'done',
       owner: this.owner,
@@ -168,8 +168,8 @@ export class IdempotencyStore {
   }
 
   /** For requests that await between transactions: mark the key taken before the work starts. */
-  claim(accountId: string, key: string, fp: string): void {
-    this.records.save(accountId, key, {
+  async claim(accountId: string, key: string, fp: string): Promise<void> {
+    await this.records.save(accountId, key, {
       fingerprint: fp,
       state: 'in_progress',
       owner: this.owner,
@@ -179,8 +179,8 @@ export class IdempotencyStore {
     });
   }
 
-  release(accountId: string, key: string): void {
-    this.records.forget(accountId, key);
+  async release(accountId: string, key: string): Promise<void> {
+    await this.records.forget(accountId, key);
   }
 
   /**
@@ -189,18 +189,18 @@ export class IdempotencyStore {
    * created_ms (migration 901 dropped it: one index entry less per write, measured ~2% of a create-session).
    * A record kept a little longer behind a younger one (claim, then save) is still never replayed once expired.
    */
-  purgeExpired(): number {
+  async purgeExpired(): Promise<number> {
     const cutoff = this.now() - IDEMPOTENCY_TTL_MS;
     let purged = 0;
     for (;;) {
-      const rows = this.records.oldest(PURGE_CHUNK);
+      const rows = await this.records.oldest(PURGE_CHUNK);
       let upTo: number | undefined;
       for (const r of rows) {
         if (r.created_ms >= cutoff) break;
         upTo = r.seq;
       }
       if (upTo === undefined) return purged;
-      purged += this.store.tx(() => this.records.forgetUpTo(upTo));
+      purged += await this.store.alone(() => this.records.forgetUpTo(upTo));
       if (upTo !== rows[rows.length - 1]!.seq) return purged;
     }
   }

@@ -35,7 +35,8 @@ function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined
   return ownPorts !== undefined && isOwnConnection(ownPorts, socket.remoteAddress, socket.remotePort);
 }
 
-// Hooks take callbacks rather than being async functions: no promise per hook per request.
+// Hooks take callbacks rather than being async functions: no promise per hook per request (but the one that
+// identifies the caller, which reads the store).
 export function followEachRequest(
   app: FastifyInstance,
   services: Services,
@@ -96,22 +97,20 @@ export function followEachRequest(
     if (spec?.limited === false) return done();
     // The server's own webhook deliveries (an endpoint pointed at its own pages) count in buckets of their own.
     if (fromOwnSender(request, ownPorts)) state.rateKey = `own:${state.rateKey}`;
-    let unauthenticated: ServiceError | undefined;
-    if (spec && spec.auth !== 'none') {
-      try {
-        const caller = identify(request, spec, services);
+    if (!spec || spec.auth === 'none') return done(admit(limiter, state));
+    identify(request, spec, services).then(
+      (caller) => {
         state.accountId = caller.accountId;
         state.keyId = caller.keyId;
         state.sessionId = caller.sessionId;
         state.rateKey = caller.rateKey;
-      } catch (err) {
-        // A failed authentication counts against the address's guest bucket, so that guessing keys or client
-        // secrets is throttled (429 once over the limit) without taking the address's hosted pages and /health
-        // down with it (docs/api.md "Rate limits").
-        unauthenticated = err as ServiceError;
-      }
-    }
-    done(admit(limiter, state) ?? unauthenticated);
+        done(admit(limiter, state));
+      },
+      // A failed authentication counts against the address's guest bucket, so that guessing keys or client
+      // secrets is throttled (429 once over the limit) without taking the address's hosted pages and /health
+      // down with it (docs/api.md "Rate limits").
+      (err: unknown) => done(admit(limiter, state) ?? (err as ServiceError)),
+    );
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {

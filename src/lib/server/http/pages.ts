@@ -18,8 +18,11 @@ export interface PageContext {
 
 export interface PageSpec {
   url: string;
-  /** The page's HTML (200); undefined → a 404 page; a thrown ServiceError → a small error page. */
-  handler: (ctx: PageContext) => string | undefined;
+  /**
+   * The page's HTML (200); undefined → a 404 page; a thrown ServiceError → a small error page. Run inside a read
+   * (it may await the store).
+   */
+  handler: (ctx: PageContext) => string | undefined | Promise<string | undefined>;
 }
 
 export function errorPage(status: number, message: string): string {
@@ -57,7 +60,7 @@ export function registerPages(
           .type('text/html; charset=utf-8');
         try {
           // A page is a read: committed data only, never a write (store.read).
-          const html = await opts.services.store.read(() =>
+          const html = await opts.services.store.read(async () =>
             page.handler({
               params: request.params as Record<string, string>,
               baseUrl: opts.publicUrl(),

@@ -71,15 +71,17 @@ export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {
    */
   saved?: SavedWithoutSecret;
   /**
-   * Synchronous handlers run inside one SQLite transaction together with the idempotency record, so an
-   * acknowledged write and its replayable response commit atomically. Return the response body, or an
-   * `Outcome` (domain/outcome.ts) for a committed failure (e.g. a 402 decline that also records the failed
-   * payment). A handler that returns a Promise does not compile (see defineRoute).
+   * Runs inside one transaction together with the idempotency record, so an acknowledged write and its replayable
+   * response commit atomically. A handler may be `async` (it awaits the store): the transaction holds until its
+   * promise settles (the SQLite group commit runs one request's work to its end before the next one's starts).
+   * Answers the response body, or an `Outcome` (domain/outcome.ts) for a committed failure (e.g. a 402 decline that
+   * also records the failed payment), or `InSteps` (long work) or a `ReadAway` (a read the engine runs away from the
+   * request, GET only).
    */
-  handler: (ctx: RouteContext<B, Q, P>) => HandlerResult;
+  handler: (ctx: RouteContext<B, Q, P>) => HandlerResult | Promise<HandlerResult>;
 }
 
-/** A handler's answer: the response object, or a committed failure. Never a Promise (see defineRoute). */
+/** A handler's answer: the response object, or a committed failure (InSteps and ReadAway are objects too). */
 export type HandlerResult = object | Outcome;
 
 /**
@@ -102,7 +104,7 @@ export interface SavedWithoutSecret {
   /** The response as saved, JSON text with no secret left in it (`json`: the response as sent). */
   strip(response: unknown, json: string, ctx: ReplayContext): string;
   /** The response to replay, from the saved one (inside the replaying request's transaction); none: as saved. */
-  restore?(saved: unknown, ctx: ReplayContext): unknown;
+  restore?(saved: unknown, ctx: ReplayContext): Promise<unknown>;
 }
 
 /**
@@ -120,7 +122,7 @@ export const savedAsSent: SavedWithoutSecret = { strip: (_response, json) => jso
  * (`current`). An answer that is not an event's object (a status that records none) is saved as `inner` saves it.
  */
 export function savedAsEvent(
-  current: (ctx: ReplayContext, id: string) => unknown,
+  current: (ctx: ReplayContext, id: string) => Promise<unknown>,
   inner: SavedWithoutSecret = savedAsSent,
 ): SavedWithoutSecret {
   return {
@@ -130,12 +132,12 @@ export function savedAsEvent(
       const event = typeof id === 'string' ? ctx.services.events.recordedAs(id, text) : undefined;
       return event ? JSON.stringify({ replay_from_event: event, object_id: id }) : text;
     },
-    restore: (saved, ctx) => {
+    restore: async (saved, ctx) => {
       const ref = saved as { replay_from_event?: unknown; object_id?: unknown };
       const object =
         typeof ref.replay_from_event === 'string'
-          ? (ctx.services.events.find(ctx.accountId, ref.replay_from_event)?.data.object ??
-            current(ctx, String(ref.object_id)))
+          ? ((await ctx.services.events.find(ctx.accountId, ref.replay_from_event))?.data.object ??
+            (await current(ctx, String(ref.object_id))))
           : saved;
       return inner.restore ? inner.restore(object, ctx) : object;
     },
@@ -143,15 +145,13 @@ export function savedAsEvent(
 }
 
 /**
- * Declares a route. Handlers are synchronous by type: they run inside the request's transaction, which an
- * `await` would leave before the handler is done, so a handler returning a Promise (or other thenable) is a
- * compile error here (test/foundation/route-types.test.ts proves it).
+ * Declares a route. A handler may answer at once or with a promise: either way it runs to its end inside the
+ * request's transaction (http/execute.ts awaits it there).
  */
 export function defineRoute<
   B extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   P extends TSchema | undefined = undefined,
-  R extends HandlerResult = HandlerResult,
 >(
   spec: Omit<RouteSpec, 'handler' | 'body' | 'query' | 'params'> & {
     body?: B;
@@ -163,8 +163,8 @@ export function defineRoute<
         Q extends TSchema ? Static<Q> : undefined,
         P extends TSchema ? Static<P> : undefined
       >,
-    ) => R;
-  } & (R extends { then: (...args: never[]) => unknown } ? { handler: never } : unknown),
+    ) => HandlerResult | Promise<HandlerResult>;
+  },
 ): RouteSpec {
   return spec as unknown as RouteSpec;
 }

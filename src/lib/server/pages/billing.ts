@@ -96,20 +96,20 @@ if (f) f.addEventListener('submit', async (e) => { e.preventDefault();
 export const billingPages: PageSpec[] = [
   {
     url: '/checkout/:checkout_session_id',
-    handler: ({ params, baseUrl, services }) =>
-      checkoutPage(services.billing.hosted.checkoutPage(params.checkout_session_id!), baseUrl),
+    handler: async ({ params, baseUrl, services }) =>
+      checkoutPage(await services.billing.hosted.checkoutPage(params.checkout_session_id!), baseUrl),
   },
   {
     url: '/invoice/:invoice_id',
-    handler: ({ params, baseUrl, services }) => {
-      const { inv, customer } = services.billing.hosted.invoicePage(params.invoice_id!, baseUrl);
+    handler: async ({ params, baseUrl, services }) => {
+      const { inv, customer } = await services.billing.hosted.invoicePage(params.invoice_id!, baseUrl);
       return invoicePage(inv, customer?.name ?? customer?.email ?? null, baseUrl);
     },
   },
   {
     url: '/portal/:portal_session_id',
-    handler: ({ params, baseUrl, services }) => {
-      const v = services.billing.hosted.portalView(params.portal_session_id!, baseUrl);
+    handler: async ({ params, baseUrl, services }) => {
+      const v = await services.billing.hosted.portalView(params.portal_session_id!, baseUrl);
       const base = `${baseUrl}/portal/${v.session.id}`;
       const subs = v.subscriptions.length
         ? `<table id="subscriptions"><thead><tr><th>Plan</th><th>Status</th><th></th><th></th></tr></thead><tbody>${v.subscriptions.map(subscriptionRow).join('')}</tbody></table>`

@@ -8,8 +8,8 @@ import { escapeHtml as esc, scriptJson as embed } from '../../format/html.js';
 import type { PageSpec } from '../http/pages.js';
 
 /**
- * The payments area's HTML pages (auth none, text/html), registered by app.ts. A page handler is synchronous and
- * returns the HTML, or undefined for "no such page" (404).
+ * The payments area's HTML pages (auth none, text/html), registered by app.ts. A page handler answers with the
+ * HTML, or undefined for "no such page" (404).
  */
 export const paymentsPages: PageSpec[] = [
   { url: '/pay/:session_id', handler: (ctx) => checkoutPage(ctx.services, ctx.params.session_id ?? '', ctx.baseUrl) },
@@ -24,12 +24,16 @@ const METHOD_LABELS: Record<string, string> = {
 };
 
 /** The page's HTML, or undefined when there is no such session. */
-export function checkoutPage(services: Services, sessionId: string, baseUrl: string): string | undefined {
-  const accountId = services.sessions.accountOf(sessionId);
+export async function checkoutPage(
+  services: Services,
+  sessionId: string,
+  baseUrl: string,
+): Promise<string | undefined> {
+  const accountId = await services.sessions.accountOf(sessionId);
   if (accountId === undefined) return undefined;
   const now = services.clock.now(accountId);
-  const session = services.sessions.get(accountId, sessionId);
-  const config = services.payments.sessionConfig(accountId, sessionId, now, baseUrl);
+  const session = await services.sessions.get(accountId, sessionId);
+  const config = await services.payments.sessionConfig(accountId, sessionId, now, baseUrl);
   // The page carries the secret only while the session can be paid (below), not inside the config.
   const { client_secret: _secret, ...pageConfig } = config;
   const open = session.status === 'requires_payment_method' || session.status === 'requires_action';

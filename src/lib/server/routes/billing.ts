@@ -286,9 +286,9 @@ export const billingRoutes: RouteSpec[] = [
     response: B.Subscription,
     status: 201,
     errors: [404],
-    handler: ({ accountId, body, now, services }) => {
+    handler: async ({ accountId, body, now, services }) => {
       const s = services.billing.subscriptions;
-      return s.toApi(accountId, s.create(accountId, body, now), now);
+      return s.toApi(accountId, await s.create(accountId, body, now), now);
     },
   }),
   defineRoute({
@@ -329,9 +329,9 @@ export const billingRoutes: RouteSpec[] = [
     body: B.UpdateSubscriptionBody,
     response: B.Subscription,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => {
+    handler: async ({ accountId, params, body, now, services }) => {
       const s = services.billing.subscriptions;
-      return s.toApi(accountId, s.update(accountId, params.subscription_id, body, now), now);
+      return s.toApi(accountId, await s.update(accountId, params.subscription_id, body, now), now);
     },
   }),
   defineRoute({
@@ -345,9 +345,9 @@ export const billingRoutes: RouteSpec[] = [
     body: B.CancelSubscriptionBody,
     response: B.Subscription,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, services }) => {
+    handler: async ({ accountId, params, body, now, services }) => {
       const s = services.billing.subscriptions;
-      return s.toApi(accountId, s.cancel(accountId, params.subscription_id, body, now), now);
+      return s.toApi(accountId, await s.cancel(accountId, params.subscription_id, body, now), now);
     },
   }),
   defineRoute({
@@ -361,9 +361,9 @@ export const billingRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: B.Subscription,
     errors: [404, 409],
-    handler: ({ accountId, params, now, services }) => {
+    handler: async ({ accountId, params, now, services }) => {
       const s = services.billing.subscriptions;
-      return s.toApi(accountId, s.pause(accountId, params.subscription_id, now), now);
+      return s.toApi(accountId, await s.pause(accountId, params.subscription_id, now), now);
     },
   }),
   defineRoute({
@@ -377,9 +377,9 @@ export const billingRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: B.Subscription,
     errors: [404, 409],
-    handler: ({ accountId, params, now, services }) => {
+    handler: async ({ accountId, params, now, services }) => {
       const s = services.billing.subscriptions;
-      return s.toApi(accountId, s.resume(accountId, params.subscription_id, now), now);
+      return s.toApi(accountId, await s.resume(accountId, params.subscription_id, now), now);
     },
   }),
 
@@ -491,9 +491,9 @@ export const billingRoutes: RouteSpec[] = [
     response: B.Invoice,
     status: 201,
     errors: [404],
-    handler: ({ accountId, body, now, baseUrl, services }) => {
+    handler: async ({ accountId, body, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.create(accountId, body, now), baseUrl, now);
+      return i.toApi(await i.create(accountId, body, now), baseUrl, now);
     },
   }),
   defineRoute({
@@ -505,9 +505,9 @@ export const billingRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: B.ListInvoicesQuery,
     response: B.InvoiceList,
-    handler: ({ accountId, query, path, now, baseUrl, services }) => {
+    handler: async ({ accountId, query, path, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      const page = i.list(accountId, path, query);
+      const page = await i.list(accountId, path, query);
       return { ...page, data: page.data.map((x) => i.toApi(x, baseUrl, now)) };
     },
   }),
@@ -521,9 +521,9 @@ export const billingRoutes: RouteSpec[] = [
     params: B.InvoiceIdParams,
     response: B.Invoice,
     errors: [404],
-    handler: ({ accountId, params, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.load(accountId, params.invoice_id), baseUrl, now);
+      return i.toApi(await i.load(accountId, params.invoice_id), baseUrl, now);
     },
   }),
   defineRoute({
@@ -537,9 +537,9 @@ export const billingRoutes: RouteSpec[] = [
     body: B.UpdateInvoiceBody,
     response: B.Invoice,
     errors: [404, 409],
-    handler: ({ accountId, params, body, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, body, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.update(accountId, params.invoice_id, body, now), baseUrl, now);
+      return i.toApi(await i.update(accountId, params.invoice_id, body, now), baseUrl, now);
     },
   }),
   defineRoute({
@@ -566,9 +566,9 @@ export const billingRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: B.Invoice,
     errors: [404, 409],
-    handler: ({ accountId, params, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.finalize(accountId, params.invoice_id, now), baseUrl, now);
+      return i.toApi(await i.finalize(accountId, params.invoice_id, now), baseUrl, now);
     },
   }),
   defineRoute({
@@ -582,9 +582,9 @@ export const billingRoutes: RouteSpec[] = [
     body: B.PayInvoiceBody,
     response: B.Invoice,
     errors: [402, 404, 409],
-    handler: ({ accountId, params, body, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, body, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return mapCommitted(i.pay(accountId, params.invoice_id, body, now), (inv) => i.toApi(inv, baseUrl, now));
+      return mapCommitted(await i.pay(accountId, params.invoice_id, body, now), (inv) => i.toApi(inv, baseUrl, now));
     },
   }),
   defineRoute({
@@ -598,9 +598,9 @@ export const billingRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: B.Invoice,
     errors: [404, 409],
-    handler: ({ accountId, params, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.void(accountId, params.invoice_id, now), baseUrl, now);
+      return i.toApi(await i.void(accountId, params.invoice_id, now), baseUrl, now);
     },
   }),
   defineRoute({
@@ -614,9 +614,9 @@ export const billingRoutes: RouteSpec[] = [
     body: EmptyBody,
     response: B.Invoice,
     errors: [404, 409],
-    handler: ({ accountId, params, now, baseUrl, services }) => {
+    handler: async ({ accountId, params, now, baseUrl, services }) => {
       const i = services.billing.invoices;
-      return i.toApi(i.markUncollectible(accountId, params.invoice_id, now), baseUrl, now);
+      return i.toApi(await i.markUncollectible(accountId, params.invoice_id, now), baseUrl, now);
     },
   }),
 

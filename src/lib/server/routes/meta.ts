@@ -57,7 +57,7 @@ export const metaRoutes = (openApi: (baseUrl: string) => object) => [
       if (target - now > MAX_CLOCK_ADVANCE_SECONDS * 1000)
         throw errors.parameterInvalid('to', 'the test clock moves at most 366 days per call');
       return new InSteps(
-        (function* () {
+        (async function* () {
           const ran = yield* services.scheduler.advance(accountId, target);
           const t = services.clock.now(accountId);
           return { object: 'test_clock', now: Math.floor(t / 1000), now_iso: new Date(t).toISOString(), ran };

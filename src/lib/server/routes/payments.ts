@@ -189,9 +189,9 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ValidateMerchantBody,
     response: MerchantSession,
     errors: [404],
-    handler: ({ accountId, body, sessionId, now, services }) =>
+    handler: async ({ accountId, body, sessionId, now, services }) =>
       validateMerchant(
-        services.sessions.current(accountId, requestedSession(undefined, body.session_id, sessionId), now),
+        await services.sessions.current(accountId, requestedSession(undefined, body.session_id, sessionId), now),
         body,
         now,
       ),
@@ -207,9 +207,9 @@ export const paymentsRoutes: RouteSpec[] = [
     body: ValidateMerchantSessionBody,
     response: MerchantSession,
     errors: [404],
-    handler: ({ accountId, params, body, now, services }) =>
+    handler: async ({ accountId, params, body, now, services }) =>
       validateMerchant(
-        services.sessions.current(accountId, params.session_id, now),
+        await services.sessions.current(accountId, params.session_id, now),
         { ...body, session_id: params.session_id },
         now,
       ),
@@ -386,8 +386,8 @@ export const paymentsRoutes: RouteSpec[] = [
     response: NetworkToken,
     status: 201,
     errors: [404],
-    handler: ({ accountId, body, sessionId, now, services }) => {
-      sessionNamed(body.session_id, sessionId, accountId, now, services);
+    handler: async ({ accountId, body, sessionId, now, services }) => {
+      await sessionNamed(body.session_id, sessionId, accountId, now, services);
       return services.cards.createNetworkToken(accountId, body.token_id, now, body.request_cryptogram ?? false);
     },
   }),
@@ -429,8 +429,8 @@ export const paymentsRoutes: RouteSpec[] = [
     body: CryptogramBody,
     response: Cryptogram,
     errors: [404],
-    handler: ({ accountId, params, body, sessionId, now, services }) => {
-      sessionNamed(body.session_id, sessionId, accountId, now, services);
+    handler: async ({ accountId, params, body, sessionId, now, services }) => {
+      await sessionNamed(body.session_id, sessionId, accountId, now, services);
       return services.cards.cryptogram(accountId, params.network_token_id, now);
     },
   }),
@@ -440,15 +440,15 @@ export const paymentsRoutes: RouteSpec[] = [
  * A `session_id` in a body next to the bearer: with a client secret it must be the secret's session (else 401,
  * as a secret acts for its own session only); with the API key it must be a session of the account (else 404).
  */
-function sessionNamed(
+async function sessionNamed(
   bodyId: string | undefined,
   authenticated: string | undefined,
   accountId: string,
   now: number,
   services: Services,
-): void {
+): Promise<void> {
   if (authenticated !== undefined) requestedSession(undefined, bodyId, authenticated);
-  else if (bodyId !== undefined) services.sessions.get(accountId, bodyId);
+  else if (bodyId !== undefined) await services.sessions.get(accountId, bodyId);
 }
 
 /**

@@ -22,9 +22,9 @@ const withoutClientSecret: SavedWithoutSecret = {
       ? `${json.slice(0, -last.length)}}`
       : JSON.stringify({ ...session, client_secret: undefined });
   },
-  restore: (saved, { accountId, services }) => {
+  restore: async (saved, { accountId, services }) => {
     const session = saved as PaymentSession;
-    return { ...session, client_secret: services.sessions.clientSecret(accountId, session.id) };
+    return { ...session, client_secret: await services.sessions.clientSecret(accountId, session.id) };
   },
 };
 

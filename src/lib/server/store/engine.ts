@@ -5,7 +5,7 @@
 import type { IdempotencyRecords } from '../http/idempotency.js';
 import type { Accounts } from '../domain/accounts.js';
 import type { StorePorts } from '../domain/ports.js';
-import type { Pending, Store } from './seam.js';
+import type { Store } from './seam.js';
 
 /**
  * The server's own records in a store (a few named values: the default account, the sealing key's check, a
@@ -13,22 +13,30 @@ import type { Pending, Store } from './seam.js';
  */
 export interface ServerRecords {
   /** The value named `key`, or undefined when there is none. */
-  get(key: string): Pending<string | undefined>;
+  get(key: string): Promise<string | undefined>;
   /** Whether a value named `key` is kept (whatever it is). */
-  has(key: string): Pending<boolean>;
+  has(key: string): Promise<boolean>;
   /** Sets `key` to `value`, replacing what was there. */
-  put(key: string, value: string): Pending<void>;
+  put(key: string, value: string): Promise<void>;
   /** Sets `key` to `value` unless it has a value already. */
-  add(key: string, value: string): Pending<void>;
+  add(key: string, value: string): Promise<void>;
   /** Changes the value of `key` when there is one; a no-op when there is none. */
-  change(key: string, value: string): Pending<void>;
+  change(key: string, value: string): Promise<void>;
   /** Whether any account was ever made in the store. */
-  hasAccounts(): Pending<boolean>;
+  hasAccounts(): Promise<boolean>;
   /**
    * Runs `fn` in a write transaction that holds the write lock from its start: two processes opening one fresh data
-   * directory at once run theirs one after the other (and agree on one default account).
+   * directory at once run theirs one after the other (and agree on one default account). It commits once `fn`'s
+   * promise settled.
    */
-  exclusive<T>(fn: () => T): T;
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * The value named `key` read and written at once, in the open transaction, for what can await nothing: the seeded
+   * id stream (seed.ts) draws inside any domain call and is put back by a rollback listener, and a re-run of the
+   * work that drew must find the position as the rollback left it before it draws again. `change` is a no-op when
+   * there is no value; it throws in a read-only transaction.
+   */
+  cell(key: string): { get(): string | undefined; change(value: string): void };
 }
 
 /** What a saved database (a snapshot) says of itself. */

@@ -3,9 +3,6 @@
 // adapter; an adapter (store/sqlite/) implements it. No SQL is written outside the adapters.
 import type { List } from '../../contract/common.js';
 
-/** A store call's answer. Every port method returns one, so that an engine whose queries are asynchronous fits. */
-export type Pending<T> = T;
-
 export interface ListOptions {
   limit?: number;
   starting_after?: string;
@@ -20,18 +17,29 @@ export interface ListOptions {
  */
 export interface Documents<T extends { id: string }> {
   /** Stores a new document (its id must be new). */
-  insert(accountId: string, doc: T): Pending<T>;
+  insert(accountId: string, doc: T): Promise<T>;
   /** Replaces a stored document by its id. */
-  update(accountId: string, doc: T): Pending<T>;
+  update(accountId: string, doc: T): Promise<T>;
   /** Removes a document; false when there was none. */
-  delete(accountId: string, id: string): Pending<boolean>;
-  get(accountId: string, id: string): Pending<T | undefined>;
+  delete(accountId: string, id: string): Promise<boolean>;
+  get(accountId: string, id: string): Promise<T | undefined>;
   /** The document, or the contract's 404 `resource_missing` naming `resource` (and `param`). */
-  require(accountId: string, id: string, resource: string, param?: string): Pending<T>;
+  require(accountId: string, id: string, resource: string, param?: string): Promise<T>;
   /** The page `opts` asks for, newest first (`url` is the list's own path, for the list object). */
-  list(accountId: string, url: string, opts?: ListOptions): Pending<List<T>>;
+  list(accountId: string, url: string, opts?: ListOptions): Promise<List<T>>;
   /** How many of the account's documents match `where` (a list's `total_count`). */
-  total(accountId: string, where?: ListOptions['where']): Pending<number>;
+  total(accountId: string, where?: ListOptions['where']): Promise<number>;
+}
+
+/**
+ * A read the engine runs away from the request's own work (a page of a filter no index serves may look through a
+ * whole table): a handler answers with it, and the request pipeline (http/execute.ts) answers with what
+ * `Store.readAway` finishes it with, after the request's transaction. What is inside is the engine's: the domain
+ * and the pipeline hand it on unopened.
+ */
+export abstract class ReadAway<T> {
+  /** Never read: it keeps `T` in the type. */
+  declare readonly answer?: T;
 }
 
 /**
@@ -50,6 +58,8 @@ export interface Store {
   read<T>(fn: () => T | Promise<T>): Promise<T>;
   /** A write transaction of its own, never run twice (long work in steps: store/steps.ts). */
   alone<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** Runs a read made by this engine (ReadAway) away from any request's transaction, and finishes it. */
+  readAway<T>(read: ReadAway<T>): Promise<T>;
   /** Called after every rollback (of a transaction or a part of one): in-memory copies of stored values drop. */
   onRollback(listener: () => void): void;
   /** Called after every COMMIT: for what waits for committed data (the event log's readers, deliveries). */

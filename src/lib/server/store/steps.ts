@@ -7,7 +7,7 @@ import type { Store } from './seam.js';
  * Long work as steps: each `next()` does a bounded amount of work and must run inside a transaction of its
  * own (see runSteps); the generator's return value is the result.
  */
-export type Steps<T> = Generator<void, T, void>;
+export type Steps<T> = AsyncGenerator<void, T, void>;
 
 /**
  * Runs `steps` to the end, each step in a write transaction of its own that waits for the group commit's open
@@ -26,9 +26,9 @@ export async function runSteps<T>(store: Store, steps: Steps<T>, stop?: () => bo
 }
 
 /** Runs `steps` to the end at once, all in the caller's thread (the embedded default: no other clients). */
-export function runStepsNow<T>(store: Store, steps: Steps<T>): T {
+export async function runStepsNow<T>(store: Store, steps: Steps<T>): Promise<T> {
   for (;;) {
-    const r = store.tx(() => steps.next());
+    const r = await store.tx(() => steps.next());
     if (r.done) return r.value;
   }
 }

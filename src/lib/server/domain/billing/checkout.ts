@@ -34,13 +34,13 @@ export class Checkouts {
     hooks: Hooks,
   ) {
     // A payment-mode session completes in the transaction in which its payment session succeeds.
-    hooks.on('sessionSucceeded', (accountId, { session_id: sessionId, at: now }) => {
-      for (const doc of this.billing.stored.openCheckoutsOf(accountId, sessionId)) {
+    hooks.on('sessionSucceeded', async (accountId, { session_id: sessionId, at: now }) => {
+      for (const doc of await this.billing.stored.openCheckoutsOf(accountId, sessionId)) {
         if (doc.mode === 'payment' && doc.payment_session === sessionId) {
           doc.status = 'complete';
           doc.completed_at = isoTime(now);
-          this.billing.stored.checkouts.update(accountId, doc);
-          this.record(accountId, 'checkout_session.completed', doc, now, { status: 'open', completed_at: null });
+          await this.billing.stored.checkouts.update(accountId, doc);
+          await this.record(accountId, 'checkout_session.completed', doc, now, { status: 'open', completed_at: null });
         }
       }
     });
@@ -50,28 +50,28 @@ export class Checkouts {
   readonly expiry: DueWork = {
     name: 'checkout session expiry',
     nextDue: (accountId) => this.billing.stored.nextCheckoutExpiry(accountId),
-    runDue: (now, accountId, limit = -1) => {
-      const due = this.billing.stored.checkoutsExpiredBy(now, accountId, limit);
-      for (const { accountId: acct, doc } of due) this.expire(acct, doc);
+    runDue: async (now, accountId, limit = -1) => {
+      const due = await this.billing.stored.checkoutsExpiredBy(now, accountId, limit);
+      for (const { accountId: acct, doc } of due) await this.expire(acct, doc);
       return due.length;
     },
   };
 
-  private expire(accountId: string, c: StoredCheckout): StoredCheckout {
+  private async expire(accountId: string, c: StoredCheckout): Promise<StoredCheckout> {
     c.status = 'expired';
-    this.billing.stored.checkouts.update(accountId, c);
-    this.record(accountId, 'checkout_session.expired', c, c.expires_ms, { status: 'open' });
+    await this.billing.stored.checkouts.update(accountId, c);
+    await this.record(accountId, 'checkout_session.expired', c, c.expires_ms, { status: 'open' });
     return c;
   }
 
-  private record(
+  private async record(
     accountId: string,
     type: 'checkout_session.completed' | 'checkout_session.expired',
     c: StoredCheckout,
     at: number,
     previous: object,
-  ): void {
-    this.billing.events.record(accountId, type, this.toApi(c), { at, previous });
+  ): Promise<void> {
+    await this.billing.events.record(accountId, type, this.toApi(c), { at, previous });
   }
 
   /** The API object; its `url` at the server's address now (links.ts). */
@@ -83,16 +83,22 @@ export class Checkouts {
     };
   }
 
-  create(accountId: string, body: CreateCheckoutSessionBody, now: number, baseUrl: string): CheckoutSession {
+  async create(
+    accountId: string,
+    body: CreateCheckoutSessionBody,
+    now: number,
+    baseUrl: string,
+  ): Promise<CheckoutSession> {
     for (const param of ['success_url', 'cancel_url'] as const)
       if (body[param] !== undefined) checkHttpUrl(body[param], param);
-    const customer = body.customer !== undefined ? this.customers.get(accountId, body.customer, 'customer') : undefined;
+    const customer =
+      body.customer !== undefined ? await this.customers.get(accountId, body.customer, 'customer') : undefined;
     let currency: string | undefined;
     let interval: string | undefined;
     const lines: { price: string; quantity: number; amount: number; description: string }[] = [];
     for (const [i, li] of body.line_items.entries()) {
       const param = `line_items[${i}].price`;
-      const p = this.billing.stored.prices.require(accountId, li.price, 'price', param);
+      const p = await this.billing.stored.prices.require(accountId, li.price, 'price', param);
       if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
       if (body.mode === 'payment' && p.recurring)
         throw errors.parameterInvalid(param, 'mode "payment" takes one_time prices');
@@ -108,7 +114,7 @@ export class Checkouts {
       const metered = p.recurring?.usage_type === 'metered';
       const quantity = metered ? 0 : (li.quantity ?? 1);
       assertBillable(p, quantity, `line_items[${i}].quantity`);
-      const product = this.billing.stored.products.get(accountId, p.product);
+      const product = await this.billing.stored.products.get(accountId, p.product);
       lines.push({ price: p.id, quantity, amount: priceAmount(p, quantity), description: product?.name ?? p.product });
     }
     if (body.mode === 'payment' && body.trial_period_days !== undefined)
@@ -125,7 +131,7 @@ export class Checkouts {
           'line_items',
           `the total (${amount_total}) must be at most ${MAX_AMOUNT}, the largest payment amount`,
         );
-      const session = this.sessions.create(
+      const session = await this.sessions.create(
         accountId,
         {
           amount: amount_total,
@@ -165,24 +171,26 @@ export class Checkouts {
       livemode: false,
       expires_ms: now + CHECKOUT_TTL_MS,
     };
-    this.billing.stored.checkouts.insert(accountId, c);
+    await this.billing.stored.checkouts.insert(accountId, c);
     return this.toApi(c);
   }
 
   /** For a write acting on the session: the stored session, expired first if its time has come. */
-  private load(accountId: string, id: string, now: number): StoredCheckout {
-    const c = this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
+  private async load(accountId: string, id: string, now: number): Promise<StoredCheckout> {
+    const c = await this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id');
     return c.status === 'open' && c.expires_ms <= now ? this.expire(accountId, c) : c;
   }
 
   /** Runs this one session's expiry if its time has come (test triggers); returns the session. */
-  expireIfDue(accountId: string, id: string, now: number): CheckoutSession {
-    return this.toApi(this.load(accountId, id, now));
+  async expireIfDue(accountId: string, id: string, now: number): Promise<CheckoutSession> {
+    return this.toApi(await this.load(accountId, id, now));
   }
 
   /** As committed (reads never run due work). */
-  get(accountId: string, id: string): CheckoutSession {
-    return this.toApi(this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'));
+  async get(accountId: string, id: string): Promise<CheckoutSession> {
+    return this.toApi(
+      await this.billing.stored.checkouts.require(accountId, id, 'checkout_session', 'checkout_session_id'),
+    );
   }
 
   /**
@@ -190,8 +198,13 @@ export class Checkouts {
    * (created from customer_email when none was given) gets it as default and the subscription is created.
    * A declined first charge answers 402 and creates nothing.
    */
-  complete(accountId: string, id: string, body: CompleteCheckoutSessionBody, now: number): CheckoutSession {
-    const c = this.load(accountId, id, now);
+  async complete(
+    accountId: string,
+    id: string,
+    body: CompleteCheckoutSessionBody,
+    now: number,
+  ): Promise<CheckoutSession> {
+    const c = await this.load(accountId, id, now);
     if (c.status !== 'open')
       throw errors.unexpectedState(
         'checkout_session',
@@ -204,18 +217,18 @@ export class Checkouts {
       );
     }
     const customer = c.customer
-      ? this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method }, now)
-      : this.customers.create(
+      ? await this.customers.update(accountId, c.customer, { default_payment_method: body.payment_method }, now)
+      : await this.customers.create(
           accountId,
           { email: c.customer_email ?? undefined, default_payment_method: body.payment_method },
           now,
         );
     const items: { price: string; quantity?: number }[] = [];
     for (const l of c.line_items.data) {
-      const p = this.billing.stored.prices.get(accountId, l.price)!;
+      const p = (await this.billing.stored.prices.get(accountId, l.price))!;
       items.push(p.recurring?.usage_type === 'metered' ? { price: l.price } : { price: l.price, quantity: l.quantity });
     }
-    const sub = this.subscriptions.create(
+    const sub = await this.subscriptions.create(
       accountId,
       {
         customer: customer.id,
@@ -227,7 +240,7 @@ export class Checkouts {
     );
     if (sub.status === 'past_due') {
       // the first charge was declined: nothing is created (the thrown error rolls it all back)
-      const err = this.billing.stored.invoices.get(accountId, sub.latest_invoice!)?.last_payment_error;
+      const err = (await this.billing.stored.invoices.get(accountId, sub.latest_invoice!))?.last_payment_error;
       throw new ServiceError({
         status: 402,
         type: 'card_error',
@@ -246,13 +259,13 @@ export class Checkouts {
     c.subscription = sub.id;
     c.status = 'complete';
     c.completed_at = isoTime(now);
-    this.billing.stored.checkouts.update(accountId, c);
-    this.record(accountId, 'checkout_session.completed', c, now, previous);
+    await this.billing.stored.checkouts.update(accountId, c);
+    await this.record(accountId, 'checkout_session.completed', c, now, previous);
     return this.toApi(c);
   }
 
-  list(accountId: string, url: string, q: ListParams): List<CheckoutSession> {
-    const page = this.billing.stored.checkouts.list(accountId, url, q);
+  async list(accountId: string, url: string, q: ListParams): Promise<List<CheckoutSession>> {
+    const page = await this.billing.stored.checkouts.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => this.toApi(c)) };
   }
 }

@@ -28,7 +28,7 @@ export const couponApi = (c: StoredCoupon, now: number): Coupon => ({ ...c, vali
 export class Coupons {
   constructor(private readonly billing: BillingContext) {}
 
-  create(accountId: string, body: CreateCouponBody, now: number): Coupon {
+  async create(accountId: string, body: CreateCouponBody, now: number): Promise<Coupon> {
     const hasPercent = body.percent_off !== undefined;
     const hasAmount = body.amount_off !== undefined;
     if (hasPercent === hasAmount) {
@@ -46,8 +46,8 @@ export class Coupons {
     if (body.redeem_by !== undefined && body.redeem_by <= unixSeconds(now))
       throw errors.parameterInvalid('redeem_by', 'must be in the future');
     for (const [i, id] of (body.applies_to?.products ?? []).entries())
-      this.billing.stored.products.require(accountId, id, 'product', `applies_to.products[${i}]`);
-    if (body.id !== undefined && this.billing.stored.coupons.get(accountId, body.id)) {
+      await this.billing.stored.products.require(accountId, id, 'product', `applies_to.products[${i}]`);
+    if (body.id !== undefined && (await this.billing.stored.coupons.get(accountId, body.id))) {
       throw errors.conflict('resource_exists', `A coupon with id '${body.id}' already exists.`, 'id');
     }
     const c: StoredCoupon = {
@@ -67,41 +67,41 @@ export class Coupons {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.stored.coupons.insert(accountId, c);
+    await this.billing.stored.coupons.insert(accountId, c);
     const api = couponApi(c, now);
-    this.billing.events.record(accountId, 'coupon.created', api, { at: now });
+    await this.billing.events.record(accountId, 'coupon.created', api, { at: now });
     return api;
   }
 
-  load(accountId: string, id: string, param = 'coupon_id'): StoredCoupon {
+  async load(accountId: string, id: string, param = 'coupon_id'): Promise<StoredCoupon> {
     return this.billing.stored.coupons.require(accountId, id, 'coupon', param);
   }
 
-  get(accountId: string, id: string, now: number): Coupon {
-    return couponApi(this.load(accountId, id), now);
+  async get(accountId: string, id: string, now: number): Promise<Coupon> {
+    return couponApi(await this.load(accountId, id), now);
   }
 
-  update(accountId: string, id: string, body: UpdateCouponBody, now: number): Coupon {
-    const c = this.load(accountId, id);
+  async update(accountId: string, id: string, body: UpdateCouponBody, now: number): Promise<Coupon> {
+    const c = await this.load(accountId, id);
     const previous = couponApi(c, now);
     if (body.name !== undefined) c.name = body.name === '' ? null : body.name;
     if (body.metadata !== undefined) c.metadata = mergeMetadata(c.metadata, body.metadata);
-    this.billing.stored.coupons.update(accountId, c);
+    await this.billing.stored.coupons.update(accountId, c);
     const api = couponApi(c, now);
-    recordUpdate(this.billing.events, accountId, 'coupon.updated', api, previous, now);
+    await recordUpdate(this.billing.events, accountId, 'coupon.updated', api, previous, now);
     return api;
   }
 
   /** Deleting a coupon stops new redemptions; discounts already applied keep running. */
-  delete(accountId: string, id: string, now: number): DeletedResource {
-    const c = this.load(accountId, id);
-    this.billing.stored.coupons.delete(accountId, id);
-    this.billing.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
+  async delete(accountId: string, id: string, now: number): Promise<DeletedResource> {
+    const c = await this.load(accountId, id);
+    await this.billing.stored.coupons.delete(accountId, id);
+    await this.billing.events.record(accountId, 'coupon.deleted', couponApi(c, now), { at: now });
     return { id, object: 'coupon', deleted: true };
   }
 
-  list(accountId: string, url: string, q: ListCouponsQuery, now: number): List<Coupon> {
-    const page = this.billing.stored.coupons.list(accountId, url, q);
+  async list(accountId: string, url: string, q: ListCouponsQuery, now: number): Promise<List<Coupon>> {
+    const page = await this.billing.stored.coupons.list(accountId, url, q);
     return { ...page, data: page.data.map((c) => couponApi(c, now)) };
   }
 
@@ -109,7 +109,13 @@ export class Coupons {
    * Redeems coupon `id` for a subscription or invoice in `currency`: 400 `coupon_invalid` when it is not
    * valid or its amount_off is in another currency. Counts the redemption and returns the discount.
    */
-  redeem(accountId: string, id: string, currency: string, now: number, param = 'coupon'): StoredDiscount {
+  async redeem(
+    accountId: string,
+    id: string,
+    currency: string,
+    now: number,
+    param = 'coupon',
+  ): Promise<StoredDiscount> {
     return this.apply(accountId, null, id, currency, now, param);
   }
 
@@ -118,15 +124,15 @@ export class Coupons {
    * same coupon, not deleted since) keeps it as it is — no second redemption, no new start; any other coupon
    * is redeemed as by `redeem`.
    */
-  apply(
+  async apply(
     accountId: string,
     current: StoredDiscount | null,
     id: string,
     currency: string,
     now: number,
     param = 'coupon',
-  ): StoredDiscount {
-    const c = this.billing.stored.coupons.get(accountId, id);
+  ): Promise<StoredDiscount> {
+    const c = await this.billing.stored.coupons.get(accountId, id);
     if (!c) throw errors.notFound('coupon', id, param);
     if (current && current.coupon.id === c.id && current.coupon.created === c.created) return current;
     if (!couponValid(c, now))
@@ -143,7 +149,7 @@ export class Coupons {
       );
     }
     c.times_redeemed += 1;
-    this.billing.stored.coupons.update(accountId, c);
+    await this.billing.stored.coupons.update(accountId, c);
     const start = unixSeconds(now);
     const end = c.duration === 'repeating' ? addMonths(start, c.duration_in_months!) : null;
     return { coupon: { ...c }, start, end, used: false };

@@ -17,7 +17,7 @@ import { recordUpdate } from '../record.js';
 export class Customers {
   constructor(private readonly billing: BillingContext) {}
 
-  create(accountId: string, body: CreateCustomerBody, now: number): Customer {
+  async create(accountId: string, body: CreateCustomerBody, now: number): Promise<Customer> {
     const c: Customer = {
       id: newId('cus'),
       object: 'customer',
@@ -34,17 +34,17 @@ export class Customers {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.stored.customers.insert(accountId, c);
-    this.billing.events.record(accountId, 'customer.created', c, { at: now });
+    await this.billing.stored.customers.insert(accountId, c);
+    await this.billing.events.record(accountId, 'customer.created', c, { at: now });
     return c;
   }
 
-  get(accountId: string, id: string, param = 'customer_id'): Customer {
+  async get(accountId: string, id: string, param = 'customer_id'): Promise<Customer> {
     return this.billing.stored.customers.require(accountId, id, 'customer', param);
   }
 
-  update(accountId: string, id: string, body: UpdateCustomerBody, now: number): Customer {
-    const c = this.get(accountId, id);
+  async update(accountId: string, id: string, body: UpdateCustomerBody, now: number): Promise<Customer> {
+    const c = await this.get(accountId, id);
     const previous = { ...c };
     const { metadata, ...rest } = body;
     for (const [k, v] of Object.entries(rest)) if (v !== undefined) (c as Record<string, unknown>)[k] = v;
@@ -53,27 +53,27 @@ export class Customers {
   }
 
   /** Stores a changed customer and records customer.updated (when something changed). */
-  save(accountId: string, c: Customer, previous: Customer, now: number): Customer {
-    this.billing.stored.customers.update(accountId, c);
-    recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
+  async save(accountId: string, c: Customer, previous: Customer, now: number): Promise<Customer> {
+    await this.billing.stored.customers.update(accountId, c);
+    await recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return c;
   }
 
-  delete(accountId: string, id: string, now: number): DeletedResource {
-    const c = this.get(accountId, id);
-    const live = this.billing.stored.liveSubscriptionsOf(accountId, id);
+  async delete(accountId: string, id: string, now: number): Promise<DeletedResource> {
+    const c = await this.get(accountId, id);
+    const live = await this.billing.stored.liveSubscriptionsOf(accountId, id);
     if (live.length > 0) {
       throw errors.unexpectedState(
         'customer',
         `Customer ${id} has ${live.length} subscription(s) that are not canceled (${live.map((s) => s.id).join(', ')}); cancel them first.`,
       );
     }
-    this.billing.stored.customers.delete(accountId, id);
-    this.billing.events.record(accountId, 'customer.deleted', c, { at: now });
+    await this.billing.stored.customers.delete(accountId, id);
+    await this.billing.events.record(accountId, 'customer.deleted', c, { at: now });
     return { id, object: 'customer', deleted: true };
   }
 
-  list(accountId: string, url: string, q: ListCustomersQuery): List<Customer> {
+  async list(accountId: string, url: string, q: ListCustomersQuery): Promise<List<Customer>> {
     return this.billing.stored.customers.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,

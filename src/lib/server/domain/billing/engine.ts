@@ -10,37 +10,37 @@ export function billingDueWork(subs: Subscriptions, invoices: Invoices): DueWork
   const trialEnds: DueWork = {
     name: 'subscription trial ends',
     nextDue: (accountId) => subs.nextDue(accountId, ['trialing']),
-    runDue(now, accountId, limit) {
-      const due = subs.due(['trialing'], now, accountId, limit);
-      for (const { accountId: acct, doc } of due) subs.trialDue(acct, doc, now);
+    async runDue(now, accountId, limit) {
+      const due = await subs.due(['trialing'], now, accountId, limit);
+      for (const { accountId: acct, doc } of due) await subs.trialDue(acct, doc, now);
       return due.length;
     },
   };
   const renewals: DueWork = {
     name: 'subscription renewals',
     nextDue: (accountId) => subs.nextDue(accountId, ['active', 'past_due']),
-    runDue(now, accountId, limit, tally) {
-      const due = subs.due(['active', 'past_due'], now, accountId, limit);
+    async runDue(now, accountId, limit, tally) {
+      const due = await subs.due(['active', 'past_due'], now, accountId, limit);
       for (const { accountId: acct, doc } of due)
-        if (subs.renewalDue(acct, doc, now) === 'notice') tally?.('invoice upcoming notices');
+        if ((await subs.renewalDue(acct, doc, now)) === 'notice') tally?.('invoice upcoming notices');
       return due.length;
     },
   };
   const retries: DueWork = {
     name: 'invoice payment retries',
     nextDue: (accountId) => invoices.nextDue(accountId, 'retry'),
-    runDue(now, accountId, limit) {
-      const due = invoices.due('retry', now, accountId, limit);
-      for (const { accountId: acct, doc } of due) invoices.retry(acct, doc, now);
+    async runDue(now, accountId, limit) {
+      const due = await invoices.due('retry', now, accountId, limit);
+      for (const { accountId: acct, doc } of due) await invoices.retry(acct, doc, now);
       return due.length;
     },
   };
   const dueDates: DueWork = {
     name: 'invoice due dates',
     nextDue: (accountId) => invoices.nextDue(accountId, 'due'),
-    runDue(now, accountId, limit) {
-      const due = invoices.due('due', now, accountId, limit);
-      for (const { accountId: acct, doc } of due) invoices.pastDue(acct, doc, now);
+    async runDue(now, accountId, limit) {
+      const due = await invoices.due('due', now, accountId, limit);
+      for (const { accountId: acct, doc } of due) await invoices.pastDue(acct, doc, now);
       return due.length;
     },
   };

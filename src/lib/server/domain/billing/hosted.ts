@@ -52,85 +52,87 @@ export class Hosted {
   ) {}
 
   /** A subscription-mode checkout session (payment mode has the payment session's own page). */
-  private findCheckout(id: string): { accountId: string; now: number } {
-    const row = this.billing.stored.findCheckout(id);
+  private async findCheckout(id: string): Promise<{ accountId: string; now: number }> {
+    const row = await this.billing.stored.findCheckout(id);
     if (!row || row.doc.mode !== 'subscription') throw errors.notFound('checkout_session', id, 'checkout_session_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
 
-  checkoutPage(id: string): CheckoutSession {
-    return this.checkouts.get(this.findCheckout(id).accountId, id);
+  async checkoutPage(id: string): Promise<CheckoutSession> {
+    return this.checkouts.get((await this.findCheckout(id)).accountId, id);
   }
 
-  completeCheckout(id: string, cardNumber: string): CheckoutSession {
-    const { accountId, now } = this.findCheckout(id);
+  async completeCheckout(id: string, cardNumber: string): Promise<CheckoutSession> {
+    const { accountId, now } = await this.findCheckout(id);
     return this.checkouts.complete(accountId, id, { payment_method: tokenForCard(cardNumber) }, now);
   }
 
   /** The invoice's account (drafts are not shown on the hosted page). */
-  private findInvoice(id: string): { accountId: string; now: number } {
-    const row = this.billing.stored.findInvoice(id);
+  private async findInvoice(id: string): Promise<{ accountId: string; now: number }> {
+    const row = await this.billing.stored.findInvoice(id);
     if (!row || row.doc.status === 'draft') throw errors.notFound('invoice', id, 'invoice_id');
     return { accountId: row.accountId, now: this.clock.now(row.accountId) };
   }
 
-  invoicePage(id: string, baseUrl: string): { inv: Invoice; customer: Customer | undefined } {
-    const { accountId, now } = this.findInvoice(id);
-    const inv = this.invoices.toApi(this.invoices.load(accountId, id), baseUrl, now);
-    return { inv, customer: this.billing.stored.customers.get(accountId, inv.customer) };
+  async invoicePage(id: string, baseUrl: string): Promise<{ inv: Invoice; customer: Customer | undefined }> {
+    const { accountId, now } = await this.findInvoice(id);
+    const inv = this.invoices.toApi(await this.invoices.load(accountId, id), baseUrl, now);
+    return { inv, customer: await this.billing.stored.customers.get(accountId, inv.customer) };
   }
 
   /** Pays an open (or past_due, uncollectible) invoice with a test card typed on the page. */
-  payInvoice(id: string, cardNumber: string, baseUrl: string): Committed<Invoice> {
-    const { accountId, now } = this.findInvoice(id);
+  async payInvoice(id: string, cardNumber: string, baseUrl: string): Promise<Committed<Invoice>> {
+    const { accountId, now } = await this.findInvoice(id);
     const pm = tokenForCard(cardNumber);
-    return mapCommitted(this.invoices.pay(accountId, id, { payment_method: pm }, now), (inv) =>
+    return mapCommitted(await this.invoices.pay(accountId, id, { payment_method: pm }, now), (inv) =>
       this.invoices.toApi(inv, baseUrl, now),
     );
   }
 
-  private portal(id: string): { accountId: string; session: PortalSession; now: number } {
-    const row = this.billing.stored.findPortal(id);
+  private async portal(id: string): Promise<{ accountId: string; session: PortalSession; now: number }> {
+    const row = await this.billing.stored.findPortal(id);
     if (!row) throw errors.notFound('portal_session', id, 'portal_session_id');
     const now = this.clock.now(row.accountId);
     if (Date.parse(row.doc.expires_at) <= now) throw errors.notFound('portal_session', id, 'portal_session_id');
     return { accountId: row.accountId, session: row.doc, now };
   }
 
-  portalView(id: string, baseUrl: string): PortalView {
-    const { accountId, session, now } = this.portal(id);
-    const customer = this.billing.stored.customers.require(accountId, session.customer, 'customer');
+  async portalView(id: string, baseUrl: string): Promise<PortalView> {
+    const { accountId, session, now } = await this.portal(id);
+    const customer = await this.billing.stored.customers.require(accountId, session.customer, 'customer');
     // newest first
     const subscriptions: Subscription[] = [];
-    for (const s of this.billing.stored.subscriptionsOf(accountId, customer.id).reverse())
-      subscriptions.push(this.subscriptions.toApi(accountId, s, now));
-    const invoices = this.billing.stored
-      .finalizedInvoicesOf(accountId, customer.id)
+    for (const s of (await this.billing.stored.subscriptionsOf(accountId, customer.id)).reverse())
+      subscriptions.push(await this.subscriptions.toApi(accountId, s, now));
+    const invoices = (await this.billing.stored.finalizedInvoicesOf(accountId, customer.id))
       .map((inv) => this.invoices.toApi(inv, baseUrl, now))
       .reverse();
     return { accountId, session, customer, card: cardLabel(customer.default_payment_method), subscriptions, invoices };
   }
 
-  cancelAtPeriodEnd(portalId: string, subscriptionId: string): Subscription {
-    const { accountId, session, now } = this.portal(portalId);
-    const sub = this.billing.stored.subscriptions.get(accountId, subscriptionId);
+  async cancelAtPeriodEnd(portalId: string, subscriptionId: string): Promise<Subscription> {
+    const { accountId, session, now } = await this.portal(portalId);
+    const sub = await this.billing.stored.subscriptions.get(accountId, subscriptionId);
     if (!sub || sub.customer !== session.customer)
       throw errors.notFound('subscription', subscriptionId, 'subscription_id');
     return this.subscriptions.toApi(
       accountId,
-      this.subscriptions.cancel(accountId, subscriptionId, { at_period_end: true }, now),
+      await this.subscriptions.cancel(accountId, subscriptionId, { at_period_end: true }, now),
       now,
     );
   }
 
-  updateCard(portalId: string, cardNumber: string): { default_payment_method: string; card: string | null } {
-    const { accountId, session, now } = this.portal(portalId);
+  async updateCard(
+    portalId: string,
+    cardNumber: string,
+  ): Promise<{ default_payment_method: string; card: string | null }> {
+    const { accountId, session, now } = await this.portal(portalId);
     const pm = tokenForCard(cardNumber);
-    const c = this.billing.stored.customers.require(accountId, session.customer, 'customer');
+    const c = await this.billing.stored.customers.require(accountId, session.customer, 'customer');
     const previous = { ...c };
     c.default_payment_method = pm;
-    this.billing.stored.customers.update(accountId, c);
-    recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
+    await this.billing.stored.customers.update(accountId, c);
+    await recordUpdate(this.billing.events, accountId, 'customer.updated', c, previous, now);
     return { default_payment_method: pm, card: cardLabel(pm) };
   }
 }

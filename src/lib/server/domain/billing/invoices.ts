@@ -70,7 +70,7 @@ export type SubscriptionStatusListener = (
   sub: StoredSubscription,
   previousStatus: StoredSubscription['status'],
   now: number,
-) => void;
+) => Promise<void>;
 
 export class Invoices {
   constructor(
@@ -81,7 +81,7 @@ export class Invoices {
   ) {}
 
   /** Set by the subscriptions: told when an invoice's outcome changes a subscription's status. */
-  onSubscriptionStatus: SubscriptionStatusListener = () => {};
+  onSubscriptionStatus: SubscriptionStatusListener = async () => {};
 
   toApi(inv: StoredInvoice, baseUrl: string, now: number): Invoice {
     const { first_failed_at: _f, action_kind: _k, action_ms: _m, discount, ...rest } = inv;
@@ -93,8 +93,14 @@ export class Invoices {
     return this.toApi(inv, this.billing.publicUrl(), now);
   }
 
-  private record(accountId: string, type: EventType, inv: StoredInvoice, now: number, previous?: object): void {
-    this.billing.events.record(accountId, type, this.view(inv, now), { at: now, previous });
+  private async record(
+    accountId: string,
+    type: EventType,
+    inv: StoredInvoice,
+    now: number,
+    previous?: object,
+  ): Promise<void> {
+    await this.billing.events.record(accountId, type, this.view(inv, now), { at: now, previous });
   }
 
   // ------------------------------------------------------------------------------------------ building
@@ -160,12 +166,12 @@ export class Invoices {
   }
 
   /** A draft invoice from `draft` (stored). A `once` discount is used up by it. */
-  build(accountId: string, draft: InvoiceDraft, now: number): StoredInvoice {
+  async build(accountId: string, draft: InvoiceDraft, now: number): Promise<StoredInvoice> {
     const inv = this.compose(draft, newId('in'), now);
     this.setLines(inv, draft.lines);
     if (draft.discount && draft.discount.coupon.duration === 'once') draft.discount.used = true;
-    this.billing.stored.invoices.insert(accountId, inv);
-    this.record(accountId, 'invoice.created', inv, now);
+    await this.billing.stored.invoices.insert(accountId, inv);
+    await this.record(accountId, 'invoice.created', inv, now);
     return inv;
   }
 
@@ -227,20 +233,20 @@ export class Invoices {
     };
   }
 
-  private save(accountId: string, inv: StoredInvoice): StoredInvoice {
+  private save(accountId: string, inv: StoredInvoice): Promise<StoredInvoice> {
     return this.billing.stored.invoices.update(accountId, inv);
   }
 
   // ------------------------------------------------------------------------------------- transitions
 
   /** draft → open: number, due date; a zero amount is paid at once. */
-  finalizeDoc(accountId: string, inv: StoredInvoice, now: number): StoredInvoice {
+  async finalizeDoc(accountId: string, inv: StoredInvoice, now: number): Promise<StoredInvoice> {
     if (inv.status !== 'draft')
       throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
     const s = unixSeconds(now);
     const before = this.view(inv, now);
     inv.status = 'open';
-    inv.number = `INV-${String(this.billing.stored.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
+    inv.number = `INV-${String(await this.billing.stored.nextCounter(accountId, 'invoice_number')).padStart(6, '0')}`;
     inv.finalized_at = s;
     if (inv.collection_method === 'send_invoice') {
       const days = inv.days_until_due ?? 0;
@@ -248,20 +254,20 @@ export class Invoices {
       inv.action_kind = 'due';
       inv.action_ms = inv.due_date * 1000;
     }
-    this.save(accountId, inv);
-    this.record(accountId, 'invoice.finalized', inv, now, before);
-    if (inv.amount_due === 0) this.markPaid(accountId, inv, now, null);
+    await this.save(accountId, inv);
+    await this.record(accountId, 'invoice.finalized', inv, now, before);
+    if (inv.amount_due === 0) await this.markPaid(accountId, inv, now, null);
     return inv;
   }
 
   /** `before`: the invoice as it was before the request's change (default: now). */
-  private markPaid(
+  private async markPaid(
     accountId: string,
     inv: StoredInvoice,
     now: number,
     paymentId: string | null,
     before: Invoice = this.view(inv, now),
-  ): void {
+  ): Promise<void> {
     inv.status = 'paid';
     inv.paid = true;
     inv.amount_paid = inv.amount_due;
@@ -271,17 +277,17 @@ export class Invoices {
     inv.next_payment_attempt = null;
     inv.action_kind = null;
     inv.action_ms = null;
-    this.save(accountId, inv);
-    this.record(accountId, 'invoice.paid', inv, now, before);
-    this.syncSubscription(accountId, inv, 'paid', now);
+    await this.save(accountId, inv);
+    await this.record(accountId, 'invoice.paid', inv, now, before);
+    await this.syncSubscription(accountId, inv, 'paid', now);
   }
 
-  private paymentMethodFor(accountId: string, inv: StoredInvoice): string | null {
+  private async paymentMethodFor(accountId: string, inv: StoredInvoice): Promise<string | null> {
     if (inv.subscription) {
-      const sub = this.billing.stored.subscriptions.get(accountId, inv.subscription);
+      const sub = await this.billing.stored.subscriptions.get(accountId, inv.subscription);
       if (sub?.default_payment_method) return sub.default_payment_method;
     }
-    return this.billing.stored.customers.get(accountId, inv.customer)?.default_payment_method ?? null;
+    return (await this.billing.stored.customers.get(accountId, inv.customer))?.default_payment_method ?? null;
   }
 
   /**
@@ -289,18 +295,18 @@ export class Invoices {
    * renewal, dunning retry) — a failure schedules the next retry or, after the last, makes the invoice
    * uncollectible. A manual attempt (pay) only records the failure.
    */
-  attempt(
+  async attempt(
     accountId: string,
     inv: StoredInvoice,
     now: number,
     opts: { automatic: boolean; paymentMethod?: string },
-  ): AttemptResult {
-    const pm = opts.paymentMethod ?? this.paymentMethodFor(accountId, inv);
+  ): Promise<AttemptResult> {
+    const pm = opts.paymentMethod ?? (await this.paymentMethodFor(accountId, inv));
     const s = unixSeconds(now);
     const before = this.view(inv, now);
     inv.attempt_count += 1;
     const result: ChargeResult = pm
-      ? this.charger.charge(
+      ? await this.charger.charge(
           accountId,
           {
             amount: inv.amount_remaining,
@@ -319,7 +325,7 @@ export class Invoices {
         };
     if (result.status === 'succeeded') {
       inv.last_payment_error = null;
-      this.markPaid(accountId, inv, now, result.payment_id, before);
+      await this.markPaid(accountId, inv, now, result.payment_id, before);
       return { ok: true };
     }
     inv.last_payment_error = { code: result.code, decline_code: result.decline_code ?? null, message: result.message };
@@ -330,27 +336,27 @@ export class Invoices {
         inv.next_payment_attempt = inv.first_failed_at + RETRY_DAYS[retry]! * DAY_S;
         inv.action_kind = 'retry';
         inv.action_ms = inv.next_payment_attempt * 1000;
-        this.save(accountId, inv);
-        this.record(accountId, 'invoice.payment_failed', inv, now, before);
-        this.syncSubscription(accountId, inv, 'failed', now);
+        await this.save(accountId, inv);
+        await this.record(accountId, 'invoice.payment_failed', inv, now, before);
+        await this.syncSubscription(accountId, inv, 'failed', now);
       } else {
         inv.next_payment_attempt = null;
         inv.status = 'uncollectible';
         inv.marked_uncollectible_at = s;
         inv.action_kind = null;
         inv.action_ms = null;
-        this.save(accountId, inv);
+        await this.save(accountId, inv);
         // The last retry failed: the attempt's event, then the status change it causes.
-        this.record(accountId, 'invoice.payment_failed', inv, now, before);
-        this.record(accountId, 'invoice.marked_uncollectible', inv, now, {
+        await this.record(accountId, 'invoice.payment_failed', inv, now, before);
+        await this.record(accountId, 'invoice.marked_uncollectible', inv, now, {
           status: before.status,
           marked_uncollectible_at: null,
         });
-        this.syncSubscription(accountId, inv, 'exhausted', now);
+        await this.syncSubscription(accountId, inv, 'exhausted', now);
       }
     } else {
-      this.save(accountId, inv);
-      this.record(accountId, 'invoice.payment_failed', inv, now, before);
+      await this.save(accountId, inv);
+      await this.record(accountId, 'invoice.payment_failed', inv, now, before);
     }
     const error = new ServiceError({
       status: 402,
@@ -367,22 +373,22 @@ export class Invoices {
    * The subscription follows its invoices: any failed automatic attempt → past_due; retries exhausted on any
    * invoice → unpaid; a payment → active again once no other invoice of it is overdue, failed or uncollectible.
    */
-  private syncSubscription(
+  private async syncSubscription(
     accountId: string,
     inv: StoredInvoice,
     event: 'paid' | 'failed' | 'exhausted',
     now: number,
-  ): void {
+  ): Promise<void> {
     if (!inv.subscription) return;
-    const sub = this.billing.stored.subscriptions.get(accountId, inv.subscription);
+    const sub = await this.billing.stored.subscriptions.get(accountId, inv.subscription);
     if (!sub) return;
     if (sub.status === 'canceled' || sub.status === 'paused') return;
     const previousStatus = sub.status;
     if (event === 'paid') {
       if (sub.status !== 'past_due' && sub.status !== 'unpaid') return;
-      const others = this.billing.stored
-        .unsettledInvoicesOf(accountId, sub.id, inv.id)
-        .filter((o) => o.status !== 'open' || o.last_payment_error !== null);
+      const others = (await this.billing.stored.unsettledInvoicesOf(accountId, sub.id, inv.id)).filter(
+        (o) => o.status !== 'open' || o.last_payment_error !== null,
+      );
       if (others.length > 0) return;
       sub.status = 'active';
     } else if (event === 'failed') {
@@ -392,15 +398,15 @@ export class Invoices {
     sub.due_ms = subscriptionDue(sub);
     if (sub.due_ms !== null && sub.due_ms < now) {
       sub.due_ms = now; // a revived subscription catches up at once
-      this.hooks?.emit('dueNow', accountId, {});
+      await this.hooks?.emit('dueNow', accountId, {});
     }
-    this.billing.stored.subscriptions.update(accountId, sub);
-    if (sub.status !== previousStatus) this.onSubscriptionStatus(accountId, sub, previousStatus, now);
+    await this.billing.stored.subscriptions.update(accountId, sub);
+    if (sub.status !== previousStatus) await this.onSubscriptionStatus(accountId, sub, previousStatus, now);
   }
 
   // ------------------------------------------------------------------------------------ the due work
 
-  nextDue(accountId: string, kind: 'retry' | 'due'): number | undefined {
+  nextDue(accountId: string, kind: 'retry' | 'due'): Promise<number | undefined> {
     return this.billing.stored.nextInvoiceAction(accountId, kind);
   }
 
@@ -409,35 +415,35 @@ export class Invoices {
   }
 
   /** A dunning retry that came due. */
-  retry(accountId: string, inv: StoredInvoice, now: number): void {
+  async retry(accountId: string, inv: StoredInvoice, now: number): Promise<void> {
     inv.action_kind = null;
     inv.action_ms = null;
     if (inv.status !== 'open' && inv.status !== 'past_due') {
-      this.save(accountId, inv);
+      await this.save(accountId, inv);
       return;
     }
-    this.attempt(accountId, inv, now, { automatic: true });
+    await this.attempt(accountId, inv, now, { automatic: true });
   }
 
   /** open → past_due once the due date has passed. */
-  pastDue(accountId: string, inv: StoredInvoice, now: number): void {
+  async pastDue(accountId: string, inv: StoredInvoice, now: number): Promise<void> {
     inv.action_kind = null;
     inv.action_ms = null;
     const overdue = inv.status === 'open';
     if (overdue) inv.status = 'past_due';
-    this.save(accountId, inv);
-    if (overdue) this.record(accountId, 'invoice.overdue', inv, now, { status: 'open' });
-    if (inv.status === 'past_due' && inv.subscription) this.syncSubscription(accountId, inv, 'failed', now);
+    await this.save(accountId, inv);
+    if (overdue) await this.record(accountId, 'invoice.overdue', inv, now, { status: 'open' });
+    if (inv.status === 'past_due' && inv.subscription) await this.syncSubscription(accountId, inv, 'failed', now);
   }
 
   // ------------------------------------------------------------------------------------- API methods
 
-  private linesFromInput(
+  private async linesFromInput(
     accountId: string,
     input: NonNullable<CreateInvoiceBody['lines']>,
     currency: string | undefined,
     now: number,
-  ): { lines: PendingLine[]; currency: string } {
+  ): Promise<{ lines: PendingLine[]; currency: string }> {
     const s = unixSeconds(now);
     let cur = currency;
     const lines: PendingLine[] = [];
@@ -448,7 +454,7 @@ export class Invoices {
           : errors.parameterInvalid(`lines[${i}].amount`, 'give either price or amount');
       }
       if (l.price !== undefined) {
-        const p: Price = this.billing.stored.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
+        const p: Price = await this.billing.stored.prices.require(accountId, l.price, 'price', `lines[${i}].price`);
         if (p.recurring?.usage_type === 'metered')
           throw errors.parameterInvalid(`lines[${i}].price`, 'metered prices are billed through usage records');
         if (cur !== undefined && p.currency !== cur)
@@ -456,7 +462,7 @@ export class Invoices {
         cur = p.currency;
         const q = l.quantity ?? 1;
         assertBillable(p, q, `lines[${i}].quantity`);
-        const product = this.billing.stored.products.get(accountId, p.product);
+        const product = await this.billing.stored.products.get(accountId, p.product);
         lines.push({
           type: 'invoiceitem',
           amount: priceAmount(p, q),
@@ -484,21 +490,22 @@ export class Invoices {
     return { lines, currency: cur };
   }
 
-  create(accountId: string, body: CreateInvoiceBody, now: number): StoredInvoice {
-    const customer = this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
+  async create(accountId: string, body: CreateInvoiceBody, now: number): Promise<StoredInvoice> {
+    const customer = await this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
     const method = body.collection_method ?? 'charge_automatically';
     if (method === 'send_invoice' && body.days_until_due === undefined) throw errors.parameterMissing('days_until_due');
     if (method === 'charge_automatically' && body.days_until_due !== undefined)
       throw errors.parameterInvalid('days_until_due', 'only with collection_method "send_invoice"');
-    const { lines, currency } = this.linesFromInput(
+    const { lines, currency } = await this.linesFromInput(
       accountId,
       body.lines ?? [],
       body.currency !== undefined ? normalizeCurrency(body.currency, 'currency') : undefined,
       now,
     );
-    const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, currency, now) : null;
+    const discount =
+      body.coupon !== undefined ? await this.coupons.redeem(accountId, body.coupon, currency, now) : null;
     const s = unixSeconds(now);
-    return this.build(
+    return await this.build(
       accountId,
       {
         customer: customer.id,
@@ -518,12 +525,12 @@ export class Invoices {
     );
   }
 
-  load(accountId: string, id: string): StoredInvoice {
+  load(accountId: string, id: string): Promise<StoredInvoice> {
     return this.billing.stored.invoices.require(accountId, id, 'invoice', 'invoice_id');
   }
 
-  update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): StoredInvoice {
-    const inv = this.load(accountId, id);
+  async update(accountId: string, id: string, body: UpdateInvoiceBody, now: number): Promise<StoredInvoice> {
+    const inv = await this.load(accountId, id);
     const before = this.view(inv, now);
     const onlyMeta = Object.keys(body).every((k) => k === 'metadata' || k === 'description');
     if (inv.status !== 'draft' && !onlyMeta)
@@ -539,38 +546,38 @@ export class Invoices {
       throw errors.parameterMissing('days_until_due');
     if (body.coupon !== undefined)
       inv.discount =
-        body.coupon === '' ? null : this.coupons.apply(accountId, inv.discount, body.coupon, inv.currency, now);
+        body.coupon === '' ? null : await this.coupons.apply(accountId, inv.discount, body.coupon, inv.currency, now);
     if (body.lines !== undefined || body.coupon !== undefined) {
       const lines =
         body.lines !== undefined
-          ? this.linesFromInput(accountId, body.lines, inv.currency, now).lines
+          ? (await this.linesFromInput(accountId, body.lines, inv.currency, now)).lines
           : inv.lines.data.filter((l) => l.type !== 'discount');
       this.setLines(inv, lines);
     }
-    this.save(accountId, inv);
-    recordUpdate(this.billing.events, accountId, 'invoice.updated', this.view(inv, now), before, now);
+    await this.save(accountId, inv);
+    await recordUpdate(this.billing.events, accountId, 'invoice.updated', this.view(inv, now), before, now);
     return inv;
   }
 
-  delete(accountId: string, id: string, now: number): DeletedResource {
-    const inv = this.load(accountId, id);
+  async delete(accountId: string, id: string, now: number): Promise<DeletedResource> {
+    const inv = await this.load(accountId, id);
     if (inv.status !== 'draft')
       throw errors.unexpectedState(
         'invoice',
         `Invoice ${id} is ${inv.status}; only drafts can be deleted (void it instead).`,
       );
-    this.billing.stored.invoices.delete(accountId, id);
-    this.record(accountId, 'invoice.deleted', inv, now);
+    await this.billing.stored.invoices.delete(accountId, id);
+    await this.record(accountId, 'invoice.deleted', inv, now);
     return { id, object: 'invoice', deleted: true };
   }
 
-  finalize(accountId: string, id: string, now: number): StoredInvoice {
-    return this.finalizeDoc(accountId, this.load(accountId, id), now);
+  async finalize(accountId: string, id: string, now: number): Promise<StoredInvoice> {
+    return await this.finalizeDoc(accountId, await this.load(accountId, id), now);
   }
 
   /** open, past_due, uncollectible → paid (a charge of the payment method, or out of band). */
-  pay(accountId: string, id: string, body: PayInvoiceBody, now: number): Committed<StoredInvoice> {
-    const inv = this.load(accountId, id);
+  async pay(accountId: string, id: string, body: PayInvoiceBody, now: number): Promise<Committed<StoredInvoice>> {
+    const inv = await this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
     if (!from.includes(inv.status))
       throw errors.unexpectedState(
@@ -580,24 +587,24 @@ export class Invoices {
     if (body.paid_out_of_band) {
       if (body.payment_method !== undefined)
         throw errors.parameterInvalid('payment_method', 'not with paid_out_of_band');
-      this.markPaid(accountId, inv, now, null);
+      await this.markPaid(accountId, inv, now, null);
       return inv;
     }
     const tooLarge = tooLargeToCharge(inv.amount_remaining);
     if (tooLarge) throw errors.invalidRequest('amount_too_large', tooLarge);
-    if (!body.payment_method && !this.paymentMethodFor(accountId, inv)) {
+    if (!body.payment_method && !(await this.paymentMethodFor(accountId, inv))) {
       throw errors.invalidRequest(
         'payment_method_missing',
         'The customer has no default payment method; pass payment_method or paid_out_of_band.',
         'payment_method',
       );
     }
-    const r = this.attempt(accountId, inv, now, { automatic: false, paymentMethod: body.payment_method });
+    const r = await this.attempt(accountId, inv, now, { automatic: false, paymentMethod: body.payment_method });
     return r.ok ? inv : new Outcome(r.error);
   }
 
-  void(accountId: string, id: string, now: number): StoredInvoice {
-    const inv = this.load(accountId, id);
+  async void(accountId: string, id: string, now: number): Promise<StoredInvoice> {
+    const inv = await this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due', 'uncollectible'];
     if (!from.includes(inv.status))
       throw errors.unexpectedState(
@@ -611,13 +618,13 @@ export class Invoices {
     inv.next_payment_attempt = null;
     inv.action_kind = null;
     inv.action_ms = null;
-    this.save(accountId, inv);
-    this.record(accountId, 'invoice.voided', inv, now, before);
+    await this.save(accountId, inv);
+    await this.record(accountId, 'invoice.voided', inv, now, before);
     return inv;
   }
 
-  markUncollectible(accountId: string, id: string, now: number): StoredInvoice {
-    const inv = this.load(accountId, id);
+  async markUncollectible(accountId: string, id: string, now: number): Promise<StoredInvoice> {
+    const inv = await this.load(accountId, id);
     const from: InvoiceStatus[] = ['open', 'past_due'];
     if (!from.includes(inv.status))
       throw errors.unexpectedState(
@@ -630,12 +637,12 @@ export class Invoices {
     inv.next_payment_attempt = null;
     inv.action_kind = null;
     inv.action_ms = null;
-    this.save(accountId, inv);
-    this.record(accountId, 'invoice.marked_uncollectible', inv, now, before);
+    await this.save(accountId, inv);
+    await this.record(accountId, 'invoice.marked_uncollectible', inv, now, before);
     return inv;
   }
 
-  list(accountId: string, url: string, q: ListInvoicesQuery): List<StoredInvoice> {
+  list(accountId: string, url: string, q: ListInvoicesQuery): Promise<List<StoredInvoice>> {
     return this.billing.stored.invoices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,

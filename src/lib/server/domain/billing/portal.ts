@@ -12,9 +12,9 @@ export const PORTAL_TTL_MS = HOUR_MS;
 export class Portals {
   constructor(private readonly billing: BillingContext) {}
 
-  create(accountId: string, body: CreatePortalSessionBody, now: number, baseUrl: string): PortalSession {
+  async create(accountId: string, body: CreatePortalSessionBody, now: number, baseUrl: string): Promise<PortalSession> {
     if (body.return_url !== undefined) checkHttpUrl(body.return_url, 'return_url');
-    const customer = this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
+    const customer = await this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
     const id = newId('pts');
     const p: PortalSession = {
       id,
@@ -26,11 +26,11 @@ export class Portals {
       expires_at: isoTime(now + PORTAL_TTL_MS),
       livemode: false,
     };
-    return this.toApi(this.billing.stored.portals.insert(accountId, p));
+    return this.toApi(await this.billing.stored.portals.insert(accountId, p));
   }
 
-  get(accountId: string, id: string): PortalSession {
-    return this.toApi(this.billing.stored.portals.require(accountId, id, 'portal_session', 'portal_session_id'));
+  async get(accountId: string, id: string): Promise<PortalSession> {
+    return this.toApi(await this.billing.stored.portals.require(accountId, id, 'portal_session', 'portal_session_id'));
   }
 
   /** Its `url` at the server's address now (links.ts). */

@@ -16,7 +16,7 @@ export class Prices {
     private readonly products: Products,
   ) {}
 
-  create(accountId: string, body: CreatePriceBody, now: number): Price {
+  async create(accountId: string, body: CreatePriceBody, now: number): Promise<Price> {
     if ((body.product === undefined) === (body.product_data === undefined)) {
       throw body.product === undefined
         ? errors.parameterMissing('product')
@@ -26,7 +26,8 @@ export class Prices {
     if (body.type === 'one_time' && body.recurring !== undefined)
       throw errors.parameterInvalid('type', '"one_time" prices take no recurring');
     const currency = normalizeCurrency(body.currency, 'currency');
-    const product = body.product !== undefined ? this.products.load(accountId, body.product, 'product') : undefined;
+    const product =
+      body.product !== undefined ? await this.products.load(accountId, body.product, 'product') : undefined;
     const scheme = body.billing_scheme ?? 'per_unit';
     let tiers: Tier[] | null = null;
     let unit_amount: number | null = null;
@@ -84,8 +85,13 @@ export class Prices {
       throw errors.parameterInvalid('billing_scheme', 'tiered prices must be recurring');
     const productId = product
       ? product.id
-      : this.products.create(accountId, { name: body.product_data!.name, metadata: body.product_data!.metadata }, now)
-          .id;
+      : (
+          await this.products.create(
+            accountId,
+            { name: body.product_data!.name, metadata: body.product_data!.metadata },
+            now,
+          )
+        ).id;
     const price: Price = {
       id: newId('price'),
       object: 'price',
@@ -103,32 +109,32 @@ export class Prices {
       created: unixSeconds(now),
       livemode: false,
     };
-    this.billing.stored.prices.insert(accountId, price);
-    this.billing.events.record(accountId, 'price.created', price, { at: now });
+    await this.billing.stored.prices.insert(accountId, price);
+    await this.billing.events.record(accountId, 'price.created', price, { at: now });
     if (product && product.default_price === null) {
       const previous = { ...product };
       product.default_price = price.id;
-      this.products.save(accountId, product, previous, now);
+      await this.products.save(accountId, product, previous, now);
     }
     return price;
   }
 
-  get(accountId: string, id: string, param = 'price_id'): Price {
+  async get(accountId: string, id: string, param = 'price_id'): Promise<Price> {
     return this.billing.stored.prices.require(accountId, id, 'price', param);
   }
 
-  update(accountId: string, id: string, body: UpdatePriceBody, now: number): Price {
-    const p = this.get(accountId, id);
+  async update(accountId: string, id: string, body: UpdatePriceBody, now: number): Promise<Price> {
+    const p = await this.get(accountId, id);
     const previous = { ...p };
     if (body.nickname !== undefined) p.nickname = body.nickname === '' ? null : body.nickname;
     if (body.active !== undefined) p.active = body.active;
     if (body.metadata !== undefined) p.metadata = mergeMetadata(p.metadata, body.metadata);
-    this.billing.stored.prices.update(accountId, p);
-    recordUpdate(this.billing.events, accountId, 'price.updated', p, previous, now);
+    await this.billing.stored.prices.update(accountId, p);
+    await recordUpdate(this.billing.events, accountId, 'price.updated', p, previous, now);
     return p;
   }
 
-  list(accountId: string, url: string, q: ListPricesQuery): List<Price> {
+  async list(accountId: string, url: string, q: ListPricesQuery): Promise<List<Price>> {
     return this.billing.stored.prices.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,

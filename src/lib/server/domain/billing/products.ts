@@ -22,13 +22,13 @@ export const wantsPrices = (q: ProductExpandQuery | ListProductsQuery): boolean 
 export class Products {
   constructor(private readonly billing: BillingContext) {}
 
-  private toApi(accountId: string, p: StoredProduct, expand: boolean): Product {
+  private async toApi(accountId: string, p: StoredProduct, expand: boolean): Promise<Product> {
     if (!expand) return { ...p };
-    const prices = this.billing.stored.pricesOf(accountId, p.id);
+    const prices = await this.billing.stored.pricesOf(accountId, p.id);
     return { ...p, prices: prices.reverse() };
   }
 
-  create(accountId: string, body: CreateProductBody, now: number): Product {
+  async create(accountId: string, body: CreateProductBody, now: number): Promise<Product> {
     const s = unixSeconds(now);
     const p: StoredProduct = {
       id: newId('prod'),
@@ -45,27 +45,27 @@ export class Products {
       updated: s,
       livemode: false,
     };
-    this.billing.stored.products.insert(accountId, p);
-    this.billing.events.record(accountId, 'product.created', p, { at: now });
+    await this.billing.stored.products.insert(accountId, p);
+    await this.billing.events.record(accountId, 'product.created', p, { at: now });
     return p;
   }
 
   /** Stores a changed product and records product.updated (when something besides `updated` changed). */
-  save(accountId: string, p: StoredProduct, previous: StoredProduct, now: number): void {
-    this.billing.stored.products.update(accountId, p);
-    recordUpdate(this.billing.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
+  async save(accountId: string, p: StoredProduct, previous: StoredProduct, now: number): Promise<void> {
+    await this.billing.stored.products.update(accountId, p);
+    await recordUpdate(this.billing.events, accountId, 'product.updated', p, { ...previous, updated: p.updated }, now);
   }
 
-  load(accountId: string, id: string, param = 'product_id'): StoredProduct {
+  async load(accountId: string, id: string, param = 'product_id'): Promise<StoredProduct> {
     return this.billing.stored.products.require(accountId, id, 'product', param);
   }
 
-  get(accountId: string, id: string, q: ProductExpandQuery): Product {
-    return this.toApi(accountId, this.load(accountId, id), wantsPrices(q));
+  async get(accountId: string, id: string, q: ProductExpandQuery): Promise<Product> {
+    return this.toApi(accountId, await this.load(accountId, id), wantsPrices(q));
   }
 
-  update(accountId: string, id: string, body: UpdateProductBody, now: number): Product {
-    const p = this.load(accountId, id);
+  async update(accountId: string, id: string, body: UpdateProductBody, now: number): Promise<Product> {
+    const p = await this.load(accountId, id);
     const previous = { ...p };
     if (body.name !== undefined) p.name = body.name;
     if (body.description !== undefined) p.description = body.description;
@@ -77,36 +77,36 @@ export class Products {
     if (body.default_price !== undefined) {
       if (body.default_price === '') p.default_price = null;
       else {
-        const price = this.billing.stored.prices.require(accountId, body.default_price, 'price', 'default_price');
+        const price = await this.billing.stored.prices.require(accountId, body.default_price, 'price', 'default_price');
         if (price.product !== p.id)
           throw errors.parameterInvalid('default_price', `price ${price.id} belongs to another product`);
         p.default_price = price.id;
       }
     }
     p.updated = unixSeconds(now);
-    this.save(accountId, p, previous, now);
+    await this.save(accountId, p, previous, now);
     return this.toApi(accountId, p, false);
   }
 
   /** Deleted when it has no prices; archived (`active: false`, `deleted: false`) when it has. */
-  delete(accountId: string, id: string, now: number): Product | DeletedResource {
-    const p = this.load(accountId, id);
-    const prices = this.billing.stored.pricesOf(accountId, id);
+  async delete(accountId: string, id: string, now: number): Promise<Product | DeletedResource> {
+    const p = await this.load(accountId, id);
+    const prices = await this.billing.stored.pricesOf(accountId, id);
     if (prices.length === 0) {
-      this.billing.stored.products.delete(accountId, id);
-      this.billing.events.record(accountId, 'product.deleted', p, { at: now });
+      await this.billing.stored.products.delete(accountId, id);
+      await this.billing.events.record(accountId, 'product.deleted', p, { at: now });
       return { id, object: 'product', deleted: true };
     }
     const previous = { ...p };
     p.active = false;
     p.updated = unixSeconds(now);
-    this.save(accountId, p, previous, now);
+    await this.save(accountId, p, previous, now);
     return { ...p, deleted: false };
   }
 
-  list(accountId: string, url: string, q: ListProductsQuery): List<Product> {
+  async list(accountId: string, url: string, q: ListProductsQuery): Promise<List<Product>> {
     const active = q.active === undefined ? undefined : q.active ? 1 : 0;
-    const page = this.billing.stored.products.list(accountId, url, {
+    const page = await this.billing.stored.products.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -114,7 +114,7 @@ export class Products {
     });
     const expand = wantsPrices(q);
     const data: Product[] = [];
-    for (const p of page.data) data.push(this.toApi(accountId, p, expand));
+    for (const p of page.data) data.push(await this.toApi(accountId, p, expand));
     return { ...page, data };
   }
 }

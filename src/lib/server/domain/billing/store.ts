@@ -14,7 +14,7 @@ import type {
   PortalSession,
   SubscriptionStatus,
 } from '../../../contract/billing.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import type { Events } from '../events.js';
 import { errors } from '../../errors.js';
 import { billableAmount } from './money.js';
@@ -89,46 +89,46 @@ export interface BillingStore {
   readonly portals: Documents<PortalSession>;
 
   /** The next value of a per-account counter (1, 2, 3 …), inside the caller's transaction. */
-  nextCounter(accountId: string, name: string): Pending<number>;
+  nextCounter(accountId: string, name: string): Promise<number>;
 
   /** The items of a subscription. */
-  itemsOf(accountId: string, subscriptionId: string): Pending<StoredItem[]>;
+  itemsOf(accountId: string, subscriptionId: string): Promise<StoredItem[]>;
   /** The prices of a product. */
-  pricesOf(accountId: string, productId: string): Pending<Price[]>;
+  pricesOf(accountId: string, productId: string): Promise<Price[]>;
   /** A customer's subscriptions (all statuses). */
-  subscriptionsOf(accountId: string, customerId: string): Pending<StoredSubscription[]>;
+  subscriptionsOf(accountId: string, customerId: string): Promise<StoredSubscription[]>;
   /** A customer's subscriptions that are not canceled. */
-  liveSubscriptionsOf(accountId: string, customerId: string): Pending<StoredSubscription[]>;
+  liveSubscriptionsOf(accountId: string, customerId: string): Promise<StoredSubscription[]>;
   /** A customer's invoices that are not drafts. */
-  finalizedInvoicesOf(accountId: string, customerId: string): Pending<StoredInvoice[]>;
+  finalizedInvoicesOf(accountId: string, customerId: string): Promise<StoredInvoice[]>;
   /** A subscription's invoices other than `exceptId` whose status is open, past_due or uncollectible. */
-  unsettledInvoicesOf(accountId: string, subscriptionId: string, exceptId: string): Pending<StoredInvoice[]>;
+  unsettledInvoicesOf(accountId: string, subscriptionId: string, exceptId: string): Promise<StoredInvoice[]>;
 
   /** A checkout session found by its id alone (the hosted pages' links name no account), with its account. */
-  findCheckout(id: string): Pending<Owned<StoredCheckout> | undefined>;
+  findCheckout(id: string): Promise<Owned<StoredCheckout> | undefined>;
   /** An invoice found by its id alone, with its account. */
-  findInvoice(id: string): Pending<Owned<StoredInvoice> | undefined>;
+  findInvoice(id: string): Promise<Owned<StoredInvoice> | undefined>;
   /** A portal session found by its id alone, with its account. */
-  findPortal(id: string): Pending<Owned<PortalSession> | undefined>;
+  findPortal(id: string): Promise<Owned<PortalSession> | undefined>;
   /** The open checkout sessions whose payment session is `sessionId`. */
-  openCheckoutsOf(accountId: string, sessionId: string): Pending<StoredCheckout[]>;
+  openCheckoutsOf(accountId: string, sessionId: string): Promise<StoredCheckout[]>;
 
   /** The usage records of an item timestamped before `end` (Unix s). */
-  usageBefore(accountId: string, itemId: string, end: number): Pending<StoredUsage[]>;
+  usageBefore(accountId: string, itemId: string, end: number): Promise<StoredUsage[]>;
   /** The usage records of an item timestamped in [start, end) (Unix s). */
-  usageDuring(accountId: string, itemId: string, start: number, end: number): Pending<StoredUsage[]>;
+  usageDuring(accountId: string, itemId: string, start: number, end: number): Promise<StoredUsage[]>;
   /** The (first) usage record of an item timestamped exactly `ts` (Unix s). */
-  usageAt(accountId: string, itemId: string, ts: number): Pending<StoredUsage | undefined>;
+  usageAt(accountId: string, itemId: string, ts: number): Promise<StoredUsage | undefined>;
 
   /** When the account's earliest open checkout session expires (expires_ms); undefined when none is open. */
-  nextCheckoutExpiry(accountId: string): Pending<number | undefined>;
+  nextCheckoutExpiry(accountId: string): Promise<number | undefined>;
   /**
    * The open checkout sessions that expire by `now` (expires_ms <= now), of one account or of all: the first
    * `limit` (all when -1) in creation order.
    */
-  checkoutsExpiredBy(now: number, accountId: string | undefined, limit: number): Pending<Owned<StoredCheckout>[]>;
+  checkoutsExpiredBy(now: number, accountId: string | undefined, limit: number): Promise<Owned<StoredCheckout>[]>;
   /** When the account's earliest invoice action of `kind` is due (action_ms); undefined when none. */
-  nextInvoiceAction(accountId: string, kind: 'retry' | 'due'): Pending<number | undefined>;
+  nextInvoiceAction(accountId: string, kind: 'retry' | 'due'): Promise<number | undefined>;
   /**
    * The invoices whose action of `kind` is due by `now` (action_ms <= now), of one account or of all: the first
    * `limit` (all when -1) in creation order.
@@ -138,9 +138,9 @@ export interface BillingStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Pending<Owned<StoredInvoice>[]>;
+  ): Promise<Owned<StoredInvoice>[]>;
   /** When the account's earliest subscription in one of `statuses` is due (due_ms); undefined when none. */
-  nextSubscriptionDue(accountId: string, statuses: SubscriptionStatus[]): Pending<number | undefined>;
+  nextSubscriptionDue(accountId: string, statuses: SubscriptionStatus[]): Promise<number | undefined>;
   /**
    * The subscriptions in one of `statuses` due by `now` (due_ms <= now), of one account or of all: the first
    * `limit` (all when -1) in creation order.
@@ -150,7 +150,7 @@ export interface BillingStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Pending<Owned<StoredSubscription>[]>;
+  ): Promise<Owned<StoredSubscription>[]>;
 }
 
 /** What the billing services share: the area's store, the event log, and the server's base URL. */

@@ -73,23 +73,24 @@ export class Subscriptions {
   ) {
     // An invoice's outcome moved a subscription (past_due, unpaid, active again): subscription.updated, unless
     // the change is part of an operation of this class that records its own one event (create, renew …).
-    invoices.onSubscriptionStatus = (accountId, sub, previousStatus, now) => {
-      if (!this.quiet.has(sub.id)) this.record(accountId, 'subscription.updated', sub, now, { status: previousStatus });
+    invoices.onSubscriptionStatus = async (accountId, sub, previousStatus, now) => {
+      if (!this.quiet.has(sub.id))
+        await this.record(accountId, 'subscription.updated', sub, now, { status: previousStatus });
     };
   }
 
   /** Subscriptions in the middle of an operation that records one event for all it does. */
   private readonly quiet = new Set<string>();
 
-  private record(accountId: string, type: EventType, s: Stored, now: number, previous?: object): void {
-    this.billing.events.record(accountId, type, this.toApi(accountId, s, now), { at: now, previous });
+  private async record(accountId: string, type: EventType, s: Stored, now: number, previous?: object): Promise<void> {
+    await this.billing.events.record(accountId, type, await this.toApi(accountId, s, now), { at: now, previous });
   }
 
   /** Runs `f` (which changes subscription `id`) without the invoices' own subscription.updated events. */
-  private quietly<T>(id: string, f: () => T): T {
+  private async quietly<T>(id: string, f: () => Promise<T>): Promise<T> {
     this.quiet.add(id);
     try {
-      return f();
+      return await f();
     } finally {
       this.quiet.delete(id);
     }
@@ -97,11 +98,11 @@ export class Subscriptions {
 
   // ------------------------------------------------------------------------------------------- views
 
-  private itemApi(accountId: string, i: StoredItem): SubscriptionItem {
-    return { ...i, price: this.billing.stored.prices.get(accountId, i.price)! };
+  private async itemApi(accountId: string, i: StoredItem): Promise<SubscriptionItem> {
+    return { ...i, price: (await this.billing.stored.prices.get(accountId, i.price))! };
   }
 
-  toApi(accountId: string, s: Stored, now: number): Subscription {
+  async toApi(accountId: string, s: Stored, now: number): Promise<Subscription> {
     const {
       period_index: _pi,
       interval: _i,
@@ -116,15 +117,15 @@ export class Subscriptions {
       ...rest
     } = s;
     const items: SubscriptionItem[] = [];
-    for (const i of this.billing.stored.itemsOf(accountId, s.id)) items.push(this.itemApi(accountId, i));
+    for (const i of await this.billing.stored.itemsOf(accountId, s.id)) items.push(await this.itemApi(accountId, i));
     return { ...rest, discount: discountApi(discount, now), items: { object: 'list', data: items } };
   }
 
-  load(accountId: string, id: string, param = 'subscription_id'): Stored {
+  load(accountId: string, id: string, param = 'subscription_id'): Promise<Stored> {
     return this.billing.stored.subscriptions.require(accountId, id, 'subscription', param);
   }
 
-  private save(accountId: string, s: Stored): Stored {
+  private save(accountId: string, s: Stored): Promise<Stored> {
     s.due_ms = subscriptionDue(s);
     return this.billing.stored.subscriptions.update(accountId, s);
   }
@@ -132,13 +133,13 @@ export class Subscriptions {
   // ---------------------------------------------------------------------------------------- helpers
 
   /** A price usable on this subscription: recurring, active, and (when given) the same currency and interval. */
-  private usablePrice(
+  private async usablePrice(
     accountId: string,
     id: string,
     param: string,
     like?: { currency: string; interval: string; interval_count: number },
-  ): Price {
-    const p = this.billing.stored.prices.require(accountId, id, 'price', param);
+  ): Promise<Price> {
+    const p = await this.billing.stored.prices.require(accountId, id, 'price', param);
     if (!p.recurring)
       throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
     if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
@@ -156,8 +157,8 @@ export class Subscriptions {
     return p;
   }
 
-  private productName(accountId: string, productId: string): string {
-    return this.billing.stored.products.get(accountId, productId)?.name ?? productId;
+  private async productName(accountId: string, productId: string): Promise<string> {
+    return (await this.billing.stored.products.get(accountId, productId))?.name ?? productId;
   }
 
   private bounds(s: Stored, index: number): { start: number; end: number } {
@@ -174,22 +175,22 @@ export class Subscriptions {
   }
 
   /** Lines for licensed items over `period` (scaled by `fraction` for a prorated stub). */
-  private licensedLines(
+  private async licensedLines(
     accountId: string,
     items: StoredItem[],
     period: { start: number; end: number },
     fraction?: { num: number; den: number },
-  ): PendingLine[] {
+  ): Promise<PendingLine[]> {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.billing.stored.prices.get(accountId, i.price)!;
+      const p = (await this.billing.stored.prices.get(accountId, i.price))!;
       if (p.recurring?.usage_type === 'metered') continue;
       const full = priceAmount(p, i.quantity);
       out.push({
         type: 'subscription',
         amount: fraction ? prorate(full, fraction.num, fraction.den) : full,
         currency: p.currency,
-        description: `${i.quantity} × ${this.productName(accountId, p.product)}${fraction ? ' (prorated)' : ''} (${formatTime(period.start)} – ${formatTime(period.end)})`,
+        description: `${i.quantity} × ${await this.productName(accountId, p.product)}${fraction ? ' (prorated)' : ''} (${formatTime(period.start)} – ${formatTime(period.end)})`,
         price: { id: p.id, product: p.product },
         quantity: i.quantity,
         period,
@@ -199,12 +200,16 @@ export class Subscriptions {
   }
 
   /** Usage lines of metered items for `period` (billed in arrears). */
-  private usageLines(accountId: string, items: StoredItem[], period: { start: number; end: number }): PendingLine[] {
+  private async usageLines(
+    accountId: string,
+    items: StoredItem[],
+    period: { start: number; end: number },
+  ): Promise<PendingLine[]> {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = this.billing.stored.prices.get(accountId, i.price)!;
+      const p = (await this.billing.stored.prices.get(accountId, i.price))!;
       if (p.recurring?.usage_type !== 'metered') continue;
-      const q = aggregateUsage(
+      const q = await aggregateUsage(
         this.billing.stored,
         accountId,
         i.id,
@@ -216,7 +221,7 @@ export class Subscriptions {
         type: 'usage',
         amount: priceAmount(p, q),
         currency: p.currency,
-        description: `Usage: ${q} × ${this.productName(accountId, p.product)} (${formatTime(period.start)} – ${formatTime(period.end)})`,
+        description: `Usage: ${q} × ${await this.productName(accountId, p.product)} (${formatTime(period.start)} – ${formatTime(period.end)})`,
         price: { id: p.id, product: p.product },
         quantity: q,
         period,
@@ -230,8 +235,14 @@ export class Subscriptions {
    * and collects it: a charge for charge_automatically, a due date for send_invoice. Returns the
    * subscription as stored afterwards (the invoice's outcome may have changed its status).
    */
-  private invoiceAndCollect(accountId: string, s: Stored, lines: PendingLine[], reason: string, now: number): Stored {
-    const inv = this.invoices.build(
+  private async invoiceAndCollect(
+    accountId: string,
+    s: Stored,
+    lines: PendingLine[],
+    reason: string,
+    now: number,
+  ): Promise<Stored> {
+    const inv = await this.invoices.build(
       accountId,
       {
         customer: s.customer,
@@ -251,29 +262,29 @@ export class Subscriptions {
     );
     s.pending_lines = [];
     s.latest_invoice = inv.id;
-    this.save(accountId, s);
-    const open = this.invoices.finalizeDoc(accountId, inv, now);
+    await this.save(accountId, s);
+    const open = await this.invoices.finalizeDoc(accountId, inv, now);
     if (open.status === 'open' && s.collection_method === 'charge_automatically')
-      this.invoices.attempt(accountId, open, now, { automatic: true });
-    return this.load(accountId, s.id);
+      await this.invoices.attempt(accountId, open, now, { automatic: true });
+    return await this.load(accountId, s.id);
   }
 
-  private paymentMethodOf(
+  private async paymentMethodOf(
     accountId: string,
     s: { default_payment_method: string | null; customer: string },
-  ): string | null {
+  ): Promise<string | null> {
     return (
       s.default_payment_method ??
-      this.billing.stored.customers.get(accountId, s.customer)?.default_payment_method ??
+      (await this.billing.stored.customers.get(accountId, s.customer))?.default_payment_method ??
       null
     );
   }
 
   // ------------------------------------------------------------------------------------------ create
 
-  create(accountId: string, body: CreateSubscriptionBody, now: number): Stored {
-    const customer = this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
-    const first = this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
+  async create(accountId: string, body: CreateSubscriptionBody, now: number): Promise<Stored> {
+    const customer = await this.billing.stored.customers.require(accountId, body.customer, 'customer', 'customer');
+    const first = await this.usablePrice(accountId, body.items[0]!.price, 'items[0].price');
     const like = {
       currency: first.currency,
       interval: first.recurring!.interval,
@@ -282,7 +293,7 @@ export class Subscriptions {
     const seen = new Set<string>();
     const prices: Price[] = [];
     for (const [i, it] of body.items.entries()) {
-      const p = this.usablePrice(accountId, it.price, `items[${i}].price`, like);
+      const p = await this.usablePrice(accountId, it.price, `items[${i}].price`, like);
       if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
       seen.add(p.id);
       if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined)
@@ -323,7 +334,8 @@ export class Subscriptions {
         'default_payment_method',
       );
     }
-    const discount = body.coupon !== undefined ? this.coupons.redeem(accountId, body.coupon, like.currency, now) : null;
+    const discount =
+      body.coupon !== undefined ? await this.coupons.redeem(accountId, body.coupon, like.currency, now) : null;
 
     const anchor = trialEnd ?? body.billing_cycle_anchor ?? s0;
     const stub = trialEnd === undefined && anchor > s0;
@@ -364,7 +376,7 @@ export class Subscriptions {
     };
     s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
-    this.billing.stored.subscriptions.insert(accountId, s);
+    await this.billing.stored.subscriptions.insert(accountId, s);
     const items: StoredItem[] = [];
     for (const [i, it] of body.items.entries()) {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
@@ -377,40 +389,40 @@ export class Subscriptions {
         metadata: it.metadata ?? {},
         created: s0,
       };
-      items.push(this.billing.stored.items.insert(accountId, item));
+      items.push(await this.billing.stored.items.insert(accountId, item));
     }
     if (s.status === 'trialing') {
-      this.record(accountId, 'subscription.created', s, now);
+      await this.record(accountId, 'subscription.created', s, now);
       // A trial shorter than the notice: its end is near at once.
-      if (s.trial_reminder_ms === null) this.record(accountId, 'subscription.trial_will_end', s, now);
+      if (s.trial_reminder_ms === null) await this.record(accountId, 'subscription.trial_will_end', s, now);
       return s;
     }
     const period = { start: s.current_period_start, end: s.current_period_end };
-    const lines = this.licensedLines(
+    const lines = await this.licensedLines(
       accountId,
       items,
       period,
       stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined,
     );
     // One event for the subscription as its first invoice left it (after that invoice's own events).
-    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now));
-    this.record(accountId, 'subscription.created', out, now);
+    const out = await this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now));
+    await this.record(accountId, 'subscription.created', out, now);
     return out;
   }
 
-  get(accountId: string, id: string, now: number): Subscription {
-    return this.toApi(accountId, this.load(accountId, id), now);
+  async get(accountId: string, id: string, now: number): Promise<Subscription> {
+    return await this.toApi(accountId, await this.load(accountId, id), now);
   }
 
-  list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): List<Subscription> {
-    const page = this.billing.stored.subscriptions.list(accountId, url, {
+  async list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): Promise<List<Subscription>> {
+    const page = await this.billing.stored.subscriptions.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
       where: { customer: q.customer, status: q.status },
     });
     const data: Subscription[] = [];
-    for (const s of page.data) data.push(this.toApi(accountId, s, now));
+    for (const s of page.data) data.push(await this.toApi(accountId, s, now));
     return { ...page, data };
   }
 
@@ -422,22 +434,22 @@ export class Subscriptions {
   }
 
   /** Applies item changes; prorations (credit for the old, charge for the new) for the rest of the period. */
-  private changeItems(
+  private async changeItems(
     accountId: string,
     s: Stored,
     changes: ItemChange[],
     prorations: boolean,
     now: number,
-  ): StoredItem[] {
+  ): Promise<StoredItem[]> {
     const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
-    const items = this.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.billing.stored.itemsOf(accountId, s.id);
     const byId = new Map(items.map((i) => [i.id, i]));
     const nowS = unixSeconds(now);
     const prorate_ = prorations && (s.status === 'active' || s.status === 'past_due') && nowS < s.current_period_end;
     const rem = s.current_period_end - Math.max(nowS, s.current_period_start);
     const len = this.fullLength(s);
     const lines: PendingLine[] = [];
-    const proration = (price: Price, quantity: number, sign: 1 | -1) => {
+    const proration = async (price: Price, quantity: number, sign: 1 | -1) => {
       if (!prorate_ || price.recurring?.usage_type === 'metered') return;
       const amount = prorate(priceAmount(price, quantity), rem, len);
       if (amount === 0) return;
@@ -445,7 +457,7 @@ export class Subscriptions {
         type: 'proration',
         amount: sign * amount,
         currency: price.currency,
-        description: `${sign < 0 ? 'Unused' : 'Remaining'} time on ${quantity} × ${this.productName(accountId, price.product)} after ${formatTime(nowS)}`,
+        description: `${sign < 0 ? 'Unused' : 'Remaining'} time on ${quantity} × ${await this.productName(accountId, price.product)} after ${formatTime(nowS)}`,
         price: { id: price.id, product: price.product },
         quantity,
         period: { start: nowS, end: s.current_period_end },
@@ -454,7 +466,7 @@ export class Subscriptions {
     const touched: StoredItem[] = [];
     for (const c of changes) {
       if (c.kind === 'add') {
-        const p = this.usablePrice(accountId, c.price, c.param, like);
+        const p = await this.usablePrice(accountId, c.price, c.param, like);
         if ([...byId.values()].some((i) => i.price === p.id))
           throw errors.parameterInvalid(c.param, `price ${p.id} is already on the subscription`);
         const metered = p.recurring!.usage_type === 'metered';
@@ -473,15 +485,15 @@ export class Subscriptions {
           created: nowS,
         };
         assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
-        this.billing.stored.items.insert(accountId, item);
+        await this.billing.stored.items.insert(accountId, item);
         byId.set(item.id, item);
-        proration(p, item.quantity, 1);
+        await proration(p, item.quantity, 1);
         touched.push(item);
         continue;
       }
       const item = byId.get(c.id);
       if (!item) throw errors.notFound('subscription_item', c.id, c.param);
-      const oldPrice = this.billing.stored.prices.get(accountId, item.price)!;
+      const oldPrice = (await this.billing.stored.prices.get(accountId, item.price))!;
       if (c.kind === 'delete') {
         if (byId.size === 1)
           throw errors.invalidRequest(
@@ -489,14 +501,14 @@ export class Subscriptions {
             `Item ${item.id} is the subscription's last item; cancel the subscription instead.`,
             c.param,
           );
-        proration(oldPrice, item.quantity, -1);
-        this.billing.stored.items.delete(accountId, item.id);
+        await proration(oldPrice, item.quantity, -1);
+        await this.billing.stored.items.delete(accountId, item.id);
         byId.delete(item.id);
         continue;
       }
       const newPrice =
         c.price !== undefined && c.price !== item.price
-          ? this.usablePrice(accountId, c.price, c.param.replace(/id$/, 'price'), like)
+          ? await this.usablePrice(accountId, c.price, c.param.replace(/id$/, 'price'), like)
           : oldPrice;
       const metered = newPrice.recurring!.usage_type === 'metered';
       if (metered && c.quantity !== undefined)
@@ -507,28 +519,28 @@ export class Subscriptions {
       const newQty = metered ? 0 : (c.quantity ?? (oldPrice.recurring!.usage_type === 'metered' ? 1 : item.quantity));
       assertBillable(newPrice, newQty, c.param.replace(/id$/, 'quantity'));
       if (newPrice.id !== oldPrice.id || newQty !== item.quantity) {
-        proration(oldPrice, item.quantity, -1);
-        proration(newPrice, newQty, 1);
+        await proration(oldPrice, item.quantity, -1);
+        await proration(newPrice, newQty, 1);
       }
       item.price = newPrice.id;
       item.quantity = newQty;
       if (c.metadata !== undefined) item.metadata = mergeMetadata(item.metadata, c.metadata);
-      this.billing.stored.items.update(accountId, item);
+      await this.billing.stored.items.update(accountId, item);
       touched.push(item);
     }
     s.pending_lines.push(...lines);
     return touched;
   }
 
-  update(accountId: string, id: string, body: UpdateSubscriptionBody, now: number): Stored {
-    const s = this.load(accountId, id);
+  async update(accountId: string, id: string, body: UpdateSubscriptionBody, now: number): Promise<Stored> {
+    const s = await this.load(accountId, id);
     this.requireLive(s);
-    const before = this.toApi(accountId, s, now);
+    const before = await this.toApi(accountId, s, now);
     const prorations = (body.proration_behavior ?? 'create_prorations') === 'create_prorations';
     const changes: ItemChange[] = [];
     if (body.quantity !== undefined) {
       if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
-      const items = this.billing.stored.itemsOf(accountId, s.id);
+      const items = await this.billing.stored.itemsOf(accountId, s.id);
       if (items.length !== 1)
         throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
       changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
@@ -556,13 +568,14 @@ export class Subscriptions {
           param: `${param}.id`,
         });
     });
-    if (changes.length) this.changeItems(accountId, s, changes, prorations, now);
+    if (changes.length) await this.changeItems(accountId, s, changes, prorations, now);
     if (body.cancel_at_period_end !== undefined) {
       s.cancel_at_period_end = body.cancel_at_period_end;
       s.canceled_at = body.cancel_at_period_end ? unixSeconds(now) : null;
     }
     if (body.coupon !== undefined)
-      s.discount = body.coupon === '' ? null : this.coupons.apply(accountId, s.discount, body.coupon, s.currency, now);
+      s.discount =
+        body.coupon === '' ? null : await this.coupons.apply(accountId, s.discount, body.coupon, s.currency, now);
     if (body.default_payment_method !== undefined) s.default_payment_method = body.default_payment_method;
     if (body.collection_method !== undefined) s.collection_method = body.collection_method;
     if (body.days_until_due !== undefined) s.days_until_due = body.days_until_due;
@@ -570,22 +583,29 @@ export class Subscriptions {
       throw errors.parameterMissing('days_until_due');
     if (s.collection_method === 'charge_automatically') s.days_until_due = null;
     if (body.metadata !== undefined) s.metadata = mergeMetadata(s.metadata, body.metadata);
-    this.save(accountId, s);
-    this.recordUpdated(accountId, s, before, now);
+    await this.save(accountId, s);
+    await this.recordUpdated(accountId, s, before, now);
     return s;
   }
 
   /** subscription.updated for a change of `s` (when it changed something the API shows). */
-  private recordUpdated(accountId: string, s: Stored, before: Subscription, now: number): void {
-    recordUpdate(this.billing.events, accountId, 'subscription.updated', this.toApi(accountId, s, now), before, now);
+  private async recordUpdated(accountId: string, s: Stored, before: Subscription, now: number): Promise<void> {
+    await recordUpdate(
+      this.billing.events,
+      accountId,
+      'subscription.updated',
+      await this.toApi(accountId, s, now),
+      before,
+      now,
+    );
   }
 
   /** Now: `canceled` at once (open invoices stay as they are). At period end: `cancel_at_period_end`. */
-  cancel(accountId: string, id: string, body: CancelSubscriptionBody, now: number): Stored {
-    const s = this.load(accountId, id);
+  async cancel(accountId: string, id: string, body: CancelSubscriptionBody, now: number): Promise<Stored> {
+    const s = await this.load(accountId, id);
     this.requireLive(s);
     const nowS = unixSeconds(now);
-    const before = this.toApi(accountId, s, now);
+    const before = await this.toApi(accountId, s, now);
     if (body.at_period_end) {
       if (!['active', 'trialing', 'past_due'].includes(s.status)) {
         throw errors.unexpectedState(
@@ -595,8 +615,8 @@ export class Subscriptions {
       }
       s.cancel_at_period_end = true;
       s.canceled_at = nowS;
-      this.save(accountId, s);
-      this.recordUpdated(accountId, s, before, now);
+      await this.save(accountId, s);
+      await this.recordUpdated(accountId, s, before, now);
       return s;
     }
     s.status = 'canceled';
@@ -605,44 +625,44 @@ export class Subscriptions {
     s.cancel_at_period_end = false;
     s.pending_lines = [];
     s.period_history.push({ start: s.current_period_start, end: Math.min(nowS, s.current_period_end), invoice: null });
-    this.save(accountId, s);
-    this.record(accountId, 'subscription.canceled', s, now, before);
+    await this.save(accountId, s);
+    await this.record(accountId, 'subscription.canceled', s, now, before);
     return s;
   }
 
-  pause(accountId: string, id: string, now: number): Stored {
-    const s = this.load(accountId, id);
+  async pause(accountId: string, id: string, now: number): Promise<Stored> {
+    const s = await this.load(accountId, id);
     if (!['active', 'trialing', 'past_due'].includes(s.status)) {
       throw errors.unexpectedState(
         'subscription',
         `Subscription ${s.id} is ${s.status}; only active, trialing or past_due subscriptions can be paused.`,
       );
     }
-    const before = this.toApi(accountId, s, now);
+    const before = await this.toApi(accountId, s, now);
     s.paused_from = s.status;
     s.status = 'paused';
     s.paused_at = unixSeconds(now);
-    this.save(accountId, s);
-    this.recordUpdated(accountId, s, before, now);
+    await this.save(accountId, s);
+    await this.recordUpdated(accountId, s, before, now);
     return s;
   }
 
   /** paused → a new period starts now (new billing_cycle_anchor) with its invoice at once. */
-  resume(accountId: string, id: string, now: number): Stored {
-    const s = this.load(accountId, id);
+  async resume(accountId: string, id: string, now: number): Promise<Stored> {
+    const s = await this.load(accountId, id);
     if (s.status !== 'paused')
       throw errors.unexpectedState(
         'subscription',
         `Subscription ${s.id} is ${s.status}; only paused subscriptions can be resumed.`,
       );
-    const before = this.toApi(accountId, s, now);
+    const before = await this.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
-    const items = this.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.billing.stored.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
     const usage =
       s.paused_from === 'trialing'
         ? []
-        : this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
+        : await this.usageLines(accountId, items, { start: s.current_period_start, end: pausedAt });
     if (s.trial_end !== null && s.trial_end > nowS) s.trial_end = nowS;
     s.trial_reminder_ms = null;
     s.period_history.push({ start: s.current_period_start, end: pausedAt, invoice: null });
@@ -655,29 +675,29 @@ export class Subscriptions {
     s.upcoming_ms = upcomingAt(s);
     s.paused_at = null;
     s.paused_from = null;
-    const lines = [...this.licensedLines(accountId, items, b), ...usage];
-    const out = this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now));
+    const lines = [...(await this.licensedLines(accountId, items, b)), ...usage];
+    const out = await this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now));
     if (usage.length) {
       out.period_history[out.period_history.length - 1]!.invoice = out.latest_invoice;
-      this.save(accountId, out);
+      await this.save(accountId, out);
     }
-    this.recordUpdated(accountId, out, before, now);
+    await this.recordUpdated(accountId, out, before, now);
     return out;
   }
 
   // ------------------------------------------------------------------------------------ the engine
 
   /** The trial is over: the first paid period starts at trial_end (the new billing_cycle_anchor). */
-  endTrial(accountId: string, s: Stored, now: number): void {
-    const before = this.toApi(accountId, s, now);
+  async endTrial(accountId: string, s: Stored, now: number): Promise<void> {
+    const before = await this.toApi(accountId, s, now);
     const end = s.trial_end ?? s.current_period_end;
     s.period_history.push({ start: s.current_period_start, end, invoice: null });
     s.trial_reminder_ms = null;
     if (s.cancel_at_period_end) {
       s.status = 'canceled';
       s.ended_at = end;
-      this.save(accountId, s);
-      this.record(accountId, 'subscription.canceled', s, now, before);
+      await this.save(accountId, s);
+      await this.record(accountId, 'subscription.canceled', s, now, before);
       return;
     }
     s.billing_cycle_anchor = end;
@@ -687,28 +707,28 @@ export class Subscriptions {
     s.current_period_end = b.end;
     s.status = 'active';
     s.upcoming_ms = upcomingAt(s);
-    const items = this.billing.stored.itemsOf(accountId, s.id);
-    const out = this.quietly(s.id, () =>
-      this.invoiceAndCollect(accountId, s, this.licensedLines(accountId, items, b), 'subscription_cycle', now),
+    const items = await this.billing.stored.itemsOf(accountId, s.id);
+    const out = await this.quietly(s.id, async () =>
+      this.invoiceAndCollect(accountId, s, await this.licensedLines(accountId, items, b), 'subscription_cycle', now),
     );
-    this.record(accountId, 'subscription.updated', out, now, before);
+    await this.record(accountId, 'subscription.updated', out, now, before);
   }
 
   /** Due work on a trialing subscription: the trial's end, or 3 days before it the notice that it is near. */
-  trialDue(accountId: string, s: Stored, now: number): void {
+  async trialDue(accountId: string, s: Stored, now: number): Promise<void> {
     const reminder = s.trial_reminder_ms;
-    if (reminder == null || reminder > now) return this.endTrial(accountId, s, now);
+    if (reminder == null || reminder > now) return await this.endTrial(accountId, s, now);
     s.trial_reminder_ms = null;
-    this.save(accountId, s);
-    this.record(accountId, 'subscription.trial_will_end', s, reminder);
+    await this.save(accountId, s);
+    await this.record(accountId, 'subscription.trial_will_end', s, reminder);
   }
 
   /** The period is over: usage of the ended period in arrears + the next period in advance; or the end. */
-  renew(accountId: string, s: Stored, now: number): void {
-    const before = this.toApi(accountId, s, now);
-    this.quietly(s.id, () => this.renewQuietly(accountId, s, now));
-    const after = this.load(accountId, s.id);
-    this.record(
+  async renew(accountId: string, s: Stored, now: number): Promise<void> {
+    const before = await this.toApi(accountId, s, now);
+    await this.quietly(s.id, () => this.renewQuietly(accountId, s, now));
+    const after = await this.load(accountId, s.id);
+    await this.record(
       accountId,
       after.status === 'canceled' ? 'subscription.canceled' : 'subscription.renewed',
       after,
@@ -717,10 +737,10 @@ export class Subscriptions {
     );
   }
 
-  private renewQuietly(accountId: string, s: Stored, now: number): void {
-    const items = this.billing.stored.itemsOf(accountId, s.id);
+  private async renewQuietly(accountId: string, s: Stored, now: number): Promise<void> {
+    const items = await this.billing.stored.itemsOf(accountId, s.id);
     const ended = { start: s.current_period_start, end: s.current_period_end };
-    const usage = this.usageLines(accountId, items, ended);
+    const usage = await this.usageLines(accountId, items, ended);
     const record = { ...ended, invoice: null as string | null };
     s.period_history.push(record);
     s.upcoming_ms = null;
@@ -728,12 +748,12 @@ export class Subscriptions {
       s.status = 'canceled';
       s.ended_at = ended.end;
       if (usage.some((l) => l.amount !== 0) || s.pending_lines.length) {
-        const after = this.invoiceAndCollect(accountId, s, usage, 'subscription_final', now);
+        const after = await this.invoiceAndCollect(accountId, s, usage, 'subscription_final', now);
         after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
-        this.save(accountId, after);
+        await this.save(accountId, after);
         return;
       }
-      this.save(accountId, s);
+      await this.save(accountId, s);
       return;
     }
     s.period_index += 1;
@@ -741,25 +761,25 @@ export class Subscriptions {
     s.current_period_start = b.start;
     s.current_period_end = b.end;
     s.upcoming_ms = upcomingAt(s);
-    const after = this.invoiceAndCollect(
+    const after = await this.invoiceAndCollect(
       accountId,
       s,
-      [...this.licensedLines(accountId, items, b), ...usage],
+      [...(await this.licensedLines(accountId, items, b)), ...usage],
       'subscription_cycle',
       now,
     );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
-    this.billing.stored.subscriptions.update(accountId, after);
+    await this.billing.stored.subscriptions.update(accountId, after);
   }
 
   /** Due work on an active or past_due subscription: its renewal, or 3 days before it the invoice.upcoming notice. */
-  renewalDue(accountId: string, s: Stored, now: number): 'renewal' | 'notice' {
+  async renewalDue(accountId: string, s: Stored, now: number): Promise<'renewal' | 'notice'> {
     const notice = s.upcoming_ms;
     if (notice == null || notice > now || notice >= s.current_period_end * 1000) {
-      this.renew(accountId, s, now);
+      await this.renew(accountId, s, now);
       return 'renewal';
     }
-    this.notifyUpcoming(accountId, s, notice);
+    await this.notifyUpcoming(accountId, s, notice);
     return 'notice';
   }
 
@@ -768,13 +788,13 @@ export class Subscriptions {
    * make as things stand (the next period's licensed lines, the usage recorded so far, pending prorations, the
    * discount), once per period. A subscription set to cancel at period end has no renewal: nothing recorded.
    */
-  notifyUpcoming(accountId: string, s: Stored, at: number): void {
+  async notifyUpcoming(accountId: string, s: Stored, at: number): Promise<void> {
     s.upcoming_ms = null;
-    this.save(accountId, s);
+    await this.save(accountId, s);
     if (s.cancel_at_period_end) return;
-    const items = this.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.billing.stored.itemsOf(accountId, s.id);
     const next = this.bounds(s, s.period_index + 1);
-    const usage = this.usageLines(accountId, items, { start: s.current_period_start, end: s.current_period_end });
+    const usage = await this.usageLines(accountId, items, { start: s.current_period_start, end: s.current_period_end });
     const preview = this.invoices.preview(
       {
         customer: s.customer,
@@ -786,98 +806,103 @@ export class Subscriptions {
         description: null,
         period_start: next.start,
         period_end: next.end,
-        lines: [...this.licensedLines(accountId, items, next), ...usage, ...s.pending_lines],
+        lines: [...(await this.licensedLines(accountId, items, next)), ...usage, ...s.pending_lines],
         discount: s.discount,
         metadata: {},
       },
       s.current_period_end,
       at,
     );
-    this.billing.events.record(accountId, 'invoice.upcoming', preview, { at, objectId: s.id });
+    await this.billing.events.record(accountId, 'invoice.upcoming', preview, { at, objectId: s.id });
   }
 
-  nextDue(accountId: string, statuses: SubscriptionStatus[]): number | undefined {
+  nextDue(accountId: string, statuses: SubscriptionStatus[]): Promise<number | undefined> {
     return this.billing.stored.nextSubscriptionDue(accountId, statuses);
   }
 
   due(statuses: SubscriptionStatus[], now: number, accountId?: string, limit = -1) {
-    return this.billing.stored.subscriptionsDue(statuses, now, accountId, limit) as Owned<Stored>[];
+    return this.billing.stored.subscriptionsDue(statuses, now, accountId, limit) as Promise<Owned<Stored>[]>;
   }
 
   // ------------------------------------------------------------------------------ subscription items
 
-  private itemOwner(accountId: string, itemId: string): { item: StoredItem; sub: Stored } {
-    const item = this.billing.stored.items.require(accountId, itemId, 'subscription_item', 'item_id');
-    return { item, sub: this.load(accountId, item.subscription) };
+  private async itemOwner(accountId: string, itemId: string): Promise<{ item: StoredItem; sub: Stored }> {
+    const item = await this.billing.stored.items.require(accountId, itemId, 'subscription_item', 'item_id');
+    return { item, sub: await this.load(accountId, item.subscription) };
   }
 
-  addItem(accountId: string, body: CreateSubscriptionItemBody, now: number): SubscriptionItem {
-    const s = this.load(accountId, body.subscription, 'subscription');
+  async addItem(accountId: string, body: CreateSubscriptionItemBody, now: number): Promise<SubscriptionItem> {
+    const s = await this.load(accountId, body.subscription, 'subscription');
     this.requireLive(s);
-    const before = this.toApi(accountId, s, now);
-    const [item] = this.changeItems(
+    const before = await this.toApi(accountId, s, now);
+    const [item] = await this.changeItems(
       accountId,
       s,
       [{ kind: 'add', price: body.price, quantity: body.quantity, metadata: body.metadata, param: 'price' }],
       (body.proration_behavior ?? 'create_prorations') === 'create_prorations',
       now,
     );
-    this.save(accountId, s);
-    this.recordUpdated(accountId, s, before, now);
-    return this.itemApi(accountId, item!);
+    await this.save(accountId, s);
+    await this.recordUpdated(accountId, s, before, now);
+    return await this.itemApi(accountId, item!);
   }
 
-  getItem(accountId: string, id: string): SubscriptionItem {
-    return this.itemApi(accountId, this.itemOwner(accountId, id).item);
+  async getItem(accountId: string, id: string): Promise<SubscriptionItem> {
+    return await this.itemApi(accountId, (await this.itemOwner(accountId, id)).item);
   }
 
-  updateItem(accountId: string, id: string, body: UpdateSubscriptionItemBody, now: number): SubscriptionItem {
-    const { sub } = this.itemOwner(accountId, id);
+  async updateItem(
+    accountId: string,
+    id: string,
+    body: UpdateSubscriptionItemBody,
+    now: number,
+  ): Promise<SubscriptionItem> {
+    const { sub } = await this.itemOwner(accountId, id);
     this.requireLive(sub);
-    const before = this.toApi(accountId, sub, now);
-    const [item] = this.changeItems(
+    const before = await this.toApi(accountId, sub, now);
+    const [item] = await this.changeItems(
       accountId,
       sub,
       [{ kind: 'update', id, quantity: body.quantity, metadata: body.metadata, param: 'quantity' }],
       (body.proration_behavior ?? 'create_prorations') === 'create_prorations',
       now,
     );
-    this.save(accountId, sub);
-    this.recordUpdated(accountId, sub, before, now);
-    return this.itemApi(accountId, item!);
+    await this.save(accountId, sub);
+    await this.recordUpdated(accountId, sub, before, now);
+    return await this.itemApi(accountId, item!);
   }
 
-  deleteItem(
+  async deleteItem(
     accountId: string,
     id: string,
     proration: 'create_prorations' | 'none' | undefined,
     now: number,
-  ): DeletedResource {
-    const { sub } = this.itemOwner(accountId, id);
+  ): Promise<DeletedResource> {
+    const { sub } = await this.itemOwner(accountId, id);
     this.requireLive(sub);
-    const before = this.toApi(accountId, sub, now);
-    this.changeItems(
+    const before = await this.toApi(accountId, sub, now);
+    await this.changeItems(
       accountId,
       sub,
       [{ kind: 'delete', id, param: 'item_id' }],
       (proration ?? 'create_prorations') === 'create_prorations',
       now,
     );
-    this.save(accountId, sub);
-    this.recordUpdated(accountId, sub, before, now);
+    await this.save(accountId, sub);
+    await this.recordUpdated(accountId, sub, before, now);
     return { id, object: 'subscription_item', deleted: true };
   }
 
-  listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): List<SubscriptionItem> {
-    this.load(accountId, q.subscription, 'subscription');
-    const page = this.billing.stored.items.list(accountId, url, {
+  async listItems(accountId: string, url: string, q: ListSubscriptionItemsQuery): Promise<List<SubscriptionItem>> {
+    await this.load(accountId, q.subscription, 'subscription');
+    const page = await this.billing.stored.items.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
       where: { subscription: q.subscription },
     });
     const data: SubscriptionItem[] = [];
-    for (const i of page.data) data.push(this.itemApi(accountId, i));
+    for (const i of page.data) data.push(await this.itemApi(accountId, i));
     return { ...page, data };
   }
 }

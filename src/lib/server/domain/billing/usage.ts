@@ -15,19 +15,19 @@ import { pageOfList } from '../../store/paging.js';
 import { assertBillable, type BillingContext, type BillingStore, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
-export function aggregateUsage(
+export async function aggregateUsage(
   billing: BillingStore,
   accountId: string,
   itemId: string,
   mode: AggregateUsage,
   start: number,
   end: number,
-): number {
+): Promise<number> {
   if (mode === 'last_ever') {
-    const rows = billing.usageBefore(accountId, itemId, end);
+    const rows = await billing.usageBefore(accountId, itemId, end);
     return latest(rows)?.quantity ?? 0;
   }
-  const rows = billing.usageDuring(accountId, itemId, start, end);
+  const rows = await billing.usageDuring(accountId, itemId, start, end);
   if (mode === 'sum') return rows.reduce((a, r) => a + r.quantity, 0);
   if (mode === 'max') return rows.reduce((a, r) => Math.max(a, r.quantity), 0);
   return latest(rows)?.quantity ?? 0;
@@ -45,14 +45,14 @@ const toApi = ({ subscription: _s, ...r }: StoredUsage): UsageRecord => r;
 export class UsageRecords {
   constructor(private readonly billing: BillingContext) {}
 
-  create(accountId: string, body: CreateUsageRecordBody, now: number): UsageRecord {
-    const item = this.billing.stored.items.require(
+  async create(accountId: string, body: CreateUsageRecordBody, now: number): Promise<UsageRecord> {
+    const item = await this.billing.stored.items.require(
       accountId,
       body.subscription_item,
       'subscription_item',
       'subscription_item',
     );
-    const price = this.billing.stored.prices.get(accountId, item.price);
+    const price = await this.billing.stored.prices.get(accountId, item.price);
     if (price?.recurring?.usage_type !== 'metered') {
       throw errors.invalidRequest(
         'usage_type_not_metered',
@@ -60,7 +60,7 @@ export class UsageRecords {
         'subscription_item',
       );
     }
-    const sub = this.billing.stored.subscriptions.get(accountId, item.subscription)!;
+    const sub = (await this.billing.stored.subscriptions.get(accountId, item.subscription))!;
     if (sub.status === 'canceled')
       throw errors.unexpectedState('subscription', `Subscription ${sub.id} is canceled; it takes no more usage.`);
     const s = unixSeconds(now);
@@ -69,10 +69,10 @@ export class UsageRecords {
     if (ts < sub.current_period_start)
       throw errors.parameterInvalid('timestamp', `must be in the current period (≥ ${sub.current_period_start})`);
     const action = body.action ?? 'increment';
-    const existing = this.billing.stored.usageAt(accountId, item.id, ts);
-    const bounded = (rec: StoredUsage): UsageRecord => {
+    const existing = await this.billing.stored.usageAt(accountId, item.id, ts);
+    const bounded = async (rec: StoredUsage): Promise<UsageRecord> => {
       // the period's usage must stay billable (a thrown error rolls this write back)
-      const total = aggregateUsage(
+      const total = await aggregateUsage(
         this.billing.stored,
         accountId,
         item.id,
@@ -86,7 +86,7 @@ export class UsageRecords {
     if (existing) {
       existing.quantity = action === 'set' ? body.quantity : existing.quantity + body.quantity;
       existing.action = action;
-      this.billing.stored.usage.update(accountId, existing);
+      await this.billing.stored.usage.update(accountId, existing);
       return bounded(existing);
     }
     const rec: StoredUsage = {
@@ -100,20 +100,20 @@ export class UsageRecords {
       created: s,
       livemode: false,
     };
-    this.billing.stored.usage.insert(accountId, rec);
+    await this.billing.stored.usage.insert(accountId, rec);
     return bounded(rec);
   }
 
   /** One summary per period of the subscription (billed ones and the current one), newest first. */
-  summaries(accountId: string, url: string, q: UsageSummaryQuery): List<UsageSummary> {
-    const item = this.billing.stored.items.require(
+  async summaries(accountId: string, url: string, q: UsageSummaryQuery): Promise<List<UsageSummary>> {
+    const item = await this.billing.stored.items.require(
       accountId,
       q.subscription_item,
       'subscription_item',
       'subscription_item',
     );
-    const price = this.billing.stored.prices.get(accountId, item.price)!;
-    const sub = this.billing.stored.subscriptions.get(accountId, item.subscription)!;
+    const price = (await this.billing.stored.prices.get(accountId, item.price))!;
+    const sub = (await this.billing.stored.subscriptions.get(accountId, item.subscription))!;
     const mode = price.recurring?.aggregate_usage ?? 'sum';
     const periods = [...sub.period_history];
     if (sub.status !== 'canceled')
@@ -125,7 +125,7 @@ export class UsageRecords {
         object: 'usage_record_summary',
         subscription_item: item.id,
         period: { start: p.start, end: p.end },
-        total_usage: aggregateUsage(this.billing.stored, accountId, item.id, mode, p.start, p.end),
+        total_usage: await aggregateUsage(this.billing.stored, accountId, item.id, mode, p.start, p.end),
         invoice: p.invoice,
         livemode: false,
       });

@@ -12,7 +12,7 @@ import type {
   VerificationLevel,
 } from '../../../contract/identity.js';
 import type { List } from '../../../contract/common.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import { newId, randomBase62 } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -68,7 +68,7 @@ export type StoredKyc = KycVerification & { due_ms: number | null };
 export interface KycStore {
   readonly verifications: Documents<StoredKyc>;
   /** The earliest `due_ms` among the account's `processing` verifications, if any. */
-  nextDecision(accountId: string): Pending<number | undefined>;
+  nextDecision(accountId: string): Promise<number | undefined>;
   /**
    * The `processing` verifications whose `due_ms` is at or before `now` (of one account, or of all), in creation
    * order, at most `limit` of them (all when -1).
@@ -77,7 +77,7 @@ export interface KycStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Pending<{ accountId: string; doc: StoredKyc }[]>;
+  ): Promise<{ accountId: string; doc: StoredKyc }[]>;
 }
 
 export class Kyc implements DueWork {
@@ -92,9 +92,9 @@ export class Kyc implements DueWork {
     this.collection = stored.verifications;
   }
 
-  private checkTokens(accountId: string, ids: string[] | undefined): string[] {
+  private async checkTokens(accountId: string, ids: string[] | undefined): Promise<string[]> {
     for (const [i, id] of (ids ?? []).entries()) {
-      if (!this.vault.tokens.get(accountId, id))
+      if (!(await this.vault.tokens.get(accountId, id)))
         throw errors.notFound('identity_token', id, `identity_token_ids[${i}]`);
     }
     return ids ?? [];
@@ -112,8 +112,8 @@ export class Kyc implements DueWork {
     }));
   }
 
-  create(accountId: string, body: CreateKycBody, now: number): KycVerification {
-    const tokenIds = this.checkTokens(accountId, body.identity_token_ids);
+  async create(accountId: string, body: CreateKycBody, now: number): Promise<KycVerification> {
+    const tokenIds = await this.checkTokens(accountId, body.identity_token_ids);
     const k: StoredKyc = {
       id: newId('kyc'),
       object: 'kyc_verification',
@@ -133,37 +133,43 @@ export class Kyc implements DueWork {
       livemode: false,
       due_ms: null,
     };
-    this.collection.insert(accountId, k);
-    return this.record(accountId, 'kyc_verification.created', k, now);
+    await this.collection.insert(accountId, k);
+    return await this.record(accountId, 'kyc_verification.created', k, now);
   }
 
   /** Records `type`: the verification as the API shows it, without provider_session_token (a credential of the
    * provider's flow, like a session's client secret: events are stored and sent to endpoints). */
-  private record(accountId: string, type: EventType, k: StoredKyc, at: number, previous?: object): KycVerification {
+  private async record(
+    accountId: string,
+    type: EventType,
+    k: StoredKyc,
+    at: number,
+    previous?: object,
+  ): Promise<KycVerification> {
     const api = toApi(k);
     const { provider_session_token: _token, ...object } = api;
-    this.events.record(accountId, type, object, { at, previous });
+    await this.events.record(accountId, type, object, { at, previous });
     return api;
   }
 
-  private load(accountId: string, id: string, now: number): StoredKyc {
-    const k = this.collection.require(accountId, id, 'kyc_verification', 'verification_id');
-    if (k.status === 'processing' && k.due_ms !== null && k.due_ms <= now) this.decide(accountId, k);
+  private async load(accountId: string, id: string, now: number): Promise<StoredKyc> {
+    const k = await this.collection.require(accountId, id, 'kyc_verification', 'verification_id');
+    if (k.status === 'processing' && k.due_ms !== null && k.due_ms <= now) await this.decide(accountId, k);
     return k;
   }
 
   /** Runs this one verification's decision if its time has come (test triggers). */
-  decideIfDue(accountId: string, id: string, now: number): KycVerification {
-    return toApi(this.load(accountId, id, now));
+  async decideIfDue(accountId: string, id: string, now: number): Promise<KycVerification> {
+    return toApi(await this.load(accountId, id, now));
   }
 
   /** As committed: reads never run due work (the scheduler decides verifications, domain/due.ts). */
-  get(accountId: string, id: string): KycVerification {
-    return toApi(this.collection.require(accountId, id, 'kyc_verification', 'verification_id'));
+  async get(accountId: string, id: string): Promise<KycVerification> {
+    return toApi(await this.collection.require(accountId, id, 'kyc_verification', 'verification_id'));
   }
 
-  list(accountId: string, url: string, q: ListKycQuery): List<KycVerification> {
-    const page = this.collection.list(accountId, url, {
+  async list(accountId: string, url: string, q: ListKycQuery): Promise<List<KycVerification>> {
+    const page = await this.collection.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -172,15 +178,15 @@ export class Kyc implements DueWork {
     return { ...page, data: page.data.map(toApi) };
   }
 
-  submit(accountId: string, id: string, body: SubmitKycBody, now: number): KycVerification {
-    const k = this.load(accountId, id, now);
+  async submit(accountId: string, id: string, body: SubmitKycBody, now: number): Promise<KycVerification> {
+    const k = await this.load(accountId, id, now);
     if (k.status !== 'pending' && k.status !== 'requires_input') {
       throw errors.unexpectedState(
         'kyc_verification',
         `This verification is ${k.status}; only pending or requires_input verifications can be submitted.`,
       );
     }
-    const added = this.checkTokens(accountId, body.identity_token_ids);
+    const added = await this.checkTokens(accountId, body.identity_token_ids);
     const previous = changing(k);
     k.identity_token_ids = [...new Set([...k.identity_token_ids, ...added])];
     if (k.status === 'requires_input') k.checks = this.newChecks(k.verification_level, now);
@@ -190,12 +196,12 @@ export class Kyc implements DueWork {
     k.submitted_at = isoTime(now);
     k.completed_at = null;
     k.due_ms = now + KYC_PROCESSING_MS;
-    this.collection.update(accountId, k);
-    return this.record(accountId, 'kyc_verification.processing', k, now, previous);
+    await this.collection.update(accountId, k);
+    return await this.record(accountId, 'kyc_verification.processing', k, now, previous);
   }
 
-  cancel(accountId: string, id: string, now: number): KycVerification {
-    const k = this.load(accountId, id, now);
+  async cancel(accountId: string, id: string, now: number): Promise<KycVerification> {
+    const k = await this.load(accountId, id, now);
     if (k.status !== 'pending' && k.status !== 'requires_input') {
       throw errors.unexpectedState(
         'kyc_verification',
@@ -205,17 +211,17 @@ export class Kyc implements DueWork {
     const previous = changing(k);
     k.status = 'canceled';
     k.completed_at = isoTime(now);
-    this.collection.update(accountId, k);
-    return this.record(accountId, 'kyc_verification.canceled', k, now, previous);
+    await this.collection.update(accountId, k);
+    return await this.record(accountId, 'kyc_verification.canceled', k, now, previous);
   }
 
   /** Runs the checks against the linked tokens (values opened in memory only) and sets the outcome. */
-  private decide(accountId: string, k: StoredKyc): void {
+  private async decide(accountId: string, k: StoredKyc): Promise<void> {
     const at = k.due_ms!;
     const previous = { ...changing(k), checks: structuredClone(k.checks) };
     const tokens: { type: IdentityTokenType; value: string }[] = [];
     for (const id of k.identity_token_ids) {
-      const t = this.vault.reveal(accountId, id);
+      const t = await this.vault.reveal(accountId, id);
       if (t !== undefined) tokens.push(t);
     }
     const numbers = tokens.filter((t) => NUMBER_TYPES.has(t.type));
@@ -252,17 +258,17 @@ export class Kyc implements DueWork {
     }
     k.completed_at = isoTime(at);
     k.due_ms = null;
-    this.collection.update(accountId, k);
-    this.record(accountId, DECIDED[k.status as keyof typeof DECIDED], k, at, previous);
+    await this.collection.update(accountId, k);
+    await this.record(accountId, DECIDED[k.status as keyof typeof DECIDED], k, at, previous);
   }
 
-  nextDue(accountId: string): number | undefined {
+  nextDue(accountId: string): Promise<number | undefined> {
     return this.stored.nextDecision(accountId);
   }
 
-  runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.stored.dueDecisions(now, accountId, limit);
-    for (const { accountId: acct, doc } of due) this.decide(acct, doc);
+  async runDue(now: number, accountId?: string, limit = -1): Promise<number> {
+    const due = await this.stored.dueDecisions(now, accountId, limit);
+    for (const { accountId: acct, doc } of due) await this.decide(acct, doc);
     return due.length;
   }
 }

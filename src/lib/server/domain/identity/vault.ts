@@ -8,7 +8,7 @@ import type {
   IdentityTokenType,
   ListIdentityTokensQuery,
 } from '../../../contract/identity.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import type { Sealer } from '../../crypto.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
@@ -20,7 +20,7 @@ export type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_
 /** What the vault keeps: its tokens, and a page of an account's tokens (of one type) by offset, newest first. */
 export interface VaultStore {
   readonly tokens: Documents<StoredToken>;
-  page(accountId: string, type: IdentityTokenType | undefined, limit: number, offset: number): Pending<StoredToken[]>;
+  page(accountId: string, type: IdentityTokenType | undefined, limit: number, offset: number): Promise<StoredToken[]>;
 }
 
 const NINE_DIGITS = new Set<IdentityTokenType>(['ssn', 'ein', 'itin']);
@@ -72,7 +72,7 @@ export class Vault {
     this.tokens = stored.tokens;
   }
 
-  create(accountId: string, body: CreateIdentityTokenBody, now: number): IdentityToken {
+  async create(accountId: string, body: CreateIdentityTokenBody, now: number): Promise<IdentityToken> {
     const value = normalizeValue(body.type, body.value);
     const stored: StoredToken = {
       id: newId('idt'),
@@ -84,22 +84,22 @@ export class Vault {
       created_at: isoTime(now),
       value_sealed: this.sealer.seal(value),
     };
-    this.tokens.insert(accountId, stored);
+    await this.tokens.insert(accountId, stored);
     const api = toApi(stored);
-    this.events.record(accountId, 'identity_token.created', eventObject(api), { at: now });
+    await this.events.record(accountId, 'identity_token.created', eventObject(api), { at: now });
     return api;
   }
 
-  get(accountId: string, id: string): IdentityToken {
-    return toApi(this.tokens.require(accountId, id, 'identity_token', 'token_id'));
+  async get(accountId: string, id: string): Promise<IdentityToken> {
+    return toApi(await this.tokens.require(accountId, id, 'identity_token', 'token_id'));
   }
 
   /** Offset pagination (the contract's `pagination` object), newest first. */
-  list(accountId: string, q: ListIdentityTokensQuery): IdentityTokenPage {
+  async list(accountId: string, q: ListIdentityTokensQuery): Promise<IdentityTokenPage> {
     const limit = q.limit ?? 10;
     const offset = q.offset ?? 0;
-    const rows = this.stored.page(accountId, q.type, limit, offset);
-    const total = this.tokens.total(accountId, { type: q.type });
+    const rows = await this.stored.page(accountId, q.type, limit, offset);
+    const total = await this.tokens.total(accountId, { type: q.type });
     return {
       object: 'list',
       data: rows.map(toApi),
@@ -107,16 +107,16 @@ export class Vault {
     };
   }
 
-  delete(accountId: string, id: string, now: number): DeletedIdentityToken {
-    const stored = this.tokens.require(accountId, id, 'identity_token', 'token_id');
-    this.tokens.delete(accountId, id);
-    this.events.record(accountId, 'identity_token.deleted', eventObject(toApi(stored)), { at: now });
+  async delete(accountId: string, id: string, now: number): Promise<DeletedIdentityToken> {
+    const stored = await this.tokens.require(accountId, id, 'identity_token', 'token_id');
+    await this.tokens.delete(accountId, id);
+    await this.events.record(accountId, 'identity_token.deleted', eventObject(toApi(stored)), { at: now });
     return { token_id: id, object: 'identity_token', deleted: true };
   }
 
   /** The clear value, for in-process checks only (KYC); never to be returned or logged. */
-  reveal(accountId: string, id: string): { type: IdentityTokenType; value: string } | undefined {
-    const t = this.tokens.get(accountId, id);
+  async reveal(accountId: string, id: string): Promise<{ type: IdentityTokenType; value: string } | undefined> {
+    const t = await this.tokens.get(accountId, id);
     return t ? { type: t.type, value: this.sealer.open(t.value_sealed) } : undefined;
   }
 }

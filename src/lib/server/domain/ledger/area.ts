@@ -11,7 +11,11 @@ export function createLedgerArea(core: CoreServices): { area: LedgerArea; due: D
   const ledger = new Ledger(core.ports.ledger, core.events);
   // Captured and refunded payments post themselves (in the emitter's transaction) into the per-currency
   // system accounts: processor clearing (asset) and merchant balance (liability).
-  core.hooks.on('paymentCaptured', (accountId, ev) => void ledger.postPayment(accountId, 'captured', ev));
-  core.hooks.on('paymentRefunded', (accountId, ev) => void ledger.postPayment(accountId, 'refunded', ev));
+  core.hooks.on('paymentCaptured', async (accountId, ev) => {
+    await ledger.postPayment(accountId, 'captured', ev);
+  });
+  core.hooks.on('paymentRefunded', async (accountId, ev) => {
+    await ledger.postPayment(accountId, 'refunded', ev);
+  });
   return { area: { ledger }, due: [ledger] };
 }

@@ -25,7 +25,7 @@ import type {
 } from '../../../contract/ledger.js';
 import type { List } from '../../../contract/common.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import { newId, randomDigits } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -56,15 +56,15 @@ export interface LedgerStore {
   readonly holds: Documents<StoredHold>;
   readonly events: Documents<LedgerAccountEvent>;
   /** Whether the account has a ledger account numbered `accountNumber` (of any status). */
-  accountNumberTaken(accountId: string, accountNumber: string): Pending<boolean>;
+  accountNumberTaken(accountId: string, accountNumber: string): Promise<boolean>;
   /** Those of the account's system accounts with the keys `keys` that exist, in one read (creation order). */
-  systemAccounts(accountId: string, keys: readonly [string, string]): Pending<StoredAccount[]>;
+  systemAccounts(accountId: string, keys: readonly [string, string]): Promise<StoredAccount[]>;
   /** The last `limit` entries posted to a ledger account, newest first (however long its history, one indexed read). */
-  recentEntries(accountId: string, ledgerAccountId: string, limit: number): Pending<StoredEntry[]>;
+  recentEntries(accountId: string, ledgerAccountId: string, limit: number): Promise<StoredEntry[]>;
   /** A ledger account's active holds, oldest first. */
-  activeHolds(accountId: string, ledgerAccountId: string): Pending<StoredHold[]>;
+  activeHolds(accountId: string, ledgerAccountId: string): Promise<StoredHold[]>;
   /** The id of the journal entry that reverses `journalEntryId` (the first posted, if ever several), or null. */
-  reversalOf(accountId: string, journalEntryId: string): Pending<string | null>;
+  reversalOf(accountId: string, journalEntryId: string): Promise<string | null>;
   /**
    * Posts a journal entry with its lines and balances: stores each of `lines` in order, then writes `balances`
    * (each ledger account the entry moves, as read in this transaction, with its new balance), then the journal
@@ -75,9 +75,9 @@ export interface LedgerStore {
     journal: StoredJournal,
     lines: StoredEntry[],
     balances: StoredAccount[],
-  ): Pending<void>;
+  ): Promise<void>;
   /** The earliest `expires_ms` among the account's active holds, if any. */
-  nextHoldExpiry(accountId: string): Pending<number | undefined>;
+  nextHoldExpiry(accountId: string): Promise<number | undefined>;
   /**
    * The active holds whose `expires_ms` is at or before `now` (of one account, or of all), in creation order, at most
    * `limit` of them (all when -1).
@@ -86,12 +86,12 @@ export interface LedgerStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Pending<{ accountId: string; doc: StoredHold }[]>;
+  ): Promise<{ accountId: string; doc: StoredHold }[]>;
   /**
    * Per currency, the debits and credits summed over every entry of the account; and the ledger accounts whose
    * stored balance differs from the sum of their entries.
    */
-  audit(accountId: string): Pending<{
+  audit(accountId: string): Promise<{
     currencies: { currency: string; debits: number; credits: number }[];
     mismatched: string[];
   }>;
@@ -149,17 +149,17 @@ export class Ledger implements DueWork {
 
   // ------------------------------------------------------------------------------------------ accounts
 
-  create(
+  async create(
     accountId: string,
     body: CreateLedgerAccountBody,
     now: number,
     who: Actor,
     systemKey: string | null = null,
-  ): LedgerAccount {
+  ): Promise<LedgerAccount> {
     const currency = normalizeCurrency(body.currency, 'currency');
     let accountNumber = body.account_number;
     if (accountNumber !== undefined) {
-      if (this.stored.accountNumberTaken(accountId, accountNumber)) {
+      if (await this.stored.accountNumberTaken(accountId, accountNumber)) {
         throw errors.conflict(
           'resource_exists',
           `A ledger account with account_number '${accountNumber}' already exists.`,
@@ -167,7 +167,7 @@ export class Ledger implements DueWork {
         );
       }
     } else {
-      accountNumber = this.newAccountNumber(accountId);
+      accountNumber = await this.newAccountNumber(accountId);
     }
     const acct: StoredAccount = {
       id: newId('la'),
@@ -195,30 +195,30 @@ export class Ledger implements DueWork {
       livemode: false,
       system_key: systemKey,
     };
-    this.accounts.insert(accountId, acct);
-    this.recordEvent(accountId, acct.id, 'created', null, who, now);
+    await this.accounts.insert(accountId, acct);
+    await this.recordEvent(accountId, acct.id, 'created', null, who, now);
     const api = toApiAccount(acct);
-    this.eventLog.record(accountId, 'ledger_account.created', api, { at: now });
+    await this.eventLog.record(accountId, 'ledger_account.created', api, { at: now });
     return api;
   }
 
-  private newAccountNumber(accountId: string): string {
+  private async newAccountNumber(accountId: string): Promise<string> {
     for (;;) {
       const n = `LA${randomDigits(12)}`;
-      if (!this.stored.accountNumberTaken(accountId, n)) return n;
+      if (!(await this.stored.accountNumberTaken(accountId, n))) return n;
     }
   }
 
   /** GET: the account with recent_entries (last 10, newest first) and active_holds (holds expire first). */
-  get(accountId: string, id: string): LedgerAccount {
-    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    const recent = this.stored.recentEntries(accountId, id, RECENT_ENTRIES).map(toApiEntry);
-    const active = this.stored.activeHolds(accountId, id).map(toApiHold);
+  async get(accountId: string, id: string): Promise<LedgerAccount> {
+    const acct = await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    const recent = (await this.stored.recentEntries(accountId, id, RECENT_ENTRIES)).map(toApiEntry);
+    const active = (await this.stored.activeHolds(accountId, id)).map(toApiHold);
     return { ...toApiAccount(acct), recent_entries: recent, active_holds: active.reverse() };
   }
 
-  list(accountId: string, url: string, q: ListLedgerAccountsQuery): List<LedgerAccount> {
-    const page = this.accounts.list(accountId, url, {
+  async list(accountId: string, url: string, q: ListLedgerAccountsQuery): Promise<List<LedgerAccount>> {
+    const page = await this.accounts.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -231,8 +231,14 @@ export class Ledger implements DueWork {
     return { ...page, data: page.data.map(toApiAccount) };
   }
 
-  freeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
-    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+  async freeze(
+    accountId: string,
+    id: string,
+    body: LedgerAccountActionBody,
+    now: number,
+    who: Actor,
+  ): Promise<LedgerAccount> {
+    const acct = await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     if (acct.status !== 'active')
       throw errors.unexpectedState(
         'ledger_account',
@@ -254,13 +260,19 @@ export class Ledger implements DueWork {
     acct.frozen_at = isoTime(now);
     acct.frozen_reason = body.reason ?? null;
     acct.frozen_by = actor;
-    this.accounts.update(accountId, acct);
-    this.recordEvent(accountId, id, 'frozen', body.reason ?? null, who, now);
-    return this.recorded(accountId, 'ledger_account.frozen', toApiAccount(acct), now, previous);
+    await this.accounts.update(accountId, acct);
+    await this.recordEvent(accountId, id, 'frozen', body.reason ?? null, who, now);
+    return await this.recorded(accountId, 'ledger_account.frozen', toApiAccount(acct), now, previous);
   }
 
-  unfreeze(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
-    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+  async unfreeze(
+    accountId: string,
+    id: string,
+    body: LedgerAccountActionBody,
+    now: number,
+    who: Actor,
+  ): Promise<LedgerAccount> {
+    const acct = await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     if (acct.status !== 'frozen')
       throw errors.unexpectedState(
         'ledger_account',
@@ -276,14 +288,20 @@ export class Ledger implements DueWork {
     acct.frozen_at = null;
     acct.frozen_reason = null;
     acct.frozen_by = null;
-    this.accounts.update(accountId, acct);
-    this.recordEvent(accountId, id, 'unfrozen', body.reason ?? null, who, now);
-    return this.recorded(accountId, 'ledger_account.unfrozen', toApiAccount(acct), now, previous);
+    await this.accounts.update(accountId, acct);
+    await this.recordEvent(accountId, id, 'unfrozen', body.reason ?? null, who, now);
+    return await this.recorded(accountId, 'ledger_account.unfrozen', toApiAccount(acct), now, previous);
   }
 
-  close(accountId: string, id: string, body: LedgerAccountActionBody, now: number, who: Actor): LedgerAccount {
-    this.runDue(now, accountId);
-    const acct = this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+  async close(
+    accountId: string,
+    id: string,
+    body: LedgerAccountActionBody,
+    now: number,
+    who: Actor,
+  ): Promise<LedgerAccount> {
+    await this.runDue(now, accountId);
+    const acct = await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
     if (acct.status === 'closed')
       throw errors.unexpectedState('ledger_account', 'This ledger account is already closed.');
     if (acct.system_key)
@@ -304,37 +322,37 @@ export class Ledger implements DueWork {
     const previous = { status: acct.status, closed_at: acct.closed_at };
     acct.status = 'closed';
     acct.closed_at = isoTime(now);
-    this.accounts.update(accountId, acct);
-    this.recordEvent(accountId, id, 'closed', body.reason ?? null, who, now);
-    return this.recorded(accountId, 'ledger_account.closed', toApiAccount(acct), now, previous);
+    await this.accounts.update(accountId, acct);
+    await this.recordEvent(accountId, id, 'closed', body.reason ?? null, who, now);
+    return await this.recorded(accountId, 'ledger_account.closed', toApiAccount(acct), now, previous);
   }
 
   /** Records `type` for `object` (as the API shows it) in the event log; returns the object. */
-  private recorded<T extends { id: string; object: string }>(
+  private async recorded<T extends { id: string; object: string }>(
     accountId: string,
     type: EventType,
     object: T,
     at: number,
     previous?: object,
-  ): T {
-    this.eventLog.record(accountId, type, object, { at, previous });
+  ): Promise<T> {
+    await this.eventLog.record(accountId, type, object, { at, previous });
     return object;
   }
 
-  listEvents(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerAccountEvent> {
-    this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    return this.events.list(accountId, url, { ...q, where: { ledger_account_id: id } });
+  async listEvents(accountId: string, id: string, url: string, q: ListEntriesQuery): Promise<List<LedgerAccountEvent>> {
+    await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    return await this.events.list(accountId, url, { ...q, where: { ledger_account_id: id } });
   }
 
-  private recordEvent(
+  private async recordEvent(
     accountId: string,
     ledgerAccountId: string,
     type: LedgerAccountEvent['type'],
     reason: string | null,
     who: Actor,
     now: number,
-  ): void {
-    this.events.insert(accountId, {
+  ): Promise<void> {
+    await this.events.insert(accountId, {
       id: newId('evt'),
       object: 'ledger_account_event',
       ledger_account_id: ledgerAccountId,
@@ -350,31 +368,31 @@ export class Ledger implements DueWork {
    * The per-currency system accounts (processor clearing asset, merchant balance liability), created on demand:
    * both read by one statement, as every captured or refunded payment posts to the two.
    */
-  systemAccounts(
+  async systemAccounts(
     accountId: string,
     currency: string,
     now: number,
-  ): { clearing: StoredAccount; merchant: StoredAccount } {
+  ): Promise<{ clearing: StoredAccount; merchant: StoredAccount }> {
     const keys = { clearing: `processor_clearing:${currency}`, merchant: `merchant_balance:${currency}` };
-    const found = this.stored.systemAccounts(accountId, [keys.clearing, keys.merchant]);
+    const found = await this.stored.systemAccounts(accountId, [keys.clearing, keys.merchant]);
     const clearing =
       found.find((a) => a.system_key === keys.clearing) ??
-      this.createSystemAccount(accountId, 'processor_clearing', currency, keys.clearing, now);
+      (await this.createSystemAccount(accountId, 'processor_clearing', currency, keys.clearing, now));
     const merchant =
       found.find((a) => a.system_key === keys.merchant) ??
-      this.createSystemAccount(accountId, 'merchant_balance', currency, keys.merchant, now);
+      (await this.createSystemAccount(accountId, 'merchant_balance', currency, keys.merchant, now));
     return { clearing, merchant };
   }
 
-  private createSystemAccount(
+  private async createSystemAccount(
     accountId: string,
     kind: 'processor_clearing' | 'merchant_balance',
     currency: string,
     key: string,
     now: number,
-  ): StoredAccount {
+  ): Promise<StoredAccount> {
     const name = kind === 'processor_clearing' ? `Processor clearing (${currency})` : `Merchant balance (${currency})`;
-    const created = this.create(
+    const created = await this.create(
       accountId,
       {
         name,
@@ -387,13 +405,13 @@ export class Ledger implements DueWork {
       { actor: 'system' },
       key,
     );
-    return this.accounts.require(accountId, created.id, 'ledger_account');
+    return await this.accounts.require(accountId, created.id, 'ledger_account');
   }
 
   // ----------------------------------------------------------------------------------- journal entries
 
-  postJournal(accountId: string, body: CreateJournalEntryBody, now: number): JournalEntry {
-    return this.post(
+  async postJournal(accountId: string, body: CreateJournalEntryBody, now: number): Promise<JournalEntry> {
+    return await this.post(
       accountId,
       {
         description: body.description ?? null,
@@ -405,18 +423,18 @@ export class Ledger implements DueWork {
     );
   }
 
-  reverse(accountId: string, id: string, body: ReverseJournalEntryBody, now: number): JournalEntry {
-    const original = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
+  async reverse(accountId: string, id: string, body: ReverseJournalEntryBody, now: number): Promise<JournalEntry> {
+    const original = await this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
     if (original.reverses)
       throw errors.invalidRequest(
         'journal_entry_is_reversal',
         `Journal entry ${id} is itself a reversal; post a new entry instead.`,
         'journal_entry_id',
       );
-    const already = this.reversedBy(accountId, id);
+    const already = await this.reversedBy(accountId, id);
     if (already)
       throw errors.unexpectedState('journal_entry', `Journal entry ${id} was already reversed by ${already}.`);
-    return this.post(
+    return await this.post(
       accountId,
       {
         description: body.description ?? `Reversal of ${id}${original.description ? `: ${original.description}` : ''}`,
@@ -434,25 +452,25 @@ export class Ledger implements DueWork {
     );
   }
 
-  getJournal(accountId: string, id: string): JournalEntry {
-    const j = this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
-    return { ...j, reversed_by: this.reversedBy(accountId, id) };
+  async getJournal(accountId: string, id: string): Promise<JournalEntry> {
+    const j = await this.journals.require(accountId, id, 'journal_entry', 'journal_entry_id');
+    return { ...j, reversed_by: await this.reversedBy(accountId, id) };
   }
 
-  listJournals(accountId: string, url: string, q: ListJournalEntriesQuery): List<JournalEntry> {
-    const page = this.journals.list(accountId, url, q);
+  async listJournals(accountId: string, url: string, q: ListJournalEntriesQuery): Promise<List<JournalEntry>> {
+    const page = await this.journals.list(accountId, url, q);
     const data: JournalEntry[] = [];
-    for (const j of page.data) data.push({ ...j, reversed_by: this.reversedBy(accountId, j.id) });
+    for (const j of page.data) data.push({ ...j, reversed_by: await this.reversedBy(accountId, j.id) });
     return { ...page, data };
   }
 
-  private reversedBy(accountId: string, id: string): string | null {
+  private reversedBy(accountId: string, id: string): Promise<string | null> {
     return this.stored.reversalOf(accountId, id);
   }
 
-  listEntries(accountId: string, id: string, url: string, q: ListEntriesQuery): List<LedgerEntry> {
-    this.accounts.require(accountId, id, 'ledger_account', 'account_id');
-    const page = this.entries.list(accountId, url, { ...q, where: { ledger_account_id: id } });
+  async listEntries(accountId: string, id: string, url: string, q: ListEntriesQuery): Promise<List<LedgerEntry>> {
+    await this.accounts.require(accountId, id, 'ledger_account', 'account_id');
+    const page = await this.entries.list(accountId, url, { ...q, where: { ledger_account_id: id } });
     return { ...page, data: page.data.map(toApiEntry) };
   }
 
@@ -460,14 +478,19 @@ export class Ledger implements DueWork {
    * Validates and posts one balanced journal entry: ≥ 2 lines, one currency, debits = credits, every account
    * active, no non-system account below 0 available. All checks run before the first write.
    */
-  private post(accountId: string, spec: PostSpec, now: number, loaded: StoredAccount[] = []): JournalEntry {
+  private async post(
+    accountId: string,
+    spec: PostSpec,
+    now: number,
+    loaded: StoredAccount[] = [],
+  ): Promise<JournalEntry> {
     // Accounts the caller read in this transaction are used as read (a payment's system accounts).
     const accts = new Map<string, StoredAccount>(loaded.map((a) => [a.id, a]));
     for (const line of spec.lines) {
       if (accts.has(line.account_id)) continue;
       accts.set(
         line.account_id,
-        this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`),
+        await this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`),
       );
     }
     const first = accts.get(spec.lines[0]!.account_id)!;
@@ -579,15 +602,15 @@ export class Ledger implements DueWork {
         description: line.description ?? null,
       });
     }
-    this.stored.postJournalEntry(accountId, journal, lines, [...accts.values()]);
-    return this.recorded(accountId, 'journal_entry.created', { ...journal, reversed_by: null }, now);
+    await this.stored.postJournalEntry(accountId, journal, lines, [...accts.values()]);
+    return await this.recorded(accountId, 'journal_entry.created', { ...journal, reversed_by: null }, now);
   }
 
   // --------------------------------------------------------------------------------------------- holds
 
-  createHold(accountId: string, ledgerAccountId: string, body: CreateHoldBody, now: number): Hold {
-    this.runDue(now, accountId);
-    const a = this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
+  async createHold(accountId: string, ledgerAccountId: string, body: CreateHoldBody, now: number): Promise<Hold> {
+    await this.runDue(now, accountId);
+    const a = await this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
     let expiresMs: number = now + HOLD_DEFAULT_TTL_MS;
     if (body.expires_at !== undefined) {
       expiresMs = Date.parse(body.expires_at);
@@ -624,18 +647,18 @@ export class Ledger implements DueWork {
       metadata: body.metadata ?? {},
       expires_ms: expiresMs,
     };
-    this.holds.insert(accountId, hold);
-    this.adjustPending(accountId, a, body.amount, now);
-    return this.recorded(accountId, 'hold.created', toApiHold(hold), now);
+    await this.holds.insert(accountId, hold);
+    await this.adjustPending(accountId, a, body.amount, now);
+    return await this.recorded(accountId, 'hold.created', toApiHold(hold), now);
   }
 
-  getHold(accountId: string, id: string): Hold {
-    return toApiHold(this.holds.require(accountId, id, 'hold', 'hold_id'));
+  async getHold(accountId: string, id: string): Promise<Hold> {
+    return toApiHold(await this.holds.require(accountId, id, 'hold', 'hold_id'));
   }
 
-  listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery): List<Hold> {
-    this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
-    const page = this.holds.list(accountId, url, {
+  async listHolds(accountId: string, ledgerAccountId: string, url: string, q: ListHoldsQuery): Promise<List<Hold>> {
+    await this.accounts.require(accountId, ledgerAccountId, 'ledger_account', 'account_id');
+    const page = await this.holds.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,
@@ -645,9 +668,9 @@ export class Ledger implements DueWork {
   }
 
   /** Captures (all or part of) an active hold into `destination_account_id`, posting the journal entry; any rest is released. */
-  captureHold(accountId: string, id: string, body: CaptureHoldBody, now: number): Hold {
-    this.runDue(now, accountId);
-    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+  async captureHold(accountId: string, id: string, body: CaptureHoldBody, now: number): Promise<Hold> {
+    await this.runDue(now, accountId);
+    const hold = await this.holds.require(accountId, id, 'hold', 'hold_id');
     if (hold.status !== 'active')
       throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be captured.`);
     const amount = body.amount ?? hold.amount;
@@ -655,11 +678,11 @@ export class Ledger implements DueWork {
       throw errors.parameterInvalid('amount', `must be at most the held amount (${hold.amount})`);
     if (body.destination_account_id === hold.ledger_account_id)
       throw errors.parameterInvalid('destination_account_id', 'must differ from the held account');
-    const source = this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account');
-    this.accounts.require(accountId, body.destination_account_id, 'ledger_account', 'destination_account_id');
+    const source = await this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account');
+    await this.accounts.require(accountId, body.destination_account_id, 'ledger_account', 'destination_account_id');
     // The hold stops counting as pending in the same transaction that posts the money out.
-    this.adjustPending(accountId, source, -hold.amount, now);
-    const journal = this.post(
+    await this.adjustPending(accountId, source, -hold.amount, now);
+    const journal = await this.post(
       accountId,
       {
         description: body.description ?? hold.description ?? `Capture of hold ${hold.id}`,
@@ -689,83 +712,86 @@ export class Ledger implements DueWork {
     hold.captured_amount = amount;
     hold.destination_account_id = body.destination_account_id;
     hold.journal_entry_id = journal.id;
-    this.holds.update(accountId, hold);
-    return this.recorded(accountId, 'hold.captured', toApiHold(hold), now, previous);
+    await this.holds.update(accountId, hold);
+    return await this.recorded(accountId, 'hold.captured', toApiHold(hold), now, previous);
   }
 
-  releaseHold(accountId: string, id: string, now: number): Hold {
-    this.runDue(now, accountId);
-    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+  async releaseHold(accountId: string, id: string, now: number): Promise<Hold> {
+    await this.runDue(now, accountId);
+    const hold = await this.holds.require(accountId, id, 'hold', 'hold_id');
     if (hold.status !== 'active')
       throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
     hold.status = 'released';
     hold.released_at = isoTime(now);
-    this.holds.update(accountId, hold);
-    this.adjustPending(
+    await this.holds.update(accountId, hold);
+    await this.adjustPending(
       accountId,
-      this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'),
+      await this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'),
       -hold.amount,
       now,
     );
-    return this.recorded(accountId, 'hold.released', toApiHold(hold), now, { status: 'active', released_at: null });
+    return await this.recorded(accountId, 'hold.released', toApiHold(hold), now, {
+      status: 'active',
+      released_at: null,
+    });
   }
 
-  private adjustPending(accountId: string, a: StoredAccount, delta: number, now: number): void {
+  private async adjustPending(accountId: string, a: StoredAccount, delta: number, now: number): Promise<void> {
     a.pending_balance += delta;
     a.available_balance = a.balance - a.pending_balance;
     a.balance_updated_at = isoTime(now);
-    this.accounts.update(accountId, a);
+    await this.accounts.update(accountId, a);
   }
 
   // DueWork: active holds past expires_at become expired and stop counting as pending.
-  nextDue(accountId: string): number | undefined {
+  nextDue(accountId: string): Promise<number | undefined> {
     return this.stored.nextHoldExpiry(accountId);
   }
 
-  runDue(now: number, accountId?: string, limit = -1): number {
-    const due = this.stored.expiredHolds(now, accountId, limit);
-    for (const { accountId: acct, doc } of due) this.expireHold(acct, doc, now);
+  async runDue(now: number, accountId?: string, limit = -1): Promise<number> {
+    const due = await this.stored.expiredHolds(now, accountId, limit);
+    for (const { accountId: acct, doc } of due) await this.expireHold(acct, doc, now);
     return due.length;
   }
 
-  private expireHold(accountId: string, doc: StoredHold, now: number): void {
+  private async expireHold(accountId: string, doc: StoredHold, now: number): Promise<void> {
     doc.status = 'expired';
     doc.expired_at = isoTime(doc.expires_ms ?? now);
-    this.holds.update(accountId, doc);
-    this.adjustPending(
+    await this.holds.update(accountId, doc);
+    await this.adjustPending(
       accountId,
-      this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'),
+      await this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'),
       -doc.amount,
       now,
     );
-    this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, {
+    await this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, {
       status: 'active',
       expired_at: null,
     });
   }
 
   /** Runs this one hold's expiry if its time has come (test triggers); returns the hold. */
-  expireHoldIfDue(accountId: string, id: string, now: number): Hold {
-    const hold = this.holds.require(accountId, id, 'hold', 'hold_id');
+  async expireHoldIfDue(accountId: string, id: string, now: number): Promise<Hold> {
+    const hold = await this.holds.require(accountId, id, 'hold', 'hold_id');
     if (hold.status === 'active' && hold.expires_ms !== null && hold.expires_ms <= now)
-      this.expireHold(accountId, hold, now);
+      await this.expireHold(accountId, hold, now);
     return toApiHold(hold);
   }
 
   // ----------------------------------------------------------------------------------- payment events
 
   /** A captured payment: debit processor clearing (asset), credit merchant balance (liability). */
-  postPayment(
+  async postPayment(
     accountId: string,
     kind: 'captured' | 'refunded',
     ev: { payment_id: string; amount: number; currency: string; at: number },
-  ): JournalEntry | undefined {
+  ): Promise<JournalEntry | undefined> {
     // Nothing moved (e.g. a zero-amount capture): nothing to post, and the payment must not fail for it.
     if (!(Number.isSafeInteger(ev.amount) && ev.amount > 0)) return undefined;
     const currency = normalizeCurrency(ev.currency, 'currency');
-    const { clearing, merchant } = this.systemAccounts(accountId, currency, ev.at);
+    const { clearing, merchant } = await this.systemAccounts(accountId, currency, ev.at);
     const captured = kind === 'captured';
-    return this.post(
+    return await this.post(
       accountId,
       {
         description: `Payment ${ev.payment_id} ${kind}`,
@@ -782,10 +808,10 @@ export class Ledger implements DueWork {
   }
 
   /** For tests and operators: per currency debits vs credits, and every stored balance vs the sum of its entries. */
-  audit(accountId: string): {
+  audit(accountId: string): Promise<{
     currencies: { currency: string; debits: number; credits: number }[];
     mismatched: string[];
-  } {
+  }> {
     return this.stored.audit(accountId);
   }
 }

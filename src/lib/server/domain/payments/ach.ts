@@ -29,13 +29,13 @@ export class AchSettlement implements DueWork {
     return 'processing';
   }
 
-  nextDue(accountId: string): number | undefined {
+  nextDue(accountId: string): Promise<number | undefined> {
     return this.stored.nextSettlement(accountId);
   }
 
-  runDue(now: number, accountId?: string, limit = -1): number {
+  async runDue(now: number, accountId?: string, limit = -1): Promise<number> {
     const records = this.records;
-    const due = this.stored.dueSettlements(now, accountId, limit);
+    const due = await this.stored.dueSettlements(now, accountId, limit);
     for (const { accountId: acct, doc: p } of due) {
       const at = p.settle_ms!;
       p.settle_ms = null;
@@ -51,10 +51,10 @@ export class AchSettlement implements DueWork {
       } else {
         next = records.authorized(p);
       }
-      records.collection.update(acct, p);
-      records.recordStatus(acct, p, at, 'pending');
-      if (p.session_id) this.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
-      if (p.status === 'captured') records.posted(acct, p, p.amount, at);
+      await records.collection.update(acct, p);
+      await records.recordStatus(acct, p, at, 'pending');
+      if (p.session_id) await this.sessions.transition(acct, p.session_id, at, ['processing'], next, 'settled');
+      if (p.status === 'captured') await records.posted(acct, p, p.amount, at);
     }
     return due.length;
   }

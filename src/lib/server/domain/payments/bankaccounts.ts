@@ -61,7 +61,7 @@ export class BankAccounts {
     return { ...api, created_at: isoTime(b.created * 1000) };
   }
 
-  create(accountId: string, body: CreateBankAccountBody, now: number): BankAccount {
+  async create(accountId: string, body: CreateBankAccountBody, now: number): Promise<BankAccount> {
     const routing = body.routing_number.trim();
     const number = body.account_number.trim();
     if (!/^\d{9}$/.test(routing)) throw errors.parameterInvalid('routing_number', 'must be 9 digits');
@@ -80,9 +80,9 @@ export class BankAccounts {
     if (body.is_default && customer === null)
       throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
     const hasDefault =
-      customer !== null && this.stored.bankAccountsOfCustomer(accountId, customer).some((b) => b.is_default);
+      customer !== null && (await this.stored.bankAccountsOfCustomer(accountId, customer)).some((b) => b.is_default);
     const isDefault = customer !== null && (body.is_default ?? !hasDefault);
-    if (isDefault) this.clearDefault(accountId, customer, now);
+    if (isDefault) await this.clearDefault(accountId, customer, now);
     const b: StoredBankAccount = {
       id: newId('ba'),
       object: 'bank_account',
@@ -106,32 +106,38 @@ export class BankAccounts {
       routing_number_sealed: this.sealer.seal(routing),
       microdeposit_expires_ms: null,
     };
-    this.collection.insert(accountId, b);
+    await this.collection.insert(accountId, b);
     return this.record(accountId, 'bank_account.created', b, now);
   }
 
   /** Records `type` for the account as the API shows it (last4 only: never a full number); returns that object. */
-  private record(accountId: string, type: EventType, b: StoredBankAccount, at: number, previous?: object): BankAccount {
+  private async record(
+    accountId: string,
+    type: EventType,
+    b: StoredBankAccount,
+    at: number,
+    previous?: object,
+  ): Promise<BankAccount> {
     const api = this.toApi(b);
-    this.events.record(accountId, type, api, { at, previous });
+    await this.events.record(accountId, type, api, { at, previous });
     return api;
   }
 
   /** Stores a changed account; bank_account.updated when the API shows a change. */
-  private save(accountId: string, b: StoredBankAccount, before: BankAccount, now: number): BankAccount {
-    this.collection.update(accountId, b);
+  private async save(accountId: string, b: StoredBankAccount, before: BankAccount, now: number): Promise<BankAccount> {
+    await this.collection.update(accountId, b);
     const api = this.toApi(b);
-    recordUpdate(this.events, accountId, 'bank_account.updated', api, before, now);
+    await recordUpdate(this.events, accountId, 'bank_account.updated', api, before, now);
     return api;
   }
 
   /** A customer has one default account: the others of `customer` stop being it. */
-  private clearDefault(accountId: string, customer: string, now: number, except?: string): void {
-    for (const doc of this.stored.bankAccountsOfCustomer(accountId, customer)) {
+  private async clearDefault(accountId: string, customer: string, now: number, except?: string): Promise<void> {
+    for (const doc of await this.stored.bankAccountsOfCustomer(accountId, customer)) {
       if (doc.is_default && doc.id !== except) {
         const before = this.toApi(doc);
         doc.is_default = false;
-        this.save(accountId, doc, before, now);
+        await this.save(accountId, doc, before, now);
       }
     }
   }
@@ -140,13 +146,13 @@ export class BankAccounts {
    * PATCH /bank-accounts/{id}: nickname (null clears it), is_default, metadata (merged). Unlike the live service,
    * which clears every other account's default in the whole merchant account, only the same customer's.
    */
-  update(accountId: string, id: string, body: UpdateBankAccountBody, now: number): BankAccount {
-    const b = this.load(accountId, id);
+  async update(accountId: string, id: string, body: UpdateBankAccountBody, now: number): Promise<BankAccount> {
+    const b = await this.load(accountId, id);
     const before = this.toApi(b);
     if (body.is_default === true) {
       if (b.customer_id === null)
         throw errors.parameterInvalid('is_default', 'needs a customer_id: an account is the default of a customer');
-      this.clearDefault(accountId, b.customer_id, now, b.id);
+      await this.clearDefault(accountId, b.customer_id, now, b.id);
     }
     if (body.is_default !== undefined) b.is_default = body.is_default;
     if (body.nickname !== undefined) b.nickname = body.nickname;
@@ -154,31 +160,35 @@ export class BankAccounts {
     return this.save(accountId, b, before, now);
   }
 
-  private load(accountId: string, id: string): StoredBankAccount {
+  private load(accountId: string, id: string): Promise<StoredBankAccount> {
     return this.collection.require(accountId, id, 'bank_account', 'bank_account_id');
   }
 
-  get(accountId: string, id: string): BankAccount {
-    return this.toApi(this.load(accountId, id));
+  async get(accountId: string, id: string): Promise<BankAccount> {
+    return this.toApi(await this.load(accountId, id));
   }
 
-  list(accountId: string, url: string, q: ListBankAccountsQuery): List<BankAccount> {
-    const page = this.collection.list(accountId, url, {
+  async list(accountId: string, url: string, q: ListBankAccountsQuery): Promise<List<BankAccount>> {
+    const page = await this.collection.list(accountId, url, {
       ...q,
       where: { customer_id: q.customer_id, verification_status: q.verification_status },
     });
     return { ...page, data: page.data.map((b) => this.toApi(b)) };
   }
 
-  delete(accountId: string, id: string, now: number): { id: string; object: 'bank_account'; deleted: true } {
-    const b = this.load(accountId, id);
-    this.collection.delete(accountId, id);
-    this.record(accountId, 'bank_account.deleted', b, now);
+  async delete(
+    accountId: string,
+    id: string,
+    now: number,
+  ): Promise<{ id: string; object: 'bank_account'; deleted: true }> {
+    const b = await this.load(accountId, id);
+    await this.collection.delete(accountId, id);
+    await this.record(accountId, 'bank_account.deleted', b, now);
     return { id, object: 'bank_account', deleted: true };
   }
 
-  initiateMicrodeposits(accountId: string, id: string, now: number): MicrodepositResult {
-    const b = this.load(accountId, id);
+  async initiateMicrodeposits(accountId: string, id: string, now: number): Promise<MicrodepositResult> {
+    const b = await this.load(accountId, id);
     // Pending with deposits still valid: the same answer. Pending with expired deposits: a new round (below), else
     // the account could never be verified again (verify refuses expired deposits).
     const expired = b.microdeposit_expires_ms !== null && now >= b.microdeposit_expires_ms;
@@ -195,12 +205,12 @@ export class BankAccounts {
     b.verification_method = 'microdeposits';
     b.microdeposit_expires_ms = now + MICRODEPOSIT_TTL_MS;
     b.microdeposits = { expires_at: isoTime(b.microdeposit_expires_ms), attempts_remaining: MICRODEPOSIT_ATTEMPTS };
-    this.save(accountId, b, before, now);
+    await this.save(accountId, b, before, now);
     return { status: 'pending', method: 'microdeposits', expires_at: b.microdeposits.expires_at };
   }
 
-  verify(accountId: string, id: string, amounts: number[], now: number): VerifyResult {
-    const b = this.load(accountId, id);
+  async verify(accountId: string, id: string, amounts: number[], now: number): Promise<VerifyResult> {
+    const b = await this.load(accountId, id);
     if (b.verification_status !== 'pending') {
       throw errors.unexpectedState(
         'bank_account',
@@ -222,10 +232,10 @@ export class BankAccounts {
       md.attempts_remaining = Math.max(0, md.attempts_remaining - 1);
       if (md.attempts_remaining === 0) b.verification_status = 'failed';
     }
-    if (b.verification_status === 'pending') this.save(accountId, b, before, now);
+    if (b.verification_status === 'pending') await this.save(accountId, b, before, now);
     else {
-      this.collection.update(accountId, b);
-      this.record(
+      await this.collection.update(accountId, b);
+      await this.record(
         accountId,
         b.verification_status === 'verified' ? 'bank_account.verified' : 'bank_account.verification_failed',
         b,
@@ -241,8 +251,8 @@ export class BankAccounts {
   }
 
   /** For an ACH debit: the account (404 / 400 bank_account_unverified) and what its debit will do. */
-  forDebit(accountId: string, id: string): { account: BankAccount; outcome: AchOutcome } {
-    const b = this.collection.require(accountId, id, 'bank_account', 'bank_account.bank_account_id');
+  async forDebit(accountId: string, id: string): Promise<{ account: BankAccount; outcome: AchOutcome }> {
+    const b = await this.collection.require(accountId, id, 'bank_account', 'bank_account.bank_account_id');
     if (b.verification_status !== 'verified') {
       throw errors.invalidRequest(
         'bank_account_unverified',

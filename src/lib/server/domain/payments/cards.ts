@@ -60,7 +60,7 @@ export class Cards {
   }
 
   /** POST /vault/tokens. The number, CVC and anything derived from them beyond last4 are dropped here. */
-  tokenize(body: VaultTokenBody, now: number): VaultToken {
+  async tokenize(body: VaultTokenBody, now: number): Promise<VaultToken> {
     const number = body.number.replace(/[\s-]/g, '');
     if (!luhnValid(number)) throw errors.parameterInvalid('number', 'this is not a valid card number');
     if (body.cvc !== undefined && !/^\d{3,4}$/.test(body.cvc))
@@ -77,12 +77,12 @@ export class Cards {
       exp_year: body.exp_year,
     };
     const stored: StoredVaultToken = { id: newId('tok'), card, behaves_as: test?.token ?? 'tok_visa', created_ms: now };
-    this.vault.insert(VAULT_ACCOUNT, stored);
+    await this.vault.insert(VAULT_ACCOUNT, stored);
     return { object: 'token', token_id: stored.id, card, created_at: isoTime(now) };
   }
 
   /** A card token (predefined test token, vault token, or network token of this account) → card + behaviour. */
-  resolve(accountId: string, token: string, now: number, param = 'token_id'): ResolvedCard {
+  async resolve(accountId: string, token: string, now: number, param = 'token_id'): Promise<ResolvedCard> {
     const predefined = testCardByToken(token);
     if (predefined) {
       const year = new Date(now).getUTCFullYear() + 3;
@@ -92,8 +92,8 @@ export class Cards {
       };
     }
     const stored = token.startsWith('nt_')
-      ? this.networkTokens.get(accountId, token)
-      : this.vault.get(VAULT_ACCOUNT, token);
+      ? await this.networkTokens.get(accountId, token)
+      : await this.vault.get(VAULT_ACCOUNT, token);
     if (!stored) {
       // A card number where a token goes (a frontend that skipped the vault): refused like any unknown token, but
       // never echoed — an error body ends up in client logs, and in a failed billing charge's stored message.
@@ -109,9 +109,9 @@ export class Cards {
     return { card: stored.card, outcome: testCardByToken(stored.behaves_as)!.outcome };
   }
 
-  private behaviourOf(token: string): string {
+  private async behaviourOf(token: string): Promise<string> {
     if (testCardByToken(token)) return token;
-    const stored = token.startsWith('nt_') ? undefined : this.vault.get(VAULT_ACCOUNT, token);
+    const stored = token.startsWith('nt_') ? undefined : await this.vault.get(VAULT_ACCOUNT, token);
     return stored?.behaves_as ?? 'tok_visa';
   }
 
@@ -134,42 +134,47 @@ export class Cards {
   }
 
   /** `withCryptogram`: the live service's `request_cryptogram`, a first cryptogram in the answer. */
-  createNetworkToken(accountId: string, tokenId: string, now: number, withCryptogram = false): NetworkToken {
+  async createNetworkToken(
+    accountId: string,
+    tokenId: string,
+    now: number,
+    withCryptogram = false,
+  ): Promise<NetworkToken> {
     if (tokenId.startsWith('nt_'))
       throw errors.parameterInvalid('token_id', 'give a card token (tok_…), not a network token');
-    const { card } = this.resolve(accountId, tokenId, now);
+    const { card } = await this.resolve(accountId, tokenId, now);
     const t: StoredNetworkToken = {
       id: newId('nt'),
       card,
-      behaves_as: this.behaviourOf(tokenId),
+      behaves_as: await this.behaviourOf(tokenId),
       network_token_last4: String(1000 + (idBytes(2).readUInt16BE(0) % 9000)),
       created_ms: now,
     };
-    this.networkTokens.insert(accountId, t);
+    await this.networkTokens.insert(accountId, t);
     // The event carries the token without a cryptogram (a one-time secret for the requester only).
-    this.events.record(accountId, 'network_token.created', this.ntApi(t), { at: now });
+    await this.events.record(accountId, 'network_token.created', this.ntApi(t), { at: now });
     if (!withCryptogram) return this.ntApi(t);
-    const c = this.cryptogram(accountId, t.id, now);
+    const c = await this.cryptogram(accountId, t.id, now);
     return { ...this.ntApi(t), cryptogram: c.cryptogram, cryptogramType: c.cryptogramType };
   }
 
-  getNetworkToken(accountId: string, id: string): NetworkToken {
-    return this.ntApi(this.networkTokens.require(accountId, id, 'network_token', 'network_token_id'));
+  async getNetworkToken(accountId: string, id: string): Promise<NetworkToken> {
+    return this.ntApi(await this.networkTokens.require(accountId, id, 'network_token', 'network_token_id'));
   }
 
-  deleteNetworkToken(
+  async deleteNetworkToken(
     accountId: string,
     id: string,
     now: number,
-  ): { id: string; object: 'network_token'; deleted: true } {
-    const t = this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
-    this.networkTokens.delete(accountId, id);
-    this.events.record(accountId, 'network_token.deleted', this.ntApi(t), { at: now });
+  ): Promise<{ id: string; object: 'network_token'; deleted: true }> {
+    const t = await this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
+    await this.networkTokens.delete(accountId, id);
+    await this.events.record(accountId, 'network_token.deleted', this.ntApi(t), { at: now });
     return { id, object: 'network_token', deleted: true };
   }
 
-  cryptogram(accountId: string, id: string, now: number): Cryptogram {
-    this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
+  async cryptogram(accountId: string, id: string, now: number): Promise<Cryptogram> {
+    await this.networkTokens.require(accountId, id, 'network_token', 'network_token_id');
     const expires = isoTime(now + 15 * 60_000);
     return {
       object: 'network_token_cryptogram',

@@ -1,6 +1,6 @@
 // The payments engine: confirm, capture, refund, void on session cancel, and off-session charges for billing,
 // composed of routing (routing.ts: failover across processors), 3D Secure (threeds.ts) and ACH settlement
-// (ach.ts) over the stored payments (records.ts). Every method runs synchronously inside the caller's transaction.
+// (ach.ts) over the stored payments (records.ts). Every method runs inside the caller's transaction.
 import type {
   ConfirmPaymentBody,
   CapturePaymentBody,
@@ -81,13 +81,13 @@ export class PaymentsEngine implements Charger {
     // Void on session cancel / expiry.
     d.hooks.on('sessionCanceling', (accountId, ev) => this.onSessionCanceled(accountId, ev.session_id, ev.at));
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.
-    d.hooks.on('sessionPayment', (accountId, query) => {
+    d.hooks.on('sessionPayment', async (accountId, query) => {
       const sessionId = query.session_id;
       const stored = this.justStored;
       const p =
         stored && stored.accountId === accountId && stored.p.session_id === sessionId
           ? stored.p
-          : this.records.ofSession(accountId, sessionId).at(-1);
+          : (await this.records.ofSession(accountId, sessionId)).at(-1);
       if (!p) return;
       // Only these fields of the API object (a confirm's V8 profile: the whole toApi here was ~1.6% of its CPU).
       query.payment = {
@@ -99,7 +99,12 @@ export class PaymentsEngine implements Charger {
 
   // ------------------------------------------------------------------------------------- confirm
 
-  private resolveSource(accountId: string, session: SessionFacts, body: ConfirmPaymentBody, now: number): Source {
+  private async resolveSource(
+    accountId: string,
+    session: SessionFacts,
+    body: ConfirmPaymentBody,
+    now: number,
+  ): Promise<Source> {
     const given = SOURCE_FIELDS.filter((f) => body[f] !== undefined);
     if (given.length !== 1) {
       throw new ServiceError({
@@ -127,13 +132,13 @@ export class PaymentsEngine implements Charger {
     }
     switch (field) {
       case 'token_id': {
-        const { card, outcome } = this.d.cards.resolve(accountId, body.token_id!, now);
+        const { card, outcome } = await this.d.cards.resolve(accountId, body.token_id!, now);
         return { method: 'card', card, outcome };
       }
       case 'bank_account': {
         if (session.currency !== 'USD')
           throw errors.invalidRequest('payment_method_not_allowed', 'ACH debits are in USD only.', 'bank_account');
-        const { account, outcome } = this.d.bankAccounts.forDebit(accountId, body.bank_account!.bank_account_id);
+        const { account, outcome } = await this.d.bankAccounts.forDebit(accountId, body.bank_account!.bank_account_id);
         const type = body.bank_account!.account_type;
         if (type !== undefined && type !== account.account_type) {
           throw errors.parameterInvalid(
@@ -244,21 +249,21 @@ export class PaymentsEngine implements Charger {
    * of requires_payment_method in the same transaction that checks it, so of racing confirms exactly one
    * creates a payment; the others get 409.
    */
-  confirm(
+  async confirm(
     accountId: string,
     sessionId: string,
     body: ConfirmPaymentBody,
     now: number,
     baseUrl: string,
-  ): Payment | Outcome {
-    const session = this.d.sessions.current(accountId, sessionId, now);
+  ): Promise<Payment | Outcome> {
+    const session = await this.d.sessions.current(accountId, sessionId, now);
     if (session.status !== 'requires_payment_method') {
       throw errors.unexpectedState(
         'session',
         `This payment session is ${session.status}; it can only be confirmed while requires_payment_method.`,
       );
     }
-    const source = this.resolveSource(accountId, session, body, now);
+    const source = await this.resolveSource(accountId, session, body, now);
     const p = this.newPayment(
       {
         session_id: session.id,
@@ -284,39 +289,47 @@ export class PaymentsEngine implements Charger {
     const next = this.apply(p, r, now, baseUrl, session.success_url ?? undefined);
     // The payment first: the session's event shows it as the session's latest attempt — this payment, known
     // here without reading it back (measured: a query and a JSON parse of every payment of the session).
-    this.records.collection.insert(accountId, p);
-    const api = this.records.recordStatus(accountId, p, now);
+    await this.records.collection.insert(accountId, p);
+    const api = await this.records.recordStatus(accountId, p, now);
     this.justStored = { accountId, p };
     try {
-      this.d.sessions.transition(accountId, session.id, now, ['requires_payment_method'], next, 'confirmed', session);
+      await this.d.sessions.transition(
+        accountId,
+        session.id,
+        now,
+        ['requires_payment_method'],
+        next,
+        'confirmed',
+        session,
+      );
     } finally {
       this.justStored = undefined;
     }
-    if (p.status === 'captured') this.records.posted(accountId, p, p.amount, now);
+    if (p.status === 'captured') await this.records.posted(accountId, p, p.amount, now);
     return p.status === 'failed' ? new Outcome(this.cardError(p)) : api;
   }
 
   // -------------------------------------------------------------------------- read, capture, refund
 
-  get(accountId: string, id: string): Payment {
-    return this.records.toApi(this.records.load(accountId, id));
+  async get(accountId: string, id: string): Promise<Payment> {
+    return this.records.toApi(await this.records.load(accountId, id));
   }
 
-  forSession(accountId: string, sessionId: string): Payment | null {
-    const last = this.records.ofSession(accountId, sessionId).at(-1);
+  async forSession(accountId: string, sessionId: string): Promise<Payment | null> {
+    const last = (await this.records.ofSession(accountId, sessionId)).at(-1);
     return last ? this.records.toApi(last) : null;
   }
 
-  list(accountId: string, url: string, q: ListPaymentsQuery): List<Payment> {
-    const page = this.records.collection.list(accountId, url, {
+  async list(accountId: string, url: string, q: ListPaymentsQuery): Promise<List<Payment>> {
+    const page = await this.records.collection.list(accountId, url, {
       ...q,
       where: { session_id: q.session_id, status: q.status },
     });
     return { ...page, data: page.data.map((p) => this.records.toApi(p)) };
   }
 
-  capture(accountId: string, id: string, body: CapturePaymentBody, now: number): Payment {
-    const p = this.records.load(accountId, id);
+  async capture(accountId: string, id: string, body: CapturePaymentBody, now: number): Promise<Payment> {
+    const p = await this.records.load(accountId, id);
     if (p.status !== 'authorized')
       throw errors.unexpectedState(
         'payment',
@@ -327,15 +340,16 @@ export class PaymentsEngine implements Charger {
       throw errors.parameterInvalid('amount', `must be at most the authorized amount (${p.amount})`);
     p.status = 'captured';
     p.captured_amount = amount;
-    this.records.collection.update(accountId, p);
-    this.records.recordStatus(accountId, p, now, 'authorized');
-    if (p.session_id) this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
-    this.records.posted(accountId, p, amount, now);
+    await this.records.collection.update(accountId, p);
+    await this.records.recordStatus(accountId, p, now, 'authorized');
+    if (p.session_id)
+      await this.d.sessions.transition(accountId, p.session_id, now, ['processing'], 'succeeded', 'captured');
+    await this.records.posted(accountId, p, amount, now);
     return this.records.toApi(p);
   }
 
-  refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Payment | Outcome {
-    const p = this.records.load(accountId, id);
+  async refund(accountId: string, id: string, body: RefundPaymentBody, now: number): Promise<Payment | Outcome> {
+    const p = await this.records.load(accountId, id);
     if (p.status !== 'captured')
       throw errors.unexpectedState('payment', `This payment is ${p.status}; only a captured payment can be refunded.`);
     const remaining = p.captured_amount - p.refunded_amount;
@@ -348,13 +362,13 @@ export class PaymentsEngine implements Charger {
     p.refunds.push({ amount, reason: body.reason ?? null, created_at: isoTime(now) });
     const before = { status: p.status, refunded_amount: p.refunded_amount - amount };
     if (p.refunded_amount === p.captured_amount) p.status = 'refunded';
-    this.records.collection.update(accountId, p);
-    this.d.events.record(accountId, 'refund.succeeded', this.records.toApi(p), {
+    await this.records.collection.update(accountId, p);
+    await this.d.events.record(accountId, 'refund.succeeded', this.records.toApi(p), {
       at: now,
       previous: before,
       payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund: p.refunds.at(-1)! },
     });
-    this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
+    await this.d.hooks.emit('paymentRefunded', accountId, { payment_id: p.id, amount, currency: p.currency, at: now });
     return this.records.toApi(p);
   }
 
@@ -362,13 +376,13 @@ export class PaymentsEngine implements Charger {
    * The processor refused the refund (test card tok_refundFail): the payment stays as it was, refund.failed is
    * recorded (committed) and the request answers 402 refund_failed.
    */
-  private refundFailed(
+  private async refundFailed(
     accountId: string,
     p: StoredPayment,
     amount: number,
     body: RefundPaymentBody,
     now: number,
-  ): Outcome {
+  ): Promise<Outcome> {
     const refund = {
       amount,
       reason: body.reason ?? null,
@@ -376,7 +390,7 @@ export class PaymentsEngine implements Charger {
       status: 'failed',
       failure_reason: 'processor_declined',
     };
-    this.d.events.record(accountId, 'refund.failed', this.records.toApi(p), {
+    await this.d.events.record(accountId, 'refund.failed', this.records.toApi(p), {
       at: now,
       payment: { session_id: p.session_id, amount, currency: p.currency, psp: p.psp, refund },
     });
@@ -392,8 +406,8 @@ export class PaymentsEngine implements Charger {
   }
 
   /** Session canceled or expired: void an authorization or an unfinished 3DS payment. A pending ACH debit cannot be recalled. */
-  private onSessionCanceled(accountId: string, sessionId: string, now: number): void {
-    for (const p of this.records.ofSession(accountId, sessionId)) {
+  private async onSessionCanceled(accountId: string, sessionId: string, now: number): Promise<void> {
+    for (const p of await this.records.ofSession(accountId, sessionId)) {
       if (p.status === 'pending' && p.payment_method_type === 'bank_account') {
         throw errors.unexpectedState(
           'session',
@@ -405,8 +419,8 @@ export class PaymentsEngine implements Charger {
         p.status = 'canceled';
         p.next_action = null;
         p.canceled_at = unixSeconds(now);
-        this.records.collection.update(accountId, p);
-        this.records.recordStatus(accountId, p, now, before);
+        await this.records.collection.update(accountId, p);
+        await this.records.recordStatus(accountId, p, now, before);
       }
     }
   }
@@ -416,9 +430,9 @@ export class PaymentsEngine implements Charger {
    * session): what a checkout page or the live service's browser SDK needs. Unlike the live service, which
    * answers 400 once a session is finished, every status answers 200 with the status (a page shows the result).
    */
-  sessionConfig(accountId: string, sessionId: string, now: number, baseUrl: string): SessionConfig {
-    const s = this.d.sessions.get(accountId, sessionId);
-    const p = this.forSession(accountId, sessionId);
+  async sessionConfig(accountId: string, sessionId: string, now: number, baseUrl: string): Promise<SessionConfig> {
+    const s = await this.d.sessions.get(accountId, sessionId);
+    const p = await this.forSession(accountId, sessionId);
     const methods = s.payment_method_types;
     return {
       object: 'session_config',
@@ -476,13 +490,13 @@ export class PaymentsEngine implements Charger {
   // ------------------------------------------------------------------------ off-session (Charger)
 
   /** Billing's charges: a real payment through routing, without a session (no 3DS possible off-session). */
-  charge(accountId: string, req: ChargeRequest, now: number): ChargeResult {
+  async charge(accountId: string, req: ChargeRequest, now: number): Promise<ChargeResult> {
     // A payment carries at most what create-session takes; a larger amount is not charged at all.
     const tooLarge = tooLargeToCharge(req.amount);
     if (tooLarge) return { status: 'failed', payment_id: null, code: 'amount_too_large', message: tooLarge };
     let resolved;
     try {
-      resolved = this.d.cards.resolve(accountId, req.payment_method, now, 'payment_method');
+      resolved = await this.d.cards.resolve(accountId, req.payment_method, now, 'payment_method');
     } catch (err) {
       if (err instanceof ServiceError)
         return { status: 'failed', payment_id: null, code: 'resource_missing', message: err.message };
@@ -520,10 +534,10 @@ export class PaymentsEngine implements Charger {
     } else {
       this.apply(p, r, now, '');
     }
-    this.records.collection.insert(accountId, p);
-    this.records.recordStatus(accountId, p, now);
+    await this.records.collection.insert(accountId, p);
+    await this.records.recordStatus(accountId, p, now);
     if (p.status === 'captured') {
-      this.records.posted(accountId, p, p.amount, now);
+      await this.records.posted(accountId, p, p.amount, now);
       return { status: 'succeeded', payment_id: p.id };
     }
     return {

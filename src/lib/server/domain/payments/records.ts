@@ -1,6 +1,6 @@
 // The stored payments: what is kept of a payment, how it reads as the API object, and the status changes and
 // records that confirm, 3DS, capture, refund and ACH settlement share (payment events, ledger postings).
-// Every method runs synchronously inside the caller's transaction.
+// Every method runs inside the caller's transaction.
 import type { Payment, PaymentStatus } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
 import type { EventType } from '../../../contract/events.js';
@@ -119,11 +119,11 @@ export class PaymentRecords {
   }
 
   /** Records the event of the payment's status, if it has one (a pending ACH debit has none yet); returns the API object. */
-  recordStatus(accountId: string, p: StoredPayment, at: number, previous?: PaymentStatus): Payment {
+  async recordStatus(accountId: string, p: StoredPayment, at: number, previous?: PaymentStatus): Promise<Payment> {
     const api = this.toApi(p);
     const type = PAYMENT_EVENTS[api.status];
     if (!type) return api;
-    this.d.events.record(accountId, type, api, {
+    await this.d.events.record(accountId, type, api, {
       at,
       previous: previous === undefined ? undefined : { status: previous },
       payment: { session_id: p.session_id, amount: p.amount, currency: p.currency, psp: p.psp },
@@ -136,8 +136,8 @@ export class PaymentRecords {
    * event, then the session's, then the journal entry's — a confirm, a 3DS completion, an ACH settlement, an
    * off-session charge and a manual capture alike.
    */
-  posted(accountId: string, p: StoredPayment, amount: number, at: number): void {
-    this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at });
+  async posted(accountId: string, p: StoredPayment, amount: number, at: number): Promise<void> {
+    await this.d.hooks.emit('paymentCaptured', accountId, { payment_id: p.id, amount, currency: p.currency, at });
   }
 
   /** An approved authorization: captured at once (automatic) or held for capture (manual). */
@@ -160,12 +160,12 @@ export class PaymentRecords {
     p.decline_code = declineCode;
   }
 
-  load(accountId: string, id: string): StoredPayment {
+  load(accountId: string, id: string): Promise<StoredPayment> {
     return this.collection.require(accountId, id, 'payment', 'payment_id');
   }
 
   /** The payments of a session, oldest first. */
-  ofSession(accountId: string, sessionId: string): StoredPayment[] {
+  ofSession(accountId: string, sessionId: string): Promise<StoredPayment[]> {
     return this.d.stored.ofSession(accountId, sessionId);
   }
 }

@@ -1,6 +1,6 @@
 // 3D Secure: the test challenge a payment meets when its processor asks for one, the challenge's result, and
-// its completion, after which the payment proceeds on the same processor. Every method runs synchronously
-// inside the caller's transaction.
+// its completion, after which the payment proceeds on the same processor. Every method runs inside the caller's
+// transaction.
 import { idBytes, randomUuid } from '../../ids.js';
 import type { ThreeDSResult } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
@@ -41,9 +41,9 @@ export class ThreeDS {
     return 'requires_action';
   }
 
-  private payment(accountId: string, sessionId: string): StoredPayment {
-    this.sessions.collection.require(accountId, sessionId, 'payment_session', 'session_id');
-    const p = this.records.ofSession(accountId, sessionId).find((x) => x.threeds);
+  private async payment(accountId: string, sessionId: string): Promise<StoredPayment> {
+    await this.sessions.collection.require(accountId, sessionId, 'payment_session', 'session_id');
+    const p = (await this.records.ofSession(accountId, sessionId)).find((x) => x.threeds);
     if (!p) throw errors.notFound('threeds_authentication', sessionId, 'session_id');
     return p;
   }
@@ -58,14 +58,14 @@ export class ThreeDS {
     };
   }
 
-  result(accountId: string, sessionId: string): ThreeDSResult {
-    return this.api(this.payment(accountId, sessionId));
+  async result(accountId: string, sessionId: string): Promise<ThreeDSResult> {
+    return this.api(await this.payment(accountId, sessionId));
   }
 
   /** The cardholder finished the challenge: the test card decides; the payment proceeds on the same processor. */
-  complete(accountId: string, sessionId: string, now: number): ThreeDSResult {
+  async complete(accountId: string, sessionId: string, now: number): Promise<ThreeDSResult> {
     const records = this.records;
-    const p = this.payment(accountId, sessionId);
+    const p = await this.payment(accountId, sessionId);
     const t = p.threeds!;
     if (t.status !== 'challenge_required') return this.api(p);
     // (pending: a challenge begun before payments awaiting one were requires_action)
@@ -109,10 +109,10 @@ export class ThreeDS {
       records.fail(p, code, declineMessage(code), code);
       next = 'failed';
     }
-    records.collection.update(accountId, p);
-    records.recordStatus(accountId, p, now, 'requires_action');
-    this.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
-    if (next === 'succeeded') records.posted(accountId, p, p.amount, now);
+    await records.collection.update(accountId, p);
+    await records.recordStatus(accountId, p, now, 'requires_action');
+    await this.sessions.transition(accountId, p.session_id!, now, ['requires_action'], next, 'authenticated');
+    if (next === 'succeeded') await records.posted(accountId, p, p.amount, now);
     return this.api(p);
   }
 }

@@ -43,19 +43,25 @@ export class Webhooks {
    * `POST /events/{id}/resend`: new deliveries (deliveries.ts), and — unless one endpoint is named — the event
    * queued for every running listener of the account, in the same transaction.
    */
-  resend(accountId: string, eventId: string, body: ResendEventBody, url: string, now: number): ResendEventResult {
-    const list = this.deliveries.resend(accountId, eventId, body, url, now);
+  async resend(
+    accountId: string,
+    eventId: string,
+    body: ResendEventBody,
+    url: string,
+    now: number,
+  ): Promise<ResendEventResult> {
+    const list = await this.deliveries.resend(accountId, eventId, body, url, now);
     const listeners =
       body.webhook_endpoint === undefined
-        ? this.listeners.queue(accountId, this.events.get(accountId, eventId), now)
+        ? await this.listeners.queue(accountId, await this.events.get(accountId, eventId), now)
         : 0;
     return { ...list, listeners };
   }
 
   /** Deletes an endpoint; its deliveries still pending are given up (`failed`), the others stay in the log. */
-  deleteEndpoint(accountId: string, id: string, now: number) {
-    this.endpoints.stored(accountId, id);
-    this.deliveries.giveUpPending(accountId, id, `the webhook endpoint was deleted at ${isoTime(now)}`);
+  async deleteEndpoint(accountId: string, id: string, now: number) {
+    await this.endpoints.stored(accountId, id);
+    await this.deliveries.giveUpPending(accountId, id, `the webhook endpoint was deleted at ${isoTime(now)}`);
     return this.endpoints.delete(accountId, id);
   }
 

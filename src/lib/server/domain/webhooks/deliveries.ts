@@ -14,7 +14,7 @@ import type { Clock } from '../../clock.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId, newIdFor } from '../../ids.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import type { Events } from '../events.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { EVENT_RETENTION_MS } from '../../../contract/events.js';
@@ -67,26 +67,26 @@ export interface EndpointCursor {
 export interface OutboxStore {
   readonly deliveries: Documents<WebhookDelivery>;
   /** Keeps the body of an event leaving the log if a delivery of it is pending (until none is). */
-  keepBodyIfPending(accountId: string, eventId: string, body: string): Pending<void>;
+  keepBodyIfPending(accountId: string, eventId: string, body: string): Promise<void>;
   /**
    * Writes the delivery as an attempt (or giving up) left it, in the caller's transaction; once it is no longer
    * pending, the body kept for its event is forgotten unless another delivery of it is still pending. The caller
    * read it pending in this transaction: an engine that runs transactions at once must keep it so until this
    * write (lock the row when read, or write only while it is pending), so that an outcome is recorded once.
    */
-  recordAttempt(accountId: string, delivery: WebhookDelivery): Pending<WebhookDelivery>;
+  recordAttempt(accountId: string, delivery: WebhookDelivery): Promise<WebhookDelivery>;
   /** The endpoint's pending deliveries, oldest first. */
-  pendingOf(accountId: string, endpointId: string): Pending<WebhookDelivery[]>;
+  pendingOf(accountId: string, endpointId: string): Promise<WebhookDelivery[]>;
   /** The accounts that have deliveries. */
-  accounts(): Pending<string[]>;
+  accounts(): Promise<string[]>;
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
-  oldestDone(accountId: string, n: number): Pending<WebhookDelivery[]>;
+  oldestDone(accountId: string, n: number): Promise<WebhookDelivery[]>;
   /**
    * Claims the dispatch cursors to advance (of one account's endpoints, or of every account's), each with its
    * endpoint, for the caller's write transaction: no other scan advances them before it ends (one SQLite write
    * transaction at a time; an engine shared by several servers locks them, and another server's scan skips them).
    */
-  claimCursors(accountId?: string): Pending<EndpointCursor[]>;
+  claimCursors(accountId?: string): Promise<EndpointCursor[]>;
   /**
    * The account's events after place `afterSeq` in the log (and up to `uptoSeq` when given), in order, at most
    * `n`: what a cursor there has not looked at yet.
@@ -96,11 +96,11 @@ export interface OutboxStore {
     afterSeq: number,
     uptoSeq: number | undefined,
     n: number,
-  ): Pending<{ seq: number; id: string; type: string; created_ms: number }[]>;
+  ): Promise<{ seq: number; id: string; type: string; created_ms: number }[]>;
   /** Moves the endpoint's cursor to place `eventSeq` (only ever forward). */
-  moveCursor(endpointId: string, eventSeq: number): Pending<void>;
+  moveCursor(endpointId: string, eventSeq: number): Promise<void>;
   /** Every account's endpoints, oldest first. */
-  allEndpoints(): Pending<{ accountId: string; endpoint: StoredEndpoint }[]>;
+  allEndpoints(): Promise<{ accountId: string; endpoint: StoredEndpoint }[]>;
   /**
    * Claims the due deliveries of an endpoint: its earliest pending deliveries (creation order, which is event
    * order) whose next attempt is due at `now` (ms on the account's clock), after delivery place `afterSeq`, at
@@ -115,9 +115,9 @@ export interface OutboxStore {
     now: number,
     max: number,
     afterSeq: number,
-  ): Pending<ClaimedDelivery[]>;
+  ): Promise<ClaimedDelivery[]>;
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
-  nextRetry(endpointId: string, now: number): Pending<number | undefined>;
+  nextRetry(endpointId: string, now: number): Promise<number | undefined>;
 }
 
 /** Whether an outcome is a success: a complete 2xx answer. */
@@ -147,8 +147,8 @@ export class Deliveries implements DueWork {
     this.deliveries = kept.deliveries;
     // Retention never takes an event from an endpoint that has not looked at it yet, nor from a pending delivery.
     events.onPrune({
-      before: (accountId, lastSeq) => {
-        if (this.scan(accountId, lastSeq).created > 0) this.changed();
+      before: async (accountId, lastSeq) => {
+        if ((await this.scan(accountId, lastSeq)).created > 0) this.changed();
       },
       gone: (accountId, eventId, body) => this.kept.keepBodyIfPending(accountId, eventId, body),
     });
@@ -164,7 +164,7 @@ export class Deliveries implements DueWork {
     endpoint: StoredEndpoint,
     now: number,
     first = false,
-  ): WebhookDelivery {
+  ): Promise<WebhookDelivery> {
     const at = isoTime(now);
     const d: WebhookDelivery = {
       id: first ? newIdFor('whd', `${event.id} ${endpoint.id}`) : newId('whd'),
@@ -184,20 +184,25 @@ export class Deliveries implements DueWork {
     return this.deliveries.insert(accountId, d);
   }
 
-  listForEvent(accountId: string, eventId: string, url: string, q: ListEventDeliveriesQuery): List<WebhookDelivery> {
-    const list = this.deliveries.list(accountId, url, { ...q, where: { event: eventId } });
+  async listForEvent(
+    accountId: string,
+    eventId: string,
+    url: string,
+    q: ListEventDeliveriesQuery,
+  ): Promise<List<WebhookDelivery>> {
+    const list = await this.deliveries.list(accountId, url, { ...q, where: { event: eventId } });
     // An event past retention keeps its deliveries; one that never was this account's is 404.
-    if (list.total_count === 0) this.events.get(accountId, eventId);
+    if (list.total_count === 0) await this.events.get(accountId, eventId);
     return list;
   }
 
-  listForEndpoint(
+  async listForEndpoint(
     accountId: string,
     endpointId: string,
     url: string,
     q: ListEndpointDeliveriesQuery,
-  ): List<WebhookDelivery> {
-    this.endpoints.stored(accountId, endpointId);
+  ): Promise<List<WebhookDelivery>> {
+    await this.endpoints.stored(accountId, endpointId);
     const { status, ...page } = q;
     return this.deliveries.list(accountId, url, { ...page, where: { webhook_endpoint: endpointId, status } });
   }
@@ -206,58 +211,64 @@ export class Deliveries implements DueWork {
    * New deliveries of the event: to the endpoint named (whatever its enabled_events; it must be enabled), or to
    * every enabled endpoint whose enabled_events match.
    */
-  resend(accountId: string, eventId: string, body: ResendEventBody, url: string, now: number): List<WebhookDelivery> {
-    const event = this.events.get(accountId, eventId);
+  async resend(
+    accountId: string,
+    eventId: string,
+    body: ResendEventBody,
+    url: string,
+    now: number,
+  ): Promise<List<WebhookDelivery>> {
+    const event = await this.events.get(accountId, eventId);
     let targets: StoredEndpoint[];
     if (body.webhook_endpoint !== undefined) {
-      const e = this.endpoints.stored(accountId, body.webhook_endpoint, 'webhook_endpoint');
+      const e = await this.endpoints.stored(accountId, body.webhook_endpoint, 'webhook_endpoint');
       if (!e.enabled)
         throw errors.unexpectedState('webhook_endpoint', `Webhook endpoint ${e.id} is disabled; enable it first.`);
       targets = [e];
     } else {
-      targets = this.endpoints
-        .ofAccount(accountId)
-        .filter((e) => e.enabled && endpointWants(e.enabled_events, event.type));
+      targets = (await this.endpoints.ofAccount(accountId)).filter(
+        (e) => e.enabled && endpointWants(e.enabled_events, event.type),
+      );
     }
     const data: WebhookDelivery[] = [];
-    for (const e of targets) data.push(this.create(accountId, event, e, now));
+    for (const e of targets) data.push(await this.create(accountId, event, e, now));
     if (data.length) this.changed();
     return { object: 'list', data, has_more: false, total_count: data.length, url };
   }
 
   /** Gives up the endpoint's pending deliveries (it is being deleted). */
-  giveUpPending(accountId: string, endpointId: string, reason: string): void {
-    for (const doc of this.kept.pendingOf(accountId, endpointId)) {
+  async giveUpPending(accountId: string, endpointId: string, reason: string): Promise<void> {
+    for (const doc of await this.kept.pendingOf(accountId, endpointId)) {
       doc.status = 'failed';
       doc.next_attempt_at = null;
       doc.last_error = reason;
-      this.kept.recordAttempt(accountId, doc);
+      await this.kept.recordAttempt(accountId, doc);
     }
   }
 
   // ------------------------------------------------------------------------------------------ retention
 
   /** The account's oldest deliveries that are no longer pending, in creation order (at most `n`). */
-  private oldestDone(accountId: string, n: number): { id: string; created_ms: number }[] {
-    return this.kept.oldestDone(accountId, n).map((d) => ({ id: d.id, created_ms: Date.parse(d.created_at) }));
+  private async oldestDone(accountId: string, n: number): Promise<{ id: string; created_ms: number }[]> {
+    return (await this.kept.oldestDone(accountId, n)).map((d) => ({ id: d.id, created_ms: Date.parse(d.created_at) }));
   }
 
-  nextDue(accountId: string): number | undefined {
-    const oldest = this.oldestDone(accountId, 1)[0];
+  async nextDue(accountId: string): Promise<number | undefined> {
+    const oldest = (await this.oldestDone(accountId, 1))[0];
     return oldest ? oldest.created_ms + EVENT_RETENTION_MS : undefined;
   }
 
-  runDue(now: number, accountId?: string, limit?: number): number {
-    const accounts = accountId !== undefined ? [accountId] : this.kept.accounts();
+  async runDue(now: number, accountId?: string, limit?: number): Promise<number> {
+    const accounts = accountId !== undefined ? [accountId] : await this.kept.accounts();
     const max = limit === undefined ? Infinity : limit * PRUNE_BATCH;
     let deleted = 0;
     for (const acct of accounts) {
       // Creation order is time order on the account's clock: stop at the first one still young enough.
       while (deleted < max) {
-        const rows = this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
+        const rows = await this.oldestDone(acct, Math.min(PRUNE_BATCH, max - deleted));
         const young = rows.findIndex((r) => r.created_ms + EVENT_RETENTION_MS > now);
         const old = young < 0 ? rows : rows.slice(0, young);
-        for (const r of old) this.deliveries.delete(acct, r.id); // as documents: the list counts follow
+        for (const r of old) await this.deliveries.delete(acct, r.id); // as documents: the list counts follow
         deleted += old.length;
         if (old.length < rows.length || rows.length === 0) break;
       }
@@ -274,22 +285,22 @@ export class Deliveries implements DueWork {
    * event `uptoSeq` (retention, before it deletes them). Event numbers are never used twice (migration 504),
    * so a cursor only moves forward.
    */
-  scan(accountId?: string, uptoSeq?: number): { more: boolean; endpoints: number; created: number } {
-    const rows = this.kept.claimCursors(accountId);
+  async scan(accountId?: string, uptoSeq?: number): Promise<{ more: boolean; endpoints: number; created: number }> {
+    const rows = await this.kept.claimCursors(accountId);
     let more = false;
     let created = 0;
     for (const row of rows) {
       let cursor = row.eventSeq;
       const endpoint = row.endpoint;
       for (;;) {
-        const events = this.kept.eventsAfter(row.accountId, cursor, uptoSeq, SCAN_BATCH);
+        const events = await this.kept.eventsAfter(row.accountId, cursor, uptoSeq, SCAN_BATCH);
         if (events.length === 0) break;
         if (endpoint.enabled) {
           // Dated by its event, not by when the scan ran: the scan runs after a commit, whenever the loop gets to
           // it (during a clock advance's steps, say), and a seeded server's deliveries must not depend on that.
           for (const ev of events) {
             if (!endpointWants(endpoint.enabled_events, ev.type)) continue;
-            this.create(row.accountId, ev, endpoint, ev.created_ms, true);
+            await this.create(row.accountId, ev, endpoint, ev.created_ms, true);
             created++;
           }
         }
@@ -300,14 +311,14 @@ export class Deliveries implements DueWork {
           break;
         }
       }
-      if (cursor !== row.eventSeq) this.kept.moveCursor(row.endpointId, cursor);
+      if (cursor !== row.eventSeq) await this.kept.moveCursor(row.endpointId, cursor);
     }
     return { more, endpoints: rows.length, created };
   }
 
   /** The enabled endpoints of every account, oldest first: those the dispatcher may serve. */
-  enabledEndpoints(): { accountId: string; endpoint: StoredEndpoint }[] {
-    return this.kept.allEndpoints().filter((e) => e.endpoint.enabled);
+  async enabledEndpoints(): Promise<{ accountId: string; endpoint: StoredEndpoint }[]> {
+    return (await this.kept.allEndpoints()).filter((e) => e.endpoint.enabled);
   }
 
   /**
@@ -317,14 +328,14 @@ export class Deliveries implements DueWork {
    * past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before bodies
    * were kept), which can no longer be sent.
    */
-  claimBatch(
+  async claimBatch(
     accountId: string,
     e: StoredEndpoint,
     now: number,
     max: number,
     afterSeq = 0,
-  ): { jobs: SendJob[]; lost: string[]; lastSeq: number } {
-    const rows = this.kept.claimDue(accountId, e.id, now, max, afterSeq);
+  ): Promise<{ jobs: SendJob[]; lost: string[]; lastSeq: number }> {
+    const rows = await this.kept.claimDue(accountId, e.id, now, max, afterSeq);
     const jobs: SendJob[] = [];
     const lost: string[] = [];
     if (rows.length === 0) return { jobs, lost, lastSeq: afterSeq };
@@ -337,7 +348,7 @@ export class Deliveries implements DueWork {
   }
 
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
-  nextRetry(endpointId: string, now: number): number | undefined {
+  nextRetry(endpointId: string, now: number): Promise<number | undefined> {
     return this.kept.nextRetry(endpointId, now);
   }
 
@@ -347,13 +358,13 @@ export class Deliveries implements DueWork {
    * last. `lost`: the event is gone and cannot be sent — given up without an attempt. Nothing when the delivery
    * is no longer pending (its endpoint was deleted meanwhile).
    */
-  record(
+  async record(
     accountId: string,
     deliveryId: string,
     url: string,
     outcome: AttemptOutcome | 'lost',
-  ): WebhookDelivery | undefined {
-    const d = this.deliveries.get(accountId, deliveryId);
+  ): Promise<WebhookDelivery | undefined> {
+    const d = await this.deliveries.get(accountId, deliveryId);
     if (!d || d.status !== 'pending') return undefined;
     const now = this.clock.now(accountId);
     if (outcome === 'lost') {

@@ -16,7 +16,7 @@ import { unixSeconds } from '../../clock.js';
 import type { Sealer } from '../../crypto.js';
 import { errors } from '../../errors.js';
 import { newId, newWebhookSecret } from '../../ids.js';
-import type { Documents, Pending } from '../../store/seam.js';
+import type { Documents } from '../../store/seam.js';
 import { checkHttpUrl, mergeMetadata } from '../values.js';
 
 /** An endpoint as stored: the API object, its sealed secret, and rolled secrets that still sign until they expire. */
@@ -30,16 +30,16 @@ export interface StoredEndpoint extends WebhookEndpoint {
 export interface WebhookEndpointStore {
   readonly endpoints: Documents<StoredEndpoint>;
   /** How many endpoints the account has. */
-  count(accountId: string): Pending<number>;
+  count(accountId: string): Promise<number>;
   /** Every endpoint of the account, oldest first. */
-  ofAccount(accountId: string): Pending<StoredEndpoint[]>;
+  ofAccount(accountId: string): Promise<StoredEndpoint[]>;
   /**
    * Opens the dispatch cursor of a new endpoint after the last event recorded so far (of any account): it gets
    * the events recorded from now on.
    */
-  openCursor(endpointId: string): Pending<void>;
+  openCursor(endpointId: string): Promise<void>;
   /** Deletes the endpoint's dispatch cursor. */
-  dropCursor(endpointId: string): Pending<void>;
+  dropCursor(endpointId: string): Promise<void>;
 }
 
 export function endpointView(e: StoredEndpoint): WebhookEndpoint {
@@ -84,8 +84,8 @@ export class WebhookEndpoints {
     this.endpoints = kept.endpoints;
   }
 
-  create(accountId: string, body: CreateWebhookEndpointBody, now: number): WebhookEndpointWithSecret {
-    const count = this.kept.count(accountId);
+  async create(accountId: string, body: CreateWebhookEndpointBody, now: number): Promise<WebhookEndpointWithSecret> {
+    const count = await this.kept.count(accountId);
     if (count >= MAX_WEBHOOK_ENDPOINTS) {
       throw errors.invalidRequest(
         'webhook_endpoint_limit',
@@ -106,54 +106,54 @@ export class WebhookEndpoints {
       secret_sealed: this.sealer.seal(secret),
       rolled: [],
     };
-    this.endpoints.insert(accountId, e);
+    await this.endpoints.insert(accountId, e);
     // Events from now on: the dispatcher's cursor starts after the last event recorded so far.
-    this.kept.openCursor(e.id);
+    await this.kept.openCursor(e.id);
     this.changed(e.id); // the dispatcher looks at events again at once (it stops looking while no endpoint exists)
     return { ...endpointView(e), secret };
   }
 
-  stored(accountId: string, id: string, param = 'webhook_endpoint_id'): StoredEndpoint {
+  stored(accountId: string, id: string, param = 'webhook_endpoint_id'): Promise<StoredEndpoint> {
     return this.endpoints.require(accountId, id, 'webhook_endpoint', param);
   }
 
-  get(accountId: string, id: string): WebhookEndpoint {
-    return endpointView(this.stored(accountId, id));
+  async get(accountId: string, id: string): Promise<WebhookEndpoint> {
+    return endpointView(await this.stored(accountId, id));
   }
 
-  list(accountId: string, url: string, q: ListWebhookEndpointsQuery): List<WebhookEndpoint> {
-    const page = this.endpoints.list(accountId, url, q);
+  async list(accountId: string, url: string, q: ListWebhookEndpointsQuery): Promise<List<WebhookEndpoint>> {
+    const page = await this.endpoints.list(accountId, url, q);
     return { ...page, data: page.data.map(endpointView) };
   }
 
   /** Every endpoint of the account, oldest first, as stored. */
-  ofAccount(accountId: string): StoredEndpoint[] {
+  ofAccount(accountId: string): Promise<StoredEndpoint[]> {
     return this.kept.ofAccount(accountId);
   }
 
-  update(accountId: string, id: string, body: UpdateWebhookEndpointBody): WebhookEndpoint {
-    const e = this.stored(accountId, id);
+  async update(accountId: string, id: string, body: UpdateWebhookEndpointBody): Promise<WebhookEndpoint> {
+    const e = await this.stored(accountId, id);
     if (body.url !== undefined) e.url = checkUrl(body.url);
     if (body.enabled_events !== undefined) e.enabled_events = enabledEvents(body.enabled_events);
     if (body.description !== undefined) e.description = body.description;
     if (body.enabled !== undefined) e.enabled = body.enabled;
     if (body.metadata !== undefined) e.metadata = mergeMetadata(e.metadata, body.metadata);
-    this.endpoints.update(accountId, e);
+    await this.endpoints.update(accountId, e);
     this.changed(e.id);
     return endpointView(e);
   }
 
   /** Deletes the endpoint and its dispatch cursor (its pending deliveries are given up by the caller: Webhooks). */
-  delete(accountId: string, id: string): { id: string; object: 'webhook_endpoint'; deleted: true } {
-    this.stored(accountId, id);
-    this.endpoints.delete(accountId, id);
-    this.kept.dropCursor(id);
+  async delete(accountId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+    await this.stored(accountId, id);
+    await this.endpoints.delete(accountId, id);
+    await this.kept.dropCursor(id);
     this.changed(id);
     return { id, object: 'webhook_endpoint', deleted: true };
   }
 
-  revealSecret(accountId: string, id: string): WebhookEndpointSecret {
-    const e = this.stored(accountId, id);
+  async revealSecret(accountId: string, id: string): Promise<WebhookEndpointSecret> {
+    const e = await this.stored(accountId, id);
     return { object: 'webhook_endpoint_secret', webhook_endpoint: e.id, secret: this.sealer.open(e.secret_sealed) };
   }
 
@@ -161,14 +161,19 @@ export class WebhookEndpoints {
    * A new secret; the old one keeps signing too for `expiresInSeconds` on the account's clock (0: it stops at once),
    * so that a receiver can switch without rejecting deliveries in between.
    */
-  rollSecret(accountId: string, id: string, expiresInSeconds: number, now: number): WebhookEndpointWithSecret {
-    const e = this.stored(accountId, id);
+  async rollSecret(
+    accountId: string,
+    id: string,
+    expiresInSeconds: number,
+    now: number,
+  ): Promise<WebhookEndpointWithSecret> {
+    const e = await this.stored(accountId, id);
     const rolled = e.rolled.filter((r) => r.expires_ms > now);
     if (expiresInSeconds > 0) rolled.push({ sealed: e.secret_sealed, expires_ms: now + expiresInSeconds * 1000 });
     const secret = newWebhookSecret();
     e.secret_sealed = this.sealer.seal(secret);
     e.rolled = rolled;
-    this.endpoints.update(accountId, e);
+    await this.endpoints.update(accountId, e);
     this.changed(e.id); // a batch signed with the old secret alone is cut short
     return { ...endpointView(e), secret };
   }

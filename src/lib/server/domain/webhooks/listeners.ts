@@ -16,7 +16,6 @@ import {
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { Pending } from '../../store/seam.js';
 import { PRUNE_BATCH, type DueWork } from '../due.js';
 import { enabledEvents, endpointWants } from './endpoints.js';
 import { HOUSEKEEPING_WORK } from '../../../contract/limits.js';
@@ -40,19 +39,19 @@ export interface QueuedResend {
 /** What the listeners keep: the listeners of every account and their queues of resends. */
 export interface ListenerStore {
   /** Stores a new listener of the account. */
-  insert(accountId: string, listener: StoredListener): Pending<void>;
+  insert(accountId: string, listener: StoredListener): Promise<void>;
   /** The account's listener, if it has one by that id. */
-  get(accountId: string, id: string): Pending<StoredListener | undefined>;
+  get(accountId: string, id: string): Promise<StoredListener | undefined>;
   /** Moves the listener's lease: last seen at `seenMs`. */
-  renew(id: string, seenMs: number): Pending<void>;
+  renew(id: string, seenMs: number): Promise<void>;
   /** Deletes the listener with its queue. */
-  remove(id: string): Pending<void>;
+  remove(id: string): Promise<void>;
   /** Deletes the account's listeners last seen before `before`, with their queues. */
-  forgetSeenBefore(accountId: string, before: number): Pending<void>;
+  forgetSeenBefore(accountId: string, before: number): Promise<void>;
   /** The account's listeners seen after `since`, oldest first. */
-  seenSince(accountId: string, since: number): Pending<{ id: string; enabled_events: string[] }[]>;
+  seenSince(accountId: string, since: number): Promise<{ id: string; enabled_events: string[] }[]>;
   /** Queues the event in each listener's queue (a resend per listener, its id given), at `now`. */
-  queue(accountId: string, eventId: string, resends: { id: string; listener: string }[], now: number): Pending<void>;
+  queue(accountId: string, eventId: string, resends: { id: string; listener: string }[], now: number): Promise<void>;
   /**
    * The page `q` asks for of the listener's queue, newest first (cursors like every list; an unknown cursor is
    * the contract's 400), with the total: only resends whose event the log still has.
@@ -60,14 +59,14 @@ export interface ListenerStore {
   resends(
     listenerId: string,
     q: ListEventResendsQuery,
-  ): Pending<{ data: QueuedResend[]; has_more: boolean; total_count: number }>;
+  ): Promise<{ data: QueuedResend[]; has_more: boolean; total_count: number }>;
   /** When the account's oldest queued resend was queued (ms on its clock). */
-  oldestResendMs(accountId: string): Pending<number | undefined>;
+  oldestResendMs(accountId: string): Promise<number | undefined>;
   /**
    * Deletes the first `n` resends (all when -1), oldest first, queued at or before `before` (of one account, or
    * of all); returns how many.
    */
-  pruneResends(before: number, n: number, accountId?: string): Pending<number>;
+  pruneResends(before: number, n: number, accountId?: string): Promise<number>;
 }
 
 export class Listeners implements DueWork {
@@ -92,8 +91,8 @@ export class Listeners implements DueWork {
     };
   }
 
-  private row(accountId: string, id: string): StoredListener {
-    const r = this.kept.get(accountId, id);
+  private async row(accountId: string, id: string): Promise<StoredListener> {
+    const r = await this.kept.get(accountId, id);
     if (!r) throw errors.notFound('event_listener', id, 'listener_id');
     return r;
   }
@@ -102,16 +101,16 @@ export class Listeners implements DueWork {
    * A new listener of the account, its lease live from now (in the caller's transaction). `enabled_events`: the
    * types it shows (checked as an endpoint's are), so that a resend counts only the listeners that show it.
    */
-  register(accountId: string, body: CreateEventListenerBody, now: number): EventListener {
+  async register(accountId: string, body: CreateEventListenerBody, now: number): Promise<EventListener> {
     const patterns = enabledEvents(body.enabled_events ?? ['*']);
-    this.forgetStale(accountId);
+    await this.forgetStale(accountId);
     const r: StoredListener = {
       id: newId('evl'),
       enabled_events: patterns,
       created_ms: now,
       seen_ms: this.wall(),
     };
-    this.kept.insert(accountId, r);
+    await this.kept.insert(accountId, r);
     return this.view(r);
   }
 
@@ -119,17 +118,17 @@ export class Listeners implements DueWork {
    * Renews the lease. A listener whose lease ran out meanwhile (its process was suspended, or could not reach the
    * server) runs again from now on; what was resent in between was not queued for it (nor counted).
    */
-  renew(accountId: string, id: string): EventListener {
-    const r = this.row(accountId, id);
+  async renew(accountId: string, id: string): Promise<EventListener> {
+    const r = await this.row(accountId, id);
     r.seen_ms = Math.max(r.seen_ms, this.wall());
-    this.kept.renew(id, r.seen_ms);
+    await this.kept.renew(id, r.seen_ms);
     return this.view(r);
   }
 
   /** Deletes the listener (it stopped) with its queue. */
-  remove(accountId: string, id: string): { id: string; object: 'event_listener'; deleted: true } {
-    this.row(accountId, id);
-    this.kept.remove(id);
+  async remove(accountId: string, id: string): Promise<{ id: string; object: 'event_listener'; deleted: true }> {
+    await this.row(accountId, id);
+    await this.kept.remove(id);
     return { id, object: 'event_listener', deleted: true };
   }
 
@@ -137,12 +136,12 @@ export class Listeners implements DueWork {
    * Queues the event for every listener of the account whose lease is live and whose enabled_events match it (in
    * the resend's transaction). Returns how many.
    */
-  queue(accountId: string, event: { id: string; type: string }, now: number): number {
-    this.forgetStale(accountId);
-    const live = this.kept
-      .seenSince(accountId, this.wall() - LISTENER_LEASE_MS)
-      .filter((l) => endpointWants(l.enabled_events, event.type));
-    this.kept.queue(
+  async queue(accountId: string, event: { id: string; type: string }, now: number): Promise<number> {
+    await this.forgetStale(accountId);
+    const live = (await this.kept.seenSince(accountId, this.wall() - LISTENER_LEASE_MS)).filter((l) =>
+      endpointWants(l.enabled_events, event.type),
+    );
+    await this.kept.queue(
       accountId,
       event.id,
       live.map((l) => ({ id: newId('evr'), listener: l.id })),
@@ -155,9 +154,14 @@ export class Listeners implements DueWork {
    * The listener's queue, newest first, cursors like every list. A resend whose event the log no longer has
    * (past retention) is left out, as a delivery of it would be given up.
    */
-  resends(accountId: string, listenerId: string, url: string, q: ListEventResendsQuery): List<EventResend> {
-    this.row(accountId, listenerId);
-    const { data, has_more, total_count } = this.kept.resends(listenerId, q);
+  async resends(
+    accountId: string,
+    listenerId: string,
+    url: string,
+    q: ListEventResendsQuery,
+  ): Promise<List<EventResend>> {
+    await this.row(accountId, listenerId);
+    const { data, has_more, total_count } = await this.kept.resends(listenerId, q);
     const resends = data.map((r): EventResend => ({
       id: r.id,
       object: 'event_resend',
@@ -169,18 +173,18 @@ export class Listeners implements DueWork {
   }
 
   /** Listeners of the account not renewed for LISTENER_FORGET_MS (killed, crashed): deleted with their queues. */
-  private forgetStale(accountId: string): void {
-    this.kept.forgetSeenBefore(accountId, this.wall() - LISTENER_FORGET_MS);
+  private forgetStale(accountId: string): Promise<void> {
+    return this.kept.forgetSeenBefore(accountId, this.wall() - LISTENER_FORGET_MS);
   }
 
   // ---------------------------------------------------------------------------------------- retention
 
-  nextDue(accountId: string): number | undefined {
-    const oldest = this.kept.oldestResendMs(accountId);
+  async nextDue(accountId: string): Promise<number | undefined> {
+    const oldest = await this.kept.oldestResendMs(accountId);
     return oldest === undefined ? undefined : oldest + EVENT_RETENTION_MS;
   }
 
-  runDue(now: number, accountId?: string, limit?: number): number {
+  runDue(now: number, accountId?: string, limit?: number): Promise<number> {
     const n = limit === undefined ? -1 : limit * PRUNE_BATCH;
     return this.kept.pruneResends(now - EVENT_RETENTION_MS, n, accountId);
   }

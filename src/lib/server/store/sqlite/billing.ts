@@ -13,7 +13,7 @@ import type {
   StoredUsage,
 } from '../../domain/billing/store.js';
 import type { SqliteStore } from './db.js';
-import { Collection } from './collection.js';
+import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
 
 /**
@@ -38,18 +38,18 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
   const portals = new Collection<PortalSession>(store, tables.portal_sessions);
   const statusIn = (statuses: SubscriptionStatus[]) => `status IN (${statuses.map(() => '?').join(', ')})`;
   return {
-    customers,
-    products,
-    prices,
-    coupons,
-    subscriptions,
-    items,
-    usage,
-    invoices,
-    checkouts,
-    portals,
+    customers: asyncDocuments(customers),
+    products: asyncDocuments(products),
+    prices: asyncDocuments(prices),
+    coupons: asyncDocuments(coupons),
+    subscriptions: asyncDocuments(subscriptions),
+    items: asyncDocuments(items),
+    usage: asyncDocuments(usage),
+    invoices: asyncDocuments(invoices),
+    checkouts: asyncDocuments(checkouts),
+    portals: asyncDocuments(portals),
 
-    nextCounter(accountId, name) {
+    async nextCounter(accountId, name) {
       const row = store.db
         .prepare(
           `INSERT INTO billing_counters (account_id, name, value) VALUES (?, ?, 1)
@@ -59,19 +59,19 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
       return row.value;
     },
 
-    itemsOf: (accountId, subscriptionId) =>
+    itemsOf: async (accountId, subscriptionId) =>
       docs(items.selectWhere('account_id = ? AND subscription = ?', accountId, subscriptionId)),
-    pricesOf: (accountId, productId) =>
+    pricesOf: async (accountId, productId) =>
       docs(prices.selectWhere('account_id = ? AND product = ?', accountId, productId)),
-    subscriptionsOf: (accountId, customerId) =>
+    subscriptionsOf: async (accountId, customerId) =>
       docs(subscriptions.selectWhere('account_id = ? AND customer = ?', accountId, customerId)),
-    liveSubscriptionsOf: (accountId, customerId) =>
+    liveSubscriptionsOf: async (accountId, customerId) =>
       docs(
         subscriptions.selectWhere("account_id = ? AND customer = ? AND status != 'canceled'", accountId, customerId),
       ),
-    finalizedInvoicesOf: (accountId, customerId) =>
+    finalizedInvoicesOf: async (accountId, customerId) =>
       docs(invoices.selectWhere("account_id = ? AND customer = ? AND status != 'draft'", accountId, customerId)),
-    unsettledInvoicesOf: (accountId, subscriptionId, exceptId) =>
+    unsettledInvoicesOf: async (accountId, subscriptionId, exceptId) =>
       docs(
         invoices.selectWhere(
           "account_id = ? AND subscription = ? AND id != ? AND status IN ('open', 'past_due', 'uncollectible')",
@@ -81,15 +81,15 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
         ),
       ),
 
-    findCheckout: (id) => checkouts.selectWhere('id = ?', id)[0],
-    findInvoice: (id) => invoices.selectWhere('id = ?', id)[0],
-    findPortal: (id) => portals.selectWhere('id = ?', id)[0],
-    openCheckoutsOf: (accountId, sessionId) =>
+    findCheckout: async (id) => checkouts.selectWhere('id = ?', id)[0],
+    findInvoice: async (id) => invoices.selectWhere('id = ?', id)[0],
+    findPortal: async (id) => portals.selectWhere('id = ?', id)[0],
+    openCheckoutsOf: async (accountId, sessionId) =>
       docs(checkouts.selectWhere(OPEN_FOR_PAYMENT_SESSION, accountId, sessionId)),
 
-    usageBefore: (accountId, itemId, end) =>
+    usageBefore: async (accountId, itemId, end) =>
       docs(usage.selectWhere('account_id = ? AND subscription_item = ? AND ts < ?', accountId, itemId, end)),
-    usageDuring: (accountId, itemId, start, end) =>
+    usageDuring: async (accountId, itemId, start, end) =>
       docs(
         usage.selectWhere(
           'account_id = ? AND subscription_item = ? AND ts >= ? AND ts < ?',
@@ -99,10 +99,10 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
           end,
         ),
       ),
-    usageAt: (accountId, itemId, ts) =>
+    usageAt: async (accountId, itemId, ts) =>
       usage.selectWhere('account_id = ? AND subscription_item = ? AND ts = ?', accountId, itemId, ts)[0]?.doc,
 
-    nextCheckoutExpiry(accountId) {
+    async nextCheckoutExpiry(accountId) {
       const row = store.db
         .prepare(
           "SELECT MIN(json_extract(data, '$.expires_ms')) AS t FROM checkout_sessions WHERE account_id = ? AND status = 'open'",
@@ -110,17 +110,17 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
         .get(accountId) as { t: number | null };
       return row.t ?? undefined;
     },
-    checkoutsExpiredBy(now, accountId, limit) {
+    async checkoutsExpiredBy(now, accountId, limit) {
       const cond = `status = 'open' AND json_extract(data, '$.expires_ms') <= ?${accountId ? ' AND account_id = ?' : ''}`;
       return checkouts.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
     },
-    nextInvoiceAction(accountId, kind) {
+    async nextInvoiceAction(accountId, kind) {
       const row = store.db
         .prepare('SELECT MIN(action_ms) AS t FROM invoices WHERE account_id = ? AND action_kind = ?')
         .get(accountId, kind) as { t: number | null };
       return row.t ?? undefined;
     },
-    invoicesDue(kind, now, accountId, limit) {
+    async invoicesDue(kind, now, accountId, limit) {
       return invoices.selectFirst(
         limit,
         `action_kind = ? AND action_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
@@ -129,7 +129,7 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
         ...(accountId ? [accountId] : []),
       );
     },
-    nextSubscriptionDue(accountId, statuses) {
+    async nextSubscriptionDue(accountId, statuses) {
       const row = store.db
         .prepare(
           `SELECT MIN(due_ms) AS t FROM subscriptions WHERE account_id = ? AND ${statusIn(statuses)} AND due_ms IS NOT NULL`,
@@ -137,7 +137,7 @@ export function sqliteBillingStore(store: SqliteStore): BillingStore {
         .get(accountId, ...statuses) as { t: number | null };
       return row.t ?? undefined;
     },
-    subscriptionsDue(statuses, now, accountId, limit) {
+    async subscriptionsDue(statuses, now, accountId, limit) {
       return subscriptions.selectFirst(
         limit,
         `${statusIn(statuses)} AND due_ms IS NOT NULL AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,

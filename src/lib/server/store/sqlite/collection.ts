@@ -25,7 +25,23 @@ export { pageOf };
 /** At most this many remembered documents per Collection (see `known`). */
 const KNOWN_MAX = 1024;
 
-export class Collection<T extends { id: string }> implements Documents<T> {
+/**
+ * The domain's view of a collection (the seam's Documents): the same calls, each answering with a promise. The
+ * adapter's own code uses the Collection itself, synchronously.
+ */
+export function asyncDocuments<T extends { id: string }>(c: Collection<T>): Documents<T> {
+  return {
+    insert: async (accountId, doc) => c.insert(accountId, doc),
+    update: async (accountId, doc) => c.update(accountId, doc),
+    delete: async (accountId, id) => c.delete(accountId, id),
+    get: async (accountId, id) => c.get(accountId, id),
+    require: async (accountId, id, resource, param) => c.require(accountId, id, resource, param),
+    list: async (accountId, url, opts) => c.list(accountId, url, opts),
+    total: async (accountId, where) => c.total(accountId, where),
+  };
+}
+
+export class Collection<T extends { id: string }> {
   private countSpecs?: Set<string>;
   readonly table: string;
   /** The table's columns (besides seq, id, account_id and data) and how to read each from a document. */

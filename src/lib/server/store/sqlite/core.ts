@@ -6,7 +6,7 @@ import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/ses
 import type { TriggerStore } from '../../domain/triggers.js';
 import type { Event } from '../../../contract/events.js';
 import type { SqliteStore } from './db.js';
-import { Collection } from './collection.js';
+import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
 
 export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
@@ -14,41 +14,41 @@ export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
   // PRAGMA data_version moves when another connection has committed a write to the database file.
   const dataVersion = store.db.prepare('PRAGMA data_version').pluck();
   return {
-    keyFacts: (hash) => byHash.get(hash) as KeyFacts | undefined,
-    changeMark: () => dataVersion.get() as number,
-    addAccount(accountId, createdMs) {
+    keyFacts: async (hash) => byHash.get(hash) as KeyFacts | undefined,
+    changeMark: async () => dataVersion.get() as number,
+    async addAccount(accountId, createdMs) {
       store.db.prepare('INSERT INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, createdMs);
     },
-    keepAccount(accountId, createdMs) {
+    async keepAccount(accountId, createdMs) {
       store.db.prepare('INSERT OR IGNORE INTO accounts (id, created_ms) VALUES (?, ?)').run(accountId, createdMs);
     },
-    addKey(key, hash) {
+    async addKey(key, hash) {
       store.db
         .prepare('INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES (?, ?, ?, ?, ?)')
         .run(key.id, key.account_id, hash, key.last4, key.created_ms);
     },
-    keyAccount(hash) {
+    async keyAccount(hash) {
       const row = store.db.prepare('SELECT account_id FROM api_keys WHERE hash = ?').get(hash) as
         | { account_id: string }
         | undefined;
       return row?.account_id;
     },
-    unrevokeKey(hash) {
+    async unrevokeKey(hash) {
       store.db.prepare('UPDATE api_keys SET revoked_ms = NULL WHERE hash = ?').run(hash);
     },
-    keys: () =>
+    keys: async () =>
       store.db
         .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys ORDER BY created_ms, id')
         .all() as KeyRow[],
-    keyByHash: (hash) =>
+    keyByHash: async (hash) =>
       store.db
         .prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE hash = ?')
         .get(hash) as KeyRow | undefined,
-    keyById: (id) =>
+    keyById: async (id) =>
       store.db.prepare('SELECT id, account_id, last4, created_ms, revoked_ms FROM api_keys WHERE id = ?').get(id) as
         | KeyRow
         | undefined,
-    revokeKey(id, revokedMs) {
+    async revokeKey(id, revokedMs) {
       store.db.prepare('UPDATE api_keys SET revoked_ms = ? WHERE id = ?').run(revokedMs, id);
     },
   };
@@ -56,16 +56,23 @@ export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
 
 export function sqliteClockStore(store: SqliteStore): ClockStore {
   return {
-    offset(accountId) {
+    async offset(accountId) {
       const row = store.db.prepare('SELECT clock_offset_ms FROM accounts WHERE id = ?').get(accountId) as
         | { clock_offset_ms: number }
         | undefined;
       return row?.clock_offset_ms;
     },
-    setOffset(accountId, offsetMs) {
+    offsets: async () =>
+      (
+        store.db.prepare('SELECT id, clock_offset_ms FROM accounts WHERE clock_offset_ms != 0').all() as {
+          id: string;
+          clock_offset_ms: number;
+        }[]
+      ).map((r): [string, number] => [r.id, r.clock_offset_ms]),
+    async setOffset(accountId, offsetMs) {
       store.db.prepare('UPDATE accounts SET clock_offset_ms = ? WHERE id = ?').run(offsetMs, accountId);
     },
-    accounts: () => (store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id),
+    accounts: async () => (store.db.prepare('SELECT id FROM accounts').all() as { id: string }[]).map((r) => r.id),
   };
 }
 
@@ -76,10 +83,10 @@ const SECRET_FACTS =
 export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
   const sessions = new Collection<StoredSession>(store, tables.payment_sessions);
   return {
-    sessions,
-    secretFacts: (id) => store.statement(SECRET_FACTS).get(id) as SecretFacts | undefined,
-    find: (id) => sessions.selectWhere('id = ?', id)[0],
-    nextExpiry(accountId, statuses) {
+    sessions: asyncDocuments(sessions),
+    secretFacts: async (id) => store.statement(SECRET_FACTS).get(id) as SecretFacts | undefined,
+    find: async (id) => sessions.selectWhere('id = ?', id)[0],
+    async nextExpiry(accountId, statuses) {
       // One MIN per status: each is a single seek on (account_id, status, expires_ms); an IN list would scan.
       const row = store.db
         .prepare(
@@ -88,7 +95,7 @@ export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
         .get(...statuses.flatMap((s) => [accountId, s])) as { t: number | null };
       return row.t ?? undefined;
     },
-    expiring(statuses, now, accountId, limit) {
+    async expiring(statuses, now, accountId, limit) {
       const cond = `status IN (${statuses.map(() => '?').join(', ')}) AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
       return sessions.selectFirst(limit, cond, ...statuses, now, ...(accountId ? [accountId] : []));
     },
@@ -98,8 +105,9 @@ export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
 export function sqliteTriggerStore(store: SqliteStore): TriggerStore {
   return {
     // The mark is the event log's last seq (one writer at a time: nothing else records in between).
-    lastEvent: () => (store.db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
-    eventsAfter: (accountId, after) =>
+    lastEvent: async () =>
+      (store.db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq,
+    eventsAfter: async (accountId, after) =>
       (
         store.db
           .prepare('SELECT body FROM events WHERE account_id = ? AND seq > ? ORDER BY seq')

@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import type { Database as Connection, Statement } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { migrations } from '../migrations/index.js';
-import { LongReads, type LongRead } from './longread.js';
-import type { Store as SeamStore } from '../seam.js';
+import { LongRead, LongReads } from './longread.js';
+import type { ReadAway, Store as SeamStore } from '../seam.js';
 
 /** The SQLite adapter's store: the seam's transactions, and what only the adapter's own files may use. */
 export interface SqliteStore extends SeamStore {
@@ -15,12 +15,6 @@ export interface SqliteStore extends SeamStore {
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
   statement(sql: string): Statement;
   // tx, grouped (a group commit: see GroupCommit), read, alone: the seam's (store/seam.ts).
-  /**
-   * Runs a long read (store/sqlite/longread.ts): in the background reader's worker thread when one runs (its own
-   * read-only connection sees the last committed snapshot, and this thread goes on answering others), else
-   * here as `read` runs one.
-   */
-  readLong<T>(long: LongRead<T>): Promise<T>;
   /**
    * For a long-running server: long reads in a worker thread of their own, until `close()`/`stopBackgroundReads()`.
    * The worker starts with the first long read (~25 ms and ~8 MB that a server which never gets one does not pay).
@@ -90,7 +84,9 @@ export function openStore(source: string | Buffer): SqliteStore {
     alone<T>(fn: () => T | Promise<T>): Promise<T> {
       return group.alone(fn);
     },
-    readLong<T>(long: LongRead<T>): Promise<T> {
+    readAway<T>(read: ReadAway<T>): Promise<T> {
+      if (!(read instanceof LongRead)) return Promise.reject(new Error('a read made by another engine'));
+      const long = read as LongRead<T>;
       return longReads.run(long, () =>
         group.read(() => long.finish(long.queries.map((q) => statement(q.sql).all(...q.params)))),
       );

@@ -32,19 +32,22 @@ export const sqliteEngine: Engine<SqliteStore> = {
 /** The server's own records: table meta (key, value). */
 function sqliteServerRecords(store: SqliteStore): ServerRecords {
   const value = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+  const get = (key: string) => (value.get(key) as string | null | undefined) ?? undefined;
+  const change = (key: string, v: string) => {
+    store.statement('UPDATE meta SET value = ? WHERE key = ?').run(v, key);
+  };
   return {
-    get: (key) => (value.get(key) as string | null | undefined) ?? undefined,
-    has: (key) => store.statement('SELECT 1 FROM meta WHERE key = ?').get(key) !== undefined,
-    put(key, v) {
+    get: async (key) => get(key),
+    has: async (key) => store.statement('SELECT 1 FROM meta WHERE key = ?').get(key) !== undefined,
+    async put(key, v) {
       store.statement('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, v);
     },
-    add(key, v) {
+    async add(key, v) {
       store.statement('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(key, v);
     },
-    change(key, v) {
-      store.statement('UPDATE meta SET value = ? WHERE key = ?').run(v, key);
-    },
-    hasAccounts: () => store.statement('SELECT 1 FROM accounts LIMIT 1').get() !== undefined,
-    exclusive: (fn) => store.db.transaction(fn).immediate(),
+    change: async (key, v) => change(key, v),
+    hasAccounts: async () => store.statement('SELECT 1 FROM accounts LIMIT 1').get() !== undefined,
+    exclusive: (fn) => store.alone(fn),
+    cell: (key) => ({ get: () => get(key), change: (v) => change(key, v) }),
   };
 }

@@ -29,7 +29,7 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
   };
 
   return {
-    append(accountId, e) {
+    async append(accountId, e) {
       insertStmt ??= store.db.prepare(
         'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
       );
@@ -38,7 +38,7 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
       store.count('events', accountId, 'type', e.type, 1);
     },
 
-    find(accountId, id) {
+    async find(accountId, id) {
       const row = store.statement('SELECT body FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
         | { body: string }
         | undefined;
@@ -49,7 +49,7 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
      * A filter on type or time without an object id may have to look through the whole log (no index serves it):
      * that page is a long read (LongRead), run off the HTTP thread when the server has a background reader.
      */
-    page(accountId, url, q: ListEventsQuery) {
+    async page(accountId, url, q: ListEventsQuery) {
       const limit = q.limit ?? 10;
       const cond = ['account_id = ?'];
       const params: (string | number)[] = [accountId];
@@ -123,20 +123,20 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
       );
     },
 
-    oldestMs(accountId) {
+    async oldestMs(accountId) {
       const row = store
         .statement('SELECT created_ms FROM events WHERE account_id = ? ORDER BY seq LIMIT 1')
         .get(accountId) as { created_ms: number } | undefined;
       return row?.created_ms;
     },
 
-    accounts() {
+    async accounts() {
       return (store.statement('SELECT DISTINCT account_id FROM events').all() as { account_id: string }[]).map(
         (r) => r.account_id,
       );
     },
 
-    lastRecordedBy(accountId, before, n) {
+    async lastRecordedBy(accountId, before, n) {
       const last = store
         .statement(
           'SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = ? AND created_ms <= ? ORDER BY seq LIMIT ?)',
@@ -145,7 +145,7 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
       return last.seq ?? undefined;
     },
 
-    prune(accountId, lastSeq, before) {
+    async prune(accountId, lastSeq, before) {
       const gone = store
         .statement('DELETE FROM events WHERE account_id = ? AND seq <= ? AND created_ms <= ? RETURNING id, type, body')
         .all(accountId, lastSeq, before) as { id: string; type: string; body: string }[];

@@ -17,19 +17,19 @@ export function sqliteIdempotencyRecords(store: SqliteStore): IdempotencyRecords
   const purge = db.prepare('DELETE FROM idempotency_keys WHERE seq <= ?');
   const oldest = db.prepare('SELECT seq, created_ms FROM idempotency_keys ORDER BY seq LIMIT ?');
   return {
-    find(accountId, key) {
+    async find(accountId, key) {
       return find.get(accountId, key) as IdempotencyRecord | undefined;
     },
-    save(accountId, key, r) {
+    async save(accountId, key, r) {
       insert.run(accountId, key, r.fingerprint, r.state, r.owner, r.status, r.body, r.created_ms);
     },
-    forget(accountId, key) {
+    async forget(accountId, key) {
       remove.run(accountId, key);
     },
-    oldest(limit) {
+    async oldest(limit) {
       return oldest.all(limit) as { seq: number; created_ms: number }[];
     },
-    forgetUpTo(seq) {
+    async forgetUpTo(seq) {
       return purge.run(seq).changes;
     },
   };

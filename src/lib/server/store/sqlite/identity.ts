@@ -2,14 +2,14 @@
 import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
 import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
 import type { SqliteStore } from './db.js';
-import { Collection } from './collection.js';
+import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
 
 export function sqliteVaultStore(store: SqliteStore): VaultStore {
   const tokens = new Collection<StoredToken>(store, tables.identity_tokens);
   return {
-    tokens,
-    page(accountId, type, limit, offset) {
+    tokens: asyncDocuments(tokens),
+    async page(accountId, type, limit, offset) {
       const rows = (
         type
           ? store
@@ -29,14 +29,14 @@ export function sqliteVaultStore(store: SqliteStore): VaultStore {
 export function sqliteKycStore(store: SqliteStore): KycStore {
   const verifications = new Collection<StoredKyc>(store, tables.kyc_verifications);
   return {
-    verifications,
-    nextDecision(accountId) {
+    verifications: asyncDocuments(verifications),
+    async nextDecision(accountId) {
       const row = store
         .statement(`SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = ? AND status = 'processing'`)
         .get(accountId) as { t: number | null };
       return row.t ?? undefined;
     },
-    dueDecisions(now, accountId, limit) {
+    async dueDecisions(now, accountId, limit) {
       return verifications.selectFirst(
         limit,
         `status = 'processing' AND due_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,

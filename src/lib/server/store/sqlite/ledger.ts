@@ -2,7 +2,7 @@
 import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import type { SqliteStore } from './db.js';
-import { Collection } from './collection.js';
+import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
 
 export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
@@ -12,21 +12,21 @@ export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
   const holds = new Collection<StoredHold>(store, tables.ledger_holds);
   const events = new Collection<LedgerAccountEvent>(store, tables.ledger_account_events);
   return {
-    accounts,
-    journals,
-    entries,
-    holds,
-    events,
+    accounts: asyncDocuments(accounts),
+    journals: asyncDocuments(journals),
+    entries: asyncDocuments(entries),
+    holds: asyncDocuments(holds),
+    events: asyncDocuments(events),
 
-    accountNumberTaken(accountId, accountNumber) {
+    async accountNumberTaken(accountId, accountNumber) {
       return accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length > 0;
     },
 
-    systemAccounts(accountId, keys) {
+    async systemAccounts(accountId, keys) {
       return accounts.selectWhere('account_id = ? AND system_key IN (?, ?)', accountId, ...keys).map((r) => r.doc);
     },
 
-    recentEntries(accountId, ledgerAccountId, limit) {
+    async recentEntries(accountId, ledgerAccountId, limit) {
       // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
       const rows = store
         .statement(
@@ -36,30 +36,30 @@ export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
       return rows.map((r) => JSON.parse(r.data) as StoredEntry);
     },
 
-    activeHolds(accountId, ledgerAccountId) {
+    async activeHolds(accountId, ledgerAccountId) {
       return holds
         .selectWhere('account_id = ? AND ledger_account_id = ? AND status = ?', accountId, ledgerAccountId, 'active')
         .map((r) => r.doc);
     },
 
-    reversalOf(accountId, journalEntryId) {
+    async reversalOf(accountId, journalEntryId) {
       return journals.selectWhere('account_id = ? AND reverses = ?', accountId, journalEntryId)[0]?.doc.id ?? null;
     },
 
-    postJournalEntry(accountId, journal, lines, balances) {
+    async postJournalEntry(accountId, journal, lines, balances) {
       for (const line of lines) entries.insert(accountId, line);
       for (const a of balances) accounts.update(accountId, a);
       journals.insert(accountId, journal);
     },
 
-    nextHoldExpiry(accountId) {
+    async nextHoldExpiry(accountId) {
       const row = store
         .statement(`SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = ? AND status = 'active'`)
         .get(accountId) as { t: number | null };
       return row.t ?? undefined;
     },
 
-    expiredHolds(now, accountId, limit) {
+    async expiredHolds(now, accountId, limit) {
       return holds.selectFirst(
         limit,
         `status = 'active' AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`,
@@ -68,7 +68,7 @@ export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
       );
     },
 
-    audit(accountId) {
+    async audit(accountId) {
       const currencies = store
         .statement(
           `SELECT currency, SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END) AS debits, SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END) AS credits

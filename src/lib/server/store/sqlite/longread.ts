@@ -3,6 +3,7 @@
 // thread when it can (a read-only connection in a worker thread, reader.ts). Measured on a 420k-event log:
 // `GET /events?created[gte]=…` held the HTTP thread ~950 ms, during which no other client was answered.
 import { Worker } from 'node:worker_threads';
+import { ReadAway } from '../seam.js';
 
 export type SqlParam = string | number | null;
 
@@ -11,11 +12,13 @@ export type SqlParam = string | number | null;
  * `finish` makes the answer from their rows (in order). `finish` must not touch the store: it may run after
  * other requests' writes have committed.
  */
-export class LongRead<T> {
+export class LongRead<T> extends ReadAway<T> {
   constructor(
     readonly queries: { sql: string; params: SqlParam[] }[],
     readonly finish: (rows: unknown[][]) => T,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 /** What the HTTP thread sends the worker (reader.ts), and what comes back: the rows of each query, or why not. */

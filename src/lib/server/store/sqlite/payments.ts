@@ -4,7 +4,7 @@ import type { StoredPayment } from '../../domain/payments/records.js';
 import type { StoredBankAccount } from '../../domain/payments/bankaccounts.js';
 import type { StoredNetworkToken, StoredVaultToken } from '../../domain/payments/cards.js';
 import type { SqliteStore } from './db.js';
-import { Collection } from './collection.js';
+import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
 
 export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
@@ -13,14 +13,14 @@ export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
   const payments = new Collection<StoredPayment>(store, tables.payments);
   const bankAccounts = new Collection<StoredBankAccount>(store, tables.bank_accounts);
   return {
-    payments,
-    bankAccounts,
-    vaultTokens: new Collection<StoredVaultToken>(store, tables.vault_tokens),
-    networkTokens: new Collection<StoredNetworkToken>(store, tables.network_tokens),
-    ofSession(accountId, sessionId) {
+    payments: asyncDocuments(payments),
+    bankAccounts: asyncDocuments(bankAccounts),
+    vaultTokens: asyncDocuments(new Collection<StoredVaultToken>(store, tables.vault_tokens)),
+    networkTokens: asyncDocuments(new Collection<StoredNetworkToken>(store, tables.network_tokens)),
+    async ofSession(accountId, sessionId) {
       return payments.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).map((r) => r.doc);
     },
-    nextSettlement(accountId) {
+    async nextSettlement(accountId) {
       const row = store
         .statement(
           "SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = ? AND status = 'pending' AND settle_ms IS NOT NULL",
@@ -28,11 +28,11 @@ export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
         .get(accountId) as { t: number | null };
       return row.t ?? undefined;
     },
-    dueSettlements(now, accountId, limit) {
+    async dueSettlements(now, accountId, limit) {
       const cond = `status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
       return payments.selectFirst(limit, cond, now, ...(accountId ? [accountId] : []));
     },
-    bankAccountsOfCustomer(accountId, customerId) {
+    async bankAccountsOfCustomer(accountId, customerId) {
       return bankAccounts.selectWhere('account_id = ? AND customer_id = ?', accountId, customerId).map((r) => r.doc);
     },
   };

@@ -8,7 +8,7 @@ import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliver
 import type { ListenerStore } from '../../domain/webhooks/listeners.js';
 import type { WebhooksStore } from '../../domain/webhooks/area.js';
 import type { SqliteStore } from './db.js';
-import { Collection, pageOf, seqCursor } from './collection.js';
+import { asyncDocuments, Collection, pageOf, seqCursor } from './collection.js';
 import { tables } from './tables.js';
 
 export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
@@ -22,22 +22,22 @@ export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
 function sqliteEndpointStore(store: SqliteStore): WebhookEndpointStore {
   const endpoints = new Collection<StoredEndpoint>(store, tables.webhook_endpoints);
   return {
-    endpoints,
-    count(accountId) {
+    endpoints: asyncDocuments(endpoints),
+    async count(accountId) {
       return (
         store.db.prepare('SELECT COUNT(*) AS n FROM webhook_endpoints WHERE account_id = ?').get(accountId) as {
           n: number;
         }
       ).n;
     },
-    ofAccount(accountId) {
+    async ofAccount(accountId) {
       return endpoints.selectWhere('account_id = ?', accountId).map((r) => r.doc);
     },
-    openCursor(endpointId) {
+    async openCursor(endpointId) {
       const last = (store.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number | null }).seq ?? 0;
       store.db.prepare('INSERT INTO webhook_cursors (webhook_endpoint, event_seq) VALUES (?, ?)').run(endpointId, last);
     },
-    dropCursor(endpointId) {
+    async dropCursor(endpointId) {
       store.db.prepare('DELETE FROM webhook_cursors WHERE webhook_endpoint = ?').run(endpointId);
     },
   };
@@ -56,9 +56,9 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
   };
 
   return {
-    deliveries,
+    deliveries: asyncDocuments(deliveries),
 
-    keepBodyIfPending(accountId, eventId, body) {
+    async keepBodyIfPending(accountId, eventId, body) {
       const pending = store
         .statement("SELECT 1 FROM webhook_deliveries WHERE account_id = ? AND event = ? AND status = 'pending' LIMIT 1")
         .get(accountId, eventId);
@@ -69,25 +69,25 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
     },
 
     /** One write transaction at a time: the delivery read pending in it is still pending here. */
-    recordAttempt(accountId, d) {
+    async recordAttempt(accountId, d) {
       const updated = deliveries.update(accountId, d);
       if (d.status !== 'pending') releaseBody(accountId, d.event);
       return updated;
     },
 
-    pendingOf(accountId, endpointId) {
+    async pendingOf(accountId, endpointId) {
       return deliveries
         .selectWhere("account_id = ? AND webhook_endpoint = ? AND status = 'pending'", accountId, endpointId)
         .map((r) => r.doc);
     },
 
-    accounts() {
+    async accounts() {
       return (
         store.statement('SELECT DISTINCT account_id FROM webhook_deliveries').all() as { account_id: string }[]
       ).map((r) => r.account_id);
     },
 
-    oldestDone(accountId, n) {
+    async oldestDone(accountId, n) {
       const rows = store
         .statement(
           "SELECT data FROM webhook_deliveries INDEXED BY webhook_deliveries_done WHERE account_id = ? AND status != 'pending' ORDER BY seq LIMIT ?",
@@ -97,7 +97,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
     },
 
     /** SQLite runs one write transaction at a time: the caller's holds every cursor until it ends. */
-    claimCursors(accountId) {
+    async claimCursors(accountId) {
       const rows = (
         accountId === undefined
           ? store
@@ -119,7 +119,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
       }));
     },
 
-    eventsAfter(accountId, afterSeq, uptoSeq, n) {
+    async eventsAfter(accountId, afterSeq, uptoSeq, n) {
       return (
         uptoSeq === undefined
           ? store
@@ -135,11 +135,11 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
       ) as { seq: number; id: string; type: string; created_ms: number }[];
     },
 
-    moveCursor(endpointId, eventSeq) {
+    async moveCursor(endpointId, eventSeq) {
       store.statement('UPDATE webhook_cursors SET event_seq = ? WHERE webhook_endpoint = ?').run(eventSeq, endpointId);
     },
 
-    allEndpoints() {
+    async allEndpoints() {
       const rows = store.statement('SELECT account_id, data FROM webhook_endpoints ORDER BY seq').all() as {
         account_id: string;
         data: string;
@@ -151,7 +151,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
      * One server dispatches an SQLite database: the claim is this read, and the dispatcher remembers (`afterSeq`)
      * what it handed on until the outcomes are recorded.
      */
-    claimDue(accountId, endpointId, now, max, afterSeq) {
+    async claimDue(accountId, endpointId, now, max, afterSeq) {
       // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: measured,
       // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
       return store
@@ -165,7 +165,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
         .all(accountId, endpointId, afterSeq, now, max) as ClaimedDelivery[];
     },
 
-    nextRetry(endpointId, now) {
+    async nextRetry(endpointId, now) {
       const row = store
         .statement(
           "SELECT MIN(next_attempt_ms) AS at FROM webhook_deliveries WHERE webhook_endpoint = ? AND status = 'pending' AND next_attempt_ms > ?",
@@ -178,7 +178,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
 
 function sqliteListenerStore(store: SqliteStore): ListenerStore {
   return {
-    insert(accountId, l) {
+    async insert(accountId, l) {
       store
         .statement(
           'INSERT INTO event_listeners (id, account_id, enabled_events, created_ms, seen_ms) VALUES (?, ?, ?, ?, ?)',
@@ -186,7 +186,7 @@ function sqliteListenerStore(store: SqliteStore): ListenerStore {
         .run(l.id, accountId, JSON.stringify(l.enabled_events), l.created_ms, l.seen_ms);
     },
 
-    get(accountId, id) {
+    async get(accountId, id) {
       const r = store
         .statement(
           'SELECT id, enabled_events, created_ms, seen_ms FROM event_listeners WHERE id = ? AND account_id = ?',
@@ -195,16 +195,16 @@ function sqliteListenerStore(store: SqliteStore): ListenerStore {
       return r && { ...r, enabled_events: JSON.parse(r.enabled_events) as string[] };
     },
 
-    renew(id, seenMs) {
+    async renew(id, seenMs) {
       store.statement('UPDATE event_listeners SET seen_ms = ? WHERE id = ?').run(seenMs, id);
     },
 
-    remove(id) {
+    async remove(id) {
       store.statement('DELETE FROM event_resends WHERE listener = ?').run(id);
       store.statement('DELETE FROM event_listeners WHERE id = ?').run(id);
     },
 
-    forgetSeenBefore(accountId, before) {
+    async forgetSeenBefore(accountId, before) {
       store
         .statement(
           'DELETE FROM event_resends WHERE listener IN (SELECT id FROM event_listeners WHERE account_id = ? AND seen_ms < ?)',
@@ -213,21 +213,21 @@ function sqliteListenerStore(store: SqliteStore): ListenerStore {
       store.statement('DELETE FROM event_listeners WHERE account_id = ? AND seen_ms < ?').run(accountId, before);
     },
 
-    seenSince(accountId, since) {
+    async seenSince(accountId, since) {
       const rows = store
         .statement('SELECT id, enabled_events FROM event_listeners WHERE account_id = ? AND seen_ms > ? ORDER BY seq')
         .all(accountId, since) as { id: string; enabled_events: string }[];
       return rows.map((r) => ({ id: r.id, enabled_events: JSON.parse(r.enabled_events) as string[] }));
     },
 
-    queue(accountId, eventId, resends, now) {
+    async queue(accountId, eventId, resends, now) {
       const insert = store.statement(
         'INSERT INTO event_resends (id, account_id, listener, event, created_ms) VALUES (?, ?, ?, ?, ?)',
       );
       for (const r of resends) insert.run(r.id, accountId, r.listener, eventId, now);
     },
 
-    resends(listenerId, q) {
+    async resends(listenerId, q) {
       const limit = q.limit ?? 10;
       const cursor = seqCursor(
         q,
@@ -250,14 +250,14 @@ function sqliteListenerStore(store: SqliteStore): ListenerStore {
       return { data, has_more, total_count: total };
     },
 
-    oldestResendMs(accountId) {
+    async oldestResendMs(accountId) {
       const row = store
         .statement('SELECT created_ms FROM event_resends WHERE account_id = ? ORDER BY seq LIMIT 1')
         .get(accountId) as { created_ms: number } | undefined;
       return row?.created_ms;
     },
 
-    pruneResends(before, n, accountId) {
+    async pruneResends(before, n, accountId) {
       const r =
         accountId === undefined
           ? store
