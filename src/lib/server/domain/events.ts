@@ -114,6 +114,17 @@ export interface EventLogStore {
   prune(accountId: string, lastSeq: number, before: number): Promise<{ id: string; body: string }[]>;
 }
 
+/**
+ * What a test trigger's scenario (triggers.ts) reads back of the event log: the events it recorded, after the last
+ * event recorded before it.
+ */
+export interface TriggerStore {
+  /** Where the event log ends now (of every account): a mark to read the events recorded after. */
+  lastEvent(): Promise<number>;
+  /** The account's events recorded after the mark `after` (TriggerStore.lastEvent), oldest first. */
+  eventsAfter(accountId: string, after: number): Promise<Event[]>;
+}
+
 /** Events of the open transaction kept for recordedAs (a request records a few; only its own are looked at). */
 const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';

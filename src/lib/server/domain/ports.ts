@@ -5,13 +5,12 @@ import type { VaultStore } from './identity/vault.js';
 import type { AccountsStore } from './accounts.js';
 import type { ClockStore } from '../clock.js';
 import type { SessionsStore } from './sessions.js';
-import type { TriggerStore } from './triggers.js';
 import type { PaymentsStore } from './payments/persistence.js';
 import type { KycStore } from './identity/kyc.js';
 import type { LedgerStore } from './ledger/ledger.js';
 import type { BillingStore } from './billing/store.js';
-import type { EventLogStore } from './events.js';
-import type { WebhooksStore } from './webhooks/area.js';
+import type { EventLogStore, TriggerStore } from './events.js';
+import type { WebhooksStore } from './webhooks/persistence.js';
 
 export interface StorePorts {
   vault: VaultStore;

@@ -8,7 +8,6 @@ import { createRequire } from 'node:module';
 import type { TSchema } from '@sinclair/typebox';
 import type { Services } from './services.js';
 import { isEventType, likelyEventType, type EventType } from '../../contract/events.js';
-import type { Event } from '../../contract/events.js';
 import type { TriggerBody, TriggerResult } from '../../contract/triggers.js';
 import { errors } from '../errors.js';
 import { isoTime } from '../clock.js';
@@ -52,14 +51,6 @@ import {
   LedgerAccountActionBody,
 } from '../../contract/ledger.js';
 import { CreateIdentityTokenBody, CreateKycBody } from '../../contract/identity.js';
-
-/** What a scenario reads back: the events it recorded, after the last event recorded before it. */
-export interface TriggerStore {
-  /** Where the event log ends now (of every account): a mark to read the events recorded after. */
-  lastEvent(): Promise<number>;
-  /** The account's events recorded after the mark `after` (TriggerStore.lastEvent), oldest first. */
-  eventsAfter(accountId: string, after: number): Promise<Event[]>;
-}
 
 interface Ctx {
   s: Services;

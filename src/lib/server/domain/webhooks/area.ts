@@ -5,16 +5,9 @@ import type { CoreServices } from '../core.js';
 import { isoTime } from '../../clock.js';
 import type { ResendEventBody } from '../../../contract/webhooks.js';
 import type { ResendEventResult } from '../../../contract/listeners.js';
-import { WebhookEndpoints, type WebhookEndpointStore } from './endpoints.js';
-import { Deliveries, type OutboxStore } from './deliveries.js';
-import { Listeners, type ListenerStore } from './listeners.js';
-
-/** What the webhooks area keeps: endpoints with their dispatch cursors, the delivery outbox, the listeners. */
-export interface WebhooksStore {
-  endpoints: WebhookEndpointStore;
-  outbox: OutboxStore;
-  listeners: ListenerStore;
-}
+import { WebhookEndpoints } from './endpoints.js';
+import { Deliveries } from './deliveries.js';
+import { Listeners } from './listeners.js';
 
 export class Webhooks {
   readonly endpoints: WebhookEndpoints;

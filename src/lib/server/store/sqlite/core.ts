@@ -3,7 +3,7 @@
 import type { AccountsStore, KeyFacts, KeyRow } from '../../domain/accounts.js';
 import type { ClockStore } from '../../clock.js';
 import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/sessions.js';
-import type { TriggerStore } from '../../domain/triggers.js';
+import type { TriggerStore } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';

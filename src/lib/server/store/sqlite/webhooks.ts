@@ -6,7 +6,7 @@ import type { Event } from '../../../contract/events.js';
 import type { StoredEndpoint, WebhookEndpointStore } from '../../domain/webhooks/endpoints.js';
 import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliveries.js';
 import type { ListenerStore } from '../../domain/webhooks/listeners.js';
-import type { WebhooksStore } from '../../domain/webhooks/area.js';
+import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection, pageOf, seqCursor } from './collection.js';
 import { tables } from './tables.js';
