@@ -5,7 +5,8 @@ import type { SessionStatus } from '../../../contract/sessions.js';
 import type { Sessions } from '../sessions.js';
 import type { DueWork } from '../due.js';
 import { isoTime } from '../../clock.js';
-import type { PaymentRecords, StoredPayment } from './records.js';
+import type { PaymentRecords } from './records.js';
+import type { StoredPayment } from './persistence.js';
 import type { PaymentsStore } from './persistence.js';
 import { DAY_MS } from '../../../contract/time.js';
 

@@ -20,18 +20,11 @@ import type { Events } from '../events.js';
 import type { EventType } from '../../../contract/events.js';
 import { recordUpdate } from '../record.js';
 import { DAY_MS } from '../../../contract/time.js';
-import type { PaymentsStore } from './persistence.js';
+import type { AchOutcome, PaymentsStore, StoredBankAccount } from './persistence.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * DAY_MS;
 export const MICRODEPOSIT_ATTEMPTS = 3;
-
-export type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
-  /** AES-GCM sealed full numbers */
-  account_number_sealed: string;
-  routing_number_sealed: string;
-  microdeposit_expires_ms: number | null;
-};
 
 /** ABA routing number checksum: 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10). */
 export function abaValid(routing: string): boolean {
@@ -40,9 +33,6 @@ export function abaValid(routing: string): boolean {
   const sum = 3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!);
   return sum % 10 === 0;
 }
-
-/** What a test ACH debit from this account does at settlement. */
-export type AchOutcome = 'settles' | 'insufficient_funds';
 
 export class BankAccounts {
   readonly collection: Documents<StoredBankAccount>;

@@ -1,18 +1,15 @@
 // Card payment methods: the test tokenization vault (raw numbers go no further than `tokenize`), the
 // predefined test tokens (tok_visa …) and network tokens. Everything downstream sees only brand, last4,
 // expiry and the test behaviour (CardOutcome) — never a card number.
-import type { CardDetails, NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
-import type { Static } from '@sinclair/typebox';
+import type { NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
 import type { Documents } from '../../store/seam.js';
-import type { PaymentsStore } from './persistence.js';
+import type { Card, PaymentsStore, StoredNetworkToken, StoredVaultToken } from './persistence.js';
 import { idBytes, newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '../testcards.js';
 import type { Events } from '../events.js';
 import { looksLikeCardNumber } from '../../../contract/common.js';
-
-type Card = Static<typeof CardDetails>;
 
 /** A card as the payments engine sees it. */
 export interface ResolvedCard {
@@ -22,22 +19,6 @@ export interface ResolvedCard {
 
 /** Vault tokens are not bound to a merchant account (the vault stands for an external one). */
 const VAULT_ACCOUNT = '';
-
-export interface StoredVaultToken {
-  id: string;
-  card: Card;
-  /** The predefined test token whose behaviour this card has (tok_visa when the number is not a test value). */
-  behaves_as: string;
-  created_ms: number;
-}
-
-export interface StoredNetworkToken {
-  id: string;
-  card: Card;
-  behaves_as: string;
-  network_token_last4: string;
-  created_ms: number;
-}
 
 export function brandOf(number: string): string {
   if (number.startsWith('4')) return 'visa';

@@ -24,11 +24,11 @@ import { Outcome } from '../outcome.js';
 import type { ProcessorRegistry } from './processors.js';
 import { route, type RouteResult } from './routing.js';
 import type { Cards } from './cards.js';
-import type { AchOutcome, BankAccounts } from './bankaccounts.js';
-import { apiNextAction, apiStatus, PaymentRecords, type StoredPayment } from './records.js';
+import type { BankAccounts } from './bankaccounts.js';
+import { apiNextAction, apiStatus, PaymentRecords } from './records.js';
 import { ThreeDS } from './threeds.js';
 import { AchSettlement } from './ach.js';
-import type { PaymentsStore } from './persistence.js';
+import type { AchOutcome, PaymentsStore, StoredPayment } from './persistence.js';
 
 /** The merchant name wallet payment sheets show in test mode. */
 const TEST_MERCHANT_NAME = 'payorch test merchant';

@@ -1,10 +1,61 @@
 // What the payments area keeps, in its own words: its payments, bank accounts, vault tokens and network tokens,
 // and the few reads its rules make beyond one document by id (a session's payments, the ACH debits due to
 // settle, a customer's bank accounts). Each store adapter implements it (SQLite: sqlitePaymentsStore).
+// The stored shapes are declared here with the port: the rules that use them (records.ts, cards.ts,
+// bankaccounts.ts …) import the port, and the port imports none of them.
+import type { Static } from '@sinclair/typebox';
+import type { BankAccount, CardDetails, Payment } from '../../../contract/payments.js';
 import type { Documents } from '../../store/seam.js';
-import type { StoredPayment } from './records.js';
-import type { StoredBankAccount } from './bankaccounts.js';
-import type { StoredNetworkToken, StoredVaultToken } from './cards.js';
+import type { CardOutcome } from '../testcards.js';
+
+/** What a payment keeps of its 3D Secure authentication. */
+export interface ThreeDSRecord {
+  status: 'challenge_required' | 'authenticated' | 'failed';
+  authentication_value: string | null;
+  eci: string | null;
+  ds_transaction_id: string;
+  liability_shift: boolean;
+}
+
+/** What a test ACH debit from this account does at settlement. */
+export type AchOutcome = 'settles' | 'insufficient_funds';
+
+/** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
+export type StoredPayment = Omit<Payment, 'routing' | 'three_d_secure' | 'routing_profile_id'> & {
+  /** `forced` when the confirm named a processor (absent on payments stored before it was kept). */
+  selection_reason?: 'forced' | 'routing_rules';
+  routing_profile_id?: string | null;
+  card_outcome: CardOutcome | null;
+  ach_outcome: AchOutcome | null;
+  settle_ms: number | null;
+  threeds: ThreeDSRecord | null;
+};
+
+export type StoredBankAccount = Omit<BankAccount, 'created_at'> & {
+  /** AES-GCM sealed full numbers */
+  account_number_sealed: string;
+  routing_number_sealed: string;
+  microdeposit_expires_ms: number | null;
+};
+
+/** What is kept of a card: brand, last4 and expiry, never its number. */
+export type Card = Static<typeof CardDetails>;
+
+export interface StoredVaultToken {
+  id: string;
+  card: Card;
+  /** The predefined test token whose behaviour this card has (tok_visa when the number is not a test value). */
+  behaves_as: string;
+  created_ms: number;
+}
+
+export interface StoredNetworkToken {
+  id: string;
+  card: Card;
+  behaves_as: string;
+  network_token_last4: string;
+  created_ms: number;
+}
 
 /** A stored document and the account it belongs to (due work reads across accounts). */
 export interface OfAccount<T> {

@@ -1,5 +1,6 @@
-// The stored payments: what is kept of a payment, how it reads as the API object, and the status changes and
-// records that confirm, 3DS, capture, refund and ACH settlement share (payment events, ledger postings).
+// The stored payments (what is kept of a payment: StoredPayment, with the port in persistence.ts): how they read
+// as the API object, and the status changes and records that confirm, 3DS, capture, refund and ACH settlement
+// share (payment events, ledger postings).
 // Every method runs inside the caller's transaction.
 import type { Payment, PaymentStatus } from '../../../contract/payments.js';
 import type { SessionStatus } from '../../../contract/sessions.js';
@@ -7,33 +8,11 @@ import type { EventType } from '../../../contract/events.js';
 import type { Documents } from '../../store/seam.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
-import type { CardOutcome } from '../testcards.js';
 import { hostedLinks } from '../links.js';
-import type { AchOutcome } from './bankaccounts.js';
-import type { PaymentsStore } from './persistence.js';
+import type { PaymentsStore, StoredPayment } from './persistence.js';
 
 /** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
 export const THREEDS_VERSION = '2.2.0';
-
-/** What a payment keeps of its 3D Secure authentication. */
-export interface ThreeDSRecord {
-  status: 'challenge_required' | 'authenticated' | 'failed';
-  authentication_value: string | null;
-  eci: string | null;
-  ds_transaction_id: string;
-  liability_shift: boolean;
-}
-
-/** What is stored: the API object plus the test behaviour needed later (never a card or account number). */
-export type StoredPayment = Omit<Payment, 'routing' | 'three_d_secure' | 'routing_profile_id'> & {
-  /** `forced` when the confirm named a processor (absent on payments stored before it was kept). */
-  selection_reason?: 'forced' | 'routing_rules';
-  routing_profile_id?: string | null;
-  card_outcome: CardOutcome | null;
-  ach_outcome: AchOutcome | null;
-  settle_ms: number | null;
-  threeds: ThreeDSRecord | null;
-};
 
 /** The payment events of each status (the live service's names); a pending ACH debit records none until it settles. */
 const PAYMENT_EVENTS: Partial<Record<PaymentStatus, EventType>> = {

@@ -7,7 +7,8 @@ import type { SessionStatus } from '../../../contract/sessions.js';
 import type { Sessions } from '../sessions.js';
 import { errors } from '../../errors.js';
 import { declineMessage, type ProcessorRegistry } from './processors.js';
-import type { PaymentRecords, StoredPayment } from './records.js';
+import type { PaymentRecords } from './records.js';
+import type { StoredPayment } from './persistence.js';
 import { hostedLinks } from '../links.js';
 
 export class ThreeDS {

@@ -1,8 +1,11 @@
 // The payments area's persistence in SQLite: payments, bank accounts, vault and network tokens.
-import type { PaymentsStore } from '../../domain/payments/persistence.js';
-import type { StoredPayment } from '../../domain/payments/records.js';
-import type { StoredBankAccount } from '../../domain/payments/bankaccounts.js';
-import type { StoredNetworkToken, StoredVaultToken } from '../../domain/payments/cards.js';
+import type {
+  PaymentsStore,
+  StoredBankAccount,
+  StoredNetworkToken,
+  StoredPayment,
+  StoredVaultToken,
+} from '../../domain/payments/persistence.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from './tables.js';
