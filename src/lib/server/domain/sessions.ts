@@ -8,7 +8,7 @@ import type {
   UpdateSessionBody,
 } from '../../contract/sessions.js';
 import type { List } from '../../contract/common.js';
-import type { Documents } from '../store/seam.js';
+import type { Documents, Owned } from '../store/seam.js';
 import { clientSecretFrom, clientSecretNaming, clientSecretParts, newUuid, SECRET_MAC_BYTES } from '../ids.js';
 import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
@@ -78,7 +78,7 @@ export interface SessionsStore {
   /** What client-secret authentication needs of session `id`, whatever its account, without the whole document. */
   secretFacts(id: string): Promise<SecretFacts | undefined>;
   /** Session `id` with its account, whatever the account. */
-  find(id: string): Promise<{ accountId: string; doc: StoredSession } | undefined>;
+  find(id: string): Promise<Owned<StoredSession> | undefined>;
   /** The earliest expiry time (ms) of the account's sessions in one of `statuses`, if any. */
   nextExpiry(accountId: string, statuses: readonly SessionStatus[]): Promise<number | undefined>;
   /**
@@ -90,7 +90,7 @@ export interface SessionsStore {
     now: number,
     accountId: string | undefined,
     limit: number,
-  ): Promise<{ accountId: string; doc: StoredSession }[]>;
+  ): Promise<Owned<StoredSession>[]>;
 }
 
 /** The session events a status change records (the others record none). */

@@ -3,6 +3,12 @@
 // adapter; an adapter (store/sqlite/) implements it. No SQL is written outside the adapters.
 import type { List } from '../../contract/common.js';
 
+/** A stored document and the account it belongs to: what reads across accounts (due work, lookups by id alone) answer. */
+export interface Owned<T> {
+  accountId: string;
+  doc: T;
+}
+
 export interface ListOptions {
   limit?: number;
   starting_after?: string;

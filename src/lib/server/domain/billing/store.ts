@@ -14,7 +14,9 @@ import type {
   PortalSession,
   SubscriptionStatus,
 } from '../../../contract/billing.js';
-import type { Documents } from '../../store/seam.js';
+import type { Documents, Owned } from '../../store/seam.js';
+
+export type { Owned };
 import type { Events } from '../events.js';
 import { errors } from '../../errors.js';
 import { billableAmount } from './money.js';
@@ -64,12 +66,6 @@ export type StoredInvoice = Omit<Invoice, 'hosted_invoice_url' | 'discount'> & {
 };
 export type StoredUsage = UsageRecord & { subscription: string };
 export type StoredCheckout = CheckoutSession & { expires_ms: number };
-
-/** A document with the account it belongs to (queries across accounts answer these). */
-export interface Owned<T> {
-  accountId: string;
-  doc: T;
-}
 
 /**
  * What the billing area keeps: one kind of document per resource, the per-account counters (invoice numbers),

@@ -12,7 +12,7 @@ import type {
   VerificationLevel,
 } from '../../../contract/identity.js';
 import type { List } from '../../../contract/common.js';
-import type { Documents } from '../../store/seam.js';
+import type { Documents, Owned } from '../../store/seam.js';
 import { newId, randomBase62 } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -73,11 +73,7 @@ export interface KycStore {
    * The `processing` verifications whose `due_ms` is at or before `now` (of one account, or of all), in creation
    * order, at most `limit` of them (all when -1).
    */
-  dueDecisions(
-    now: number,
-    accountId: string | undefined,
-    limit: number,
-  ): Promise<{ accountId: string; doc: StoredKyc }[]>;
+  dueDecisions(now: number, accountId: string | undefined, limit: number): Promise<Owned<StoredKyc>[]>;
 }
 
 export class Kyc implements DueWork {

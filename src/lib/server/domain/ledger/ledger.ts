@@ -25,7 +25,7 @@ import type {
 } from '../../../contract/ledger.js';
 import type { List } from '../../../contract/common.js';
 import type { EventType } from '../../../contract/events.js';
-import type { Documents } from '../../store/seam.js';
+import type { Documents, Owned } from '../../store/seam.js';
 import { newId, randomDigits } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -82,11 +82,7 @@ export interface LedgerStore {
    * The active holds whose `expires_ms` is at or before `now` (of one account, or of all), in creation order, at most
    * `limit` of them (all when -1).
    */
-  expiredHolds(
-    now: number,
-    accountId: string | undefined,
-    limit: number,
-  ): Promise<{ accountId: string; doc: StoredHold }[]>;
+  expiredHolds(now: number, accountId: string | undefined, limit: number): Promise<Owned<StoredHold>[]>;
   /**
    * Per currency, the debits and credits summed over every entry of the account; and the ledger accounts whose
    * stored balance differs from the sum of their entries.

@@ -5,7 +5,7 @@
 // bankaccounts.ts …) import the port, and the port imports none of them.
 import type { Static } from '@sinclair/typebox';
 import type { BankAccount, CardDetails, Payment } from '../../../contract/payments.js';
-import type { Documents } from '../../store/seam.js';
+import type { Documents, Owned } from '../../store/seam.js';
 import type { CardOutcome } from '../testcards.js';
 
 /** What a payment keeps of its 3D Secure authentication. */
@@ -57,12 +57,6 @@ export interface StoredNetworkToken {
   created_ms: number;
 }
 
-/** A stored document and the account it belongs to (due work reads across accounts). */
-export interface OfAccount<T> {
-  accountId: string;
-  doc: T;
-}
-
 export interface PaymentsStore {
   readonly payments: Documents<StoredPayment>;
   readonly bankAccounts: Documents<StoredBankAccount>;
@@ -77,7 +71,7 @@ export interface PaymentsStore {
    * The pending ACH debits due to settle at `now` (settlement time <= now), of one account or of every account,
    * oldest first, at most `limit` of them (-1: all). Read inside the caller's write transaction, which settles them.
    */
-  dueSettlements(now: number, accountId: string | undefined, limit: number): Promise<OfAccount<StoredPayment>[]>;
+  dueSettlements(now: number, accountId: string | undefined, limit: number): Promise<Owned<StoredPayment>[]>;
   /** The bank accounts of a customer, oldest first (all of them). */
   bankAccountsOfCustomer(accountId: string, customerId: string): Promise<StoredBankAccount[]>;
 }
