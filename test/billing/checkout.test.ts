@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { advance, customer, DAY, fails, monthlyPrice, ok, product } from './helpers.js';
-import { OPEN_FOR_PAYMENT_SESSION } from '../../dist/lib/server/store/sqlite/billing.js';
+import { OPEN_FOR_PAYMENT_SESSION } from '../../dist/lib/server/adapters/sqlite/billing.js';
 
 let s: TestServer;
 beforeAll(async () => {

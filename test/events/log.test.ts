@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { statementsRun } from '../helpers/statements.js';
-import { LongRead } from '../../dist/lib/server/store/sqlite/longread.js';
+import { LongRead } from '../../dist/lib/server/adapters/sqlite/longread.js';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import { advance, confirm, newSession } from '../payments/util.js';
 

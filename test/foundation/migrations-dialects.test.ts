@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
-import { migratePostgres } from '../../dist/lib/server/store/postgres/migrate.js';
-import { openStore } from '../../dist/lib/server/store/sqlite/db.js';
+import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
+import { openStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 

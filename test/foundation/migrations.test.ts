@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
-import { openStore } from '../../dist/lib/server/store/sqlite/db.js';
-import { Collection } from '../../dist/lib/server/store/sqlite/collection.js';
-import { tables, type TableDef } from '../../dist/lib/server/store/sqlite/tables.js';
+import { openStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
+import { tables, type TableDef } from '../../dist/lib/server/adapters/sqlite/tables.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
@@ -129,7 +129,7 @@ describe('migration 504 (event numbers never reused)', () => {
   });
 });
 
-describe('the declared tables (store/sqlite/tables.ts)', () => {
+describe('the declared tables (adapters/sqlite/tables.ts)', () => {
   const db = () => {
     const store = openStore(join(tempDir(), 'payorch.db'));
     return store;

@@ -14,8 +14,8 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Where SQL may be written: the adapters and the migrations (both dialects). */
-const STORE_OWN = /^src\/lib\/server\/store\/(sqlite|postgres|migrations)\//;
+/** Where SQL may be written: the adapters (src/lib/server/adapters/) and the migrations (both dialects). */
+const STORE_OWN = /^src\/lib\/server\/(adapters\/(sqlite|postgres)|store\/migrations)\//;
 /** Where an adapter may be picked: the server's composition root and the data-directory commands. */
 const PICKS_ENGINE = /^(src\/lib\/server\/(server|restore)\.ts|src\/commands\/server\/)/;
 
@@ -32,7 +32,7 @@ const files = sources(join(root, 'src'));
 describe('the store seam', () => {
   it('finds the sources it checks (a moved tree fails here, not silently)', () => {
     expect(files).toContain('src/lib/server/domain/sessions.ts');
-    expect(files).toContain('src/lib/server/store/sqlite/db.ts');
+    expect(files).toContain('src/lib/server/adapters/sqlite/db.ts');
     expect(files.length).toBeGreaterThan(200);
   });
 
@@ -51,14 +51,14 @@ describe('the store seam', () => {
       const text = code(readFileSync(join(root, f), 'utf8'));
       const out: string[] = [];
       if (
-        !f.startsWith('src/lib/server/store/sqlite/') &&
+        !f.startsWith('src/lib/server/adapters/sqlite/') &&
         /from 'better-sqlite3'|import\('better-sqlite3'\)/.test(text)
       )
         out.push(`${f}: better-sqlite3`);
       if (
         !STORE_OWN.test(f) &&
         !PICKS_ENGINE.test(f) &&
-        /from '[./]*(\/?[\w-]+\/)*store\/(sqlite|postgres)\//.test(text)
+        /from '[./]*(\/?[\w-]+\/)*adapters\/(sqlite|postgres)\//.test(text)
       )
         out.push(`${f}: an adapter`);
       return out;

@@ -3,7 +3,7 @@ import { dataDirFlag } from '../../lib/cli/server.js';
 import { confirm } from '../../lib/cli/prompt.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { AlreadyRunningError, defaultDataDir, resetDataDir } from '../../lib/server/datadir.js';
-import { sqliteCompanions } from '../../lib/server/store/sqlite/files.js';
+import { sqliteCompanions } from '../../lib/server/adapters/sqlite/files.js';
 
 export default class ServerReset extends BaseCommand {
   static override summary = 'Delete all data of a data directory (asks first; --yes skips)';

@@ -1,11 +1,11 @@
-// A data directory holds one server's state: the database (of the engine the caller picks, store/engine.ts), the key that seals secrets at rest,
+// A data directory holds one server's state: the database (of the engine the caller picks, adapters/engine.ts), the key that seals secrets at rest,
 // the first API key (credentials.json, mode 0600, so the CLI's embedded default and `server start --json`
 // can hand it out again), the log, and the lock of the server running on it (./lock.ts: the part a command
 // reads at start-up to find the local server, without loading the database).
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Engine, ServerRecords } from './store/engine.js';
+import type { Engine, ServerRecords } from './adapters/engine.js';
 import type { Store } from './store/seam.js';
 import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
 import { Sealer } from './crypto.js';

@@ -3,7 +3,7 @@
 //
 // - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
 //   under a key derived from the seed (`ids`). Its position is kept in the database (the server's own records,
-//   store/engine.ts ServerRecords) and written with each draw, inside the drawing request's transaction: a request
+//   adapters/engine.ts ServerRecords) and written with each draw, inside the drawing request's transaction: a request
 //   rolled back (or run again by the group commit, store/seam.ts `grouped`) gives its draws back, so the same
 //   requests in the same order draw the same values, and a seeded data directory continues its stream across
 //   restarts.
@@ -17,7 +17,7 @@
 //   `clock: 'real'`).
 import { createHmac } from 'node:crypto';
 import type { Store } from './store/seam.js';
-import type { ServerRecords } from './store/engine.js';
+import type { ServerRecords } from './adapters/engine.js';
 import type { IdStream, SeededIds } from './ids.js';
 import { isLiveKey } from '../contract/keys.js';
 
@@ -138,7 +138,7 @@ export class Seed {
   /**
    * Binds the seed to a just-opened store: a fresh one is marked as this seed's; one marked with this seed continues
    * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
-   * `records`: the store's own records (store/engine.ts).
+   * `records`: the store's own records (adapters/engine.ts).
    */
   async open(store: Store, records: ServerRecords): Promise<SeededIds> {
     const starts = await records.exclusive(async () => {

@@ -8,8 +8,8 @@ import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix
 import { appUrls, buildApp, mayMatch } from './app.js';
 import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
-import { sqliteEngine } from './store/sqlite/engine.js';
-import type { SqliteStore } from './store/sqlite/db.js';
+import { sqliteEngine } from './adapters/sqlite/engine.js';
+import type { SqliteStore } from './adapters/sqlite/db.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';

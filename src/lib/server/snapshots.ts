@@ -1,6 +1,6 @@
 // Snapshots of a data directory's database (docs/api.md "Snapshots"): `snapshots/NAME.sqlite` in the data
 // directory (mode 0600, the directory 0700), each a consistent copy of the database made by its engine
-// (store/engine.ts `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is
+// (adapters/engine.ts `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is
 // restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
 // is restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
 // restoreSnapshotStopped.
@@ -19,7 +19,7 @@ import { copyFile, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { SnapshotInfo } from '../contract/snapshots.js';
-import type { Inspected, SnapshotEngine } from './store/engine.js';
+import type { Inspected, SnapshotEngine } from './adapters/engine.js';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 const EXT = '.sqlite';

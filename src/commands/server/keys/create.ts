@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag, dirFlags } from '../../../lib/cli/server.js';
 import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
+import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
 
 export default class ServerKeysCreate extends BaseCommand {
   static override summary =

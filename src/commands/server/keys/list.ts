@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
 import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
+import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
 import { formatTime } from '../../../lib/output/format.js';
 
 export default class ServerKeysList extends BaseCommand {

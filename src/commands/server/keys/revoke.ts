@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand, yesFlag } from '../../../lib/cli/base.js';
 import { dataDirFlag } from '../../../lib/cli/server.js';
 import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
+import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
 import { ServiceError } from '../../../lib/server/errors.js';
 import { CliError, EXIT } from '../../../lib/cli/errors.js';
 

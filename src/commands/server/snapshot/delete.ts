@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { deleteSnapshot } from '../../../lib/server/snapshots.js';
-import { sqliteSnapshots } from '../../../lib/server/store/sqlite/snapshots.js';
+import { sqliteSnapshots } from '../../../lib/server/adapters/sqlite/snapshots.js';
 
 export default class ServerSnapshotDelete extends BaseCommand {
   static override summary = 'Delete snapshot NAME of the data directory';

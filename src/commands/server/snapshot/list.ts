@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { snapshotCliError, snapshotDataDir, snapshotDataDirFlag, snapshotTarget } from '../../../lib/cli/snapshots.js';
 import { listSnapshots } from '../../../lib/server/snapshots.js';
-import { sqliteSnapshots } from '../../../lib/server/store/sqlite/snapshots.js';
+import { sqliteSnapshots } from '../../../lib/server/adapters/sqlite/snapshots.js';
 import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotList extends BaseCommand {

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { restoreSnapshotStopped } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
+import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
 
 export default class ServerSnapshotRestore extends BaseCommand {
   static override summary = "Put the data directory's database back to snapshot NAME";

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { onSnapshot, snapshotDataDir, snapshotDataDirFlag } from '../../../lib/cli/snapshots.js';
 import { saveSnapshotStopped } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/store/sqlite/engine.js';
+import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
 import { formatSize } from '../../../lib/output/views/snapshots.js';
 
 export default class ServerSnapshotSave extends BaseCommand {

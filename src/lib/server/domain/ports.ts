@@ -1,6 +1,6 @@
 // What the domain asks of its storage: one port per area, each declared beside the rules that use it, in the
 // domain's own words (a token stored, a page of tokens read). An engine's adapter implements every port
-// (store/sqlite/ports.ts); domain/services.ts hands each area its own.
+// (adapters/sqlite/ports.ts); domain/services.ts hands each area its own.
 import type { VaultStore } from './identity/vault.js';
 import type { AccountsStore } from './accounts.js';
 import type { ClockStore } from '../clock.js';

@@ -1,6 +1,6 @@
 // The store seam: what the domain asks of a storage engine, in no engine's words. The domain, the routes, the
 // request pipeline and the dispatcher import this file (and their area's port, declared beside the area), never an
-// adapter; an adapter (store/sqlite/) implements it. No SQL is written outside the adapters.
+// adapter; an adapter (adapters/sqlite/) implements it. No SQL is written outside the adapters.
 import type { List } from '../../contract/common.js';
 
 /** A stored document and the account it belongs to: what reads across accounts (due work, lookups by id alone) answer. */

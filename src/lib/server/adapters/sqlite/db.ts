@@ -4,9 +4,9 @@ import Database from 'better-sqlite3';
 // then need no esModuleInterop to read them.
 import type { Database as Connection, Statement } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
-import { migrations } from '../migrations/index.js';
+import { migrations } from '../../store/migrations/index.js';
 import { LongRead, LongReads } from './longread.js';
-import type { ReadAway, Store as SeamStore } from '../seam.js';
+import type { ReadAway, Store as SeamStore } from '../../store/seam.js';
 
 /** The SQLite adapter's store: the seam's transactions, and what only the adapter's own files may use. */
 export interface SqliteStore extends SeamStore {
@@ -201,7 +201,7 @@ interface BackgroundCheckpoints {
 }
 
 /**
- * Starts the checkpointer worker (store/sqlite/checkpointer.ts) and turns SQLite's own checkpoints on this connection
+ * Starts the checkpointer worker (adapters/sqlite/checkpointer.ts) and turns SQLite's own checkpoints on this connection
  * off while it runs; resolves once it runs. Should the worker fail, this connection checkpoints again and
  * `onFailed` is told.
  */
@@ -534,7 +534,7 @@ class GroupCommit {
 
   /**
    * One checkpoint on this connection, between two batches (background checkpoints cannot finish under
-   * constant load; see store/sqlite/checkpointer.ts): lets the WAL file start over.
+   * constant load; see adapters/sqlite/checkpointer.ts): lets the WAL file start over.
    */
   finishCheckpoint(then: () => void, checkpointed?: () => void): void {
     if (this.batch || this.busy || this.db.inTransaction) {

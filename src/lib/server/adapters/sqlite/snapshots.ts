@@ -1,4 +1,4 @@
-// Snapshots in SQLite (store/engine.ts SnapshotEngine): a consistent copy made by SQLite itself (VACUUM INTO, from a
+// Snapshots in SQLite (adapters/engine.ts SnapshotEngine): a consistent copy made by SQLite itself (VACUUM INTO, from a
 // read-only connection of its own: one read transaction, so writers go on and the copy is what was committed when it
 // began), and a saved database checked (header, schema version, key check) before it replaces the live one.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Inspected, SnapshotEngine } from '../engine.js';
 import { sqliteCompanions } from './files.js';
-import { migrations } from '../migrations/index.js';
+import { migrations } from '../../store/migrations/index.js';
 import { vacuumInto } from './vacuum.js';
 
 export const sqliteSnapshots: SnapshotEngine = {

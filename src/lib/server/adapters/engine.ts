@@ -1,11 +1,11 @@
 // What the server itself (not the domain) asks of a storage engine: open a data directory's store, keep the server's
 // own records in it (the default account, the sealing key's check, the seeded-store marker), copy and check
 // snapshots, and the background work a long-running server has it do. Types only: an adapter implements it
-// (store/sqlite/engine.ts), and the composition root (server.ts, restore.ts, the CLI's commands) picks the engine.
+// (adapters/sqlite/engine.ts), and the composition root (server.ts, restore.ts, the CLI's commands) picks the engine.
 import type { IdempotencyRecords } from '../http/idempotency.js';
 import type { Accounts } from '../domain/accounts.js';
 import type { StorePorts } from '../domain/ports.js';
-import type { Store } from './seam.js';
+import type { Store } from '../store/seam.js';
 
 /**
  * The server's own records in a store (a few named values: the default account, the sealing key's check, a

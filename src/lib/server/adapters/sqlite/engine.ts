@@ -1,4 +1,4 @@
-// The SQLite engine (store/engine.ts): one database file per data directory (WAL), snapshots made by SQLite itself
+// The SQLite engine (adapters/engine.ts): one database file per data directory (WAL), snapshots made by SQLite itself
 // (snapshots.ts: VACUUM INTO, from a read transaction of its own), an in-memory database's bytes by
 // serialize/deserialize, and the checkpointer and long-read worker threads of a long-running server.
 import type { Engine, ServerRecords } from '../engine.js';

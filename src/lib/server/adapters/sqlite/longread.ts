@@ -3,7 +3,7 @@
 // thread when it can (a read-only connection in a worker thread, reader.ts). Measured on a 420k-event log:
 // `GET /events?created[gte]=…` held the HTTP thread ~950 ms, during which no other client was answered.
 import { Worker } from 'node:worker_threads';
-import { ReadAway } from '../seam.js';
+import { ReadAway } from '../../store/seam.js';
 
 export type SqlParam = string | number | null;
 

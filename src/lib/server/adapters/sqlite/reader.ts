@@ -1,4 +1,4 @@
-// A worker thread that runs long reads (store/sqlite/longread.ts) on a read-only connection of its own, so that a
+// A worker thread that runs long reads (adapters/sqlite/longread.ts) on a read-only connection of its own, so that a
 // query that has to look at many rows (a filter no index serves) does not hold up the HTTP thread. Each message
 // is one read: its statements run together in one read transaction (WAL: the last committed snapshot), and
 // their rows go back in order.

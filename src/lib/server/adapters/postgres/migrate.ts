@@ -3,8 +3,8 @@
 // at once: each transaction first takes one transaction-level advisory lock, then reads what is applied, so a
 // version is applied by exactly one of them and the others see it applied.
 import type { Sql, TransactionSql } from 'postgres';
-import { migrations as all } from '../migrations/index.js';
-import { migrationSql, type Migration } from '../migrations/migration.js';
+import { migrations as all } from '../../store/migrations/index.js';
+import { migrationSql, type Migration } from '../../store/migrations/migration.js';
 
 /**
  * The advisory lock key (pg_advisory_xact_lock's bigint) every payorch process takes to migrate a database, the
