@@ -28,7 +28,7 @@ import {
   root,
   writeInPlace,
 } from './bundle-util.js';
-import { importExpressions } from './toolchain.js';
+import { importExpressions, literalRanges } from './toolchain.js';
 import { lazyRequires } from './lazy-requires.js';
 
 const outFile = join(outDir, 'cli.cjs');
@@ -241,6 +241,12 @@ for (const [from, to] of WRAPPERS) {
   code = code.replace(from, to);
 }
 
+// ASCII only: one character outside it (a regular expression of ansi-regex keeps its U+009B as is) makes V8 hold
+// the whole source as a two-byte string (1.5 MB instead of 0.8), which every run decodes, encodes and compares.
+// In a string or a regular expression literal an escape means the same character; anywhere else (a template
+// literal's raw text, a name) it might not, so there the build fails.
+code = asciiOnly(code);
+
 const lookalikes = importLookalikes(code);
 if (lookalikes.length)
   throw new Error(
@@ -277,3 +283,21 @@ for (const f of await readdir(outDir)) if (f.endsWith('.tmp')) await rm(join(out
 console.log(
   `bundle-cli: ${relative(root, outFile)} (${(Buffer.byteLength(code) / 1024).toFixed(0)} KiB, ${entries.length} command ids; left to oclif: ${left.map((l) => l.split(' ')[0]).join(', ') || 'none'})`,
 );
+
+/** `code` with each character outside ASCII in a string or regular expression literal written as a \\u escape. */
+function asciiOnly(code) {
+  const at = [...code.matchAll(/[^\0-\x7f]/g)].map((m) => m.index);
+  if (at.length === 0) return code;
+  const literals = literalRanges(code);
+  let out = '';
+  let from = 0;
+  for (const i of at) {
+    if (!literals.some(([start, end]) => start <= i && i < end))
+      throw new Error(
+        `bundle-cli: a character outside ASCII outside a string or regular expression: ${code.slice(i - 60, i + 1)}`,
+      );
+    out += code.slice(from, i) + `\\u${code.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return out + code.slice(from);
+}

@@ -48,3 +48,16 @@ export function importExpressions(code) {
   });
   return found;
 }
+
+/** Where each string and regular expression literal of a script's code starts and ends ([start, end) pairs). */
+export function literalRanges(code) {
+  const { parse } = require('acorn');
+  const { simple } = require('acorn-walk');
+  const found = [];
+  simple(parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowHashBang: true }), {
+    Literal(node) {
+      if (typeof node.value === 'string' || node.regex) found.push([node.start, node.end]);
+    },
+  });
+  return found;
+}

@@ -13,7 +13,7 @@ import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const COMPILE_CACHE = fileURLToPath(new URL('../../dist/lib/cli/compile-cache.js', import.meta.url));
-const { compileCacheDir, checksum } = (await import(
+const { compileCacheDir, checksum, checksumJs, checksumWasm } = (await import(
   COMPILE_CACHE
 )) as typeof import('../../src/lib/cli/compile-cache.js');
 /** Node < 22.1 uses the project's own CommonJS hook (one file); later versions Node's own cache. */
@@ -57,6 +57,26 @@ function flipCachedData(file: Buffer): Buffer {
 }
 
 describe('compile cache', { timeout: 60_000 }, () => {
+  it('checks large entries in WebAssembly with the same checksum as the JavaScript loop, which any flipped byte changes', () => {
+    const seen = new Set<number>();
+    // Lengths around the word size and the 64 KiB pages (the tail loop, the memory's growth), odd offsets.
+    for (const n of [0, 1, 3, 4, 5, 7, 8, 65_535, 65_536, 65_537, 200_003, 600_000]) {
+      const data = Buffer.alloc(n + 1);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
+      const b = data.subarray(1); // not 4-byte aligned
+      const sum = checksumJs(b);
+      expect(checksumWasm(b)).toBe(sum);
+      expect(checksum(b)).toBe(sum);
+      seen.add(sum);
+      if (n > 0) {
+        b[n >> 1]! ^= 1;
+        expect(checksumWasm(b)).not.toBe(sum);
+        expect(checksumWasm(b)).toBe(checksumJs(b));
+      }
+    }
+    expect(seen.size).toBe(12);
+  });
+
   it("lives in env-paths' per-user cache directory (the convention of the profiles' config directory)", () => {
     expect(compileCacheDir()).toBe(join(envPaths('payorch').cache, 'compile-cache'));
     expect(compileCacheDir({ XDG_CACHE_HOME: '/xdg' }, 'linux')).toBe(join('/xdg', 'payorch-nodejs', 'compile-cache'));
