@@ -42,6 +42,16 @@ describe('the command path bundle', { timeout: 240_000 }, () => {
     expect(readFileSync(BUNDLE, 'utf8').match(/\bimport\s*\((?!\s*\))/g)).toBeNull();
   });
 
+  it('holds neither TypeBox nor the contract schemas (every command run reads and compiles the whole file) and is ASCII only', () => {
+    const code = readFileSync(BUNDLE, 'latin1');
+    // esbuild's module wrappers are keyed by each module's path.
+    expect(
+      code.match(/"[^"]*(@sinclair\/typebox|dist\/lib\/contract\/(events|webhooks|listeners|common))[^"]*"/g),
+    ).toBeNull();
+    // One character outside ASCII makes V8 keep the whole source as a two-byte string.
+    expect(code.match(/[^\0-\x7f]/g)).toBeNull();
+  });
+
   it('`sessions get --json` runs from it: no ES module of ours, none of oclif’s configuration, help, TypeBox, prompts, colours, tables or server', async () => {
     const { r, ran, esm } = await traced(['sessions', 'get', sessionId, '--json', ...against(s)]);
     expect(r.code, r.stderr.slice(-2000)).toBe(0);

@@ -5,7 +5,7 @@
 import type { Client } from '../client/client.js';
 import { ApiError, ConnectionError, TimeoutError } from '../client/errors.js';
 import type { Event } from '../contract/events.js';
-import { LISTENER_RENEW_MS } from '../contract/listeners.js';
+import { LISTENER_RENEW_MS } from '../contract/limits.js';
 
 /** A request of the listener's own: no retries (the next poll or renewal is the retry) and a bound. */
 const OWN = { maxRetries: 0, timeoutMs: 10_000 };

@@ -41,3 +41,10 @@ export const HOUSEKEEPING_WORK = {
 const housekeeping: ReadonlySet<string> = new Set(Object.values(HOUSEKEEPING_WORK));
 /** Is this entry of `ran` the server's own clean-up (HOUSEKEEPING_WORK)? */
 export const isHousekeeping = (run: { name: string }): boolean => housekeeping.has(run.name);
+
+/** A listener's lease: it counts as running this long after its last renewal (the server's wall clock). */
+export const LISTENER_LEASE_MS = 20_000;
+/** How often `payorch listen` renews its lease (four renewals per lease: a late one or two do not end it). */
+export const LISTENER_RENEW_MS = 5_000;
+/** A listener not renewed for this long is deleted with its queue (the next register or resend of its account). */
+export const LISTENER_FORGET_MS = 3_600_000;

@@ -6,12 +6,8 @@ import { IdParam, ListOf, ListQuery } from './common.js';
 import { Event, EventTypePattern } from './events.js';
 import { WebhookDelivery } from './webhooks.js';
 
-/** A listener's lease: it counts as running this long after its last renewal (the server's wall clock). */
-export const LISTENER_LEASE_MS = 20_000;
-/** How often `payorch listen` renews its lease (four renewals per lease: a late one or two do not end it). */
-export const LISTENER_RENEW_MS = 5_000;
-/** A listener not renewed for this long is deleted with its queue (the next register or resend of its account). */
-export const LISTENER_FORGET_MS = 3_600_000;
+// The lease's times live in limits.ts, which the CLI loads without TypeBox.
+export { LISTENER_FORGET_MS, LISTENER_LEASE_MS, LISTENER_RENEW_MS } from './limits.js';
 
 export const EventListener = Type.Object(
   {
