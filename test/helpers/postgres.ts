@@ -27,6 +27,10 @@ export interface PostgresServer {
   readonly missing: string;
   /** A new, empty database on the file's server: its URL (postgres://postgres@127.0.0.1:PORT/NAME). */
   database(): Promise<string>;
+  /** Stops the file's server (`pg_ctl stop`, fast or immediate), waiting until it is down. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  /** Starts the file's server again after `stop`, on the same port, waiting until it accepts connections. */
+  start(): void;
 }
 
 interface Binaries {
@@ -108,7 +112,17 @@ export function postgresServer(): PostgresServer {
   const found = why();
   if (typeof found === 'string' && required())
     throw new Error(`PostgreSQL is needed by this test file, and in CI no test may skip: ${found}`);
-  if (typeof found === 'string') return { missing: found, database: () => Promise.reject(new Error(found)) };
+  if (typeof found === 'string')
+    return {
+      missing: found,
+      database: () => Promise.reject(new Error(found)),
+      stop: () => {
+        throw new Error(found);
+      },
+      start: () => {
+        throw new Error(found);
+      },
+    };
   const { bin, user } = found;
 
   let dir = '';
@@ -117,6 +131,10 @@ export function postgresServer(): PostgresServer {
   let admin: postgres.Sql | undefined;
   let n = 0;
   const data = () => join(dir, 'data');
+  const startOnce = () => {
+    const opts = `-p ${port} -k ${join(dir, 'run')} -c listen_addresses=127.0.0.1 -c fsync=off`;
+    run(bin.pgCtl, ['-D', data(), '-l', join(dir, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], user);
+  };
 
   const stop = () => {
     if (!dir) return;
@@ -142,9 +160,8 @@ export function postgresServer(): PostgresServer {
     // A free port can be taken by another process before PostgreSQL binds it: a few tries.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const opts = `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1 -c fsync=off`;
       try {
-        run(bin.pgCtl, ['-D', data(), '-l', join(dir, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], user);
+        startOnce();
         break;
       } catch (e) {
         if (attempt === 3) {
@@ -176,6 +193,12 @@ export function postgresServer(): PostgresServer {
       const name = `t${process.pid}_${++n}`;
       await admin.unsafe(`CREATE DATABASE ${name}`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    stop(mode = 'fast') {
+      run(bin.pgCtl, ['-D', data(), '-m', mode, '-w', '-t', '60', 'stop'], user);
+    },
+    start() {
+      startOnce();
     },
   };
 }

@@ -146,14 +146,18 @@ export const errors = {
       message,
       headers: { 'Retry-After': String(retryAfter) },
     }),
-  /** A write the data directory could not take (disk full, I/O error): nothing of it was stored. */
-  storageUnavailable: () =>
+  /**
+   * A write the data directory could not take (disk full, I/O error): nothing of it was stored. Or, with
+   * `unreachable`, a database server that could not be reached (stopped, restarting): the request did not complete.
+   */
+  storageUnavailable: (unreachable = false) =>
     new ServiceError({
       status: 503,
       type: 'api_error',
       code: 'storage_unavailable',
-      message:
-        'The server could not store this request (its data directory is full or failing); nothing was written. Retry later; reads still work.',
+      message: unreachable
+        ? 'The server could not reach its database; the request did not complete. Retry later with the same Idempotency-Key.'
+        : 'The server could not store this request (its data directory is full or failing); nothing was written. Retry later; reads still work.',
       headers: { 'Retry-After': String(STORAGE_RETRY_AFTER) },
     }),
   internal: () =>

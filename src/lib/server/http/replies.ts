@@ -29,7 +29,7 @@ export function toServiceError(err: unknown): ServiceError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('the body is empty');
   }
-  if (isStorageFault(err)) return errors.storageUnavailable();
+  if (isStorageFault(err)) return errors.storageUnavailable(e?.code === 'STORAGE_UNAVAILABLE');
   if (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return errors.invalidRequest('invalid_request', e.message ?? 'The request could not be read.');
   }
@@ -40,7 +40,8 @@ export function toServiceError(err: unknown): ServiceError {
  * A failure of the data directory rather than of the request: SQLite's SQLITE_FULL / SQLITE_IOERR_* (a
  * statement or the group commit's COMMIT; SQLite has rolled the transaction back), or the file system's
  * ENOSPC / EDQUOT / EIO — also as the `cause` of the error a request gets when another request's fault
- * undid the batch it was part of.
+ * undid the batch it was part of; or a database server that cannot be reached (STORAGE_UNAVAILABLE: the
+ * PostgreSQL store's StorageUnavailable).
  */
 function isStorageFault(err: unknown): boolean {
   for (
@@ -48,7 +49,11 @@ function isStorageFault(err: unknown): boolean {
     e && depth < 3;
     e = e.cause as typeof e, depth++
   ) {
-    if (typeof e.code === 'string' && /^(SQLITE_FULL|SQLITE_IOERR|ENOSPC$|EDQUOT$|EIO$)/.test(e.code)) return true;
+    if (
+      typeof e.code === 'string' &&
+      /^(SQLITE_FULL|SQLITE_IOERR|ENOSPC$|EDQUOT$|EIO$|STORAGE_UNAVAILABLE$)/.test(e.code)
+    )
+      return true;
   }
   return false;
 }
