@@ -1,0 +1,384 @@
+// PostgreSQL: the store's transactions over a postgres.js connection pool. Many transactions run at once, one per
+// connection; the domain's ports take no transaction handle, so the adapter's queries find the one they run in
+// through an AsyncLocalStorage (`current()`), set by the transaction that runs the domain's function.
+//
+// - A write (`grouped`, `alone`, `tx` outside a transaction) is SERIALIZABLE: every transaction behaves as if it ran
+//   alone, as on SQLite, so a domain rule that reads, checks and writes (a payment confirmed once, an Idempotency-Key
+//   used once, the next invoice number) needs no lock of its own. PostgreSQL aborts one of two transactions that
+//   conflict (40001) or deadlock (40P01); the store runs it again, a bounded number of times, and the caller never
+//   sees it (`alone`, whose work may not run twice, excepted: see there).
+// - A read (`read`, `readAway`) is REPEATABLE READ READ ONLY: one snapshot of committed data for the whole read (a
+//   page and its total agree), no predicate locks (it never makes a writer fail), never aborted.
+// - A connection failure (PostgreSQL stopped, restarting, unreachable, out of connections) is a `StorageUnavailable`
+//   (the contract's 503 `storage_unavailable` with Retry-After), raised as soon as the driver reports it; the pool
+//   connects again by itself on the next transaction. No error names the password.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
+import { ReadAway, type Store } from '../seam.js';
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool: at most this many transactions at once, the others wait for one (default 10). */
+  max?: number;
+  /** Seconds to wait for a connection to be made before the transaction fails as unavailable (default 5). */
+  connectTimeout?: number;
+  /** How many times a transaction aborted by a serialization failure or a deadlock is run in all (default 10). */
+  attempts?: number;
+}
+
+/** The handle an adapter's query runs on: the current transaction's, or the pool's outside any transaction. */
+export type Handle = Sql | TransactionSql;
+
+export interface PostgresStore extends Store {
+  /** The handle of the transaction the caller runs in (its savepoint's, inside `tx`), or the pool's. */
+  current(): Handle;
+  /** Whether the caller runs inside one of this store's transactions. */
+  inTransaction(): boolean;
+  /** A read an adapter hands the domain to be run away from the request (`readAway` runs it in a read). */
+  away<T>(run: () => Promise<T>): ReadAway<T>;
+  /** The pool's connections closed, once their queries have ended. */
+  end(): Promise<void>;
+  /**
+   * The seam's `tx` (a savepoint inside a transaction, a write transaction outside one). On PostgreSQL every query
+   * is asynchronous: `fn` must answer with a promise, and so does `tx`.
+   */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  tx<T>(fn: () => T): T;
+}
+
+/** PostgreSQL could not be reached or could not serve (stopped, restarting, refused, out of connections). */
+export class StorageUnavailable extends Error {
+  /** What tells the request pipeline (http/replies.ts) that it is the storage's fault: a 503 storage_unavailable. */
+  readonly code = 'STORAGE_UNAVAILABLE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StorageUnavailable';
+  }
+}
+
+type Mode = 'write' | 'read';
+
+const BEGIN: Record<Mode, string> = {
+  write: 'isolation level serializable',
+  read: 'isolation level repeatable read read only',
+};
+
+interface Root {
+  /** A failure that dooms the whole transaction, seen in a part of it that the domain's code caught. */
+  doomed?: unknown;
+  /** The transaction's connection failed: nothing more may be sent on it. */
+  lostWith?: unknown;
+  /** Rejects with the connection's failure once it is seen. */
+  lost: Promise<never>;
+  lose(err: unknown): void;
+}
+
+function newRoot(): Root {
+  let reject!: (err: unknown) => void;
+  const lost = new Promise<never>((_, r) => (reject = r));
+  lost.catch(() => {});
+  const root: Root = {
+    lost,
+    lose(err) {
+      if (root.lostWith !== undefined) return;
+      root.lostWith = err;
+      reject(err);
+    },
+  };
+  return root;
+}
+
+interface Frame {
+  sql: TransactionSql;
+  root: Root;
+}
+
+/** The SQLSTATE or driver code of `err` (or of its cause). */
+function codeOf(err: unknown): string | undefined {
+  const e = err as { code?: unknown } | undefined;
+  return typeof e?.code === 'string' ? e.code : undefined;
+}
+
+/** Aborted by PostgreSQL to keep transactions serializable, or to break a deadlock: running it again is safe. */
+const retryable = (err: unknown) => {
+  const code = codeOf(err);
+  return code === '40001' || code === '40P01';
+};
+
+const DRIVER_UNAVAILABLE = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOENT', // a Unix socket that is not there (the server is stopped)
+]);
+
+/**
+ * Not the request's fault but the database's: the driver lost or could not make its connection, or PostgreSQL says
+ * it cannot serve — class 08 (connection), 53 (out of resources: connections, disk, memory), 57P01–57P03 (shutting
+ * down, crashed, starting up), 58 (I/O), 28 and 3D000 (the URL's user or database refused: configuration).
+ */
+export function unavailable(err: unknown): boolean {
+  const code = codeOf(err);
+  if (code === undefined) return false;
+  return DRIVER_UNAVAILABLE.has(code) || /^(08|53|58|28)|^57P0[123]$|^3D000$/.test(code);
+}
+
+/** The connection itself failed (rather than PostgreSQL answering that it cannot serve). */
+function lostConnection(err: unknown): boolean {
+  const code = codeOf(err);
+  return code !== undefined && (DRIVER_UNAVAILABLE.has(code) || /^08|^57P0[12]$/.test(code));
+}
+
+/** `url` with its password left out: postgres://user@host:port/db. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'the PostgreSQL database (its URL could not be read)';
+  }
+}
+
+/** The secrets an error message must never carry: the URL's password (raw and decoded) and the option's. */
+function secretsOf(url: string, options: Options<{}>): string[] {
+  const out: string[] = [];
+  try {
+    const u = new URL(url);
+    if (u.password) out.push(u.password, decodeURIComponent(u.password));
+  } catch {
+    // an unreadable URL: the driver refuses it, and its message is not ours to show (see scrub)
+  }
+  if (typeof options.password === 'string' && options.password) out.push(options.password);
+  return out.filter((s) => s.length > 0);
+}
+
+/**
+ * Opens a store over the PostgreSQL database at `url` (postgres://user:password@host:port/db). No connection is made
+ * until the first transaction; the schema is not migrated here (migrate.ts).
+ */
+export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): PostgresStore {
+  const driverOptions: Options<{}> = {
+    max: options.max ?? 10,
+    connect_timeout: options.connectTimeout ?? 5,
+    // NOTICEs (a DROP … IF EXISTS of nothing) are not worth a line in the server's log.
+    onnotice: () => {},
+    // Every integer column is bigint (ms, amounts, counts): the domain's numbers, exact up to 2^53.
+    types: {
+      int8: {
+        to: 20,
+        from: [20],
+        serialize: (x: number | bigint) => x.toString(),
+        parse: (x: string) => {
+          const n = Number(x);
+          if (!Number.isSafeInteger(n)) throw new RangeError(`a bigint beyond the safe integers: ${x}`);
+          return n;
+        },
+      },
+    },
+  };
+  const secrets = secretsOf(url, driverOptions);
+  return new PgStore(() => postgres(url, driverOptions), describeUrl(url), secrets, options.attempts ?? 10);
+}
+
+class AwayRead<T> extends ReadAway<T> {
+  constructor(readonly run: () => Promise<T>) {
+    super();
+  }
+}
+
+class PgStore implements PostgresStore {
+  private readonly als = new AsyncLocalStorage<Frame>();
+  private readonly commitListeners: (() => void)[] = [];
+  private readonly rollbackListeners: (() => void)[] = [];
+  /** The pool new transactions take a connection from. */
+  private sql: Sql;
+  /** Pools given up after a lost connection, still ending. */
+  private readonly retiring = new Set<Promise<void>>();
+
+  constructor(
+    private readonly open: () => Sql,
+    private readonly where: string,
+    private readonly secrets: string[],
+    private readonly attempts: number,
+  ) {
+    this.sql = open();
+  }
+
+  current(): Handle {
+    const frame = this.als.getStore();
+    if (frame?.root.lostWith !== undefined) throw frame.root.lostWith;
+    return frame?.sql ?? this.sql;
+  }
+
+  inTransaction(): boolean {
+    return this.als.getStore() !== undefined;
+  }
+
+  away<T>(run: () => Promise<T>): ReadAway<T> {
+    return new AwayRead(run);
+  }
+
+  grouped<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.transaction('write', fn, true);
+  }
+
+  read<T>(fn: () => T | Promise<T>): Promise<T> {
+    // A read inside a transaction reads in it (it sees that transaction's own writes, and nothing uncommitted of others).
+    if (this.inTransaction()) return Promise.resolve().then(fn);
+    return this.transaction('read', fn, true);
+  }
+
+  /**
+   * Long work's step: run once. A serialization failure or deadlock is not run again here (the step's generator
+   * has moved on); it is a StorageUnavailable, and nothing of the step was written.
+   */
+  alone<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.transaction('write', fn, false);
+  }
+
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  tx<T>(fn: () => T): T;
+  tx<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.transaction('write', fn, true);
+  }
+
+  readAway<T>(read: ReadAway<T>): Promise<T> {
+    if (!(read instanceof AwayRead)) throw new TypeError('not a read made by the PostgreSQL store');
+    return this.read((read as AwayRead<T>).run);
+  }
+
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+
+  onCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  close(): void {
+    void this.end();
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([this.sql.end({ timeout: 5 }), ...this.retiring]);
+  }
+
+  /**
+   * After a connection was lost, new transactions go to a new pool and the old one ends (its other transactions
+   * finish first, for a few seconds at most). The driver (postgres.js 3.4) can leave a connection that closed with a
+   * write pending unable to send anything again, even once the server is back: a new pool has none of those.
+   */
+  private retire(pool: Sql): void {
+    if (pool !== this.sql) return;
+    this.sql = this.open();
+    const ended = pool.end({ timeout: 5 }).catch(() => {});
+    this.retiring.add(ended);
+    void ended.then(() => this.retiring.delete(ended));
+  }
+
+  /** `fn` in a transaction of its own, or in a savepoint of the one the caller runs in. */
+  private async transaction<T>(mode: Mode, fn: () => T | Promise<T>, rerun: boolean): Promise<T> {
+    const outer = this.als.getStore();
+    if (outer) return this.savepoint(outer, fn);
+    for (let attempt = 1; ; attempt++) {
+      const root = newRoot();
+      const pool = this.sql;
+      let result: T;
+      try {
+        const run = pool.begin(BEGIN[mode], (sql) =>
+          this.als.run(
+            { sql, root },
+            this.guarded(root, async () => {
+              const value = await fn();
+              // A conflict the domain's code caught in a part of the transaction still undoes all of it.
+              if (root.doomed !== undefined) throw root.doomed;
+              return value;
+            }),
+          ),
+        );
+        // Given up when the connection is lost: it still rejects once the driver sees the socket close.
+        run.catch(() => {});
+        result = (await Promise.race([run, root.lost])) as T;
+      } catch (err) {
+        this.emit(this.rollbackListeners);
+        if (lostConnection(err)) this.retire(pool);
+        if (retryable(err) && rerun && attempt < this.attempts) {
+          // A short random pause, longer at each attempt, so that two that conflicted do not meet again at once.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+          continue;
+        }
+        throw this.fault(err);
+      }
+      // A read commits nothing: only a write's COMMIT is news for those who wait for committed data.
+      if (mode === 'write') this.emit(this.commitListeners);
+      return result;
+    }
+  }
+
+  /** `fn` in a savepoint: a throw undoes its part alone (a conflict or lost connection dooms the transaction). */
+  private async savepoint<T>(outer: Frame, fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return (await outer.sql.savepoint((sql) =>
+        this.als.run(
+          { sql, root: outer.root },
+          this.guarded(outer.root, async () => fn()),
+        ),
+      )) as T;
+    } catch (err) {
+      if (retryable(err) || unavailable(err)) outer.root.doomed ??= err;
+      this.emit(this.rollbackListeners);
+      throw err;
+    }
+  }
+
+  /**
+   * `fn` as the driver's transaction or savepoint runs it — except when its connection failed: then the driver must
+   * be told nothing more (postgres.js 3.4 would write its ROLLBACK to a socket it has already dropped, and throw
+   * where no one can catch it, ending the process). The transaction is given up instead (`root.lost` rejects), and
+   * `fn`'s promise to the driver never settles.
+   */
+  private guarded<T>(root: Root, fn: () => Promise<T>): () => Promise<T> {
+    return async () => {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!lostConnection(err)) throw err;
+        root.lose(err);
+        return new Promise<T>(() => {});
+      }
+    };
+  }
+
+  private emit(listeners: (() => void)[]): void {
+    for (const l of listeners) l();
+  }
+
+  /** The error a caller gets: the connection's failures as StorageUnavailable, every message without the password. */
+  private fault(err: unknown): unknown {
+    if (unavailable(err))
+      return new StorageUnavailable(`PostgreSQL at ${this.where} is unavailable: ${this.scrub(err)}`);
+    if (retryable(err))
+      return new StorageUnavailable(
+        `PostgreSQL at ${this.where} aborted the transaction for a conflict with others, ${this.attempts} times: ${this.scrub(err)}`,
+      );
+    if (err instanceof Error && this.secrets.some((s) => err.message.includes(s))) err.message = this.scrub(err);
+    return err;
+  }
+
+  private scrub(err: unknown): string {
+    let text = err instanceof Error ? err.message : String(err);
+    const code = codeOf(err);
+    if (code && !text.includes(code)) text = `${text} (${code})`;
+    for (const s of this.secrets) text = text.split(s).join('***');
+    return text;
+  }
+}
