@@ -1,6 +1,6 @@
 // The PostgreSQL store's transactions on a real PostgreSQL: what a request commits is seen only once committed, a
 // throw undoes a transaction or only its nested part, transactions that PostgreSQL aborts for a conflict or a
-// deadlock are run again and take effect once, many run at once over a small pool, a stopped server answers
+// deadlock are run again and take effect once (an Idempotency-Key claimed by two pools at once included), many run at once over a small pool, a stopped server answers
 // storage_unavailable at once and the store connects again after a restart, and no error carries the password.
 import { describe, expect, it } from 'vitest';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
@@ -159,7 +159,7 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     }
   });
 
-  it('runs again a transaction aborted for a serialization conflict: both complete, each effect once', async () => {
+  it('runs again a transaction aborted for a conflict on a row (40001): both complete, each effect once', async () => {
     // Two "next number" transactions that both read the counter before either writes: without the store's re-run,
     // one of them fails (shown with attempts: 1); with it, the numbers are 1 and 2.
     for (const attempts of [1, 10]) {
@@ -198,6 +198,41 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
       } finally {
         await store.end();
       }
+    }
+  });
+
+  it('an Idempotency-Key claimed by two processes at once takes effect once: the second replays the first', async () => {
+    // Two stores (two pools: two server processes) on one database. Each request looks for the key's record, runs
+    // the request's work, then claims the key (INSERT … ON CONFLICT DO NOTHING), as the request pipeline does; both
+    // look before either claims.
+    const { store: a, url } = await fresh();
+    const b = openPostgresStore(url, { max: 4 });
+    try {
+      await a.grouped(() => a.current()`CREATE TABLE idem (key text PRIMARY KEY, answer text NOT NULL)`);
+      let looked = 0;
+      const bothLooked = signal();
+      const request = (store: PostgresStore, who: string) =>
+        store.grouped(async () => {
+          const q = store.current();
+          const [saved] = await q<{ answer: string }[]>`SELECT answer FROM idem WHERE key = 'k1'`;
+          if (++looked === 2) bothLooked.give();
+          if (looked <= 2) await bothLooked.promise;
+          if (saved) return `replayed ${saved.answer}`;
+          await q`INSERT INTO log (what) VALUES (${`payment by ${who}`})`;
+          const claimed =
+            await q`INSERT INTO idem (key, answer) VALUES ('k1', ${who}) ON CONFLICT DO NOTHING RETURNING key`;
+          if (claimed.length === 0) throw new Error('the key was claimed by another request: a double effect');
+          return `ran ${who}`;
+        });
+      const answers = await Promise.all([request(a, 'a'), request(b, 'b')]);
+      const ran = answers.find((x) => x.startsWith('ran '));
+      expect(ran).toBeDefined();
+      expect(answers).toContain(`replayed ${ran!.slice(4)}`);
+      expect(looked).toBe(3);
+      const log = await a.read(() => a.current()<{ what: string }[]>`SELECT what FROM log`);
+      expect(log).toHaveLength(1);
+    } finally {
+      await Promise.all([a.end(), b.end()]);
     }
   });
 

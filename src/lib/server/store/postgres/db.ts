@@ -2,11 +2,15 @@
 // connection; the domain's ports take no transaction handle, so the adapter's queries find the one they run in
 // through an AsyncLocalStorage (`current()`), set by the transaction that runs the domain's function.
 //
-// - A write (`grouped`, `alone`, `tx` outside a transaction) is SERIALIZABLE: every transaction behaves as if it ran
-//   alone, as on SQLite, so a domain rule that reads, checks and writes (a payment confirmed once, an Idempotency-Key
-//   used once, the next invoice number) needs no lock of its own. PostgreSQL aborts one of two transactions that
-//   conflict (40001) or deadlock (40P01); the store runs it again, a bounded number of times, and the caller never
-//   sees it (`alone`, whose work may not run twice, excepted: see there).
+// - A write (`grouped`, `alone`, `tx` outside a transaction) is REPEATABLE READ: one snapshot, and of two
+//   transactions that write the same row the second is aborted (40001) once the first commits, so a rule that reads,
+//   checks and writes back the row it checked (a payment confirmed once, a counter's next number, an
+//   Idempotency-Key's record claimed with INSERT … ON CONFLICT) takes effect once. A rule that checks rows it does
+//   not write must lock what it checked (FOR UPDATE) or lean on a unique index. PostgreSQL aborts one of two
+//   transactions that conflict (40001) or deadlock (40P01); the store runs it again, a bounded number of times, and
+//   the caller never sees it (`alone`, whose work may not run twice, excepted: see there). SERIALIZABLE (an option)
+//   needs no locks but aborts transactions that touched only their own rows (its predicate locks are per index page):
+//   measured in bench/README.md.
 // - A read (`read`, `readAway`) is REPEATABLE READ READ ONLY: one snapshot of committed data for the whole read (a
 //   page and its total agree), no predicate locks (it never makes a writer fail), never aborted.
 // - A connection failure (PostgreSQL stopped, restarting, unreachable, out of connections) is a `StorageUnavailable`
@@ -23,6 +27,8 @@ export interface PostgresStoreOptions {
   connectTimeout?: number;
   /** How many times a transaction aborted by a serialization failure or a deadlock is run in all (default 10). */
   attempts?: number;
+  /** The isolation level of writes (default 'repeatable read'; docs/api.md says why). */
+  isolation?: 'serializable' | 'repeatable read';
 }
 
 /** The handle an adapter's query runs on: the current transaction's, or the pool's outside any transaction. */
@@ -57,10 +63,7 @@ export class StorageUnavailable extends Error {
 
 type Mode = 'write' | 'read';
 
-const BEGIN: Record<Mode, string> = {
-  write: 'isolation level serializable',
-  read: 'isolation level repeatable read read only',
-};
+const READ = 'isolation level repeatable read read only';
 
 interface Root {
   /** A failure that dooms the whole transaction, seen in a part of it that the domain's code caught. */
@@ -186,7 +189,8 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
     },
   };
   const secrets = secretsOf(url, driverOptions);
-  return new PgStore(() => postgres(url, driverOptions), describeUrl(url), secrets, options.attempts ?? 10);
+  const begin = { write: `isolation level ${options.isolation ?? 'repeatable read'}`, read: READ };
+  return new PgStore(() => postgres(url, driverOptions), describeUrl(url), secrets, options.attempts ?? 10, begin);
 }
 
 class AwayRead<T> extends ReadAway<T> {
@@ -209,6 +213,7 @@ class PgStore implements PostgresStore {
     private readonly where: string,
     private readonly secrets: string[],
     private readonly attempts: number,
+    private readonly begin: Record<Mode, string>,
   ) {
     this.sql = open();
   }
@@ -294,7 +299,7 @@ class PgStore implements PostgresStore {
       const pool = this.sql;
       let result: T;
       try {
-        const run = pool.begin(BEGIN[mode], (sql) =>
+        const run = pool.begin(this.begin[mode], (sql) =>
           this.als.run(
             { sql, root },
             this.guarded(root, async () => {
