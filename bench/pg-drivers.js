@@ -7,6 +7,7 @@
 // per request (what the server process would pay; PostgreSQL's own CPU is apart), requests per second, and the
 // time to import the driver. Rounds alternate the drivers. Neither is a dependency yet: `npm i --no-save pg postgres`.
 import { performance } from 'node:perf_hooks';
+import { measure, median, SQL } from './pg-shape.js';
 
 const url = process.argv[2];
 if (!url) {
@@ -25,27 +26,6 @@ importMs.pg = performance.now() - t;
 t = performance.now();
 const { default: postgres } = await import('postgres');
 importMs.postgres = performance.now() - t;
-
-const SQL = {
-  get: 'SELECT id, status, amount, doc FROM bench_objects WHERE id = $1 AND account_id = $2',
-  insert: 'INSERT INTO bench_objects (id, account_id, status, amount, doc) VALUES ($1, $2, $3, $4, $5)',
-  update: 'UPDATE bench_objects SET status = $1, doc = $2 WHERE id = $3 AND account_id = $4',
-  event: 'INSERT INTO bench_events (account_id, type, object_id, doc) VALUES ($1, $2, $3, $4)',
-};
-const doc = JSON.stringify({ amount: 1999, currency: 'USD', metadata: { order: '1234' }, status: 'created' });
-let serial = 0;
-function plan() {
-  const id = `obj_${process.pid}_${serial++}`;
-  const out = [];
-  for (let i = 0; i < STATEMENTS; i++) {
-    const k = i % 3;
-    if (i === 0) out.push(['insert', [id, 'acct_1', 'created', 1999, doc]]);
-    else if (k === 1) out.push(['get', [id, 'acct_1']]);
-    else if (k === 2) out.push(['update', ['processing', doc, id, 'acct_1']]);
-    else out.push(['event', ['acct_1', 'object.updated', id, doc]]);
-  }
-  return out;
-}
 
 const pool = new pg.Pool({ connectionString: url, max: CONCURRENCY });
 const sql = postgres(url, { max: CONCURRENCY, prepare: true, onnotice: () => {} });
@@ -78,28 +58,14 @@ const drivers = {
   },
 };
 
-async function measure(name) {
-  const run = drivers[name];
-  const plans = Array.from({ length: REQUESTS }, plan);
-  let next = 0;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < plans.length) await run(plans[next++]);
-    }),
-  );
-  const wall = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  return { cpu: (used.user + used.system) / REQUESTS, rps: (REQUESTS / wall) * 1000 };
-}
+const measureOne = (name) =>
+  measure(drivers[name], { statements: STATEMENTS, requests: REQUESTS, concurrency: CONCURRENCY });
 
 const names = Object.keys(drivers);
-for (const n of names) await measure(n); // warm-up
+for (const n of names) await measureOne(n); // warm-up
 const results = Object.fromEntries(names.map((n) => [n, []]));
 for (let r = 0; r < ROUNDS; r++)
-  for (const n of r % 2 ? [...names].reverse() : names) results[n].push(await measure(n));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const n of r % 2 ? [...names].reverse() : names) results[n].push(await measureOne(n));
 process.stdout.write(
   `${STATEMENTS} statements per transaction, ${CONCURRENCY} in flight, ${REQUESTS} requests × ${ROUNDS} rounds\n`,
 );

@@ -15,8 +15,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
+import { measure, median, SQL } from './pg-shape.js';
 import { openPostgresStore } from '../dist/lib/server/store/postgres/db.js';
 import { openStore } from '../dist/lib/server/store/sqlite/db.js';
 
@@ -30,29 +30,8 @@ const CONCURRENCY = Number(process.env.PG_CONCURRENCY ?? 16);
 const REQUESTS = Number(process.env.PG_REQUESTS ?? 1500);
 const ROUNDS = Number(process.env.PG_ROUNDS ?? 5);
 
-const SQL = {
-  get: 'SELECT id, status, amount, doc FROM bench_objects WHERE id = $1 AND account_id = $2',
-  insert: 'INSERT INTO bench_objects (id, account_id, status, amount, doc) VALUES ($1, $2, $3, $4, $5)',
-  update: 'UPDATE bench_objects SET status = $1, doc = $2 WHERE id = $3 AND account_id = $4',
-  event: 'INSERT INTO bench_events (account_id, type, object_id, doc) VALUES ($1, $2, $3, $4)',
-};
 // SQLite's forms: `?` for `$n`.
 const LITE = Object.fromEntries(Object.entries(SQL).map(([k, s]) => [k, s.replace(/\$\d+/g, '?')]));
-const doc = JSON.stringify({ amount: 1999, currency: 'USD', metadata: { order: '1234' }, status: 'created' });
-let serial = 0;
-function plan() {
-  const id = `obj_${process.pid}_${serial++}`;
-  const out = [];
-  for (let i = 0; i < STATEMENTS; i++) {
-    const k = i % 3;
-    if (i === 0) out.push(['insert', [id, 'acct_1', 'created', 1999, doc]]);
-    else if (k === 1) out.push(['get', [id, 'acct_1']]);
-    else if (k === 2) out.push(['update', ['processing', doc, id, 'acct_1']]);
-    else out.push(['event', ['acct_1', 'object.updated', id, doc]]);
-  }
-  return out;
-}
-
 const TABLES = `CREATE TABLE bench_objects (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, status TEXT NOT NULL,
     amount BIGINT NOT NULL, doc TEXT NOT NULL);
   CREATE TABLE bench_events (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, account_id TEXT NOT NULL,
@@ -116,30 +95,17 @@ const ways = {
   },
 };
 
-async function measure(name) {
-  const run = ways[name];
-  const plans = Array.from({ length: REQUESTS }, plan);
-  let next = 0;
+async function measureOne(name) {
   const before = reruns[name] ?? 0;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < plans.length) await run(plans[next++]);
-    }),
-  );
-  const wall = performance.now() - start;
-  const used = process.cpuUsage(cpu);
-  const again = ((reruns[name] ?? 0) - before) / REQUESTS;
-  return { cpu: (used.user + used.system) / REQUESTS, rps: (REQUESTS / wall) * 1000, again };
+  const m = await measure(ways[name], { statements: STATEMENTS, requests: REQUESTS, concurrency: CONCURRENCY });
+  return { ...m, again: ((reruns[name] ?? 0) - before) / REQUESTS };
 }
 
 const names = Object.keys(ways);
-for (const n of names) await measure(n); // warm-up
+for (const n of names) await measureOne(n); // warm-up
 const results = Object.fromEntries(names.map((n) => [n, []]));
 for (let r = 0; r < ROUNDS; r++)
-  for (const n of r % 2 ? [...names].reverse() : names) results[n].push(await measure(n));
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const n of r % 2 ? [...names].reverse() : names) results[n].push(await measureOne(n));
 process.stdout.write(
   `${STATEMENTS} statements per transaction, ${CONCURRENCY} in flight, ${REQUESTS} requests × ${ROUNDS} rounds\n`,
 );
