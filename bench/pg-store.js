@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `node bench/pg-store.js postgres://user@127.0.0.1:PORT/db [statements]`: what a request's transaction costs the
-// server process through the PostgreSQL store (store/postgres/db.ts) beside SQLite's (store/sqlite/db.ts). One
+// server process through the PostgreSQL store (adapters/postgres/db.ts) beside SQLite's (adapters/sqlite/db.ts). One
 // "request" runs `statements` (default 11, create-session's count; 19 a journal entry's, 30 a confirm's) statements —
 // an insert, then reads by key, updates and event rows, as bench/seam.js and bench/pg-drivers.js run them — in one
 // write transaction, CONCURRENCY requests in flight, driven four ways:
@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { measure, median, SQL } from './pg-shape.js';
-import { openPostgresStore } from '../dist/lib/server/store/postgres/db.js';
-import { openStore } from '../dist/lib/server/store/sqlite/db.js';
+import { openPostgresStore } from '../dist/lib/server/adapters/postgres/db.js';
+import { openStore } from '../dist/lib/server/adapters/sqlite/db.js';
 
 const url = process.argv[2];
 if (!url) {

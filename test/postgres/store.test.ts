@@ -8,7 +8,7 @@ import {
   openPostgresStore,
   type PostgresStore,
   type PostgresStoreOptions,
-} from '../../dist/lib/server/store/postgres/db.js';
+} from '../../dist/lib/server/adapters/postgres/db.js';
 import { postgresServer } from '../helpers/postgres.js';
 
 const pg = postgresServer();

@@ -18,7 +18,7 @@
 //   connects again by itself on the next transaction. No error names the password.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
-import { ReadAway, type Store } from '../seam.js';
+import { ReadAway, type Store } from '../../store/seam.js';
 
 export interface PostgresStoreOptions {
   /** Connections in the pool: at most this many transactions at once, the others wait for one (default 10). */
