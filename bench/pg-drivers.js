@@ -5,7 +5,8 @@
 // STATEMENTS statements (default 11, create-session's count: an insert, then reads by key, updates and event rows,
 // as bench/seam.js runs them on SQLite), CONCURRENCY requests in flight — and reports the client process's CPU µs
 // per request (what the server process would pay; PostgreSQL's own CPU is apart), requests per second, and the
-// time to import the driver. Rounds alternate the drivers. Neither is a dependency yet: `npm i --no-save pg postgres`.
+// time to import the driver. Rounds alternate the drivers. postgres.js is the project's (chosen from these figures);
+// `pg` is not a dependency: `npm i --no-save pg` first.
 import { performance } from 'node:perf_hooks';
 import { measure, median, SQL } from './pg-shape.js';
 
