@@ -53,8 +53,11 @@ export abstract class ReadAway<T> {
  * leaves only after its COMMIT; a read sees only committed data.
  */
 export interface Store {
-  /** Runs `fn` in one transaction (nested calls become savepoints): an undo of `fn`'s writes if it throws. */
-  tx<T>(fn: () => T): T;
+  /**
+   * Runs `fn` as part of the transaction open around it (a savepoint: a throw undoes `fn`'s writes alone), or in a
+   * transaction of its own when none is open.
+   */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * A request's write: `fn` runs in a transaction of its own (an engine may group several requests into one
    * COMMIT), and the promise resolves only once it committed. A throw undoes `fn`'s writes alone.

@@ -14,7 +14,10 @@ export interface SqliteStore extends SeamStore {
   readonly path: string;
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
   statement(sql: string): Statement;
-  // tx, grouped (a group commit: see GroupCommit), read, alone: the seam's (store/seam.ts).
+  // grouped (a group commit: see GroupCommit), read, alone: the seam's (store/seam.ts).
+  /** The seam's tx; synchronous work (the adapter's own, tests) runs and answers at once. */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  tx<T>(fn: () => T): T;
   /**
    * For a long-running server: long reads in a worker thread of their own, until `close()`/`stopBackgroundReads()`.
    * The worker starts with the first long read (~25 ms and ~8 MB that a server which never gets one does not pay).
