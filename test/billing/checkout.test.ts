@@ -1,6 +1,6 @@
 // Checkout sessions (payment and subscription mode) and customer portal sessions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { advance, customer, DAY, fails, monthlyPrice, ok, product } from './helpers.js';
 import { OPEN_FOR_PAYMENT_SESSION } from '../../dist/lib/server/adapters/sqlite/billing.js';
 
@@ -42,8 +42,8 @@ describe('checkout sessions', () => {
     expect(statuses.filter((x) => x === 'complete')).toHaveLength(1);
     expect(statuses[1]).toBe('complete');
     // Every confirm looks for its checkout session: a seek of migration 203's index, not a parse of each open one.
-    const plan = s.server.services.store.db
-      .prepare(`EXPLAIN QUERY PLAN SELECT data FROM checkout_sessions WHERE ${OPEN_FOR_PAYMENT_SESSION}`)
+    const plan = sqliteOf(s)
+      .db.prepare(`EXPLAIN QUERY PLAN SELECT data FROM checkout_sessions WHERE ${OPEN_FOR_PAYMENT_SESSION}`)
       .all('acct', 'ps');
     expect(plan.map((r: any) => r.detail).join(' | ')).toMatch(
       /^SEARCH checkout_sessions USING INDEX checkout_sessions_open_payment_session \(account_id=\? AND <expr>=\?\)$/,

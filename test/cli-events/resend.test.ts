@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeSignature, parseSignatureHeader } from '../../dist/lib/webhooks/signature.js';
 import { against, runCli } from '../helpers/cli.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { eventually, receiver, spawnCli, type Received } from './util.js';
 
@@ -460,7 +460,7 @@ describe('the listener routes over HTTP', () => {
     const e = await newEvent(a);
     const l = await register(a.apiKey);
     // the lease runs on the server's wall clock: move its last renewal a minute back
-    s.server.services.store.db.prepare('UPDATE event_listeners SET seen_ms = seen_ms - 60000 WHERE id = ?').run(l.id);
+    sqliteOf(s).db.prepare('UPDATE event_listeners SET seen_ms = seen_ms - 60000 WHERE id = ?').run(l.id);
     expect((await resend(a.apiKey, e.id)).listeners).toBe(0);
     expect((await queue(a.apiKey, l.id)).body.total_count).toBe(0);
     const renewed = await s.request('POST', `/event-listeners/${l.id}`, { key: a.apiKey, body: {} });
@@ -492,8 +492,8 @@ describe('the listener routes over HTTP', () => {
     expect((await resend(b.apiKey, eb.id)).listeners).toBe(1);
     const rows = (acct: 'a' | 'b') =>
       (
-        s.server.services.store.db
-          .prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?')
+        sqliteOf(s)
+          .db.prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?')
           .get(acct === 'a' ? la.id : lb.id) as { n: number }
       ).n;
 

@@ -1,7 +1,7 @@
 // The event log: one event per committed change, in the change's transaction (none for a change that is undone),
 // readable by the account that made it and no other, filtered and paginated like every list.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { statementsRun } from '../helpers/statements.js';
 import { LongRead } from '../../dist/lib/server/adapters/sqlite/longread.js';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
@@ -28,8 +28,8 @@ describe('the event log', () => {
       body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } },
     });
     expect(created.status).toBe(201);
-    const row = s.server.services.store.db
-      .prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'")
+    const row = sqliteOf(s)
+      .db.prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'")
       .get(created.body.id) as { body: string };
     const { client_secret: _secret, ...object } = created.body;
     expect(JSON.parse(row.body).data.object).toEqual(object);
@@ -184,7 +184,7 @@ describe('the event log', () => {
       }
     }
     // without the reader (stopped, or failed) the same list is read on the HTTP thread, with the same answer
-    const { store } = s.server.services;
+    const store = sqliteOf(s);
     await store.stopBackgroundReads();
     try {
       const [query, keep] = cases[2]!;

@@ -1,7 +1,7 @@
 // Client secrets (docs/api.md "Conventions"): derived from the session id under the data directory's key, never stored;
 // sessions stored before that (secret sealed, with its hash) keep working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { sha256 } from '../../dist/lib/server/crypto.js';
 import { allRoutes } from '../../dist/lib/server/routes/index.js';
 import { clientSecretNaming, clientSecretParts } from '../../dist/lib/server/ids.js';
@@ -14,7 +14,7 @@ afterAll(() => s?.close());
 
 const config = (id: string, secret: string) => s.request('GET', `/get-session-config/${id}`, { key: secret });
 const storedRow = (id: string) =>
-  s.server.services.store.db.prepare('SELECT secret_hash, data FROM payment_sessions WHERE id = ?').get(id) as {
+  sqliteOf(s).db.prepare('SELECT secret_hash, data FROM payment_sessions WHERE id = ?').get(id) as {
     secret_hash: string;
     data: string;
   };
@@ -69,7 +69,7 @@ describe('client secrets', () => {
 
 describe('saved for idempotent replays', () => {
   const savedRow = (key: string) =>
-    s.server.services.store.db.prepare('SELECT status, body FROM idempotency_keys WHERE key = ?').get(key) as {
+    sqliteOf(s).db.prepare('SELECT status, body FROM idempotency_keys WHERE key = ?').get(key) as {
       status: number;
       body: string | Buffer;
     };

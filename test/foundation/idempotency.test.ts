@@ -1,7 +1,7 @@
 // Idempotency keys over real HTTP (issue 2, docs/api.md "Idempotency"): replay, reuse, concurrency, what is saved.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { expectError } from './util.js';
 import { advance } from '../payments/util.js';
 
@@ -51,9 +51,7 @@ describe('idempotency', () => {
       const first = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
       expect(first.status).toBe(201);
       const saved = (k: string) =>
-        JSON.parse(
-          String(t.server.services.store.db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(k)),
-        );
+        JSON.parse(String(sqliteOf(t).db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(k)));
       const eventOf = async (id: string) => (await t.request('GET', `/events?object_id=${id}`)).body.data.at(-1).id; // its first
       expect(saved(key)).toEqual({ replay_from_event: await eventOf(first.body.id), object_id: first.body.id }); // no copy of the session
       const again = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
@@ -61,9 +59,7 @@ describe('idempotency', () => {
       expect(again.text).toBe(first.text);
       // A record an earlier version saved whole (the session without its secret) still replays the same bytes.
       const { client_secret: _secret, ...whole } = first.body;
-      t.server.services.store.db
-        .prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?')
-        .run(JSON.stringify(whole), key);
+      sqliteOf(t).db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(whole), key);
       expect((await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } })).text).toBe(first.text);
       // A confirm answers its payment's event object, a journal entry its journal_entry.created event's.
       const session = (await t.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' } })).body;

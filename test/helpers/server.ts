@@ -1,5 +1,6 @@
 // A real test-mode server on loopback (port 0), from the built package — the same code the binary runs.
 import { startServer, type RunningServer, type ServerOptions } from '../../dist/index.js';
+import type { SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { tempDir } from './tmp.js';
 import { responseViolation } from './responses.js';
 
@@ -9,6 +10,9 @@ export interface HttpResult<T = any> {
   body: T;
   text: string;
 }
+
+/** The server's store as the SQLite adapter it is (the tests look at rows and background workers directly). */
+export const sqliteOf = (s: { server: RunningServer }): SqliteStore => s.server.services.store as SqliteStore;
 
 export interface TestServer {
   server: RunningServer;

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { expectError, ISO_MS } from '../foundation/util.js';
 import { statementsRun } from '../helpers/statements.js';
 
@@ -164,7 +164,7 @@ describe('identity tokens', () => {
     expect((await add({ type: 'passport', value: secrets[2], field_name: 'passport' })).status).toBe(201);
     // A rejected value is not stored or logged either.
     expect((await add({ type: 'ssn', value: '55555555x' })).status).toBe(400);
-    const sealed = t.server.services.store.db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
+    const sealed = sqliteOf(t).db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
     expect(sealed).toHaveLength(3);
     for (const r of sealed) expect(JSON.parse(r.data).value_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     // The sealed values open to the originals (so the test would notice if nothing were stored at all).

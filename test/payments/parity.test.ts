@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { CLIENT_SECRET, ISO_MS } from '../foundation/util.js';
 import { expectError, newSession, sessionStatus } from './util.js';
 
@@ -335,7 +335,7 @@ describe('the fields the live service reads', () => {
       routing: { selected_psp: 'cobalt', selection_reason: 'forced', attempts: 1 },
     });
     expect(r.text).not.toContain('vgsAlias');
-    const rows = s.server.services.store.db.prepare('SELECT data FROM payments').all() as { data: string }[];
+    const rows = sqliteOf(s).db.prepare('SELECT data FROM payments').all() as { data: string }[];
     for (const row of rows) expect(row.data).not.toContain('vgsAlias');
     const bad = await fromBrowser(
       'POST',
@@ -608,7 +608,7 @@ describe('both confirm forms and the secret that names its session', () => {
       expect((await fromBrowser('POST', '/get-session-config', altered)).status).toBe(401);
     }
     // nothing of the secret is stored
-    const row = s.server.services.store.db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as {
+    const row = sqliteOf(s).db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as {
       data: string;
     };
     expect(row.data).not.toContain(a.client_secret.slice(3, 20));
@@ -616,7 +616,7 @@ describe('both confirm forms and the secret that names its session', () => {
 
   it('a session stored with the earlier derived secret keeps it: it works with the id in the path, and (naming no session) not without', async () => {
     const created = await newSession(s);
-    const db = s.server.services.store.db;
+    const db = sqliteOf(s).db;
     const row = db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(created.id) as { data: string };
     const { secret_form: _form, ...earlier } = JSON.parse(row.data);
     db.prepare('UPDATE payment_sessions SET data = ? WHERE id = ?').run(JSON.stringify(earlier), created.id);

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testClock } from '../helpers/clock.js';
 import { advance, newSession } from '../payments/util.js';
@@ -128,8 +128,8 @@ describe("the server's own deliveries", () => {
       // (read from the database: polling the API would spend the key's own small budget)
       const codes = await until(
         async () => {
-          const rows = s.server.services.store.db
-            .prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries")
+          const rows = sqliteOf(s)
+            .db.prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries")
             .all() as { code: number | null }[];
           return rows.length === 240 && rows.every((r) => r.code !== null) ? rows.map((r) => r.code) : undefined;
         },

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openEmbedded } from '../../dist/index.js';
 import { verifyWebhook } from '../../dist/webhooks.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { newSession } from '../payments/util.js';
 import { startReceiver, until } from './receiver.js';
@@ -185,7 +185,7 @@ describe('deliveries across restarts', () => {
     try {
       const [, got] = await rx.waitFor(2);
       expect(JSON.parse(got!.body).data.object.id).toBe(embeddedSessionId);
-      expect(deliveriesOf(s2.server.services.store.db, embeddedEventId)).toBe(1); // the row the next server wrote
+      expect(deliveriesOf(sqliteOf(s2).db, embeddedEventId)).toBe(1); // the row the next server wrote
     } finally {
       await s2.close();
       await rx.close();

@@ -2,7 +2,7 @@
 // number is still above every endpoint's cursor (numbers are never used twice), and it is delivered. The delivery log
 // is kept as long as the events: 30 days from a delivery's creation, on the account's clock.
 import { describe, expect, it } from 'vitest';
-import { startTestServer } from '../helpers/server.js';
+import { startTestServer, sqliteOf } from '../helpers/server.js';
 import { advance, newSession } from '../payments/util.js';
 import { startReceiver, until } from './receiver.js';
 
@@ -18,16 +18,15 @@ describe('deliveries after retention emptied the event log', () => {
       ).body;
       for (let i = 0; i < 3; i++) await newSession(s);
       await rx.waitFor(3);
-      const seqBefore = s.server.services.store.db
-        .prepare('SELECT event_seq FROM webhook_cursors WHERE webhook_endpoint = ?')
+      const seqBefore = sqliteOf(s)
+        .db.prepare('SELECT event_seq FROM webhook_cursors WHERE webhook_endpoint = ?')
         .get(we.id) as { event_seq: number };
       expect(seqBefore.event_seq).toBeGreaterThanOrEqual(3);
       await advance(s, 40 * 86_400); // past retention: every event of this (only) account goes
       expect((await s.request('GET', '/events?limit=1')).body.total_count).toBe(0);
       const session = await newSession(s);
       // the log did not start over: the new event's number is past the cursor
-      const seq = (s.server.services.store.db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number })
-        .seq;
+      const seq = (sqliteOf(s).db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq;
       expect(seq).toBeGreaterThan(seqBefore.event_seq);
       const got = await rx.waitFor(4);
       expect(JSON.parse(got[3]!.body).data.object.id).toBe(session.id);

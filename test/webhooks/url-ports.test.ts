@@ -3,7 +3,7 @@
 // deliveries went to port 80 (Node's http client takes port 0 as "the default port"). The port is read as the URL
 // parser reads it, the parser deliveries use too: `:080` is port 80, `:00` is port 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { expectError, newSession } from '../payments/util.js';
 import { customer, ok, product } from '../billing/helpers.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
@@ -166,7 +166,7 @@ describe('an endpoint saved with port 0 before it was refused', () => {
       await s.request('POST', '/webhook-endpoints', { body: { url: rx.url, enabled_events: ['customer.created'] } })
     ).body;
     // as an older version stored it
-    const db = s.server.services.store.db;
+    const db = sqliteOf(s).db;
     const row = db.prepare('SELECT data FROM webhook_endpoints WHERE id = ?').get(we.id) as { data: string };
     db.prepare('UPDATE webhook_endpoints SET data = ? WHERE id = ?').run(
       JSON.stringify({ ...JSON.parse(row.data), url: 'http://127.0.0.1:0/zero' }),
