@@ -1,0 +1,129 @@
+// A document table on PostgreSQL: the seam's Documents over any table declared in adapters/sqlite/tables.ts, with
+// the same contract as SQLite's Collection — the same errors, newest-first keyset pagination on `seq`, equality
+// filters on the declared filter columns (a null value matches NULL), exact totals. Documents are JSON text in
+// `data`; the declared columns are written beside them from the document's readers. Every query runs on
+// `store.current()`: inside the caller's transaction (a savepoint's inside `tx`), never on a connection of its own.
+//
+// `seq` is handed out at INSERT, not at COMMIT: of two transactions writing at once, the one with the lower seq may
+// commit last, so a reader paging with `starting_after` meanwhile can pass over its row (SQLite, one writer at a
+// time, cannot). A list read in one snapshot (`Store.read`) is consistent in itself: its page and its total agree.
+import type { List } from '../../../contract/common.js';
+import { errors } from '../../errors.js';
+import { cursorOf, pageOf } from '../../store/paging.js';
+import type { Documents, ListOptions } from '../../store/seam.js';
+import type { TableDef } from '../sqlite/tables.js';
+import type { Handle, PostgresStore } from './db.js';
+
+type Value = string | number | null;
+
+/**
+ * The documents of table `def` on the store's database. The statements of writes and reads are written once; a list's
+ * text depends on its filter set and cursor. The driver prepares each text once per connection.
+ */
+export function pgDocuments<T extends { id: string }>(store: PostgresStore, def: TableDef<T>): Documents<T> {
+  const table = def.name;
+  const names = Object.keys(def.columns);
+  const readers = Object.values(def.columns).map((c) => c.read);
+  const values = (doc: T): Value[] => readers.map((read) => read(doc));
+  /** $1, $2, … $n. */
+  const params = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`);
+
+  const insertSql = `INSERT INTO ${table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (${params(names.length + 3).join(', ')})`;
+  // Every declared column is set: PostgreSQL decides on a HOT update (no new index entries) by comparing the indexed
+  // values themselves, so a column set to the value it had does not by itself cost an index write.
+  const updateSql = `UPDATE ${table} SET ${names.map((n, i) => `${n} = $${i + 1}, `).join('')}data = $${names.length + 1} WHERE id = $${names.length + 2} AND account_id = $${names.length + 3}`;
+  const deleteSql = `DELETE FROM ${table} WHERE id = $1 AND account_id = $2`;
+  const getSql = `SELECT data FROM ${table} WHERE id = $1 AND account_id = $2`;
+  const seqSql = `SELECT seq FROM ${table} WHERE id = $1 AND account_id = $2`;
+
+  /** A prepared query on the caller's transaction. */
+  const query = <R extends object>(q: Handle, sql: string, args: Value[]) =>
+    q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
+
+  /** The WHERE condition of the account's rows matching `where`, and its parameters ($1 is the account). */
+  const filtered = (accountId: string, where: ListOptions['where'] = {}) => {
+    const filters = Object.entries(where).filter(([, v]) => v !== undefined);
+    for (const [name] of filters) if (!(name in def.columns)) throw new Error(`${table}: no indexed column ${name}`);
+    const args: Value[] = [accountId];
+    const cond = ['account_id = $1'];
+    for (const [name, v] of filters) {
+      if (v === null) {
+        cond.push(`${name} IS NULL`);
+      } else {
+        args.push(v!);
+        cond.push(`${name} = $${args.length}`);
+      }
+    }
+    return { cond: cond.join(' AND '), args };
+  };
+
+  /**
+   * How many rows match: an exact COUNT(*), read through the account's index (`<table>_account_seq`) or a declared
+   * filter's (`<table>_<cols>`, which leads with account_id). SQLite keeps these counts in `list_counts`; here the count is read each time, which a table of
+   * many rows per account will feel — keeping counts is for a later step.
+   */
+  const count = async (q: Handle, cond: string, args: Value[]): Promise<number> => {
+    const rows = await query<{ n: number }>(q, `SELECT COUNT(*) AS n FROM ${table} WHERE ${cond}`, args);
+    return rows[0]!.n;
+  };
+
+  const get = async (accountId: string, id: string): Promise<T | undefined> => {
+    const rows = await query<{ data: string }>(store.current(), getSql, [id, accountId]);
+    return rows.length ? (JSON.parse(rows[0]!.data) as T) : undefined;
+  };
+
+  return {
+    async insert(accountId, doc) {
+      await query(store.current(), insertSql, [doc.id, accountId, ...values(doc), JSON.stringify(doc)]);
+      return doc;
+    },
+
+    async update(accountId, doc) {
+      const r = await query(store.current(), updateSql, [...values(doc), JSON.stringify(doc), doc.id, accountId]);
+      if (r.count !== 1) throw new Error(`${table}: update of ${doc.id} touched ${r.count} rows`);
+      return doc;
+    },
+
+    async delete(accountId, id) {
+      const r = await query(store.current(), deleteSql, [id, accountId]);
+      return r.count > 0;
+    },
+
+    get,
+
+    async require(accountId, id, resource, param) {
+      const doc = await get(accountId, id);
+      if (!doc) throw errors.notFound(resource, id, param);
+      return doc;
+    },
+
+    async list(accountId: string, url: string, opts: ListOptions = {}): Promise<List<T>> {
+      const q = store.current();
+      const limit = opts.limit ?? 10;
+      const { cond, args } = filtered(accountId, opts.where);
+      // cursorOf asks for the cursor's place synchronously: the one id it can ask about is looked up first.
+      const cursorId = opts.starting_after ?? opts.ending_before;
+      const at =
+        cursorId === undefined ? undefined : (await query<{ seq: number }>(q, seqSql, [cursorId, accountId]))[0]?.seq;
+      const { seq, order } = cursorOf(opts, () => at);
+      const pageArgs = seq === undefined ? [...args, limit + 1] : [...args, seq, limit + 1];
+      const after = seq === undefined ? '' : ` AND seq ${order === 'DESC' ? '<' : '>'} $${args.length + 1}`;
+      const pageSql = `SELECT data FROM ${table} WHERE ${cond}${after} ORDER BY seq ${order} LIMIT $${pageArgs.length}`;
+      // The page and its total, sent together on the transaction's connection (one round trip).
+      const [rows, total] = await Promise.all([query<{ data: string }>(q, pageSql, pageArgs), count(q, cond, args)]);
+      const { page, has_more } = pageOf(rows, limit, order);
+      return {
+        object: 'list',
+        data: page.map((r) => JSON.parse(r.data) as T),
+        has_more,
+        total_count: total,
+        url,
+      };
+    },
+
+    async total(accountId, where) {
+      const { cond, args } = filtered(accountId, where);
+      return count(store.current(), cond, args);
+    },
+  };
+}
