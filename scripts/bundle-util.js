@@ -1,6 +1,6 @@
-// What the bundle scripts share (scripts/bundle-embedded.js, scripts/bundle-cli.js, scripts/cjs.js): `import.meta.url` in a
-// bundled module of dist/, the check that no import() call is left (the compile cache leaves alone a file in
-// which anything looks like one), and writing the outputs in place.
+// What the bundle scripts share (scripts/bundle-embedded.js, scripts/bundle-cli.js, scripts/cjs.js): `import.meta.url`
+// in a bundled module of dist/, the check that no import() call is left (the compile cache leaves alone a file in which
+// anything looks like one), and writing the outputs in place.
 import { createRequire } from 'node:module';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';

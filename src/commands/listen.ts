@@ -84,7 +84,8 @@ export default class Listen extends ApiCommand {
       ]);
       if (!start) return;
       let cursor = start.cursor;
-      // Registered before "Ready": a resend from then on is queued for this listener (docs/api.md "Resends to listeners").
+      // Registered before "Ready": a resend from then on is queued for this listener (docs/api.md "Resends to
+      // listeners").
       inbox = new ResendInbox(client, filter?.patterns, (m) => this.notice(m));
       if (!(await Promise.race([inbox.start().then(() => true), stop.stopped.then(() => false)]))) return;
       const resends = inbox;
@@ -185,9 +186,9 @@ function randomHex(bytes: number): string {
 }
 
 /**
- * The events after `cursor`, oldest first (all of them, page after page). Without a cursor the log was empty
- * when listening began, so everything in it is new. A cursor event that is gone (retention, after the test
- * clock moved 30 days) is replaced by the time of that event: events from that second on (at least once, as deliveries are).
+ * The events after `cursor`, oldest first (all of them, page after page). Without a cursor the log was empty when
+ * listening began, so everything in it is new. A cursor event that is gone (retention, after the test clock moved 30
+ * days) is replaced by the time of that event: events from that second on (at least once, as deliveries are).
  */
 async function newEvents(client: Client, cursor: Event | undefined): Promise<Event[]> {
   const out: Event[] = [];

@@ -21,7 +21,8 @@ describe('checkout sessions', () => {
     for (let i = 0; i < 80; i++)
       open.push(await ok(s, 'POST', '/checkout-sessions', { mode: 'payment', line_items: [{ price: price.id }] }, 201));
     const paying = await ok(s, 'GET', `/sessions/${open[1].payment_session}`);
-    // The server runs in this process: count the documents the confirm parses (it once parsed every open checkout session).
+    // The server runs in this process: count the documents the confirm parses (it once parsed every open checkout
+    // session).
     const parse = JSON.parse;
     let parsed = 0;
     JSON.parse = (...args: Parameters<typeof JSON.parse>) => (parsed++, parse(...args));

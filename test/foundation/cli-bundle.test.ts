@@ -1,7 +1,7 @@
 // The command path from one file (scripts/bundle-cli.js → dist/vendor/cli.cjs, run by src/lib/cli/fast.ts from
-// bin/run.js when src/lib/cli/fast-route.ts finds the command): what a command loads, and that it answers exactly as oclif's usual way does (PAYORCH_CLI_BUNDLE=0)
-// — output, errors, help after a usage error, exit codes — while help, unknown commands, topics and the
-// commands left out of the index still go the usual way.
+// bin/run.js when src/lib/cli/fast-route.ts finds the command): what a command loads, and that it answers exactly as
+// oclif's usual way does (PAYORCH_CLI_BUNDLE=0) — output, errors, help after a usage error, exit codes — while help,
+// unknown commands, topics and the commands left out of the index still go the usual way.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

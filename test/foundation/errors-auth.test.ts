@@ -1,5 +1,6 @@
-// Every failure status with the contract's error body, authentication (incl. keys revoked with the CLI),
-// tenancy across keys, and the unauthenticated meta routes (issue 2, docs/api.md "Conventions", "Errors", "Authentication and tenancy").
+// Every failure status with the contract's error body, authentication (incl. keys revoked with the CLI), tenancy across
+// keys, and the unauthenticated meta routes (issue 2, docs/api.md "Conventions", "Errors", "Authentication and
+// tenancy").
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -83,7 +83,8 @@ describe.concurrent('quick start → server, same data (finding 5)', () => {
       expect(key).toMatch(/^sk_test_[A-Za-z0-9]{20,}$/);
       expect((await cli(['server', 'keys', 'reveal', '--show'])).stdout.split('\n')[0]).toBe(key);
 
-      // `server start` (text) on the default data directory: the key to use (masked: not its first start) and how to see it
+      // `server start` (text) on the default data directory: the key to use (masked: not its first start) and how to
+      // see it
       const started = await cli(['server', 'start', '--port', '0', '--detach']);
       expect(started.code, started.stderr).toBe(0);
       const pid = lockPid()!;

@@ -1,5 +1,5 @@
-// Rate limits over real HTTP (issue 2, docs/api.md "Rate limits"): per-minute and per-day windows with the three headers
-// on every response, 429 with Retry-After, and the in-flight (concurrency) limit per key.
+// Rate limits over real HTTP (issue 2, docs/api.md "Rate limits"): per-minute and per-day windows with the three
+// headers on every response, 429 with Retry-After, and the in-flight (concurrency) limit per key.
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';

@@ -61,7 +61,8 @@ describe('README "CI"', () => {
   function runJob(failSuite?: string) {
     const dir = app();
     writeFileSync(join(dir, 'ci', 'payments-tests.sh'), snippet('ci-job', 'bash'));
-    // The application's tests: each suite checks it starts from the seed (one customer, one subscription), then adds a customer.
+    // The application's tests: each suite checks it starts from the seed (one customer, one subscription), then adds a
+    // customer.
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify({ name: 'app', private: true, type: 'module', scripts: { test: 'node suite.mjs' } }),

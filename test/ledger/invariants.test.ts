@@ -67,7 +67,8 @@ describe('invariants under concurrency', () => {
       const to = wallets[b === a ? (b + 1) % 6 : b]!.id;
       const key = `inv-${i}`;
       if (kind < 5) {
-        // A transfer (may be refused for insufficient available balance: that is part of the test), sent twice with one key.
+        // A transfer (may be refused for insufficient available balance: that is part of the test), sent twice with one
+        // key.
         const body = pair(from, to, amount);
         ops.push(() => post(s, body, { 'idempotency-key': key }));
         ops.push(() => post(s, body, { 'idempotency-key': key }));

@@ -1,7 +1,8 @@
-// The PostgreSQL store's transactions on a real PostgreSQL: what a request commits is seen only once committed, a
-// throw undoes a transaction or only its nested part, transactions that PostgreSQL aborts for a conflict or a
-// deadlock are run again and take effect once (an Idempotency-Key claimed by two pools at once included), many run at once over a small pool, a stopped server answers
-// storage_unavailable at once and the store connects again after a restart, and no error carries the password.
+// The PostgreSQL store's transactions on a real PostgreSQL: what a request commits is seen only once committed, a throw
+// undoes a transaction or only its nested part, transactions that PostgreSQL aborts for a conflict or a deadlock are
+// run again and take effect once (an Idempotency-Key claimed by two pools at once included), many run at once over a
+// small pool, a stopped server answers storage_unavailable at once and the store connects again after a restart, and no
+// error carries the password.
 import { describe, expect, it } from 'vitest';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import {

@@ -1,7 +1,7 @@
-// The DEFAULT limits of docs/api.md "Rate limits" (1,000 per UTC minute, 50 in flight per key), exercised at their real values.
-// test/foundation/ratelimits.test.ts covers the mechanics with small configured limits (countdown order, refused
-// requests not counted, other keys' windows, per-address limits for unauthenticated calls, the day window, a hung-up
-// client giving its slot back); not repeated here.
+// The DEFAULT limits of docs/api.md "Rate limits" (1,000 per UTC minute, 50 in flight per key), exercised at their real
+// values. test/foundation/ratelimits.test.ts covers the mechanics with small configured limits (countdown order,
+// refused requests not counted, other keys' windows, per-address limits for unauthenticated calls, the day window, a
+// hung-up client giving its slot back); not repeated here.
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';

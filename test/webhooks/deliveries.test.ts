@@ -68,7 +68,8 @@ describe('deliveries to a real receiver', () => {
     const paid = await confirm(s, session, { payment_method_type: 'card', token_id: 'tok_visa' });
     expect(paid.status).toBe(200);
 
-    // every event the log has (the account had none before the endpoints), in the log's order (GET /events is newest first)
+    // every event the log has (the account had none before the endpoints), in the log's order (GET /events is newest
+    // first)
     const log = (await s.request('GET', `/events?limit=100`)).body.data.map((e: { id: string }) => e.id).reverse();
     const got = await all.waitFor(log.length);
     const events = got.map((r) => verifyWebhook(r.body, r.headers['x-payorch-signature'] as string, weAll.secret));
@@ -353,7 +354,8 @@ describe('deliveries to a real receiver', () => {
       'parameter_invalid',
       'url',
     );
-    // a control character would be dropped or percent-encoded by the URL parser: the URL stored would not be the one used
+    // a control character would be dropped or percent-encoded by the URL parser: the URL stored would not be the one
+    // used
     for (const url of ['http://x.test/a\u0000', 'http://x.test/\u001bb', 'http://x.test/\u007f']) {
       expectError(
         await s.request('POST', '/webhook-endpoints', { body: { url } }),

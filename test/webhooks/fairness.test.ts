@@ -39,7 +39,8 @@ async function latencies(s: TestServer, rx: Receiver, key: string | undefined, n
 
 describe('fair dispatch', () => {
   it("100 endpoints that never answer, across seven accounts: another account's deliveries, and the healthy endpoint among them, arrive at once", async () => {
-    // The POST timeout stays the default 10 s: a delivery that had to wait for a dead endpoint's slot would take that long.
+    // The POST timeout stays the default 10 s: a delivery that had to wait for a dead endpoint's slot would take that
+    // long.
     const s = await startTestServer();
     const dead = await startReceiver('hang');
     const healthyA = await startReceiver(200);

@@ -1,6 +1,6 @@
-// Events (docs/api.md "Events and webhooks"): what changed, recorded in the same transaction as the change.
-// The catalog (event-types.ts, free of TypeBox so the CLI loads it cheaply) is the one list of event types: the server records only these, `POST /test-helpers/trigger`
-// accepts only these, and the CLI and docs list them from here.
+// Events (docs/api.md "Events and webhooks"): what changed, recorded in the same transaction as the change. The catalog
+// (event-types.ts, free of TypeBox so the CLI loads it cheaply) is the one list of event types: the server records only
+// these, `POST /test-helpers/trigger` accepts only these, and the CLI and docs list them from here.
 import { Type, type Static } from '@sinclair/typebox';
 import { ListOf, ListQuery, Nullable, UnixSecondsInput } from './common.js';
 

@@ -213,11 +213,11 @@ const MIN_WRAPPED = 20;
 const ROOMY = 20;
 
 /**
- * The columns to show and their widths in `max` characters, from their natural widths: optional columns leave
- * until shrinkable ones keep some room (ROOMY) — those with nothing in them first, then the others from the
- * right; one that fits again once a later one left comes back. Shrinkable columns then give way (down to their
- * minimum) and share the width left evenly. Returns undefined when the table fits as it is. If it cannot fit even so, it is
- * shown with what is left (the terminal wraps it) rather than cutting an id or an amount.
+ * The columns to show and their widths in `max` characters, from their natural widths: optional columns leave until
+ * shrinkable ones keep some room (ROOMY) — those with nothing in them first, then the others from the right; one that
+ * fits again once a later one left comes back. Shrinkable columns then give way (down to their minimum) and share the
+ * width left evenly. Returns undefined when the table fits as it is. If it cannot fit even so, it is shown with what is
+ * left (the terminal wraps it) rather than cutting an id or an amount.
  */
 export function fitColumns(
   natural: number[],

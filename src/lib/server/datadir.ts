@@ -1,7 +1,7 @@
-// A data directory holds one server's state: the database (of the engine the caller picks, adapters/engine.ts), the key that seals secrets at rest,
-// the first API key (credentials.json, mode 0600, so the CLI's embedded default and `server start --json`
-// can hand it out again), the log, and the lock of the server running on it (./lock.ts: the part a command
-// reads at start-up to find the local server, without loading the database).
+// A data directory holds one server's state: the database (of the engine the caller picks, adapters/engine.ts), the key
+// that seals secrets at rest, the first API key (credentials.json, mode 0600, so the CLI's embedded default and `server
+// start --json` can hand it out again), the log, and the lock of the server running on it (./lock.ts: the part a
+// command reads at start-up to find the local server, without loading the database).
 import { chmodSync, existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';

@@ -1,8 +1,8 @@
-// Snapshots of a data directory's database (docs/api.md "Snapshots"): `snapshots/NAME.sqlite` in the data
-// directory (mode 0600, the directory 0700), each a consistent copy of the database made by its engine
-// (adapters/engine.ts `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is
-// restored, preparing the file a restore puts in place, listing and deleting. Swapping a running server's database
-// is restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
+// Snapshots of a data directory's database (docs/api.md "Snapshots"): `snapshots/NAME.sqlite` in the data directory
+// (mode 0600, the directory 0700), each a consistent copy of the database made by its engine (adapters/engine.ts
+// `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is restored,
+// preparing the file a restore puts in place, listing and deleting. Swapping a running server's database is
+// restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
 // restoreSnapshotStopped.
 import {
   constants,
@@ -180,8 +180,8 @@ function listNames(dataDir: string): string[] {
 export type { Inspected };
 
 /**
- * Checks that a snapshot (a file, or a database image) can replace the live database: a whole database of the
- * engine's and of payorch's, of a schema this build knows, whose secrets are sealed with this data directory's key (`keyCheck`).
+ * Checks that a snapshot (a file, or a database image) can replace the live database: a whole database of the engine's
+ * and of payorch's, of a schema this build knows, whose secrets are sealed with this data directory's key (`keyCheck`).
  * Returns its schema version; throws SnapshotError('invalid_snapshot') saying what is wrong.
  */
 export function checkSnapshot(

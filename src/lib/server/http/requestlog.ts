@@ -1,8 +1,8 @@
-// The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per
-// account, a ring of the most recent requests' summaries — method, path (no query string), status, duration,
-// request id and time, the client's address, the id of the API key that made it, and the fault injected into it
-// (docs/api.md "Fault injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in memory only (a restart empties it; the access
-// log on disk is the durable record).
+// The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per account, a
+// ring of the most recent requests' summaries — method, path (no query string), status, duration, request id and time,
+// the client's address, the id of the API key that made it, and the fault injected into it (docs/api.md "Fault
+// injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in memory only
+// (a restart empties it; the access log on disk is the durable record).
 import { API_PREFIX } from '../../contract/common.js';
 import {
   statusMatches,

@@ -237,7 +237,8 @@ class PgStore implements PostgresStore {
   }
 
   read<T>(fn: () => T | Promise<T>): Promise<T> {
-    // A read inside a transaction reads in it (it sees that transaction's own writes, and nothing uncommitted of others).
+    // A read inside a transaction reads in it (it sees that transaction's own writes, and nothing uncommitted of
+    // others).
     if (this.inTransaction()) return Promise.resolve().then(fn);
     return this.transaction('read', fn, true);
   }

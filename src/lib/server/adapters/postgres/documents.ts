@@ -59,8 +59,8 @@ export function pgDocuments<T extends { id: string }>(store: PostgresStore, def:
 
   /**
    * How many rows match: an exact COUNT(*), read through the account's index (`<table>_account_seq`) or a declared
-   * filter's (`<table>_<cols>`, which leads with account_id). SQLite keeps these counts in `list_counts`; here the count is read each time, which a table of
-   * many rows per account will feel — keeping counts is for a later step.
+   * filter's (`<table>_<cols>`, which leads with account_id). SQLite keeps these counts in `list_counts`; here the
+   * count is read each time, which a table of many rows per account will feel — keeping counts is for a later step.
    */
   const count = async (q: Handle, cond: string, args: Value[]): Promise<number> => {
     const rows = await query<{ n: number }>(q, `SELECT COUNT(*) AS n FROM ${table} WHERE ${cond}`, args);

@@ -204,8 +204,8 @@ interface BackgroundCheckpoints {
 }
 
 /**
- * Starts the checkpointer worker (adapters/sqlite/checkpointer.ts) and turns SQLite's own checkpoints on this connection
- * off while it runs; resolves once it runs. Should the worker fail, this connection checkpoints again and
+ * Starts the checkpointer worker (adapters/sqlite/checkpointer.ts) and turns SQLite's own checkpoints on this
+ * connection off while it runs; resolves once it runs. Should the worker fail, this connection checkpoints again and
  * `onFailed` is told.
  */
 async function startCheckpoints(

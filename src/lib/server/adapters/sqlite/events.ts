@@ -76,7 +76,8 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
         const v = q[key] as number | undefined;
         if (v === undefined) continue;
         timed = true;
-        // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms < (s+1)·1000.
+        // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms <
+        // (s+1)·1000.
         if (op === '>') cond.push('created_ms >= ?');
         else if (op === '<=') cond.push('created_ms < ?');
         else cond.push(`created_ms ${op} ?`);

@@ -27,7 +27,8 @@ export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
     },
 
     async recentEntries(accountId, ledgerAccountId, limit) {
-      // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the history.
+      // Straight off the (account_id, ledger_account_id, seq) index: no count, so the read stays O(1) however long the
+      // history.
       const rows = store
         .statement(
           'SELECT data FROM ledger_entries WHERE account_id = ? AND ledger_account_id = ? ORDER BY seq DESC LIMIT ?',
