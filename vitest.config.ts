@@ -11,6 +11,8 @@ const ALONE = ['test/webhooks/fairness.test.ts', 'test/reliability/reads.test.ts
 const WORKERS = Number(process.env.PAYORCH_TEST_WORKERS) || 3;
 
 const common = {
+  // PAYORCH_TEST_ENGINE=postgres: one PostgreSQL cluster for the run (test/helpers/engine.ts).
+  globalSetup: ['test/helpers/engine.ts'],
   testTimeout: 30_000,
   hookTimeout: 30_000,
   pool: 'forks' as const,

@@ -2,6 +2,7 @@
 export * from './lib/client/index.js';
 export {
   startServer,
+  migrateDatabase,
   openEmbedded,
   Snapshot,
   type ServerOptions,

@@ -104,6 +104,91 @@ function freePort(): Promise<number> {
   });
 }
 
+/** A running throwaway PostgreSQL cluster: its port, and how to stop, start and delete it. */
+export interface Cluster {
+  port: number;
+  /** Stops it (`pg_ctl stop`, fast or immediate), waiting until it is down. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  /** Starts it again after `stop`, on the same port. */
+  start(): void;
+  /** Stops it (immediate) and deletes its folder. */
+  destroy(): void;
+}
+
+/**
+ * Starts a throwaway cluster (initdb + pg_ctl, data directory and socket in a temporary folder, a free port on
+ * 127.0.0.1, trust authentication). A watchdog stops it if this process dies without `destroy`. Throws, saying why,
+ * where PostgreSQL cannot run (`missing()`).
+ */
+export async function startCluster(): Promise<Cluster> {
+  const found = why();
+  if (typeof found === 'string') throw new Error(found);
+  const { bin, user } = found;
+  const dir = mkdtempSync(join(tmpdir(), 'payorch-pg-'));
+  let port = 0;
+  const data = () => join(dir, 'data');
+  const startOnce = () => {
+    const opts = `-p ${port} -k ${join(dir, 'run')} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300`;
+    run(bin.pgCtl, ['-D', data(), '-l', join(dir, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], user);
+  };
+  if (asRoot()) chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  const sockets = join(dir, 'run');
+  mkdirSync(sockets);
+  if (asRoot()) chownSync(sockets, user.uid, user.gid);
+  // --no-sync and fsync=off: nothing here must survive a crash of the machine (a killed process loses nothing
+  // either way: the kernel keeps what PostgreSQL wrote).
+  run(bin.initdb, ['-D', data(), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C'], user);
+  // A free port can be taken by another process before PostgreSQL binds it: a few tries.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      startOnce();
+      break;
+    } catch (e) {
+      if (attempt === 3) {
+        const err = e as { stderr?: string; message: string };
+        throw new Error(`PostgreSQL did not start (see ${join(dir, 'server.log')}): ${err.stderr || err.message}`);
+      }
+    }
+  }
+  // If this test process dies without its afterAll (killed), the server must not outlive it. (The watchdog runs
+  // as the server's user; /proc tells it about a root process that kill -0 may not signal.)
+  const alive = `kill -0 ${process.pid} 2>/dev/null || [ -d /proc/${process.pid} ]`;
+  const stopCmd = `while ${alive}; do sleep 1; done; "${bin.pgCtl}" -D "${data()}" -m immediate stop >/dev/null 2>&1; rm -rf "${dir}"`;
+  const as = asRoot() ? { uid: user.uid, gid: user.gid } : {};
+  const watchdog = spawn('sh', ['-c', stopCmd], { cwd: tmpdir(), detached: true, stdio: 'ignore', ...as });
+  watchdog.unref();
+  let destroyed = false;
+  return {
+    port,
+    stop(mode = 'fast') {
+      run(bin.pgCtl, ['-D', data(), '-m', mode, '-w', '-t', '60', 'stop'], user);
+    },
+    start: startOnce,
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      watchdog.kill();
+      try {
+        run(bin.pgCtl, ['-D', data(), '-m', 'immediate', '-w', 'stop'], user);
+      } catch {
+        // not running (it failed to start): only the folder is left
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Why PostgreSQL cannot run here ('' when it can). */
+export function missing(): string {
+  const found = why();
+  return typeof found === 'string' ? found : '';
+}
+
+/** Whether PostgreSQL is required here (CI): a test that needs it fails rather than skips. */
+export const postgresRequired = required;
+
 /**
  * The file's PostgreSQL server: started in beforeAll, stopped (and its folder deleted) in afterAll. Call it once, at
  * the top of a test file.
@@ -123,67 +208,26 @@ export function postgresServer(): PostgresServer {
         throw new Error(found);
       },
     };
-  const { bin, user } = found;
 
-  let dir = '';
-  let port = 0;
-  let watchdog: ReturnType<typeof spawn> | undefined;
+  let cluster: Cluster | undefined;
   let admin: postgres.Sql | undefined;
   let n = 0;
-  const data = () => join(dir, 'data');
-  const startOnce = () => {
-    const opts = `-p ${port} -k ${join(dir, 'run')} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    run(bin.pgCtl, ['-D', data(), '-l', join(dir, 'server.log'), '-o', opts, '-w', '-t', '60', 'start'], user);
-  };
-
-  const stop = () => {
-    if (!dir) return;
-    try {
-      run(bin.pgCtl, ['-D', data(), '-m', 'immediate', '-w', 'stop'], user);
-    } catch {
-      // not running (it failed to start): only the folder is left
-    }
-    rmSync(dir, { recursive: true, force: true });
-    dir = '';
-  };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'payorch-pg-'));
-    if (asRoot()) chownSync(dir, user.uid, user.gid);
-    chmodSync(dir, 0o700);
-    const sockets = join(dir, 'run');
-    mkdirSync(sockets);
-    if (asRoot()) chownSync(sockets, user.uid, user.gid);
-    // --no-sync and fsync=off: nothing here must survive a crash of the machine (a killed process loses nothing
-    // either way: the kernel keeps what PostgreSQL wrote).
-    run(bin.initdb, ['-D', data(), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C'], user);
-    // A free port can be taken by another process before PostgreSQL binds it: a few tries.
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      try {
-        startOnce();
-        break;
-      } catch (e) {
-        if (attempt === 3) {
-          const err = e as { stderr?: string; message: string };
-          throw new Error(`PostgreSQL did not start (see ${join(dir, 'server.log')}): ${err.stderr || err.message}`);
-        }
-      }
-    }
-    // If this test process dies without its afterAll (killed), the server must not outlive it. (The watchdog runs
-    // as the server's user; /proc tells it about a root process that kill -0 may not signal.)
-    const alive = `kill -0 ${process.pid} 2>/dev/null || [ -d /proc/${process.pid} ]`;
-    const stopCmd = `while ${alive}; do sleep 1; done; "${bin.pgCtl}" -D "${data()}" -m immediate stop >/dev/null 2>&1; rm -rf "${dir}"`;
-    const as = asRoot() ? { uid: user.uid, gid: user.gid } : {};
-    watchdog = spawn('sh', ['-c', stopCmd], { cwd: tmpdir(), detached: true, stdio: 'ignore', ...as });
-    watchdog.unref();
-    admin = postgres({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: 1, onnotice: () => {} });
+    cluster = await startCluster();
+    admin = postgres({
+      host: '127.0.0.1',
+      port: cluster.port,
+      user: 'postgres',
+      database: 'postgres',
+      max: 1,
+      onnotice: () => {},
+    });
   }, 120_000);
 
   afterAll(async () => {
     await admin?.end({ timeout: 5 });
-    watchdog?.kill();
-    stop();
+    cluster?.destroy();
   }, 60_000);
 
   return {
@@ -192,13 +236,13 @@ export function postgresServer(): PostgresServer {
       if (!admin) throw new Error('the PostgreSQL server is not running (database() outside a test?)');
       const name = `t${process.pid}_${++n}`;
       await admin.unsafe(`CREATE DATABASE ${name}`);
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return `postgres://postgres@127.0.0.1:${cluster!.port}/${name}`;
     },
     stop(mode = 'fast') {
-      run(bin.pgCtl, ['-D', data(), '-m', mode, '-w', '-t', '60', 'stop'], user);
+      cluster!.stop(mode);
     },
     start() {
-      startOnce();
+      cluster!.start();
     },
   };
 }

@@ -3,6 +3,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../../dist/
 import type { SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { tempDir } from './tmp.js';
 import { responseViolation } from './responses.js';
+import { testDatabase, testEngine } from './engine.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -29,7 +30,19 @@ export interface TestServer {
 }
 
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  const dataDir = options.memory ? undefined : (options.dataDir ?? tempDir());
+  let dataDir = options.memory ? undefined : (options.dataDir ?? tempDir());
+  if (testEngine() === 'postgres' && options.database === undefined) {
+    // PAYORCH_TEST_ENGINE=postgres (./engine.ts): the state in a database of its own; an in-memory server's too
+    // (with a data directory for its lock and log, as a server on a database has).
+    const db = await testDatabase(dataDir);
+    dataDir ??= tempDir();
+    options = {
+      ...options,
+      memory: undefined,
+      database: db.url,
+      sealingKey: options.seed === undefined ? db.key : undefined,
+    };
+  }
   const server = await startServer({ port: 0, ...options, dataDir });
   const request: TestServer['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

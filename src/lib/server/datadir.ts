@@ -186,6 +186,91 @@ export async function openDataDir<S extends Store>(
   }
 }
 
+/** The key that seals a shared database's secrets: 64 hex characters (32 bytes), never stored in the database. */
+export function sealerOfKey(hex: string): Sealer {
+  const key = hex.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(key))
+    throw new KeyError(
+      'The sealing key must be 64 hexadecimal characters (32 bytes), as `payorch server sealing-key` prints.',
+    );
+  return new Sealer(Buffer.from(key, 'hex'));
+}
+
+/** A sealing key that is missing, malformed, or not the one a database's data is sealed with. */
+export class KeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyError';
+  }
+}
+
+/**
+ * Opens a database shared by several server processes (`store`, of `engine`; PostgreSQL): its data is sealed with
+ * `sealer`'s key, which every process is given and the database never holds (only its check value). The first process
+ * makes the default account and key; they are kept in the database sealed with that key, so that every process
+ * hands out the same ones. A process given another key is refused. `credentialsDir`: where this machine's CLI finds
+ * the default key (credentials.json), if anywhere.
+ */
+export async function openSharedDatabase<S extends Store>(
+  engine: Pick<Engine<S>, 'accounts' | 'records'>,
+  store: S,
+  sealer: Sealer,
+  { seeding, credentialsDir }: { seeding?: Seeding; credentialsDir?: string | null } = {},
+): Promise<OpenedDataDir<S>> {
+  const now = seeding?.now ?? Date.now;
+  const records = engine.records(store);
+  const check = keyCheck(sealer);
+  const refuseOtherKey = async () => {
+    const found = await records.get('sealing_key_check');
+    if (found !== undefined && found !== check)
+      throw new KeyError(
+        "This database's data is sealed with another key: give every process of a sandbox the same sealing key (the one the database was first started with).",
+      );
+    return found !== undefined;
+  };
+  const readCredentials = async (): Promise<Credentials | undefined> => {
+    const sealed = await records.get('default_credentials');
+    return sealed === undefined ? undefined : (JSON.parse(sealer.open(sealed)) as Credentials);
+  };
+  let unseed: (() => void) | undefined;
+  try {
+    unseed = seeding && useSeededIds(await seeding.seed.open(store, records));
+    const result = await (async () => {
+      // The usual start (the key's check and the default key stored and active): reads only.
+      const known = await store.read(async () => {
+        if (!(await refuseOtherKey())) return undefined;
+        const found = await readCredentials();
+        return found && (await engine.accounts(store, now).isActive(found.api_key)) ? found : undefined;
+      });
+      if (known) return { credentials: known, created: false };
+      // First start, or the default key was revoked: under the records' lock, so that processes starting at once
+      // agree on one default account and key.
+      return records.exclusive(async () => {
+        await refuseOtherKey();
+        await records.add('sealing_key_check', check);
+        const accounts = engine.accounts(store, now);
+        const stored = await readCredentials();
+        if (stored && (await accounts.isActive(stored.api_key))) return { credentials: stored, created: false };
+        const credentials = stored
+          ? { account_id: stored.account_id, api_key: (await accounts.addKey(stored.account_id)).api_key }
+          : await accounts.createAccountWithKey();
+        const kept: Credentials = { api_key: credentials.api_key, account_id: credentials.account_id };
+        await records.put('default_account', kept.account_id);
+        await records.put('default_credentials', sealer.seal(JSON.stringify(kept)));
+        return { credentials: kept, created: true };
+      });
+    })();
+    if (credentialsDir)
+      writeFileSync(join(credentialsDir, CREDENTIALS_FILE), JSON.stringify(result.credentials, null, 2) + '\n', {
+        mode: 0o600,
+      });
+    return { store, sealer, ...result, unseed };
+  } catch (err) {
+    unseed?.();
+    throw err;
+  }
+}
+
 async function storedCredentials(records: ServerRecords, credPath: string): Promise<Credentials | undefined> {
   return (await records.has('default_account')) && existsSync(credPath)
     ? (JSON.parse(readFileSync(credPath, 'utf8')) as Credentials)

@@ -55,6 +55,55 @@ export interface SnapshotParts {
   startOnStore(): Promise<void>;
 }
 
+/** What a listening server does with snapshots (its engine's way). */
+export interface Snapshots {
+  defaultAccount(): string;
+  list(): SnapshotInfo[] | Promise<SnapshotInfo[]>;
+  remove(name: string): SnapshotInfo | Promise<SnapshotInfo>;
+  save(name: string): Promise<SnapshotInfo>;
+  snapshot(): Promise<Snapshot>;
+  restore(source: Snapshot | string): Promise<RestoreResult>;
+  /** `fn` once the saves and restores before it are done, and before any after it. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Resolves once no save or restore runs: the server may close. */
+  settled(): Promise<void>;
+}
+
+/** Snapshots where the engine has none yet (a shared database): every use is the contract's snapshots_unavailable. */
+export class UnavailableSnapshots implements Snapshots {
+  private queue: Promise<unknown> = Promise.resolve();
+  constructor(private readonly account: string) {}
+  defaultAccount(): string {
+    return this.account;
+  }
+  private refuse(): never {
+    throw new SnapshotError('snapshots_unavailable', 'Snapshots of a shared database are not available yet.');
+  }
+  list(): SnapshotInfo[] {
+    return this.refuse();
+  }
+  remove(): SnapshotInfo {
+    return this.refuse();
+  }
+  save(): Promise<SnapshotInfo> {
+    return Promise.resolve().then(() => this.refuse());
+  }
+  snapshot(): Promise<Snapshot> {
+    return Promise.resolve().then(() => this.refuse());
+  }
+  restore(): Promise<RestoreResult> {
+    return Promise.resolve().then(() => this.refuse());
+  }
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+  async settled(): Promise<void> {
+    await this.queue;
+  }
+}
+
 /**
  * A listening server's snapshots (docs/api.md "Snapshots"): saved while requests go on, and restored under the
  * running app. A restore checks and copies the snapshot first (requests go on), then closes the gate (new requests
@@ -62,7 +111,7 @@ export interface SnapshotParts {
  * (or opens the in-memory image), makes the services again on it (every in-memory cache of the old store goes with
  * them), starts what runs on it and opens the gate. Saves and restores run one at a time.
  */
-export class ServerSnapshots {
+export class ServerSnapshots implements Snapshots {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly spares = new Set<Promise<void>>();
 

@@ -6,10 +6,25 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix.js';
 import { appUrls, buildApp, mayMatch } from './app.js';
-import { acquireLock, defaultDataDir, LOG_FILE, openDataDir, ensureDir, type Lock, type Seeding } from './datadir.js';
+import {
+  acquireLock,
+  defaultDataDir,
+  LOG_FILE,
+  openDataDir,
+  openSharedDatabase,
+  ensureDir,
+  KeyError,
+  sealerOfKey,
+  type Lock,
+  type OpenedDataDir,
+  type Seeding,
+} from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type SeedValue } from './seed.js';
 import { sqliteEngine } from './adapters/sqlite/engine.js';
+import type { OpenEngine } from './adapters/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
+import type { Store } from './store/seam.js';
+import { Sealer } from './crypto.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -28,9 +43,9 @@ import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
 import type { FaultRules } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
-import { ServerSnapshots, Snapshot } from './restore.js';
+import { ServerSnapshots, Snapshot, UnavailableSnapshots, type Snapshots } from './restore.js';
 
-export { Snapshot };
+export { Snapshot, KeyError };
 
 export interface ServerOptions {
   /** Default 4242; 0 picks a free port. */
@@ -41,6 +56,19 @@ export interface ServerOptions {
   dataDir?: string;
   /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
   memory?: boolean;
+  /**
+   * A PostgreSQL database (postgres://user:password@host:port/database) that holds the server's state instead of the
+   * data directory's SQLite file: any number of server processes on one database serve one sandbox (README "A
+   * shared sandbox"). Migrated at start (once, whichever process comes first). The data directory still holds this
+   * process's lock, log and credentials.json. Needs `sealingKey`.
+   */
+  database?: string;
+  /**
+   * With `database`: the key that seals secrets at rest, 64 hexadecimal characters, the same for every process of the
+   * sandbox. It is never written to the database (only a check value, by which a process given another key is
+   * refused). A seeded server uses its seed's key instead.
+   */
+  sealingKey?: string;
   rateLimits?: Partial<RateLimitConfig>;
   /**
    * The time the rate limits' fixed UTC minute and day windows are read from (ms since the epoch; default the
@@ -157,8 +185,9 @@ async function assemble(
   ownPorts?: Uint8Array,
   seeding?: Seeding,
   listening?: { gate: Gate; snapshots: SnapshotAdmin },
+  shared?: SharedDatabase,
 ) {
-  const parts = await openParts(started, dataDir, memory, limits, publicUrl, payments, seeding);
+  const parts = await openParts(started, dataDir, memory, limits, publicUrl, payments, seeding, shared);
   const app = await appOf(parts, publicUrl, { timeouts, ownPorts, ...listening });
   return { ...parts, app };
 }
@@ -175,30 +204,82 @@ async function openParts(
   publicUrl: () => string,
   payments: PaymentsConfig = {},
   seeding?: Seeding,
+  shared?: SharedDatabase,
 ) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
-  const opened = await openDataDir(sqliteEngine, memory ? null : dataDir, seeding);
-  started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
+  const { engine, opened } = shared
+    ? await openShared(started, shared, dataDir, seeding)
+    : {
+        engine: sqliteEngine as OpenEngine<Store>,
+        opened: await openDataDir(sqliteEngine, memory ? null : dataDir, seeding),
+      };
+  if (!shared) started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
   started.add(() => opened.unseed?.());
-  if (!seeding && (await seededStore(sqliteEngine.records(opened.store)))) {
+  if (!seeding && (await seededStore(engine.records(opened.store)))) {
     throw new SeedError(
-      `The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`,
+      shared
+        ? `The database ${shared.where} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or use another database.`
+        : `The data directory ${dataDir} was made by a seeded server: start it with the same --seed (\`payorch server start --seed N\`), or reset it.`,
     );
   }
   const log = fileLogger(dataDir ? join(dataDir, LOG_FILE) : null);
   started.add(() => drainLog(log)); // the log file opens asynchronously: written out before the directory may go
   const config: ServerConfig = { payments, publicUrl, now: seeding?.now };
-  const services = await createServices(opened.store, sqliteEngine.ports(opened.store), opened.sealer, config);
+  const services = await createServices(opened.store, engine.ports(opened.store), opened.sealer, config);
   const { clock, ...given } = limits ?? {};
   const runtime = createHttpRuntime(
     opened.store,
-    sqliteEngine.idempotency(opened.store),
+    engine.idempotency(opened.store),
     opened.sealer,
     { ...DEFAULT_RATE_LIMITS, ...stripUndefined(given) },
     clock,
   );
-  return { opened, config, log, services, runtime };
+  return { engine, opened, config, log, services, runtime, shared };
+}
+
+/** A shared database a server's state is in (`ServerOptions.database`), and its sealing key. */
+interface SharedDatabase {
+  url: string;
+  sealingKey?: string;
+  /** The URL without its password, for messages. */
+  where: string;
+}
+
+/** The shared database's store (PostgreSQL: loaded only here, so the CLI and SQLite's paths never import its driver). */
+async function openShared(
+  started: Started,
+  shared: SharedDatabase,
+  dataDir: string | null,
+  seeding: Seeding | undefined,
+): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store> }> {
+  const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : sealerOfKey(shared.sealingKey ?? '');
+  const { openDatabase, postgresEngine } = await import('./adapters/postgres/engine.js');
+  const store = await openDatabase(shared.url);
+  started.add(() => store.end());
+  const opened = await openSharedDatabase(postgresEngine, store, sealer, { seeding, credentialsDir: dataDir });
+  return { engine: postgresEngine as OpenEngine<Store>, opened };
+}
+
+/** The shared database of `options`, checked (its URL, its key) before anything starts. */
+async function sharedOf(options: ServerOptions): Promise<SharedDatabase | undefined> {
+  if (options.database === undefined) {
+    if (options.sealingKey !== undefined)
+      throw new KeyError('`sealingKey` applies to a server on a shared database (give `database`).');
+    return undefined;
+  }
+  if (options.memory) throw new Error('`memory` and `database` exclude each other: the state is in one or the other.');
+  const { checkDatabaseUrl } = await import('./adapters/postgres/engine.js');
+  const { describeUrl } = await import('./adapters/postgres/db.js');
+  checkDatabaseUrl(options.database);
+  if (options.seed === undefined) {
+    if (options.sealingKey === undefined)
+      throw new KeyError(
+        'A server on a shared database needs the sealing key every process of the sandbox is given (`sealingKey`; `--sealing-key-file` or PAYORCH_SEALING_KEY for `payorch server start`).',
+      );
+    sealerOfKey(options.sealingKey); // malformed: refused before anything starts
+  }
+  return { url: options.database, sealingKey: options.sealingKey, where: describeUrl(options.database) };
 }
 
 function appOf(
@@ -292,8 +373,8 @@ async function listen(
  * long as the server runs; resolves once it runs (until then the store does that work on this thread, as it does
  * without it).
  */
-function storeInBackground(started: Started, store: SqliteStore): Promise<void> {
-  const background = sqliteEngine.background(store);
+function storeInBackground(started: Started, engine: OpenEngine<Store>, store: Store): Promise<void> {
+  const background = engine.background(store);
   started.add(() => background.stop());
   return background.started;
 }
@@ -360,6 +441,7 @@ function idleWatch(
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const seeding = seedingOf(options);
+  const shared = await sharedOf(options);
   const host = options.host ?? DEFAULT_HOST;
   const memory = options.memory ?? false;
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
@@ -375,7 +457,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (lock) started.add(() => lock.release());
     const payments = { routing: options.routing, pspDown: options.pspDown };
     const gate = new Gate();
-    let snapshots: ServerSnapshots | undefined; // made once the store is open; the routes only run after that
+    let snapshots: Snapshots | undefined; // made once the store is open; the routes only run after that
     const admin: SnapshotAdmin = {
       defaultAccount: () => snapshots!.defaultAccount(),
       list: () => snapshots!.list(),
@@ -394,19 +476,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       new Uint8Array(ownPorts),
       seeding,
       { gate, snapshots: admin },
+      shared,
     );
     const { opened, log, services, app } = parts;
     await addFaultRules(parts.runtime.faults, options.faults);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
     lock?.update(baseUrl);
-    log.logger.info({ base_url: baseUrl, data_dir: dataDir, memory }, 'server started');
+    log.logger.info(
+      { base_url: baseUrl, data_dir: dataDir, memory, ...(shared && { database: shared.where }) },
+      'server started',
+    );
     // What runs on the store (its background threads, webhook deliveries, due work): stopped and started again
     // around a restore, which replaces the store.
     const onStore = async ({ backgroundStarted = true } = {}): Promise<Started> => {
       const on = new Started();
       try {
-        const background = storeInBackground(on, opened.store); // the store in use then (a restore replaces it)
+        const background = storeInBackground(on, parts.engine, opened.store); // the store in use then (a restore replaces it)
         // A restore does not hold requests while the store's background thread starts (~20–40 ms).
         if (backgroundStarted) await background;
         else background.catch((err) => log.logger.error({ err }, "the store's background work did not start"));
@@ -436,15 +522,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     let running = await onStore();
     started.add(() => running.stopAll());
-    const snaps = new ServerSnapshots({
-      ...parts,
-      dataDir,
-      fileBacked: dataDir !== null && !memory,
-      seeding,
-      gate,
-      stopOnStore: () => running.stopAll(),
-      startOnStore: async () => void (running = await onStore({ backgroundStarted: false })),
-    });
+    const snaps: Snapshots = parts.shared
+      ? new UnavailableSnapshots(parts.opened.credentials.account_id)
+      : new ServerSnapshots({
+          ...parts,
+          opened: parts.opened as OpenedDataDir<SqliteStore>,
+          dataDir,
+          fileBacked: dataDir !== null && !memory,
+          seeding,
+          gate,
+          stopOnStore: () => running.stopAll(),
+          startOnStore: async () => void (running = await onStore({ backgroundStarted: false })),
+        });
     snapshots = snaps;
     started.add(() => snaps.settled());
     // The log buffers 16 KiB (and the access lines 64 lines) before writing; what is pending is written once a
@@ -483,6 +572,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if (createdDir) rmSync(createdDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * Applies the schema migrations the PostgreSQL database at `url` lacks, and returns the versions applied (`payorch
+ * server migrate`; a server start does it too). Any number of processes may migrate one database at once. A failure
+ * to connect names the host and the database, never the password.
+ */
+export async function migrateDatabase(url: string): Promise<{ applied: number[] }> {
+  const { migrateDatabase: migrate } = await import('./adapters/postgres/engine.js');
+  return migrate(url);
 }
 
 /** Runs `startServer({ fixtures })`'s files with the first key, in process (loaded only then). */

@@ -39,6 +39,15 @@ export interface ServerRecords {
   cell(key: string): { get(): string | undefined; change(value: string): void };
 }
 
+/**
+ * What the server asks of an engine once a store of it is open: the same for every engine (an engine whose store is
+ * a shared database, PostgreSQL, has no files to copy: it is only this).
+ */
+export type OpenEngine<S extends Store = Store> = Pick<
+  Engine<S>,
+  'ports' | 'accounts' | 'idempotency' | 'records' | 'background'
+>;
+
 /** What a saved database (a snapshot) says of itself. */
 export interface Inspected {
   schema: number;

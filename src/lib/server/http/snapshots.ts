@@ -19,10 +19,10 @@ export type RestoreResult = SnapshotRestore;
 export interface SnapshotAdmin {
   /** The account whose keys may use these routes. */
   defaultAccount(): string;
-  list(): SnapshotInfo[];
+  list(): SnapshotInfo[] | Promise<SnapshotInfo[]>;
   save(name: string): Promise<SnapshotInfo>;
   restore(name: string): Promise<RestoreResult>;
-  remove(name: string): SnapshotInfo;
+  remove(name: string): SnapshotInfo | Promise<SnapshotInfo>;
 }
 
 export const SNAPSHOTS_URL = '/test-helpers/snapshots';
@@ -96,9 +96,9 @@ export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate:
     });
   };
   const nameOf = (request: FastifyRequest) => (request.params as { name: string }).name;
-  route('GET', '', 'listSnapshots', 'List the data directory’s snapshots', () => ({
+  route('GET', '', 'listSnapshots', 'List the data directory’s snapshots', async () => ({
     object: 'list',
-    data: admin.list(),
+    data: await admin.list(),
     has_more: false,
     url: SNAPSHOTS_URL,
   }));
@@ -119,8 +119,8 @@ export function serveSnapshots(app: FastifyInstance, admin: SnapshotAdmin, gate:
     gate.leave(request); // this request waits for the others, not for itself
     return admin.restore(nameOf(request));
   });
-  route('DELETE', '/:name', 'deleteSnapshot', 'Delete a snapshot', (request) => ({
-    ...admin.remove(nameOf(request)),
+  route('DELETE', '/:name', 'deleteSnapshot', 'Delete a snapshot', async (request) => ({
+    ...(await admin.remove(nameOf(request))),
     deleted: true,
   }));
 }

@@ -1,0 +1,83 @@
+// The PostgreSQL engine: one database shared by any number of server processes. What it gives the server beside the
+// domain's ports (adapters/engine.ts): the database opened (migrated first, once, whichever process comes first), the
+// accounts, the idempotency records and the server's own records on it. There is no file and no background thread:
+// PostgreSQL does its own checkpoints, and snapshots live in the database (adapters/postgres/snapshots.ts).
+import postgres from 'postgres';
+import type { OpenEngine } from '../engine.js';
+import { Accounts } from '../../domain/accounts.js';
+import { describeUrl, openPostgresStore, unavailable, type PostgresStore, type PostgresStoreOptions } from './db.js';
+import { migratePostgres, type MigrateResult } from './migrate.js';
+import { postgresPorts } from './ports.js';
+import { pgAccountsStore } from './core.js';
+import { pgIdempotencyRecords } from './idempotency.js';
+import { pgServerRecords } from './records.js';
+
+export const postgresEngine: OpenEngine<PostgresStore> = {
+  ports: postgresPorts,
+  accounts: (store, now) => new Accounts(store, pgAccountsStore(store), now),
+  idempotency: pgIdempotencyRecords,
+  records: pgServerRecords,
+  background: () => ({ started: Promise.resolve(), stop: async () => {} }),
+};
+
+/** A database that could not be opened: the message names its host and database, never the password. */
+export class DatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseError';
+  }
+}
+
+/** The message of `err` with the URL's password (raw and decoded) left out. */
+function scrubbed(url: string, err: unknown): string {
+  let text = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && !text.includes(code)) text = `${text} (${code})`;
+  try {
+    const password = new URL(url).password;
+    for (const s of [password, decodeURIComponent(password)]) if (s) text = text.split(s).join('***');
+  } catch {
+    // an unreadable URL: nothing of it is in the message but what the driver says
+  }
+  return text;
+}
+
+/** Checks that `url` is a PostgreSQL URL (postgres:// or postgresql://), naming what is wrong but not the password. */
+export function checkDatabaseUrl(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new DatabaseError('The database URL is not a URL: give postgres://user:password@host:port/database.');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw new DatabaseError(
+      `The database URL must start with postgres:// or postgresql:// (got ${u.protocol}//): only PostgreSQL is supported.`,
+    );
+  if (u.pathname.replace(/^\//, '') === '')
+    throw new DatabaseError(`The database URL ${describeUrl(url)} names no database: add /DATABASE after the host.`);
+}
+
+/**
+ * Applies the schema migrations the database at `url` does not have yet (any number of processes may do this at
+ * once: each version is applied once). A failure to connect names the host and database, never the password.
+ */
+export async function migrateDatabase(url: string): Promise<MigrateResult> {
+  checkDatabaseUrl(url);
+  const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    return await migratePostgres(sql);
+  } catch (err) {
+    const where = describeUrl(url);
+    if (unavailable(err)) throw new DatabaseError(`Could not connect to PostgreSQL at ${where}: ${scrubbed(url, err)}`);
+    throw new DatabaseError(`Migrating the database at ${where} failed: ${scrubbed(url, err)}`);
+  } finally {
+    await sql.end({ timeout: 5 }).catch(() => {});
+  }
+}
+
+/** The store over the database at `url`, migrated to this build's schema first. */
+export async function openDatabase(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  await migrateDatabase(url);
+  return openPostgresStore(url, options);
+}
