@@ -1,22 +1,217 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
-import type { AccountsStore } from '../../domain/accounts.js';
+// The core's persistence in PostgreSQL: accounts and their API keys, the accounts' clocks, payment sessions, and what a
+// test trigger reads back of the event log — the same answers as adapters/sqlite/core.ts, with PostgreSQL's SQL.
+import { randomInt } from 'node:crypto';
+import type { AccountsStore, KeyFacts, KeyRow } from '../../domain/accounts.js';
 import type { ClockStore } from '../../clock.js';
-import type { SessionsStore } from '../../domain/sessions.js';
+import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/sessions.js';
 import type { TriggerStore } from '../../domain/events.js';
-import type { PostgresStore } from './db.js';
+import type { Event } from '../../../contract/events.js';
+import type { Owned } from '../../store/seam.js';
+import { tables } from '../sqlite/tables.js';
+import type { Handle, PostgresStore } from './db.js';
+import { pgDocuments } from './documents.js';
 
-export function pgAccountsStore(_store: PostgresStore): AccountsStore {
-  throw new Error('pgAccountsStore: not written yet');
+type Value = string | number | null;
+
+/** A prepared query on `q` (the caller's transaction, or the pool outside one). */
+const query = <R extends object>(q: Handle, sql: string, args: Value[] = []) =>
+  q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
+
+/**
+ * The meta record whose value moves whenever an API key is revoked or un-revoked, or the keys are replaced (a snapshot
+ * restored: `keysReplaced`) — by any process: AccountsStore.changeMark. Written in the transaction that changes the
+ * keys, so that it moves exactly when the change becomes visible to other processes' reads (a mark that moved before
+ * the COMMIT would let another process cache the key it is about to lose, and never look again).
+ *
+ * A key added does not move it: the processes' caches hold keys they found active, and a new key (its hash is
+ * unique) cannot make one of them wrong — while every account made would otherwise write this one row, and two made
+ * at once would conflict (one of them re-run). Its value is random, not a count: a restore that copies the record
+ * back from a snapshot cannot bring a mark some process already saw with other keys.
+ */
+export const KEYS_MARK = 'api_keys_mark';
+
+const BUMP_MARK =
+  'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+
+/** Moves the keys' change mark, in the caller's transaction (a restore that replaced api_keys must call it). */
+export async function keysReplaced(store: PostgresStore): Promise<void> {
+  await query(store.current(), BUMP_MARK, [KEYS_MARK, String(randomInt(1, 2 ** 47))]);
 }
 
-export function pgClockStore(_store: PostgresStore): ClockStore {
-  throw new Error('pgClockStore: not written yet');
+const KEY_COLUMNS = 'id, account_id, last4, created_ms, revoked_ms';
+
+export function pgAccountsStore(store: PostgresStore): AccountsStore {
+  return {
+    async keyFacts(hash) {
+      const rows = await query<KeyFacts>(
+        store.current(),
+        'SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = $1',
+        [hash],
+      );
+      return rows[0];
+    },
+    // One primary-key read, outside any transaction on the pool: it sees what every process has committed.
+    async changeMark() {
+      const rows = await query<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [
+        KEYS_MARK,
+      ]);
+      return rows.length ? Number(rows[0]!.value) : 0;
+    },
+    async addAccount(accountId, createdMs) {
+      await query(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2)', [accountId, createdMs]);
+    },
+    async keepAccount(accountId, createdMs) {
+      await query(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+        accountId,
+        createdMs,
+      ]);
+    },
+    async addKey(key, hash) {
+      await query(
+        store.current(),
+        'INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES ($1, $2, $3, $4, $5)',
+        [key.id, key.account_id, hash, key.last4, key.created_ms],
+      );
+    },
+    async keyAccount(hash) {
+      const rows = await query<{ account_id: string }>(
+        store.current(),
+        'SELECT account_id FROM api_keys WHERE hash = $1',
+        [hash],
+      );
+      return rows[0]?.account_id;
+    },
+    async unrevokeKey(hash) {
+      // The mark moves only when a key was revoked (every server start un-revokes its default key).
+      const r = await query(
+        store.current(),
+        'UPDATE api_keys SET revoked_ms = NULL WHERE hash = $1 AND revoked_ms IS NOT NULL',
+        [hash],
+      );
+      if (r.count > 0) await keysReplaced(store);
+    },
+    keys: async () =>
+      query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_ms, id COLLATE "C"`),
+    async keyByHash(hash) {
+      return (await query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]))[0];
+    },
+    async keyById(id) {
+      return (await query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]))[0];
+    },
+    async revokeKey(id, revokedMs) {
+      const r = await query(
+        store.current(),
+        'UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS DISTINCT FROM $1',
+        [revokedMs, id],
+      );
+      if (r.count > 0) await keysReplaced(store);
+    },
+  };
 }
 
-export function pgSessionsStore(_store: PostgresStore): SessionsStore {
-  throw new Error('pgSessionsStore: not written yet');
+export function pgClockStore(store: PostgresStore): ClockStore {
+  return {
+    async offset(accountId) {
+      const rows = await query<{ clock_offset_ms: number }>(
+        store.current(),
+        'SELECT clock_offset_ms FROM accounts WHERE id = $1',
+        [accountId],
+      );
+      return rows[0]?.clock_offset_ms;
+    },
+    offsets: async () =>
+      (
+        await query<{ id: string; clock_offset_ms: number }>(
+          store.current(),
+          'SELECT id, clock_offset_ms FROM accounts WHERE clock_offset_ms != 0 ORDER BY id COLLATE "C"',
+        )
+      ).map((r): [string, number] => [r.id, r.clock_offset_ms]),
+    async setOffset(accountId, offsetMs) {
+      await query(store.current(), 'UPDATE accounts SET clock_offset_ms = $1 WHERE id = $2', [offsetMs, accountId]);
+    },
+    // In the order of their ids, as SQLite answers (it reads them from the primary key's index).
+    accounts: async () =>
+      (await query<{ id: string }>(store.current(), 'SELECT id FROM accounts ORDER BY id COLLATE "C"')).map(
+        (r) => r.id,
+      ),
+  };
 }
 
-export function pgTriggerStore(_store: PostgresStore): TriggerStore {
-  throw new Error('pgTriggerStore: not written yet');
+/** What client-secret authentication reads of a session: the row's columns and its form, not the whole document. */
+const SECRET_FACTS =
+  "SELECT account_id, expires_ms, secret_hash, (data::jsonb) ->> 'secret_form' AS form FROM payment_sessions WHERE id = $1";
+
+const owned = (rows: { account_id: string; data: string }[]): Owned<StoredSession>[] =>
+  rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as StoredSession }));
+
+export function pgSessionsStore(store: PostgresStore): SessionsStore {
+  return {
+    sessions: pgDocuments<StoredSession>(store, tables.payment_sessions),
+    async secretFacts(id) {
+      return (await query<SecretFacts>(store.current(), SECRET_FACTS, [id]))[0];
+    },
+    async find(id) {
+      const rows = await query<{ account_id: string; data: string }>(
+        store.current(),
+        'SELECT account_id, data FROM payment_sessions WHERE id = $1 ORDER BY seq',
+        [id],
+      );
+      return owned(rows)[0];
+    },
+    async nextExpiry(accountId, statuses) {
+      if (statuses.length === 0) return undefined;
+      // One MIN per status: each is a single seek on (account_id, status, expires_ms).
+      const parts = statuses.map(
+        (_, i) => `SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = $1 AND status = $${i + 2}`,
+      );
+      const rows = await query<{ t: number | null }>(
+        store.current(),
+        `SELECT MIN(t) AS t FROM (${parts.join(' UNION ALL ')}) AS due`,
+        [accountId, ...statuses],
+      );
+      return rows[0]?.t ?? undefined;
+    },
+    async expiring(statuses, now, accountId, limit) {
+      if (statuses.length === 0) return [];
+      const args: Value[] = [...statuses, now];
+      const list = statuses.map((_, i) => `$${i + 1}`).join(', ');
+      let cond = `status IN (${list}) AND expires_ms <= $${args.length}`;
+      if (accountId !== undefined) {
+        args.push(accountId);
+        cond += ` AND account_id = $${args.length}`;
+      }
+      let tail = '';
+      if (limit >= 0) {
+        args.push(Math.trunc(limit));
+        tail = ` LIMIT $${args.length}`;
+      }
+      // Due work claimed: the rows are locked as they are read, and those another process's transaction holds are
+      // passed over (it is expiring them), so two processes never take the same session nor wait on each other.
+      // Outside a write transaction (no lock to take) it is a plain read.
+      const lock = store.inTransaction() ? ' FOR UPDATE SKIP LOCKED' : '';
+      const rows = await query<{ account_id: string; data: string }>(
+        store.current(),
+        `SELECT account_id, data FROM payment_sessions WHERE ${cond} ORDER BY seq${tail}${lock}`,
+        args,
+      );
+      return owned(rows);
+    },
+  };
+}
+
+export function pgTriggerStore(store: PostgresStore): TriggerStore {
+  return {
+    // The mark is the event log's last seq in the transaction's snapshot: of the events after it, that snapshot
+    // shows only the transaction's own (others' commit later, or are not in it), as SQLite's one writer guarantees.
+    lastEvent: async () =>
+      (await query<{ seq: number }>(store.current(), 'SELECT COALESCE(MAX(seq), 0) AS seq FROM events'))[0]!.seq,
+    eventsAfter: async (accountId, after) =>
+      (
+        await query<{ body: string }>(
+          store.current(),
+          'SELECT body FROM events WHERE account_id = $1 AND seq > $2 ORDER BY seq',
+          [accountId, after],
+        )
+      ).map((r) => JSON.parse(r.body) as Event),
+  };
 }

@@ -1,7 +1,66 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
-import type { IdempotencyRecords } from '../../http/idempotency.js';
+// The idempotency records (http/idempotency.ts) in PostgreSQL: table idempotency_keys, one row per (account, key)
+// (its unique index), numbered by `seq` in the order the rows were inserted.
+//
+// One effect per key across processes: a request looks its key up (`find`) and later writes its record (`save`: the
+// claim, or the outcome) in the same REPEATABLE READ transaction. Of two requests with one key on two processes,
+// both may find nothing; the second one's INSERT … ON CONFLICT then waits on the unique index for the first's
+// transaction, and once that commits PostgreSQL aborts the second (40001: the conflicting row is not in its snapshot,
+// which both ON CONFLICT DO NOTHING and DO UPDATE check at that isolation level). The store runs it again: it finds
+// the first one's record and replays it or answers 409. The record is never written over by a request that did not
+// see it.
+//
+// The saved response's sealed bytes (a Buffer) are kept in the text column as 'b64:' and their base64 (no JSON
+// text and no sealed text starts so), and given back as a Buffer.
+import type { IdempotencyRecord, IdempotencyRecords } from '../../http/idempotency.js';
 import type { PostgresStore } from './db.js';
 
-export function pgIdempotencyRecords(_store: PostgresStore): IdempotencyRecords {
-  throw new Error('pgIdempotencyRecords: not written yet');
+const FIND =
+  'SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = $1 AND key = $2';
+const SAVE = `INSERT INTO idempotency_keys (account_id, key, fingerprint, state, owner, status, body, created_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
+    owner = excluded.owner, status = excluded.status, body = excluded.body, created_ms = excluded.created_ms`;
+const FORGET = 'DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2';
+const OLDEST = 'SELECT seq, created_ms FROM idempotency_keys ORDER BY seq LIMIT $1';
+// Rows another process's purge holds are passed over (it is deleting them): two purges never wait on each other.
+const PURGE =
+  'DELETE FROM idempotency_keys WHERE seq IN (SELECT seq FROM idempotency_keys WHERE seq <= $1 FOR UPDATE SKIP LOCKED)';
+
+const BYTES = 'b64:';
+
+const toText = (body: Buffer | string | null): string | null =>
+  body === null || typeof body === 'string' ? body : BYTES + body.toString('base64');
+
+const fromText = (body: string | null): Buffer | string | null =>
+  body !== null && body.startsWith(BYTES) ? Buffer.from(body.slice(BYTES.length), 'base64') : body;
+
+export function pgIdempotencyRecords(store: PostgresStore): IdempotencyRecords {
+  const run = <R extends object>(sql: string, args: (string | number | null)[]) =>
+    store.current().unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
+  return {
+    async find(accountId, key) {
+      const rows = await run<Omit<IdempotencyRecord, 'body'> & { body: string | null }>(FIND, [accountId, key]);
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        fingerprint: row.fingerprint,
+        state: row.state,
+        status: row.status,
+        body: fromText(row.body),
+        created_ms: row.created_ms,
+      };
+    },
+    async save(accountId, key, r) {
+      await run(SAVE, [accountId, key, r.fingerprint, r.state, r.owner, r.status, toText(r.body), r.created_ms]);
+    },
+    async forget(accountId, key) {
+      await run(FORGET, [accountId, key]);
+    },
+    async oldest(limit) {
+      return run<{ seq: number; created_ms: number }>(OLDEST, [limit]);
+    },
+    async forgetUpTo(seq) {
+      return (await run(PURGE, [seq])).count;
+    },
+  };
 }
