@@ -3,6 +3,9 @@
 // the same sequence on both engines. And what SQLite's one writer gave for free holds across processes (two pools on
 // one database): an Idempotency-Key sent to two at once has one effect, two opening one fresh database at once agree
 // on one default account, a key revoked by one is refused by the other, and two never expire the same session.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
@@ -26,6 +29,7 @@ import { pgIdempotencyRecords } from '../../dist/lib/server/adapters/postgres/id
 import { pgServerRecords } from '../../dist/lib/server/adapters/postgres/records.js';
 import { Accounts } from '../../dist/lib/server/domain/accounts.js';
 import { IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
+import { Seed } from '../../dist/lib/server/seed.js';
 import type { Store } from '../../dist/lib/server/store/seam.js';
 import { postgresServer } from '../helpers/postgres.js';
 
@@ -337,6 +341,60 @@ describe.skipIf(pg.missing !== '')(
         lite.close();
       }
     }, 60_000);
+
+    it("a seeded id stream draws SQLite's values through commits, rollbacks, savepoints, reads and a restart", async () => {
+      /** Draws on one engine: `open` gives a fresh store over the same database each time (a restart). */
+      const draws = async (open: () => { store: Store; records: ReturnType<typeof pgServerRecords> }) => {
+        const out: string[] = [];
+        const hex = (ids: { bytes(n: number): Uint8Array }) => Buffer.from(ids.bytes(6)).toString('hex');
+        for (let start = 0; start < 2; start++) {
+          const { store, records } = open();
+          const { ids } = await new Seed(7).open(store, records);
+          await store.grouped(async () => void out.push(hex(ids), hex(ids)));
+          await outcome(() =>
+            store.grouped(async () => {
+              out.push(hex(ids));
+              throw new Error('rolled back: its draw is given back');
+            }),
+          );
+          await store.grouped(async () => {
+            out.push(hex(ids));
+            await outcome(() =>
+              store.tx(async () => {
+                out.push(hex(ids));
+                await Promise.resolve();
+                throw new Error('the savepoint only');
+              }),
+            );
+            out.push(hex(ids));
+          });
+          await store.read(async () => void out.push(hex(ids)));
+          await store.grouped(async () => void out.push(hex(ids)));
+          out.push(`stored ${await store.read(() => records.get('seed_stream'))}`);
+          if ('end' in store) await (store as PostgresStore).end();
+          else store.close();
+        }
+        return out;
+      };
+      const dir = mkdtempSync(join(tmpdir(), 'payorch-core-'));
+      try {
+        const expected = await draws(() => {
+          const store = openStore(join(dir, 'seeded.db'));
+          return { store, records: sqliteEngine.records(store) };
+        });
+        const db = await database();
+        const got = await draws(() => {
+          const store = openPostgresStore(db, { max: 2 });
+          return { store, records: pgServerRecords(store) };
+        });
+        expect(got).toEqual(expected);
+        // Given back: the rolled-back draw and the savepoint's are drawn again next.
+        expect(expected[3]).toBe(expected[2]);
+        expect(expected[5]).toBe(expected[4]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
 
     it('a cell in a read-only transaction keeps its draws in memory and writes nothing; the next write stores them', async () => {
       const store = open(await database());
