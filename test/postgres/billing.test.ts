@@ -462,6 +462,32 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
     expect((await one.read(() => b1.subscriptions.get(A, 'sub_1')))!.status).toBe('active');
   });
 
+  it('a coupon id chosen by two processes at once: one creates it, the other finds it taken', async () => {
+    const u = await migrated();
+    const [one, two] = [open(u), open(u)];
+    const [b1, b2] = [pgBillingStore(one), pgBillingStore(two)];
+    // The domain's rule (coupons.ts, create): a taken id is refused (409), else the coupon is inserted.
+    const answers: string[] = [];
+    const create = async (b: BillingStore, name: string) => {
+      if (await b.coupons.get(A, 'SAVE')) return answers.push(`${name}: taken`);
+      await b.coupons.insert(A, { id: 'SAVE', object: 'coupon', name } as Any);
+      return answers.push(`${name}: created`);
+    };
+    await rivals(
+      one,
+      two,
+      () => create(b1, 'first'),
+      () => b2.customers.get(A, 'cus_1'),
+      () => create(b2, 'second'),
+    );
+    expect(answers.slice(-2)).toEqual(['first: created', 'second: taken']);
+    expect((await one.read(() => b1.coupons.get(A, 'SAVE')))?.name).toBe('first');
+    // An id the transaction can see taken still fails as the plain insert does (the domain never asks it).
+    await expect(one.grouped(() => b1.coupons.insert(A, { id: 'SAVE', object: 'coupon' } as Any))).rejects.toThrow(
+      /duplicate key/,
+    );
+  });
+
   // The domain's delete rules (customers.ts, products.ts): refused while a child exists. A child created meanwhile by
   // another process must either be seen by the delete (run again) or find its parent gone — never both committed.
   const parents = [

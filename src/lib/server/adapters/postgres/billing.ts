@@ -100,6 +100,25 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
     },
   });
 
+  /**
+   * Coupons, whose ids a caller may choose (unique per account): the domain refuses an id it finds taken, but two
+   * transactions creating one id at once each find it free, and the second's plain INSERT would fail on the unique
+   * index — a 500. ON CONFLICT DO NOTHING makes that second one, under REPEATABLE READ, a serialization failure
+   * (the row it conflicts with is not in its snapshot): run again, it finds the coupon and answers the contract's 409.
+   * (The table has no columns besides id, account_id and data: tables.coupons.)
+   */
+  const createdOnce = (docs: Documents<StoredCoupon>): Documents<StoredCoupon> => ({
+    ...docs,
+    async insert(accountId, doc) {
+      const r = await query(
+        'INSERT INTO coupons (id, account_id, data) VALUES ($1, $2, $3) ON CONFLICT (account_id, id) DO NOTHING',
+        [doc.id, accountId, JSON.stringify(doc)],
+      );
+      // A taken id this transaction can see: the plain insert's error, as on SQLite.
+      return r.count === 1 ? doc : docs.insert(accountId, doc);
+    },
+  });
+
   /** `status IN ($from, …)` for `statuses`, numbered from `from`. */
   const statusIn = (statuses: SubscriptionStatus[], from: number) =>
     `status IN (${statuses.map((_, i) => `$${from + i}`).join(', ')})`;
@@ -111,7 +130,7 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
     customers: pgDocuments<Customer>(store, tables.customers),
     products: pgDocuments<StoredProduct>(store, tables.products),
     prices: childrenOf(pgDocuments<Price>(store, tables.prices), 'products', (p) => p.product),
-    coupons: pgDocuments<StoredCoupon>(store, tables.coupons),
+    coupons: createdOnce(pgDocuments<StoredCoupon>(store, tables.coupons)),
     subscriptions: childrenOf(
       pgDocuments<StoredSubscription>(store, tables.subscriptions),
       'customers',
