@@ -36,6 +36,7 @@ const RELEASED: Record<number, string> = {
   901: 'b0f2fc344895a515630c7fa61f9ebdf6c3c9d6f136bc9be5dc1be4fcf451115e',
   902: 'a95b0a73faaa25f23b8d35bd3350f2ee3f04a59365b4e633177c890228523b2a',
   903: '7950f1de8c7fda756c358ddf0ee8fa2d495112142c01c4ae530d0f2d892608d5',
+  907: '770b5521e734eb4e48da6cef8bbaaa3a0133691ee6e2c191fe50fdddf72d7233',
 };
 
 describe('released migrations', () => {

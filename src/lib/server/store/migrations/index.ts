@@ -430,6 +430,39 @@ DROP TRIGGER IF EXISTS webhook_endpoints_count_insert;`,
     sql: `DELETE FROM count_specs WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl = 'payment_sessions' AND cols = 'external_id') OR (tbl = 'customers' AND cols = 'email') OR (tbl = 'usage_records' AND cols = 'subscription_item,ts');
 DELETE FROM list_counts WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl = 'payment_sessions' AND cols = 'external_id') OR (tbl = 'customers' AND cols = 'email') OR (tbl = 'usage_records' AND cols = 'subscription_item,ts');`,
   },
+  {
+    // Several server processes on one database (PostgreSQL) dispatch webhooks together: each endpoint is served by
+    // one process at a time (one attempt in flight per endpoint, in event order), the one that claimed it last, as
+    // long as that process is alive — it beats (seen_ms, on the database's clock) while its dispatcher runs, and an
+    // endpoint whose process stopped beating (and was not claimed in the last lease either: claimed_ms) is taken
+    // over. SQLite's single server needs neither table.
+    version: 907,
+    name: 'webhooks: which server process dispatches each endpoint, and whether it is alive',
+    sql: `
+CREATE TABLE webhook_dispatchers (
+  id TEXT PRIMARY KEY,
+  seen_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE webhook_endpoint_claims (
+  webhook_endpoint TEXT PRIMARY KEY,
+  dispatcher TEXT,
+  claimed_ms INTEGER
+) WITHOUT ROWID;
+`,
+    postgres: `
+CREATE TABLE webhook_dispatchers (
+  id text PRIMARY KEY,
+  seen_ms bigint NOT NULL
+);
+CREATE TABLE webhook_endpoint_claims (
+  webhook_endpoint text PRIMARY KEY,
+  dispatcher text,
+  claimed_ms bigint
+);
+-- Every endpoint has its claim row from its creation (openCursor), free until a dispatcher takes it.
+INSERT INTO webhook_endpoint_claims (webhook_endpoint) SELECT webhook_endpoint FROM webhook_cursors;
+`,
+  },
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
