@@ -1,7 +1,178 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
+// The event log's persistence on PostgreSQL: the `events` table (migration 500), the same answers as SQLite's
+// (adapters/sqlite/events.ts). Totals are an exact COUNT(*) (no kept counts on PostgreSQL yet).
+//
+// Order of commits. `seq` is an identity column: PostgreSQL hands the number out at INSERT, not at COMMIT. Left
+// alone, of two transactions recording events of one account at once, the one with the lower number could commit
+// last — and every reader that follows an account's log forward by number (a webhook endpoint's dispatch cursor,
+// `payorch listen` paging with `ending_before`, the events a trigger reads after its mark) would already have read
+// past it and never see it. So an append takes the account's log lock first, in the same statement: a
+// transaction-level advisory lock on the account (`pg_advisory_xact_lock(EVENT_LOG_LOCK, hashtext(account))`), held
+// until COMMIT or rollback. Two transactions appending to one account's log take turns from the first append to
+// COMMIT: the second gets its number only after the first committed, so an account's events commit in the order of
+// their numbers, and a cursor over one account never skips (every cursor that reads the log is per account: the
+// dispatcher's are per endpoint and read the endpoint's account, listeners read their account's, a trigger reads its
+// account's). Different accounts never wait on each other (apart from a hash collision, which only serializes more).
+// Why a lock and not a counter row per account updated in the appending transaction: under REPEATABLE READ the
+// second writer of that row is aborted (40001) once the first commits and its whole request runs again; the lock
+// makes it wait instead, and nothing is re-run. Why not readers that stop below the oldest number in flight: a
+// number in flight is not visible to other transactions (it would take pg_locks or a registry of writers), and a
+// single number per cursor cannot describe "committed above, in flight below". The cost: requests of one account
+// that record events serialize from their first event to COMMIT (an SQLite database serializes every write).
+import type { List } from '../../../contract/common.js';
+import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
-import type { PostgresStore } from './db.js';
+import { cursorOf, pageOf } from '../../store/paging.js';
+import type { Handle, PostgresStore } from './db.js';
 
-export function pgEventLogStore(_store: PostgresStore): EventLogStore {
-  throw new Error('pgEventLogStore: not written yet');
+/** The first key of the event log's advisory locks ('evts'); the second is the account's hashtext. */
+export const EVENT_LOG_LOCK = 0x65767473;
+
+/**
+ * The FROM item that takes the account's log lock (parameter `$n` is the account id) before the statement's row is
+ * made: an INSERT … SELECT … FROM it gets its `seq` only once the lock is held.
+ */
+export const accountLogLock = (n: number): string =>
+  `(SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}, hashtext($${n}::text))) AS account_log_lock`;
+
+type Value = string | number;
+
+/** A prepared query on `q` (the caller's transaction). */
+export const pgQuery = <R extends object>(q: Handle, sql: string, args: Value[] = []) =>
+  q.unsafe<R[]>(sql, args, { prepare: true });
+
+/** A type pattern (`[a-z_.*]`, ListEventsQuery) as a LIKE pattern: `*` any text, `_` itself. */
+const likePattern = (type: string): string => type.replace(/_/g, '\\_').replace(/\*/g, '%');
+
+export function pgEventLogStore(store: PostgresStore): EventLogStore {
+  const appendSql = `INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::text FROM ${accountLogLock(2)}`;
+
+  return {
+    async append(accountId, e) {
+      await pgQuery(store.current(), appendSql, [e.id, accountId, e.type, e.objectId, e.createdMs, e.body]);
+    },
+
+    async find(accountId, id) {
+      const rows = await pgQuery<{ body: string }>(
+        store.current(),
+        'SELECT body FROM events WHERE id = $1 AND account_id = $2',
+        [id, accountId],
+      );
+      return rows.length ? (JSON.parse(rows[0]!.body) as Event) : undefined;
+    },
+
+    /**
+     * As on SQLite: a filter on type or time without an object id reads through the account's whole log (no index
+     * serves it), so that page is read away (`store.away`: its page and total from one snapshot, off the request's
+     * transaction); the object's events (an index) and the newest of the whole log are read here.
+     */
+    async page(accountId, url, q: ListEventsQuery) {
+      const limit = q.limit ?? 10;
+      const cond = ['account_id = $1'];
+      const args: Value[] = [accountId];
+      const param = (v: Value) => {
+        args.push(v);
+        return `$${args.length}`;
+      };
+      if (q.object_id !== undefined) cond.push(`object_id = ${param(q.object_id)}`);
+      if (q.type !== undefined)
+        cond.push(q.type.includes('*') ? `type LIKE ${param(likePattern(q.type))}` : `type = ${param(q.type)}`);
+      const range: [keyof ListEventsQuery, string, number][] = [
+        // `created=s` is that second (Stripe's form): created ≥ s and created ≤ s.
+        ['created', '>=', 0],
+        ['created', '<=', 1000],
+        ['created[gt]', '>', 1000],
+        ['created[gte]', '>=', 0],
+        ['created[lt]', '<', 0],
+        ['created[lte]', '<=', 1000],
+      ];
+      let timed = false;
+      for (const [key, op, plus] of range) {
+        const v = q[key] as number | undefined;
+        if (v === undefined) continue;
+        timed = true;
+        // `created` is whole seconds: created > s ⇔ created_ms ≥ (s+1)·1000; created ≤ s ⇔ created_ms < (s+1)·1000.
+        const sqlOp = op === '>' ? '>=' : op === '<=' ? '<' : op;
+        cond.push(`created_ms ${sqlOp} ${param(v * 1000 + plus)}::bigint`);
+      }
+      const where = cond.join(' AND ');
+      const filterArgs = [...args];
+      const cursorId = q.starting_after ?? q.ending_before;
+      const read = async (): Promise<List<Event>> => {
+        const h = store.current();
+        const at =
+          cursorId === undefined
+            ? undefined
+            : (
+                await pgQuery<{ seq: number }>(h, 'SELECT seq FROM events WHERE id = $1 AND account_id = $2', [
+                  cursorId,
+                  accountId,
+                ])
+              )[0]?.seq;
+        const { seq, order } = cursorOf(q, () => at);
+        const pageArgs = [...filterArgs];
+        let after = '';
+        if (seq !== undefined) {
+          pageArgs.push(seq);
+          after = ` AND seq ${order === 'DESC' ? '<' : '>'} $${pageArgs.length}::bigint`;
+        }
+        pageArgs.push(limit + 1);
+        const pageSql = `SELECT body FROM events WHERE ${where}${after} ORDER BY seq ${order} LIMIT $${pageArgs.length}`;
+        const [rows, counted] = await Promise.all([
+          pgQuery<{ body: string }>(h, pageSql, pageArgs),
+          pgQuery<{ n: number }>(h, `SELECT COUNT(*) AS n FROM events WHERE ${where}`, filterArgs),
+        ]);
+        const { page, has_more } = pageOf(rows, limit, order);
+        return {
+          object: 'list',
+          data: page.map((r) => JSON.parse(r.body) as Event),
+          has_more,
+          total_count: counted[0]!.n,
+          url,
+        };
+      };
+      if (q.object_id !== undefined || (q.type === undefined && !timed)) return read();
+      // An unknown cursor is the request's 400 at once, as on SQLite (the page itself is read away).
+      if (cursorId !== undefined) {
+        const known = await pgQuery(store.current(), 'SELECT 1 FROM events WHERE id = $1 AND account_id = $2', [
+          cursorId,
+          accountId,
+        ]);
+        cursorOf(q, () => (known.length ? 0 : undefined));
+      } else cursorOf(q, () => undefined);
+      return store.away(read);
+    },
+
+    async oldestMs(accountId) {
+      const rows = await pgQuery<{ created_ms: number }>(
+        store.current(),
+        'SELECT created_ms FROM events WHERE account_id = $1 ORDER BY seq LIMIT 1',
+        [accountId],
+      );
+      return rows[0]?.created_ms;
+    },
+
+    async accounts() {
+      const rows = await pgQuery<{ account_id: string }>(store.current(), 'SELECT DISTINCT account_id FROM events');
+      return rows.map((r) => r.account_id);
+    },
+
+    async lastRecordedBy(accountId, before, n) {
+      const rows = await pgQuery<{ seq: number | null }>(
+        store.current(),
+        // LIMIT NULL is no limit (n = -1: all).
+        'SELECT MAX(seq) AS seq FROM (SELECT seq FROM events WHERE account_id = $1 AND created_ms <= $2 ORDER BY seq LIMIT $3) AS first',
+        n < 0 ? [accountId, before, null as unknown as number] : [accountId, before, n],
+      );
+      return rows[0]?.seq ?? undefined;
+    },
+
+    async prune(accountId, lastSeq, before) {
+      // In the log's order (SQLite's answer: the order it deleted them in).
+      return pgQuery<{ id: string; type: string; body: string }>(
+        store.current(),
+        'WITH gone AS (DELETE FROM events WHERE account_id = $1 AND seq <= $2 AND created_ms <= $3 RETURNING seq, id, type, body) SELECT id, type, body FROM gone ORDER BY seq',
+        [accountId, lastSeq, before],
+      );
+    },
+  };
 }
