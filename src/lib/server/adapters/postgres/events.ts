@@ -9,7 +9,8 @@
 // transaction-level advisory lock on the account (`pg_advisory_xact_lock(EVENT_LOG_LOCK, hashtext(account))`), held
 // until COMMIT or rollback. Two transactions appending to one account's log take turns from the first append to
 // COMMIT: the second gets its number only after the first committed, so an account's events commit in the order of
-// their numbers, and a cursor over one account never skips (every cursor that reads the log is per account: the
+// their numbers (the identity's sequence keeps PostgreSQL's default CACHE 1: numbers are handed out in time order
+// across connections), and a cursor over one account never skips (every cursor that reads the log is per account: the
 // dispatcher's are per endpoint and read the endpoint's account, listeners read their account's, a trigger reads its
 // account's). Different accounts never wait on each other (apart from a hash collision, which only serializes more).
 // Why a lock and not a counter row per account updated in the appending transaction: under REPEATABLE READ the

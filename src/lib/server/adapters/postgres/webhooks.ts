@@ -18,9 +18,10 @@
 //   due deliveries first takes the endpoint (webhook_endpoint_claims, migration 907) in the same statement: the
 //   claim row is locked `FOR UPDATE SKIP LOCKED` and taken if it is free, already this process's, or held by a
 //   process that stopped beating (and claimed it more than a lease ago: a claim is live for a lease by itself, so a
-//   beat undone with its transaction does not leave a fresh claim unguarded); then the deliveries are read, in seq order after `afterSeq`, as on SQLite (within
-//   a process the dispatcher remembers what it has handed on). A process keeps the endpoint while it serves it, and
-//   frees it when a fresh turn (afterSeq 0, nothing of the endpoint with its sender) finds nothing due.
+//   beat undone with its transaction does not leave a fresh claim unguarded); then the deliveries are read, in seq
+//   order after `afterSeq`, as on SQLite (within a process the dispatcher remembers what it has handed on). A
+//   process keeps the endpoint while it serves it, and frees it when a fresh turn (afterSeq 0, nothing of the
+//   endpoint with its sender) finds nothing due; until then the endpoint waits for that process's slots.
 // - **A process that dies has its endpoints taken over within seconds.** Each store beats (webhook_dispatchers,
 //   seen_ms on the database's clock, so the machines' clocks do not matter) at most once a second when the
 //   dispatcher scans or claims — it scans at least every poll (a second) while it runs. An endpoint whose process
