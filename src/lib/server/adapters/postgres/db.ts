@@ -19,6 +19,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
+import { describeUrl } from './url.js';
 
 export interface PostgresStoreOptions {
   /** Connections in the pool: at most this many transactions at once, the others wait for one (default 10). */
@@ -140,16 +141,7 @@ function lostConnection(err: unknown): boolean {
   return code !== undefined && (DRIVER_UNAVAILABLE.has(code) || /^08|^57P0[12]$/.test(code));
 }
 
-/** `url` with its password left out: postgres://user@host:port/db. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
-  } catch {
-    return 'the PostgreSQL database (its URL could not be read)';
-  }
-}
+export { describeUrl };
 
 /** The secrets an error message must never carry: the URL's password (raw and decoded) and the option's. */
 function secretsOf(url: string, options: Options<{}>): string[] {

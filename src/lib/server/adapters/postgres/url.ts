@@ -1,0 +1,37 @@
+// A PostgreSQL URL as people and logs may see it: without its password. No driver is loaded here, so the CLI can
+// name a database in its messages without paying for one.
+
+/** `url` with its password left out: postgres://user@host:port/db. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'the PostgreSQL database (its URL could not be read)';
+  }
+}
+
+/** The URL's password as written and decoded (none when it has none, or cannot be read). */
+export function urlPasswords(url: string): string[] {
+  try {
+    const { password } = new URL(url);
+    if (!password) return [];
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // a malformed escape: the password as written is all there is
+    }
+    return [...new Set([password, decoded])];
+  } catch {
+    return [];
+  }
+}
+
+/** `text` with the URL's password replaced by `***` wherever it appears. */
+export function withoutPassword(text: string, url: string): string {
+  let out = text;
+  for (const p of urlPasswords(url)) out = out.split(p).join('***');
+  return out;
+}
