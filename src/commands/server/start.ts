@@ -18,6 +18,8 @@ import { DEFAULT_HOST, DEFAULT_PORT } from '../../lib/contract/prefix.js';
 import { maskSecret } from '../../lib/output/mask.js';
 import { envAssignments, SHELLS, type Shell } from '../../lib/output/shell.js';
 import { colorErr } from '../../lib/output/render.js';
+import { databaseFlag, sealingKeyFileFlag, startOnDatabase } from '../../lib/cli/database.js';
+import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
 
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the test-mode server on loopback';
@@ -27,6 +29,7 @@ export default class ServerStart extends BaseCommand {
     '<%= config.bin %> server start',
     '<%= config.bin %> server start --port 0 --memory --detach --json',
     'eval "$(<%= config.bin %> server start --detach --port 0 --env)"; trap \'<%= config.bin %> server stop\' EXIT',
+    '<%= config.bin %> server start --database postgres://payorch@db.internal:5432/sandbox --sealing-key-file sealing.key --port 4243',
   ];
   static override flags = {
     port: Flags.integer({
@@ -37,6 +40,8 @@ export default class ServerStart extends BaseCommand {
     host: Flags.string({ description: 'Interface to listen on', default: DEFAULT_HOST }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
+    database: databaseFlag,
+    'sealing-key-file': sealingKeyFileFlag,
     detach: Flags.boolean({ description: 'Run in the background; return once it answers /health' }),
     env: Flags.boolean({
       description:
@@ -92,6 +97,9 @@ export default class ServerStart extends BaseCommand {
       );
     if (flags.shell !== undefined && !flags.env)
       throw new CliError('--shell says which shell --env writes for: add --env.', EXIT.USAGE);
+    // The background server of commands with no key configured is the default data directory's, whatever the
+    // environment says of a shared sandbox.
+    const db = flags.auto ? undefined : startOnDatabase(flags, this.io.env);
     if (flags.detach)
       return this.detach(
         flags.memory ? undefined : (flags['data-dir'] ?? null),
@@ -115,12 +123,15 @@ export default class ServerStart extends BaseCommand {
       faultsFile: flags.faults,
       timeouts: { headersMs: seconds(flags['headers-timeout']), requestMs: seconds(flags['request-timeout']) },
       auto: flags.auto,
+      database: db?.url,
+      sealingKey: db?.sealingKey,
     });
     const started: Started = {
       base_url: server.baseUrl,
       api_key: server.apiKey,
       pid: server.pid,
       data_dir: server.dataDir,
+      ...(db ? { database: describeUrl(db.url) } : {}),
     };
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else {
@@ -131,7 +142,8 @@ export default class ServerStart extends BaseCommand {
         [
           `${c.bold('payorch test-mode server')} listening on ${server.baseUrl}${portTaken ? c.yellow(` (port ${portTaken} is taken)`) : ''}`,
           `  API key   ${keyLine(server.apiKey, server.created, server.dataDir)}`,
-          `  data      ${server.dataDir ?? '(in memory: nothing persists)'}`,
+          ...(db ? [`  database  ${describeUrl(db.url)} (PostgreSQL)`] : []),
+          `  data      ${server.dataDir ? `${server.dataDir}${db ? ' (lock, log and credentials of this process)' : ''}` : '(in memory: nothing persists)'}`,
           `  pid       ${server.pid}`,
           ...(isDefault ? [`  CLI       payorch commands with no key configured use this server (and its data).`] : []),
           `  Press Ctrl-C to stop (or \`${stopHint(rec)}\`).`,
@@ -151,12 +163,16 @@ export default class ServerStart extends BaseCommand {
     // A first start creates the key: then it is printed in full, as the foreground start does.
     const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
     const r = await spawnServer(foregroundArgs(this.argv));
-    if (!('started' in r))
+    if (!('started' in r)) {
+      // The database's failures keep their exit code (an unreachable database is 4, a wrong key 3).
+      const kept = r.code === undefined ? undefined : DATABASE_EXITS[r.code];
+      if (kept !== undefined) throw new CliError(r.failure, kept, r.code);
       throw new CliError(
         r.failure,
         EXIT.USAGE,
         r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed',
       );
+    }
     const started: Started = r.started;
     for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await pollPause();
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
@@ -172,7 +188,7 @@ export default class ServerStart extends BaseCommand {
       const dirs = dirFlags(started.data_dir);
       process.stdout.write(
         [
-          `payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, data ${started.data_dir ?? 'in memory'}).`,
+          `payorch test-mode server running in the background on ${started.base_url} (pid ${started.pid}, ${started.database ? `database ${started.database}, ` : ''}data ${started.data_dir ?? 'in memory'}).`,
           `  API key   ${keyLine(started.api_key, fresh, started.data_dir)}`,
           `  Status: \`payorch server status${dirs}\`; logs: ${started.data_dir ? `\`payorch server logs${dirs}\`` : 'none (in memory)'}; stop: \`${stopHint(started)}\`.`,
         ].join('\n') + '\n',
@@ -204,5 +220,12 @@ function foregroundArgs(argv: string[]): string[] {
   }
   return out;
 }
+
+/** The codes of a failed start on PostgreSQL (cli/server.ts databaseFailure), with their exit codes. */
+const DATABASE_EXITS: Record<string, number> = {
+  connection_error: EXIT.UNREACHABLE,
+  configuration_error: EXIT.AUTH,
+  database_error: EXIT.API,
+};
 
 const seconds = (s: number | undefined) => (s === undefined ? undefined : s * 1000);

@@ -25,6 +25,7 @@ import { shellWord } from '../output/shell.js';
 import { CliError, EXIT } from './errors.js';
 import { isLiveKey, resolveTarget, type Target } from './target.js';
 import { DEFAULT_PORT, isLoopbackHostname } from '../contract/prefix.js';
+import { withoutPassword } from '../server/adapters/postgres/url.js';
 
 export { shellWord };
 
@@ -365,7 +366,14 @@ function refuseLiveProfile(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /** What a start that failed tells the user: the port or data directory in the way, a bad routing or fault rule. */
-function startError(err: unknown, { host, port }: { host: string; port: number }): unknown {
+function startError(
+  err: unknown,
+  { host, port, database }: { host: string; port: number; database?: string },
+): unknown {
+  if (database !== undefined) {
+    const failure = databaseFailure(err, database);
+    if (failure) return failure;
+  }
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
   if (/^Fault rule \d/.test((err as Error).message))
     return new CliError((err as Error).message, EXIT.USAGE, 'invalid_faults');
@@ -384,6 +392,26 @@ function startError(err: unknown, { host, port }: { host: string; port: number }
   return err;
 }
 
+/**
+ * A failure of the PostgreSQL database at `url` as the CLI reports it, the URL's password never in it: one that cannot
+ * be reached (exit 4, as a server that cannot be), a sealing key that is missing or not the database's (configuration,
+ * exit 3), any other failure of the database (exit 1, `database_error`); undefined for a failure that is not the
+ * database's (its message is cleared of the password all the same).
+ */
+export function databaseFailure(err: unknown, url: string): CliError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  err.message = withoutPassword(err.message, url);
+  if (
+    (err as { code?: unknown }).code === 'STORAGE_UNAVAILABLE' ||
+    (err.name === 'DatabaseError' && err.message.startsWith('Could not connect'))
+  )
+    return new CliError(err.message, EXIT.UNREACHABLE, 'connection_error');
+  if (err.name === 'KeyError' || /sealed with another key/i.test(err.message))
+    return new CliError(err.message, EXIT.AUTH, 'configuration_error');
+  if (err.name === 'DatabaseError') return new CliError(err.message, EXIT.API, 'database_error');
+  return undefined;
+}
+
 // ------------------------------------------------------------------------ spawning a background server
 
 export interface StartRecord {
@@ -391,6 +419,8 @@ export interface StartRecord {
   api_key: string;
   pid: number;
   data_dir: string | null;
+  /** On PostgreSQL: the database, without its password (postgres://user@host:port/db). */
+  database?: string;
 }
 
 /**
