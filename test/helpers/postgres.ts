@@ -93,7 +93,8 @@ function run(file: string, args: string[], user: { uid: number; gid: number }, c
   return execFileSync(file, args, { encoding: 'utf8', cwd, ...as, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function freePort(): Promise<number> {
+/** A port on 127.0.0.1 that nothing listens on now (another process may take it before the caller binds it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
