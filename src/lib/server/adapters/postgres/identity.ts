@@ -1,12 +1,50 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
-import type { VaultStore } from '../../domain/identity/vault.js';
-import type { KycStore } from '../../domain/identity/kyc.js';
+// The identity area's persistence on PostgreSQL: the vault's tokens, KYC verifications (the same answers as
+// adapters/sqlite/identity.ts). The decisions due are claimed by the query that reads them (claim.ts).
+import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
+import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
+import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
+import { pgDocuments } from './documents.js';
+import { claimDue, docsOf, earliest } from './claim.js';
 
-export function pgVaultStore(_store: PostgresStore): VaultStore {
-  throw new Error('pgVaultStore: not written yet');
+export function pgVaultStore(store: PostgresStore): VaultStore {
+  return {
+    tokens: pgDocuments<StoredToken>(store, tables.identity_tokens),
+    async page(accountId, type, limit, offset) {
+      return type
+        ? docsOf<StoredToken>(
+            store,
+            'SELECT data FROM identity_tokens WHERE account_id = $1 AND type = $2 ORDER BY seq DESC LIMIT $3 OFFSET $4',
+            [accountId, type, limit, offset],
+          )
+        : docsOf<StoredToken>(
+            store,
+            'SELECT data FROM identity_tokens WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3',
+            [accountId, limit, offset],
+          );
+    },
+  };
 }
 
-export function pgKycStore(_store: PostgresStore): KycStore {
-  throw new Error('pgKycStore: not written yet');
+export function pgKycStore(store: PostgresStore): KycStore {
+  return {
+    verifications: pgDocuments<StoredKyc>(store, tables.kyc_verifications),
+    async nextDecision(accountId) {
+      return earliest(
+        store,
+        "SELECT MIN(due_ms) AS t FROM kyc_verifications WHERE account_id = $1 AND status = 'processing'",
+        accountId,
+      );
+    },
+    async dueDecisions(now, accountId, limit) {
+      return claimDue<StoredKyc>(
+        store,
+        'kyc_verifications',
+        "status = 'processing' AND due_ms <= $1",
+        now,
+        accountId,
+        limit,
+      );
+    },
+  };
 }

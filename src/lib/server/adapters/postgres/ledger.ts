@@ -1,7 +1,188 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
-import type { LedgerStore } from '../../domain/ledger/ledger.js';
+// The ledger area's persistence on PostgreSQL: accounts, journal entries and their lines, holds, account events (the
+// same answers as adapters/sqlite/ledger.ts).
+//
+// Many transactions run at once here, and the ledger's rules read before they write:
+//
+// - A journal entry's balances: the ledger reads each account, checks it (active, not frozen, enough available)
+//   and computes the new balance from what it read. `postJournalEntry` locks those accounts' rows (FOR UPDATE, in id
+//   order, so two entries on the same accounts queue instead of deadlocking) and checks that each still has the
+//   balance, pending amount and status the ledger computed from; then it writes. Under REPEATABLE READ a row changed
+//   since the transaction's snapshot cannot be locked (40001: the store runs the request again, and the ledger reads
+//   and checks the current row), so a posting, a hold, a freeze or an unfreeze on the same account never lose one
+//   another; the check makes it so at any isolation level.
+// - Uniqueness read by a query (an account number, a currency's system account, a journal entry's one reversal) is
+//   kept by the unique indexes ledger_accounts_number, ledger_accounts_system and journal_entries_reverses: the
+//   second of two concurrent inserts fails on the index, and that is a conflict like any other (run again, where
+//   the query sees the first).
+// - Holds expired by due work are claimed by the query that reads them (claim.ts).
+import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
+import type { LedgerAccountEvent } from '../../../contract/ledger.js';
+import type { Documents } from '../../store/seam.js';
+import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
+import { pgDocuments } from './documents.js';
+import { claimDue, docsOf, earliest } from './claim.js';
 
-export function pgLedgerStore(_store: PostgresStore): LedgerStore {
-  throw new Error('pgLedgerStore: not written yet');
+/** The unique indexes whose violation means that a concurrent transaction inserted the same key first. */
+const RACED = new Set(['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses']);
+
+/** An error the store runs the transaction again for (as PostgreSQL's own serialization failures). */
+function conflict(message: string, cause?: unknown): Error {
+  return Object.assign(new Error(message, { cause }), { code: '40001' });
+}
+
+/** `docs`, whose insert reports a concurrent insert of a key of a RACED index as a conflict (run again). */
+function racing<T extends { id: string }>(docs: Documents<T>): Documents<T> {
+  return {
+    ...docs,
+    async insert(accountId, doc) {
+      try {
+        return await docs.insert(accountId, doc);
+      } catch (err) {
+        const e = err as { code?: string; constraint_name?: string };
+        if (e.code === '23505' && e.constraint_name && RACED.has(e.constraint_name))
+          throw conflict(`${e.constraint_name}: inserted by a concurrent transaction`, err);
+        throw err;
+      }
+    },
+  };
+}
+
+export function pgLedgerStore(store: PostgresStore): LedgerStore {
+  const accounts = racing(pgDocuments<StoredAccount>(store, tables.ledger_accounts));
+  const journals = racing(pgDocuments<StoredJournal>(store, tables.journal_entries));
+  const entries = pgDocuments<StoredEntry>(store, tables.ledger_entries);
+  const holds = pgDocuments<StoredHold>(store, tables.ledger_holds);
+  const events = pgDocuments<LedgerAccountEvent>(store, tables.ledger_account_events);
+
+  /**
+   * Locks the rows of `balances` (in id order) and checks that each is what the ledger computed the new balance
+   * from: its stored balance is the new one less this entry's lines, its pending amount and status unchanged.
+   */
+  const lockBalances = async (accountId: string, lines: StoredEntry[], balances: StoredAccount[]) => {
+    const ids = [...new Set(balances.map((a) => a.id))].sort();
+    const rows = await store
+      .current()
+      .unsafe<{ id: string; status: string; balance: number; pending: number }[]>(
+        `SELECT id, status, balance, pending FROM ledger_accounts WHERE account_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')}) ORDER BY id FOR UPDATE`,
+        [accountId, ...ids],
+        { prepare: true },
+      );
+    const moved = new Map<string, number>();
+    for (const l of lines) moved.set(l.ledger_account_id, (moved.get(l.ledger_account_id) ?? 0) + l.delta);
+    for (const a of balances) {
+      const row = rows.find((r) => r.id === a.id);
+      if (
+        !row ||
+        row.status !== a.status ||
+        row.pending !== a.pending_balance ||
+        row.balance !== a.balance - (moved.get(a.id) ?? 0)
+      )
+        throw conflict(`ledger account ${a.id} changed since the ledger read it`);
+    }
+  };
+
+  return {
+    accounts,
+    journals,
+    entries,
+    holds,
+    events,
+
+    async accountNumberTaken(accountId, accountNumber) {
+      const rows = await store
+        .current()
+        .unsafe(
+          'SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND account_number = $2',
+          [accountId, accountNumber],
+          {
+            prepare: true,
+          },
+        );
+      return rows.length > 0;
+    },
+
+    async systemAccounts(accountId, keys) {
+      return docsOf<StoredAccount>(
+        store,
+        'SELECT data FROM ledger_accounts WHERE account_id = $1 AND system_key IN ($2, $3) ORDER BY seq',
+        [accountId, ...keys],
+      );
+    },
+
+    async recentEntries(accountId, ledgerAccountId, limit) {
+      // Straight off the (account_id, ledger_account_id, seq) index: no count, however long the history.
+      return docsOf<StoredEntry>(
+        store,
+        'SELECT data FROM ledger_entries WHERE account_id = $1 AND ledger_account_id = $2 ORDER BY seq DESC LIMIT $3',
+        [accountId, ledgerAccountId, limit],
+      );
+    },
+
+    async activeHolds(accountId, ledgerAccountId) {
+      return docsOf<StoredHold>(
+        store,
+        "SELECT data FROM ledger_holds WHERE account_id = $1 AND ledger_account_id = $2 AND status = 'active' ORDER BY seq",
+        [accountId, ledgerAccountId],
+      );
+    },
+
+    async reversalOf(accountId, journalEntryId) {
+      const rows = await store
+        .current()
+        .unsafe<{ id: string }[]>(
+          'SELECT id FROM journal_entries WHERE account_id = $1 AND reverses = $2 ORDER BY seq LIMIT 1',
+          [accountId, journalEntryId],
+          { prepare: true },
+        );
+      return rows[0]?.id ?? null;
+    },
+
+    async postJournalEntry(accountId, journal, lines, balances) {
+      if (balances.length) await lockBalances(accountId, lines, balances);
+      for (const line of lines) await entries.insert(accountId, line);
+      for (const a of balances) await accounts.update(accountId, a);
+      await journals.insert(accountId, journal);
+    },
+
+    async nextHoldExpiry(accountId) {
+      return earliest(
+        store,
+        "SELECT MIN(expires_ms) AS t FROM ledger_holds WHERE account_id = $1 AND status = 'active'",
+        accountId,
+      );
+    },
+
+    async expiredHolds(now, accountId, limit) {
+      return claimDue<StoredHold>(
+        store,
+        'ledger_holds',
+        "status = 'active' AND expires_ms <= $1",
+        now,
+        accountId,
+        limit,
+      );
+    },
+
+    async audit(accountId) {
+      const q = store.current();
+      const currencies = await q.unsafe<{ currency: string; debits: number; credits: number }[]>(
+        `SELECT currency,
+                SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END)::bigint AS debits,
+                SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)::bigint AS credits
+           FROM ledger_entries WHERE account_id = $1 GROUP BY currency ORDER BY currency`,
+        [accountId],
+        { prepare: true },
+      );
+      const mismatched = await q.unsafe<{ id: string }[]>(
+        `SELECT a.id FROM ledger_accounts a
+           LEFT JOIN (SELECT ledger_account_id, SUM(delta)::bigint AS s FROM ledger_entries WHERE account_id = $1
+                      GROUP BY ledger_account_id) e ON e.ledger_account_id = a.id
+          WHERE a.account_id = $1 AND a.balance != COALESCE(e.s, 0) ORDER BY a.seq`,
+        [accountId],
+        { prepare: true },
+      );
+      return { currencies: [...currencies], mismatched: mismatched.map((r) => r.id) };
+    },
+  };
 }

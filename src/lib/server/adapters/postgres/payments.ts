@@ -1,7 +1,53 @@
-// PostgreSQL: not written yet (each function is filled in by its own change; see ports.ts).
-import type { PaymentsStore } from '../../domain/payments/persistence.js';
+// The payments area's persistence on PostgreSQL: payments, bank accounts, vault and network tokens (the same answers
+// as adapters/sqlite/payments.ts). The settlements due are claimed by the query that reads them (claim.ts).
+import type {
+  PaymentsStore,
+  StoredBankAccount,
+  StoredNetworkToken,
+  StoredPayment,
+  StoredVaultToken,
+} from '../../domain/payments/persistence.js';
+import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
+import { pgDocuments } from './documents.js';
+import { claimDue, docsOf, earliest } from './claim.js';
 
-export function pgPaymentsStore(_store: PostgresStore): PaymentsStore {
-  throw new Error('pgPaymentsStore: not written yet');
+export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
+  return {
+    payments: pgDocuments<StoredPayment>(store, tables.payments),
+    bankAccounts: pgDocuments<StoredBankAccount>(store, tables.bank_accounts),
+    vaultTokens: pgDocuments<StoredVaultToken>(store, tables.vault_tokens),
+    networkTokens: pgDocuments<StoredNetworkToken>(store, tables.network_tokens),
+    async ofSession(accountId, sessionId) {
+      return docsOf<StoredPayment>(
+        store,
+        'SELECT data FROM payments WHERE account_id = $1 AND session_id = $2 ORDER BY seq',
+        [accountId, sessionId],
+      );
+    },
+    async nextSettlement(accountId) {
+      return earliest(
+        store,
+        "SELECT MIN(settle_ms) AS t FROM payments WHERE account_id = $1 AND status = 'pending' AND settle_ms IS NOT NULL",
+        accountId,
+      );
+    },
+    async dueSettlements(now, accountId, limit) {
+      return claimDue<StoredPayment>(
+        store,
+        'payments',
+        "status = 'pending' AND settle_ms IS NOT NULL AND settle_ms <= $1",
+        now,
+        accountId,
+        limit,
+      );
+    },
+    async bankAccountsOfCustomer(accountId, customerId) {
+      return docsOf<StoredBankAccount>(
+        store,
+        'SELECT data FROM bank_accounts WHERE account_id = $1 AND customer_id = $2 ORDER BY seq',
+        [accountId, customerId],
+      );
+    },
+  };
 }

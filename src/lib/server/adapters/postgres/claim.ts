@@ -1,0 +1,63 @@
+// Reads the PostgreSQL area adapters share: documents by a query, the earliest due time, and the claim of due work.
+//
+// Due work (domain/due.ts) reads its due rows inside the write transaction that then changes them. Two processes
+// running the same due work at once never double its effect: the rows are locked by the query that reads them, so
+// of two transactions only one changes a row (REPEATABLE READ would in any case abort the second writer of a row,
+// 40001, with all it wrote — its events too). How the rows are locked depends on what the caller asked for:
+//
+// - at most `limit` rows (the scheduler's bounded steps): a claim, `FOR UPDATE SKIP LOCKED` — rows another
+//   transaction holds are left to it, and the two never wait on each other;
+// - all of them (`limit` -1: a request that catches up with one account's due work before it checks anything, e.g.
+//   the ledger's available balance before a hold): `FOR UPDATE`, waiting for a transaction that holds one of them.
+//   Skipping would let the request check what that row was before it came due (a hold still counted as pending),
+//   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
+import type { Owned } from '../../store/seam.js';
+import type { PostgresStore } from './db.js';
+
+type Arg = string | number;
+
+/** The documents (`data`) the query `sql` answers, in its order. */
+export async function docsOf<T>(store: PostgresStore, sql: string, args: Arg[]): Promise<T[]> {
+  const rows = await store.current().unsafe<{ data: string }[]>(sql, args, { prepare: true });
+  return rows.map((r) => JSON.parse(r.data) as T);
+}
+
+/** The single value `t` (a MIN of a bigint column) the query answers for the account, or undefined when NULL. */
+export async function earliest(store: PostgresStore, sql: string, accountId: string): Promise<number | undefined> {
+  const rows = await store.current().unsafe<{ t: number | null }[]>(sql, [accountId], { prepare: true });
+  return rows[0]?.t ?? undefined;
+}
+
+/**
+ * The rows of `table` matching `due` (a condition on `$1`, the time `now`), of one account (all when undefined or
+ * ''), in creation order, at most `limit` (all when negative), locked for the caller's transaction as the file's
+ * comment says.
+ */
+export async function claimDue<T>(
+  store: PostgresStore,
+  table: string,
+  due: string,
+  now: number,
+  accountId: string | undefined,
+  limit: number,
+): Promise<Owned<T>[]> {
+  const args: Arg[] = [now];
+  let where = due;
+  if (accountId) {
+    args.push(accountId);
+    where += ` AND account_id = $${args.length}`;
+  }
+  let tail = ' FOR UPDATE';
+  if (limit >= 0) {
+    args.push(Math.trunc(limit));
+    tail = ` LIMIT $${args.length} FOR UPDATE SKIP LOCKED`;
+  }
+  const rows = await store
+    .current()
+    .unsafe<{ account_id: string; data: string }[]>(
+      `SELECT account_id, data FROM ${table} WHERE ${where} ORDER BY seq${tail}`,
+      args,
+      { prepare: true },
+    );
+  return rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as T }));
+}
