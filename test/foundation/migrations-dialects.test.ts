@@ -37,6 +37,7 @@ const RELEASED_POSTGRES: Record<number, string | null> = {
   901: null,
   902: '4e0b7f795ddf962b8f4043c7c3ea0517bbe3f76c6e2b35a97c2f790b2ce84313',
   903: null,
+  905: '84f4412625a531f43a9507202566792371b0f51be0cfdb35bf87c32afbdde003',
   907: '6dc9cb76e20d80aa959f1d6ec390bd19c6ae32146c10c670e3d830098213bdf0',
 };
 

@@ -36,6 +36,7 @@ const RELEASED: Record<number, string> = {
   901: 'b0f2fc344895a515630c7fa61f9ebdf6c3c9d6f136bc9be5dc1be4fcf451115e',
   902: 'a95b0a73faaa25f23b8d35bd3350f2ee3f04a59365b4e633177c890228523b2a',
   903: '7950f1de8c7fda756c358ddf0ee8fa2d495112142c01c4ae530d0f2d892608d5',
+  905: '14e7a1d692278fd57d96bffb65c6917453f8107d5895f22cc543fd5fc1abd40d',
   907: '770b5521e734eb4e48da6cef8bbaaa3a0133691ee6e2c191fe50fdddf72d7233',
 };
 
@@ -124,6 +125,54 @@ describe('migration 504 (event numbers never reused)', () => {
         "DELETE FROM events WHERE seq = 7; INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES ('e8', 'a', 'x.created', 'o', 0, '{}')",
       );
       expect(db.prepare("SELECT seq FROM events WHERE id = 'e8'").pluck().get()).toBe(8);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('migration 905 (one default bank account per customer)', () => {
+  it('keeps every account, marks the defaults, and keeps only the newest default of a customer that had several', () => {
+    const store = openStore(join(tempDir(), 'payorch.db'));
+    try {
+      const db = store.db;
+      // Back to the table as it was before 905 (no is_default column, no unique index).
+      db.exec(`DROP TABLE bank_accounts; CREATE TABLE bank_accounts (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL, customer_id TEXT, verification_status TEXT NOT NULL, data TEXT NOT NULL);`);
+      const ins = db.prepare(
+        "INSERT INTO bank_accounts (id, account_id, customer_id, verification_status, data) VALUES (?, ?, ?, 'unverified', ?)",
+      );
+      for (const [id, acct, customer, isDefault] of [
+        ['ba_1', 'a', 'cus_1', true],
+        ['ba_2', 'a', 'cus_1', true],
+        ['ba_3', 'a', 'cus_1', false],
+        ['ba_4', 'a', 'cus_2', true],
+        ['ba_5', 'b', 'cus_1', true],
+        ['ba_6', 'a', null, false],
+      ] as const)
+        ins.run(id, acct, customer, JSON.stringify({ id, customer_id: customer, is_default: isDefault }));
+      db.exec(migrations.find((m) => m.version === 905)!.sql);
+      const rows = db.prepare('SELECT seq, id, is_default, data FROM bank_accounts ORDER BY seq').all() as {
+        seq: number;
+        id: string;
+        is_default: number;
+        data: string;
+      }[];
+      expect(
+        rows.map((r) => [r.seq, r.id, r.is_default, (JSON.parse(r.data) as { is_default: boolean }).is_default]),
+      ).toEqual([
+        [1, 'ba_1', 0, false],
+        [2, 'ba_2', 1, true],
+        [3, 'ba_3', 0, false],
+        [4, 'ba_4', 1, true],
+        [5, 'ba_5', 1, true],
+        [6, 'ba_6', 0, false],
+      ]);
+      expect(() =>
+        db.exec(
+          `INSERT INTO bank_accounts (id, account_id, customer_id, verification_status, is_default, data) VALUES ('ba_7', 'a', 'cus_1', 'unverified', 1, '{}')`,
+        ),
+      ).toThrow(/UNIQUE/);
     } finally {
       store.close();
     }

@@ -23,7 +23,10 @@ import type { PaymentsStore, StoredPayment } from '../../dist/lib/server/domain/
 import type { StoredToken, VaultStore } from '../../dist/lib/server/domain/identity/vault.js';
 import type { KycStore, StoredKyc } from '../../dist/lib/server/domain/identity/kyc.js';
 import type { Events } from '../../dist/lib/server/domain/events.js';
+import { BankAccounts } from '../../dist/lib/server/domain/payments/bankaccounts.js';
+import { Sealer } from '../../dist/lib/server/crypto.js';
 import { postgresServer } from '../helpers/postgres.js';
+import { randomBytes } from 'node:crypto';
 
 const pg = postgresServer();
 
@@ -674,6 +677,31 @@ describe.skipIf(pg.missing !== '')(
         pgOne.ledger.holds.list(A, '/x', { limit: 20, where: { status: 'expired' } }),
       );
       expect(holds.total_count).toBe(12);
+    });
+
+    it('bank accounts created at once by two processes for a customer without a default: exactly one is the default', async () => {
+      const A = `acct_d${++runs}`;
+      const sealer = new Sealer(randomBytes(32));
+      const one = new BankAccounts(pgOne.payments, sealer, noEvents);
+      const two = new BankAccounts(pgTwo.payments, sealer, noEvents);
+      const body = (n: number) =>
+        ({
+          customer_id: 'cus_race',
+          holder_name: `Holder ${n}`,
+          routing_number: '110000000',
+          account_number: '000123456789',
+        }) as never;
+      const made = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2 ? store.grouped(() => one.create(A, body(i), T0)) : other.grouped(() => two.create(A, body(i), T0)),
+        ),
+      );
+      expect(made).toHaveLength(8);
+      const stored = await store.read(() => pgOne.payments.bankAccountsOfCustomer(A, 'cus_race'));
+      expect(stored).toHaveLength(8);
+      expect(stored.filter((b) => b.is_default)).toHaveLength(1);
+      // The first stored is the default: each later one found it (as on SQLite, where they ran one after another).
+      expect(stored[0]!.is_default).toBe(true);
     });
 
     it('two transactions claiming due KYC decisions at once never take the same one', async () => {

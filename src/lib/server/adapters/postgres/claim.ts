@@ -1,4 +1,5 @@
-// Reads the PostgreSQL area adapters share: documents by a query, the earliest due time, and the claim of due work.
+// What the PostgreSQL area adapters share: documents by a query, the earliest due time, the claim of due work, and
+// unique indexes that keep a rule's check against concurrent transactions.
 //
 // Due work (domain/due.ts) reads its due rows inside the write transaction that then changes them. Two processes
 // running the same due work at once never double its effect: the rows are locked by the query that reads them, so
@@ -11,7 +12,7 @@
 //   the ledger's available balance before a hold): `FOR UPDATE`, waiting for a transaction that holds one of them.
 //   Skipping would let the request check what that row was before it came due (a hold still counted as pending),
 //   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
-import type { Owned } from '../../store/seam.js';
+import type { Documents, Owned } from '../../store/seam.js';
 import type { PostgresStore } from './db.js';
 
 type Arg = string | number;
@@ -60,4 +61,28 @@ export async function claimDue<T>(
       { prepare: true },
     );
   return rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as T }));
+}
+
+/** An error the store runs the transaction again for, as it does PostgreSQL's own serialization failures (40001). */
+export function conflict(message: string, cause?: unknown): Error {
+  return Object.assign(new Error(message, { cause }), { code: '40001' });
+}
+
+/**
+ * `docs`, whose writes report a violation of one of the unique indexes `raced` as a conflict: the rule that wrote
+ * checked the key first (in its snapshot), so the row in the way is a concurrent transaction's. The transaction runs
+ * again, and the rule's check then sees that row (and answers as it does on SQLite, where one ran after the other).
+ */
+export function racing<T extends { id: string }>(docs: Documents<T>, raced: readonly string[]): Documents<T> {
+  const raise = (err: unknown): never => {
+    const e = err as { code?: string; constraint_name?: string };
+    if (e.code === '23505' && e.constraint_name && raced.includes(e.constraint_name))
+      throw conflict(`${e.constraint_name}: the key was taken by a concurrent transaction`, err);
+    throw err;
+  };
+  return {
+    ...docs,
+    insert: (accountId, doc) => docs.insert(accountId, doc).catch(raise),
+    update: (accountId, doc) => docs.update(accountId, doc).catch(raise),
+  };
 }

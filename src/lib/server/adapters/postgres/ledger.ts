@@ -17,40 +17,17 @@
 // - Holds expired by due work are claimed by the query that reads them (claim.ts).
 import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
-import type { Documents } from '../../store/seam.js';
 import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-import { claimDue, docsOf, earliest } from './claim.js';
+import { claimDue, conflict, docsOf, earliest, racing } from './claim.js';
 
 /** The unique indexes whose violation means that a concurrent transaction inserted the same key first. */
-const RACED = new Set(['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses']);
-
-/** An error the store runs the transaction again for (as PostgreSQL's own serialization failures). */
-function conflict(message: string, cause?: unknown): Error {
-  return Object.assign(new Error(message, { cause }), { code: '40001' });
-}
-
-/** `docs`, whose insert reports a concurrent insert of a key of a RACED index as a conflict (run again). */
-function racing<T extends { id: string }>(docs: Documents<T>): Documents<T> {
-  return {
-    ...docs,
-    async insert(accountId, doc) {
-      try {
-        return await docs.insert(accountId, doc);
-      } catch (err) {
-        const e = err as { code?: string; constraint_name?: string };
-        if (e.code === '23505' && e.constraint_name && RACED.has(e.constraint_name))
-          throw conflict(`${e.constraint_name}: inserted by a concurrent transaction`, err);
-        throw err;
-      }
-    },
-  };
-}
+const RACED = ['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses'];
 
 export function pgLedgerStore(store: PostgresStore): LedgerStore {
-  const accounts = racing(pgDocuments<StoredAccount>(store, tables.ledger_accounts));
-  const journals = racing(pgDocuments<StoredJournal>(store, tables.journal_entries));
+  const accounts = racing(pgDocuments<StoredAccount>(store, tables.ledger_accounts), RACED);
+  const journals = racing(pgDocuments<StoredJournal>(store, tables.journal_entries), RACED);
   const entries = pgDocuments<StoredEntry>(store, tables.ledger_entries);
   const holds = pgDocuments<StoredHold>(store, tables.ledger_holds);
   const events = pgDocuments<LedgerAccountEvent>(store, tables.ledger_account_events);

@@ -1,5 +1,6 @@
 // The payments area's persistence on PostgreSQL: payments, bank accounts, vault and network tokens (the same answers
-// as adapters/sqlite/payments.ts). The settlements due are claimed by the query that reads them (claim.ts).
+// as adapters/sqlite/payments.ts). The settlements due are claimed by the query that reads them, and a customer's
+// one default bank account is kept by a unique index (claim.ts).
 import type {
   PaymentsStore,
   StoredBankAccount,
@@ -10,12 +11,13 @@ import type {
 import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-import { claimDue, docsOf, earliest } from './claim.js';
+import { claimDue, docsOf, earliest, racing } from './claim.js';
 
 export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
   return {
     payments: pgDocuments<StoredPayment>(store, tables.payments),
-    bankAccounts: pgDocuments<StoredBankAccount>(store, tables.bank_accounts),
+    // One default per customer (bank_accounts_default): two accounts made default at once conflict.
+    bankAccounts: racing(pgDocuments<StoredBankAccount>(store, tables.bank_accounts), ['bank_accounts_default']),
     vaultTokens: pgDocuments<StoredVaultToken>(store, tables.vault_tokens),
     networkTokens: pgDocuments<StoredNetworkToken>(store, tables.network_tokens),
     async ofSession(accountId, sessionId) {

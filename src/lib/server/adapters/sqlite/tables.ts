@@ -106,8 +106,13 @@ export const tables = {
     {
       customer_id: col('TEXT', (b: { customer_id: string | null }) => b.customer_id),
       verification_status: col('TEXT NOT NULL', (b: { verification_status: string }) => b.verification_status),
+      is_default: col('INTEGER NOT NULL DEFAULT 0', (b: { is_default: boolean }) => bit(b.is_default)),
     },
-    { filters: [['customer_id'], ['verification_status']], nullable: ['customer_id'] },
+    {
+      filters: [['customer_id'], ['verification_status']],
+      nullable: ['customer_id'],
+      otherIndexes: ['bank_accounts_default'],
+    },
   ),
 
   // -------------------------------------------------------------------------------------------- billing

@@ -431,6 +431,38 @@ DROP TRIGGER IF EXISTS webhook_endpoints_count_insert;`,
 DELETE FROM list_counts WHERE (tbl = 'payments' AND cols = 'session_id') OR (tbl = 'payment_sessions' AND cols = 'external_id') OR (tbl = 'customers' AND cols = 'email') OR (tbl = 'usage_records' AND cols = 'subscription_item,ts');`,
   },
   {
+    // A customer has one default bank account. The rule reads the customer's accounts and writes the new default
+    // (clearing the old one): two accounts created at once for a customer without a default each saw none, and an
+    // engine that runs them at once (PostgreSQL) kept both as defaults. The index refuses the second; its
+    // transaction runs again and finds the first. A database with several defaults for one customer keeps the
+    // newest as the default.
+    version: 905,
+    name: 'payments: one default bank account per customer, kept by a unique index',
+    sql: `CREATE TABLE bank_accounts_new (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  account_id TEXT NOT NULL,
+  customer_id TEXT,
+  verification_status TEXT NOT NULL,
+  is_default INTEGER NOT NULL DEFAULT 0,
+  data TEXT NOT NULL
+);
+INSERT INTO bank_accounts_new (seq, id, account_id, customer_id, verification_status, data)
+  SELECT seq, id, account_id, customer_id, verification_status, data FROM bank_accounts ORDER BY seq;
+DROP TABLE bank_accounts;
+ALTER TABLE bank_accounts_new RENAME TO bank_accounts;
+CREATE INDEX bank_accounts_account_seq ON bank_accounts (account_id, seq);
+CREATE INDEX bank_accounts_customer_id ON bank_accounts (account_id, customer_id, seq) WHERE customer_id IS NOT NULL;
+CREATE INDEX bank_accounts_verification_status ON bank_accounts (account_id, verification_status, seq);
+UPDATE bank_accounts SET data = json_set(data, '$.is_default', json('false')) WHERE json_extract(data, '$.is_default') = 1 AND EXISTS (SELECT 1 FROM bank_accounts n WHERE n.account_id = bank_accounts.account_id AND n.customer_id = bank_accounts.customer_id AND n.seq > bank_accounts.seq AND json_extract(n.data, '$.is_default') = 1);
+UPDATE bank_accounts SET is_default = 1 WHERE json_extract(data, '$.is_default') = 1;
+CREATE UNIQUE INDEX bank_accounts_default ON bank_accounts (account_id, customer_id) WHERE is_default = 1;`,
+    postgres: `ALTER TABLE bank_accounts ADD COLUMN is_default bigint NOT NULL DEFAULT 0;
+UPDATE bank_accounts b SET data = jsonb_set(b.data::jsonb, '{is_default}', 'false')::text WHERE (b.data::jsonb ->> 'is_default') = 'true' AND EXISTS (SELECT 1 FROM bank_accounts n WHERE n.account_id = b.account_id AND n.customer_id = b.customer_id AND n.seq > b.seq AND (n.data::jsonb ->> 'is_default') = 'true');
+UPDATE bank_accounts SET is_default = 1 WHERE (data::jsonb ->> 'is_default') = 'true';
+CREATE UNIQUE INDEX bank_accounts_default ON bank_accounts (account_id, customer_id) WHERE is_default = 1;`,
+  },
+  {
     // Several server processes on one database (PostgreSQL) dispatch webhooks together: each endpoint is served by
     // one process at a time (one attempt in flight per endpoint, in event order), the one that claimed it last, as
     // long as that process is alive — it beats (seen_ms, on the database's clock) while its dispatcher runs, and an
