@@ -653,6 +653,26 @@ describe.skipIf(pg.missing !== '')(
       expect(system).toHaveLength(2);
     });
 
+    it('a journal entry reversed by two processes at once is reversed once, the other told it already was', async () => {
+      const { A, one, two, x, y, move, account } = await twoProcesses(1_000);
+      const original = (await move(one, x.id, y.id, 250)) as { id: string };
+      const reverse = (l: Ledger, s: PostgresStore) =>
+        attempt(() => s.grouped(() => l.reverse(A, original.id, {} as never, T0 + 5)));
+      const results = await Promise.all([
+        reverse(one, store),
+        reverse(two, other),
+        reverse(one, store),
+        reverse(two, other),
+      ]);
+      const done = results.filter((r) => !('thrown' in (r as object))) as { id: string }[];
+      expect(done).toHaveLength(1);
+      for (const r of results.filter((r) => 'thrown' in (r as object)))
+        expect(r).toMatchObject({ thrown: { status: 409, code: 'journal_entry_unexpected_state' } });
+      expect(await store.read(() => pgOne.ledger.reversalOf(A, original.id))).toBe(done[0]!.id);
+      expect((await account(x.id)).balance).toBe(1_000);
+      expect((await account(y.id)).balance).toBe(1_000);
+    });
+
     it('hold expiry run by two processes at once expires each hold once (pending never counted off twice)', async () => {
       const { A, one, two, x, account } = await twoProcesses(10_000);
       const expires = new Date(T0 + 60_000).toISOString();
