@@ -26,8 +26,20 @@ export interface PostgresStoreOptions {
   max?: number;
   /** Seconds to wait for a connection to be made before the transaction fails as unavailable (default 5). */
   connectTimeout?: number;
-  /** How many times a transaction aborted by a serialization failure or a deadlock is run in all (default 10). */
+  /**
+   * How many times a transaction aborted by a serialization failure or a deadlock is run in all (default 100), and
+   * for how long it is run again (ms since its first attempt began, default 10 000): whichever ends first. A row
+   * that many requests write at once (a ledger's system account) can abort a request several times in a row; a
+   * budget of time rather than a small count keeps such a request from being shown the conflict.
+   */
   attempts?: number;
+  retryForMs?: number;
+  /**
+   * A table that every `alone` transaction locks (EXCLUSIVE) before anything else, so that such work takes turns
+   * across processes: `LOCK TABLE` takes no snapshot, so each sees what the one before it committed, and two never
+   * abort each other (work in `alone` is not run again). The server's engine passes `serial_work`.
+   */
+  serialTable?: string;
   /** The isolation level of writes (default 'repeatable read'; docs/api.md says why). */
   isolation?: 'serializable' | 'repeatable read';
 }
@@ -182,7 +194,14 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
   };
   const secrets = secretsOf(url, driverOptions);
   const begin = { write: `isolation level ${options.isolation ?? 'repeatable read'}`, read: READ };
-  return new PgStore(() => postgres(url, driverOptions), describeUrl(url), secrets, options.attempts ?? 10, begin);
+  return new PgStore(
+    () => postgres(url, driverOptions),
+    describeUrl(url),
+    secrets,
+    options.attempts ?? 100,
+    begin,
+    options.retryForMs ?? 10_000,
+  );
 }
 
 class AwayRead<T> extends ReadAway<T> {
@@ -206,6 +225,8 @@ class PgStore implements PostgresStore {
     private readonly secrets: string[],
     private readonly attempts: number,
     private readonly begin: Record<Mode, string>,
+    private readonly retryForMs: number,
+    private readonly serialTable?: string,
   ) {
     this.sql = open();
   }
@@ -240,7 +261,16 @@ class PgStore implements PostgresStore {
    * has moved on); it is a StorageUnavailable, and nothing of the step was written.
    */
   alone<T>(fn: () => T | Promise<T>): Promise<T> {
-    return this.transaction('write', fn, false);
+    const table = this.serialTable;
+    if (table === undefined || this.inTransaction()) return this.transaction('write', fn, false);
+    return this.transaction(
+      'write',
+      async () => {
+        await this.current().unsafe(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
+        return fn();
+      },
+      false,
+    );
   }
 
   tx<T>(fn: () => Promise<T>): Promise<T>;
@@ -287,6 +317,7 @@ class PgStore implements PostgresStore {
   private async transaction<T>(mode: Mode, fn: () => T | Promise<T>, rerun: boolean): Promise<T> {
     const outer = this.als.getStore();
     if (outer) return this.savepoint(outer, fn);
+    const since = Date.now();
     for (let attempt = 1; ; attempt++) {
       const root = newRoot();
       const pool = this.sql;
@@ -309,9 +340,9 @@ class PgStore implements PostgresStore {
       } catch (err) {
         this.emit(this.rollbackListeners);
         if (lostConnection(err)) this.retire(pool);
-        if (retryable(err) && rerun && attempt < this.attempts) {
+        if (retryable(err) && rerun && attempt < this.attempts && Date.now() - since < this.retryForMs) {
           // A short random pause, longer at each attempt, so that two that conflicted do not meet again at once.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
           continue;
         }
         throw this.fault(err);
@@ -366,7 +397,7 @@ class PgStore implements PostgresStore {
       return new StorageUnavailable(`PostgreSQL at ${this.where} is unavailable: ${this.scrub(err)}`);
     if (retryable(err))
       return new StorageUnavailable(
-        `PostgreSQL at ${this.where} aborted the transaction for a conflict with others, ${this.attempts} times: ${this.scrub(err)}`,
+        `PostgreSQL at ${this.where} aborted the transaction for a conflict with others, again and again: ${this.scrub(err)}`,
       );
     if (err instanceof Error && this.secrets.some((s) => err.message.includes(s))) err.message = this.scrub(err);
     return err;

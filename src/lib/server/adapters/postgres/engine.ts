@@ -79,5 +79,5 @@ export async function migrateDatabase(url: string): Promise<MigrateResult> {
 /** The store over the database at `url`, migrated to this build's schema first. */
 export async function openDatabase(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   await migrateDatabase(url);
-  return openPostgresStore(url, options);
+  return openPostgresStore(url, { serialTable: 'serial_work', ...options });
 }

@@ -495,6 +495,16 @@ CREATE TABLE webhook_endpoint_claims (
 INSERT INTO webhook_endpoint_claims (webhook_endpoint) SELECT webhook_endpoint FROM webhook_cursors;
 `,
   },
+  {
+    // Work that runs once and may not run again (due work's steps, the dispatcher's scans: Store.alone) takes turns
+    // across the server processes of one database (PostgreSQL): each such transaction first locks this table, before
+    // its snapshot is taken, so that it sees what the previous one committed and the two never abort each other.
+    // SQLite has one writer at a time and never locks it. It holds no rows.
+    version: 909,
+    name: 'store: the table work that runs once takes turns on',
+    sql: `CREATE TABLE serial_work (id INTEGER PRIMARY KEY);`,
+    postgres: `CREATE TABLE serial_work (id bigint PRIMARY KEY);`,
+  },
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */

@@ -1,0 +1,204 @@
+// Several server processes on one PostgreSQL database behave as one server (README "A shared sandbox"): a write
+// answered by one is read by the next request on another; an Idempotency-Key sent to two at once has one effect;
+// a clock advanced by two at once runs each due item once; kill -9 of one process under concurrent writers loses no
+// acknowledged write and the other keeps answering; a PostgreSQL restart gives 503 storage_unavailable with
+// Retry-After while it is down (never a hang or a 500), and the processes reconnect by themselves.
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { postgresServer } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startChild, type Child } from '../reliability/child.js';
+import { ledgerViolations, listAll, requester, type Requester } from '../reliability/health.js';
+
+const pg = postgresServer();
+
+const children: Child[] = [];
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((c) => c.stop()));
+});
+
+/** `n` server processes on one fresh database, each with a data directory of its own (lock, log). */
+async function sandbox(n: number, options: object = {}): Promise<{ url: string; key: string; procs: Child[] }> {
+  const url = await pg.database();
+  const key = randomBytes(32).toString('hex');
+  const procs: Child[] = [];
+  // The first start migrates and makes the default account; the others start at once after it, racing each other.
+  procs.push(await startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options }));
+  procs.push(
+    ...(await Promise.all(
+      Array.from({ length: n - 1 }, () =>
+        startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options }),
+      ),
+    )),
+  );
+  children.push(...procs);
+  return { url, key, procs };
+}
+
+const reqOf = (c: Child): Requester => requester(c.baseUrl, c.apiKey);
+
+describe.skipIf(pg.missing !== '')(
+  `server processes on one database${pg.missing ? ` (skipped: ${pg.missing})` : ''}`,
+  () => {
+    it('agree on one default account and key, and see each other’s writes at once', { timeout: 60_000 }, async () => {
+      const { procs } = await sandbox(3);
+      expect(new Set(procs.map((p) => p.apiKey)).size).toBe(1);
+      const [a, b, c] = procs.map(reqOf) as [Requester, Requester, Requester];
+      for (let i = 0; i < 10; i++) {
+        const made = await a('POST', '/create-session', { body: { amount: 100 + i, currency: 'usd' } });
+        expect(made.status).toBe(201);
+        const seen = await b('GET', `/sessions/${made.body.id}`);
+        expect(seen.status).toBe(200);
+        expect(seen.body).toEqual(made.body);
+        const listed = await c('GET', '/sessions?limit=1');
+        expect(listed.body.data[0].id).toBe(made.body.id);
+      }
+    });
+
+    it('refuses a process given another sealing key, naming no key', { timeout: 60_000 }, async () => {
+      const { url } = await sandbox(1);
+      const other = randomBytes(32).toString('hex');
+      const err = await startChild(tempDir(), undefined, { database: url, sealingKey: other }).then(
+        (c) => {
+          children.push(c);
+          return '';
+        },
+        (e: Error) => e.message,
+      );
+      expect(err).toMatch(/sealed with another key/);
+      expect(err).not.toContain(other);
+    });
+
+    it('an Idempotency-Key sent to two processes at once has one effect', { timeout: 60_000 }, async () => {
+      const { procs } = await sandbox(2);
+      const [a, b] = procs.map(reqOf) as [Requester, Requester];
+      const keys = Array.from({ length: 30 }, (_, i) => `race-${i}-${randomBytes(4).toString('hex')}`);
+      for (const key of keys) {
+        const body = { amount: 500, currency: 'usd', external_id: key };
+        const headers = { 'idempotency-key': key };
+        const rs = await Promise.all([
+          a('POST', '/create-session', { body, headers }),
+          b('POST', '/create-session', { body, headers }),
+        ]);
+        const created = rs.filter((r) => r.status === 201);
+        expect(created.length).toBeGreaterThanOrEqual(1);
+        for (const r of created) expect(r.body).toEqual(created[0]!.body);
+        for (const r of rs.filter((x) => x.status !== 201)) {
+          expect(r.status).toBe(409);
+          expect(r.body.error.code).toBe('idempotency_key_in_use');
+        }
+        expect((await a('GET', `/sessions?external_id=${key}`)).body.total_count).toBe(1);
+      }
+    });
+
+    it('a clock advanced by two processes at once runs each renewal once', { timeout: 120_000 }, async () => {
+      const { procs } = await sandbox(2, { dueWorkIntervalMs: 0 });
+      const [a, b] = procs.map(reqOf) as [Requester, Requester];
+      const cus = (
+        await a('POST', '/customers', { body: { email: 'c@example.com', default_payment_method: 'tok_visa' } })
+      ).body;
+      const product = (await a('POST', '/products', { body: { name: 'Plan' } })).body;
+      const price = (
+        await a('POST', '/prices', {
+          body: { product: product.id, currency: 'usd', unit_amount: 1200, recurring: { interval: 'month' } },
+        })
+      ).body;
+      const subs: string[] = [];
+      for (let i = 0; i < 8; i++)
+        subs.push(
+          (await b('POST', '/subscriptions', { body: { customer: cus.id, items: [{ price: price.id }] } })).body.id,
+        );
+      const target = (await a('GET', '/test-helpers/clock')).body.now + 184 * 86_400;
+      const [ra, rb] = await Promise.all([
+        a('POST', '/test-helpers/advance-clock', { body: { to: target } }),
+        b('POST', '/test-helpers/advance-clock', { body: { to: target } }),
+      ]);
+      expect(ra.status).toBe(200);
+      expect(rb.status).toBe(200);
+      // Both processes read the same clock afterwards.
+      expect((await a('GET', '/test-helpers/clock')).body.now).toBe(target);
+      expect((await b('GET', '/test-helpers/clock')).body.now).toBe(target);
+      for (const id of subs) {
+        const invoices = await listAll(a, `/invoices?subscription=${id}`);
+        const periods = new Set(invoices.map((i: any) => i.period_start));
+        expect(periods.size).toBe(invoices.length); // no period invoiced twice
+        expect(invoices).toHaveLength(7); // the first, and six renewals
+      }
+      const events = await listAll(a, '/events?type=invoice.created');
+      expect(events).toHaveLength(subs.length * 7);
+      expect(await ledgerViolations(a)).toEqual([]);
+    });
+
+    it(
+      'kill -9 of one process under concurrent writers loses no acknowledged write',
+      { timeout: 120_000 },
+      async () => {
+        const { procs } = await sandbox(2);
+        const [victim, survivor] = procs as [Child, Child];
+        const acknowledged: string[] = [];
+        let stop = false;
+        const writer = async (c: Child) => {
+          const req = reqOf(c);
+          while (!stop) {
+            try {
+              const r = await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
+              if (r.status === 201) acknowledged.push(r.body.id);
+            } catch {
+              if (c === victim) return; // its socket went with it
+              throw new Error('the surviving process stopped answering');
+            }
+          }
+        };
+        const writers = [writer(victim), writer(victim), writer(survivor), writer(survivor)];
+        while (acknowledged.length < 60) await new Promise((r) => setTimeout(r, 5));
+        await victim.kill9();
+        const atKill = acknowledged.length;
+        while (acknowledged.length < atKill + 30) await new Promise((r) => setTimeout(r, 5));
+        stop = true;
+        await Promise.all(writers);
+        const req = reqOf(survivor);
+        for (const id of acknowledged) expect((await req('GET', `/sessions/${id}`)).status).toBe(200);
+        expect((await req('GET', '/sessions?limit=1')).body.total_count).toBeGreaterThanOrEqual(acknowledged.length);
+      },
+    );
+
+    it(
+      'a PostgreSQL restart: 503 storage_unavailable with Retry-After while it is down, then served again',
+      { timeout: 120_000 },
+      async () => {
+        const { procs } = await sandbox(2);
+        const reqs = procs.map(reqOf);
+        for (const req of reqs)
+          expect((await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).status).toBe(201);
+        for (const mode of ['fast', 'immediate'] as const) {
+          pg.stop(mode);
+          try {
+            for (const c of procs) {
+              const res = await fetch(`${c.baseUrl}/create-session`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ amount: 100, currency: 'usd' }),
+                signal: AbortSignal.timeout(20_000),
+              });
+              expect(res.status).toBe(503);
+              expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+              expect(((await res.json()) as { error: { code: string } }).error.code).toBe('storage_unavailable');
+            }
+          } finally {
+            pg.start();
+          }
+          // Reconnected by themselves: the next requests are served (a request may still meet a connection the
+          // restart closed — 503, retried by any client that honours Retry-After).
+          for (const req of reqs) {
+            let r = await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
+            for (let i = 0; r.status === 503 && i < 20; i++) {
+              await new Promise((res) => setTimeout(res, 100));
+              r = await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
+            }
+            expect(r.status).toBe(201);
+          }
+        }
+      },
+    );
+  },
+);
