@@ -64,6 +64,23 @@ export type UpcomingInvoice = Omit<Invoice, 'id' | 'hosted_invoice_url' | 'lines
 
 export type AttemptResult = { ok: true } | { ok: false; error: ServiceError };
 
+/** How an invoice is collected (Invoices.attempt). */
+export interface Collecting {
+  /**
+   * An attempt of the collection engine (creation, renewal, dunning retry): a failure schedules the next retry or,
+   * after the last, makes the invoice uncollectible. A manual attempt (pay) only records the failure.
+   */
+  automatic: boolean;
+  paymentMethod?: string;
+  /**
+   * The invoice is collected by an operation of its subscription that records one event for all it does (create,
+   * resume, a trial's end, a renewal: subscriptions.ts): the status its outcome gives the subscription is not told
+   * to `onSubscriptionStatus` (no subscription.updated of its own). Passed down the call, not kept in memory: with
+   * an engine that runs transactions at once, another request's invoice of the same subscription is not quiet.
+   */
+  quiet?: boolean;
+}
+
 /** Called when an invoice's outcome changes its subscription's status (subscriptions.ts records the event). */
 export type SubscriptionStatusListener = (
   accountId: string,
@@ -239,8 +256,11 @@ export class Invoices {
 
   // ------------------------------------------------------------------------------------- transitions
 
-  /** draft → open: number, due date; a zero amount is paid at once. */
-  async finalizeDoc(accountId: string, inv: StoredInvoice, now: number): Promise<StoredInvoice> {
+  /**
+   * draft → open: number, due date; a zero amount is paid at once. `quiet`: see `Collecting` (a subscription's own
+   * operation finalizes it).
+   */
+  async finalizeDoc(accountId: string, inv: StoredInvoice, now: number, quiet = false): Promise<StoredInvoice> {
     if (inv.status !== 'draft')
       throw errors.unexpectedState('invoice', `Invoice ${inv.id} is ${inv.status}; only a draft can be finalized.`);
     const s = unixSeconds(now);
@@ -256,17 +276,18 @@ export class Invoices {
     }
     await this.save(accountId, inv);
     await this.record(accountId, 'invoice.finalized', inv, now, before);
-    if (inv.amount_due === 0) await this.markPaid(accountId, inv, now, null);
+    if (inv.amount_due === 0) await this.markPaid(accountId, inv, now, null, this.view(inv, now), quiet);
     return inv;
   }
 
-  /** `before`: the invoice as it was before the request's change (default: now). */
+  /** `before`: the invoice as it was before the request's change (default: now); `quiet`: see `Collecting`. */
   private async markPaid(
     accountId: string,
     inv: StoredInvoice,
     now: number,
     paymentId: string | null,
     before: Invoice = this.view(inv, now),
+    quiet = false,
   ): Promise<void> {
     inv.status = 'paid';
     inv.paid = true;
@@ -279,7 +300,7 @@ export class Invoices {
     inv.action_ms = null;
     await this.save(accountId, inv);
     await this.record(accountId, 'invoice.paid', inv, now, before);
-    await this.syncSubscription(accountId, inv, 'paid', now);
+    await this.syncSubscription(accountId, inv, 'paid', now, quiet);
   }
 
   private async paymentMethodFor(accountId: string, inv: StoredInvoice): Promise<string | null> {
@@ -290,17 +311,8 @@ export class Invoices {
     return (await this.billing.stored.customers.get(accountId, inv.customer))?.default_payment_method ?? null;
   }
 
-  /**
-   * One charge attempt for the amount remaining. `automatic`: an attempt of the collection engine (creation,
-   * renewal, dunning retry) — a failure schedules the next retry or, after the last, makes the invoice
-   * uncollectible. A manual attempt (pay) only records the failure.
-   */
-  async attempt(
-    accountId: string,
-    inv: StoredInvoice,
-    now: number,
-    opts: { automatic: boolean; paymentMethod?: string },
-  ): Promise<AttemptResult> {
+  /** One charge attempt for the amount remaining (`opts`: see `Collecting`). */
+  async attempt(accountId: string, inv: StoredInvoice, now: number, opts: Collecting): Promise<AttemptResult> {
     const pm = opts.paymentMethod ?? (await this.paymentMethodFor(accountId, inv));
     const s = unixSeconds(now);
     const before = this.view(inv, now);
@@ -325,7 +337,7 @@ export class Invoices {
         };
     if (result.status === 'succeeded') {
       inv.last_payment_error = null;
-      await this.markPaid(accountId, inv, now, result.payment_id, before);
+      await this.markPaid(accountId, inv, now, result.payment_id, before, opts.quiet);
       return { ok: true };
     }
     inv.last_payment_error = { code: result.code, decline_code: result.decline_code ?? null, message: result.message };
@@ -338,7 +350,7 @@ export class Invoices {
         inv.action_ms = inv.next_payment_attempt * 1000;
         await this.save(accountId, inv);
         await this.record(accountId, 'invoice.payment_failed', inv, now, before);
-        await this.syncSubscription(accountId, inv, 'failed', now);
+        await this.syncSubscription(accountId, inv, 'failed', now, opts.quiet);
       } else {
         inv.next_payment_attempt = null;
         inv.status = 'uncollectible';
@@ -352,7 +364,7 @@ export class Invoices {
           status: before.status,
           marked_uncollectible_at: null,
         });
-        await this.syncSubscription(accountId, inv, 'exhausted', now);
+        await this.syncSubscription(accountId, inv, 'exhausted', now, opts.quiet);
       }
     } else {
       await this.save(accountId, inv);
@@ -372,12 +384,14 @@ export class Invoices {
   /**
    * The subscription follows its invoices: any failed automatic attempt → past_due; retries exhausted on any
    * invoice → unpaid; a payment → active again once no other invoice of it is overdue, failed or uncollectible.
+   * The listener is told of a status change unless `quiet` (see `Collecting`).
    */
   private async syncSubscription(
     accountId: string,
     inv: StoredInvoice,
     event: 'paid' | 'failed' | 'exhausted',
     now: number,
+    quiet = false,
   ): Promise<void> {
     if (!inv.subscription) return;
     const sub = await this.billing.stored.subscriptions.get(accountId, inv.subscription);
@@ -401,7 +415,7 @@ export class Invoices {
       await this.hooks?.emit('dueNow', accountId, {});
     }
     await this.billing.stored.subscriptions.update(accountId, sub);
-    if (sub.status !== previousStatus) await this.onSubscriptionStatus(accountId, sub, previousStatus, now);
+    if (sub.status !== previousStatus && !quiet) await this.onSubscriptionStatus(accountId, sub, previousStatus, now);
   }
 
   // ------------------------------------------------------------------------------------ the due work

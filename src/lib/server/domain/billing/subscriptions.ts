@@ -71,29 +71,16 @@ export class Subscriptions {
     private readonly invoices: Invoices,
     private readonly coupons: Coupons,
   ) {
-    // An invoice's outcome moved a subscription (past_due, unpaid, active again): subscription.updated, unless
-    // the change is part of an operation of this class that records its own one event (create, renew …).
+    // An invoice's outcome moved a subscription (past_due, unpaid, active again): subscription.updated. Not told
+    // when the change is part of an operation of this class that records its own one event (create, renew …):
+    // invoiceAndCollect collects quietly (invoices.ts Collecting.quiet).
     invoices.onSubscriptionStatus = async (accountId, sub, previousStatus, now) => {
-      if (!this.quiet.has(sub.id))
-        await this.record(accountId, 'subscription.updated', sub, now, { status: previousStatus });
+      await this.record(accountId, 'subscription.updated', sub, now, { status: previousStatus });
     };
   }
 
-  /** Subscriptions in the middle of an operation that records one event for all it does. */
-  private readonly quiet = new Set<string>();
-
   private async record(accountId: string, type: EventType, s: Stored, now: number, previous?: object): Promise<void> {
     await this.billing.events.record(accountId, type, await this.toApi(accountId, s, now), { at: now, previous });
-  }
-
-  /** Runs `f` (which changes subscription `id`) without the invoices' own subscription.updated events. */
-  private async quietly<T>(id: string, f: () => Promise<T>): Promise<T> {
-    this.quiet.add(id);
-    try {
-      return await f();
-    } finally {
-      this.quiet.delete(id);
-    }
   }
 
   // ------------------------------------------------------------------------------------------- views
@@ -233,7 +220,8 @@ export class Subscriptions {
   /**
    * Makes the subscription's next invoice from `lines` (+ pending prorations, + the discount), finalizes it
    * and collects it: a charge for charge_automatically, a due date for send_invoice. Returns the
-   * subscription as stored afterwards (the invoice's outcome may have changed its status).
+   * subscription as stored afterwards (the invoice's outcome may have changed its status). Quietly: the caller
+   * records the subscription's one event for all it does, so the invoice's outcome records none of its own.
    */
   private async invoiceAndCollect(
     accountId: string,
@@ -263,9 +251,9 @@ export class Subscriptions {
     s.pending_lines = [];
     s.latest_invoice = inv.id;
     await this.save(accountId, s);
-    const open = await this.invoices.finalizeDoc(accountId, inv, now);
+    const open = await this.invoices.finalizeDoc(accountId, inv, now, true);
     if (open.status === 'open' && s.collection_method === 'charge_automatically')
-      await this.invoices.attempt(accountId, open, now, { automatic: true });
+      await this.invoices.attempt(accountId, open, now, { automatic: true, quiet: true });
     return await this.load(accountId, s.id);
   }
 
@@ -405,7 +393,7 @@ export class Subscriptions {
       stub ? { num: anchor - s0, den: this.fullLength(s) } : undefined,
     );
     // One event for the subscription as its first invoice left it (after that invoice's own events).
-    const out = await this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now));
+    const out = await this.invoiceAndCollect(accountId, s, lines, 'subscription_create', now);
     await this.record(accountId, 'subscription.created', out, now);
     return out;
   }
@@ -676,7 +664,7 @@ export class Subscriptions {
     s.paused_at = null;
     s.paused_from = null;
     const lines = [...(await this.licensedLines(accountId, items, b)), ...usage];
-    const out = await this.quietly(s.id, () => this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now));
+    const out = await this.invoiceAndCollect(accountId, s, lines, 'subscription_resume', now);
     if (usage.length) {
       out.period_history[out.period_history.length - 1]!.invoice = out.latest_invoice;
       await this.save(accountId, out);
@@ -708,8 +696,12 @@ export class Subscriptions {
     s.status = 'active';
     s.upcoming_ms = upcomingAt(s);
     const items = await this.billing.stored.itemsOf(accountId, s.id);
-    const out = await this.quietly(s.id, async () =>
-      this.invoiceAndCollect(accountId, s, await this.licensedLines(accountId, items, b), 'subscription_cycle', now),
+    const out = await this.invoiceAndCollect(
+      accountId,
+      s,
+      await this.licensedLines(accountId, items, b),
+      'subscription_cycle',
+      now,
     );
     await this.record(accountId, 'subscription.updated', out, now, before);
   }
@@ -726,7 +718,7 @@ export class Subscriptions {
   /** The period is over: usage of the ended period in arrears + the next period in advance; or the end. */
   async renew(accountId: string, s: Stored, now: number): Promise<void> {
     const before = await this.toApi(accountId, s, now);
-    await this.quietly(s.id, () => this.renewQuietly(accountId, s, now));
+    await this.renewQuietly(accountId, s, now);
     const after = await this.load(accountId, s.id);
     await this.record(
       accountId,
