@@ -410,8 +410,10 @@ export class Sessions implements DueWork {
   /**
    * Moves the session from one of `from` to `to` (expiring it first if due), or throws 409
    * session_unexpected_state. Runs inside the caller's transaction: the check and the set are one step.
-   * `current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
+   * `known.current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
    * written it since — not read again (a confirm reads it first; measured, a query and a parse per confirm).
+   * `known.payment`: the session's latest payment as its event shows it, when the caller has it (a confirm has just
+   * stored it) — not asked of the payments area (Hooks 'sessionPayment').
    */
   async transition(
     accountId: string,
@@ -420,8 +422,9 @@ export class Sessions implements DueWork {
     from: SessionStatus[],
     to: SessionStatus,
     action = 'confirmed',
-    current?: SessionFacts,
+    known: { current?: SessionFacts; payment?: () => SessionPayment } = {},
   ): Promise<void> {
+    const { current } = known;
     const s = current?.id === id ? (current as StoredSession) : await this.load(accountId, id, now);
     if (!from.includes(s.status)) {
       throw errors.unexpectedState(
@@ -435,7 +438,7 @@ export class Sessions implements DueWork {
     await this.collection.update(accountId, s);
     if (to === 'succeeded') await this.hooks.emit('sessionSucceeded', accountId, { session_id: id, at: now });
     const type = SESSION_EVENTS[to];
-    if (type) await this.recordEvent(accountId, type, s, now, previous);
+    if (type) await this.recordEvent(accountId, type, s, now, previous, known.payment?.());
   }
 
   private async expire(accountId: string, s: StoredSession): Promise<StoredSession> {
