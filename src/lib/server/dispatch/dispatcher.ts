@@ -333,7 +333,6 @@ export class Dispatcher {
             await noteRetry(accountId, e.id, clockNow);
             continue;
           }
-          this.serving.set(e.id, serving);
           perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
           if (backedOff) slow++;
           this.lastAccount = accountId;
@@ -359,30 +358,52 @@ export class Dispatcher {
     }
   }
 
-  /** Reads the endpoint's next batch (after what it already has) and hands it to the sender; false when none is due. */
+  /**
+   * Reads the endpoint's next batch (after what it already has) and hands it to the sender; false when none is due.
+   * The endpoint is marked serving, its batch counted, before the read: while the read awaits the store (real time
+   * on an engine with a connection pool), a batch of it that ends (record) must not free it — the next fill would
+   * start it again from its first due delivery and hand over what is in flight a second time — and outcomes that
+   * come back for its first batch (progress) must find it serving, or they would be dropped and it never freed.
+   */
   private async handOver(e: StoredEndpoint, serving: Serving, clockNow: number): Promise<boolean> {
     // Under a fault rule, one delivery per batch and one batch at a time: each attempt made is one the rule counted.
     const faults = this.deps.faults?.watches(serving.accountId, e.id) ? this.deps.faults : undefined;
     if (faults && serving.batches > 0) return false;
-    const { jobs, lost, lastSeq } = await this.deps.webhooks.deliveries.claimBatch(
-      serving.accountId,
-      e,
-      clockNow,
-      faults ? 1 : this.batchSize,
-      serving.lastSeq,
-    );
+    serving.batches++;
+    this.serving.set(e.id, serving);
+    let claimed: Awaited<ReturnType<Webhooks['deliveries']['claimBatch']>>;
+    try {
+      claimed = await this.deps.webhooks.deliveries.claimBatch(
+        serving.accountId,
+        e,
+        clockNow,
+        faults ? 1 : this.batchSize,
+        serving.lastSeq,
+      );
+    } catch (err) {
+      this.batchEnded(e.id, serving);
+      throw err;
+    }
+    const { jobs, lost, lastSeq } = claimed;
     if (lost.length > 0) {
       for (const delivery of lost)
         this.results.push({ accountId: serving.accountId, url: e.url, delivery, outcome: 'lost' });
       this.scheduleRecord();
     }
-    if (jobs.length === 0) return false;
-    serving.batches++;
+    if (jobs.length === 0) {
+      this.batchEnded(e.id, serving);
+      return false;
+    }
     serving.chain++;
     serving.lastSeq = lastSeq;
     if (faults) for (const job of jobs) (job as FaultedJob).fault = faults.forDelivery(serving.accountId, e.id);
     this.link.send({ endpoint: e.id, jobs });
     return true;
+  }
+
+  /** One batch of the endpoint is over (sent and recorded, or never handed over): once none is left, it is free. */
+  private batchEnded(endpointId: string, serving: Serving): void {
+    if (--serving.batches <= 0 && this.serving.get(endpointId) === serving) this.serving.delete(endpointId);
   }
 
   /** Outcomes from the sender, and the endpoints whose batch ended: written together, then those endpoints are free. */
@@ -433,7 +454,7 @@ export class Dispatcher {
       this.recording = undefined;
       for (const e of ended) {
         const s = this.serving.get(e);
-        if (s && --s.batches <= 0) this.serving.delete(e);
+        if (s) this.batchEnded(e, s);
       }
       if (this.results.length > 0 || this.ended.length > 0) this.scheduleRecord();
       if (ended.length > 0) this.wake(); // their next batch, other endpoints' turn
