@@ -1,5 +1,6 @@
 // Merchant accounts and their API keys. Keys are stored as SHA-256 hashes; each key belongs to one account.
 import type { Store } from '../store/seam.js';
+import { ChangeWatch } from '../store/changes.js';
 import { newApiKey, newId } from '../ids.js';
 import { sha256 } from '../crypto.js';
 import { errors } from '../errors.js';
@@ -65,20 +66,25 @@ const info = (r: KeyRow): ApiKeyInfo => ({
 export class Accounts {
   /**
    * Active keys already looked up, by the key itself (never persisted). Emptied when this process revokes a
-   * key, and whenever another connection has written to the database (AccountsStore.changeMark moved: e.g. a
-   * `payorch server keys revoke` run against the same data directory). Measured: hashing and selecting on every
-   * request was ~4% of the server's CPU for create-session.
+   * key, and whenever another connection has written to the database (AccountsStore.changeMark moved, `changes`:
+   * e.g. a `payorch server keys revoke` run against the same data directory). Measured: hashing and selecting on
+   * every request was ~4% of the server's CPU for create-session.
    */
   private readonly active = new Map<string, { id: string; account_id: string }>();
-  private activeVersion = -1;
-  private versionChecked = false;
 
-  /** `now`: when keys are created and revoked (the machine's clock; a seeded server's fixed epoch, seed.ts). */
+  /**
+   * `now`: when keys are created and revoked (the machine's clock; a seeded server's fixed epoch, seed.ts).
+   * `changes`: looked at by `authenticate` (once per event-loop turn), for every value kept in memory it guards
+   * (the server's: domain/services.ts).
+   */
   constructor(
     private readonly store: Store,
     private readonly stored: AccountsStore,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly changes: ChangeWatch = new ChangeWatch(() => stored.changeMark()),
+  ) {
+    changes.onChange(() => this.active.clear());
+  }
 
   /** A new account with its first key. The plaintext key is returned once and never stored. */
   createAccountWithKey(): Promise<{ account_id: string; api_key: string; key: ApiKeyInfo }> {
@@ -157,17 +163,9 @@ export class Accounts {
         'Live keys (sk_live_...) are not accepted by the local test-mode server. Use an sk_test_ key.',
       );
     }
-    if (!this.versionChecked) {
-      // Once per event-loop turn: outside a transaction the look opens a read transaction of its own (in SQLite a
-      // shared-memory lock and unlock, measured ~8 µs), and the requests of one turn arrived together anyway.
-      this.versionChecked = true;
-      setImmediate(() => (this.versionChecked = false));
-      const version = await this.stored.changeMark();
-      if (version !== this.activeVersion) {
-        this.active.clear();
-        this.activeVersion = version;
-      }
-    }
+    // Once per event-loop turn (ChangeWatch.check): the keys, and the clocks, as another connection left them.
+    const looking = this.changes.check();
+    if (looking) await looking;
     const known = this.active.get(token);
     if (known) return { accountId: known.account_id, keyId: known.id };
     const row = token.startsWith('sk_test_') ? await this.stored.keyFacts(sha256(token)) : undefined;

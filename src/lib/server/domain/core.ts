@@ -1,6 +1,7 @@
 // What every domain area is built on: the store, the clock, the sealer, the event log, cross-area hooks, the
 // accounts and the sessions. domain/services.ts makes it and hands it to each area's domain/<area>/area.ts.
 import type { Store } from '../store/seam.js';
+import type { ChangeWatch } from '../store/changes.js';
 import type { StorePorts } from './ports.js';
 import type { Clock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
@@ -37,6 +38,11 @@ export interface CoreServices {
   /** The event log: every area records its changes here, in the change's transaction. */
   events: Events;
   config: ServerConfig;
+  /**
+   * Writes of other connections (another server process, a command on the same data directory), noticed:
+   * authentication looks once per event-loop turn, and the accounts' keys and clocks are read again after one.
+   */
+  changes: ChangeWatch;
   accounts: Accounts;
   sessions: Sessions;
 }

@@ -3,6 +3,8 @@
 // domain/<area>/area.ts. What serves HTTP (idempotency, rate limits, the request log) is composed beside it, in
 // http/runtime.ts.
 import type { Store } from '../store/seam.js';
+import { ChangeWatch } from '../store/changes.js';
+import { ScopedStore } from '../store/scoped.js';
 import { AccountClock } from '../clock.js';
 import type { Sealer } from '../crypto.js';
 import { Accounts } from './accounts.js';
@@ -22,14 +24,23 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
   scheduler: Scheduler;
 }
 
-/** The domain over `store`, its accounts' clocks read (AccountClock.load): ready for the first request. */
+/**
+ * The domain over `engineStore`, its accounts' clocks read (AccountClock.load): ready for the first request. An
+ * engine that runs transactions at once (Store.serial unset) is given a frame per transaction (store/scoped.ts) unless
+ * the composition root did (a seeded server's, serialized): `services.store` is then that ScopedStore, and every
+ * transaction must be opened through it.
+ */
 export async function createServices(
-  store: Store,
+  engineStore: Store,
   ports: StorePorts,
   sealer: Sealer,
   config: ServerConfig,
 ): Promise<Services> {
-  const clock = new AccountClock(store, ports.clock, config.now);
+  const store = engineStore.serial || engineStore instanceof ScopedStore ? engineStore : new ScopedStore(engineStore);
+  const changes = new ChangeWatch(() => ports.accounts.changeMark());
+  // The mark first, then the offsets: a write of another connection in between moves the mark again.
+  await changes.start();
+  const clock = new AccountClock(store, ports.clock, config.now, changes);
   await clock.load();
   const events = new Events(store, ports.events, clock);
   const hooks = new Hooks();
@@ -41,7 +52,8 @@ export async function createServices(
     hooks,
     events,
     config,
-    accounts: new Accounts(store, ports.accounts, config.now),
+    changes,
+    accounts: new Accounts(store, ports.accounts, config.now, changes),
     sessions: new Sessions(ports.sessions, sealer, events, hooks, config.publicUrl),
   };
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.

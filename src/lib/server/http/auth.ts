@@ -57,6 +57,13 @@ export async function identify(request: FastifyRequest, spec: RouteSpec, service
       'missing_client_secret',
       "This operation is authenticated with the payment session's client_secret as the bearer credential.",
     );
+  // An API key's authentication looks for other connections' writes (ChangeWatch); with an engine that runs
+  // transactions at once (several server processes on one database) a client secret's does too: its session's clock
+  // may have been advanced by another process. One process on SQLite does not pay for it here (a statement).
+  if (!services.store.serial) {
+    const looking = services.changes.check();
+    if (looking) await looking;
+  }
   // Without a session in the path, the secret names its session (Sessions.authenticateSecret).
   const pathId = (request.params as Record<string, string | undefined>).session_id;
   const auth = token.startsWith('cs_') ? await services.sessions.authenticateSecret(pathId, token) : undefined;

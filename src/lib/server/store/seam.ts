@@ -69,6 +69,14 @@ export interface Store {
   alone<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Runs a read made by this engine (ReadAway) away from any request's transaction, and finishes it. */
   readAway<T>(read: ReadAway<T>): Promise<T>;
+  /**
+   * True when one transaction's work runs at a time in this process: each runs to its end before another's starts
+   * (SQLite: a request's work that awaits holds the connection until it settles). In-memory state that follows the
+   * writes of the transaction in progress (the accounts' clocks, the seeded id stream) may then sit in one place and
+   * be put back by `onRollback`. Otherwise (unset: an engine that runs transactions at once) the domain keeps such
+   * state per transaction (store/scoped.ts), and a seeded server must have its engine serialize its requests.
+   */
+  readonly serial?: boolean;
   /** Called after every rollback (of a transaction or a part of one): in-memory copies of stored values drop. */
   onRollback(listener: () => void): void;
   /** Called after every COMMIT: for what waits for committed data (the event log's readers, deliveries). */

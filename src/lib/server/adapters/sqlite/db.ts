@@ -74,6 +74,9 @@ export function openStore(source: string | Buffer): SqliteStore {
   return {
     db,
     path,
+    // One request's work at a time: the adapter's promises settle in microtasks, a request runs to its end before
+    // the next starts (a long read in its worker thread reads only).
+    serial: true,
     statement,
     tx<T>(fn: () => T): T {
       return tx.run(fn) as T; // a promise of the value when `fn` answers with one

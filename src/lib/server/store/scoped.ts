@@ -1,0 +1,142 @@
+// What the domain keeps in memory of a transaction in progress, for an engine that runs many transactions at once
+// (Store.serial unset: PostgreSQL over a pool). On SQLite one transaction's work runs to its end before another's
+// starts, so such state can sit in one field and be put back by a rollback listener (the accounts' clocks,
+// clock.ts). With transactions at once, another transaction would see it before it committed, and a COMMIT or a
+// rollback listener cannot tell whose transaction ended: the state is kept per transaction instead, in a frame
+// that the work of the transaction (and only it) sees, and applied when that transaction committed.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ReadAway, Store } from './seam.js';
+
+/** The work of one transaction, or of a part of one (a savepoint, `Store.tx`): what it noted, what follows it. */
+export class TxFrame {
+  private readonly values = new Map<string, unknown>();
+  private readonly committed: (() => void)[] = [];
+
+  constructor(readonly parent?: TxFrame) {}
+
+  /** What this part of the transaction, or the part around it, noted under `key` (the innermost). */
+  get<T>(key: string): T | undefined {
+    return this.values.has(key) ? (this.values.get(key) as T) : this.parent?.get<T>(key);
+  }
+
+  /** What this part itself noted under `key` (not the part around it). */
+  own<T>(key: string): T | undefined {
+    return this.values.get(key) as T | undefined;
+  }
+
+  set(key: string, value: unknown): void {
+    this.values.set(key, value);
+  }
+
+  /** Runs `fn` once the transaction has committed; never when this part of it, or the whole, is rolled back. */
+  afterCommit(fn: () => void): void {
+    this.committed.push(fn);
+  }
+
+  /** A part that succeeded: what it noted and what follows it become the enclosing part's. */
+  join(): void {
+    const parent = this.parent!;
+    for (const [key, value] of this.values) parent.values.set(key, value);
+    parent.committed.push(...this.committed);
+  }
+
+  /** The transaction committed. */
+  commit(): void {
+    for (const fn of this.committed) fn();
+  }
+}
+
+/**
+ * The store of an engine that runs transactions at once, with a frame per transaction: `frame()` is the frame of the
+ * transaction the caller's work runs in. Each run of a transaction's function gets a new frame (an engine may run
+ * it again after a conflict: the first run's notes are gone with its writes); the frame's `afterCommit` work runs
+ * once the engine's promise says it committed. A part (`tx`, or a transaction asked for inside one) gets a frame
+ * inside its transaction's, joined to it when the part succeeds and dropped when it throws.
+ *
+ * `serial`: this process's transactions run one at a time, in the order they are asked for (a part, asked for inside
+ * a transaction, runs in it at once). For a seeded server (seed.ts), whose one stream of ids and secrets is drawn by
+ * every request in turn: two requests drawing at once would interleave their draws by the timing of the engine's
+ * answers, and a rollback of one would give back the other's draws too. The composition root asks for it.
+ */
+export class ScopedStore implements Store {
+  readonly serial: boolean;
+  private readonly als = new AsyncLocalStorage<TxFrame>();
+  /** With `serial`: the transaction asked for last, settled or not (the next starts after it). */
+  private last: Promise<unknown> = Promise.resolve();
+  private readonly commitListeners: (() => void)[] = [];
+
+  constructor(
+    readonly inner: Store,
+    opts: { serial?: boolean } = {},
+  ) {
+    this.serial = opts.serial ?? false;
+  }
+
+  /** The frame of the transaction the caller runs in (undefined outside one). */
+  frame(): TxFrame | undefined {
+    return this.als.getStore();
+  }
+
+  grouped<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.scoped((f) => this.inner.grouped(f), fn);
+  }
+
+  alone<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.scoped((f) => this.inner.alone(f), fn);
+  }
+
+  tx<T>(fn: () => Promise<T>): Promise<T> {
+    return this.scoped((f) => this.inner.tx(f as () => Promise<T>), fn);
+  }
+
+  read<T>(fn: () => T | Promise<T>): Promise<T> {
+    // A read inside a transaction runs in it (and sees its frame); one of its own notes nothing, and runs with a
+    // frame of its own, so that it never sees another transaction's (whatever context the engine calls it in).
+    if (this.frame()) return this.inner.read(fn);
+    return this.inTurn(() => this.inner.read(() => this.als.run(new TxFrame(), fn)));
+  }
+
+  readAway<T>(read: ReadAway<T>): Promise<T> {
+    return this.frame() ? this.inner.readAway(read) : this.inTurn(() => this.inner.readAway(read));
+  }
+
+  onRollback(listener: () => void): void {
+    this.inner.onRollback(listener);
+  }
+
+  /**
+   * Called after every COMMIT of a transaction opened here, once its frame's `afterCommit` work has run: what it
+   * noted for those who wait for committed data (the events it recorded, the endpoints it changed) is there.
+   */
+  onCommit(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  private async scoped<T>(run: (f: () => T | Promise<T>) => Promise<T>, fn: () => T | Promise<T>): Promise<T> {
+    const outer = this.frame();
+    let frame: TxFrame | undefined;
+    const framed = () => {
+      frame = new TxFrame(outer);
+      return this.als.run(frame, fn);
+    };
+    const value = await (outer ? run(framed) : this.inTurn(() => run(framed)));
+    if (outer) frame!.join();
+    else {
+      frame!.commit();
+      for (const l of this.commitListeners) l();
+    }
+    return value;
+  }
+
+  /** A transaction of its own: at once, or with `serial` once those asked for before it have settled. */
+  private inTurn<T>(start: () => Promise<T>): Promise<T> {
+    if (!this.serial) return start();
+    const next = this.last.then(start, start);
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+}
