@@ -6,7 +6,13 @@
 //   adapters/engine.ts ServerRecords) and written with each draw, inside the drawing request's transaction: a request
 //   rolled back (or run again by the group commit, store/seam.ts `grouped`) gives its draws back, so the same
 //   requests in the same order draw the same values, and a seeded data directory continues its stream across
-//   restarts.
+//   restarts. The stream is one sequence drawn by every request in turn, so a seeded server's transactions run one
+//   at a time (Store.serial): SQLite's do; on an engine that runs transactions at once the composition root opens
+//   the store serialized (store/scoped.ts, `new ScopedStore(store, { serial: true })`), and `open` refuses a store
+//   that is not — two requests drawing at once would interleave their draws by the engine's timing, and the
+//   rollback of one would put the position back under the other's feet (the same ids drawn twice). The engine's
+//   `cell` must then answer at once: its value as the open transaction left it (written with the transaction,
+//   before its COMMIT) and, after a rollback, as the rollback left it.
 // - Request ids: derived from the request's method and URL and how many such requests came before, in this start
 //   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
 // - What background work makes (a webhook delivery of an event to an endpoint): derived from what it is about
@@ -141,6 +147,10 @@ export class Seed {
    * `records`: the store's own records (adapters/engine.ts).
    */
   async open(store: Store, records: ServerRecords): Promise<SeededIds> {
+    if (!store.serial)
+      throw new Error(
+        'A seeded server runs one transaction at a time: open its store serialized (new ScopedStore(store, { serial: true })).',
+      );
     const starts = await records.exclusive(async () => {
       const marked = await records.get('seed');
       if (marked === undefined) {
