@@ -145,6 +145,47 @@ describe.skipIf(pg.missing !== '')(
       }
     });
 
+    it("a transaction's afterCommit work runs at its own COMMIT, before the commit listeners, and never for a rollback", async () => {
+      const [engine] = await fresh();
+      try {
+        const store = new ScopedStore(engine!);
+        const heard: string[] = [];
+        store.onCommit(() => heard.push('commit listener'));
+        const inA = signal();
+        const release = signal();
+        const a = store.grouped(async () => {
+          store.frame()!.afterCommit(() => heard.push('A committed'));
+          await engine!.current()`UPDATE accounts SET clock_offset_ms = 1`;
+          inA.give();
+          await release.promise;
+        });
+        await inA.promise;
+        // B commits while A is open: only B's own work follows B's COMMIT.
+        await store.grouped(async () => {
+          store.frame()!.afterCommit(() => heard.push('B committed'));
+          await store
+            .tx(async () => {
+              store.frame()!.afterCommit(() => heard.push('B part undone'));
+              throw new Error('undone');
+            })
+            .catch(() => undefined);
+        });
+        expect(heard).toEqual(['B committed', 'commit listener']);
+        // C rolls back: nothing of it follows.
+        await expect(
+          store.grouped(async () => {
+            store.frame()!.afterCommit(() => heard.push('C committed'));
+            throw new Error('C');
+          }),
+        ).rejects.toThrow('C');
+        release.give();
+        await a;
+        expect(heard).toEqual(['B committed', 'commit listener', 'A committed', 'commit listener']);
+      } finally {
+        await engine!.end();
+      }
+    });
+
     it('a serial store runs its transactions one at a time, in order, and a part inside one at once', async () => {
       const [engine] = await fresh();
       try {

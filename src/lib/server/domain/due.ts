@@ -11,6 +11,7 @@
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/seam.js';
 import { runSteps, type Steps } from '../store/steps.js';
+import { ScopedStore } from '../store/scoped.js';
 
 export interface DueWork {
   readonly name: string;
@@ -45,13 +46,22 @@ export const STEP_BUDGET_MS = 25;
 export class Scheduler {
   /** Accounts a write made something due for at once (Hooks 'dueNow'). */
   private readonly woken = new Set<string>();
+  /**
+   * Transactions at once (store/scoped.ts): an account is woken once the write that woke it has committed (another
+   * request's afterWrite must not run its catch-up before), and a write whose catch-up another request took waits
+   * for that one (`catchingUp`).
+   */
+  private readonly frames?: ScopedStore;
+  private catchingUp?: Promise<unknown>;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly work: DueWork[],
     private readonly elapsed: () => number = () => performance.now(),
-  ) {}
+  ) {
+    if (store instanceof ScopedStore) this.frames = store;
+  }
 
   /**
    * Moves the account's clock to `target`, stopping at each moment something comes due so that work runs in
@@ -92,7 +102,9 @@ export class Scheduler {
 
   /** Marks the account as having work due now (run by `afterWrite`). */
   wake(accountId: string): void {
-    this.woken.add(accountId);
+    const frame = this.frames?.frame();
+    if (frame) frame.afterCommit(() => this.woken.add(accountId));
+    else this.woken.add(accountId);
   }
 
   /**
@@ -100,10 +112,18 @@ export class Scheduler {
    * next read sees it), in steps. Nothing when no write woke an account (the usual case: no query).
    */
   afterWrite(): Promise<unknown> | undefined {
-    if (this.woken.size === 0) return undefined;
+    if (this.woken.size === 0) return this.catchingUp;
     const accounts = [...this.woken];
     this.woken.clear();
-    return runSteps(this.store, this.catchUp(accounts));
+    const run = runSteps(this.store, this.catchUp(accounts));
+    if (!this.frames) return run;
+    const tracked: Promise<unknown> = run
+      .catch(() => undefined)
+      .then(() => {
+        if (this.catchingUp === tracked) this.catchingUp = undefined;
+      });
+    this.catchingUp = tracked;
+    return run;
   }
 
   /** What is due on the clocks of `accounts` (all when absent), as steps (the server's tick; the embedded default's start). */

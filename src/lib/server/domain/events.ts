@@ -3,6 +3,7 @@
 // a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
 // Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
 import type { ReadAway, Store } from '../store/seam.js';
+import { ScopedStore, type TxFrame } from '../store/scoped.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { PRUNE_BATCH, type DueWork } from './due.js';
@@ -129,14 +130,26 @@ export interface TriggerStore {
 const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
 
+type Recent = { id: string; objectId: string; body: string };
+/** Keys of a transaction's frame (an engine that runs transactions at once: store/scoped.ts). */
+const RECORDED = 'events recorded';
+const RECENT_KEY = 'events recent';
+
 export class Events implements DueWork {
   readonly name = HOUSEKEEPING_WORK.events;
+  /**
+   * One transaction's work at a time (SQLite), `recorded` and `recent` are the open transaction's. With transactions
+   * at once they are kept in each transaction's frame instead (`frames`): another transaction's COMMIT must neither
+   * take this one's news (its own COMMIT would then wake no one) nor its events (recordedAs would point an answer at
+   * an event of another transaction, which may still roll back).
+   */
+  private readonly frames?: ScopedStore;
   /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
   private recorded = false;
   private readonly committedListeners: (() => void)[] = [];
   private waiters: (() => void)[] = [];
   /** The last few events the open transaction recorded (see recordedAs); emptied at COMMIT and rollback. */
-  private recent: { id: string; objectId: string; body: string }[] = [];
+  private recent: Recent[] = [];
   private readonly pruneListeners: PruneListener[] = [];
 
   constructor(
@@ -144,6 +157,10 @@ export class Events implements DueWork {
     private readonly stored: EventLogStore,
     private readonly clock: Clock,
   ) {
+    if (store instanceof ScopedStore) {
+      this.frames = store;
+      return;
+    }
     store.onRollback(() => {
       this.recent = [];
     });
@@ -151,11 +168,24 @@ export class Events implements DueWork {
       this.recent = [];
       if (!this.recorded) return;
       this.recorded = false;
-      const waiters = this.waiters;
-      this.waiters = [];
-      for (const w of waiters) w();
-      for (const l of this.committedListeners) l();
+      this.committed();
     });
+  }
+
+  /** A COMMIT recorded events: the long-polling readers and the listeners (the dispatcher) hear of it. */
+  private committed(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+    for (const l of this.committedListeners) l();
+  }
+
+  /** The last few events the caller's transaction recorded (one transaction at a time: `recent`). */
+  private recentOf(frame: TxFrame | undefined): Recent[] {
+    if (!frame) return this.recent;
+    let own = frame.own<Recent[]>(RECENT_KEY);
+    if (!own) frame.set(RECENT_KEY, (own = [...(frame.get<Recent[]>(RECENT_KEY) ?? [])]));
+    return own;
   }
 
   /**
@@ -194,9 +224,16 @@ export class Events implements DueWork {
     }
     const body = eventJson(event, opts.json);
     await this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
-    this.recorded = true;
-    if (this.recent.length === RECENT) this.recent.shift();
-    this.recent.push({ id: event.id, objectId, body });
+    const frame = this.frames?.frame();
+    if (!this.frames) this.recorded = true;
+    else if (!frame) this.committed(); // outside a transaction: committed on its own
+    else if (!frame.get(RECORDED)) {
+      frame.set(RECORDED, true);
+      frame.afterCommit(() => this.committed());
+    }
+    const recent = this.recentOf(frame);
+    if (recent.length === RECENT) recent.shift();
+    recent.push({ id: event.id, objectId, body });
     return event;
   }
 
@@ -207,8 +244,10 @@ export class Events implements DueWork {
    * scalars), and a complete JSON object that starts there is the whole of data.object.
    */
   recordedAs(objectId: string, json: string): string | undefined {
-    for (let i = this.recent.length - 1; i >= 0; i--) {
-      const e = this.recent[i]!;
+    const frame = this.frames?.frame();
+    const recent = frame ? (frame.get<Recent[]>(RECENT_KEY) ?? []) : this.recent;
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const e = recent[i]!;
       if (e.objectId !== objectId) continue;
       const at = e.body.indexOf(DATA_OBJECT);
       return at >= 0 && e.body.startsWith(json, at + DATA_OBJECT.length) ? e.id : undefined;

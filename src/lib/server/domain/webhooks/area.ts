@@ -8,6 +8,7 @@ import type { ResendEventResult } from '../../../contract/listeners.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { Deliveries } from './deliveries.js';
 import { Listeners } from './listeners.js';
+import { ScopedStore } from '../../store/scoped.js';
 
 export class Webhooks {
   readonly endpoints: WebhookEndpoints;
@@ -21,9 +22,17 @@ export class Webhooks {
   private changedEndpoints = new Set<string>();
 
   constructor(core: CoreServices) {
-    const changed = (endpointId?: string) => {
+    const note = (endpointId?: string) => {
       this.dirty = true;
       if (endpointId !== undefined) this.changedEndpoints.add(endpointId);
+    };
+    // With transactions at once (store/scoped.ts), noted once the change has committed: another transaction's
+    // COMMIT must not hand the dispatcher a change that may still roll back, nor take it before it is committed.
+    const frames = core.store instanceof ScopedStore ? core.store : undefined;
+    const changed = (endpointId?: string) => {
+      const frame = frames?.frame();
+      if (frame) frame.afterCommit(() => note(endpointId));
+      else note(endpointId);
     };
     const stored = core.ports.webhooks;
     this.endpoints = new WebhookEndpoints(stored.endpoints, core.sealer, changed);
