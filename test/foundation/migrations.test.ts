@@ -38,6 +38,7 @@ const RELEASED: Record<number, string> = {
   903: '7950f1de8c7fda756c358ddf0ee8fa2d495112142c01c4ae530d0f2d892608d5',
   905: '14e7a1d692278fd57d96bffb65c6917453f8107d5895f22cc543fd5fc1abd40d',
   907: '770b5521e734eb4e48da6cef8bbaaa3a0133691ee6e2c191fe50fdddf72d7233',
+  909: '5cb3d9518e1ad7acbac744b2671ed7af3845a34ae341c9ce536dcf4568364284',
 };
 
 describe('released migrations', () => {

@@ -30,6 +30,7 @@ import { pgServerRecords } from '../../dist/lib/server/adapters/postgres/records
 import { Accounts } from '../../dist/lib/server/domain/accounts.js';
 import { IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { Seed } from '../../dist/lib/server/seed.js';
+import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import type { Store } from '../../dist/lib/server/store/seam.js';
 import { postgresServer } from '../helpers/postgres.js';
 
@@ -344,11 +345,13 @@ describe.skipIf(pg.missing !== '')(
 
     it("a seeded id stream draws SQLite's values through commits, rollbacks, savepoints, reads and a restart", async () => {
       /** Draws on one engine: `open` gives a fresh store over the same database each time (a restart). */
-      const draws = async (open: () => { store: Store; records: ReturnType<typeof pgServerRecords> }) => {
+      const draws = async (
+        open: () => { store: Store; records: ReturnType<typeof pgServerRecords>; end?: () => Promise<void> },
+      ) => {
         const out: string[] = [];
         const hex = (ids: { bytes(n: number): Uint8Array }) => Buffer.from(ids.bytes(6)).toString('hex');
         for (let start = 0; start < 2; start++) {
-          const { store, records } = open();
+          const { store, records, end } = open();
           const { ids } = await new Seed(7).open(store, records);
           await store.grouped(async () => void out.push(hex(ids), hex(ids)));
           await outcome(() =>
@@ -371,7 +374,7 @@ describe.skipIf(pg.missing !== '')(
           await store.read(async () => void out.push(hex(ids)));
           await store.grouped(async () => void out.push(hex(ids)));
           out.push(`stored ${await store.read(() => records.get('seed_stream'))}`);
-          if ('end' in store) await (store as PostgresStore).end();
+          if (end) await end();
           else store.close();
         }
         return out;
@@ -384,8 +387,9 @@ describe.skipIf(pg.missing !== '')(
         });
         const db = await database();
         const got = await draws(() => {
-          const store = openPostgresStore(db, { max: 2 });
-          return { store, records: pgServerRecords(store) };
+          // A seeded server's store runs one transaction at a time (seed.ts): the composition root's wrapping.
+          const raw = openPostgresStore(db, { max: 2 });
+          return { store: new ScopedStore(raw, { serial: true }), records: pgServerRecords(raw), end: () => raw.end() };
         });
         expect(got).toEqual(expected);
         // Given back: the rolled-back draw and the savepoint's are drawn again next.

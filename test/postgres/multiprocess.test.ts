@@ -49,7 +49,9 @@ describe.skipIf(pg.missing !== '')(
         expect(made.status).toBe(201);
         const seen = await b('GET', `/sessions/${made.body.id}`);
         expect(seen.status).toBe(200);
-        expect(seen.body).toEqual(made.body);
+        // The same session; its hosted page's address is the process's own (`fallback_url`: each process's public
+        // URL).
+        expect({ ...seen.body, fallback_url: undefined }).toEqual({ ...made.body, fallback_url: undefined });
         const listed = await c('GET', '/sessions?limit=1');
         expect(listed.body.data[0].id).toBe(made.body.id);
       }
@@ -113,19 +115,25 @@ describe.skipIf(pg.missing !== '')(
         a('POST', '/test-helpers/advance-clock', { body: { to: target } }),
         b('POST', '/test-helpers/advance-clock', { body: { to: target } }),
       ]);
-      expect(ra.status).toBe(200);
-      expect(rb.status).toBe(200);
+      expect(ra.status, ra.text).toBe(200);
+      expect(rb.status, rb.text).toBe(200);
       // Both processes read the same clock afterwards.
       expect((await a('GET', '/test-helpers/clock')).body.now).toBe(target);
       expect((await b('GET', '/test-helpers/clock')).body.now).toBe(target);
+      const recent: string[] = [];
       for (const id of subs) {
         const invoices = await listAll(a, `/invoices?subscription=${id}`);
         const periods = new Set(invoices.map((i: any) => i.period_start));
         expect(periods.size).toBe(invoices.length); // no period invoiced twice
         expect(invoices).toHaveLength(7); // the first, and six renewals
+        // The log keeps 30 days (docs/api.md "Events"): the last renewal's invoices are in it.
+        recent.push(...invoices.filter((i: any) => i.created > target - 25 * 86_400).map((i: any) => i.id));
       }
-      const events = await listAll(a, '/events?type=invoice.created');
-      expect(events).toHaveLength(subs.length * 7);
+      expect(recent.length).toBeGreaterThanOrEqual(subs.length);
+      // Each renewal recorded its events once: one invoice.created per invoice, none twice.
+      const created = (await listAll(a, '/events?type=invoice.created')).map((e: any) => e.data.object.id);
+      expect(new Set(created).size).toBe(created.length);
+      for (const id of recent) expect(created).toContain(id);
       expect(await ledgerViolations(a)).toEqual([]);
     });
 
@@ -180,7 +188,7 @@ describe.skipIf(pg.missing !== '')(
                 body: JSON.stringify({ amount: 100, currency: 'usd' }),
                 signal: AbortSignal.timeout(20_000),
               });
-              expect(res.status).toBe(503);
+              expect(res.status, await res.clone().text()).toBe(503);
               expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
               expect(((await res.json()) as { error: { code: string } }).error.code).toBe('storage_unavailable');
             }

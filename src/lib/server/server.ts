@@ -25,6 +25,7 @@ import type { OpenEngine } from './adapters/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
 import type { Store } from './store/seam.js';
 import { Sealer } from './crypto.js';
+import { ScopedStore } from './store/scoped.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
@@ -255,10 +256,13 @@ async function openShared(
 ): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store> }> {
   const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : sealerOfKey(shared.sealingKey ?? '');
   const { openDatabase, postgresEngine } = await import('./adapters/postgres/engine.js');
-  const store = await openDatabase(shared.url);
-  started.add(() => store.end());
-  const opened = await openSharedDatabase(postgresEngine, store, sealer, { seeding, credentialsDir: dataDir });
-  return { engine: postgresEngine as OpenEngine<Store>, opened };
+  const raw = await openDatabase(shared.url);
+  started.add(() => raw.end());
+  // A seeded server draws one stream of ids in turn: its transactions run one at a time (seed.ts).
+  const store: Store = seeding ? new ScopedStore(raw, { serial: true }) : raw;
+  const engine = postgresEngine(raw);
+  const opened = await openSharedDatabase(engine, store, sealer, { seeding, credentialsDir: dataDir });
+  return { engine, opened };
 }
 
 /** The shared database of `options`, checked (its URL, its key) before anything starts. */

@@ -225,7 +225,11 @@ export class Dispatcher {
         if (!this.dueSignaled) continue;
         if (this.serving.size >= this.concurrency) continue;
         this.dueSignaled = false;
-        await this.deps.store.read(() => this.fill());
+        // One process owns a serial engine's store (SQLite): what it takes is in its memory, and the look is one read.
+        // Processes that share the database (PostgreSQL) take an endpoint's batch in a write of its own (handOver),
+        // and look outside any transaction.
+        if (!this.deps.store.shared) await this.deps.store.read(() => this.fill());
+        else await this.fill();
       } catch (err) {
         if (!this.stopped) this.deps.onError(err);
       }
@@ -372,14 +376,18 @@ export class Dispatcher {
     serving.batches++;
     this.serving.set(e.id, serving);
     let claimed: Awaited<ReturnType<Webhooks['deliveries']['claimBatch']>>;
-    try {
-      claimed = await this.deps.webhooks.deliveries.claimBatch(
+    const claim = () =>
+      this.deps.webhooks.deliveries.claimBatch(
         serving.accountId,
         e,
         clockNow,
         faults ? 1 : this.batchSize,
         serving.lastSeq,
       );
+    try {
+      // On a shared database the claim is committed before its batch is sent: no other process takes it meanwhile,
+      // and a claim undone by a conflict (run again by the store) never sent anything.
+      claimed = await (this.deps.store.shared ? this.deps.store.grouped(claim) : claim());
     } catch (err) {
       this.batchEnded(e.id, serving);
       throw err;

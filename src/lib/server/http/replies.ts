@@ -96,7 +96,12 @@ export function replyWithErrors(app: FastifyInstance, known: KnownPaths, log: Lo
     const se = toServiceError(err);
     if (se.status === 415)
       return sendError(request, reply, errors.unsupportedMediaType(request.headers['content-type'] ?? ''));
-    if (se.status === 503) log?.warn({ code: (err as { code?: string }).code, req: request.id }, 'storage unavailable');
+    // The engine's message names the database and why (never a password: adapters/postgres/db.ts), for the operator.
+    if (se.status === 503)
+      log?.warn(
+        { code: (err as { code?: string }).code, reason: (err as Error).message, req: request.id },
+        'storage unavailable',
+      );
     else if (se.status >= 500) log?.error({ err, req: request.id }, 'unhandled error');
     return sendError(request, reply, se);
   });

@@ -72,6 +72,10 @@ export class ScopedStore implements Store {
     this.serial = opts.serial ?? false;
   }
 
+  get shared(): boolean | undefined {
+    return this.inner.shared;
+  }
+
   /** The frame of the transaction the caller runs in (undefined outside one). */
   frame(): TxFrame | undefined {
     return this.als.getStore();

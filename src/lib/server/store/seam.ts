@@ -77,6 +77,12 @@ export interface Store {
    * state per transaction (store/scoped.ts), and a seeded server must have its engine serialize its requests.
    */
   readonly serial?: boolean;
+  /**
+   * True when other processes write the same database at once (PostgreSQL): work a process takes for itself (the
+   * dispatcher's batches) is taken in a write that commits before the work starts. Unset (SQLite: the process that
+   * serves the file), what a process takes is kept in its memory, and looking for it is a read.
+   */
+  readonly shared?: boolean;
   /** Called after every rollback (of a transaction or a part of one): in-memory copies of stored values drop. */
   onRollback(listener: () => void): void;
   /** Called after every COMMIT: for what waits for committed data (the event log's readers, deliveries). */

@@ -201,6 +201,7 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
     options.attempts ?? 100,
     begin,
     options.retryForMs ?? 10_000,
+    options.serialTable,
   );
 }
 
@@ -211,6 +212,7 @@ class AwayRead<T> extends ReadAway<T> {
 }
 
 class PgStore implements PostgresStore {
+  readonly shared = true;
   private readonly als = new AsyncLocalStorage<Frame>();
   private readonly commitListeners: (() => void)[] = [];
   private readonly rollbackListeners: (() => void)[] = [];
@@ -234,7 +236,32 @@ class PgStore implements PostgresStore {
   current(): Handle {
     const frame = this.als.getStore();
     if (frame?.root.lostWith !== undefined) throw frame.root.lostWith;
-    return frame?.sql ?? this.sql;
+    return frame?.sql ?? this.poolHandle();
+  }
+
+  /** The pool's proxy, and the pool it is for. */
+  private proxied?: { pool: Sql; handle: Sql };
+
+  /**
+   * The pool, for a query outside any transaction (a look at a change mark): its failures are the store's, as a
+   * transaction's are — a lost connection a StorageUnavailable (and the pool given up), no password in a message.
+   */
+  private poolHandle(): Sql {
+    const pool = this.sql;
+    if (this.proxied?.pool === pool) return this.proxied.handle;
+    const fail = (err: unknown): never => {
+      if (lostConnection(err)) this.retire(pool);
+      throw this.fault(err);
+    };
+    const handle = new Proxy(pool, {
+      apply: (target, self, args) => (Reflect.apply(target, self, args) as Promise<unknown>).catch(fail),
+      get: (target, key, receiver) =>
+        key === 'unsafe'
+          ? (...args: Parameters<Sql['unsafe']>) => target.unsafe(...args).catch(fail)
+          : Reflect.get(target, key, receiver),
+    });
+    this.proxied = { pool, handle };
+    return handle;
   }
 
   inTransaction(): boolean {

@@ -4,6 +4,7 @@
 // PostgreSQL does its own checkpoints, and snapshots live in the database (adapters/postgres/snapshots.ts).
 import postgres from 'postgres';
 import type { OpenEngine } from '../engine.js';
+import type { Store } from '../../store/seam.js';
 import { Accounts } from '../../domain/accounts.js';
 import { describeUrl, openPostgresStore, unavailable, type PostgresStore, type PostgresStoreOptions } from './db.js';
 import { migratePostgres, type MigrateResult } from './migrate.js';
@@ -12,13 +13,20 @@ import { pgAccountsStore } from './core.js';
 import { pgIdempotencyRecords } from './idempotency.js';
 import { pgServerRecords } from './records.js';
 
-export const postgresEngine: OpenEngine<PostgresStore> = {
-  ports: postgresPorts,
-  accounts: (store, now) => new Accounts(store, pgAccountsStore(store), now),
-  idempotency: pgIdempotencyRecords,
-  records: pgServerRecords,
-  background: () => ({ started: Promise.resolve(), stop: async () => {} }),
-};
+/**
+ * The engine over `raw`, the PostgreSQL store the ports' queries run on (`raw.current()`). The store the server runs
+ * transactions with may wrap it (a seeded server's, serialized: store/scoped.ts): the ports are built on `raw`
+ * whatever store they are asked for.
+ */
+export function postgresEngine(raw: PostgresStore): OpenEngine<Store> {
+  return {
+    ports: () => postgresPorts(raw),
+    accounts: (store, now) => new Accounts(store, pgAccountsStore(raw), now),
+    idempotency: () => pgIdempotencyRecords(raw),
+    records: () => pgServerRecords(raw),
+    background: () => ({ started: Promise.resolve(), stop: async () => {} }),
+  };
+}
 
 /** A database that could not be opened: the message names its host and database, never the password. */
 export class DatabaseError extends Error {

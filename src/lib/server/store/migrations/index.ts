@@ -502,8 +502,8 @@ INSERT INTO webhook_endpoint_claims (webhook_endpoint) SELECT webhook_endpoint F
     // SQLite has one writer at a time and never locks it. It holds no rows.
     version: 909,
     name: 'store: the table work that runs once takes turns on',
-    sql: `CREATE TABLE serial_work (id INTEGER PRIMARY KEY);`,
-    postgres: `CREATE TABLE serial_work (id bigint PRIMARY KEY);`,
+    sql: `CREATE TABLE serial_work (id TEXT PRIMARY KEY) WITHOUT ROWID;`,
+    postgres: `CREATE TABLE serial_work (id text PRIMARY KEY);`,
   },
 ];
 
