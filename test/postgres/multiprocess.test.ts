@@ -9,6 +9,7 @@ import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { startChild, type Child } from '../reliability/child.js';
 import { ledgerViolations, listAll, requester, type Requester } from '../reliability/health.js';
+import { startReceiver, until } from '../webhooks/receiver.js';
 
 const pg = postgresServer();
 
@@ -205,6 +206,58 @@ describe.skipIf(pg.missing !== '')(
             }
             expect(r.status).toBe(201);
           }
+        }
+      },
+    );
+
+    it(
+      'a process killed while it holds deliveries: another takes them over and delivers every event, in order',
+      { timeout: 120_000 },
+      async () => {
+        const rx = await startReceiver('hang');
+        try {
+          // Only `holder` runs while the endpoint is made: it claims the endpoint, and its first POST hangs.
+          const { url, key, procs } = await sandbox(1, { webhooks: { timeoutMs: 120_000 } });
+          const [holder] = procs as [Child];
+          const req = reqOf(holder);
+          const we = await req('POST', '/webhook-endpoints', {
+            body: { url: rx.url, enabled_events: ['payment_session.created'] },
+          });
+          expect(we.status).toBe(201);
+          for (let i = 0; i < 5; i++)
+            expect((await req('POST', '/create-session', { body: { amount: 100 + i, currency: 'usd' } })).status).toBe(
+              201,
+            );
+          await rx.waitFor(1); // the holder's first POST is open
+          const other = await startChild(tempDir(), undefined, { database: url, sealingKey: key });
+          children.push(other);
+          rx.answer = 200;
+          await holder.kill9();
+          const events = (await listAll(reqOf(other), '/events?type=payment_session.created')).reverse();
+          expect(events).toHaveLength(5);
+          // The other process takes the endpoint over once the holder's lease has run out, and delivers all five.
+          const got = await until(
+            async () => {
+              const seen = new Set(rx.received.slice(1).map((r) => r.headers['x-payorch-event-id']));
+              return seen.size >= events.length ? rx.received.slice(1) : undefined;
+            },
+            'every event delivered by the other process',
+            60_000,
+          );
+          // In event order (the one cut short first, again: receivers dedupe by event id).
+          const firsts = [...new Set(got.map((r) => r.headers['x-payorch-event-id'] as string))];
+          expect(firsts).toEqual(events.map((e: any) => e.id));
+          for (const e of events)
+            await until(
+              async () =>
+                (await reqOf(other)('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded'
+                  ? true
+                  : undefined,
+              `the delivery of ${e.id} recorded as succeeded`,
+              30_000,
+            );
+        } finally {
+          await rx.close();
         }
       },
     );
