@@ -137,9 +137,11 @@ export function pgClockStore(store: PostgresStore): ClockStore {
   };
 }
 
-/** What client-secret authentication reads of a session: the row's columns and its form, not the whole document. */
-const SECRET_FACTS =
-  "SELECT account_id, expires_ms, secret_hash, (data::jsonb) ->> 'secret_form' AS form FROM payment_sessions WHERE id = $1";
+/**
+ * What client-secret authentication reads of a session: the row's columns, and its form read from the document here
+ * (a cast to jsonb would fail on a document that holds U+0000 or a lone surrogate in any field: db.ts).
+ */
+const SECRET_FACTS = 'SELECT account_id, expires_ms, secret_hash, data FROM payment_sessions WHERE id = $1';
 
 const owned = (rows: { account_id: string; data: string }[]): Owned<StoredSession>[] =>
   rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as StoredSession }));
@@ -148,7 +150,13 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
   return {
     sessions: pgDocuments<StoredSession>(store, tables.payment_sessions),
     async secretFacts(id) {
-      return (await query<SecretFacts>(store.current(), SECRET_FACTS, [id]))[0];
+      const row = (await query<Omit<SecretFacts, 'form'> & { data: string }>(store.current(), SECRET_FACTS, [id]))[0];
+      if (!row) return undefined;
+      const { data, ...facts } = row;
+      return {
+        ...facts,
+        form: (JSON.parse(data) as { secret_form?: SecretFacts['form'] }).secret_form ?? null,
+      } as SecretFacts;
     },
     async find(id) {
       const rows = await query<{ account_id: string; data: string }>(

@@ -19,6 +19,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
+import { errors } from '../../errors.js';
 import { describeUrl } from './url.js';
 
 export interface PostgresStoreOptions {
@@ -76,6 +77,9 @@ export class StorageUnavailable extends Error {
 
 type Mode = 'write' | 'read';
 
+/** SQLSTATEs of text PostgreSQL cannot store or parse: untranslatable character, invalid byte sequence. */
+const UNSTORABLE = new Set(['22P05', '22021']);
+
 const READ = 'isolation level repeatable read read only';
 
 interface Root {
@@ -104,8 +108,40 @@ function newRoot(): Root {
 }
 
 interface Frame {
+  /** The handle the adapters' queries run on (`textSafe`). */
   sql: TransactionSql;
+  /** The driver's own handle (for its savepoints). */
+  raw: TransactionSql;
   root: Root;
+}
+
+/**
+ * PostgreSQL's text cannot hold U+0000, which SQLite stores and a request may carry (an id, a filter, a column's
+ * value): in every string parameter it becomes U+FFFF, a noncharacter no text of the contract holds, so that a
+ * lookup by such an id finds nothing (as on SQLite) and a value written with it is found by the same value. The
+ * documents themselves are JSON text, where JSON.stringify writes it as the escape `\u0000`, kept as is.
+ */
+const NUL = /\u0000/g;
+const safe = (v: unknown): unknown =>
+  typeof v === 'string' ? (v.includes('\u0000') ? v.replace(NUL, '\uffff') : v) : Array.isArray(v) ? v.map(safe) : v;
+
+/** `handle` with every string parameter made storable (see `safe`), its failures passed to `fail` when given. */
+function textSafe<H extends Handle>(handle: H, fail?: (err: unknown) => never): H {
+  const caught = <R>(q: R): R => (fail ? ((q as Promise<unknown>).catch(fail) as R) : q);
+  return new Proxy(handle, {
+    apply: (target, self, args: unknown[]) => {
+      // A tagged template (sql`… ${value} …`) has its values after the strings; a helper call (sql(name)) is left.
+      const template = Array.isArray(args[0]) && 'raw' in (args[0] as object);
+      return caught(Reflect.apply(target, self, template ? [args[0], ...args.slice(1).map(safe)] : args));
+    },
+    get: (target, key) => {
+      if (key === 'unsafe')
+        return (query: string, params?: unknown[], options?: object) =>
+          caught(target.unsafe(query, params?.map(safe) as never, options as never));
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The SQLSTATE or driver code of `err` (or of its cause). */
@@ -253,13 +289,7 @@ class PgStore implements PostgresStore {
       if (lostConnection(err)) this.retire(pool);
       throw this.fault(err);
     };
-    const handle = new Proxy(pool, {
-      apply: (target, self, args) => (Reflect.apply(target, self, args) as Promise<unknown>).catch(fail),
-      get: (target, key, receiver) =>
-        key === 'unsafe'
-          ? (...args: Parameters<Sql['unsafe']>) => target.unsafe(...args).catch(fail)
-          : Reflect.get(target, key, receiver),
-    });
+    const handle = textSafe(pool, fail);
     this.proxied = { pool, handle };
     return handle;
   }
@@ -352,7 +382,7 @@ class PgStore implements PostgresStore {
       try {
         const run = pool.begin(this.begin[mode], (sql) =>
           this.als.run(
-            { sql, root },
+            { sql: textSafe(sql), raw: sql, root },
             this.guarded(root, async () => {
               const value = await fn();
               // A conflict the domain's code caught in a part of the transaction still undoes all of it.
@@ -383,9 +413,9 @@ class PgStore implements PostgresStore {
   /** `fn` in a savepoint: a throw undoes its part alone (a conflict or lost connection dooms the transaction). */
   private async savepoint<T>(outer: Frame, fn: () => T | Promise<T>): Promise<T> {
     try {
-      return (await outer.sql.savepoint((sql) =>
+      return (await outer.raw.savepoint((sql) =>
         this.als.run(
-          { sql, root: outer.root },
+          { sql: textSafe(sql), raw: sql, root: outer.root },
           this.guarded(outer.root, async () => fn()),
         ),
       )) as T;
@@ -425,6 +455,13 @@ class PgStore implements PostgresStore {
     if (retryable(err))
       return new StorageUnavailable(
         `PostgreSQL at ${this.where} aborted the transaction for a conflict with others, again and again: ${this.scrub(err)}`,
+      );
+    // Text PostgreSQL cannot hold, met where `safe` cannot reach it (an unpaired surrogate's escape in a document
+    // an expression index casts to jsonb): the request's fault, a 400, not the server's.
+    if (UNSTORABLE.has(codeOf(err) ?? ''))
+      return errors.invalidRequest(
+        'unstorable_text',
+        'The request holds text this server cannot store (an unpaired UTF-16 surrogate, or U+0000 in a nested value).',
       );
     if (err instanceof Error && this.secrets.some((s) => err.message.includes(s))) err.message = this.scrub(err);
     return err;
