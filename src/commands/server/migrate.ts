@@ -2,7 +2,7 @@ import { BaseCommand } from '../../lib/cli/base.js';
 import { databaseFlag, databaseUrl } from '../../lib/cli/database.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { databaseFailure } from '../../lib/cli/server.js';
-import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
+import { describeUrl } from '../../lib/server/database-url.js';
 
 export default class ServerMigrate extends BaseCommand {
   static override summary = "Apply the server's schema migrations to a PostgreSQL database, then exit";

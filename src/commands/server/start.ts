@@ -19,7 +19,7 @@ import { maskSecret } from '../../lib/output/mask.js';
 import { envAssignments, SHELLS, type Shell } from '../../lib/output/shell.js';
 import { colorErr } from '../../lib/output/render.js';
 import { databaseFlag, sealingKeyFileFlag, startOnDatabase } from '../../lib/cli/database.js';
-import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
+import { describeUrl } from '../../lib/server/database-url.js';
 
 export default class ServerStart extends BaseCommand {
   static override summary = 'Run the test-mode server on loopback';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Flags } from '@oclif/core';
-import { describeUrl } from '../server/adapters/postgres/url.js';
+import { describeUrl } from '../server/database-url.js';
 import { CliError, EXIT } from './errors.js';
 
 export const databaseFlag = Flags.string({

@@ -25,7 +25,7 @@ import { shellWord } from '../output/shell.js';
 import { CliError, EXIT } from './errors.js';
 import { isLiveKey, resolveTarget, type Target } from './target.js';
 import { DEFAULT_PORT, isLoopbackHostname } from '../contract/prefix.js';
-import { withoutPassword } from '../server/adapters/postgres/url.js';
+import { withoutPassword } from '../server/database-url.js';
 
 export { shellWord };
 

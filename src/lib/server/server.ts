@@ -25,6 +25,7 @@ import type { OpenEngine } from './adapters/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
 import type { Store } from './store/seam.js';
 import { Sealer } from './crypto.js';
+import { describeUrl } from './database-url.js';
 import { ScopedStore } from './store/scoped.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
@@ -274,7 +275,6 @@ async function sharedOf(options: ServerOptions): Promise<SharedDatabase | undefi
   }
   if (options.memory) throw new Error('`memory` and `database` exclude each other: the state is in one or the other.');
   const { checkDatabaseUrl } = await import('./adapters/postgres/engine.js');
-  const { describeUrl } = await import('./adapters/postgres/db.js');
   checkDatabaseUrl(options.database);
   if (options.seed === undefined) {
     if (options.sealingKey === undefined)

@@ -479,5 +479,10 @@ export class Dispatcher {
     await this.loop;
     while (this.recording) await this.recording;
     if (this.results.length > 0) await this.record();
+    // Another process on the same database takes this one's endpoints over at once (on SQLite: nothing to give up).
+    if (this.deps.store.shared)
+      await this.deps.store
+        .grouped(() => this.deps.webhooks.deliveries.releaseClaims())
+        .catch((err: unknown) => this.deps.onError(err));
   }
 }

@@ -20,7 +20,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
 import { errors } from '../../errors.js';
-import { describeUrl } from './url.js';
+import { describeUrl } from '../../database-url.js';
 
 export interface PostgresStoreOptions {
   /** Connections in the pool: at most this many transactions at once, the others wait for one (default 10). */

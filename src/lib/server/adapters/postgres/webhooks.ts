@@ -290,6 +290,15 @@ ORDER BY d.seq LIMIT $5`;
       return rows.map((r) => ({ seq: r.seq, id: r.id, event: r.event, type: r.type, body: r.body }));
     },
 
+    async releaseClaims() {
+      await pgQuery(
+        store.current(),
+        'UPDATE webhook_endpoint_claims SET dispatcher = NULL, claimed_ms = NULL WHERE dispatcher = $1',
+        [me],
+      );
+      await pgQuery(store.current(), 'DELETE FROM webhook_dispatchers WHERE id = $1', [me]);
+    },
+
     async nextRetry(endpointId, now) {
       const rows = await pgQuery<{ at: number | null }>(
         store.current(),

@@ -165,6 +165,9 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
         .all(accountId, endpointId, afterSeq, now, max) as ClaimedDelivery[];
     },
 
+    // One server dispatches an SQLite database: it holds no claim in it.
+    async releaseClaims() {},
+
     async nextRetry(endpointId, now) {
       const row = store
         .statement(

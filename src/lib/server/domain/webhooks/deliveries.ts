@@ -118,6 +118,11 @@ export interface OutboxStore {
   ): Promise<ClaimedDelivery[]>;
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
   nextRetry(endpointId: string, now: number): Promise<number | undefined>;
+  /**
+   * This process stops dispatching: the endpoints it claimed are free for another process at once (rather than
+   * once its lease has run out). Nothing to do where one process serves the store.
+   */
+  releaseClaims(): Promise<void>;
 }
 
 /** Whether an outcome is a success: a complete 2xx answer. */
@@ -350,6 +355,11 @@ export class Deliveries implements DueWork {
   /** When the endpoint's earliest pending delivery not due at `now` comes due (ms on the account's clock). */
   nextRetry(endpointId: string, now: number): Promise<number | undefined> {
     return this.kept.nextRetry(endpointId, now);
+  }
+
+  /** This process stops dispatching: its claims are given up (OutboxStore.releaseClaims). */
+  releaseClaims(): Promise<void> {
+    return this.kept.releaseClaims();
   }
 
   /**
