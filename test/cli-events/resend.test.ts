@@ -12,6 +12,7 @@ import { against, runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { eventually, receiver, spawnCli, type Received } from './util.js';
+import { onSqlite } from '../helpers/engine.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -455,73 +456,81 @@ describe('the listener routes over HTTP', () => {
     expect((await resend(a.apiKey, e.id)).listeners).toBe(2);
   });
 
-  it('a lapsed lease is not counted and gets nothing until renewed; renewals and queue reads stay out of the request log', async () => {
-    const a = await account();
-    const e = await newEvent(a);
-    const l = await register(a.apiKey);
-    // the lease runs on the server's wall clock: move its last renewal a minute back
-    sqliteOf(s).db.prepare('UPDATE event_listeners SET seen_ms = seen_ms - 60000 WHERE id = ?').run(l.id);
-    expect((await resend(a.apiKey, e.id)).listeners).toBe(0);
-    expect((await queue(a.apiKey, l.id)).body.total_count).toBe(0);
-    const renewed = await s.request('POST', `/event-listeners/${l.id}`, { key: a.apiKey, body: {} });
-    expect(renewed.status).toBe(200);
-    expect(renewed.body).toMatchObject({ id: l.id, object: 'event_listener', created: l.created });
-    expect(Date.parse(renewed.body.expires_at)).toBeGreaterThan(Date.now());
-    expect((await resend(a.apiKey, e.id)).listeners).toBe(1);
-    expect((await queue(a.apiKey, l.id)).body.total_count).toBe(1);
-    expect((await s.request('POST', '/event-listeners/evl_nope', { key: a.apiKey, body: {} })).status).toBe(404);
+  it.runIf(onSqlite)(
+    'a lapsed lease is not counted and gets nothing until renewed; renewals and queue reads stay out of the request log',
+    async () => {
+      const a = await account();
+      const e = await newEvent(a);
+      const l = await register(a.apiKey);
+      // the lease runs on the server's wall clock: move its last renewal a minute back
+      sqliteOf(s).db.prepare('UPDATE event_listeners SET seen_ms = seen_ms - 60000 WHERE id = ?').run(l.id);
+      expect((await resend(a.apiKey, e.id)).listeners).toBe(0);
+      expect((await queue(a.apiKey, l.id)).body.total_count).toBe(0);
+      const renewed = await s.request('POST', `/event-listeners/${l.id}`, { key: a.apiKey, body: {} });
+      expect(renewed.status).toBe(200);
+      expect(renewed.body).toMatchObject({ id: l.id, object: 'event_listener', created: l.created });
+      expect(Date.parse(renewed.body.expires_at)).toBeGreaterThan(Date.now());
+      expect((await resend(a.apiKey, e.id)).listeners).toBe(1);
+      expect((await queue(a.apiKey, l.id)).body.total_count).toBe(1);
+      expect((await s.request('POST', '/event-listeners/evl_nope', { key: a.apiKey, body: {} })).status).toBe(404);
 
-    const log = (await s.request('GET', '/request-log?limit=100', { key: a.apiKey })).body.data.map(
-      (x: { method: string; path: string }) => `${x.method} ${x.path}`,
-    );
-    expect(log).toContain('POST /event-listeners');
-    expect(log).not.toContain(`POST /event-listeners/${l.id}`);
-    expect(log).not.toContain(`GET /event-listeners/${l.id}/resends`);
-  });
+      const log = (await s.request('GET', '/request-log?limit=100', { key: a.apiKey })).body.data.map(
+        (x: { method: string; path: string }) => `${x.method} ${x.path}`,
+      );
+      expect(log).toContain('POST /event-listeners');
+      expect(log).not.toContain(`POST /event-listeners/${l.id}`);
+      expect(log).not.toContain(`GET /event-listeners/${l.id}/resends`);
+    },
+  );
 
-  it('keeps resends 30 days on the account’s clock (due work event_resends.retention), and a lease is not ended by the test clock', async () => {
-    const a = await account();
-    const b = await account();
-    const ea = await newEvent(a);
-    const eb = await newEvent(b);
-    const la = await register(a.apiKey);
-    const lb = await register(b.apiKey);
-    await renew(a.apiKey, la);
-    expect((await resend(a.apiKey, ea.id)).listeners).toBe(1);
-    await renew(b.apiKey, lb);
-    expect((await resend(b.apiKey, eb.id)).listeners).toBe(1);
-    const rows = (acct: 'a' | 'b') =>
-      (
-        sqliteOf(s)
-          .db.prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?')
-          .get(acct === 'a' ? la.id : lb.id) as { n: number }
-      ).n;
+  it.runIf(onSqlite)(
+    'keeps resends 30 days on the account’s clock (due work event_resends.retention), and a lease is not ended by the test clock',
+    async () => {
+      const a = await account();
+      const b = await account();
+      const ea = await newEvent(a);
+      const eb = await newEvent(b);
+      const la = await register(a.apiKey);
+      const lb = await register(b.apiKey);
+      await renew(a.apiKey, la);
+      expect((await resend(a.apiKey, ea.id)).listeners).toBe(1);
+      await renew(b.apiKey, lb);
+      expect((await resend(b.apiKey, eb.id)).listeners).toBe(1);
+      const rows = (acct: 'a' | 'b') =>
+        (
+          sqliteOf(s)
+            .db.prepare('SELECT COUNT(*) AS n FROM event_resends WHERE listener = ?')
+            .get(acct === 'a' ? la.id : lb.id) as { n: number }
+        ).n;
 
-    const at29 = await s.request('POST', '/test-helpers/advance-clock', {
-      key: a.apiKey,
-      body: { seconds: 29 * 86_400 },
-    });
-    expect(at29.status).toBe(200);
-    expect(at29.body.ran.filter((x: { name: string }) => x.name === 'event_resends.retention')).toEqual([]);
-    expect(rows('a')).toBe(1);
-    const e2 = await newEvent(a);
-    await renew(a.apiKey, la);
-    expect((await resend(a.apiKey, e2.id)).listeners).toBe(1); // a month of test clock later, still running
-    const at31 = await s.request('POST', '/test-helpers/advance-clock', {
-      key: a.apiKey,
-      body: { seconds: 2 * 86_400 },
-    });
-    expect(at31.status).toBe(200);
-    expect(
-      at31.body.ran
-        .filter((x: { name: string }) => x.name === 'event_resends.retention')
-        .reduce((n: number, x: { count: number }) => n + x.count, 0),
-    ).toBe(1);
-    expect(rows('a')).toBe(1); // the 2-day-old one stays
-    const left = (await queue(a.apiKey, la.id)).body;
-    expect(left.data.map((x: { event: { id: string } }) => x.event.id)).toEqual([e2.id]);
-    // B's clock did not move: B's resend stays
-    expect(rows('b')).toBe(1);
-    expect((await queue(b.apiKey, lb.id)).body.data.map((x: { event: { id: string } }) => x.event.id)).toEqual([eb.id]);
-  });
+      const at29 = await s.request('POST', '/test-helpers/advance-clock', {
+        key: a.apiKey,
+        body: { seconds: 29 * 86_400 },
+      });
+      expect(at29.status).toBe(200);
+      expect(at29.body.ran.filter((x: { name: string }) => x.name === 'event_resends.retention')).toEqual([]);
+      expect(rows('a')).toBe(1);
+      const e2 = await newEvent(a);
+      await renew(a.apiKey, la);
+      expect((await resend(a.apiKey, e2.id)).listeners).toBe(1); // a month of test clock later, still running
+      const at31 = await s.request('POST', '/test-helpers/advance-clock', {
+        key: a.apiKey,
+        body: { seconds: 2 * 86_400 },
+      });
+      expect(at31.status).toBe(200);
+      expect(
+        at31.body.ran
+          .filter((x: { name: string }) => x.name === 'event_resends.retention')
+          .reduce((n: number, x: { count: number }) => n + x.count, 0),
+      ).toBe(1);
+      expect(rows('a')).toBe(1); // the 2-day-old one stays
+      const left = (await queue(a.apiKey, la.id)).body;
+      expect(left.data.map((x: { event: { id: string } }) => x.event.id)).toEqual([e2.id]);
+      // B's clock did not move: B's resend stays
+      expect(rows('b')).toBe(1);
+      expect((await queue(b.apiKey, lb.id)).body.data.map((x: { event: { id: string } }) => x.event.id)).toEqual([
+        eb.id,
+      ]);
+    },
+  );
 });

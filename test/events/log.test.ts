@@ -6,6 +6,7 @@ import { statementsRun } from '../helpers/statements.js';
 import { LongRead } from '../../dist/lib/server/adapters/sqlite/longread.js';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import { advance, confirm, newSession } from '../payments/util.js';
+import { onSqlite } from '../helpers/engine.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -23,18 +24,21 @@ async function events(query = '', key?: string) {
 }
 
 describe('the event log', () => {
-  it('keeps a created session as the text JSON.stringify makes of its event, the answer without its secret', async () => {
-    const created = await s.request('POST', '/create-session', {
-      body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } },
-    });
-    expect(created.status).toBe(201);
-    const row = sqliteOf(s)
-      .db.prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'")
-      .get(created.body.id) as { body: string };
-    const { client_secret: _secret, ...object } = created.body;
-    expect(JSON.parse(row.body).data.object).toEqual(object);
-    expect(JSON.stringify(JSON.parse(row.body))).toBe(row.body);
-  });
+  it.runIf(onSqlite)(
+    'keeps a created session as the text JSON.stringify makes of its event, the answer without its secret',
+    async () => {
+      const created = await s.request('POST', '/create-session', {
+        body: { amount: 1250, currency: 'eur', metadata: { note: 'line\nbreak "quoted" \u2028' } },
+      });
+      expect(created.status).toBe(201);
+      const row = sqliteOf(s)
+        .db.prepare("SELECT body FROM events WHERE object_id = ? AND type = 'payment_session.created'")
+        .get(created.body.id) as { body: string };
+      const { client_secret: _secret, ...object } = created.body;
+      expect(JSON.parse(row.body).data.object).toEqual(object);
+      expect(JSON.stringify(JSON.parse(row.body))).toBe(row.body);
+    },
+  );
 
   it('records a session and its payment with the live service’s payment fields', async () => {
     const session = await newSession(s, { amount: 1999 });
@@ -144,82 +148,88 @@ describe('the event log', () => {
     expect((await s.request('GET', '/events?type=customer.deleted&starting_after=evt_nope')).status).toBe(400);
   });
 
-  it('reads a list filtered by type or time off the HTTP thread, with the same pages and totals', async () => {
-    await newSession(s);
-    await newSession(s);
-    const everything: any[] = [];
-    for (let after = ''; ;) {
-      const page = await events(`?limit=100${after}`);
-      everything.push(...page.data);
-      if (!page.has_more) break;
-      after = `&starting_after=${page.data.at(-1).id}`;
-    }
-    const t = everything[1].created;
-    const cases: [string, (e: any) => boolean][] = [
-      [`created[gte]=${t}`, (e) => e.created >= t],
-      [`created[lt]=${t}`, (e) => e.created < t],
-      [`created[lte]=${t}&type=payment_session.*`, (e) => e.created <= t && e.type.startsWith('payment_session.')],
-      ['type=payment_session.created', (e) => e.type === 'payment_session.created'],
-    ];
-    for (const [query, keep] of cases) {
-      const expected = everything.filter(keep);
-      const first = await statementsRun(() => events(`?limit=2&${query}`));
-      // no statement over the log ran on the HTTP thread's connection (the cursor's own lookup aside)
-      expect(
-        first.ran.filter((q) => /FROM events WHERE .*ORDER BY|COUNT\(\*\)/.test(q)),
-        query,
-      ).toEqual([]);
-      expect(first.result.total_count, query).toBe(expected.length);
-      expect(
-        first.result.data.map((e) => e.id),
-        query,
-      ).toEqual(expected.slice(0, 2).map((e) => e.id));
-      expect(first.result.has_more, query).toBe(expected.length > 2);
-      if (expected.length > 2) {
-        const next = await events(`?limit=2&${query}&starting_after=${first.result.data[1].id}`);
-        expect(
-          next.data.map((e) => e.id),
-          query,
-        ).toEqual(expected.slice(2, 4).map((e) => e.id));
+  it.runIf(onSqlite)(
+    'reads a list filtered by type or time off the HTTP thread, with the same pages and totals',
+    async () => {
+      await newSession(s);
+      await newSession(s);
+      const everything: any[] = [];
+      for (let after = ''; ;) {
+        const page = await events(`?limit=100${after}`);
+        everything.push(...page.data);
+        if (!page.has_more) break;
+        after = `&starting_after=${page.data.at(-1).id}`;
       }
-    }
-    // without the reader (stopped, or failed) the same list is read on the HTTP thread, with the same answer
-    const store = sqliteOf(s);
-    await store.stopBackgroundReads();
-    try {
-      const [query, keep] = cases[2]!;
-      const inline = await statementsRun(() => events(`?limit=2&${query}`));
-      expect(inline.ran.filter((q) => /FROM events WHERE .*ORDER BY/.test(q))).toHaveLength(1);
-      expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([
-        everything.filter(keep).length,
-        everything
-          .filter(keep)
-          .slice(0, 2)
-          .map((e) => e.id),
-      ]);
-    } finally {
-      store.readInBackground();
-    }
-  });
+      const t = everything[1].created;
+      const cases: [string, (e: any) => boolean][] = [
+        [`created[gte]=${t}`, (e) => e.created >= t],
+        [`created[lt]=${t}`, (e) => e.created < t],
+        [`created[lte]=${t}&type=payment_session.*`, (e) => e.created <= t && e.type.startsWith('payment_session.')],
+        ['type=payment_session.created', (e) => e.type === 'payment_session.created'],
+      ];
+      for (const [query, keep] of cases) {
+        const expected = everything.filter(keep);
+        const first = await statementsRun(() => events(`?limit=2&${query}`));
+        // no statement over the log ran on the HTTP thread's connection (the cursor's own lookup aside)
+        expect(
+          first.ran.filter((q) => /FROM events WHERE .*ORDER BY|COUNT\(\*\)/.test(q)),
+          query,
+        ).toEqual([]);
+        expect(first.result.total_count, query).toBe(expected.length);
+        expect(
+          first.result.data.map((e) => e.id),
+          query,
+        ).toEqual(expected.slice(0, 2).map((e) => e.id));
+        expect(first.result.has_more, query).toBe(expected.length > 2);
+        if (expected.length > 2) {
+          const next = await events(`?limit=2&${query}&starting_after=${first.result.data[1].id}`);
+          expect(
+            next.data.map((e) => e.id),
+            query,
+          ).toEqual(expected.slice(2, 4).map((e) => e.id));
+        }
+      }
+      // without the reader (stopped, or failed) the same list is read on the HTTP thread, with the same answer
+      const store = sqliteOf(s);
+      await store.stopBackgroundReads();
+      try {
+        const [query, keep] = cases[2]!;
+        const inline = await statementsRun(() => events(`?limit=2&${query}`));
+        expect(inline.ran.filter((q) => /FROM events WHERE .*ORDER BY/.test(q))).toHaveLength(1);
+        expect([inline.result.total_count, inline.result.data.map((e) => e.id)]).toEqual([
+          everything.filter(keep).length,
+          everything
+            .filter(keep)
+            .slice(0, 2)
+            .map((e) => e.id),
+        ]);
+      } finally {
+        store.readInBackground();
+      }
+    },
+  );
 
-  it("keeps a failed long read's SQLite code, so that a storage fault there is a 503 as on the HTTP thread", async () => {
-    const { store } = s.server.services;
-    await events('?limit=1&type=payment_session.created'); // the worker runs
-    const failed = await store
-      .readAway(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows))
-      .catch((err: unknown) => err);
-    expect(failed).toBeInstanceOf(Error);
-    expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual([
-      'SQLITE_ERROR',
-      'long read failed: integer overflow',
-    ]);
-    expect(
-      toServiceError(Object.assign(new Error('long read failed: disk I/O error'), { code: 'SQLITE_IOERR_READ' }))
-        .status,
-    ).toBe(503);
-    // the worker still reads
-    expect((await events('?limit=1&type=payment_session.created')).data).toHaveLength(1);
-  });
+  it.runIf(onSqlite)(
+    "keeps a failed long read's SQLite code, so that a storage fault there is a 503 as on the HTTP thread",
+    async () => {
+      const { store } = s.server.services;
+      await events('?limit=1&type=payment_session.created'); // the worker runs
+      const failed = await store
+        .readAway(new LongRead([{ sql: 'SELECT abs(-9223372036854775808)', params: [] }], (rows) => rows))
+        .catch((err: unknown) => err);
+      expect(failed).toBeInstanceOf(Error);
+      expect([(failed as { code?: string }).code, (failed as Error).message]).toEqual([
+        'SQLITE_ERROR',
+        'long read failed: integer overflow',
+      ]);
+      expect(
+        toServiceError(Object.assign(new Error('long read failed: disk I/O error'), { code: 'SQLITE_IOERR_READ' }))
+          .status,
+      ).toBe(503);
+      // the worker still reads
+      expect((await events('?limit=1&type=payment_session.created')).data).toHaveLength(1);
+    },
+  );
 
   it('shows an account only its own events', async () => {
     const keyB = (await s.server.services.accounts.createAccountWithKey()).api_key;

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbedded, type EmbeddedServer } from '../../dist/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { onSqlite } from '../helpers/engine.js';
 
 const HOUR = 3600;
 
@@ -40,7 +41,9 @@ const advanceElsewhere = async (seconds: number): Promise<number> => {
   return (JSON.parse(r.body) as { now: number }).now;
 };
 
-describe('a clock advanced by another connection to the same database', () => {
+// The CLI's embedded default opens the data directory's SQLite file (test/postgres/multiprocess.test.ts: processes on one
+// PostgreSQL database).
+describe.runIf(onSqlite)('a clock advanced by another connection to the same database', () => {
   it('is seen by the next request, and an advance here starts from it', async () => {
     expect(other.apiKey).toBe(s.apiKey); // one account: the data directory's default
     const before = await serverClock();

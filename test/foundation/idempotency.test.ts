@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { expectError } from './util.js';
 import { advance } from '../payments/util.js';
+import { onSqlite } from '../helpers/engine.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -42,80 +43,88 @@ describe('idempotency', () => {
     expect(await countExt(ext)).toBe(1);
   });
 
-  it('a create-session, a confirm and a journal entry are saved as a reference to the event they record, and replay the same bytes; past the event log, the object as it is', async () => {
-    const t = await startTestServer({ memory: true }); // its own: the test clock moves a month
-    try {
-      const create = (key: string, body: unknown) =>
-        t.request('POST', '/create-session', { body, headers: { 'idempotency-key': key } });
-      const key = randomUUID();
-      const first = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
-      expect(first.status).toBe(201);
-      const saved = (k: string) =>
-        JSON.parse(String(sqliteOf(t).db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(k)));
-      const eventOf = async (id: string) => (await t.request('GET', `/events?object_id=${id}`)).body.data.at(-1).id; // its first
-      expect(saved(key)).toEqual({ replay_from_event: await eventOf(first.body.id), object_id: first.body.id }); // no copy of the session
-      const again = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
-      expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expect(again.text).toBe(first.text);
-      // A record an earlier version saved whole (the session without its secret) still replays the same bytes.
-      const { client_secret: _secret, ...whole } = first.body;
-      sqliteOf(t).db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(whole), key);
-      expect((await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } })).text).toBe(first.text);
-      // A confirm answers its payment's event object, a journal entry its journal_entry.created event's.
-      const session = (await t.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' } })).body;
-      const confirm = () =>
-        t.request('POST', `/confirm-payment/${session.id}`, {
-          body: { token_id: 'tok_visa' },
-          key: session.client_secret,
-          headers: { 'idempotency-key': `${key}-confirm` },
+  it.runIf(onSqlite)(
+    'a create-session, a confirm and a journal entry are saved as a reference to the event they record, and replay the same bytes; past the event log, the object as it is',
+    async () => {
+      const t = await startTestServer({ memory: true }); // its own: the test clock moves a month
+      try {
+        const create = (key: string, body: unknown) =>
+          t.request('POST', '/create-session', { body, headers: { 'idempotency-key': key } });
+        const key = randomUUID();
+        const first = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
+        expect(first.status).toBe(201);
+        const saved = (k: string) =>
+          JSON.parse(String(sqliteOf(t).db.prepare('SELECT body FROM idempotency_keys WHERE key = ?').pluck().get(k)));
+        const eventOf = async (id: string) => (await t.request('GET', `/events?object_id=${id}`)).body.data.at(-1).id; // its first
+        expect(saved(key)).toEqual({ replay_from_event: await eventOf(first.body.id), object_id: first.body.id }); // no copy of the session
+        const again = await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } });
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(again.text).toBe(first.text);
+        // A record an earlier version saved whole (the session without its secret) still replays the same bytes.
+        const { client_secret: _secret, ...whole } = first.body;
+        sqliteOf(t).db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(JSON.stringify(whole), key);
+        expect((await create(key, { amount: 2500, currency: 'usd', metadata: { order: 'r-1' } })).text).toBe(
+          first.text,
+        );
+        // A confirm answers its payment's event object, a journal entry its journal_entry.created event's.
+        const session = (await t.request('POST', '/create-session', { body: { amount: 700, currency: 'usd' } })).body;
+        const confirm = () =>
+          t.request('POST', `/confirm-payment/${session.id}`, {
+            body: { token_id: 'tok_visa' },
+            key: session.client_secret,
+            headers: { 'idempotency-key': `${key}-confirm` },
+          });
+        const paid = await confirm();
+        expect(paid.status).toBe(200);
+        expect(saved(`${key}-confirm`)).toEqual({
+          replay_from_event: await eventOf(paid.body.id),
+          object_id: paid.body.id,
         });
-      const paid = await confirm();
-      expect(paid.status).toBe(200);
-      expect(saved(`${key}-confirm`)).toEqual({
-        replay_from_event: await eventOf(paid.body.id),
-        object_id: paid.body.id,
-      });
-      expect((await confirm()).text).toBe(paid.text);
-      const accounts = await Promise.all(
-        (['asset', 'liability'] as const).map(
-          async (account_type) =>
-            (
-              await t.request('POST', '/ledger-accounts', {
-                body: { name: account_type, account_type, currency: 'usd', is_system_account: true },
-              })
-            ).body.id as string,
-        ),
-      );
-      const post = () =>
-        t.request('POST', '/journal-entries', {
-          body: {
-            entries: [
-              { account_id: accounts[0], direction: 'debit', amount: 5 },
-              { account_id: accounts[1], direction: 'credit', amount: 5 },
-            ],
-          },
-          headers: { 'idempotency-key': `${key}-je` },
+        expect((await confirm()).text).toBe(paid.text);
+        const accounts = await Promise.all(
+          (['asset', 'liability'] as const).map(
+            async (account_type) =>
+              (
+                await t.request('POST', '/ledger-accounts', {
+                  body: { name: account_type, account_type, currency: 'usd', is_system_account: true },
+                })
+              ).body.id as string,
+          ),
+        );
+        const post = () =>
+          t.request('POST', '/journal-entries', {
+            body: {
+              entries: [
+                { account_id: accounts[0], direction: 'debit', amount: 5 },
+                { account_id: accounts[1], direction: 'credit', amount: 5 },
+              ],
+            },
+            headers: { 'idempotency-key': `${key}-je` },
+          });
+        const entry = await post();
+        expect(entry.status).toBe(201);
+        expect(saved(`${key}-je`)).toEqual({
+          replay_from_event: await eventOf(entry.body.id),
+          object_id: entry.body.id,
         });
-      const entry = await post();
-      expect(entry.status).toBe(201);
-      expect(saved(`${key}-je`)).toEqual({ replay_from_event: await eventOf(entry.body.id), object_id: entry.body.id });
-      expect((await post()).text).toBe(entry.text);
-      // The test clock moved past the event log's 30 days within the key's 24 hours (of real time): the event is gone.
-      const other = await create(key + '-2', { amount: 300, currency: 'usd' });
-      expect((await t.request('POST', `/sessions/${other.body.id}/cancel`, { body: {} })).status).toBe(200);
-      await advance(t, 31 * 86_400);
-      const replay = await create(key + '-2', { amount: 300, currency: 'usd' });
-      expect(replay.status).toBe(201);
-      expect(replay.headers.get('idempotent-replayed')).toBe('true');
-      expect(replay.body).toMatchObject({
-        id: other.body.id,
-        status: 'canceled',
-        client_secret: other.body.client_secret,
-      });
-    } finally {
-      await t.close();
-    }
-  });
+        expect((await post()).text).toBe(entry.text);
+        // The test clock moved past the event log's 30 days within the key's 24 hours (of real time): the event is gone.
+        const other = await create(key + '-2', { amount: 300, currency: 'usd' });
+        expect((await t.request('POST', `/sessions/${other.body.id}/cancel`, { body: {} })).status).toBe(200);
+        await advance(t, 31 * 86_400);
+        const replay = await create(key + '-2', { amount: 300, currency: 'usd' });
+        expect(replay.status).toBe(201);
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(replay.body).toMatchObject({
+          id: other.body.id,
+          status: 'canceled',
+          client_secret: other.body.client_secret,
+        });
+      } finally {
+        await t.close();
+      }
+    },
+  );
 
   it('the same key with another body, path or method → 400 idempotency_key_reused, nothing created', async () => {
     const key = randomUUID();

@@ -53,3 +53,10 @@ export async function testDatabase(dataDir: string | undefined): Promise<{ url: 
   if (dataDir !== undefined) byDir.set(dataDir, made);
   return made;
 }
+
+/**
+ * Whether this run's servers are on SQLite. Tests of SQLite's own machinery — rows read from its file, its statement
+ * counts, its files and worker threads, the CLI's embedded default writing the same data directory — run only then
+ * (`it.runIf(onSqlite)`): a PostgreSQL run has no such file, and test/postgres covers its own.
+ */
+export const onSqlite = testEngine() === 'sqlite';

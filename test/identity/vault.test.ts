@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { expectError, ISO_MS } from '../foundation/util.js';
 import { statementsRun } from '../helpers/statements.js';
+import { onSqlite } from '../helpers/engine.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -154,43 +155,46 @@ describe('identity tokens', () => {
     );
   });
 
-  it('stores only ciphertext: the plaintext is in no file of the data directory (database, WAL, log, after close)', async () => {
-    const t = await startTestServer();
-    const secrets = ['987654321', '912345670', 'PASSPORT-SECRET-X9Q'];
-    const add = (body: Record<string, unknown>, headers?: Record<string, string>) =>
-      t.request('POST', '/identity-tokens', { body, headers });
-    expect((await add({ type: 'ssn', value: secrets[0] }, { 'idempotency-key': 'vault-1' })).status).toBe(201);
-    expect((await add({ type: 'itin', value: secrets[1] })).status).toBe(201);
-    expect((await add({ type: 'passport', value: secrets[2], field_name: 'passport' })).status).toBe(201);
-    // A rejected value is not stored or logged either.
-    expect((await add({ type: 'ssn', value: '55555555x' })).status).toBe(400);
-    const sealed = sqliteOf(t).db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
-    expect(sealed).toHaveLength(3);
-    for (const r of sealed) expect(JSON.parse(r.data).value_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
-    // The sealed values open to the originals (so the test would notice if nothing were stored at all).
-    const opened = sealed.map((r) => t.server.services.sealer.open(JSON.parse(r.data).value_sealed)).sort();
-    expect(opened).toEqual([...secrets].sort());
+  it.runIf(onSqlite)(
+    'stores only ciphertext: the plaintext is in no file of the data directory (database, WAL, log, after close)',
+    async () => {
+      const t = await startTestServer();
+      const secrets = ['987654321', '912345670', 'PASSPORT-SECRET-X9Q'];
+      const add = (body: Record<string, unknown>, headers?: Record<string, string>) =>
+        t.request('POST', '/identity-tokens', { body, headers });
+      expect((await add({ type: 'ssn', value: secrets[0] }, { 'idempotency-key': 'vault-1' })).status).toBe(201);
+      expect((await add({ type: 'itin', value: secrets[1] })).status).toBe(201);
+      expect((await add({ type: 'passport', value: secrets[2], field_name: 'passport' })).status).toBe(201);
+      // A rejected value is not stored or logged either.
+      expect((await add({ type: 'ssn', value: '55555555x' })).status).toBe(400);
+      const sealed = sqliteOf(t).db.prepare('SELECT data FROM identity_tokens').all() as { data: string }[];
+      expect(sealed).toHaveLength(3);
+      for (const r of sealed) expect(JSON.parse(r.data).value_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+      // The sealed values open to the originals (so the test would notice if nothing were stored at all).
+      const opened = sealed.map((r) => t.server.services.sealer.open(JSON.parse(r.data).value_sealed)).sort();
+      expect(opened).toEqual([...secrets].sort());
 
-    // Scan while running (WAL not yet checkpointed) and again after close (log flushed, WAL folded in).
-    const scan = () => {
-      const files = readdirSync(t.dataDir!, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
-      let bytesChecked = 0;
-      for (const f of files) {
-        const bytes = readFileSync(join(f.parentPath ?? (f as any).path, f.name));
-        for (const secret of [...secrets, '55555555x']) {
-          expect(bytes.includes(Buffer.from(secret, 'utf8')), `${secret} in ${f.name}`).toBe(false);
-          expect(bytes.includes(Buffer.from(secret, 'utf16le')), `${secret} (utf16) in ${f.name}`).toBe(false);
+      // Scan while running (WAL not yet checkpointed) and again after close (log flushed, WAL folded in).
+      const scan = () => {
+        const files = readdirSync(t.dataDir!, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+        let bytesChecked = 0;
+        for (const f of files) {
+          const bytes = readFileSync(join(f.parentPath ?? (f as any).path, f.name));
+          for (const secret of [...secrets, '55555555x']) {
+            expect(bytes.includes(Buffer.from(secret, 'utf8')), `${secret} in ${f.name}`).toBe(false);
+            expect(bytes.includes(Buffer.from(secret, 'utf16le')), `${secret} (utf16) in ${f.name}`).toBe(false);
+          }
+          bytesChecked += bytes.length;
         }
-        bytesChecked += bytes.length;
-      }
-      return { names: files.map((f) => f.name), bytesChecked };
-    };
-    const running = scan();
-    expect(running.names).toContain('payorch.db');
-    await t.close();
-    const closed = scan();
-    expect(closed.names).toEqual(expect.arrayContaining(['payorch.db', 'server.log']));
-    expect(readFileSync(join(t.dataDir!, 'server.log'), 'utf8')).toContain('/identity-tokens');
-    expect(closed.bytesChecked).toBeGreaterThan(10_000);
-  });
+        return { names: files.map((f) => f.name), bytesChecked };
+      };
+      const running = scan();
+      expect(running.names).toContain('payorch.db');
+      await t.close();
+      const closed = scan();
+      expect(closed.names).toEqual(expect.arrayContaining(['payorch.db', 'server.log']));
+      expect(readFileSync(join(t.dataDir!, 'server.log'), 'utf8')).toContain('/identity-tokens');
+      expect(closed.bytesChecked).toBeGreaterThan(10_000);
+    },
+  );
 });

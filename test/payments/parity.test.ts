@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
 import { CLIENT_SECRET, ISO_MS } from '../foundation/util.js';
 import { expectError, newSession, sessionStatus } from './util.js';
+import { onSqlite } from '../helpers/engine.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -313,38 +314,41 @@ describe('the fields the live service reads', () => {
     expect(Date.parse(u.body.updated_at) - Date.parse(sess.updated_at)).toBeGreaterThanOrEqual(60_000);
   });
 
-  it('confirm: token_provider, routing_profile_id, vgs_data (never stored or echoed), psp', async () => {
-    const sess = await newSession(s);
-    const vgs = {
-      card_number: 'tok_sandbox_vgsAliasNumber1',
-      card_expiry: 'tok_sandbox_vgsAliasExpiry1',
-      card_cvc: 'tok_sandbox_vgsAliasCvc1',
-    };
-    const r = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
-      token_id: 'tok_visa',
-      token_provider: 'vgs',
-      routing_profile_id: 'rp_checkout_default',
-      vgs_data: vgs,
-      psp: 'cobalt',
-    });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({
-      status: 'captured',
-      psp: 'cobalt',
-      routing_profile_id: 'rp_checkout_default',
-      routing: { selected_psp: 'cobalt', selection_reason: 'forced', attempts: 1 },
-    });
-    expect(r.text).not.toContain('vgsAlias');
-    const rows = sqliteOf(s).db.prepare('SELECT data FROM payments').all() as { data: string }[];
-    for (const row of rows) expect(row.data).not.toContain('vgsAlias');
-    const bad = await fromBrowser(
-      'POST',
-      `/confirm-payment/${(await newSession(s)).id}`,
-      (await newSession(s)).client_secret,
-      { token_id: 'tok_visa', token_provider: 'elsewhere' },
-    );
-    expect(bad.status).toBe(401); // auth comes first: the secret is another session's
-  });
+  it.runIf(onSqlite)(
+    'confirm: token_provider, routing_profile_id, vgs_data (never stored or echoed), psp',
+    async () => {
+      const sess = await newSession(s);
+      const vgs = {
+        card_number: 'tok_sandbox_vgsAliasNumber1',
+        card_expiry: 'tok_sandbox_vgsAliasExpiry1',
+        card_cvc: 'tok_sandbox_vgsAliasCvc1',
+      };
+      const r = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+        token_id: 'tok_visa',
+        token_provider: 'vgs',
+        routing_profile_id: 'rp_checkout_default',
+        vgs_data: vgs,
+        psp: 'cobalt',
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({
+        status: 'captured',
+        psp: 'cobalt',
+        routing_profile_id: 'rp_checkout_default',
+        routing: { selected_psp: 'cobalt', selection_reason: 'forced', attempts: 1 },
+      });
+      expect(r.text).not.toContain('vgsAlias');
+      const rows = sqliteOf(s).db.prepare('SELECT data FROM payments').all() as { data: string }[];
+      for (const row of rows) expect(row.data).not.toContain('vgsAlias');
+      const bad = await fromBrowser(
+        'POST',
+        `/confirm-payment/${(await newSession(s)).id}`,
+        (await newSession(s)).client_secret,
+        { token_id: 'tok_visa', token_provider: 'elsewhere' },
+      );
+      expect(bad.status).toBe(401); // auth comes first: the secret is another session's
+    },
+  );
 
   it('confirm: bank_account.account_type must be the account\u2019s own; the payment shows bank_name and account_type', async () => {
     const ba = (
@@ -588,50 +592,56 @@ describe('both confirm forms and the secret that names its session', () => {
     );
   });
 
-  it('get-session-config without an id: only a client secret (it names its session); a forged or altered one → 401', async () => {
-    const a = await newSession(s);
-    const b = await newSession(s);
-    expect(a.client_secret).toMatch(CLIENT_SECRET);
-    for (const method of ['GET', 'POST']) {
-      expect((await fromBrowser(method, '/get-session-config', a.client_secret)).body.session_id).toBe(a.id);
-      expect((await fromBrowser(method, '/get-session-config', b.client_secret)).body.session_id).toBe(b.id);
-      expect((await fromBrowser(method, `/get-session-config/${a.id}`, a.client_secret)).body.session_id).toBe(a.id);
-    }
-    expectError(await s.request('POST', '/get-session-config'), 401, 'authentication_error', 'invalid_client_secret');
-    expect((await fromBrowser('POST', `/get-session-config/${b.id}`, a.client_secret)).status).toBe(401);
-    // every single-character change of the secret is refused
-    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-    for (let i = 3; i < a.client_secret.length; i += 5) {
-      const c = a.client_secret[i]!;
-      const altered =
-        a.client_secret.slice(0, i) + alphabet[(alphabet.indexOf(c) + 1) % 62] + a.client_secret.slice(i + 1);
-      expect((await fromBrowser('POST', '/get-session-config', altered)).status).toBe(401);
-    }
-    // nothing of the secret is stored
-    const row = sqliteOf(s).db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as {
-      data: string;
-    };
-    expect(row.data).not.toContain(a.client_secret.slice(3, 20));
-  });
+  it.runIf(onSqlite)(
+    'get-session-config without an id: only a client secret (it names its session); a forged or altered one → 401',
+    async () => {
+      const a = await newSession(s);
+      const b = await newSession(s);
+      expect(a.client_secret).toMatch(CLIENT_SECRET);
+      for (const method of ['GET', 'POST']) {
+        expect((await fromBrowser(method, '/get-session-config', a.client_secret)).body.session_id).toBe(a.id);
+        expect((await fromBrowser(method, '/get-session-config', b.client_secret)).body.session_id).toBe(b.id);
+        expect((await fromBrowser(method, `/get-session-config/${a.id}`, a.client_secret)).body.session_id).toBe(a.id);
+      }
+      expectError(await s.request('POST', '/get-session-config'), 401, 'authentication_error', 'invalid_client_secret');
+      expect((await fromBrowser('POST', `/get-session-config/${b.id}`, a.client_secret)).status).toBe(401);
+      // every single-character change of the secret is refused
+      const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+      for (let i = 3; i < a.client_secret.length; i += 5) {
+        const c = a.client_secret[i]!;
+        const altered =
+          a.client_secret.slice(0, i) + alphabet[(alphabet.indexOf(c) + 1) % 62] + a.client_secret.slice(i + 1);
+        expect((await fromBrowser('POST', '/get-session-config', altered)).status).toBe(401);
+      }
+      // nothing of the secret is stored
+      const row = sqliteOf(s).db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(a.id) as {
+        data: string;
+      };
+      expect(row.data).not.toContain(a.client_secret.slice(3, 20));
+    },
+  );
 
-  it('a session stored with the earlier derived secret keeps it: it works with the id in the path, and (naming no session) not without', async () => {
-    const created = await newSession(s);
-    const db = sqliteOf(s).db;
-    const row = db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(created.id) as { data: string };
-    const { secret_form: _form, ...earlier } = JSON.parse(row.data);
-    db.prepare('UPDATE payment_sessions SET data = ? WHERE id = ?').run(JSON.stringify(earlier), created.id);
-    const old = (await s.request('GET', `/sessions/${created.id}`)).body.client_secret;
-    expect(old).toMatch(CLIENT_SECRET);
-    expect(old).not.toBe(created.client_secret);
-    expect((await fromBrowser('GET', `/get-session-config/${created.id}`, old)).status).toBe(200);
-    expect((await fromBrowser('GET', `/get-session-config/${created.id}`, created.client_secret)).status).toBe(401);
-    expect((await fromBrowser('POST', '/get-session-config', old)).status).toBe(401);
-    const paid = await fromBrowser('POST', `/confirm-payment/${created.id}`, old, {
-      session_id: created.id,
-      token_id: 'tok_visa',
-    });
-    expect(paid.body.status).toBe('captured');
-  });
+  it.runIf(onSqlite)(
+    'a session stored with the earlier derived secret keeps it: it works with the id in the path, and (naming no session) not without',
+    async () => {
+      const created = await newSession(s);
+      const db = sqliteOf(s).db;
+      const row = db.prepare('SELECT data FROM payment_sessions WHERE id = ?').get(created.id) as { data: string };
+      const { secret_form: _form, ...earlier } = JSON.parse(row.data);
+      db.prepare('UPDATE payment_sessions SET data = ? WHERE id = ?').run(JSON.stringify(earlier), created.id);
+      const old = (await s.request('GET', `/sessions/${created.id}`)).body.client_secret;
+      expect(old).toMatch(CLIENT_SECRET);
+      expect(old).not.toBe(created.client_secret);
+      expect((await fromBrowser('GET', `/get-session-config/${created.id}`, old)).status).toBe(200);
+      expect((await fromBrowser('GET', `/get-session-config/${created.id}`, created.client_secret)).status).toBe(401);
+      expect((await fromBrowser('POST', '/get-session-config', old)).status).toBe(401);
+      const paid = await fromBrowser('POST', `/confirm-payment/${created.id}`, old, {
+        session_id: created.id,
+        token_id: 'tok_visa',
+      });
+      expect(paid.body.status).toBe('captured');
+    },
+  );
 });
 
 describe('the OpenAPI document', () => {

@@ -10,6 +10,7 @@ import { testClock } from '../helpers/clock.js';
 import { advance, newSession } from '../payments/util.js';
 import { startChild } from '../reliability/child.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
+import { onSqlite } from '../helpers/engine.js';
 
 async function endpoint(s: TestServer, url: string, key?: string, events = ['customer.created']) {
   const r = await s.request('POST', '/webhook-endpoints', { body: { url, enabled_events: events }, key });
@@ -118,35 +119,39 @@ describe('what counts as delivered', () => {
 });
 
 describe("the server's own deliveries", () => {
-  it('16 endpoints at its own checkout action: /health and the hosted pages keep answering a local browser; the deliveries are limited in a bucket of their own', async () => {
-    // the limiter reads the test's clock: the deliveries share one window however long they take
-    const s = await startTestServer({ rateLimits: { perMinute: 150 }, rateLimitClock: testClock().now });
-    try {
-      const session = await newSession(s);
-      for (let i = 0; i < 16; i++) await endpoint(s, `${s.baseUrl}/checkout/cks_x${i}/complete`);
-      for (let i = 0; i < 15; i++) await customer(s); // 240 deliveries to the server itself, over its minute's 150
-      // Every delivery attempted once (each answered: 400 or 404 from the action, or 429 from their own bucket).
-      // (read from the database: polling the API would spend the key's own small budget)
-      const codes = await until(
-        async () => {
-          const rows = sqliteOf(s)
-            .db.prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries")
-            .all() as { code: number | null }[];
-          return rows.length === 240 && rows.every((r) => r.code !== null) ? rows.map((r) => r.code) : undefined;
-        },
-        'every delivery attempted',
-        60_000,
-      );
-      expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0); // limited: no bypass
-      // A local browser (same address, no key) is not limited by them.
-      const health = await fetch(`${s.baseUrl}/health`);
-      expect(health.status).toBe(200);
-      const page = await fetch(session.fallback_url);
-      expect(page.status).toBe(200);
-    } finally {
-      await s.close();
-    }
-  }, 120_000);
+  it.runIf(onSqlite)(
+    '16 endpoints at its own checkout action: /health and the hosted pages keep answering a local browser; the deliveries are limited in a bucket of their own',
+    async () => {
+      // the limiter reads the test's clock: the deliveries share one window however long they take
+      const s = await startTestServer({ rateLimits: { perMinute: 150 }, rateLimitClock: testClock().now });
+      try {
+        const session = await newSession(s);
+        for (let i = 0; i < 16; i++) await endpoint(s, `${s.baseUrl}/checkout/cks_x${i}/complete`);
+        for (let i = 0; i < 15; i++) await customer(s); // 240 deliveries to the server itself, over its minute's 150
+        // Every delivery attempted once (each answered: 400 or 404 from the action, or 429 from their own bucket).
+        // (read from the database: polling the API would spend the key's own small budget)
+        const codes = await until(
+          async () => {
+            const rows = sqliteOf(s)
+              .db.prepare("SELECT json_extract(data, '$.last_response_code') AS code FROM webhook_deliveries")
+              .all() as { code: number | null }[];
+            return rows.length === 240 && rows.every((r) => r.code !== null) ? rows.map((r) => r.code) : undefined;
+          },
+          'every delivery attempted',
+          60_000,
+        );
+        expect(codes.filter((c) => c === 429).length).toBeGreaterThan(0); // limited: no bypass
+        // A local browser (same address, no key) is not limited by them.
+        const health = await fetch(`${s.baseUrl}/health`);
+        expect(health.status).toBe(200);
+        const page = await fetch(session.fallback_url);
+        expect(page.status).toBe(200);
+      } finally {
+        await s.close();
+      }
+    },
+    120_000,
+  );
 
   it('/health answers 200 whatever a local client does to its address bucket', async () => {
     // all in one window of the limiter's clock (the test's)

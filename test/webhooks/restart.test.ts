@@ -13,6 +13,7 @@ import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js
 import { tempDir } from '../helpers/tmp.js';
 import { newSession } from '../payments/util.js';
 import { startReceiver, until } from './receiver.js';
+import { onSqlite } from '../helpers/engine.js';
 
 /** A POST through the CLI's embedded default on `dataDir` (another process's server, in this one), closed after. */
 async function postEmbedded(
@@ -87,110 +88,120 @@ describe('deliveries across restarts', () => {
     }
   });
 
-  it('a server that has seen no endpoint learns of one another process created (by the poll) and delivers what follows', async () => {
-    const dataDir = tempDir();
-    const rx = await startReceiver(200);
-    let scansWithoutEndpoint = 0;
-    const s = await startTestServer({
-      dataDir,
-      webhooks: { onScan: ({ endpoints }) => void (endpoints === 0 && scansWithoutEndpoint++) },
-    });
-    try {
-      await newSession(s);
-      // The dispatcher has looked at the events and found no endpoint anywhere: later events are not looked at
-      // until the poll.
-      await until(async () => (scansWithoutEndpoint > 0 ? true : undefined), 'a scan that found no endpoint');
-      const r = await postEmbedded(dataDir, '/webhook-endpoints', {
-        url: rx.url,
-        enabled_events: ['payment_session.created'],
+  it.runIf(onSqlite)(
+    'a server that has seen no endpoint learns of one another process created (by the poll) and delivers what follows',
+    async () => {
+      const dataDir = tempDir();
+      const rx = await startReceiver(200);
+      let scansWithoutEndpoint = 0;
+      const s = await startTestServer({
+        dataDir,
+        webhooks: { onScan: ({ endpoints }) => void (endpoints === 0 && scansWithoutEndpoint++) },
       });
-      expect(r.status).toBe(201);
-      const secret = r.body.secret as string;
-      const after = await newSession(s);
-      const [got] = await rx.waitFor(1);
-      const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, secret);
-      expect(e.data.object.id).toBe(after.id);
-    } finally {
-      await s.close();
-      await rx.close();
-    }
-  });
+      try {
+        await newSession(s);
+        // The dispatcher has looked at the events and found no endpoint anywhere: later events are not looked at
+        // until the poll.
+        await until(async () => (scansWithoutEndpoint > 0 ? true : undefined), 'a scan that found no endpoint');
+        const r = await postEmbedded(dataDir, '/webhook-endpoints', {
+          url: rx.url,
+          enabled_events: ['payment_session.created'],
+        });
+        expect(r.status).toBe(201);
+        const secret = r.body.secret as string;
+        const after = await newSession(s);
+        const [got] = await rx.waitFor(1);
+        const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, secret);
+        expect(e.data.object.id).toBe(after.id);
+      } finally {
+        await s.close();
+        await rx.close();
+      }
+    },
+  );
 
-  it('delivers events another process wrote to the same database (the CLI’s embedded default), found by the poll', async () => {
-    const dataDir = tempDir();
-    const rx = await startReceiver(200);
-    const s = await startTestServer({ dataDir });
-    try {
-      const we = await s.request('POST', '/webhook-endpoints', {
-        body: { url: rx.url, enabled_events: ['payment_session.created'] },
-      });
-      const r = await postEmbedded(dataDir, '/create-session', { amount: 700, currency: 'usd' });
-      expect(r.status).toBe(201);
-      const sessionId = r.body.id as string;
-      const [got] = await rx.waitFor(1);
-      const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, we.body.secret);
-      expect(e.data.object.id).toBe(sessionId);
-      await until(
-        async () =>
-          (await s.request('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded'
-            ? true
-            : undefined,
-        'the delivery recorded',
-      );
-    } finally {
-      await s.close();
-    }
-    // With no server running, the embedded default records the event but sends nothing (it lives for one
-    // command): no delivery row; the next server start sends it.
-    const embedded = await openEmbedded(dataDir);
-    const auth = { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' };
-    let embeddedSessionId: string;
-    let embeddedEventId: string;
-    try {
-      const r = await embedded.app.inject({
-        method: 'POST',
-        url: '/functions/v1/create-session',
-        headers: auth,
-        payload: { amount: 800, currency: 'usd' },
-      });
-      expect(r.statusCode).toBe(201);
-      embeddedSessionId = r.json().id;
-      const ev = (
-        await embedded.app.inject({
-          method: 'GET',
-          url: `/functions/v1/events?object_id=${embeddedSessionId}`,
+  it.runIf(onSqlite)(
+    'delivers events another process wrote to the same database (the CLI’s embedded default), found by the poll',
+    async () => {
+      const dataDir = tempDir();
+      const rx = await startReceiver(200);
+      const s = await startTestServer({ dataDir });
+      try {
+        const we = await s.request('POST', '/webhook-endpoints', {
+          body: { url: rx.url, enabled_events: ['payment_session.created'] },
+        });
+        const r = await postEmbedded(dataDir, '/create-session', { amount: 700, currency: 'usd' });
+        expect(r.status).toBe(201);
+        const sessionId = r.body.id as string;
+        const [got] = await rx.waitFor(1);
+        const e = verifyWebhook(got!.body, got!.headers['x-payorch-signature'] as string, we.body.secret);
+        expect(e.data.object.id).toBe(sessionId);
+        await until(
+          async () =>
+            (await s.request('GET', `/events/${e.id}/deliveries`)).body.data[0]?.status === 'succeeded'
+              ? true
+              : undefined,
+          'the delivery recorded',
+        );
+      } finally {
+        await s.close();
+      }
+      // With no server running, the embedded default records the event but sends nothing (it lives for one
+      // command): no delivery row; the next server start sends it.
+      const embedded = await openEmbedded(dataDir);
+      const auth = { authorization: `Bearer ${embedded.apiKey}`, 'content-type': 'application/json' };
+      let embeddedSessionId: string;
+      let embeddedEventId: string;
+      try {
+        const r = await embedded.app.inject({
+          method: 'POST',
+          url: '/functions/v1/create-session',
           headers: auth,
-        })
-      ).json().data;
-      expect(ev.map((x: { type: string }) => x.type)).toEqual(['payment_session.created']);
-      embeddedEventId = ev[0].id;
-      const rows = (
-        await embedded.app.inject({ method: 'GET', url: `/functions/v1/events/${ev[0].id}/deliveries`, headers: auth })
-      ).json();
-      expect(rows.total_count).toBe(0);
-    } finally {
-      await embedded.close();
-    }
-    // Closed, the embedded default has nothing left to run: still no delivery row, and nothing was sent.
-    const deliveriesOf = (db: Database.Database, event: string) =>
-      (db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE event = ?').get(event) as { n: number }).n;
-    const db = new Database(join(dataDir, 'payorch.db'), { readonly: true });
-    try {
-      expect(deliveriesOf(db, embeddedEventId)).toBe(0);
-    } finally {
-      db.close();
-    }
-    expect(rx.received).toHaveLength(1);
-    const s2 = await startTestServer({ dataDir });
-    try {
-      const [, got] = await rx.waitFor(2);
-      expect(JSON.parse(got!.body).data.object.id).toBe(embeddedSessionId);
-      expect(deliveriesOf(sqliteOf(s2).db, embeddedEventId)).toBe(1); // the row the next server wrote
-    } finally {
-      await s2.close();
-      await rx.close();
-    }
-  });
+          payload: { amount: 800, currency: 'usd' },
+        });
+        expect(r.statusCode).toBe(201);
+        embeddedSessionId = r.json().id;
+        const ev = (
+          await embedded.app.inject({
+            method: 'GET',
+            url: `/functions/v1/events?object_id=${embeddedSessionId}`,
+            headers: auth,
+          })
+        ).json().data;
+        expect(ev.map((x: { type: string }) => x.type)).toEqual(['payment_session.created']);
+        embeddedEventId = ev[0].id;
+        const rows = (
+          await embedded.app.inject({
+            method: 'GET',
+            url: `/functions/v1/events/${ev[0].id}/deliveries`,
+            headers: auth,
+          })
+        ).json();
+        expect(rows.total_count).toBe(0);
+      } finally {
+        await embedded.close();
+      }
+      // Closed, the embedded default has nothing left to run: still no delivery row, and nothing was sent.
+      const deliveriesOf = (db: Database.Database, event: string) =>
+        (db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE event = ?').get(event) as { n: number }).n;
+      const db = new Database(join(dataDir, 'payorch.db'), { readonly: true });
+      try {
+        expect(deliveriesOf(db, embeddedEventId)).toBe(0);
+      } finally {
+        db.close();
+      }
+      expect(rx.received).toHaveLength(1);
+      const s2 = await startTestServer({ dataDir });
+      try {
+        const [, got] = await rx.waitFor(2);
+        expect(JSON.parse(got!.body).data.object.id).toBe(embeddedSessionId);
+        expect(deliveriesOf(sqliteOf(s2).db, embeddedEventId)).toBe(1); // the row the next server wrote
+      } finally {
+        await s2.close();
+        await rx.close();
+      }
+    },
+  );
 
   it('after kill -9 of a server with a POST in flight, the next server sends it again', async () => {
     const dataDir = tempDir();
