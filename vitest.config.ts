@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:soak` (= vitest run --dir test/soak) runs only the long variants; every other run leaves them out.
@@ -6,6 +8,19 @@ const soak = process.argv.some((a) => a.replace(/\/+$/, '').endsWith('test/soak'
 // Files that saturate the machine on purpose (a server under a write load) or whose verdict needs the CPU to itself
 // (how soon a delivery arrives while 100 endpoints hang): they run one at a time, after the others.
 const ALONE = ['test/webhooks/fairness.test.ts', 'test/reliability/reads.test.ts'];
+
+// `npm run test:postgres` (PAYORCH_TEST_ENGINE=postgres): the files whose tests run a test-mode server through the
+// test helpers (test/helpers/engine.ts puts it on PostgreSQL), not those that run none (the CLI's own, the
+// documentation's) and not test/postgres, which picks its engines itself: they ran in `npm test` already.
+const onPostgres = process.env.PAYORCH_TEST_ENGINE === 'postgres';
+const SERVER = /\b(startTestServer|startChild)\(/;
+const serverFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory())
+      return path === join('test', 'postgres') || path === join('test', 'soak') ? [] : serverFiles(path);
+    return e.name.endsWith('.test.ts') && SERVER.test(readFileSync(path, 'utf8')) ? [path] : [];
+  });
 
 // Files of the first group run at once: PAYORCH_TEST_WORKERS=N npm test tries another count.
 const WORKERS = Number(process.env.PAYORCH_TEST_WORKERS) || 3;
@@ -33,7 +48,7 @@ export default defineConfig({
             test: {
               ...common,
               name: 'parallel',
-              include: ['test/**/*.test.ts'],
+              include: onPostgres ? serverFiles('test') : ['test/**/*.test.ts'],
               exclude: ['test/soak/**', 'node_modules/**', ...ALONE],
               // Most tests wait on child processes and sockets, not on the CPU: more files at once than the two
               // cores (measured: README "Development").
@@ -47,7 +62,7 @@ export default defineConfig({
             test: {
               ...common,
               name: 'alone',
-              include: ALONE,
+              include: onPostgres ? ALONE.filter((f) => serverFiles('test').includes(f)) : ALONE,
               maxWorkers: 1,
               sequence: { groupOrder: 1 },
             },
