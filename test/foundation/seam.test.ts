@@ -16,8 +16,8 @@ function sources(dir: string): string[] {
 
 /** Where SQL may be written: the adapters (src/lib/server/adapters/) and the migrations (both dialects). */
 const STORE_OWN = /^src\/lib\/server\/(adapters\/(sqlite|postgres)|store\/migrations)\//;
-/** Where an adapter may be picked: the server's composition root and the data-directory commands. */
-const PICKS_ENGINE = /^(src\/lib\/server\/(server|restore)\.ts|src\/commands\/server\/)/;
+/** Where an adapter may be picked: the server's composition root and the data-directory commands (and their database). */
+const PICKS_ENGINE = /^(src\/lib\/server\/(server|restore|directory)\.ts|src\/commands\/server\/)/;
 
 const SQL =
   /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|(UNIQUE\s+)?INDEX)|PRAGMA\s+\w|VACUUM\s+INTO|json_extract\()/;

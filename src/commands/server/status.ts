@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../lib/cli/base.js';
 import { dataDirFlag, listServers, probeHealth, stopHint } from '../../lib/cli/server.js';
-import { defaultDataDir, readLock } from '../../lib/server/lock.js';
+import { defaultDataDir, readLock, recordedDatabase } from '../../lib/server/lock.js';
+import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
 import { EXIT } from '../../lib/cli/errors.js';
 import { detailText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';
@@ -20,6 +21,8 @@ export default class ServerStatus extends BaseCommand {
     const { flags } = await this.parse(ServerStatus);
     const dir = flags['data-dir'] ?? defaultDataDir();
     const lock = readLock(dir);
+    const recorded = recordedDatabase(dir);
+    const database = recorded === undefined ? undefined : describeUrl(recorded);
     const healthy = lock?.base_url ? await probeHealth(lock.base_url) : false;
     const others = flags['data-dir'] ? [] : listServers().filter((s) => s.data_dir !== dir);
     const otherViews = await Promise.all(
@@ -39,6 +42,7 @@ export default class ServerStatus extends BaseCommand {
       pid: lock?.pid ?? null,
       base_url: lock?.base_url ?? null,
       data_dir: dir,
+      ...(database !== undefined && { database }),
       started_at: lock?.started_at ?? null,
       background: Boolean(lock?.auto),
       ...(flags['data-dir'] ? {} : { others: otherViews }),
@@ -49,13 +53,14 @@ export default class ServerStatus extends BaseCommand {
             { label: 'url', value: (v) => v.base_url },
             { label: 'pid', value: (v) => v.pid },
             { label: 'data', value: (v) => v.data_dir },
+            ...(database !== undefined ? [{ label: 'database', value: () => `${database} (PostgreSQL)` }] : []),
             { label: 'since', value: (v) => formatTime(v.started_at) },
             ...(lock.auto
               ? [{ label: 'started', value: () => 'in the background for commands with no key; stops when idle' }]
               : []),
             { label: 'stop', value: () => stopHint({ pid: lock.pid, data_dir: dir }) },
           ])
-        : `No server is running on ${dir}.`;
+        : `No server is running on ${dir}${database !== undefined ? ` (its database: ${database})` : ''}.`;
       const rest = otherViews.map(
         (o) =>
           `  pid ${o.pid}  ${o.base_url}  ${o.memory ? '(in memory)' : o.data_dir}  ${o.healthy ? 'running' : 'not answering'}  stop: ${o.stop}`,

@@ -7,7 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Engine, ServerRecords } from './adapters/engine.js';
 import type { Store } from './store/seam.js';
-import { CREDENTIALS_FILE, ensureDir, readLock, AlreadyRunningError, type Credentials } from './lock.js';
+import {
+  CREDENTIALS_FILE,
+  DATABASE_FILE,
+  ensureDir,
+  readLock,
+  recordedDatabase,
+  AlreadyRunningError,
+  type Credentials,
+} from './lock.js';
 import { Sealer } from './crypto.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
@@ -18,6 +26,7 @@ import {
   isCurrentSchema,
   saveSnapshot,
   SNAPSHOTS_DIR,
+  SnapshotError,
   stageSnapshot,
   type SnapshotInfo,
 } from './snapshots.js';
@@ -28,6 +37,17 @@ export * from './lock.js';
 export const DB_FILE = 'payorch.db';
 export const LOG_FILE = 'server.log';
 const KEY_FILE = 'secret.key';
+/**
+ * Refuses a snapshot command on stopped data directory `dir` whose server is on a shared database: its snapshots are
+ * the database's, served by a running server's snapshot routes, not files of the directory.
+ */
+export function refuseSharedSnapshots(dir: string): void {
+  if (recordedDatabase(dir) !== undefined)
+    throw new SnapshotError(
+      'snapshots_unavailable',
+      `The server of ${dir} keeps its state in a PostgreSQL database, not in the directory: snapshots of it go through a running server (start it, then run this command again).`,
+    );
+}
 
 export interface OpenedDataDir<S extends Store = Store> {
   store: S;
@@ -284,7 +304,7 @@ async function storedCredentials(records: ServerRecords, credPath: string): Prom
 export function resetDataDir(engine: Pick<Engine, 'companions'>, dir: string): void {
   const running = readLock(dir);
   if (running) throw new AlreadyRunningError(running);
-  for (const f of [DB_FILE, ...engine.companions(DB_FILE), KEY_FILE, CREDENTIALS_FILE, LOG_FILE])
+  for (const f of [DB_FILE, ...engine.companions(DB_FILE), KEY_FILE, CREDENTIALS_FILE, DATABASE_FILE, LOG_FILE])
     rmSync(join(dir, f), { force: true });
   // Snapshots are of the database just deleted, sealed with the key just deleted: no longer restorable.
   rmSync(join(dir, SNAPSHOTS_DIR), { recursive: true, force: true });
@@ -301,6 +321,7 @@ async function whileStopped<S extends Store, T>(
   dir: string,
   fn: (opened: OpenedDataDir<S>) => T | Promise<T>,
 ): Promise<T> {
+  refuseSharedSnapshots(dir);
   if (!existsSync(join(dir, DB_FILE))) throw new Error(`There is no payorch data directory at ${dir} (no ${DB_FILE}).`);
   const lock = acquireLock(dir);
   try {

@@ -1,5 +1,5 @@
 // The light part of a data directory (no database, no native module): where it is, the lock of the server
-// running on it, and its default key as stored — what a command reads to find the local server, at start-up.
+// running on it, its default key as stored, the shared database its server is on — what a command reads to find the local server, at start-up.
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -163,4 +163,38 @@ export function readCredentials(dir: string): Credentials | undefined {
   } catch {
     return undefined;
   }
+}
+
+// ------------------------------------------------------------------------------- a shared database
+
+/**
+ * The PostgreSQL database the server started on the directory serves (its URL as given: mode 0600, as private as
+ * credentials.json), so that the commands working on the directory directly open that database, not the directory's
+ * SQLite file. Never the sealing key.
+ */
+export const DATABASE_FILE = 'database.json';
+
+/** Records in data directory `dir` the database `url` its server is on (DATABASE_FILE). */
+export function recordDatabase(dir: string, url: string): void {
+  writeFileSync(join(dir, DATABASE_FILE), JSON.stringify({ url }, null, 2) + '\n', { mode: 0o600 });
+}
+
+/** Forgets the database a server on `dir` was started on before (the server starting now keeps its state elsewhere). */
+export function forgetDatabase(dir: string): void {
+  rmSync(join(dir, DATABASE_FILE), { force: true });
+}
+
+/** The database a server on `dir` was started on (DATABASE_FILE), or undefined: the directory's own SQLite. */
+export function recordedDatabase(dir: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, DATABASE_FILE), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  const url = (JSON.parse(text) as { url?: unknown }).url;
+  if (typeof url !== 'string' || url === '')
+    throw new Error(`${join(dir, DATABASE_FILE)} names no database (a "url"): remove it, or start the server again.`);
+  return url;
 }

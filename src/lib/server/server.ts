@@ -13,6 +13,8 @@ import {
   openDataDir,
   openSharedDatabase,
   ensureDir,
+  forgetDatabase,
+  recordDatabase,
   KeyError,
   sealerOfKey,
   type Lock,
@@ -217,6 +219,8 @@ async function openParts(
         opened: await openDataDir(sqliteEngine, memory ? null : dataDir, seeding),
       };
   if (!shared) started.add(() => opened.store.close()); // the store in use then (a restore replaces it)
+  // The directory's commands (`server keys …`) then open its SQLite file, not the database of an earlier start.
+  if (!shared && dataDir) forgetDatabase(dataDir);
   started.add(() => opened.unseed?.());
   if (!seeding && (await seededStore(engine.records(opened.store)))) {
     throw new SeedError(
@@ -263,6 +267,7 @@ async function openShared(
   const store: Store = seeding ? new ScopedStore(raw, { serial: true }) : raw;
   const engine = postgresEngine(raw);
   const opened = await openSharedDatabase(engine, store, sealer, { seeding, credentialsDir: dataDir });
+  if (dataDir) recordDatabase(dataDir, shared.url);
   return { engine, opened };
 }
 

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { dataDirFlag, dirFlags } from '../../../lib/cli/server.js';
-import { defaultDataDir, openDataDir } from '../../../lib/server/datadir.js';
-import { sqliteEngine } from '../../../lib/server/adapters/sqlite/engine.js';
+import { defaultDataDir } from '../../../lib/server/datadir.js';
+import { databaseFlag, onDirectory } from '../../../lib/cli/directory.js';
 
 export default class ServerKeysCreate extends BaseCommand {
   static override summary =
@@ -15,6 +15,7 @@ export default class ServerKeysCreate extends BaseCommand {
   ];
   static override flags = {
     'data-dir': dataDirFlag,
+    database: databaseFlag,
     'default-account': Flags.boolean({
       description:
         "A key of the data directory's default account (the objects of commands with no key configured), not a new account",
@@ -24,27 +25,20 @@ export default class ServerKeysCreate extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ServerKeysCreate);
     const dir = flags['data-dir'] ?? defaultDataDir();
-    const { store, credentials } = await openDataDir(sqliteEngine, dir);
-    try {
-      const accounts = sqliteEngine.accounts(store);
-      const { api_key, key } = flags['default-account']
-        ? await accounts.addKey(credentials.account_id)
-        : await accounts.createAccountWithKey();
-      const account_id = key.account_id;
-      // The one place a key is printed in full: it is shown once and cannot be recovered.
-      if (this.jsonMode)
-        process.stdout.write(
-          JSON.stringify({ api_key, account_id, id: key.id, default_account: Boolean(flags['default-account']) }) +
-            '\n',
-        );
-      else {
-        const whose = flags['default-account']
-          ? `the default account ${account_id} (the objects of commands with no key configured)`
-          : `a new, empty account ${account_id}: it does not see the default account's objects (for that: --default-account, or \`payorch server keys reveal${dirFlags(dir)}\`)`;
-        process.stdout.write(`${api_key}\n  key id ${key.id}, of ${whose}.\n  Store it now: it is not shown again.\n`);
-      }
-    } finally {
-      store.close();
+    const { api_key, key } = await onDirectory(dir, flags, this.io.env, async (db) =>
+      flags['default-account'] ? db.accounts.addKey(await db.defaultAccount()) : db.accounts.createAccountWithKey(),
+    );
+    const account_id = key.account_id;
+    // The one place a key is printed in full: it is shown once and cannot be recovered.
+    if (this.jsonMode)
+      process.stdout.write(
+        JSON.stringify({ api_key, account_id, id: key.id, default_account: Boolean(flags['default-account']) }) + '\n',
+      );
+    else {
+      const whose = flags['default-account']
+        ? `the default account ${account_id} (the objects of commands with no key configured)`
+        : `a new, empty account ${account_id}: it does not see the default account's objects (for that: --default-account, or \`payorch server keys reveal${dirFlags(dir)}\`)`;
+      process.stdout.write(`${api_key}\n  key id ${key.id}, of ${whose}.\n  Store it now: it is not shown again.\n`);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../../lib/cli/base.js';
 import { snapshotCliError, snapshotDataDir, snapshotDataDirFlag, snapshotTarget } from '../../../lib/cli/snapshots.js';
 import { listSnapshots } from '../../../lib/server/snapshots.js';
+import { refuseSharedSnapshots } from '../../../lib/server/datadir.js';
 import { sqliteSnapshots } from '../../../lib/server/adapters/sqlite/snapshots.js';
 import { snapshotColumns } from '../../../lib/output/views/snapshots.js';
 
@@ -17,6 +18,7 @@ export default class ServerSnapshotList extends BaseCommand {
     const dir = flags['data-dir'] ?? snapshotDataDir(this.io.env);
     try {
       const target = await snapshotTarget(dir, `payorch-cli/${this.config.version}`);
+      if (target.kind === 'files') refuseSharedSnapshots(dir);
       const list =
         target.kind === 'server'
           ? await target.client.snapshots.list()

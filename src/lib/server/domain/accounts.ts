@@ -102,6 +102,11 @@ export class Accounts {
     return row !== undefined && row.revoked_ms === null;
   }
 
+  /** The id (`key_…`) of key `apiKey`, or undefined when there is no such key. */
+  async keyIdOf(apiKey: string): Promise<string | undefined> {
+    return (await this.stored.keyFacts(sha256(apiKey)))?.id;
+  }
+
   /** A further key for an existing account (printed once, stored hashed). */
   async addKey(accountId: string): Promise<{ api_key: string; key: ApiKeyInfo }> {
     const apiKey = newApiKey();
