@@ -157,7 +157,11 @@ export function infoOf(engine: SnapshotEngine, dataDir: string, name: string): S
 }
 
 function missing(dataDir: string, name: string): SnapshotError {
-  const have = listNames(dataDir);
+  return missingSnapshot(name, listNames(dataDir));
+}
+
+/** The error for a snapshot `name` that is not there, naming those there are (`have`, sorted). */
+export function missingSnapshot(name: string, have: string[]): SnapshotError {
   return new SnapshotError(
     'snapshot_missing',
     `No snapshot named ${JSON.stringify(name)}${have.length ? ` (snapshots: ${have.join(', ')})` : ' (there are no snapshots yet: `payorch server snapshot save NAME`)'}.`,

@@ -1,0 +1,483 @@
+// Snapshots on PostgreSQL (docs/api.md "Snapshots"). Several processes serve one database, so a named snapshot lives
+// in the database itself: a schema of its own (`payorch_snapshot_<hash of the name>`), holding a copy of every
+// domain table (`CREATE TABLE … AS`, from one REPEATABLE READ snapshot: writers go on) and a one-row table `_snapshot`
+// that says what it is. Any process restores what another saved. An unnamed snapshot (`server.snapshot()`) is an
+// image: the tables' rows as COPY text in a Buffer the caller keeps.
+//
+// The domain tables are every base table of the store's schema but `schema_migrations` (snapshots live in schemas of
+// their own): a table a new migration adds is covered without a change here.
+//
+// A restore is ONE write transaction. Its first statements lock (`LOCK TABLE`, which takes no snapshot) the
+// snapshot's `_snapshot` table and then every domain table in ACCESS EXCLUSIVE mode, in name order; only then does
+// the transaction take its snapshot, so it sees every write committed before it, and no other transaction reads or
+// writes a domain table until it commits. It deletes every row (DELETE, not TRUNCATE: TRUNCATE is not MVCC-safe — a
+// transaction whose snapshot was taken before the restore committed would find the tables empty, where with DELETE
+// it finds the old data, all of it), inserts the snapshot's rows (parents before children: foreign keys), and
+// restarts each identity column's sequence where it stood when the snapshot was saved (at least past the restored
+// rows): `ALTER SEQUENCE … RESTART` is transactional, so a restore that fails leaves the sequences as they were.
+// Another process's next transaction sees the data before the restore or after it, never a mix.
+import { createHash } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { SnapshotInfo } from '../../../contract/snapshots.js';
+import { migrations } from '../../store/migrations/index.js';
+import { checkName, checkSnapshot, missingSnapshot, SnapshotError } from '../../snapshots.js';
+import type { Inspected, SnapshotEngine } from '../engine.js';
+import type { Handle, PostgresStore } from './db.js';
+
+/** The newest schema version this build knows. */
+export const SNAPSHOT_SCHEMA = Math.max(0, ...migrations.map((m) => m.version));
+
+/** The schemas that hold named snapshots begin with this. */
+export const SNAPSHOT_SCHEMA_PREFIX = 'payorch_snapshot_';
+const INFO = '_snapshot';
+const IMAGE_MAGIC = 'payorch postgres image 1\n';
+
+/** A domain table: its columns (those a row is written with), and its identity (or serial) column's sequence. */
+interface Table {
+  name: string;
+  columns: string[];
+  sequence?: { column: string; name: string };
+}
+
+/** Where a sequence stood: the last value handed out (null: none yet). */
+type Positions = Record<string, number | null>;
+
+/** What the image's header says (then each table's COPY text, in this order, `bytes` long each). */
+interface ImageHeader {
+  schema: number;
+  key_check: string | null;
+  sequences: Positions;
+  tables: { name: string; columns: string[]; bytes: number }[];
+}
+
+const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
+const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** The schema that holds the snapshot `name` (a hash: names are case-sensitive and may be longer than identifiers). */
+export function snapshotSchema(name: string): string {
+  return SNAPSHOT_SCHEMA_PREFIX + createHash('sha256').update(checkName(name)).digest('hex').slice(0, 32);
+}
+
+/** A snapshot's transactions run on their own: inside another, their snapshot would be that one's. */
+function ownTransaction(store: PostgresStore, what: string): void {
+  if (store.inTransaction()) throw new Error(`${what} runs in a transaction of its own, not inside another`);
+}
+
+const sqlState = (err: unknown) => (err as { code?: unknown } | undefined)?.code;
+
+// ------------------------------------------------------------------------------------------------ the tables
+
+/**
+ * The domain tables, parents before children (foreign keys), with their columns and sequences: every base table of
+ * the current schema but `schema_migrations`.
+ */
+async function domainTables(q: Handle): Promise<Table[]> {
+  const rows = await q.unsafe<
+    { table_name: string; columns: string[]; seq_column: string | null; seq: string | null }[]
+  >(
+    `SELECT t.table_name,
+            array(SELECT c.column_name::text FROM information_schema.columns c
+                  WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.is_generated = 'NEVER'
+                  ORDER BY c.ordinal_position) AS columns,
+            s.column_name AS seq_column,
+            pg_get_serial_sequence(format('%I.%I', t.table_schema, t.table_name), s.column_name) AS seq
+     FROM information_schema.tables t
+     LEFT JOIN LATERAL (SELECT c.column_name::text AS column_name FROM information_schema.columns c
+                        WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name
+                          AND (c.is_identity = 'YES' OR c.column_default LIKE 'nextval(%')
+                        ORDER BY c.ordinal_position LIMIT 1) s ON true
+     WHERE t.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND t.table_name <> 'schema_migrations'
+     ORDER BY t.table_name`,
+  );
+  const refs = await q.unsafe<{ child: string; parent: string }[]>(
+    `SELECT ch.relname AS child, pa.relname AS parent FROM pg_constraint k
+     JOIN pg_class ch ON ch.oid = k.conrelid JOIN pg_class pa ON pa.oid = k.confrelid
+     WHERE k.contype = 'f' AND k.connamespace = current_schema()::regnamespace`,
+  );
+  const tables = rows.map((r): Table => ({
+    name: r.table_name,
+    columns: r.columns,
+    ...(r.seq_column && r.seq ? { sequence: { column: r.seq_column, name: r.seq } } : {}),
+  }));
+  return parentsFirst(tables, refs);
+}
+
+/** `tables` ordered so that a table comes after those its foreign keys name (name order otherwise). */
+function parentsFirst(tables: Table[], refs: { child: string; parent: string }[]): Table[] {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const out: Table[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (t: Table) => {
+    if (state.get(t.name) === 'done') return;
+    if (state.get(t.name) === 'visiting') return; // a cycle (none today): its own order
+    state.set(t.name, 'visiting');
+    for (const r of refs)
+      if (r.child === t.name && r.parent !== t.name && byName.has(r.parent)) visit(byName.get(r.parent)!);
+    state.set(t.name, 'done');
+    out.push(t);
+  };
+  for (const t of tables) visit(t);
+  return out;
+}
+
+const sameTables = (a: Table[], b: Table[]) =>
+  JSON.stringify(a.map((t) => [t.name, t.columns])) === JSON.stringify(b.map((t) => [t.name, t.columns]));
+
+/** The schema version and sealing-key check of what `q` sees. */
+async function identity(q: Handle): Promise<{ schema: number; keyCheck: string | null }> {
+  const [row] = await q.unsafe<{ schema: number | null; key_check: string | null }[]>(
+    `SELECT (SELECT max(version) FROM schema_migrations) AS schema,
+            (SELECT value FROM meta WHERE key = 'sealing_key_check') AS key_check`,
+  );
+  return { schema: row?.schema ?? 0, keyCheck: row?.key_check ?? null };
+}
+
+/** Where each table's sequence stands (sequences are not transactional: read as they are now). */
+async function positions(q: Handle, tables: Table[]): Promise<Positions> {
+  const out: Positions = {};
+  const withSeq = tables.filter((t) => t.sequence);
+  if (withSeq.length === 0) return out;
+  const rows = await q.unsafe<{ tbl: string; last: number | null }[]>(
+    withSeq
+      .map(
+        (t) =>
+          `SELECT ${literal(t.name)} AS tbl, CASE WHEN is_called THEN last_value END AS last FROM ${t.sequence!.name}`,
+      )
+      .join(' UNION ALL '),
+  );
+  for (const r of rows) out[r.tbl] = r.last;
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------ checks
+
+/** `found` checked as snapshots.ts checks a SQLite snapshot (same errors): schema, sealing key. */
+function check(found: Inspected | string, keyCheck: string, label: string): number {
+  const engine: SnapshotEngine = {
+    schema: SNAPSHOT_SCHEMA,
+    companions: () => [],
+    copy: () => Promise.reject(new Error('not a file')),
+    problem: () => (typeof found === 'string' ? found : undefined),
+    inspect: () => found as Inspected,
+  };
+  const schema = checkSnapshot(engine, { image: Buffer.alloc(0) }, keyCheck, label);
+  if (schema !== SNAPSHOT_SCHEMA) {
+    // A copy of rows fits only the schema it was taken at (an older one would need its migrations run on it).
+    throw new SnapshotError(
+      'invalid_snapshot',
+      `Snapshot ${label} cannot be restored: it was taken at schema ${schema}, and this database is at schema ${SNAPSHOT_SCHEMA} (on PostgreSQL a snapshot is restored at the schema it was taken at). Nothing was changed.`,
+    );
+  }
+  return schema;
+}
+
+// ------------------------------------------------------------------------------------------------ named snapshots
+
+/**
+ * Saves what is committed now as snapshot `name`, replacing one of that name (atomically: a restore of it finds the
+ * old one or the new one). Writers go on meanwhile.
+ */
+export async function saveSnapshot(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+  const schema = snapshotSchema(name);
+  ownTransaction(store, 'A snapshot save');
+  await store.grouped(async () => {
+    const q = store.current();
+    // Saves of one name, one at a time (the key: the schema's name, hashed by PostgreSQL).
+    await q.unsafe(`SELECT pg_advisory_xact_lock(hashtextextended(${literal(schema)}, 0))`);
+    await q.unsafe(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`);
+    await q.unsafe(`CREATE SCHEMA ${ident(schema)}`);
+    const tables = await domainTables(q);
+    for (const t of tables)
+      await q.unsafe(
+        `CREATE TABLE ${ident(schema)}.${ident(t.name)} AS SELECT ${t.columns.map(ident).join(', ')} FROM ${ident(t.name)}`,
+      );
+    const { schema: version, keyCheck } = await identity(q);
+    await q.unsafe(
+      `CREATE TABLE ${ident(schema)}.${INFO} (name text NOT NULL, created_ms bigint NOT NULL, schema_version bigint NOT NULL, key_check text, sequences text NOT NULL)`,
+    );
+    await q.unsafe(`INSERT INTO ${ident(schema)}.${INFO} VALUES ($1, $2, $3, $4, $5)`, [
+      name,
+      Date.now(),
+      version,
+      keyCheck,
+      JSON.stringify(await positions(q, tables)),
+    ]);
+  });
+  return snapshotInfo(store, name);
+}
+
+/** Snapshot `name`'s info; SnapshotError('snapshot_missing') when there is none. */
+export async function snapshotInfo(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+  checkName(name);
+  const all = await listSnapshots(store);
+  const found = all.find((s) => s.name === name);
+  if (!found) throw missingSnapshot(name, all.map((s) => s.name).sort());
+  return found;
+}
+
+/** The saved snapshots, by name. */
+export async function listSnapshots(store: PostgresStore): Promise<SnapshotInfo[]> {
+  // A snapshot dropped between the two statements (a save or delete elsewhere) is looked for again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const rows = await store.read(async () => {
+        const q = store.current();
+        const schemas = await q.unsafe<{ nspname: string }[]>(
+          `SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = '${INFO}'
+           WHERE n.nspname LIKE '${SNAPSHOT_SCHEMA_PREFIX.replace(/_/g, '\\_')}%'`,
+        );
+        if (schemas.length === 0) return [];
+        return q.unsafe<{ name: string; created_ms: number; schema_version: number; size: number }[]>(
+          schemas
+            .map(
+              ({ nspname }) =>
+                `SELECT name, created_ms, schema_version,
+                        (SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+                         WHERE c.relnamespace = ${literal(nspname)}::regnamespace AND c.relkind = 'r') AS size
+                 FROM ${ident(nspname)}.${INFO}`,
+            )
+            .join(' UNION ALL '),
+        );
+      });
+      return rows
+        .map((r): SnapshotInfo => ({
+          object: 'snapshot',
+          name: r.name,
+          size: r.size,
+          created_at: new Date(r.created_ms).toISOString(),
+          schema_version: r.schema_version,
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    } catch (err) {
+      if (attempt < 5 && (sqlState(err) === '42P01' || sqlState(err) === '3F000')) continue;
+      throw err;
+    }
+  }
+}
+
+async function names(store: PostgresStore): Promise<string[]> {
+  return (await listSnapshots(store)).map((s) => s.name).sort();
+}
+
+/** Deletes snapshot `name`, answering what it was; SnapshotError('snapshot_missing') when there is none. */
+export async function deleteSnapshot(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+  const schema = snapshotSchema(name);
+  ownTransaction(store, 'A snapshot delete');
+  const info = await snapshotInfo(store, name);
+  const dropped = await store.grouped(async () => {
+    const q = store.current();
+    await q.unsafe(`SELECT pg_advisory_xact_lock(hashtextextended(${literal(schema)}, 0))`);
+    const [row] = await q.unsafe<{ n: string | null }[]>(`SELECT to_regnamespace(${literal(schema)})::text AS n`);
+    if (!row?.n) return false;
+    await q.unsafe(`DROP SCHEMA ${ident(schema)} CASCADE`);
+    return true;
+  });
+  if (!dropped) throw missingSnapshot(name, await names(store));
+  return info;
+}
+
+/**
+ * Puts the database back to snapshot `name`, in one transaction (see the top of this file). `keyCheck` is the
+ * sealing-key check of the key this process seals with: a snapshot whose `meta` carries another is refused, as is
+ * one of another schema version (SnapshotError 'invalid_snapshot'); an unknown name is 'snapshot_missing'. Nothing
+ * changes when it throws.
+ */
+export async function restoreSnapshot(store: PostgresStore, name: string, keyCheck: string): Promise<void> {
+  const schema = snapshotSchema(name);
+  ownTransaction(store, 'A snapshot restore');
+  const label = JSON.stringify(name);
+  try {
+    await restoring(
+      store,
+      async (q, tables) => {
+        const [info] = await q.unsafe<{ schema_version: number; key_check: string | null; sequences: string }[]>(
+          `SELECT schema_version, key_check, sequences FROM ${ident(schema)}.${INFO}`,
+        );
+        if (!info) throw missingSnapshot(name, []);
+        check({ schema: info.schema_version, keyCheck: info.key_check ?? undefined }, keyCheck, label);
+        const saved = new Set(
+          (
+            await q.unsafe<{ relname: string }[]>(
+              `SELECT relname FROM pg_class WHERE relnamespace = ${literal(schema)}::regnamespace AND relkind = 'r'`,
+            )
+          ).map((r) => r.relname),
+        );
+        for (const t of tables) {
+          if (!saved.has(t.name)) continue;
+          const cols = t.columns.map(ident).join(', ');
+          await q.unsafe(
+            `INSERT INTO ${ident(t.name)} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${ident(schema)}.${ident(t.name)}`,
+          );
+        }
+        return JSON.parse(info.sequences) as Positions;
+      },
+      `LOCK TABLE ${ident(schema)}.${INFO} IN SHARE MODE`,
+    );
+  } catch (err) {
+    // The snapshot's schema is not there (42P01: its _snapshot table; 3F000: the schema).
+    if (sqlState(err) === '42P01' || sqlState(err) === '3F000') throw missingSnapshot(name, await names(store));
+    if (err instanceof SnapshotError && err.code === 'snapshot_missing')
+      throw missingSnapshot(name, await names(store));
+    throw err;
+  }
+}
+
+/**
+ * The restore's transaction: `lockFirst` (a LOCK statement, if any), every domain table locked, emptied, filled by
+ * `fill` (which answers where the sequences stood), the sequences restarted.
+ */
+async function restoring(
+  store: PostgresStore,
+  fill: (q: Handle, tables: Table[]) => Promise<Positions>,
+  lockFirst?: string,
+): Promise<void> {
+  // The tables are listed before the transaction: inside it, the first query would take its snapshot before the locks.
+  const listed = await store.read(() => domainTables(store.current()));
+  const byName = [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const lockAll = `LOCK TABLE ${byName.map((t) => ident(t.name)).join(', ')} IN ACCESS EXCLUSIVE MODE`;
+  for (let attempt = 1; ; attempt++) {
+    const patient = attempt > LOCK_ATTEMPTS;
+    try {
+      await store.grouped(async () => {
+        const q = store.current();
+        if (!patient) await q.unsafe(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+        if (lockFirst) await q.unsafe(lockFirst);
+        await q.unsafe(lockAll);
+        if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
+        await replace(q, listed, fill);
+      });
+      return;
+    } catch (err) {
+      // The locks were not all had in time: let the requests that hold them go on, and try again shortly.
+      if (sqlState(err) !== '55P03' || patient) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * LOCK_WAIT_MS));
+    }
+  }
+}
+
+/**
+ * How long a restore waits for its locks before it lets go of those it has and tries again, and how many times: a
+ * request that holds a table the restore has not locked yet and then asks for one it has would otherwise wait for
+ * PostgreSQL's deadlock detection (deadlock_timeout, 1 s by default, which only a superuser may change). After these
+ * attempts, the restore waits as long as it takes.
+ */
+const LOCK_WAIT_MS = 100;
+const LOCK_ATTEMPTS = 20;
+
+/** The domain tables (locked) emptied, filled by `fill`, their sequences restarted. */
+async function replace(
+  q: Handle,
+  listed: Table[],
+  fill: (q: Handle, tables: Table[]) => Promise<Positions>,
+): Promise<void> {
+  const tables = await domainTables(q);
+  if (!sameTables(tables, listed)) throw new Error('The database schema changed during the restore: try again.');
+  for (const t of [...tables].reverse()) await q.unsafe(`DELETE FROM ${ident(t.name)}`);
+  const stood = await fill(q, tables);
+  for (const t of tables) {
+    if (!t.sequence) continue;
+    const [row] = await q.unsafe<{ top: number | null }[]>(
+      `SELECT max(${ident(t.sequence.column)}) AS top FROM ${ident(t.name)}`,
+    );
+    const last = Math.max(stood[t.name] ?? 0, row?.top ?? 0);
+    await q.unsafe(`ALTER SEQUENCE ${t.sequence.name} RESTART${last > 0 ? ` WITH ${last + 1}` : ''}`);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ images
+
+/**
+ * What is committed now, as bytes a restoreImage puts back (an unnamed snapshot): a header (schema version, sealing
+ * key check, sequences, tables and their columns) and each table's rows as COPY text. It holds the database only:
+ * secrets stay sealed as they are in it.
+ */
+export async function image(store: PostgresStore): Promise<Buffer> {
+  ownTransaction(store, 'A snapshot image');
+  return store.read(async () => {
+    const q = store.current();
+    const tables = await domainTables(q);
+    const { schema, keyCheck } = await identity(q);
+    const sequences = await positions(q, tables);
+    const parts: Buffer[] = [];
+    const header: ImageHeader = { schema, key_check: keyCheck, sequences, tables: [] };
+    for (const t of tables) {
+      const chunks: Buffer[] = [];
+      const out = await q.unsafe(`COPY ${ident(t.name)} (${t.columns.map(ident).join(', ')}) TO STDOUT`).readable();
+      await pipeline(
+        out,
+        new Writable({
+          write(chunk: Buffer, _enc, done) {
+            chunks.push(chunk);
+            done();
+          },
+        }),
+      );
+      const rows = Buffer.concat(chunks);
+      parts.push(rows);
+      header.tables.push({ name: t.name, columns: t.columns, bytes: rows.length });
+    }
+    return Buffer.concat([Buffer.from(IMAGE_MAGIC + JSON.stringify(header) + '\n'), ...parts]);
+  });
+}
+
+/** An image's header, or what is wrong with it (not an image of this engine, cut short). */
+function readImage(buf: Buffer): { header: ImageHeader; start: number } | string {
+  if (buf.length < IMAGE_MAGIC.length || buf.toString('latin1', 0, IMAGE_MAGIC.length) !== IMAGE_MAGIC)
+    return 'it is not a payorch PostgreSQL image';
+  const end = buf.indexOf(10, IMAGE_MAGIC.length);
+  let header: ImageHeader;
+  try {
+    if (end < 0) throw new Error('no header');
+    header = JSON.parse(buf.toString('utf8', IMAGE_MAGIC.length, end)) as ImageHeader;
+    if (!Array.isArray(header.tables) || typeof header.schema !== 'number') throw new Error('no tables');
+  } catch {
+    return 'it is damaged (its header cannot be read)';
+  }
+  const want = header.tables.reduce((n, t) => n + t.bytes, 0);
+  const have = buf.length - end - 1;
+  if (have !== want) return `it is cut short (${have} of ${want} bytes)`;
+  return { header, start: end + 1 };
+}
+
+/** An image's schema version and sealing-key check; throws when it is not an image (see readImage). */
+export function inspectImage(buf: Buffer): Inspected {
+  const read = readImage(buf);
+  if (typeof read === 'string') throw new SnapshotError('invalid_snapshot', read);
+  return { schema: read.header.schema, keyCheck: read.header.key_check ?? undefined };
+}
+
+/**
+ * Puts the database back to `image` (made by `image`), in one transaction, as restoreSnapshot does. Refused
+ * (SnapshotError 'invalid_snapshot', nothing changed) when it is not an image or is cut short, was taken of another
+ * sealing key than `keyCheck`'s, or of another schema version.
+ */
+export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: string): Promise<void> {
+  ownTransaction(store, 'A snapshot restore');
+  const read = readImage(buf);
+  const label = 'in memory';
+  if (typeof read === 'string') check(read, keyCheck, label);
+  const { header, start } = read as { header: ImageHeader; start: number };
+  check({ schema: header.schema, keyCheck: header.key_check ?? undefined }, keyCheck, label);
+  await restoring(store, async (q, tables) => {
+    const live = new Map(tables.map((t) => [t.name, t]));
+    let at = start;
+    const sections = header.tables.map((s) => {
+      const part = { ...s, rows: buf.subarray(at, at + s.bytes) };
+      at += s.bytes;
+      return part;
+    });
+    for (const t of tables) {
+      const s = sections.find((x) => x.name === t.name);
+      if (!s || s.bytes === 0) continue;
+      if (!live.has(s.name) || JSON.stringify(s.columns) !== JSON.stringify(t.columns))
+        throw new SnapshotError(
+          'invalid_snapshot',
+          `Snapshot ${label} cannot be restored: its table ${s.name} does not have this database's columns. Nothing was changed.`,
+        );
+      const into = await q.unsafe(`COPY ${ident(t.name)} (${s.columns.map(ident).join(', ')}) FROM STDIN`).writable();
+      await pipeline(Readable.from([s.rows]), into);
+    }
+    return header.sequences;
+  });
+}

@@ -1,0 +1,354 @@
+// Snapshots on PostgreSQL (adapters/postgres/snapshots.ts), on a real PostgreSQL: a restore gives back every domain
+// table's rows exactly as saved, and new rows' seqs continue above the restored ones; a snapshot saved through one
+// pool is restored through another, and a reader in another pool sees the data before the restore or after it, never
+// a mix; names, missing snapshots, another key's or a damaged snapshot get SQLite's errors and change nothing; an image
+// (an unnamed snapshot) round-trips. The time of each at 10k sessions with their payments is printed.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
+import {
+  deleteSnapshot,
+  image,
+  inspectImage,
+  listSnapshots,
+  restoreImage,
+  restoreSnapshot,
+  saveSnapshot,
+  SNAPSHOT_SCHEMA,
+  snapshotInfo,
+} from '../../dist/lib/server/adapters/postgres/snapshots.js';
+import { sqliteSnapshots } from '../../dist/lib/server/adapters/sqlite/snapshots.js';
+import { deleteSnapshot as deleteSqliteSnapshot, SnapshotError } from '../../dist/lib/server/snapshots.js';
+import postgres from 'postgres';
+import { postgresServer } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const pg = postgresServer();
+const KEY = 'key-check-of-this-sandbox';
+
+/** A fresh migrated database with an account, a key and the sealing key's check; a store over it. */
+async function fresh(url?: string): Promise<{ store: PostgresStore; url: string }> {
+  const u = url ?? (await pg.database());
+  if (!url) {
+    const sql = postgres(u, { max: 1, onnotice: () => {} });
+    await migratePostgres(sql);
+    await sql.end();
+  }
+  const store = openPostgresStore(u, { max: 4 });
+  if (!url)
+    await store.grouped(async () => {
+      const q = store.current();
+      await q`INSERT INTO meta (key, value) VALUES ('sealing_key_check', ${KEY}), ('default_account', 'acct_1')`;
+      await q`INSERT INTO accounts (id, created_ms) VALUES ('acct_1', 1), ('acct_2', 2)`;
+      await q`INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES ('key_1', 'acct_1', 'h1', 'aaaa', 1)`;
+    });
+  return { store, url: u };
+}
+
+/** `n` sessions, each with a payment and an event, numbered from `from`; `pad` characters of data each. */
+async function addObjects(store: PostgresStore, from: number, n: number, pad = 40): Promise<void> {
+  await store.grouped(async () => {
+    const q = store.current();
+    const args = [from, from + n - 1, pad];
+    await q.unsafe(
+      `INSERT INTO payment_sessions (id, account_id, status, external_id, expires_ms, secret_hash, data)
+       SELECT 'ps_' || g, 'acct_1', 'requires_payment_method', NULL, 1000 + g, md5(g::text),
+              json_build_object('id', 'ps_' || g, 'amount', g, 'note', 'tab\tnew line\nquote"back\\slash',
+                                'pad', left(repeat(md5(g::text), $3 / 32 + 1), $3))::text
+       FROM generate_series($1::bigint, $2::bigint) g`,
+      args,
+    );
+    await q.unsafe(
+      `INSERT INTO payments (id, account_id, session_id, status, settle_ms, data)
+       SELECT 'pay_' || g, 'acct_1', 'ps_' || g, 'succeeded', CASE WHEN g % 2 = 0 THEN g END,
+              json_build_object('id', 'pay_' || g, 'amount', g, 'pad', left(repeat(md5('p' || g), $3 / 32 + 1), $3))::text
+       FROM generate_series($1::bigint, $2::bigint) g`,
+      args,
+    );
+    await q.unsafe(
+      `INSERT INTO events (id, account_id, type, object_id, created_ms, body)
+       SELECT 'evt_' || g, 'acct_1', 'payment.succeeded', 'pay_' || g, g, '{}' FROM generate_series($1::bigint, $2::bigint) g`,
+      args.slice(0, 2),
+    );
+  });
+}
+
+/** Every domain table's rows (all of them, in a stable order), as text: what a restore must give back. */
+async function contents(store: PostgresStore): Promise<Record<string, string>> {
+  return store.read(async () => {
+    const q = store.current();
+    const tables = await q<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables
+      WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_migrations'
+      ORDER BY table_name`;
+    const out: Record<string, string> = {};
+    for (const { table_name: t } of tables) {
+      const [row] = await q.unsafe<{ j: string }[]>(
+        `SELECT COALESCE(json_agg(x ORDER BY x::text), '[]')::text AS j FROM "${t}" x`,
+      );
+      out[t] = row!.j;
+    }
+    return out;
+  });
+}
+
+/** Changes rows of several tables: inserted, updated, deleted. */
+async function change(store: PostgresStore): Promise<void> {
+  await addObjects(store, 100_000, 3);
+  await store.grouped(async () => {
+    const q = store.current();
+    await q`UPDATE payments SET status = 'refunded', data = '{"changed":true}' WHERE id = 'pay_1'`;
+    await q`DELETE FROM payments WHERE id = 'pay_2'`;
+    await q`DELETE FROM api_keys`;
+    await q`INSERT INTO list_counts (tbl, account_id, cols, vals, n) VALUES ('payments', 'acct_1', '', '', 99)`;
+  });
+}
+
+const seqOfNew = async (store: PostgresStore, id: string): Promise<number> => {
+  const [row] = await store.grouped(
+    () =>
+      store.current()<{ seq: number }[]>`INSERT INTO events (id, account_id, type, object_id, created_ms, body)
+        VALUES (${id}, 'acct_1', 't', 'o', 1, '{}') RETURNING seq`,
+  );
+  return row!.seq;
+};
+
+const maxSeq = async (store: PostgresStore) =>
+  (await store.read(() => store.current()<{ m: number }[]>`SELECT max(seq) AS m FROM events`))[0]!.m;
+
+async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: string; name: string }> {
+  try {
+    await p;
+  } catch (err) {
+    const e = err as SnapshotError;
+    return { code: e.code, message: e.message, name: e.name };
+  }
+  throw new Error('it did not fail');
+}
+
+describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`, () => {
+  it('restores every domain table as saved, through another pool, with new seqs above the restored ones', async () => {
+    const { store, url } = await fresh();
+    const other = openPostgresStore(url, { max: 2 });
+    try {
+      await addObjects(store, 1, 20);
+      const saved = await contents(store);
+      const top = await maxSeq(store);
+      const info = await saveSnapshot(store, 'base');
+      expect(info).toMatchObject({ object: 'snapshot', name: 'base', schema_version: SNAPSHOT_SCHEMA });
+      expect(info.size).toBeGreaterThan(0);
+      expect(Date.parse(info.created_at)).toBeGreaterThan(Date.now() - 60_000);
+      // Saving touched no domain table.
+      expect(await contents(store)).toEqual(saved);
+
+      await change(store);
+      const changed = await contents(store);
+      expect(changed).not.toEqual(saved);
+      expect(await maxSeq(store)).toBeGreaterThan(top);
+
+      // Saved through one pool, restored through another (another process).
+      await restoreSnapshot(other, 'base', KEY);
+      expect(await contents(store)).toEqual(saved);
+      // The events' sequence is where it stood at the save: the next number follows the restored ones.
+      expect(await seqOfNew(store, 'evt_new')).toBe(top + 1);
+
+      // A snapshot can be restored again, and its own contents are untouched by a restore.
+      await change(other);
+      await restoreSnapshot(store, 'base', KEY);
+      expect(await contents(other)).toEqual(saved);
+    } finally {
+      await other.end();
+      await store.end();
+    }
+  });
+
+  it('replaces a snapshot of the same name, lists and deletes them, with SQLite’s answers and errors', async () => {
+    const { store } = await fresh();
+    try {
+      expect(await listSnapshots(store)).toEqual([]);
+      // The errors of a data directory with no snapshots, and with snapshots `a` and `b`, on SQLite.
+      const dir = tempDir('payorch-pgsnap-');
+      const sqliteMissing = () =>
+        errorOf(Promise.resolve().then(() => deleteSqliteSnapshot(sqliteSnapshots, dir, 'nope')));
+      const none = await sqliteMissing();
+      expect(await errorOf(restoreSnapshot(store, 'nope', KEY))).toEqual(none);
+      expect(await errorOf(deleteSnapshot(store, 'nope'))).toEqual(none);
+      expect(await errorOf(snapshotInfo(store, 'nope'))).toEqual(none);
+      expect(none.code).toBe('snapshot_missing');
+
+      await addObjects(store, 1, 2);
+      await saveSnapshot(store, 'b');
+      await saveSnapshot(store, 'a');
+      await change(store);
+      const second = await contents(store);
+      const replaced = await saveSnapshot(store, 'a'); // replaces the first `a`
+      expect(replaced.name).toBe('a');
+      expect((await listSnapshots(store)).map((s) => s.name)).toEqual(['a', 'b']);
+
+      mkdirSync(join(dir, 'snapshots'), { recursive: true });
+      for (const n of ['a', 'b']) writeFileSync(join(dir, 'snapshots', `${n}.sqlite`), '');
+      const some = await sqliteMissing();
+      expect(some.message).toContain('(snapshots: a, b)');
+      expect(await errorOf(restoreSnapshot(store, 'nope', KEY))).toEqual(some);
+      expect(await errorOf(deleteSnapshot(store, 'nope'))).toEqual(some);
+
+      for (const bad of ['', '../x', '.hidden', 'a b', 'x'.repeat(65)]) {
+        const sqlite = await errorOf(Promise.resolve().then(() => deleteSqliteSnapshot(sqliteSnapshots, dir, bad)));
+        expect(sqlite.code).toBe('invalid_name');
+        expect(await errorOf(saveSnapshot(store, bad))).toEqual(sqlite);
+        expect(await errorOf(restoreSnapshot(store, bad, KEY))).toEqual(sqlite);
+        expect(await errorOf(deleteSnapshot(store, bad))).toEqual(sqlite);
+      }
+      // Names are case-sensitive, up to 64 characters.
+      const long = 'A'.repeat(64);
+      await saveSnapshot(store, long);
+      expect(await errorOf(restoreSnapshot(store, 'a'.repeat(64), KEY))).toMatchObject({ code: 'snapshot_missing' });
+
+      await restoreSnapshot(store, 'b', KEY);
+      await restoreSnapshot(store, 'a', KEY);
+      expect(await contents(store)).toEqual(second);
+
+      const gone = await deleteSnapshot(store, 'a');
+      expect(gone).toMatchObject({ object: 'snapshot', name: 'a', schema_version: SNAPSHOT_SCHEMA });
+      expect((await listSnapshots(store)).map((s) => s.name)).toEqual([long, 'b']);
+      expect(await errorOf(restoreSnapshot(store, 'a', KEY))).toMatchObject({ code: 'snapshot_missing' });
+    } finally {
+      await store.end();
+    }
+  });
+
+  it('refuses a snapshot or image of another sealing key, or a damaged image, and changes nothing', async () => {
+    const { store } = await fresh();
+    const { store: elsewhere } = await fresh();
+    try {
+      await addObjects(store, 1, 5);
+      await saveSnapshot(store, 'mine');
+      await store.grouped(() => store.current()`UPDATE meta SET value = 'another-key' WHERE key = 'sealing_key_check'`);
+      await saveSnapshot(store, 'theirs');
+      await store.grouped(() => store.current()`UPDATE meta SET value = ${KEY} WHERE key = 'sealing_key_check'`);
+      await change(store);
+      const before = await contents(store);
+
+      const refused = await errorOf(restoreSnapshot(store, 'theirs', KEY));
+      expect(refused.code).toBe('invalid_snapshot');
+      expect(refused.message).toBe(
+        'Snapshot "theirs" cannot be restored: it was taken of another data directory (its secrets are sealed with another key). Nothing was changed.',
+      );
+      expect(await contents(store)).toEqual(before);
+
+      await elsewhere.grouped(
+        () => elsewhere.current()`UPDATE meta SET value = 'another-key' WHERE key = 'sealing_key_check'`,
+      );
+      const theirs = await image(elsewhere);
+      expect(inspectImage(theirs)).toEqual({ schema: SNAPSHOT_SCHEMA, keyCheck: 'another-key' });
+      expect(await errorOf(restoreImage(store, theirs, KEY))).toMatchObject({
+        code: 'invalid_snapshot',
+        message: expect.stringContaining('sealed with another key'),
+      });
+      const mine = await image(store);
+      for (const [bad, why] of [
+        [mine.subarray(0, mine.length - 1), 'it is cut short'],
+        [Buffer.from('SQLite format 3\u0000 and more'), 'it is not a payorch PostgreSQL image'],
+      ] as const) {
+        expect(await errorOf(restoreImage(store, bad, KEY))).toMatchObject({
+          code: 'invalid_snapshot',
+          message: expect.stringContaining(`Snapshot in memory cannot be restored: ${why}`),
+        });
+      }
+      expect(await contents(store)).toEqual(before);
+      await restoreSnapshot(store, 'mine', KEY);
+      expect(await contents(store)).not.toEqual(before);
+    } finally {
+      await elsewhere.end();
+      await store.end();
+    }
+  });
+
+  it('round-trips an image, through another pool, with the sequences where they stood', async () => {
+    const { store, url } = await fresh();
+    const other = openPostgresStore(url, { max: 2 });
+    try {
+      await addObjects(store, 1, 30);
+      const saved = await contents(store);
+      const top = await maxSeq(store);
+      const img = await image(store);
+      expect(inspectImage(img)).toEqual({ schema: SNAPSHOT_SCHEMA, keyCheck: KEY });
+      await change(store);
+      await restoreImage(other, img, KEY);
+      expect(await contents(store)).toEqual(saved);
+      expect(await seqOfNew(store, 'evt_after')).toBe(top + 1);
+      // The image can be restored again.
+      await restoreImage(store, img, KEY);
+      expect(await contents(other)).toEqual(saved);
+    } finally {
+      await other.end();
+      await store.end();
+    }
+  });
+
+  it('is atomic for a reader in another pool: two tables counted in one read agree, before and after', async () => {
+    const { store, url } = await fresh();
+    const reader = openPostgresStore(url, { max: 3 });
+    try {
+      await addObjects(store, 1, 10);
+      await saveSnapshot(store, 'ten');
+      await addObjects(store, 11, 10);
+      await saveSnapshot(store, 'twenty');
+      const img = await image(store);
+      let restoring = true;
+      const seen = new Map<string, number>();
+      const read = async () => {
+        while (restoring) {
+          const pair = await reader.read(async () => {
+            const q = reader.current();
+            const [a] = await q<{ n: number }[]>`SELECT count(*)::bigint AS n FROM payments`;
+            const [b] = await q<{ n: number }[]>`SELECT count(*)::bigint AS n FROM payment_sessions`;
+            return `${a!.n}/${b!.n}`;
+          });
+          seen.set(pair, (seen.get(pair) ?? 0) + 1);
+        }
+      };
+      const readers = [read(), read(), read()];
+      for (let i = 0; i < 8; i++) {
+        await restoreSnapshot(store, i % 2 === 0 ? 'ten' : 'twenty', KEY);
+        if (i % 4 === 3) await restoreImage(store, img, KEY);
+      }
+      restoring = false;
+      await Promise.all(readers);
+      expect([...seen.keys()].sort()).toEqual(['10/10', '20/20']);
+    } finally {
+      await reader.end();
+      await store.end();
+    }
+  });
+
+  it('saves and restores 10k sessions with their payments (timings printed)', async () => {
+    const { store } = await fresh();
+    try {
+      await addObjects(store, 1, 10_000, 2000);
+      const t = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+        const t0 = performance.now();
+        const v = await fn();
+        return [v, Math.round(performance.now() - t0)];
+      };
+      const [info, save] = await t(() => saveSnapshot(store, 'big'));
+      await change(store);
+      const [, restore] = await t(() => restoreSnapshot(store, 'big', KEY));
+      const [img, imaging] = await t(() => image(store));
+      await change(store);
+      const [, restoreImg] = await t(() => restoreImage(store, img, KEY));
+      console.log(
+        `10k sessions + 10k payments + 10k events (${Math.round(info.size / 1e6)} MB saved, image ${Math.round(img.length / 1e6)} MB): ` +
+          `save ${save} ms, restore ${restore} ms, image ${imaging} ms, restore image ${restoreImg} ms`,
+      );
+      const [row] = await store.read(
+        () => store.current()<{ n: number }[]>`SELECT count(*)::bigint AS n FROM payments`,
+      );
+      expect(row!.n).toBe(10_000);
+    } finally {
+      await store.end();
+    }
+  }, 120_000);
+});
