@@ -333,7 +333,13 @@ async function restoring(
   lockFirst?: string,
 ): Promise<void> {
   // The tables are listed before the transaction: inside it, the first query would take its snapshot before the locks.
-  const listed = await store.read(() => domainTables(store.current()));
+  const { listed, lz4 } = await store.read(async () => {
+    const q = store.current();
+    const [row] = await q.unsafe<{ lz4: boolean }[]>(
+      `SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`,
+    );
+    return { listed: await domainTables(q), lz4: row?.lz4 === true };
+  });
   const byName = [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const lockAll = `LOCK TABLE ${byName.map((t) => ident(t.name)).join(', ')} IN ACCESS EXCLUSIVE MODE`;
   for (let attempt = 1; ; attempt++) {
@@ -342,6 +348,10 @@ async function restoring(
       await store.grouped(async () => {
         const q = store.current();
         if (!patient) await q.unsafe(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`);
+        // Rows written from an image are compressed again (those copied from a named snapshot keep theirs): LZ4,
+        // where the server has it, takes half the time of the default (measured: COPY of 10k payments of ~2 KB,
+        // 340 → 170 ms).
+        if (lz4) await q.unsafe(`SET LOCAL default_toast_compression = 'lz4'`);
         if (lockFirst) await q.unsafe(lockFirst);
         await q.unsafe(lockAll);
         if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
@@ -476,8 +486,13 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
           `Snapshot ${label} cannot be restored: its table ${s.name} does not have this database's columns. Nothing was changed.`,
         );
       const into = await q.unsafe(`COPY ${ident(t.name)} (${s.columns.map(ident).join(', ')}) FROM STDIN`).writable();
-      await pipeline(Readable.from([s.rows]), into);
+      await pipeline(Readable.from(pieces(s.rows)), into);
     }
     return header.sequences;
   });
+}
+
+/** `buf` in pieces of 64 KiB (the driver sends a COPY's data as it gets it: one piece of many MB is slower). */
+function* pieces(buf: Buffer): Generator<Buffer> {
+  for (let at = 0; at < buf.length; at += 65_536) yield buf.subarray(at, at + 65_536);
 }
