@@ -16,11 +16,12 @@
 // restarts each identity column's sequence where it stood when the snapshot was saved (at least past the restored
 // rows): `ALTER SEQUENCE … RESTART` is transactional, so a restore that fails leaves the sequences as they were.
 // Another process's next transaction sees the data before the restore or after it, never a mix.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { migrations } from '../../store/migrations/index.js';
+import { migrationSql } from '../../store/migrations/migration.js';
 import { checkName, checkSnapshot, missingSnapshot, SnapshotError } from '../../snapshots.js';
 import type { Inspected, SnapshotEngine } from '../engine.js';
 import type { Handle, PostgresStore } from './db.js';
@@ -152,7 +153,10 @@ async function positions(q: Handle, tables: Table[]): Promise<Positions> {
 
 // ------------------------------------------------------------------------------------------------ checks
 
-/** `found` checked as snapshots.ts checks a SQLite snapshot (same errors): schema, sealing key. */
+/**
+ * `found` checked as snapshots.ts checks a SQLite snapshot (same errors): not of a newer schema, sealed with this
+ * key. Answers its schema version.
+ */
 function check(found: Inspected | string, keyCheck: string, label: string): number {
   const engine: SnapshotEngine = {
     schema: SNAPSHOT_SCHEMA,
@@ -161,15 +165,7 @@ function check(found: Inspected | string, keyCheck: string, label: string): numb
     problem: () => (typeof found === 'string' ? found : undefined),
     inspect: () => found as Inspected,
   };
-  const schema = checkSnapshot(engine, { image: Buffer.alloc(0) }, keyCheck, label);
-  if (schema !== SNAPSHOT_SCHEMA) {
-    // A copy of rows fits only the schema it was taken at (an older one would need its migrations run on it).
-    throw new SnapshotError(
-      'invalid_snapshot',
-      `Snapshot ${label} cannot be restored: it was taken at schema ${schema}, and this database is at schema ${SNAPSHOT_SCHEMA} (on PostgreSQL a snapshot is restored at the schema it was taken at). Nothing was changed.`,
-    );
-  }
-  return schema;
+  return checkSnapshot(engine, { image: Buffer.alloc(0) }, keyCheck, label);
 }
 
 // ------------------------------------------------------------------------------------------------ named snapshots
@@ -291,25 +287,28 @@ export async function restoreSnapshot(store: PostgresStore, name: string, keyChe
     await restoring(
       store,
       async (q, tables) => {
-        const [info] = await q.unsafe<{ schema_version: number; key_check: string | null; sequences: string }[]>(
-          `SELECT schema_version, key_check, sequences FROM ${ident(schema)}.${INFO}`,
-        );
-        if (!info) throw missingSnapshot(name, []);
-        check({ schema: info.schema_version, keyCheck: info.key_check ?? undefined }, keyCheck, label);
-        const saved = new Set(
-          (
-            await q.unsafe<{ relname: string }[]>(
-              `SELECT relname FROM pg_class WHERE relnamespace = ${literal(schema)}::regnamespace AND relkind = 'r'`,
-            )
-          ).map((r) => r.relname),
-        );
-        for (const t of tables) {
-          if (!saved.has(t.name)) continue;
-          const cols = t.columns.map(ident).join(', ');
-          await q.unsafe(
-            `INSERT INTO ${ident(t.name)} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${ident(schema)}.${ident(t.name)}`,
+        const [info] = await q.unsafe<
+          { name: string; schema_version: number; key_check: string | null; sequences: string }[]
+        >(`SELECT name, schema_version, key_check, sequences FROM ${ident(schema)}.${INFO}`);
+        if (info?.name !== name) throw missingSnapshot(name, []);
+        const version = check({ schema: info.schema_version, keyCheck: info.key_check ?? undefined }, keyCheck, label);
+        const copy = async (into: string | null, to: Table[]) => {
+          const saved = new Set(
+            (
+              await q.unsafe<{ relname: string }[]>(
+                `SELECT relname FROM pg_class WHERE relnamespace = ${literal(schema)}::regnamespace AND relkind = 'r'`,
+              )
+            ).map((r) => r.relname),
           );
-        }
+          await copyTables(
+            q,
+            schema,
+            into,
+            to.filter((t) => saved.has(t.name)),
+          );
+        };
+        if (version === SNAPSHOT_SCHEMA) await copy(null, tables);
+        else await migrated(q, version, tables, copy);
         return JSON.parse(info.sequences) as Positions;
       },
       `LOCK TABLE ${ident(schema)}.${INFO} IN SHARE MODE`,
@@ -395,6 +394,48 @@ async function replace(
   }
 }
 
+/**
+ * Copies the rows of `tables` from the schema `from` into the same tables of the schema `into` (null: the current
+ * one), with the columns `tables` lists.
+ */
+async function copyTables(q: Handle, from: string, into: string | null, tables: Table[]): Promise<void> {
+  for (const t of tables) {
+    const cols = t.columns.map(ident).join(', ');
+    const target = into === null ? ident(t.name) : `${ident(into)}.${ident(t.name)}`;
+    await q.unsafe(
+      `INSERT INTO ${target} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM ${ident(from)}.${ident(t.name)}`,
+    );
+  }
+}
+
+/**
+ * A snapshot of an older schema (`version`), migrated as SQLite's are: a schema of the restore's own is made at that
+ * version (the migrations up to it), `load` fills its tables with the snapshot's rows, the later migrations run on
+ * them, and the result is copied into the domain tables (`live`, emptied). All in the restore's transaction: a
+ * migration that fails changes nothing.
+ */
+async function migrated(
+  q: Handle,
+  version: number,
+  live: Table[],
+  load: (into: string, tables: Table[]) => Promise<void>,
+): Promise<void> {
+  const staging = `payorch_restore_${randomBytes(8).toString('hex')}`;
+  const [{ path } = { path: '' }] = await q.unsafe<{ path: string }[]>(`SELECT current_setting('search_path') AS path`);
+  const ordered = [...migrations].sort((a, b) => a.version - b.version);
+  await q.unsafe(`CREATE SCHEMA ${ident(staging)}`);
+  await q.unsafe(`SELECT set_config('search_path', ${literal(ident(staging))}, true)`);
+  for (const m of ordered.filter((x) => x.version <= version)) await q.unsafe(migrationSql(m, 'postgres'));
+  const old = await domainTables(q);
+  // What the migrations wrote (count specs): the snapshot has its own.
+  for (const t of [...old].reverse()) await q.unsafe(`DELETE FROM ${ident(t.name)}`);
+  await load(staging, old);
+  for (const m of ordered.filter((x) => x.version > version)) await q.unsafe(migrationSql(m, 'postgres'));
+  await q.unsafe(`SELECT set_config('search_path', ${literal(path)}, true)`);
+  await copyTables(q, staging, null, live);
+  await q.unsafe(`DROP SCHEMA ${ident(staging)} CASCADE`);
+}
+
 // ------------------------------------------------------------------------------------------------ images
 
 /**
@@ -470,24 +511,25 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
   const { header, start } = read as { header: ImageHeader; start: number };
   check({ schema: header.schema, keyCheck: header.key_check ?? undefined }, keyCheck, label);
   await restoring(store, async (q, tables) => {
-    const live = new Map(tables.map((t) => [t.name, t]));
-    let at = start;
-    const sections = header.tables.map((s) => {
-      const part = { ...s, rows: buf.subarray(at, at + s.bytes) };
-      at += s.bytes;
-      return part;
-    });
-    for (const t of tables) {
-      const s = sections.find((x) => x.name === t.name);
-      if (!s || s.bytes === 0) continue;
-      if (!live.has(s.name) || JSON.stringify(s.columns) !== JSON.stringify(t.columns))
-        throw new SnapshotError(
-          'invalid_snapshot',
-          `Snapshot ${label} cannot be restored: its table ${s.name} does not have this database's columns. Nothing was changed.`,
-        );
-      const into = await q.unsafe(`COPY ${ident(t.name)} (${s.columns.map(ident).join(', ')}) FROM STDIN`).writable();
-      await pipeline(Readable.from(pieces(s.rows)), into);
-    }
+    const copy = async (into: string | null, to: Table[]) => {
+      let at = start;
+      for (const s of header.tables) {
+        const rows = buf.subarray(at, at + s.bytes);
+        at += s.bytes;
+        const t = to.find((x) => x.name === s.name);
+        if (!t || JSON.stringify(s.columns) !== JSON.stringify(t.columns))
+          throw new SnapshotError(
+            'invalid_snapshot',
+            `Snapshot ${label} cannot be restored: its table ${s.name} is not one of schema ${header.schema}'s. Nothing was changed.`,
+          );
+        if (s.bytes === 0) continue;
+        const target = into === null ? ident(t.name) : `${ident(into)}.${ident(t.name)}`;
+        const w = await q.unsafe(`COPY ${target} (${s.columns.map(ident).join(', ')}) FROM STDIN`).writable();
+        await pipeline(Readable.from(pieces(rows)), w);
+      }
+    };
+    if (header.schema === SNAPSHOT_SCHEMA) await copy(null, tables);
+    else await migrated(q, header.schema, tables, copy);
     return header.sequences;
   });
 }
