@@ -2,7 +2,7 @@
 // in the database itself: a schema of its own (`payorch_snapshot_<hash of the name>`), holding a copy of every
 // domain table (`CREATE TABLE … AS`, from one REPEATABLE READ snapshot: writers go on) and a one-row table `_snapshot`
 // that says what it is. Any process restores what another saved. An unnamed snapshot (`server.snapshot()`) is an
-// image: the tables' rows as COPY text in a Buffer the caller keeps.
+// image: the tables' rows as JSON in a Buffer the caller keeps.
 //
 // The domain tables are every base table of the store's schema but `schema_migrations` (snapshots live in schemas of
 // their own): a table a new migration adds is covered without a change here.
@@ -17,8 +17,6 @@
 // rows): `ALTER SEQUENCE … RESTART` is transactional, so a restore that fails leaves the sequences as they were.
 // Another process's next transaction sees the data before the restore or after it, never a mix.
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { migrations } from '../../store/migrations/index.js';
 import { migrationSql } from '../../store/migrations/migration.js';
@@ -44,7 +42,7 @@ interface Table {
 /** Where a sequence stood: the last value handed out (null: none yet). */
 type Positions = Record<string, number | null>;
 
-/** What the image's header says (then each table's COPY text, in this order, `bytes` long each). */
+/** What the image's header says (then each table's rows as a JSON array, in this order, `bytes` long each). */
 interface ImageHeader {
   schema: number;
   key_check: string | null;
@@ -440,7 +438,7 @@ async function migrated(
 
 /**
  * What is committed now, as bytes a restoreImage puts back (an unnamed snapshot): a header (schema version, sealing
- * key check, sequences, tables and their columns) and each table's rows as COPY text. It holds the database only:
+ * key check, sequences, tables and their columns) and each table's rows as a JSON array. It holds the database only:
  * secrets stay sealed as they are in it.
  */
 export async function image(store: PostgresStore): Promise<Buffer> {
@@ -453,18 +451,11 @@ export async function image(store: PostgresStore): Promise<Buffer> {
     const parts: Buffer[] = [];
     const header: ImageHeader = { schema, key_check: keyCheck, sequences, tables: [] };
     for (const t of tables) {
-      const chunks: Buffer[] = [];
-      const out = await q.unsafe(`COPY ${ident(t.name)} (${t.columns.map(ident).join(', ')}) TO STDOUT`).readable();
-      await pipeline(
-        out,
-        new Writable({
-          write(chunk: Buffer, _enc, done) {
-            chunks.push(chunk);
-            done();
-          },
-        }),
+      // JSON rather than COPY … TO STDOUT: the driver's COPY stream (postgres.js 3.4) sometimes never ends.
+      const [row] = await q.unsafe<{ rows: string }[]>(
+        `SELECT COALESCE(json_agg(x), '[]')::text AS rows FROM (SELECT ${t.columns.map(ident).join(', ')} FROM ${ident(t.name)}) x`,
       );
-      const rows = Buffer.concat(chunks);
+      const rows = Buffer.from(row?.rows ?? '[]');
       parts.push(rows);
       header.tables.push({ name: t.name, columns: t.columns, bytes: rows.length });
     }
@@ -522,19 +513,17 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
             'invalid_snapshot',
             `Snapshot ${label} cannot be restored: its table ${s.name} is not one of schema ${header.schema}'s. Nothing was changed.`,
           );
-        if (s.bytes === 0) continue;
+        if (s.bytes <= 2) continue; // []
         const target = into === null ? ident(t.name) : `${ident(into)}.${ident(t.name)}`;
-        const w = await q.unsafe(`COPY ${target} (${s.columns.map(ident).join(', ')}) FROM STDIN`).writable();
-        await pipeline(Readable.from(pieces(rows)), w);
+        const cols = s.columns.map(ident).join(', ');
+        await q.unsafe(
+          `INSERT INTO ${target} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM json_populate_recordset(null::${target}, $1::text::json)`,
+          [rows.toString('utf8')],
+        );
       }
     };
     if (header.schema === SNAPSHOT_SCHEMA) await copy(null, tables);
     else await migrated(q, header.schema, tables, copy);
     return header.sequences;
   });
-}
-
-/** `buf` in pieces of 64 KiB (the driver sends a COPY's data as it gets it: one piece of many MB is slower). */
-function* pieces(buf: Buffer): Generator<Buffer> {
-  for (let at = 0; at < buf.length; at += 65_536) yield buf.subarray(at, at + 65_536);
 }
