@@ -12,6 +12,7 @@ import { startServer } from '../dist/index.js';
 import { openPostgresStore } from '../dist/lib/server/adapters/postgres/db.js';
 import { migratePostgres } from '../dist/lib/server/adapters/postgres/migrate.js';
 import { image, restoreImage, restoreSnapshot, saveSnapshot } from '../dist/lib/server/adapters/postgres/snapshots.js';
+import { seed } from './sessions.js';
 
 const url = process.argv[2];
 if (!url) {
@@ -24,31 +25,6 @@ const sizes = process.argv
   .filter((n) => n > 0);
 const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function seed(server, n) {
-  const auth = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
-  for (let i = 0; i < n; i += 200) {
-    await Promise.all(
-      Array.from({ length: Math.min(200, n - i) }, async () => {
-        const s = (
-          await server.app.inject({
-            method: 'POST',
-            url: '/functions/v1/create-session',
-            headers: auth,
-            payload: { amount: 1999, currency: 'usd' },
-          })
-        ).json();
-        const c = await server.app.inject({
-          method: 'POST',
-          url: `/functions/v1/confirm-payment/${s.id}`,
-          headers: { authorization: `Bearer ${s.client_secret}`, 'content-type': 'application/json' },
-          payload: { token_id: 'tok_visa' },
-        });
-        if (c.statusCode !== 200) throw new Error(`confirm: ${c.body}`);
-      }),
-    );
-  }
-}
 
 /** Every table of the SQLite database `lite` that PostgreSQL's schema has, copied row for row (into empty tables). */
 async function copyRows(lite, sql) {

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../dist/index.js';
+import { seed } from './sessions.js';
 
 const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 5);
 const sizes = process.argv
@@ -16,31 +17,6 @@ const sizes = process.argv
   .map(Number)
   .filter((n) => n > 0);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function seed(server, n) {
-  const auth = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
-  for (let i = 0; i < n; i += 200) {
-    await Promise.all(
-      Array.from({ length: Math.min(200, n - i) }, async () => {
-        const s = (
-          await server.app.inject({
-            method: 'POST',
-            url: '/functions/v1/create-session',
-            headers: auth,
-            payload: { amount: 1999, currency: 'usd' },
-          })
-        ).json();
-        const c = await server.app.inject({
-          method: 'POST',
-          url: `/functions/v1/confirm-payment/${s.id}`,
-          headers: { authorization: `Bearer ${s.client_secret}`, 'content-type': 'application/json' },
-          payload: { token_id: 'tok_visa' },
-        });
-        if (c.statusCode !== 200) throw new Error(`confirm: ${c.body}`);
-      }),
-    );
-  }
-}
 
 for (const n of sizes.length ? sizes : [10_000, 100_000]) {
   const dir = mkdtempSync(join(tmpdir(), 'payorch-bench-snapshot-'));
