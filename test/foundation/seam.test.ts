@@ -18,8 +18,8 @@ function sources(dir: string): string[] {
 const STORE_OWN = /^src\/lib\/server\/(adapters\/(sqlite|postgres)|store\/migrations)\//;
 /** Where an adapter may be picked: the server's composition root and the data-directory commands (and their database). */
 const PICKS_ENGINE = /^(src\/lib\/server\/(server|restore|directory)\.ts|src\/commands\/server\/)/;
-/** An import of an adapter; postgres/url.ts picks nothing and loads no driver (it reads a URL, for messages). */
-const PICKS_ADAPTER = /from '[./]*(\/?[\w-]+\/)*adapters\/(sqlite\/|postgres\/(?!url\.js'))/;
+/** An import of an adapter. */
+const PICKS_ADAPTER = /from '[./]*(\/?[\w-]+\/)*adapters\/(sqlite|postgres)\//;
 
 const SQL =
   /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|(UNIQUE\s+)?INDEX)|PRAGMA\s+\w|VACUUM\s+INTO|json_extract\()/;
@@ -70,6 +70,6 @@ describe('the store seam', () => {
     expect(SQL.test(code('// the SELECT above reads one row'))).toBe(false);
     expect(SQL.test(code('const url = "https://example.com"; // SELECT x FROM y'))).toBe(false);
     expect(PICKS_ADAPTER.test("import { postgresEngine } from '../server/adapters/postgres/engine.js';")).toBe(true);
-    expect(PICKS_ADAPTER.test("import { describeUrl } from '../server/adapters/postgres/url.js';")).toBe(false);
+    expect(PICKS_ADAPTER.test("import { describeUrl } from '../server/database-url.js';")).toBe(false);
   });
 });

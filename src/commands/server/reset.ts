@@ -3,7 +3,7 @@ import { dataDirFlag } from '../../lib/cli/server.js';
 import { confirm } from '../../lib/cli/prompt.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
 import { AlreadyRunningError, defaultDataDir, recordedDatabase, resetDataDir } from '../../lib/server/datadir.js';
-import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
+import { describeUrl } from '../../lib/server/database-url.js';
 import { sqliteCompanions } from '../../lib/server/adapters/sqlite/files.js';
 
 export default class ServerReset extends BaseCommand {

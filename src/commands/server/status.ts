@@ -1,7 +1,7 @@
 import { BaseCommand } from '../../lib/cli/base.js';
 import { dataDirFlag, listServers, probeHealth, stopHint } from '../../lib/cli/server.js';
 import { defaultDataDir, readLock, recordedDatabase } from '../../lib/server/lock.js';
-import { describeUrl } from '../../lib/server/adapters/postgres/url.js';
+import { describeUrl } from '../../lib/server/database-url.js';
 import { EXIT } from '../../lib/cli/errors.js';
 import { detailText } from '../../lib/output/render.js';
 import { formatTime } from '../../lib/output/format.js';

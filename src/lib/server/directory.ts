@@ -3,7 +3,7 @@
 // PAYORCH_DATABASE_URL), else the directory's own SQLite file. PostgreSQL's driver is loaded only on that path.
 import type { Accounts } from './domain/accounts.js';
 import { sqliteEngine } from './adapters/sqlite/engine.js';
-import { describeUrl } from './adapters/postgres/url.js';
+import { describeUrl } from './database-url.js';
 import {
   KeyError,
   openDataDir,
