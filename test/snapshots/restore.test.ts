@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { newSession } from '../payments/util.js';
 import { startReceiver, until } from '../webhooks/receiver.js';
+import { onSqlite } from '../helpers/engine.js';
 
 const open: TestServer[] = [];
 afterEach(async () => {
@@ -168,25 +169,28 @@ describe('what a restore puts back', () => {
 });
 
 describe('in-memory servers', () => {
-  it('snapshot() and restore() through the library; a named snapshot needs a data directory', async () => {
-    const s = await server({ memory: true });
-    const a = await newSession(s);
-    const snap = await s.server.snapshot();
-    const b = await newSession(s);
-    await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 86400 } });
-    const r = await s.server.restore(snap);
-    expect(r.object).toBe('snapshot_restore');
-    expect((await s.request('GET', `/sessions/${a.id}`)).status).toBe(200);
-    expect((await s.request('GET', `/sessions/${b.id}`)).status).toBe(404);
-    expect(await count(s)).toBe(1);
-    // …and again: the snapshot is not used up.
-    await newSession(s);
-    await s.server.restore(snap);
-    expect(await count(s)).toBe(1);
-    const named = await s.request('POST', '/test-helpers/snapshots', { body: { name: 'x' } });
-    expect(named.status).toBe(400);
-    expect(named.body.error.code).toBe('snapshots_unavailable');
-  });
+  it.runIf(onSqlite)(
+    'snapshot() and restore() through the library; a named snapshot needs a data directory',
+    async () => {
+      const s = await server({ memory: true });
+      const a = await newSession(s);
+      const snap = await s.server.snapshot();
+      const b = await newSession(s);
+      await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 86400 } });
+      const r = await s.server.restore(snap);
+      expect(r.object).toBe('snapshot_restore');
+      expect((await s.request('GET', `/sessions/${a.id}`)).status).toBe(200);
+      expect((await s.request('GET', `/sessions/${b.id}`)).status).toBe(404);
+      expect(await count(s)).toBe(1);
+      // …and again: the snapshot is not used up.
+      await newSession(s);
+      await s.server.restore(snap);
+      expect(await count(s)).toBe(1);
+      const named = await s.request('POST', '/test-helpers/snapshots', { body: { name: 'x' } });
+      expect(named.status).toBe(400);
+      expect(named.body.error.code).toBe('snapshots_unavailable');
+    },
+  );
 
   it("another server's snapshot is refused (its secrets are sealed with another key), and nothing changes", async () => {
     const s1 = await server({ memory: true });
@@ -199,51 +203,54 @@ describe('in-memory servers', () => {
 });
 
 describe('snapshots that cannot be restored', () => {
-  it('corrupt, cut short, missing, of a newer schema: a clear error, and the data directory is untouched', async () => {
-    const dataDir = tempDir();
-    const s = await server({ dataDir });
-    const kept = await newSession(s);
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: 'good' } })).status).toBe(201);
-    const file = (n: string) => join(dataDir, 'snapshots', `${n}.sqlite`);
-    expect(statSync(file('good')).mode & 0o777).toBe(0o600);
-    expect(statSync(join(dataDir, 'snapshots')).mode & 0o777).toBe(0o700);
-    const after = await newSession(s);
+  it.runIf(onSqlite)(
+    'corrupt, cut short, missing, of a newer schema: a clear error, and the data directory is untouched',
+    async () => {
+      const dataDir = tempDir();
+      const s = await server({ dataDir });
+      const kept = await newSession(s);
+      expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: 'good' } })).status).toBe(201);
+      const file = (n: string) => join(dataDir, 'snapshots', `${n}.sqlite`);
+      expect(statSync(file('good')).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dataDir, 'snapshots')).mode & 0o777).toBe(0o700);
+      const after = await newSession(s);
 
-    writeFileSync(file('garbage'), 'this is not a database, just some bytes'.repeat(100));
-    writeFileSync(file('short'), readFileSync(file('good')));
-    truncateSync(file('short'), statSync(file('good')).size - 4096);
-    writeFileSync(file('newer'), readFileSync(file('good')));
-    const db = new Database(file('newer'));
-    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'future', '')").run();
-    db.close();
+      writeFileSync(file('garbage'), 'this is not a database, just some bytes'.repeat(100));
+      writeFileSync(file('short'), readFileSync(file('good')));
+      truncateSync(file('short'), statSync(file('good')).size - 4096);
+      writeFileSync(file('newer'), readFileSync(file('good')));
+      const db = new Database(file('newer'));
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'future', '')").run();
+      db.close();
 
-    const cases: [string, number, RegExp][] = [
-      ['garbage', 400, /not a SQLite database/],
-      ['short', 400, /cut short/],
-      ['newer', 400, /newer payorch/],
-      ['nope', 404, /No snapshot named "nope"/],
-    ];
-    for (const [name, status, message] of cases) {
-      const r = await restore(s, name);
-      expect(r.status, name).toBe(status);
-      expect(r.body.error.message, name).toMatch(message);
-      expect((await s.request('GET', `/sessions/${after.id}`)).status, name).toBe(200);
-      expect((await s.request('GET', `/sessions/${kept.id}`)).status, name).toBe(200);
-    }
-    expect((await restore(s, '.good.spare')).body.error.code).toBe('invalid_snapshot_name'); // not a hidden file of the directory
-    expect(
-      (await s.request('POST', '/test-helpers/snapshots', { body: { name: '../../etc/x' } })).body.error.code,
-    ).toBe('invalid_snapshot_name');
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: ' ' } })).body.error.code).toBe(
-      'invalid_snapshot_name',
-    );
-    expect((await s.request('POST', '/test-helpers/snapshots', { body: {} })).body.error.code).toBe(
-      'parameter_missing',
-    );
-    // …and the good one still restores.
-    expect((await restore(s, 'good')).status).toBe(200);
-    expect((await s.request('GET', `/sessions/${after.id}`)).status).toBe(404);
-  });
+      const cases: [string, number, RegExp][] = [
+        ['garbage', 400, /not a SQLite database/],
+        ['short', 400, /cut short/],
+        ['newer', 400, /newer payorch/],
+        ['nope', 404, /No snapshot named "nope"/],
+      ];
+      for (const [name, status, message] of cases) {
+        const r = await restore(s, name);
+        expect(r.status, name).toBe(status);
+        expect(r.body.error.message, name).toMatch(message);
+        expect((await s.request('GET', `/sessions/${after.id}`)).status, name).toBe(200);
+        expect((await s.request('GET', `/sessions/${kept.id}`)).status, name).toBe(200);
+      }
+      expect((await restore(s, '.good.spare')).body.error.code).toBe('invalid_snapshot_name'); // not a hidden file of the directory
+      expect(
+        (await s.request('POST', '/test-helpers/snapshots', { body: { name: '../../etc/x' } })).body.error.code,
+      ).toBe('invalid_snapshot_name');
+      expect((await s.request('POST', '/test-helpers/snapshots', { body: { name: ' ' } })).body.error.code).toBe(
+        'invalid_snapshot_name',
+      );
+      expect((await s.request('POST', '/test-helpers/snapshots', { body: {} })).body.error.code).toBe(
+        'parameter_missing',
+      );
+      // …and the good one still restores.
+      expect((await restore(s, 'good')).status).toBe(200);
+      expect((await s.request('GET', `/sessions/${after.id}`)).status).toBe(404);
+    },
+  );
 
   it("only a key of the data directory's default account may use the snapshot routes", async () => {
     const s = await server();

@@ -6,12 +6,16 @@ import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } fr
 import { useSeededIds } from './ids.js';
 import { sqliteEngine as engine } from './adapters/sqlite/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
+import type { OpenEngine } from './adapters/engine.js';
+import type { PostgresStore } from './adapters/postgres/db.js';
+import type { Store as SeamStore } from './store/seam.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
 import { Gate } from './http/gate.js';
 import type { RestoreResult } from './http/snapshots.js';
 import {
+  checkName,
   checkSnapshot,
   deleteSnapshot,
   isCurrentSchema,
@@ -69,39 +73,136 @@ export interface Snapshots {
   settled(): Promise<void>;
 }
 
-/** Snapshots where the engine has none yet (a shared database): every use is the contract's snapshots_unavailable. */
-export class UnavailableSnapshots implements Snapshots {
+/** What a server on a shared database (PostgreSQL) restores into: its store, and what is rebuilt on it. */
+export interface SharedSnapshotParts {
+  opened: OpenedDataDir<SeamStore>;
+  /** The PostgreSQL store itself (the snapshots' queries run on it); `opened.store` may wrap it. */
+  raw: PostgresStore;
+  engine: OpenEngine<SeamStore>;
+  config: ServerConfig;
+  services: Services;
+  runtime: HttpRuntime;
+  seeding?: Seeding;
+  gate: Gate;
+  stopOnStore(): Promise<void>;
+  startOnStore(): Promise<void>;
+}
+
+/**
+ * Snapshots of a database shared by several server processes (adapters/postgres/snapshots.ts): kept in the database,
+ * so that any process restores what another saved, and restored in one transaction, which every process sees at
+ * once. This process holds its requests while it restores (the gate), as on SQLite; the others' next transactions
+ * see the restored data, and their caches of keys and clocks look again (the keys' change mark moves with it). The
+ * services of this process are made again on the store, as after a restore on SQLite.
+ */
+export class SharedSnapshots implements Snapshots {
   private queue: Promise<unknown> = Promise.resolve();
-  constructor(private readonly account: string) {}
+
+  constructor(private readonly p: SharedSnapshotParts) {}
+
+  private pg() {
+    return import('./adapters/postgres/snapshots.js');
+  }
+
   defaultAccount(): string {
-    return this.account;
+    return this.p.opened.credentials.account_id;
   }
-  private refuse(): never {
-    throw new SnapshotError('snapshots_unavailable', 'Snapshots of a shared database are not available yet.');
-  }
-  list(): SnapshotInfo[] {
-    return this.refuse();
-  }
-  remove(): SnapshotInfo {
-    return this.refuse();
-  }
-  save(): Promise<SnapshotInfo> {
-    return Promise.resolve().then(() => this.refuse());
-  }
-  snapshot(): Promise<Snapshot> {
-    return Promise.resolve().then(() => this.refuse());
-  }
-  restore(): Promise<RestoreResult> {
-    return Promise.resolve().then(() => this.refuse());
-  }
+
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn);
     this.queue = run.catch(() => undefined);
     return run;
   }
+
   async settled(): Promise<void> {
     await this.queue;
   }
+
+  async list(): Promise<SnapshotInfo[]> {
+    return (await this.pg()).listSnapshots(this.p.raw);
+  }
+
+  async remove(name: string): Promise<SnapshotInfo> {
+    checkName(name);
+    return (await this.pg()).deleteSnapshot(this.p.raw, name);
+  }
+
+  save(name: string): Promise<SnapshotInfo> {
+    return this.exclusive(async () => {
+      checkName(name);
+      return (await this.pg()).saveSnapshot(this.p.raw, name);
+    });
+  }
+
+  snapshot(): Promise<Snapshot> {
+    return this.exclusive(async () => new Snapshot(await (await this.pg()).image(this.p.raw), new Date()));
+  }
+
+  restore(source: Snapshot | string): Promise<RestoreResult> {
+    return this.exclusive(() => this.swap(source));
+  }
+
+  private async swap(source: Snapshot | string): Promise<RestoreResult> {
+    const t0 = performance.now();
+    const { opened, gate, raw, engine, seeding } = this.p;
+    const pg = await this.pg();
+    const check = keyCheck(opened.sealer);
+    const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
+    if (typeof source === 'string') checkName(source);
+    else pg.inspectImage(source.image); // a damaged image is refused before anything waits
+    const t1 = performance.now();
+    await gate.close();
+    try {
+      await this.p.stopOnStore();
+      try {
+        if (typeof source === 'string') await pg.restoreSnapshot(raw, source, check);
+        else await pg.restoreImage(raw, source.image, check);
+        // This process's default key works in the restored data, which carries the sealing key's check.
+        await opened.store.alone(async () => {
+          await engine
+            .accounts(opened.store, seeding?.now)
+            .keepKey(opened.credentials.account_id, opened.credentials.api_key);
+          await engine.records(opened.store).add('sealing_key_check', check);
+        });
+        opened.unseed?.();
+        opened.unseed = seeding && useSeededIds(await seeding.seed.open(opened.store, engine.records(opened.store)));
+        await rebuild(this.p, opened.store, engine);
+      } finally {
+        await this.p.startOnStore();
+      }
+    } finally {
+      gate.open();
+    }
+    const t2 = performance.now();
+    return {
+      object: 'snapshot_restore',
+      name,
+      paused_ms: Math.round((t2 - t1) * 10) / 10,
+      took_ms: Math.round((t2 - t0) * 10) / 10,
+    };
+  }
+}
+
+/**
+ * The services made again on `store`, into the object the app uses; the processors (server state, not data:
+ * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
+ * what it had (requests on data that is gone).
+ */
+async function rebuild(
+  parts: { services: Services; runtime: HttpRuntime; opened: OpenedDataDir<SeamStore>; config: ServerConfig },
+  store: SeamStore,
+  engine: OpenEngine<SeamStore>,
+): Promise<void> {
+  const { services, runtime, opened, config } = parts;
+  opened.store = store;
+  const fresh = await createServices(store, engine.ports(store), opened.sealer, config);
+  for (const { id, status } of services.processors.state()) {
+    fresh.processors.register(services.processors.get(id));
+    fresh.processors.setDown(id, status === 'down');
+  }
+  Object.assign(services, fresh);
+  runtime.idempotency = idempotencyStore(store, engine.idempotency(store), opened.sealer);
+  runtime.requestLog.forget();
 }
 
 /**
@@ -264,16 +365,11 @@ export class ServerSnapshots implements Snapshots {
    * what it had (requests on data that is gone).
    */
   private async use(store: Store): Promise<void> {
-    const { services, runtime, opened, config } = this.p;
-    opened.store = store;
-    const fresh = await createServices(store, engine.ports(store), opened.sealer, config);
-    for (const { id, status } of services.processors.state()) {
-      fresh.processors.register(services.processors.get(id));
-      fresh.processors.setDown(id, status === 'down');
-    }
-    Object.assign(services, fresh);
-    runtime.idempotency = idempotencyStore(store, engine.idempotency(store), opened.sealer);
-    runtime.requestLog.forget();
+    await rebuild(
+      this.p as unknown as Parameters<typeof rebuild>[0],
+      store,
+      engine as unknown as OpenEngine<SeamStore>,
+    );
   }
 }
 

@@ -25,6 +25,7 @@ import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, seededStore, type
 import { sqliteEngine } from './adapters/sqlite/engine.js';
 import type { OpenEngine } from './adapters/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
+import type { PostgresStore } from './adapters/postgres/db.js';
 import type { Store } from './store/seam.js';
 import { Sealer } from './crypto.js';
 import { describeUrl } from './database-url.js';
@@ -47,7 +48,7 @@ import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
 import type { FaultRules } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
-import { ServerSnapshots, Snapshot, UnavailableSnapshots, type Snapshots } from './restore.js';
+import { ServerSnapshots, SharedSnapshots, Snapshot, type Snapshots } from './restore.js';
 
 export { Snapshot, KeyError };
 
@@ -212,7 +213,7 @@ async function openParts(
 ) {
   if (dataDir) ensureDir(dataDir);
   oneSeededServer(started, seeding !== undefined);
-  const { engine, opened } = shared
+  const { engine, opened, raw } = shared
     ? await openShared(started, shared, dataDir, seeding)
     : {
         engine: sqliteEngine as OpenEngine<Store>,
@@ -241,7 +242,7 @@ async function openParts(
     { ...DEFAULT_RATE_LIMITS, ...stripUndefined(given) },
     clock,
   );
-  return { engine, opened, config, log, services, runtime, shared };
+  return { engine, opened, config, log, services, runtime, shared, raw };
 }
 
 /** A shared database a server's state is in (`ServerOptions.database`), and its sealing key. */
@@ -258,7 +259,7 @@ async function openShared(
   shared: SharedDatabase,
   dataDir: string | null,
   seeding: Seeding | undefined,
-): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store> }> {
+): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store>; raw: PostgresStore }> {
   const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : sealerOfKey(shared.sealingKey ?? '');
   const { openDatabase, postgresEngine } = await import('./adapters/postgres/engine.js');
   const raw = await openDatabase(shared.url);
@@ -268,7 +269,7 @@ async function openShared(
   const engine = postgresEngine(raw);
   const opened = await openSharedDatabase(engine, store, sealer, { seeding, credentialsDir: dataDir });
   if (dataDir) recordDatabase(dataDir, shared.url);
-  return { engine, opened };
+  return { engine, opened, raw };
 }
 
 /** The shared database of `options`, checked (its URL, its key) before anything starts. */
@@ -531,8 +532,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     };
     let running = await onStore();
     started.add(() => running.stopAll());
-    const snaps: Snapshots = parts.shared
-      ? new UnavailableSnapshots(parts.opened.credentials.account_id)
+    const snaps: Snapshots = parts.raw
+      ? new SharedSnapshots({
+          ...parts,
+          raw: parts.raw,
+          seeding,
+          gate,
+          stopOnStore: () => running.stopAll(),
+          startOnStore: async () => void (running = await onStore({ backgroundStarted: false })),
+        })
       : new ServerSnapshots({
           ...parts,
           opened: parts.opened as OpenedDataDir<SqliteStore>,

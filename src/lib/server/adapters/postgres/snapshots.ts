@@ -16,6 +16,7 @@
 // restarts each identity column's sequence where it stood when the snapshot was saved (at least past the restored
 // rows): `ALTER SEQUENCE … RESTART` is transactional, so a restore that fails leaves the sequences as they were.
 // Another process's next transaction sees the data before the restore or after it, never a mix.
+import { keysReplaced } from './core.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { migrations } from '../../store/migrations/index.js';
@@ -353,6 +354,8 @@ async function restoring(
         await q.unsafe(lockAll);
         if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
         await replace(q, listed, fill);
+        // Every process's key cache and clocks look again (AccountsStore.changeMark): the keys and offsets changed.
+        await keysReplaced(store);
       });
       return;
     } catch (err) {
