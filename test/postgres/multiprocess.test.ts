@@ -261,5 +261,26 @@ describe.skipIf(pg.missing !== '')(
         }
       },
     );
+
+    it(
+      'a snapshot saved through one process is restored through another, for every process at once',
+      { timeout: 60_000 },
+      async () => {
+        const { procs } = await sandbox(2);
+        const [a, b] = procs.map(reqOf) as [Requester, Requester];
+        const kept = (await a('POST', '/create-session', { body: { amount: 100, currency: 'usd' } })).body.id as string;
+        expect((await a('POST', '/test-helpers/snapshots', { body: { name: 'base' } })).status).toBe(201);
+        expect((await b('GET', '/test-helpers/snapshots')).body.data.map((x: any) => x.name)).toEqual(['base']);
+        const gone = (await b('POST', '/create-session', { body: { amount: 200, currency: 'usd' } })).body.id as string;
+        expect((await a('GET', `/sessions/${gone}`)).status).toBe(200);
+        const restored = await b('POST', '/test-helpers/snapshots/base/restore');
+        expect(restored.status, restored.text).toBe(200);
+        for (const req of [a, b]) {
+          expect((await req('GET', `/sessions/${gone}`)).status).toBe(404);
+          expect((await req('GET', `/sessions/${kept}`)).status).toBe(200);
+          expect((await req('GET', '/sessions?limit=1')).body.total_count).toBe(1);
+        }
+      },
+    );
   },
 );
