@@ -73,6 +73,23 @@ export interface Snapshots {
   settled(): Promise<void>;
 }
 
+/** Saves and restores, one at a time, in the order asked for. */
+abstract class OneAtATime {
+  protected queue: Promise<unknown> = Promise.resolve();
+
+  /** `fn` once the saves and restores before it are done, and before any after it. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once no save or restore runs: the server may close. */
+  async settled(): Promise<void> {
+    await this.queue;
+  }
+}
+
 /** What a server on a shared database (PostgreSQL) restores into: its store, and what is rebuilt on it. */
 export interface SharedSnapshotParts {
   opened: OpenedDataDir<SeamStore>;
@@ -95,10 +112,10 @@ export interface SharedSnapshotParts {
  * see the restored data, and their caches of keys and clocks look again (the keys' change mark moves with it). The
  * services of this process are made again on the store, as after a restore on SQLite.
  */
-export class SharedSnapshots implements Snapshots {
-  private queue: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly p: SharedSnapshotParts) {}
+export class SharedSnapshots extends OneAtATime implements Snapshots {
+  constructor(private readonly p: SharedSnapshotParts) {
+    super();
+  }
 
   private pg() {
     return import('./adapters/postgres/snapshots.js');
@@ -106,16 +123,6 @@ export class SharedSnapshots implements Snapshots {
 
   defaultAccount(): string {
     return this.p.opened.credentials.account_id;
-  }
-
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  async settled(): Promise<void> {
-    await this.queue;
   }
 
   async list(): Promise<SnapshotInfo[]> {
@@ -212,26 +219,20 @@ async function rebuild(
  * (or opens the in-memory image), makes the services again on it (every in-memory cache of the old store goes with
  * them), starts what runs on it and opens the gate. Saves and restores run one at a time.
  */
-export class ServerSnapshots implements Snapshots {
-  private queue: Promise<unknown> = Promise.resolve();
+export class ServerSnapshots extends OneAtATime implements Snapshots {
   private readonly spares = new Set<Promise<void>>();
 
-  constructor(private readonly p: SnapshotParts) {}
+  constructor(private readonly p: SnapshotParts) {
+    super();
+  }
 
   defaultAccount(): string {
     return this.p.opened.credentials.account_id;
   }
 
-  /** `fn` once the saves and restores before it are done, and before any after it. */
-  exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
   /** Resolves once no save or restore runs (and the spares being made are done): the server may close. */
-  async settled(): Promise<void> {
-    await this.queue;
+  override async settled(): Promise<void> {
+    await super.settled();
     await Promise.all(this.spares);
   }
 

@@ -56,3 +56,31 @@ export function pageOfList<R extends { id: string }>(
     order === 'DESC' ? all.slice(at === undefined ? 0 : all.length - at) : all.slice(0, all.length - 1 - at!).reverse();
   return pageOf(rows.slice(0, limit + 1), limit, order);
 }
+
+/**
+ * A list's `created` filters (whole seconds, Stripe's forms) as bounds on a column of milliseconds: `created=s` is
+ * that second (created ≥ s and created ≤ s); created > s ⇔ ms ≥ (s+1)·1000; created ≤ s ⇔ ms < (s+1)·1000. Empty
+ * when the query has none. Each engine writes them in its SQL.
+ */
+export function createdBounds(q: {
+  created?: number;
+  'created[gt]'?: number;
+  'created[gte]'?: number;
+  'created[lt]'?: number;
+  'created[lte]'?: number;
+}): { op: '>=' | '<'; ms: number }[] {
+  const range: [keyof typeof q, '>=' | '<', number][] = [
+    ['created', '>=', 0],
+    ['created', '<', 1000],
+    ['created[gt]', '>=', 1000],
+    ['created[gte]', '>=', 0],
+    ['created[lt]', '<', 0],
+    ['created[lte]', '<', 1000],
+  ];
+  const out: { op: '>=' | '<'; ms: number }[] = [];
+  for (const [key, op, plus] of range) {
+    const v = q[key];
+    if (v !== undefined) out.push({ op, ms: v * 1000 + plus });
+  }
+  return out;
+}

@@ -22,7 +22,7 @@
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
-import { cursorOf, pageOf } from '../../store/paging.js';
+import { createdBounds, cursorOf, pageOf } from '../../store/paging.js';
 import type { Handle, PostgresStore } from './db.js';
 
 /** The first key of the event log's advisory locks ('evts'); the second is the account's hashtext. */
@@ -77,24 +77,9 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
       if (q.object_id !== undefined) cond.push(`object_id = ${param(q.object_id)}`);
       if (q.type !== undefined)
         cond.push(q.type.includes('*') ? `type LIKE ${param(likePattern(q.type))}` : `type = ${param(q.type)}`);
-      const range: [keyof ListEventsQuery, string, number][] = [
-        // `created=s` is that second (Stripe's form): created ≥ s and created ≤ s.
-        ['created', '>=', 0],
-        ['created', '<=', 1000],
-        ['created[gt]', '>', 1000],
-        ['created[gte]', '>=', 0],
-        ['created[lt]', '<', 0],
-        ['created[lte]', '<=', 1000],
-      ];
-      let timed = false;
-      for (const [key, op, plus] of range) {
-        const v = q[key] as number | undefined;
-        if (v === undefined) continue;
-        timed = true;
-        // `created` is whole seconds: created > s ⇔ created_ms ≥ (s+1)·1000; created ≤ s ⇔ created_ms < (s+1)·1000.
-        const sqlOp = op === '>' ? '>=' : op === '<=' ? '<' : op;
-        cond.push(`created_ms ${sqlOp} ${param(v * 1000 + plus)}::bigint`);
-      }
+      const bounds = createdBounds(q);
+      const timed = bounds.length > 0;
+      for (const { op, ms } of bounds) cond.push(`created_ms ${op} ${param(ms)}::bigint`);
       const where = cond.join(' AND ');
       const filterArgs = [...args];
       const cursorId = q.starting_after ?? q.ending_before;

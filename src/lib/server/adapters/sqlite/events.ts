@@ -4,6 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
+import { createdBounds } from '../../store/paging.js';
 import type { SqliteStore } from './db.js';
 import { pageOf, seqCursor } from './collection.js';
 import { LongRead } from './longread.js';
@@ -62,26 +63,11 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
         cond.push(q.type.includes('*') ? 'type GLOB ?' : 'type = ?');
         params.push(q.type);
       }
-      const range: [keyof ListEventsQuery, string, number][] = [
-        // `created=s` is that second (Stripe's form): created ≥ s and created ≤ s.
-        ['created', '>=', 0],
-        ['created', '<=', 1000],
-        ['created[gt]', '>', 1000],
-        ['created[gte]', '>=', 0],
-        ['created[lt]', '<', 0],
-        ['created[lte]', '<=', 1000],
-      ];
-      let timed = false;
-      for (const [key, op, plus] of range) {
-        const v = q[key] as number | undefined;
-        if (v === undefined) continue;
-        timed = true;
-        // `created` is whole seconds: created > s  ⇔  created_ms ≥ (s+1)·1000;  created ≤ s  ⇔  created_ms <
-        // (s+1)·1000.
-        if (op === '>') cond.push('created_ms >= ?');
-        else if (op === '<=') cond.push('created_ms < ?');
-        else cond.push(`created_ms ${op} ?`);
-        params.push(v * 1000 + plus);
+      const bounds = createdBounds(q);
+      const timed = bounds.length > 0;
+      for (const { op, ms } of bounds) {
+        cond.push(`created_ms ${op} ?`);
+        params.push(ms);
       }
       const where = cond.join(' AND ');
       // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
