@@ -1,7 +1,7 @@
 // What happens around every request, in order: it gets an id; its caller is identified (auth.ts); it is
-// admitted or refused by the limits (ratelimit.ts); its answer carries the limit headers; when it ends, its
-// in-flight slot is given back and one access line is written (also when a simulated fault closed its connection
-// without an answer: faults.ts).
+// admitted or refused by the limits (ratelimit.ts), after the requests of its credential that arrived before it
+// (ArrivalOrder); its answer carries the limit headers; when it ends, its in-flight slot is given back and one access
+// line is written (also when a simulated fault closed its connection without an answer: faults.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from '../log.js';
 import { errors, ServiceError } from '../errors.js';
@@ -29,6 +29,44 @@ function release(limiter: RateLimiter, request: FastifyRequest): void {
   }
 }
 
+/** A request waiting for its turn to be admitted: `admit` once it has been identified. */
+interface Turn {
+  admit: (() => void) | undefined;
+}
+
+/**
+ * The requests of each bearer credential (the Authorization header as sent) whose caller is being identified, in
+ * the order they arrived. Identifying reads the store; on an engine whose reads go out over a pool of connections
+ * (PostgreSQL) the answers come back in any order — a lookup that waits for a new connection takes tens of ms, one
+ * sent later on an idle connection under one — and a request would take its in-flight slot after requests of its
+ * key that arrived after it, and be refused for the slots they hold. Here each is admitted or refused only once
+ * every request of its credential that arrived before it has been (docs/api.md "Rate limits"). Requests of
+ * different credentials never wait for each other.
+ */
+class ArrivalOrder {
+  private readonly waiting = new Map<string, Turn[]>();
+
+  /** Holds the request's place; `ready` on the place once it is identified. */
+  enter(credential: string): { queue: Turn[]; turn: Turn } {
+    const turn: Turn = { admit: undefined };
+    const queue = this.waiting.get(credential);
+    if (queue) {
+      queue.push(turn);
+      return { queue, turn };
+    }
+    const fresh = [turn];
+    this.waiting.set(credential, fresh);
+    return { queue: fresh, turn };
+  }
+
+  /** The request is identified: it is admitted now if its turn has come, else once those before it have been. */
+  ready(credential: string, queue: Turn[], turn: Turn, admit: () => void): void {
+    turn.admit = admit;
+    while (queue.length > 0 && queue[0]!.admit) queue.shift()!.admit!();
+    if (queue.length === 0 && this.waiting.get(credential) === queue) this.waiting.delete(credential);
+  }
+}
+
 /** Whether the request comes from the server's own webhook sender (ownports.ts). */
 function fromOwnSender(request: FastifyRequest, ownPorts: Uint8Array | undefined): boolean {
   const socket = request.raw.socket;
@@ -45,6 +83,7 @@ export function followEachRequest(
   ownPorts?: Uint8Array,
 ): FaultHooks {
   const { limiter, requestLog } = runtime;
+  const order = new ArrivalOrder();
 
   /** The end of a request: its slot given back, its access line and request-log entry written. */
   const ended = (request: FastifyRequest, status: number) => {
@@ -98,18 +137,22 @@ export function followEachRequest(
     // The server's own webhook deliveries (an endpoint pointed at its own pages) count in buckets of their own.
     if (fromOwnSender(request, ownPorts)) state.rateKey = `own:${state.rateKey}`;
     if (!spec || spec.auth === 'none') return done(admit(limiter, state));
+    const credential = request.headers.authorization ?? '';
+    const { queue, turn } = order.enter(credential);
     identify(request, spec, services).then(
-      (caller) => {
-        state.accountId = caller.accountId;
-        state.keyId = caller.keyId;
-        state.sessionId = caller.sessionId;
-        state.rateKey = caller.rateKey;
-        done(admit(limiter, state));
-      },
+      (caller) =>
+        order.ready(credential, queue, turn, () => {
+          state.accountId = caller.accountId;
+          state.keyId = caller.keyId;
+          state.sessionId = caller.sessionId;
+          state.rateKey = caller.rateKey;
+          done(admit(limiter, state));
+        }),
       // A failed authentication counts against the address's guest bucket, so that guessing keys or client
       // secrets is throttled (429 once over the limit) without taking the address's hosted pages and /health
       // down with it (docs/api.md "Rate limits").
-      (err: unknown) => done(admit(limiter, state) ?? (err as ServiceError)),
+      (err: unknown) =>
+        order.ready(credential, queue, turn, () => done(admit(limiter, state) ?? (err as ServiceError))),
     );
   });
 
