@@ -15,6 +15,7 @@ import type { RequestState } from './state.js';
 
 /** Takes an in-flight slot for the request, or says why not (429). */
 function admit(limiter: RateLimiter, state: RequestState): ServiceError | undefined {
+  if (state.aborted) return undefined;
   const admission = limiter.admit(state.rateKey);
   if (!admission.ok) return errors.rateLimited(admission.code, admission.message, admission.retryAfter);
   state.admitted = true;
@@ -128,6 +129,7 @@ export function followEachRequest(
       sessionId: undefined,
       rateKey: addressBucket(request, open ? 'public' : 'guest'),
       admitted: false,
+      aborted: false,
       started: process.hrtime.bigint(),
       fault: undefined,
     };
@@ -165,6 +167,7 @@ export function followEachRequest(
   });
 
   app.addHook('onRequestAbort', (request, done) => {
+    if (request.payorch) request.payorch.aborted = true;
     release(limiter, request);
     done();
   });

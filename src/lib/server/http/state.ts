@@ -14,6 +14,8 @@ export interface RequestFault {
 export interface RequestState extends Caller {
   /** Holds an in-flight slot of `rateKey` until the request ends. */
   admitted: boolean;
+  /** The client went away (onRequestAbort): a request admitted after that takes no slot (none would give it back). */
+  aborted: boolean;
   started: bigint;
   /** A fault injected into this request (faults.ts), marked in its log lines. */
   fault: RequestFault | undefined;
