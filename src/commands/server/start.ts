@@ -38,6 +38,10 @@ export default class ServerStart extends BaseCommand {
       max: 65535,
     }),
     host: Flags.string({ description: 'Interface to listen on', default: DEFAULT_HOST }),
+    'public-url': Flags.string({
+      description:
+        'The origin clients reach this server at (a load balancer in front of several processes): hosted page URLs start with it',
+    }),
     'data-dir': dataDirFlag,
     memory: Flags.boolean({ description: 'Keep the database in memory (nothing persists)', exclusive: ['data-dir'] }),
     database: databaseFlag,
@@ -109,6 +113,7 @@ export default class ServerStart extends BaseCommand {
       port: flags.port ?? DEFAULT_PORT,
       anyPortIfTaken: flags.port === undefined,
       host: flags.host,
+      publicUrl: flags['public-url'],
       dataDir: flags['data-dir'],
       memory: flags.memory,
       rateLimits: {

@@ -57,6 +57,13 @@ export interface ServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /**
+   * The origin clients reach the server at when it is not its own address (a load balancer in front of several
+   * processes: README "A shared sandbox"), e.g. `https://sandbox.example.com`: the URLs the server writes into
+   * objects and pages (a session's `fallback_url`, hosted checkout and invoice pages) start with it, whichever
+   * process wrote them. Default: the server's own `http://host:port`.
+   */
+  publicUrl?: string;
   /** Default: the user's data directory (see `defaultDataDir`). */
   dataDir?: string;
   /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
@@ -272,6 +279,30 @@ async function openShared(
   return { engine, opened, raw };
 }
 
+/** `url` as an origin (scheme, host, port): the public URL a server is reached at. */
+function originOf(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(
+      `The public URL ${JSON.stringify(url)} is not a URL: give its origin, e.g. https://sandbox.example.com.`,
+    );
+  }
+  if (
+    (u.protocol !== 'http:' && u.protocol !== 'https:') ||
+    u.username ||
+    u.password ||
+    u.search ||
+    u.hash ||
+    (u.pathname !== '/' && u.pathname !== '')
+  )
+    throw new Error(
+      `The public URL must be an http(s) origin with no path, query or credentials (e.g. https://sandbox.example.com): got ${JSON.stringify(url)}.`,
+    );
+  return u.origin;
+}
+
 /** The shared database of `options`, checked (its URL, its key) before anything starts. */
 async function sharedOf(options: ServerOptions): Promise<SharedDatabase | undefined> {
   if (options.database === undefined) {
@@ -452,6 +483,7 @@ function idleWatch(
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const seeding = seedingOf(options);
   const shared = await sharedOf(options);
+  const publicOrigin = options.publicUrl === undefined ? undefined : originOf(options.publicUrl);
   const host = options.host ?? DEFAULT_HOST;
   const memory = options.memory ?? false;
   const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
@@ -459,6 +491,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const createdDir = dataDir ? mkdirSync(dataDir, { recursive: true, mode: 0o700 }) : undefined;
   const started = new Started();
   let baseUrl = '';
+  let publicBase = '';
   // One byte per local port, set while the webhook sender has a connection from that port to this server: its
   // own deliveries (to its own hosted pages) count in a bucket of their own (docs/api.md "Rate limits").
   const ownPorts = new SharedArrayBuffer(OWN_PORTS_BYTES);
@@ -480,7 +513,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       dataDir,
       memory,
       { ...options.rateLimits, clock: options.rateLimitClock },
-      () => baseUrl,
+      () => publicBase || baseUrl,
       payments,
       options.timeouts,
       new Uint8Array(ownPorts),
@@ -492,6 +525,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await addFaultRules(parts.runtime.faults, options.faults);
     const port = await listen(started, app, log, host, options.port ?? DEFAULT_PORT);
     baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}${API_PREFIX}`;
+    if (publicOrigin) publicBase = `${publicOrigin}${API_PREFIX}`;
     lock?.update(baseUrl);
     log.logger.info(
       { base_url: baseUrl, data_dir: dataDir, memory, ...(shared && { database: shared.where }) },
