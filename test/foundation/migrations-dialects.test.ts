@@ -40,6 +40,7 @@ const RELEASED_POSTGRES: Record<number, string | null> = {
   905: '84f4412625a531f43a9507202566792371b0f51be0cfdb35bf87c32afbdde003',
   907: '6dc9cb76e20d80aa959f1d6ec390bd19c6ae32146c10c670e3d830098213bdf0',
   909: 'ce6fbf0b3006ffeefa1ee26af140b79faa3fd2ed81221c7b757abdf7a44d0dab',
+  910: '8b0310641fd4308cc32f2cdd2a41f77d02ac116e9eab54f11f80286008efa027',
 };
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -39,6 +39,7 @@ const RELEASED: Record<number, string> = {
   905: '14e7a1d692278fd57d96bffb65c6917453f8107d5895f22cc543fd5fc1abd40d',
   907: '770b5521e734eb4e48da6cef8bbaaa3a0133691ee6e2c191fe50fdddf72d7233',
   909: '5cb3d9518e1ad7acbac744b2671ed7af3845a34ae341c9ce536dcf4568364284',
+  910: 'f69e13a55979c1a44a28c6e191f9881df61bad999a4e584a89567a68c0a8bc36',
 };
 
 describe('released migrations', () => {

@@ -209,7 +209,7 @@ async function rebuild(
   }
   Object.assign(services, fresh);
   runtime.idempotency = idempotencyStore(store, engine.idempotency(store), opened.sealer);
-  runtime.requestLog.forget();
+  await runtime.requestLog.forget();
 }
 
 /**

@@ -33,7 +33,8 @@ import { ScopedStore } from './store/scoped.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './http/ratelimit.js';
-import { createHttpRuntime } from './http/runtime.js';
+import { createHttpRuntime, type SharedHttpState } from './http/runtime.js';
+import type { ChangeWatch } from './store/changes.js';
 import { Gate } from './http/gate.js';
 import type { RestoreResult, SnapshotAdmin } from './http/snapshots.js';
 import { type SnapshotInfo } from './snapshots.js';
@@ -46,7 +47,7 @@ import type { PaymentsConfig } from './domain/core.js';
 import { Dispatcher, type DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
-import type { FaultRules } from './http/faultrules.js';
+import type { FaultRuleStore } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
 import { ServerSnapshots, SharedSnapshots, Snapshot, type Snapshots } from './restore.js';
 
@@ -248,6 +249,7 @@ async function openParts(
     opened.sealer,
     { ...DEFAULT_RATE_LIMITS, ...stripUndefined(given) },
     clock,
+    raw?.shared ? await sharedHttpState(started, raw, () => services.changes, log) : undefined,
   );
   return { engine, opened, config, log, services, runtime, shared, raw };
 }
@@ -301,6 +303,25 @@ function originOf(url: string): string {
       `The public URL must be an http(s) origin with no path, query or credentials (e.g. https://sandbox.example.com): got ${JSON.stringify(url)}.`,
     );
   return u.origin;
+}
+
+/**
+ * The request log and fault rules of a database several server processes share (PostgreSQL): kept in it, so that
+ * they work through any process. The log's last entries are written before the store closes.
+ */
+async function sharedHttpState(
+  started: Started,
+  store: PostgresStore,
+  changes: () => ChangeWatch,
+  log: FileLogger,
+): Promise<SharedHttpState> {
+  const [{ SharedRequestLog }, { SharedFaultRules }] = await Promise.all([
+    import('./adapters/postgres/requestlog.js'),
+    import('./adapters/postgres/faultrules.js'),
+  ]);
+  const requestLog = new SharedRequestLog(store, (err) => log.logger.error({ err }, 'writing the request log failed'));
+  started.add(() => requestLog.close());
+  return { requestLog, faults: new SharedFaultRules(store, changes) };
 }
 
 /** The shared database of `options`, checked (its URL, its key) before anything starts. */
@@ -744,7 +765,7 @@ async function drainLog(log: FileLogger): Promise<void> {
 }
 
 /** The server-wide fault rules; a rule that is not one fails the start, naming it. */
-async function addFaultRules(rules: FaultRules, faults: FaultRuleBody[] | undefined): Promise<void> {
+async function addFaultRules(rules: FaultRuleStore, faults: FaultRuleBody[] | undefined): Promise<void> {
   const all = faults ?? [];
   for (const [i, rule] of all.entries()) {
     try {

@@ -26,7 +26,7 @@ import type { Webhooks } from '../domain/webhooks/area.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 import { senderLink, type SenderLink } from './sender-link.js';
 import type { FaultedJob, SendResult } from './sender.js';
-import type { FaultRules } from '../http/faultrules.js';
+import type { FaultRuleStore } from '../http/faultrules.js';
 
 /** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
 interface Outcome {
@@ -88,7 +88,7 @@ export interface DispatcherDeps {
   /** Unexpected failures (a storage error): never a secret, never a body. */
   onError: (err: unknown) => void;
   /** Fault rules on deliveries (docs/api.md "Fault injection"): an endpoint they watch is sent one delivery at a time. */
-  faults?: FaultRules;
+  faults?: FaultRuleStore;
 }
 
 interface Serving {
@@ -272,6 +272,9 @@ export class Dispatcher {
    */
   private async fill(): Promise<void> {
     if (this.stopped) return;
+    // Fault rules other processes of a shared database changed, looked at first (handOver asks `watches`).
+    const refreshing = this.deps.faults?.refresh?.();
+    if (refreshing) await refreshing;
     const deliveries = this.deps.webhooks.deliveries;
     const now = Date.now();
     // Per account, its enabled endpoints not being served: those that answer first, then those backed off.
@@ -404,7 +407,7 @@ export class Dispatcher {
     }
     serving.chain++;
     serving.lastSeq = lastSeq;
-    if (faults) for (const job of jobs) (job as FaultedJob).fault = faults.forDelivery(serving.accountId, e.id);
+    if (faults) for (const job of jobs) (job as FaultedJob).fault = await faults.forDelivery(serving.accountId, e.id);
     this.link.send({ endpoint: e.id, jobs });
     return true;
   }

@@ -19,11 +19,11 @@ import {
 } from '../../contract/faults.js';
 import { API_PREFIX } from '../../contract/common.js';
 import { errors, ServiceError } from '../errors.js';
-import type { FaultRules } from './faultrules.js';
+import type { FaultRuleStore } from './faultrules.js';
 import type { RequestFault } from './state.js';
 
 export interface FaultHooks {
-  rules: FaultRules;
+  rules: FaultRuleStore;
   /** The request's fault, kept on its state (state.ts RequestState). */
   get(request: FastifyRequest): RequestFault | undefined;
   set(request: FastifyRequest, fault: RequestFault): void;
@@ -60,7 +60,11 @@ function resetConnection(reply: FastifyReply): void {
 }
 
 /** The header's fault, or the rules'; a malformed header is the contract's 400. */
-function faultOf(request: FastifyRequest, rules: FaultRules, accountId: string): Fault | undefined {
+function faultOf(
+  request: FastifyRequest,
+  rules: FaultRuleStore,
+  accountId: string,
+): Fault | undefined | Promise<Fault | undefined> {
   const header = request.headers[SIMULATE_HEADER_LC];
   if (header !== undefined) {
     const text = Array.isArray(header) ? header.join(';') : header;
@@ -91,30 +95,41 @@ export function injectFaults(app: FastifyInstance, hooks: FaultHooks): void {
     if (request.headers[SIMULATE_HEADER_LC] === undefined && !hooks.rules.active) return done();
     // Only the API's routes (a spec): not the hosted pages.
     if (!request.routeOptions.config?.spec) return done();
-    let fault: Fault | undefined;
+    // The fault applied: its "before" part now (after its latency), its "after commit" part in onSend.
+    const inject = (fault: Fault): void => {
+      const state: RequestFault = { fault };
+      hooks.set(request, state);
+      reply.header(SIMULATED_HEADER, fault.text);
+      const before = () => {
+        const action = fault.before;
+        if (!action) {
+          if (!fault.afterCommit) state.done = fault.text; // a latency alone
+          return done();
+        }
+        state.done = fault.text;
+        if (action.kind === 'status')
+          return done(errors.simulated(action.status, fault.text, false, action.retryAfter));
+        resetConnection(reply);
+        hooks.unanswered(request, 0);
+        done();
+      };
+      if (fault.latencyMs) waits.wait(fault.latencyMs, before);
+      else before();
+    };
+    let found: Fault | undefined | Promise<Fault | undefined>;
     try {
-      fault = faultOf(request, hooks.rules, request.payorch?.accountId ?? '');
+      found = faultOf(request, hooks.rules, request.payorch?.accountId ?? '');
     } catch (err) {
       return done(err as ServiceError);
     }
-    if (!fault) return done();
-    const state: RequestFault = { fault };
-    hooks.set(request, state);
-    reply.header(SIMULATED_HEADER, fault.text);
-    const before = () => {
-      const action = fault.before;
-      if (!action) {
-        if (!fault.afterCommit) state.done = fault.text; // a latency alone
-        return done();
-      }
-      state.done = fault.text;
-      if (action.kind === 'status') return done(errors.simulated(action.status, fault.text, false, action.retryAfter));
-      resetConnection(reply);
-      hooks.unanswered(request, 0);
-      done();
-    };
-    if (fault.latencyMs) waits.wait(fault.latencyMs, before);
-    else before();
+    // Rules kept in a shared database answer with a promise when the account has a rule that may match.
+    if (found instanceof Promise)
+      return void found.then(
+        (fault) => (fault ? inject(fault) : done()),
+        (err: unknown) => done(err as ServiceError),
+      );
+    if (!found) return done();
+    inject(found);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -1,8 +1,9 @@
 // The live request log behind `GET /request-log` and `payorch logs tail` (docs/api.md "Request log"): per account, a
 // ring of the most recent requests' summaries — method, path (no query string), status, duration, request id and time,
 // the client's address, the id of the API key that made it, and the fault injected into it (docs/api.md "Fault
-// injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. It lives in memory only
-// (a restart empties it; the access log on disk is the durable record).
+// injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. One server on a data
+// directory keeps it in memory only (a restart empties it; the access log on disk is the durable record); the
+// processes of a shared database keep it there (RequestLogStore).
 import { API_PREFIX } from '../../contract/common.js';
 import {
   statusMatches,
@@ -44,7 +45,7 @@ function isFollowing(method: string, path: string, url: string): boolean {
 }
 
 /** An entry as kept: the API object's fields, its time as a number (formatted when read). */
-interface Kept {
+export interface Kept {
   seq: number;
   request_id: string;
   method: string;
@@ -92,7 +93,22 @@ const entryOf = (k: Kept): RequestLogEntry => ({
 /** Entries past `size` are dropped this many at a time (one array move per TRIM requests, not one per request). */
 const TRIM = 64;
 
-export class RequestLog {
+/**
+ * Where the request log is kept: this process's memory (one server per data directory: `RequestLog`), or a database
+ * every server process of a sandbox shares (adapters/postgres/requestlog.ts), so that a read through any process
+ * shows every process's requests.
+ */
+export interface RequestLogStore {
+  /** Keeps the request's entry (if the log records it); never waits, never fails the request. */
+  record(r: RequestSummary): void;
+  /** A page of the account's log (docs/api.md "Request log"): the same answer whichever store keeps it. */
+  read(accountId: string, url: string, q: RequestLogQuery): RequestLogPage | Promise<RequestLogPage>;
+  /** Forgets every entry (a snapshot was restored); each account's sequence goes on. */
+  forget(): void | Promise<void>;
+}
+
+/** The request log in this process's memory. */
+export class RequestLog implements RequestLogStore {
   /** Per account: its entries and its own sequence (a shared one would tell an account how busy the others are). */
   private readonly rings = new Map<string, { seq: number; entries: Kept[] }>();
 
@@ -107,26 +123,12 @@ export class RequestLog {
   }
 
   record(r: RequestSummary): void {
-    if (!r.accountId) return;
-    const q = r.url.indexOf('?');
-    const full = q < 0 ? r.url : r.url.slice(0, q);
-    const path = full.startsWith(API_PREFIX + '/') ? full.slice(API_PREFIX.length) : full;
-    if (isFollowing(r.method, path, r.url)) return;
+    const entry = summaryOf(r);
+    if (!entry) return;
     let log = this.rings.get(r.accountId);
     if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
     const ring = log.entries;
-    ring.push({
-      seq: ++log.seq,
-      request_id: r.requestId,
-      method: r.method,
-      path,
-      status: r.status,
-      duration_ms: Math.max(0, Math.round(r.ms)),
-      at: Date.now(),
-      simulated: r.simulated,
-      ip: r.ip,
-      keyId: r.keyId ?? null,
-    });
+    ring.push({ ...entry, seq: ++log.seq });
     if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
   }
 
@@ -138,32 +140,61 @@ export class RequestLog {
 
   /** The account's entries after `q.after` (oldest first), else its newest `limit` entries; filtered. */
   read(accountId: string, url: string, q: RequestLogQuery): RequestLogPage {
-    const limit = q.limit ?? 100;
-    const seq = this.rings.get(accountId)?.seq ?? 0;
-    const ring = this.kept(accountId);
-    // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
-    const after = q.after !== undefined && q.after > seq ? 0 : q.after;
-    const match = matcher(q);
-    if (after === undefined) {
-      const data = ring.filter(match).slice(-limit).map(entryOf);
-      return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };
-    }
-    const data: RequestLogEntry[] = [];
-    let scanned = after;
-    let has_more = false;
-    for (const e of ring) {
-      if (e.seq <= after) continue;
-      if (!match(e)) {
-        scanned = e.seq;
-        continue;
-      }
-      if (data.length === limit) {
-        has_more = true;
-        break;
-      }
-      data.push(entryOf(e));
-      scanned = e.seq;
-    }
-    return { object: 'list', data, has_more, next_after: scanned, url };
+    return pageOf(this.kept(accountId), this.rings.get(accountId)?.seq ?? 0, url, q);
   }
+}
+
+/**
+ * What the log keeps of a request (its entry but its `seq`), or undefined for one it does not record: of no account,
+ * or a read that follows a log.
+ */
+export function summaryOf(r: RequestSummary): Omit<Kept, 'seq'> | undefined {
+  if (!r.accountId) return undefined;
+  const q = r.url.indexOf('?');
+  const full = q < 0 ? r.url : r.url.slice(0, q);
+  const path = full.startsWith(API_PREFIX + '/') ? full.slice(API_PREFIX.length) : full;
+  if (isFollowing(r.method, path, r.url)) return undefined;
+  return {
+    request_id: r.requestId,
+    method: r.method,
+    path,
+    status: r.status,
+    duration_ms: Math.max(0, Math.round(r.ms)),
+    at: Date.now(),
+    simulated: r.simulated,
+    ip: r.ip,
+    keyId: r.keyId ?? null,
+  };
+}
+
+/**
+ * A read of an account's log: `ring` its kept entries (oldest first, at most its last REQUEST_LOG_SIZE), `seq` the
+ * number of its newest entry ever (0 when it has none).
+ */
+export function pageOf(ring: Kept[], seq: number, url: string, q: RequestLogQuery): RequestLogPage {
+  const limit = q.limit ?? 100;
+  // An `after` past the newest entry comes from before a restart (the log starts over): read from the start.
+  const after = q.after !== undefined && q.after > seq ? 0 : q.after;
+  const match = matcher(q);
+  if (after === undefined) {
+    const data = ring.filter(match).slice(-limit).map(entryOf);
+    return { object: 'list', data, has_more: false, next_after: ring.at(-1)?.seq ?? 0, url };
+  }
+  const data: RequestLogEntry[] = [];
+  let scanned = after;
+  let has_more = false;
+  for (const e of ring) {
+    if (e.seq <= after) continue;
+    if (!match(e)) {
+      scanned = e.seq;
+      continue;
+    }
+    if (data.length === limit) {
+      has_more = true;
+      break;
+    }
+    data.push(entryOf(e));
+    scanned = e.seq;
+  }
+  return { object: 'list', data, has_more, next_after: scanned, url };
 }

@@ -37,9 +37,9 @@ export const faultsRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: EmptyQuery,
     response: FaultRuleList,
-    handler: ({ accountId, path, faults }) => ({
+    handler: async ({ accountId, path, faults }) => ({
       object: 'list',
-      data: faults.list(accountId),
+      data: await faults.list(accountId),
       has_more: false,
       url: path,
     }),
@@ -52,7 +52,10 @@ export const faultsRoutes: RouteSpec[] = [
     tag,
     auth: 'api_key',
     response: ClearedFaultRules,
-    handler: ({ accountId, faults }) => ({ object: 'fault_rules_cleared', deleted: faults.clear(accountId) }),
+    handler: async ({ accountId, faults }) => ({
+      object: 'fault_rules_cleared',
+      deleted: await faults.clear(accountId),
+    }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -64,8 +67,8 @@ export const faultsRoutes: RouteSpec[] = [
     params: FaultRuleIdParams,
     response: DeletedObject('fault_rule'),
     errors: [404, 409],
-    handler: ({ accountId, params, faults }) => {
-      const outcome = faults.remove(accountId, params.fault_rule_id);
+    handler: async ({ accountId, params, faults }) => {
+      const outcome = await faults.remove(accountId, params.fault_rule_id);
       if (outcome === 'missing') throw errors.notFound('fault rule', params.fault_rule_id, 'fault_rule_id');
       if (outcome === 'server')
         throw errors.conflict(

@@ -5,7 +5,8 @@
 // image: the tables' rows as JSON in a Buffer the caller keeps.
 //
 // The domain tables are every base table of the store's schema but `schema_migrations` (snapshots live in schemas of
-// their own): a table a new migration adds is covered without a change here.
+// their own) and the server's own state that a restore leaves as it is, as on SQLite, where it is in memory (NOT_DATA):
+// a table a new migration adds is covered without a change here.
 //
 // A restore is ONE write transaction. Its first statements lock (`LOCK TABLE`, which takes no snapshot) the
 // snapshot's `_snapshot` table and then every domain table in ACCESS EXCLUSIVE mode, in name order; only then does
@@ -69,8 +70,14 @@ const sqlState = (err: unknown) => (err as { code?: unknown } | undefined)?.code
 // ------------------------------------------------------------------------------------------------ the tables
 
 /**
+ * Tables of the server's own that a snapshot neither saves nor restores: the fault rules (a restore keeps them) and the
+ * request log (a restore forgets its entries, and each account's numbering goes on: restore.ts).
+ */
+const NOT_DATA = ['schema_migrations', 'fault_rules', 'request_log', 'request_log_seqs'];
+
+/**
  * The domain tables, parents before children (foreign keys), with their columns and sequences: every base table of
- * the current schema but `schema_migrations`.
+ * the current schema but NOT_DATA.
  */
 async function domainTables(q: Handle): Promise<Table[]> {
   const rows = await q.unsafe<
@@ -87,8 +94,9 @@ async function domainTables(q: Handle): Promise<Table[]> {
                         WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name
                           AND (c.is_identity = 'YES' OR c.column_default LIKE 'nextval(%')
                         ORDER BY c.ordinal_position LIMIT 1) s ON true
-     WHERE t.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND t.table_name <> 'schema_migrations'
+     WHERE t.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND t.table_name <> ALL ($1::text[])
      ORDER BY t.table_name`,
+    [NOT_DATA] as never[],
   );
   const refs = await q.unsafe<{ child: string; parent: string }[]>(
     `SELECT ch.relname AS child, pa.relname AS parent FROM pg_constraint k

@@ -505,6 +505,66 @@ INSERT INTO webhook_endpoint_claims (webhook_endpoint) SELECT webhook_endpoint F
     sql: `CREATE TABLE serial_work (id TEXT PRIMARY KEY) WITHOUT ROWID;`,
     postgres: `CREATE TABLE serial_work (id text PRIMARY KEY);`,
   },
+  {
+    // The server processes of one database (PostgreSQL) share the fault rules added over the API (each rule's counts
+    // used up once across them) and the request log behind `GET /request-log` (every process's requests, numbered per
+    // account in request_log_seqs). A server on SQLite is alone on its data directory and keeps both in memory: it
+    // never writes these tables.
+    version: 910,
+    name: 'http: fault rules and the request log, shared by the processes of one database',
+    sql: `
+CREATE TABLE fault_rules (
+  seq INTEGER PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  target TEXT NOT NULL,
+  method TEXT NOT NULL,
+  path TEXT,
+  endpoint TEXT,
+  fault TEXT NOT NULL,
+  rate REAL NOT NULL,
+  count INTEGER,
+  matched INTEGER NOT NULL DEFAULT 0,
+  injected INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX fault_rules_account ON fault_rules (account_id, seq);
+CREATE TABLE request_log (
+  account_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  entry TEXT NOT NULL,
+  PRIMARY KEY (account_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE request_log_seqs (
+  account_id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
+    postgres: `
+CREATE TABLE fault_rules (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  account_id text NOT NULL,
+  target text NOT NULL,
+  method text NOT NULL,
+  path text,
+  endpoint text,
+  fault text NOT NULL,
+  rate double precision NOT NULL,
+  count bigint,
+  matched bigint NOT NULL DEFAULT 0,
+  injected bigint NOT NULL DEFAULT 0
+);
+CREATE INDEX fault_rules_account ON fault_rules (account_id, seq);
+CREATE TABLE request_log (
+  account_id text NOT NULL,
+  seq bigint NOT NULL,
+  entry text NOT NULL,
+  PRIMARY KEY (account_id, seq)
+);
+CREATE TABLE request_log_seqs (
+  account_id text PRIMARY KEY,
+  seq bigint NOT NULL
+);
+`,
+  },
 ];
 
 /** All migrations; each area keeps its own in store/migrations/<area>.ts, in its own version range. */
