@@ -128,7 +128,8 @@ export class RequestLog implements RequestLogStore {
     let log = this.rings.get(r.accountId);
     if (!log) this.rings.set(r.accountId, (log = { seq: 0, entries: [] }));
     const ring = log.entries;
-    ring.push({ ...entry, seq: ++log.seq });
+    entry.seq = ++log.seq;
+    ring.push(entry);
     if (ring.length >= this.size + TRIM) ring.splice(0, ring.length - this.size);
   }
 
@@ -145,16 +146,17 @@ export class RequestLog implements RequestLogStore {
 }
 
 /**
- * What the log keeps of a request (its entry but its `seq`), or undefined for one it does not record: of no account,
- * or a read that follows a log.
+ * What the log keeps of a request (its entry, `seq` 0 until the log numbers it), or undefined for one it does not
+ * record: of no account, or a read that follows a log.
  */
-export function summaryOf(r: RequestSummary): Omit<Kept, 'seq'> | undefined {
+export function summaryOf(r: RequestSummary): Kept | undefined {
   if (!r.accountId) return undefined;
   const q = r.url.indexOf('?');
   const full = q < 0 ? r.url : r.url.slice(0, q);
   const path = full.startsWith(API_PREFIX + '/') ? full.slice(API_PREFIX.length) : full;
   if (isFollowing(r.method, path, r.url)) return undefined;
   return {
+    seq: 0,
     request_id: r.requestId,
     method: r.method,
     path,
