@@ -9,6 +9,8 @@ import { tempDir } from '../helpers/tmp.js';
 import { startChild, type Child } from '../reliability/child.js';
 import { requester, type Requester } from '../reliability/health.js';
 import { until } from '../webhooks/receiver.js';
+import { against } from '../helpers/cli.js';
+import { spawnCli } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
@@ -110,6 +112,54 @@ describe.skipIf(pg.missing !== '')(
         has_more: true,
         next_after: 2,
       });
+    });
+
+    it('`payorch logs tail` through one process follows the requests another serves', { timeout: 60_000 }, async () => {
+      const [pa, pb] = await pair();
+      const tail = spawnCli(['logs', 'tail', '--method', 'POST', '--json', ...against(pa)]);
+      let made: Awaited<ReturnType<Requester>>;
+      try {
+        await tail.waitFor('stderr', (t) => t.includes('Ready'));
+        made = await reqOf(pb)('POST', '/create-session', session);
+        expect(made.status).toBe(201);
+        await tail.waitFor('stdout', (t) => t.includes('/create-session'));
+      } finally {
+        expect(await tail.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      }
+      const entries = tail
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(entries).toMatchObject([{ method: 'POST', path: '/create-session', status: 201 }]);
+    });
+
+    it('a snapshot restored through one process keeps the rules and empties the log', { timeout: 60_000 }, async () => {
+      const [a, b] = (await pair()).map(reqOf) as [Requester, Requester];
+      expect((await a('POST', '/test-helpers/snapshots', { body: { name: 'base' } })).status).toBe(201);
+      const rule = await a('POST', '/test-helpers/faults', { body: { fault: 'status=503', path: '/customers' } });
+      expect(rule.status).toBe(201);
+      expect((await b('GET', '/customers')).status).toBe(503);
+      // Every request so far in the log (A's written within its 200 ms) before the restore.
+      const before = await until(async () => {
+        const page = await b('GET', '/request-log');
+        return page.body.data.length === 3 ? page.body : undefined;
+      }, 'the requests before the restore, in the log');
+      expect((await b('POST', '/test-helpers/snapshots/base/restore')).status).toBe(200);
+      // The rule still applies through either process; the log starts empty, its numbering going on.
+      expect((await a('GET', '/customers')).status).toBe(503);
+      // (A's entry is written within its 200 ms; the restore's own request is logged after the restore, as on SQLite.)
+      await until(async () => {
+        const page = await b('GET', '/request-log?path=/customers');
+        return page.body.data.length === 1 ? page.body : undefined;
+      }, "A's request after the restore, in the log");
+      const after = (await b('GET', '/request-log')).body;
+      expect(after.data.map((e: { path: string }) => e.path).sort()).toEqual([
+        '/customers',
+        '/test-helpers/snapshots/base/restore',
+      ]);
+      for (const e of after.data) expect(e.seq).toBeGreaterThan(before.next_after);
+      expect((await a('GET', '/test-helpers/faults')).body.data).toMatchObject([{ id: rule.body.id, injected: 2 }]);
     });
   },
 );
