@@ -106,6 +106,10 @@ describe.skipIf(pg.missing !== '')(
         '/customers',
       ]);
       expect(all.data.map((e: { seq: number }) => e.seq)).toEqual([1, 2, 3]);
+      // An `after` past the newest entry (from before a restart) reads from the oldest.
+      expect((await b('GET', '/request-log?after=999')).body.data.map((e: { seq: number }) => e.seq)).toEqual([
+        1, 2, 3,
+      ]);
       expect((await b('GET', '/request-log?after=1&method=post')).body).toMatchObject({ data: [], next_after: 3 });
       expect((await b('GET', '/request-log?after=1&limit=1')).body).toMatchObject({
         data: [{ seq: 2 }],

@@ -33,8 +33,13 @@ const WRITE = `WITH s AS (
   )
   DELETE FROM request_log WHERE account_id = $1 AND seq <= (SELECT seq FROM s) - $4`;
 
+/**
+ * The account's counter and its kept entries after `$3` (all of them for 0, or for an `after` past the counter, which
+ * reads from the start: requestlog.ts `pageOf`).
+ */
 const READ = `SELECT s.seq AS top, l.seq, l.entry FROM request_log_seqs s
   LEFT JOIN request_log l ON l.account_id = s.account_id AND l.seq > s.seq - $2
+    AND l.seq > CASE WHEN $3::bigint > s.seq THEN 0 ELSE $3::bigint END
   WHERE s.account_id = $1 ORDER BY l.seq`;
 
 type Entry = Omit<Kept, 'seq'>;
@@ -102,9 +107,13 @@ export class SharedRequestLog implements RequestLogStore {
     const rows = await this.outside(() =>
       this.store
         .current()
-        .unsafe<{ top: number; seq: number | null; entry: string | null }[]>(READ, [accountId, this.size], {
-          prepare: true,
-        }),
+        .unsafe<{ top: number; seq: number | null; entry: string | null }[]>(
+          READ,
+          [accountId, this.size, q.after ?? 0],
+          {
+            prepare: true,
+          },
+        ),
     );
     const ring: Kept[] = [];
     for (const row of rows) if (row.seq !== null) ring.push({ ...(JSON.parse(row.entry!) as Entry), seq: row.seq });
