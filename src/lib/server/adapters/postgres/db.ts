@@ -384,6 +384,11 @@ class PgStore implements PostgresStore {
           this.als.run(
             { sql: textSafe(sql), raw: sql, root },
             this.guarded(root, async () => {
+              // Run again after a conflict: in turn with the others that conflicted (and work that runs once),
+              // behind a lock taken before this attempt's snapshot, so that requests that write one hot row (a
+              // ledger's system account) queue for it instead of aborting one another again and again.
+              if (attempt > 1 && mode === 'write' && this.serialTable !== undefined)
+                await this.current().unsafe(`LOCK TABLE ${this.serialTable} IN EXCLUSIVE MODE`);
               const value = await fn();
               // A conflict the domain's code caught in a part of the transaction still undoes all of it.
               if (root.doomed !== undefined) throw root.doomed;
