@@ -24,10 +24,16 @@ export function cpuMs(pid, mainThread = false) {
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
 
-/** Starts `node [flags] script [args]` and resolves with the child and the JSON line it prints first. */
-export function startChild(script, args = [], flags = []) {
+/**
+ * Starts `node [flags] script [args]` (with `env` added to the environment) and resolves with the child and the JSON
+ * line it prints first.
+ */
+export function startChild(script, args = [], flags = [], env = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...flags, script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    });
     children.push(child);
     let out = '';
     child.stdout.on('data', (d) => {
@@ -42,8 +48,12 @@ export function stopChildren() {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
 }
 
-/** `load.js`: 50 connections POSTing `body` to `url` for `ms` (or once each to the targets in `targetsFile`). */
-export function loadPosts(url, body, headers, ms, targetsFile) {
+/**
+ * `load.js`: 50 connections POSTing `body` to `url` (or to several servers, comma-separated) for `ms` (or once each to
+ * the targets in `targetsFile`); with `rate`, open-loop at that many requests a second instead of each connection's
+ * next request as soon as its last was answered.
+ */
+export function loadPosts(url, body, headers, ms, targetsFile, { rate } = {}) {
   const args = [
     join(here, 'load.js'),
     url,
@@ -54,7 +64,11 @@ export function loadPosts(url, body, headers, ms, targetsFile) {
     String(ms),
     ...(targetsFile ? [targetsFile] : []),
   ];
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+    env: rate ? { ...process.env, LOAD_RATE: String(rate) } : process.env,
+  });
   if (r.status !== 0) throw new Error(`load failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
