@@ -15,7 +15,11 @@
 // BENCH_RUNS (CLI runs per figure, default 15), BENCH_ROUNDS (server: bare/endpoint load pairs per figure,
 // alternated so that background load on the machine hits both alike; each figure is the median of its rounds'
 // ratios; default 3), BENCH_ONLY (comma-separated parts to run: cli, server, webhooks (also part of server),
-// scale, snapshot; default all — a partial run prints and writes only its own figures).
+// scale, snapshot, postgres; default all, postgres only where PostgreSQL's binaries are found — a partial run prints
+// and writes only its own figures), BENCH_PG_RATE (the postgres part's fixed rate, requests a second, default 200).
+//   postgres the server on PostgreSQL beside the server on SQLite (bench/postgres.js): CPU per request of the server
+//            and of PostgreSQL, p99 at a fixed rate and req/s at saturation, for the three workloads of `server`;
+//            one server process on a database against two
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,8 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, call, confirmTargets, journalBody, loadPosts, median, startChild, stopChildren } from './children.js';
 import { measure } from './per-request.js';
+import { findPostgres } from './pg-cluster.js';
+import { postgresPart } from './postgres.js';
 import Database from 'better-sqlite3';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,6 +39,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((x) => x.trim())) : null;
 const want = (part) => !ONLY || ONLY.has(part);
+const PG_RATE = Number(process.env.BENCH_PG_RATE ?? 200);
+// The postgres part runs by default where PostgreSQL's binaries are found; asked for by name, their absence fails.
+const pgMissing = findPostgres();
+if (ONLY?.has('postgres') && typeof pgMissing === 'string') throw new Error(`BENCH_ONLY=postgres: ${pgMissing}`);
+const wantPostgres = ONLY ? ONLY.has('postgres') : typeof pgMissing !== 'string';
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-bench-'));
 const results = {
   when: new Date().toISOString(),
@@ -333,6 +344,12 @@ try {
   }
   server.kill('SIGTERM');
 
+  // ------------------------------------------------------------------------------------------- postgres
+  if (wantPostgres) {
+    log('postgres: a throwaway cluster (fsync on)…');
+    results.postgres = await postgresPart({ tmp, seconds: SECONDS, rounds: ROUNDS, rate: PG_RATE, log });
+  }
+
   // ------------------------------------------------------------------------------------------- snapshots
   // bench/snapshot.js: a server with 10k (then 100k) sessions and their payments, a snapshot restored over HTTP.
   if (want('snapshot')) {
@@ -420,6 +437,58 @@ try {
     row(`server RSS after ${ROWS} rows`, results.scale.server_rss_mb, '', ' MB', 0);
     row('database bytes per 1k sessions', results.scale.db_bytes_per_1k_sessions, '', '', 0);
   }
+  const pg = results.postgres;
+  if (pg) {
+    const us = (x) => f(x, 0);
+    for (const [w, label] of [
+      ['create_session', 'create-session'],
+      ['journal_entry', 'journal entry'],
+      ['confirm_payment', 'confirm-payment'],
+    ]) {
+      const { sqlite: l, postgres: p } = pg.workloads[w];
+      row(
+        `${label} on PostgreSQL, ${pg.rate} req/s: CPU per request, server + PostgreSQL`,
+        p.fixed.server + p.fixed.postgres,
+        `server ${us(p.fixed.server)} + PostgreSQL ${us(p.fixed.postgres)} µs; on SQLite ${us(l.fixed.server)} µs`,
+        ' µs',
+        0,
+      );
+      row(
+        `${label} on PostgreSQL: p99 at ${pg.rate} req/s`,
+        p.fixed.p99_ms,
+        `on SQLite ${f(l.fixed.p99_ms)} ms; bare node:http ${f(pg.workloads[w].bare_fixed.p99_ms)} ms; answered ${us(p.fixed.rps)} and ${us(l.fixed.rps)} req/s`,
+        ' ms',
+      );
+      row(
+        `${label} on PostgreSQL, saturated (50 connections): req/s`,
+        p.saturated.rps,
+        `server ${us(p.saturated.server)} + PostgreSQL ${us(p.saturated.postgres)} µs a request; on SQLite ${us(l.saturated.rps)} req/s, ${us(l.saturated.server)} µs`,
+        '',
+        0,
+      );
+    }
+    const { one, two } = pg.processes;
+    row(
+      'create-session on PostgreSQL, saturated: req/s of two server processes on one database ÷ one',
+      two.rps / one.rps,
+      `${us(two.rps)} vs ${us(one.rps)} req/s; servers ${us(two.server)} + PostgreSQL ${us(two.postgres)} µs a request vs ${us(one.server)} + ${us(one.postgres)}; machine idle ${f(two.idle, 0)}% vs ${f(one.idle, 0)}%`,
+    );
+    // 10,000 create-sessions a second: CPU per request at saturation × 10,000 = cores; a server process's HTTP
+    // thread serves at most 1 s ÷ its CPU per request.
+    const c = pg.workloads.create_session.postgres.saturated;
+    pg.estimate_10k_create = {
+      server_cores: (10_000 * c.server) / 1e6,
+      postgres_cores: (10_000 * c.postgres) / 1e6,
+      server_processes_at_full_thread: Math.ceil((10_000 * c.main) / 1e6),
+    };
+    const e = pg.estimate_10k_create;
+    row(
+      '10,000 create-sessions/s on PostgreSQL: server cores + PostgreSQL cores',
+      { value: `${f(e.server_cores, 1)} + ${f(e.postgres_cores, 1)}` },
+      `10,000 × ${us(c.server)} µs + 10,000 × ${us(c.postgres)} µs; ≥ ${e.server_processes_at_full_thread} server processes (HTTP thread ${us(c.main)} µs a request)`,
+      '',
+    );
+  }
   for (const [key, x] of Object.entries(results.snapshot ?? {})) {
     const n = key.replace(/^restore_|_ms$/g, '');
     row(
@@ -450,6 +519,16 @@ try {
       notes.push(`create-session CPU ratios by round ${results.server.create_session.cpu_ratio.rounds.join(', ')}`);
     notes.push(
       `statuses: ${loads.map(([k, x]) => `${k} ${JSON.stringify(x.statuses)}${x.errors ? `, ${x.errors} errors` : ''}`).join('; ')}`,
+    );
+  }
+  if (pg) {
+    const st = (x) => `${JSON.stringify(x.statuses)}${x.errors ? `, ${x.errors} errors` : ''}`;
+    const pgLoads = Object.entries(pg.workloads).map(
+      ([w, x]) =>
+        `${w} ${st(x.postgres.fixed)} ${st(x.postgres.saturated)} (SQLite ${st(x.sqlite.fixed)} ${st(x.sqlite.saturated)})`,
+    );
+    notes.push(
+      `postgres part: ${pg.postgres_version}, fsync on, ${pg.seconds}s per load, ${pg.rounds} alternated rounds, medians; p99 at a fixed rate counts from each request's scheduled send; statuses: ${pgLoads.join('; ')}; two processes ${st(pg.processes.two)}, one ${st(pg.processes.one)}`,
     );
   }
   process.stdout.write(`targets met: ${results.targets_met.met} of ${results.targets_met.of}\n(${notes.join('; ')})\n`);
