@@ -440,6 +440,12 @@ try {
   const pg = results.postgres;
   if (pg) {
     const us = (x) => f(x, 0);
+    // Answers that were not a success (PostgreSQL's 503 when a transaction kept conflicting, say) are in the figures.
+    const failed = (x) => {
+      const n = Object.entries(x.statuses).reduce((sum, [code, k]) => sum + (Number(code) >= 400 ? k : 0), x.errors);
+      const all = Object.values(x.statuses).reduce((a, b) => a + b, x.errors);
+      return n ? `; ${n} of ${all} answers failed (${JSON.stringify(x.statuses)})` : '';
+    };
     for (const [w, label] of [
       ['create_session', 'create-session'],
       ['journal_entry', 'journal entry'],
@@ -449,7 +455,7 @@ try {
       row(
         `${label} on PostgreSQL, ${pg.rate} req/s: CPU per request, server + PostgreSQL`,
         p.fixed.server + p.fixed.postgres,
-        `server ${us(p.fixed.server)} + PostgreSQL ${us(p.fixed.postgres)} µs; on SQLite ${us(l.fixed.server)} µs`,
+        `server ${us(p.fixed.server)} + PostgreSQL ${us(p.fixed.postgres)} µs; on SQLite ${us(l.fixed.server)} µs${failed(p.fixed)}`,
         ' µs',
         0,
       );
@@ -462,7 +468,7 @@ try {
       row(
         `${label} on PostgreSQL, saturated (50 connections): req/s`,
         p.saturated.rps,
-        `server ${us(p.saturated.server)} + PostgreSQL ${us(p.saturated.postgres)} µs a request; on SQLite ${us(l.saturated.rps)} req/s, ${us(l.saturated.server)} µs`,
+        `server ${us(p.saturated.server)} + PostgreSQL ${us(p.saturated.postgres)} µs a request; on SQLite ${us(l.saturated.rps)} req/s, ${us(l.saturated.server)} µs${failed(p.saturated)}`,
         '',
         0,
       );
