@@ -50,6 +50,14 @@ async function costs({ servers, cluster }, run) {
   };
 }
 
+/** Stops a child (SIGTERM; SIGKILL if it has not exited 10 s later) and resolves once it has exited. */
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return undefined;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  return new Promise((r) => child.once('exit', r)).finally(() => clearTimeout(timer));
+}
+
 /** The median of each numeric figure over `rounds` (and every round kept), statuses summed. */
 function summary(rounds) {
   const out = { rounds };
@@ -78,7 +86,7 @@ export async function postgresPart({ tmp, seconds, rounds, rate, log }) {
     const start = async (name, env) => {
       const { child, info } = await startChild(join(here, 'serve.js'), [join(tmp, name)], [], env);
       started.push(child);
-      return { pid: child.pid, info };
+      return { pid: child.pid, info, child };
     };
     const lite = await start('pg-part-sqlite', {});
     const pgA = await start('pg-part-postgres-a', pgEnv);
@@ -149,6 +157,28 @@ export async function postgresPart({ tmp, seconds, rounds, rate, log }) {
       },
     };
 
+    // Two server processes on the database against one: create-session at saturation, the load split between them.
+    // Run right after the create-session rounds, on the same database as they left it (the journal entry's and
+    // confirm-payment's loads, which follow, write other tables and leave their own work behind). The second
+    // process is stopped after.
+    const twoProcesses = async () => {
+      log('postgres: create-session on one server process against two on one database…');
+      const pgB = await start('pg-part-postgres-b', pgEnv);
+      const path = '/create-session';
+      const setups = {
+        one: { engine: { servers: [pgA], cluster }, url: pgA.info.baseUrl + path },
+        two: { engine: { servers: [pgA, pgB], cluster }, url: `${pgA.info.baseUrl}${path},${pgB.info.baseUrl}${path}` },
+      };
+      const keys = Object.keys(setups);
+      loadPosts(setups.two.url, createBody, auth(pgA.info), 1000); // warm-up of the second process
+      const each = Object.fromEntries(keys.map((k) => [k, []]));
+      for (let r = 0; r < rounds; r++)
+        for (const k of r % 2 ? [...keys].reverse() : keys)
+          each[k].push(await costs(setups[k].engine, () => loadPosts(setups[k].url, createBody, auth(pgA.info), ms)));
+      results.processes = Object.fromEntries(keys.map((k) => [k, summary(each[k])]));
+      await stop(pgB.child);
+    };
+
     for (const [w, prepare] of Object.entries(workloads)) {
       log(`postgres: ${w} on SQLite and PostgreSQL, ${rate} req/s and saturated…`);
       const loads = await prepare();
@@ -166,34 +196,13 @@ export async function postgresPart({ tmp, seconds, rounds, rate, log }) {
         names.map((n) => [n, { fixed: summary(each[n].fixed), saturated: summary(each[n].saturated) }]),
       );
       results.workloads[w].bare_fixed = summary(floor);
+      if (w === 'create_session') await twoProcesses();
     }
 
-    // Two server processes on the database against one: create-session at saturation, the load split between them.
-    log('postgres: create-session on one server process against two on one database…');
-    const pgB = await start('pg-part-postgres-b', pgEnv);
-    const path = '/create-session';
-    const setups = {
-      one: { engine: { servers: [pgA], cluster }, url: pgA.info.baseUrl + path },
-      two: { engine: { servers: [pgA, pgB], cluster }, url: `${pgA.info.baseUrl}${path},${pgB.info.baseUrl}${path}` },
-    };
-    const keys = Object.keys(setups);
-    loadPosts(setups.two.url, createBody, auth(pgA.info), 1000); // warm-up of the second process
-    const each = Object.fromEntries(keys.map((k) => [k, []]));
-    for (let r = 0; r < rounds; r++)
-      for (const k of r % 2 ? [...keys].reverse() : keys)
-        each[k].push(await costs(setups[k].engine, () => loadPosts(setups[k].url, createBody, auth(pgA.info), ms)));
-    results.processes = Object.fromEntries(keys.map((k) => [k, summary(each[k])]));
     return results;
   } finally {
-    // The servers first (their pools close), then the cluster; a server that does not stop in 10 s is killed.
-    await Promise.all(
-      started.map((c) => {
-        if (c.exitCode !== null) return undefined;
-        c.kill('SIGTERM');
-        const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-        return new Promise((r) => c.once('exit', r)).finally(() => clearTimeout(timer));
-      }),
-    );
+    // The servers first (their pools close), then the cluster.
+    await Promise.all(started.map(stop));
     cluster.destroy();
   }
 }
