@@ -27,6 +27,8 @@ export interface PostgresServer {
   readonly missing: string;
   /** A new, empty database on the file's server: its URL (postgres://postgres@127.0.0.1:PORT/NAME). */
   database(): Promise<string>;
+  /** A new database migrated to this build's schema: its URL. */
+  migrated(): Promise<string>;
   /** Stops the file's server (`pg_ctl stop`, fast or immediate), waiting until it is down. */
   stop(mode?: 'fast' | 'immediate'): void;
   /** Starts the file's server again after `stop`, on the same port, waiting until it accepts connections. */
@@ -202,6 +204,7 @@ export function postgresServer(): PostgresServer {
     return {
       missing: found,
       database: () => Promise.reject(new Error(found)),
+      migrated: () => Promise.reject(new Error(found)),
       stop: () => {
         throw new Error(found);
       },
@@ -238,6 +241,17 @@ export function postgresServer(): PostgresServer {
       const name = `t${process.pid}_${++n}`;
       await admin.unsafe(`CREATE DATABASE ${name}`);
       return `postgres://postgres@127.0.0.1:${cluster!.port}/${name}`;
+    },
+    async migrated() {
+      const url = await this.database();
+      const { migratePostgres } = await import('../../dist/lib/server/adapters/postgres/migrate.js');
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await migratePostgres(sql);
+      } finally {
+        await sql.end();
+      }
+      return url;
     },
     stop(mode = 'fast') {
       cluster!.stop(mode);

@@ -5,12 +5,10 @@
 // process only (subscriptions, invoices, checkout sessions), and the rules that decide from rows they do not write (a
 // usage record's "is there one at this timestamp", a paid invoice's "are the others settled", a customer or product
 // deleted only without subscriptions or prices) decided by one transaction at a time.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { sqliteBillingStore } from '../../dist/lib/server/adapters/sqlite/billing.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
-import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import { pgBillingStore } from '../../dist/lib/server/adapters/postgres/billing.js';
 import type { BillingStore } from '../../dist/lib/server/domain/billing/store.js';
 import { postgresServer } from '../helpers/postgres.js';
@@ -25,16 +23,7 @@ function signal(): { promise: Promise<void>; give: () => void } {
 }
 
 /** A fresh migrated database's URL. */
-async function migrated(): Promise<string> {
-  const url = await pg.database();
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    await migratePostgres(sql);
-  } finally {
-    await sql.end();
-  }
-  return url;
-}
+const migrated = (): Promise<string> => pg.migrated();
 
 // Documents as the port stores them, with the fields the tables' columns and the queries read (and a marker).
 // Partial documents: the port stores and answers what it is given.

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import {
@@ -17,7 +16,6 @@ import {
 } from '../../dist/lib/server/adapters/sqlite/core.js';
 import { sqliteEngine } from '../../dist/lib/server/adapters/sqlite/engine.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
-import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import {
   keysReplaced,
   pgAccountsStore,
@@ -53,16 +51,7 @@ async function outcome<T>(fn: () => Promise<T>): Promise<{ ok: T } | { threw: tr
 }
 
 /** A fresh migrated database's URL. */
-async function database(): Promise<string> {
-  const url = await pg.database();
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    await migratePostgres(sql);
-  } finally {
-    await sql.end();
-  }
-  return url;
-}
+const database = (): Promise<string> => pg.migrated();
 
 /** One engine's ports under test, and a way to write an event row (the events' own port is another area's). */
 interface Engine {

@@ -3,13 +3,11 @@
 // some several to a transaction — run through SQLite's Collection and through pgDocuments on real tables of both
 // engines' migrated schemas, and every answer (documents, pages, totals, error bodies) is the same.
 import fc from 'fast-check';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { asyncDocuments, Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
 import { tables, type TableDef } from '../../dist/lib/server/adapters/sqlite/tables.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
-import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import { pgDocuments } from '../../dist/lib/server/adapters/postgres/documents.js';
 import type { Documents, ListOptions } from '../../dist/lib/server/store/seam.js';
 import { postgresServer } from '../helpers/postgres.js';
@@ -206,13 +204,7 @@ describe.skipIf(pg.missing !== '')(`documents on PostgreSQL${pg.missing ? ` (ski
   let runs = 0;
 
   beforeAll(async () => {
-    const url = await pg.database();
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      await migratePostgres(sql);
-    } finally {
-      await sql.end();
-    }
+    const url = await pg.migrated();
     store = openPostgresStore(url, { max: 2 });
     lite = openStore(':memory:');
   }, 60_000);

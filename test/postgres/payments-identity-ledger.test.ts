@@ -7,14 +7,12 @@
 // ledger — journal entries on the same accounts, checks of the available balance, a freeze and an unfreeze against
 // postings, account numbers and system accounts created at once, hold expiry run by both — and the claim of due
 // KYC decisions, where two transactions never take the same row.
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { sqlitePaymentsStore } from '../../dist/lib/server/adapters/sqlite/payments.js';
 import { sqliteKycStore, sqliteVaultStore } from '../../dist/lib/server/adapters/sqlite/identity.js';
 import { sqliteLedgerStore } from '../../dist/lib/server/adapters/sqlite/ledger.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
-import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import { pgPaymentsStore } from '../../dist/lib/server/adapters/postgres/payments.js';
 import { pgKycStore, pgVaultStore } from '../../dist/lib/server/adapters/postgres/identity.js';
 import { pgLedgerStore } from '../../dist/lib/server/adapters/postgres/ledger.js';
@@ -90,13 +88,7 @@ describe.skipIf(pg.missing !== '')(
     });
 
     beforeAll(async () => {
-      const url = await pg.database();
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        await migratePostgres(sql);
-      } finally {
-        await sql.end();
-      }
+      const url = await pg.migrated();
       // Transactions that conflict on one row are aborted and run again (REPEATABLE READ); with the store's default
       // 10 attempts, a posting on an account that another process posts to all the time is sometimes aborted every
       // time (a 503). The retry budget is the store's to tune; these tests check what the ledger keeps, so they give
