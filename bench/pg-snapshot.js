@@ -107,7 +107,7 @@ for (const n of sizes.length ? sizes : [10_000]) {
       restore_ms: m('restore'),
       image_ms: m('image'),
       restore_image_ms: m('restore_image'),
-      rounds: rounds.map(({ saved, image_bytes, ...ms }) =>
+      rounds: rounds.map(({ saved: _saved, image_bytes: _imageBytes, ...ms }) =>
         Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])),
       ),
     }) + '\n',

@@ -52,7 +52,7 @@ async function costs({ servers, cluster }, run) {
 
 /** Stops a child (SIGTERM; SIGKILL if it has not exited 10 s later) and resolves once it has exited. */
 function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return undefined;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   return new Promise((r) => child.once('exit', r)).finally(() => clearTimeout(timer));
