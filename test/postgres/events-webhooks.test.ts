@@ -426,12 +426,15 @@ describe.skipIf(pg.missing !== '')(
       let writing = true;
       const following = (async () => {
         while (writing || seen.length < 60) {
+          // Whether every write had committed before this read began: a read that began earlier may miss the last
+          // commits, and must not end the following.
+          const settled = !writing;
           const rows = await readerStore.read(() => reader.eventsAfter(acct, cursor, undefined, 100));
           for (const e of rows) {
             seen.push(e.id);
             cursor = e.seq;
           }
-          if (!writing && rows.length === 0) break;
+          if (settled && rows.length === 0) break;
           await new Promise((resolve) => setImmediate(resolve));
         }
       })();
