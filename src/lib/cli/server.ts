@@ -403,7 +403,7 @@ export function databaseFailure(err: unknown, url: string): CliError | undefined
   err.message = withoutPassword(err.message, url);
   if (
     (err as { code?: unknown }).code === 'STORAGE_UNAVAILABLE' ||
-    (err.name === 'DatabaseError' && err.message.startsWith('Could not connect'))
+    (err.name === 'DatabaseError' && (err as { unreachable?: boolean }).unreachable === true)
   )
     return new CliError(err.message, EXIT.UNREACHABLE, 'connection_error');
   if (err.name === 'KeyError' || /sealed with another key/i.test(err.message))

@@ -30,7 +30,11 @@ export function postgresEngine(raw: PostgresStore): OpenEngine<Store> {
 
 /** A database that could not be opened: the message names its host and database, never the password. */
 export class DatabaseError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The database could not be reached (rather than refusing or failing what was asked of it). */
+    readonly unreachable = false,
+  ) {
     super(message);
     this.name = 'DatabaseError';
   }
@@ -77,7 +81,8 @@ export async function migrateDatabase(url: string): Promise<MigrateResult> {
     return await migratePostgres(sql);
   } catch (err) {
     const where = describeUrl(url);
-    if (unavailable(err)) throw new DatabaseError(`Could not connect to PostgreSQL at ${where}: ${scrubbed(url, err)}`);
+    if (unavailable(err))
+      throw new DatabaseError(`Could not connect to PostgreSQL at ${where}: ${scrubbed(url, err)}`, true);
     throw new DatabaseError(`Migrating the database at ${where} failed: ${scrubbed(url, err)}`);
   } finally {
     await sql.end({ timeout: 5 }).catch(() => {});
