@@ -279,3 +279,17 @@ describe('server migrate', () => {
     });
   });
 });
+
+describe('server start --public-url', () => {
+  it('refuses what is not an http(s) origin: exit 2, and the value (which may hold credentials) not repeated', async () => {
+    for (const url of ['https://user:pw-s3cret@lb.example.com', 'ftp://lb.example.com', 'https://lb.example.com/api']) {
+      const r = await runCli(['server', 'start', '--memory', '--port', '0', '--public-url', url, '--json'], {
+        env: { PAYORCH_HOME: tempDir() },
+      });
+      expect(r.code).toBe(2);
+      expect(r.json().error.code).toBe('invalid_public_url');
+      expect(r.stdout + r.stderr).not.toContain('pw-s3cret');
+      expect(r.stdout + r.stderr).not.toContain(url);
+    }
+  });
+});

@@ -375,6 +375,8 @@ function startError(
     if (failure) return failure;
   }
   if (err instanceof AlreadyRunningError) return new CliError(err.message, EXIT.USAGE, 'already_running');
+  if ((err as Error).name === 'PublicUrlError')
+    return new CliError((err as Error).message, EXIT.USAGE, 'invalid_public_url');
   if (/^Fault rule \d/.test((err as Error).message))
     return new CliError((err as Error).message, EXIT.USAGE, 'invalid_faults');
   if (err instanceof SeedError) return new CliError(err.message, EXIT.USAGE, err.code);

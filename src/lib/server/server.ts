@@ -281,15 +281,23 @@ async function openShared(
   return { engine, opened, raw };
 }
 
+/** A `publicUrl` that is not an http(s) origin (its value is not repeated: it may hold credentials). */
+export class PublicUrlError extends Error {
+  constructor() {
+    super(
+      'The public URL must be an http(s) origin with no path, query or credentials, e.g. https://sandbox.example.com.',
+    );
+    this.name = 'PublicUrlError';
+  }
+}
+
 /** `url` as an origin (scheme, host, port): the public URL a server is reached at. */
 function originOf(url: string): string {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new Error(
-      `The public URL ${JSON.stringify(url)} is not a URL: give its origin, e.g. https://sandbox.example.com.`,
-    );
+    throw new PublicUrlError();
   }
   if (
     (u.protocol !== 'http:' && u.protocol !== 'https:') ||
@@ -299,9 +307,7 @@ function originOf(url: string): string {
     u.hash ||
     (u.pathname !== '/' && u.pathname !== '')
   )
-    throw new Error(
-      `The public URL must be an http(s) origin with no path, query or credentials (e.g. https://sandbox.example.com): got ${JSON.stringify(url)}.`,
-    );
+    throw new PublicUrlError();
   return u.origin;
 }
 
