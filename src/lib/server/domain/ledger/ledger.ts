@@ -719,13 +719,15 @@ export class Ledger implements DueWork {
       throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
     hold.status = 'released';
     hold.released_at = isoTime(now);
-    await this.holds.update(accountId, hold);
+    // The held account before the hold, as a capture writes them: two requests on one hold never wait for each
+    // other's second row (a deadlock, on an engine with row locks).
     await this.adjustPending(
       accountId,
       await this.accounts.require(accountId, hold.ledger_account_id, 'ledger_account'),
       -hold.amount,
       now,
     );
+    await this.holds.update(accountId, hold);
     return await this.recorded(accountId, 'hold.released', toApiHold(hold), now, {
       status: 'active',
       released_at: null,
@@ -753,13 +755,14 @@ export class Ledger implements DueWork {
   private async expireHold(accountId: string, doc: StoredHold, now: number): Promise<void> {
     doc.status = 'expired';
     doc.expired_at = isoTime(doc.expires_ms ?? now);
-    await this.holds.update(accountId, doc);
+    // The account before the hold, as a capture and a release write them.
     await this.adjustPending(
       accountId,
       await this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'),
       -doc.amount,
       now,
     );
+    await this.holds.update(accountId, doc);
     await this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, {
       status: 'active',
       expired_at: null,
