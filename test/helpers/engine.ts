@@ -4,6 +4,7 @@
 // sealing key of its own (a server started again on the same data directory gets the same database and key back, as
 // it would get its SQLite file). Unset (or `sqlite`), nothing starts here.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { startCluster } from './postgres.js';
 
@@ -31,8 +32,28 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   process.env.PAYORCH_TEST_POSTGRES_BASE = base;
   return async () => {
     await admin.end({ timeout: 5 });
+    reportDeadlocks(cluster.log);
     cluster.destroy();
   };
+}
+
+/**
+ * Each deadlock PostgreSQL broke during the run, on stderr: the server ran the aborted transaction again (no test
+ * sees it), but each cost a second (deadlock_timeout) and names two places that write rows in different orders.
+ */
+function reportDeadlocks(log: string): void {
+  let text: string;
+  try {
+    text = readFileSync(log, 'utf8');
+  } catch {
+    return;
+  }
+  const found = text
+    .split('\n')
+    .filter((l, i, all) => /ERROR: {2}deadlock detected/.test(all[i - 1] ?? '') || /^\tProcess \d+: /.test(l));
+  const count = text.split('deadlock detected').length - 1;
+  if (count > 0)
+    process.stderr.write(`PostgreSQL broke ${count} deadlocks during the run:\n${[...new Set(found)].join('\n')}\n`);
 }
 
 let admin: postgres.Sql | undefined;

@@ -110,6 +110,8 @@ export function freePort(): Promise<number> {
 /** A running throwaway PostgreSQL cluster: its port, and how to stop, start and delete it. */
 export interface Cluster {
   port: number;
+  /** The server's log file (gone after `destroy`). */
+  log: string;
   /** Stops it (`pg_ctl stop`, fast or immediate), waiting until it is down. */
   stop(mode?: 'fast' | 'immediate'): void;
   /** Starts it again after `stop`, on the same port. */
@@ -165,6 +167,7 @@ export async function startCluster(): Promise<Cluster> {
   let destroyed = false;
   return {
     port,
+    log: join(dir, 'server.log'),
     stop(mode = 'fast') {
       run(bin.pgCtl, ['-D', data(), '-m', mode, '-w', '-t', '60', 'stop'], user);
     },
