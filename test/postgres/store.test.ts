@@ -4,6 +4,7 @@
 // small pool, a stopped server answers storage_unavailable at once and the store connects again after a restart, and no
 // error carries the password.
 import { describe, expect, it } from 'vitest';
+import postgres from 'postgres';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import {
   openPostgresStore,
@@ -237,14 +238,31 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     }
   });
 
-  it('runs again a transaction PostgreSQL chose to break a deadlock', async () => {
-    const { store } = await fresh();
+  it('runs again a transaction PostgreSQL chose to break a deadlock, once: the re-run waits for the rest to end', async () => {
+    // The re-run takes the serial table EXCLUSIVE before its snapshot, so it starts after the survivor committed and
+    // is not aborted again. The survivor commits only once the re-run waits on a lock (the widest window for a
+    // conflict with it: before, this test expected exactly 3 runs without such a lock, and once saw 4).
+    const made = await fresh();
+    await made.store.grouped(() => made.store.current()`CREATE TABLE serial_lock ()`);
+    await made.store.end();
+    const store = openPostgresStore(made.url, { max: 4, serialTable: 'serial_lock' });
+    const watch = postgres(made.url, { max: 1, onnotice: () => {} });
+    const someoneWaits = async () => {
+      for (;;) {
+        const [{ n }] = await watch<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        if (n > 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
     try {
       await store.grouped(async () => {
         await put(store, 'x', 0);
         await put(store, 'y', 0);
       });
       let arrived = 0;
+      let survived = false;
       const bothLocked = signal();
       const cross = (first: string, second: string) =>
         store.grouped(async () => {
@@ -253,11 +271,16 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
           if (++arrived === 2) bothLocked.give();
           if (arrived <= 2) await bothLocked.promise;
           await q`UPDATE t SET v = v + 1 WHERE k = ${second}`;
+          if (!survived) {
+            survived = true;
+            await someoneWaits(); // the other's re-run, sent and waiting
+          }
         });
       await Promise.all([cross('x', 'y'), cross('y', 'x')]);
       expect(arrived).toBe(3);
       expect(await rows(store)).toEqual({ x: 2, y: 2 });
     } finally {
+      await watch.end();
       await store.end();
     }
   });

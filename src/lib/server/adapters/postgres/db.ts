@@ -318,16 +318,7 @@ class PgStore implements PostgresStore {
    * has moved on); it is a StorageUnavailable, and nothing of the step was written.
    */
   alone<T>(fn: () => T | Promise<T>): Promise<T> {
-    const table = this.serialTable;
-    if (table === undefined || this.inTransaction()) return this.transaction('write', fn, false);
-    return this.transaction(
-      'write',
-      async () => {
-        await this.current().unsafe(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
-        return fn();
-      },
-      false,
-    );
+    return this.transaction('write', fn, false);
   }
 
   tx<T>(fn: () => Promise<T>): Promise<T>;
@@ -370,6 +361,20 @@ class PgStore implements PostgresStore {
     void ended.then(() => this.retiring.delete(ended));
   }
 
+  /**
+   * The lock a write takes on the serial table, before its snapshot:
+   * - a first attempt: ROW SHARE, which no other first attempt waits for;
+   * - work that runs once (`alone`): SHARE UPDATE EXCLUSIVE — such work takes turns, and requests go on beside it;
+   * - a conflict's re-run: EXCLUSIVE — it waits for every write in flight, in every process, and holds off new ones
+   *   until it ends, so it cannot meet a conflict again: a request is run at most twice, however hot its rows are.
+   *   PostgreSQL queues a lock request behind a waiting one it conflicts with, so the re-run is not starved.
+   */
+  private serialLock(mode: Mode, attempt: number, rerun: boolean): string | undefined {
+    if (mode !== 'write' || this.serialTable === undefined) return undefined;
+    if (!rerun) return 'SHARE UPDATE EXCLUSIVE';
+    return attempt === 1 ? 'ROW SHARE' : 'EXCLUSIVE';
+  }
+
   /** `fn` in a transaction of its own, or in a savepoint of the one the caller runs in. */
   private async transaction<T>(mode: Mode, fn: () => T | Promise<T>, rerun: boolean): Promise<T> {
     const outer = this.als.getStore();
@@ -384,12 +389,24 @@ class PgStore implements PostgresStore {
           this.als.run(
             { sql: textSafe(sql), raw: sql, root },
             this.guarded(root, async () => {
-              // Run again after a conflict: in turn with the others that conflicted (and work that runs once),
-              // behind a lock taken before this attempt's snapshot, so that requests that write one hot row (a
-              // ledger's system account) queue for it instead of aborting one another again and again.
-              if (attempt > 1 && mode === 'write' && this.serialTable !== undefined)
-                await this.current().unsafe(`LOCK TABLE ${this.serialTable} IN EXCLUSIVE MODE`);
-              const value = await fn();
+              // The turn this attempt takes on the serial table (`serialLock`), asked for before anything else
+              // and not waited for here: the driver sends the next statement behind it on this connection, and
+              // PostgreSQL runs that one (which takes the snapshot) once the lock is held. One round trip saved.
+              const lockMode = this.serialLock(mode, attempt, rerun);
+              const locked =
+                lockMode === undefined
+                  ? undefined
+                  : this.current().unsafe(`LOCK TABLE ${this.serialTable} IN ${lockMode} MODE`).execute();
+              locked?.catch(() => {});
+              let value: T;
+              try {
+                value = await fn();
+              } catch (err) {
+                // The lock's failure (a lost connection, a deadlock) is the cause of what followed it.
+                await locked;
+                throw err;
+              }
+              await locked;
               // A conflict the domain's code caught in a part of the transaction still undoes all of it.
               if (root.doomed !== undefined) throw root.doomed;
               return value;
