@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { Flags } from '@oclif/core';
-import { describeUrl } from '../server/database-url.js';
+import { databaseUrlProblem, describeUrl } from '../server/database-url.js';
 import { CliError, EXIT } from './errors.js';
 
 export const databaseFlag = Flags.string({
@@ -61,15 +61,11 @@ export function databaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv): s
   if (!source) return undefined;
   const url = source.value.trim();
   const form = 'a PostgreSQL URL, postgres://user:password@host:port/database';
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new CliError(`${source.name} is not a URL: give ${form}.`, exitOf(source));
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
-    throw new CliError(`${source.name} is a ${u.protocol} URL: give ${form}.`, exitOf(source));
-  if (u.pathname.replace(/^\//, '') === '')
+  const problem = databaseUrlProblem(url);
+  if (problem?.kind === 'not_a_url') throw new CliError(`${source.name} is not a URL: give ${form}.`, exitOf(source));
+  if (problem?.kind === 'not_postgres')
+    throw new CliError(`${source.name} is a ${problem.protocol} URL: give ${form}.`, exitOf(source));
+  if (problem?.kind === 'no_database')
     throw new CliError(`${source.name} names no database: give ${form}.`, exitOf(source));
   return url;
 }

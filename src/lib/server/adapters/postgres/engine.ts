@@ -8,6 +8,7 @@ import type { Store } from '../../store/seam.js';
 import { Accounts } from '../../domain/accounts.js';
 import { describeUrl, openPostgresStore, unavailable, type PostgresStore, type PostgresStoreOptions } from './db.js';
 import { migratePostgres, type MigrateResult } from './migrate.js';
+import { databaseUrlProblem } from '../../database-url.js';
 import { postgresPorts } from './ports.js';
 import { pgAccountsStore } from './core.js';
 import { pgIdempotencyRecords } from './idempotency.js';
@@ -56,17 +57,14 @@ function scrubbed(url: string, err: unknown): string {
 
 /** Checks that `url` is a PostgreSQL URL (postgres:// or postgresql://), naming what is wrong but not the password. */
 export function checkDatabaseUrl(url: string): void {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
+  const problem = databaseUrlProblem(url);
+  if (problem?.kind === 'not_a_url')
     throw new DatabaseError('The database URL is not a URL: give postgres://user:password@host:port/database.');
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+  if (problem?.kind === 'not_postgres')
     throw new DatabaseError(
-      `The database URL must start with postgres:// or postgresql:// (got ${u.protocol}//): only PostgreSQL is supported.`,
+      `The database URL must start with postgres:// or postgresql:// (got ${problem.protocol}//): only PostgreSQL is supported.`,
     );
-  if (u.pathname.replace(/^\//, '') === '')
+  if (problem?.kind === 'no_database')
     throw new DatabaseError(`The database URL ${describeUrl(url)} names no database: add /DATABASE after the host.`);
 }
 
