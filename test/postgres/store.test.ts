@@ -239,9 +239,9 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
   });
 
   it('runs again a transaction PostgreSQL chose to break a deadlock, once: the re-run waits for the rest to end', async () => {
-    // The re-run takes the serial table EXCLUSIVE before its snapshot, so it starts after the survivor committed and
-    // is not aborted again. The survivor commits only once the re-run waits on a lock (the widest window for a
-    // conflict with it: before, this test expected exactly 3 runs without such a lock, and once saw 4).
+    // The victim is run again behind its turn on the serial table; if it meets a conflict again (its snapshot older
+    // than the survivor's COMMIT), its next run waits for every write in flight: at most three runs of it in all.
+    // The survivor commits only once the re-run waits on a lock, the widest window for such a conflict.
     const made = await fresh();
     await made.store.grouped(() => made.store.current()`CREATE TABLE serial_lock ()`);
     await made.store.end();
@@ -277,7 +277,8 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
           }
         });
       await Promise.all([cross('x', 'y'), cross('y', 'x')]);
-      expect(arrived).toBe(3);
+      expect(arrived).toBeGreaterThanOrEqual(3); // the victim ran again…
+      expect(arrived).toBeLessThanOrEqual(4); // …at most twice more
       expect(await rows(store)).toEqual({ x: 2, y: 2 });
     } finally {
       await watch.end();
