@@ -575,6 +575,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             userAgent: `payorch/${VERSION}`,
             own: { port, shared: ownPorts },
             onError: (err) => log.logger.error({ err }, 'webhook dispatch failed'),
+            // Seeded: outcomes wait for the account's clock advance in progress (docs/api.md "Deterministic mode").
+            advancing: seeding ? (accountId) => services.scheduler.advancing(accountId) : undefined,
           },
           options.webhooks,
         );

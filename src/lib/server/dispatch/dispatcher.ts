@@ -18,6 +18,11 @@
 // (real time) after each such attempt, and such endpoints together take at most `slowConcurrency` slots. So
 // endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
 // never another account's deliveries.
+//
+// A seeded server's outcomes wait for its clock advances (`advancing`): an outcome of an account whose test clock is
+// being advanced is written once the advance has ended, with the time it reached — not with the time of whichever
+// of its steps the outcome happened to come back between, and after the advance's retention steps, which then found
+// the delivery pending whatever the timing (docs/api.md "Deterministic mode").
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/seam.js';
 import type { Events } from '../domain/events.js';
@@ -89,6 +94,11 @@ export interface DispatcherDeps {
   onError: (err: unknown) => void;
   /** Fault rules on deliveries (docs/api.md "Fault injection"): an endpoint they watch is sent one delivery at a time. */
   faults?: FaultRuleStore;
+  /**
+   * A seeded server's (Scheduler.advancing): while the account's test clock is being advanced, when that ends. Its
+   * deliveries' outcomes, and the ends of their batches, are written after it.
+   */
+  advancing?: (accountId: string) => Promise<void> | undefined;
 }
 
 interface Serving {
@@ -124,6 +134,8 @@ export class Dispatcher {
   private results: Outcome[] = [];
   private ended: string[] = [];
   private recording?: Promise<void>;
+  /** Per account whose clock is being advanced (`advancing`): its outcomes and ended endpoints, written after it. */
+  private readonly held = new Map<string, { results: Outcome[]; ended: string[] }>();
   /** Per account, when its earliest waiting retry comes due (ms on its clock). */
   private retries = new Map<string, number>();
   /** The account served last (round robin). */
@@ -442,10 +454,49 @@ export class Dispatcher {
     this.recording ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.record());
   }
 
+  /**
+   * Puts aside the outcomes and ended endpoints of accounts whose clock is being advanced, until that ends; answers
+   * the others. An endpoint's end waits with its account's outcomes: freed before they are written, it would be
+   * handed its pending deliveries again.
+   */
+  private hold(results: Outcome[], ended: string[]): { results: Outcome[]; ended: string[] } {
+    const advancing = this.deps.advancing;
+    if (!advancing || this.stopped) return { results, ended };
+    const heldFor = (accountId: string) => {
+      let h = this.held.get(accountId);
+      if (h) return h;
+      const until = advancing(accountId);
+      if (!until) return undefined;
+      this.held.set(accountId, (h = { results: [], ended: [] }));
+      void until.then(() => this.release(accountId));
+      return h;
+    };
+    const now = { results: [] as Outcome[], ended: [] as string[] };
+    for (const r of results) {
+      const h = heldFor(r.accountId);
+      (h ?? now).results.push(r);
+    }
+    for (const e of ended) {
+      const accountId = this.serving.get(e)?.accountId;
+      const h = accountId === undefined ? undefined : heldFor(accountId);
+      (h ?? now).ended.push(e);
+    }
+    return now;
+  }
+
+  /** The account's clock advance has ended: what was held for it is written (before what came back since). */
+  private release(accountId: string): void {
+    const h = this.held.get(accountId);
+    if (!h) return;
+    this.held.delete(accountId);
+    this.results = [...h.results, ...this.results];
+    this.ended = [...h.ended, ...this.ended];
+    this.scheduleRecord();
+  }
+
   /** Writes the outcomes received so far (in the group commit: they share a COMMIT with the requests of the moment). */
   private async record(): Promise<void> {
-    const results = this.results;
-    const ended = this.ended;
+    const { results, ended } = this.hold(this.results, this.ended);
     this.results = [];
     this.ended = [];
     try {
@@ -480,8 +531,10 @@ export class Dispatcher {
     clearTimeout(this.backoffTimer);
     await this.link.stop();
     await this.loop;
+    // What waits for a clock advance is written now (stopped: nothing is held any more), rather than sent again.
+    for (const accountId of [...this.held.keys()]) this.release(accountId);
     while (this.recording) await this.recording;
-    if (this.results.length > 0) await this.record();
+    if (this.results.length > 0 || this.ended.length > 0) await this.record();
     // Another process on the same database takes this one's endpoints over at once (on SQLite: nothing to give up).
     if (this.deps.store.shared)
       await this.deps.store

@@ -53,6 +53,8 @@ export class Scheduler {
    */
   private readonly frames?: ScopedStore;
   private catchingUp?: Promise<unknown>;
+  /** Per account, the advances of its clock in progress (advance with a target ahead of it): how many, and their end. */
+  private readonly moving = new Map<string, { n: number; ended: Promise<void>; end: () => void }>();
 
   constructor(
     private readonly store: Store,
@@ -69,6 +71,45 @@ export class Scheduler {
    * calls: how the work is cut into steps changes nothing but the transactions.
    */
   async *advance(accountId: string, target: number): Steps<DueRun[]> {
+    // A catch-up (target: the clock's time) moves nothing; an advance is in progress until it has ended.
+    const moved = target > this.clock.now(accountId) ? this.noteAdvance(accountId) : undefined;
+    try {
+      return yield* this.steps(accountId, target);
+    } finally {
+      moved?.();
+    }
+  }
+
+  /**
+   * While an advance of the account's clock is in progress (between its first step and its end, whether it
+   * finished or failed), when every such advance of it has ended; undefined otherwise. A seeded server's dispatcher
+   * writes the outcomes of the account's deliveries after it (dispatch/dispatcher.ts).
+   */
+  advancing(accountId: string): Promise<void> | undefined {
+    return this.moving.get(accountId)?.ended;
+  }
+
+  /** Notes an advance of the account's clock in progress; the function it answers notes its end (once). */
+  private noteAdvance(accountId: string): () => void {
+    let m = this.moving.get(accountId);
+    if (!m) {
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      this.moving.set(accountId, (m = { n: 0, ended, end }));
+    }
+    const entry = m;
+    entry.n++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--entry.n > 0) return;
+      if (this.moving.get(accountId) === entry) this.moving.delete(accountId);
+      entry.end();
+    };
+  }
+
+  private async *steps(accountId: string, target: number): Steps<DueRun[]> {
     const runs: DueRun[] = [];
     let stepStarted = this.elapsed();
     for (let guard = 0; guard < 10_000_000; guard++) {

@@ -17,11 +17,17 @@ export function runSteps<T>(store: Store, steps: Steps<T>): Promise<T>;
 /** …or until `stop()` says so between two steps (undefined then: what ran is committed, the rest still due). */
 export function runSteps<T>(store: Store, steps: Steps<T>, stop: () => boolean): Promise<T | undefined>;
 export async function runSteps<T>(store: Store, steps: Steps<T>, stop?: () => boolean): Promise<T | undefined> {
-  for (;;) {
-    const r = await store.alone(() => steps.next());
-    if (r.done) return r.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    if (stop?.()) return undefined;
+  try {
+    for (;;) {
+      const r = await store.alone(() => steps.next());
+      if (r.done) return r.value;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stop?.()) return undefined;
+    }
+  } finally {
+    // Left before its end (stopped, or a step's transaction failed after the step yielded): the steps' own `finally`
+    // blocks run now, outside any transaction (the scheduler's note of an advance in progress ends there).
+    await steps.return(undefined as T).catch(() => undefined);
   }
 }
 
