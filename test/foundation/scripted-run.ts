@@ -186,7 +186,7 @@ export async function scriptedRun(
 }
 
 /** Where two lists of texts first differ (with some context), or '' when they are the same. */
-export function difference(a: string[], b: string[]): string {
+function difference(a: string[], b: string[]): string {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const x = a[i] ?? '';
     const y = b[i] ?? '';
@@ -196,4 +196,19 @@ export function difference(a: string[], b: string[]): string {
     return `#${i} at ${at}:\n  ${x.slice(Math.max(0, at - 200), at + 100)}\n  ${y.slice(Math.max(0, at - 200), at + 100)}`;
   }
   return '';
+}
+
+/** Asserts that run `b` gave the same bytes as run `a`: key, signing secret, answers, event log, webhook bodies. */
+export function expectSameBytes(b: Run, a: Run): void {
+  expect(b.apiKey).toBe(a.apiKey);
+  expect(b.secret).toBe(a.secret);
+  expect(difference(b.answers, a.answers)).toBe('');
+  expect(difference([b.events], [a.events])).toBe('');
+  expect(
+    difference(
+      b.webhooks.map((w) => w.body),
+      a.webhooks.map((w) => w.body),
+    ),
+  ).toBe('');
+  expect(b.webhooks.map((w) => w.verifies)).toEqual(a.webhooks.map((w) => w.verifies));
 }
