@@ -66,26 +66,38 @@ describe('the same seed, the same run', () => {
 describe('deliveries while the clock is being advanced', () => {
   // An advance runs in steps, and the dispatcher sends the deliveries of the events its first steps made while the
   // later ones run: their outcomes come back in the middle of it. They are written once it has ended, with the time
-  // it reached — not with whatever time the clock had reached by the step they came back after.
+  // it reached — not with whatever time the clock had reached by the step they came back after (and a failed
+  // attempt's retry, due on that earlier time, is not sent again during the same advance).
   it('records an attempt that came back during an advance once it has ended, at the time it reached', async () => {
     const s = await startTestServer({ memory: true, seed: 21, dueWorkIntervalMs: 0 });
     const duringAdvance: Received[] = [];
     let advancing = false;
-    const local = await startReceiver((r) => {
+    const answering = await startReceiver((r) => {
       if (advancing) duringAdvance.push(r);
       return 200;
     });
+    const failing = await startReceiver(500);
+    type Delivery = {
+      id: string;
+      status: string;
+      created_at: string;
+      delivered_at: string | null;
+      next_attempt_at: string | null;
+      attempts: number;
+    };
     try {
-      const endpoint = (
-        await s.request('POST', '/webhook-endpoints', { body: { url: local.url, enabled_events: ['invoice.paid'] } })
-      ).body as { id: string };
+      const endpoint = async (url: string) =>
+        (await s.request('POST', '/webhook-endpoints', { body: { url, enabled_events: ['invoice.paid'] } })).body
+          .id as string;
+      const ok = await endpoint(answering.url);
+      const ko = await endpoint(failing.url);
       const product = (await s.request('POST', '/products', { body: { name: 'Daily' } })).body.id as string;
       const price = (
         await s.request('POST', '/prices', {
           body: { product, currency: 'usd', unit_amount: 100, recurring: { interval: 'day' } },
         })
       ).body.id as string;
-      // Daily renewals: a month of them is many steps of work, each renewal's invoice.paid an event to deliver.
+      // Daily renewals: 20 days of them are many steps of work, each renewal's invoice.paid an event to deliver.
       const subscriptions = 12;
       for (let i = 0; i < subscriptions; i++) {
         const customer = (
@@ -97,44 +109,51 @@ describe('deliveries while the clock is being advanced', () => {
           201,
         );
       }
-      type Delivery = {
-        event: string;
-        status: string;
-        created_at: string;
-        delivered_at: string | null;
-        attempts: number;
-      };
-      const deliveries = async () => {
+      const deliveries = async (endpointId: string) => {
         const all: Delivery[] = [];
         for (let after = ''; ;) {
-          const page = (await s.request('GET', `/webhook-endpoints/${endpoint.id}/deliveries?limit=100${after}`))
-            .body as { data: (Delivery & { id: string })[]; has_more: boolean };
+          const page = (await s.request('GET', `/webhook-endpoints/${endpointId}/deliveries?limit=100${after}`))
+            .body as { data: Delivery[]; has_more: boolean };
           all.push(...page.data);
           if (!page.has_more) return all;
           after = `&starting_after=${page.data[page.data.length - 1]!.id}`;
         }
       };
-      // Every delivery of the `n` expected, recorded.
-      const settled = (n: number) =>
+      // The endpoint's `n` deliveries, once each one has been attempted at least `attempts(d)` times.
+      const attempted = (endpointId: string, n: number, attempts: (d: Delivery) => number = () => 1) =>
         until(async () => {
-          const all = await deliveries();
-          return all.length === n && all.every((d) => d.status === 'succeeded') ? all : undefined;
-        }, `${n} deliveries recorded`);
-      await settled(subscriptions);
+          const all = await deliveries(endpointId);
+          return all.length === n && all.every((d) => d.attempts >= attempts(d)) ? all : undefined;
+        }, `${n} deliveries attempted`);
+      await attempted(ok, subscriptions);
+      await attempted(ko, subscriptions);
       advancing = true;
       const clock = (await s.request('POST', '/test-helpers/advance-clock', { body: { seconds: 20 * 86_400 } }))
         .body as { now_iso: string };
       advancing = false;
-      expect(clock.now_iso).toBe('2025-01-21T00:00:00.000Z');
+      const end = clock.now_iso;
+      expect(end).toBe('2025-01-21T00:00:00.000Z');
       // The case at hand happened: renewals' deliveries were sent (and answered) while the advance ran.
       expect(duringAdvance.length).toBeGreaterThan(0);
-      const renewed = (await settled(21 * subscriptions)).filter((d) => d.created_at > '2025-01-01T00:00:00.000Z');
+      const fromAdvance = (d: Delivery) => d.created_at > '2025-01-01T00:00:00.000Z';
+      const renewed = (await attempted(ok, 21 * subscriptions)).filter(fromAdvance);
       expect(renewed).toHaveLength(20 * subscriptions);
-      const late = renewed.filter((d) => d.delivered_at !== clock.now_iso || d.attempts !== 1);
+      const late = renewed.filter((d) => d.status !== 'succeeded' || d.delivered_at !== end || d.attempts !== 1);
       expect({ late: late.length, first: late.slice(0, 2) }).toEqual({ late: 0, first: [] });
+      // Failing: each renewal's delivery attempted once, its retry 2 minutes after the advance's end; each delivery
+      // of the first day (whose retry came due during the advance) once more, its next retry 4 minutes after it.
+      const failed = await attempted(ko, 21 * subscriptions, (d) => (fromAdvance(d) ? 1 : 2));
+      const after = (minutes: number) => new Date(Date.parse(end) + minutes * 60_000).toISOString();
+      const wrong = failed.filter((d) =>
+        fromAdvance(d)
+          ? d.attempts !== 1 || d.next_attempt_at !== after(2)
+          : d.attempts !== 2 || d.next_attempt_at !== after(4),
+      );
+      expect({ wrong: wrong.length, first: wrong.slice(0, 2) }).toEqual({ wrong: 0, first: [] });
     } finally {
       await s.close();
-      await local.close();
+      await answering.close();
+      await failing.close();
     }
   }, 60_000);
 });
