@@ -1,8 +1,9 @@
 // Deterministic mode (docs/api.md "Deterministic mode"): `startServer({ seed })` / `server start --seed N`. The same
 // scripted run — sessions, confirms, a decline, refunds, a subscription over a clock advance, webhooks to a local
 // receiver — twice on fresh servers with the same seed gives byte-identical answers, event logs and webhook bodies,
-// signed at the real time so that every verifier's defaults accept them; another seed gives other ids and secrets;
-// a live-looking configuration is refused; `--clock real` moves.
+// signed at the real time so that every verifier's defaults accept them (the run: ./scripted-run.ts); another seed
+// gives other ids and secrets; an attempt that comes back while the clock is being advanced is recorded at the
+// advance's end; a live-looking configuration is refused; `--clock real` moves.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
