@@ -2,9 +2,11 @@
 // `node bench/pg-snapshot.js postgres://user@127.0.0.1:PORT/db [N…]`: snapshot times on PostgreSQL
 // (adapters/postgres/snapshots.ts) with real rows. An in-memory server makes N sessions, each with a confirmed payment,
 // through the API (as bench/snapshot.js does); its database's rows are copied into the PostgreSQL database (emptied
-// and migrated first: give it a database of its own); then ROUNDS times: a write, a named save, a write, a restore,
-// an image, a write, an image restore. Prints one JSON line per size: the rows' bytes on PostgreSQL, the medians and
-// each round's figures (a restore deletes rows: until autovacuum runs, each round finds more dead rows than the last).
+// and migrated first: give it a database of its own); then ROUNDS times: a write (a tenth of the payments updated), a
+// named save, a write, a restore, an image, a write, an image restore, every row of the five big tables deleted, a
+// restore (`restore_all`: the whole snapshot written). Prints one JSON line per size: the rows' bytes on PostgreSQL,
+// the medians and each round's figures (a restore deletes rows: until autovacuum runs, each round finds more dead rows
+// than the last).
 // Run `npm run build` first.
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
@@ -77,6 +79,13 @@ for (const n of sizes.length ? sizes : [10_000]) {
   await sql.end();
   const store = openPostgresStore(url, { max: 4 });
   const write = () => store.grouped(() => store.current()`UPDATE payments SET status = 'bench' WHERE seq % 10 = 0`);
+  // Every row gone: a restore then writes the whole snapshot (the most it can have to write).
+  const wipe = () =>
+    store.grouped(async () => {
+      const q = store.current();
+      for (const t of ['events', 'ledger_entries', 'journal_entries', 'payments', 'payment_sessions'])
+        await q.unsafe(`DELETE FROM ${t}`);
+    });
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
     await write();
@@ -86,11 +95,14 @@ for (const n of sizes.length ? sizes : [10_000]) {
     const [img, imaging] = await timed(() => image(store));
     await write();
     const [, restoreImg] = await timed(() => restoreImage(store, img, keyCheck));
+    await wipe();
+    const [, restoreAll] = await timed(() => restoreSnapshot(store, 'bench', keyCheck));
     rounds.push({
       save,
       restore,
       image: imaging,
       restore_image: restoreImg,
+      restore_all: restoreAll,
       saved: info.size,
       image_bytes: img.length,
     });
@@ -107,6 +119,7 @@ for (const n of sizes.length ? sizes : [10_000]) {
       restore_ms: m('restore'),
       image_ms: m('image'),
       restore_image_ms: m('restore_image'),
+      restore_all_ms: m('restore_all'),
       rounds: rounds.map(({ saved: _saved, image_bytes: _imageBytes, ...ms }) =>
         Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(v)])),
       ),

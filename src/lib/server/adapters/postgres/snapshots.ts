@@ -9,14 +9,23 @@
 // a table a new migration adds is covered without a change here.
 //
 // A restore is ONE write transaction. Its first statements lock (`LOCK TABLE`, which takes no snapshot) the
-// snapshot's `_snapshot` table and then every domain table in ACCESS EXCLUSIVE mode, in name order; only then does
-// the transaction take its snapshot, so it sees every write committed before it, and no other transaction reads or
-// writes a domain table until it commits. It deletes every row (DELETE, not TRUNCATE: TRUNCATE is not MVCC-safe — a
-// transaction whose snapshot was taken before the restore committed would find the tables empty, where with DELETE
-// it finds the old data, all of it), inserts the snapshot's rows (parents before children: foreign keys), and
+// snapshot's `_snapshot` table, then `serial_work` (EXCLUSIVE: every write transaction of every process takes it
+// first, so those in flight end and new ones wait for the restore's COMMIT, before their snapshot), then every domain
+// table in ACCESS EXCLUSIVE mode, in name order; only then does the transaction take its snapshot, so it sees every
+// write committed before it, and no other transaction reads or writes a domain table until it commits. It makes each
+// table equal to the snapshot's copy touching only the rows that differ (`converge`: rows whose key and columns are
+// the same in both stay as they are; the others are deleted, and the snapshot's missing rows inserted — a test that
+// changed a few rows costs a restore those rows and one comparison per table, not a rewrite of the database), and
 // restarts each identity column's sequence where it stood when the snapshot was saved (at least past the restored
 // rows): `ALTER SEQUENCE … RESTART` is transactional, so a restore that fails leaves the sequences as they were.
-// Another process's next transaction sees the data before the restore or after it, never a mix.
+//
+// Rows are deleted with DELETE, never TRUNCATE, and tables are never swapped: TRUNCATE (and a table renamed into
+// place) is not MVCC-safe — a transaction whose snapshot was taken before the restore committed (a read: reads take
+// no lock before their snapshot) would find the tables empty; with DELETE it finds the old data, all of it (the rows
+// the restore deleted and those it left). Another process's next transaction sees the data before the restore or
+// after it, never a mix and never empty tables. An image is restored the same way, through temporary tables that its
+// rows are loaded into; a snapshot or image of an older schema is migrated in a schema of the restore's own, and then
+// every domain table is emptied and copied whole.
 import { keysReplaced } from './core.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
@@ -33,12 +42,23 @@ export const SNAPSHOT_SCHEMA = Math.max(0, ...migrations.map((m) => m.version));
 export const SNAPSHOT_SCHEMA_PREFIX = 'payorch_snapshot_';
 const INFO = '_snapshot';
 const IMAGE_MAGIC = 'payorch postgres image 1\n';
+/**
+ * The temporary tables an image is restored through: this and the table's name (not the table's name alone, which
+ * would hide the domain table from the transaction's unqualified statements).
+ */
+const IMAGE_TABLE_PREFIX = 'payorch_image_';
 
 /** A domain table: its columns (those a row is written with), and its identity (or serial) column's sequence. */
 interface Table {
   name: string;
   columns: string[];
   sequence?: { column: string; name: string };
+  /** Its primary key's columns (none: it has no primary key). */
+  key: string[];
+  /** Its columns of a floating-point type (compared as text by a restore: 0 and -0 are equal numbers). */
+  floats: string[];
+  /** A foreign key names it, or it names another table. */
+  related: boolean;
 }
 
 /** Where a sequence stood: the last value handed out (null: none yet). */
@@ -81,12 +101,27 @@ const NOT_DATA = ['schema_migrations', 'fault_rules', 'request_log', 'request_lo
  */
 async function domainTables(q: Handle): Promise<Table[]> {
   const rows = await q.unsafe<
-    { table_name: string; columns: string[]; seq_column: string | null; seq: string | null }[]
+    {
+      table_name: string;
+      columns: string[];
+      key: string[];
+      floats: string[];
+      seq_column: string | null;
+      seq: string | null;
+    }[]
   >(
     `SELECT t.table_name,
             array(SELECT c.column_name::text FROM information_schema.columns c
                   WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.is_generated = 'NEVER'
                   ORDER BY c.ordinal_position) AS columns,
+            array(SELECT a.attname::text FROM pg_index i
+                  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                  WHERE i.indrelid = format('%I.%I', t.table_schema, t.table_name)::regclass AND i.indisprimary
+                  ORDER BY a.attnum) AS key,
+            array(SELECT c.column_name::text FROM information_schema.columns c
+                  WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.is_generated = 'NEVER'
+                    AND c.data_type IN ('double precision', 'real')
+                  ORDER BY c.ordinal_position) AS floats,
             s.column_name AS seq_column,
             pg_get_serial_sequence(format('%I.%I', t.table_schema, t.table_name), s.column_name) AS seq
      FROM information_schema.tables t
@@ -103,10 +138,14 @@ async function domainTables(q: Handle): Promise<Table[]> {
      JOIN pg_class ch ON ch.oid = k.conrelid JOIN pg_class pa ON pa.oid = k.confrelid
      WHERE k.contype = 'f' AND k.connamespace = current_schema()::regnamespace`,
   );
+  const related = new Set(refs.flatMap((r) => [r.child, r.parent]));
   const tables = rows.map((r): Table => ({
     name: r.table_name,
     columns: r.columns,
     ...(r.seq_column && r.seq ? { sequence: { column: r.seq_column, name: r.seq } } : {}),
+    key: r.key,
+    floats: r.floats,
+    related: related.has(r.table_name),
   }));
   return parentsFirst(tables, refs);
 }
@@ -299,23 +338,25 @@ export async function restoreSnapshot(store: PostgresStore, name: string, keyChe
         >(`SELECT name, schema_version, key_check, sequences FROM ${ident(schema)}.${INFO}`);
         if (info?.name !== name) throw missingSnapshot(name, []);
         const version = check({ schema: info.schema_version, keyCheck: info.key_check ?? undefined }, keyCheck, label);
-        const copy = async (into: string | null, to: Table[]) => {
-          const saved = new Set(
-            (
-              await q.unsafe<{ relname: string }[]>(
-                `SELECT relname FROM pg_class WHERE relnamespace = ${literal(schema)}::regnamespace AND relkind = 'r'`,
-              )
-            ).map((r) => r.relname),
+        const saved = new Set(
+          (
+            await q.unsafe<{ relname: string }[]>(
+              `SELECT relname FROM pg_class WHERE relnamespace = ${literal(schema)}::regnamespace AND relkind = 'r'`,
+            )
+          ).map((r) => r.relname),
+        );
+        if (version === SNAPSHOT_SCHEMA) await converge(q, (t) => `${ident(schema)}.${ident(t.name)}`, tables, saved);
+        else {
+          await emptyAll(q, tables);
+          await migrated(q, version, tables, (into, to) =>
+            copyTables(
+              q,
+              schema,
+              into,
+              to.filter((t) => saved.has(t.name)),
+            ),
           );
-          await copyTables(
-            q,
-            schema,
-            into,
-            to.filter((t) => saved.has(t.name)),
-          );
-        };
-        if (version === SNAPSHOT_SCHEMA) await copy(null, tables);
-        else await migrated(q, version, tables, copy);
+        }
         return JSON.parse(info.sequences) as Positions;
       },
       `LOCK TABLE ${ident(schema)}.${INFO} IN SHARE MODE`,
@@ -347,6 +388,7 @@ async function restoring(
     return { listed: await domainTables(q), lz4: row?.lz4 === true };
   });
   const byName = [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const serial = listed.find((t) => t.name === SERIAL_TABLE)?.name;
   const lockAll = `LOCK TABLE ${byName.map((t) => ident(t.name)).join(', ')} IN ACCESS EXCLUSIVE MODE`;
   for (let attempt = 1; ; attempt++) {
     const patient = attempt > LOCK_ATTEMPTS;
@@ -359,6 +401,9 @@ async function restoring(
         // 340 → 170 ms).
         if (lz4) await q.unsafe(`SET LOCAL default_toast_compression = 'lz4'`);
         if (lockFirst) await q.unsafe(lockFirst);
+        // Every write transaction of every process takes this table (ROW SHARE, or more) as its first statement,
+        // before its snapshot: once the restore has it, those in flight have ended and new ones wait for its COMMIT.
+        if (serial) await q.unsafe(`LOCK TABLE ${ident(serial)} IN EXCLUSIVE MODE`);
         await q.unsafe(lockAll);
         if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
         await replace(q, listed, fill);
@@ -381,9 +426,11 @@ async function restoring(
  * attempts, the restore waits as long as it takes.
  */
 const LOCK_WAIT_MS = 100;
+/** The table every write transaction locks first (db.ts, `serialTable`). */
+const SERIAL_TABLE = 'serial_work';
 const LOCK_ATTEMPTS = 20;
 
-/** The domain tables (locked) emptied, filled by `fill`, their sequences restarted. */
+/** The domain tables (locked) filled by `fill` (which empties them first, or makes them equal), sequences restarted. */
 async function replace(
   q: Handle,
   listed: Table[],
@@ -391,7 +438,6 @@ async function replace(
 ): Promise<void> {
   const tables = await domainTables(q);
   if (!sameTables(tables, listed)) throw new Error('The database schema changed during the restore: try again.');
-  for (const t of [...tables].reverse()) await q.unsafe(`DELETE FROM ${ident(t.name)}`);
   const stood = await fill(q, tables);
   for (const t of tables) {
     if (!t.sequence) continue;
@@ -402,6 +448,57 @@ async function replace(
     await q.unsafe(`ALTER SEQUENCE ${t.sequence.name} RESTART${last > 0 ? ` WITH ${last + 1}` : ''}`);
   }
 }
+
+/** Every row of `tables` deleted (children before parents: foreign keys). */
+async function emptyAll(q: Handle, tables: Table[]): Promise<void> {
+  for (const t of [...tables].reverse()) await q.unsafe(`DELETE FROM ${ident(t.name)}`);
+}
+
+/**
+ * The domain tables (`tables`, locked) made equal to the copies (`source`: a qualified table name) of those in `saved`
+ * (the others emptied), touching only the rows that differ: a row whose primary key and every column are the same in both
+ * stays as it is; the others are deleted, and the snapshot's rows whose key is then missing inserted. A restore after
+ * a test that changed a few rows writes those rows, not the whole database (measured in bench/README.md).
+ *
+ * Rows are deleted, never truncated, and rows that stay are not written: a transaction whose snapshot was taken before
+ * the restore committed sees every row as it was, those the restore deleted included (MVCC), and one that begins after
+ * it sees the snapshot's. A table with no primary key, or that a foreign key names or that names another, is emptied
+ * and copied whole (parents copied before children), so that no row is deleted while another still refers to it.
+ */
+async function converge(q: Handle, source: (t: Table) => string, tables: Table[], saved: Set<string>): Promise<void> {
+  const whole = (t: Table) => !saved.has(t.name) || t.related || t.key.length === 0;
+  // The comparison hashes the snapshot's rows (all columns): in memory, not in batches on disk, at 10k objects.
+  await q.unsafe(`SET LOCAL work_mem = '${CONVERGE_WORK_MEM}'`);
+  for (const t of [...tables].reverse()) {
+    if (whole(t)) {
+      await q.unsafe(`DELETE FROM ${ident(t.name)}`);
+      continue;
+    }
+    const same = t.columns
+      .map((c) =>
+        t.key.includes(c)
+          ? `s.${ident(c)} = l.${ident(c)}`
+          : t.floats.includes(c)
+            ? `s.${ident(c)}::text IS NOT DISTINCT FROM l.${ident(c)}::text`
+            : `s.${ident(c)} IS NOT DISTINCT FROM l.${ident(c)}`,
+      )
+      .join(' AND ');
+    await q.unsafe(`DELETE FROM ${ident(t.name)} l WHERE NOT EXISTS (SELECT 1 FROM ${source(t)} s WHERE ${same})`);
+  }
+  for (const t of tables) {
+    if (!saved.has(t.name)) continue;
+    const cols = t.columns.map(ident).join(', ');
+    const missing = whole(t)
+      ? ''
+      : ` WHERE NOT EXISTS (SELECT 1 FROM ${ident(t.name)} l WHERE ${t.key.map((k) => `l.${ident(k)} = s.${ident(k)}`).join(' AND ')})`;
+    await q.unsafe(
+      `INSERT INTO ${ident(t.name)} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${t.columns.map((c) => `s.${ident(c)}`).join(', ')} FROM ${source(t)} s${missing}`,
+    );
+  }
+}
+
+/** The memory a restore's comparison of a table with its snapshot may use (PostgreSQL's default is 4MB). */
+const CONVERGE_WORK_MEM = '64MB';
 
 /**
  * Copies the rows of `tables` from the schema `from` into the same tables of the schema `into` (null: the current
@@ -463,8 +560,9 @@ export async function image(store: PostgresStore): Promise<Buffer> {
     const header: ImageHeader = { schema, key_check: keyCheck, sequences, tables: [] };
     for (const t of tables) {
       // JSON rather than COPY … TO STDOUT: the driver's COPY stream (postgres.js 3.4) sometimes never ends.
+      // `x.*`: the whole row, even in a table that has a column named x (`json_agg(x)` would aggregate that column).
       const [row] = await q.unsafe<{ rows: string }[]>(
-        `SELECT COALESCE(json_agg(x), '[]')::text AS rows FROM (SELECT ${t.columns.map(ident).join(', ')} FROM ${ident(t.name)}) x`,
+        `SELECT COALESCE(json_agg(x.*), '[]')::text AS rows FROM (SELECT ${t.columns.map(ident).join(', ')} FROM ${ident(t.name)}) x`,
       );
       const rows = Buffer.from(row?.rows ?? '[]');
       parts.push(rows);
@@ -513,7 +611,7 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
   const { header, start } = read as { header: ImageHeader; start: number };
   check({ schema: header.schema, keyCheck: header.key_check ?? undefined }, keyCheck, label);
   await restoring(store, async (q, tables) => {
-    const copy = async (into: string | null, to: Table[]) => {
+    const copy = async (target: (t: Table) => string, to: Table[]) => {
       let at = start;
       for (const s of header.tables) {
         const rows = buf.subarray(at, at + s.bytes);
@@ -525,16 +623,26 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
             `Snapshot ${label} cannot be restored: its table ${s.name} is not one of schema ${header.schema}'s. Nothing was changed.`,
           );
         if (s.bytes <= 2) continue; // []
-        const target = into === null ? ident(t.name) : `${ident(into)}.${ident(t.name)}`;
         const cols = s.columns.map(ident).join(', ');
         await q.unsafe(
-          `INSERT INTO ${target} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM json_populate_recordset(null::${target}, $1::text::json)`,
+          `INSERT INTO ${target(t)} (${cols}) OVERRIDING SYSTEM VALUE SELECT ${cols} FROM json_populate_recordset(null::${target(t)}, $1::text::json)`,
           [rows.toString('utf8')],
         );
       }
     };
-    if (header.schema === SNAPSHOT_SCHEMA) await copy(null, tables);
-    else await migrated(q, header.schema, tables, copy);
+    if (header.schema === SNAPSHOT_SCHEMA) {
+      // The image's rows go to temporary tables (no index, no WAL; dropped at the transaction's end), which the
+      // domain tables are then made equal to as to a named snapshot: only the rows that differ are written.
+      const staged = (t: Table) => `pg_temp.${ident(IMAGE_TABLE_PREFIX + t.name)}`;
+      const inImage = new Set(header.tables.map((t) => t.name));
+      for (const t of tables.filter((x) => inImage.has(x.name)))
+        await q.unsafe(`CREATE TEMPORARY TABLE ${staged(t)} (LIKE ${ident(t.name)}) ON COMMIT DROP`);
+      await copy(staged, tables);
+      await converge(q, staged, tables, inImage);
+    } else {
+      await emptyAll(q, tables);
+      await migrated(q, header.schema, tables, (into, to) => copy((t) => `${ident(into)}.${ident(t.name)}`, to));
+    }
     return header.sequences;
   });
 }
