@@ -11,8 +11,10 @@
 // A restore is ONE write transaction. Its first statements lock (`LOCK TABLE`, which takes no snapshot) the
 // snapshot's `_snapshot` table, then `serial_work` (EXCLUSIVE: every write transaction of every process takes it
 // first, so those in flight end and new ones wait for the restore's COMMIT, before their snapshot), then every domain
-// table in ACCESS EXCLUSIVE mode, in name order; only then does the transaction take its snapshot, so it sees every
-// write committed before it, and no other transaction reads or writes a domain table until it commits. It makes each
+// table in EXCLUSIVE mode, in name order; only then does the transaction take its snapshot, so it sees every write
+// committed before it, and no other transaction writes a domain table until it commits (reads go on, and see the data
+// as it was until then). An autovacuum worker that holds a table is waited for until PostgreSQL cancels it (after
+// deadlock_timeout, 1 s by default): it takes a lock that any mode keeping writers out conflicts with. It makes each
 // table equal to the snapshot's copy touching only the rows that differ (`converge`: rows whose key and columns are
 // the same in both stay as they are; the others are deleted, and the snapshot's missing rows inserted — a test that
 // changed a few rows costs a restore those rows and one comparison per table, not a rewrite of the database), and
@@ -389,9 +391,14 @@ async function restoring(
   });
   const byName = [...listed].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const serial = listed.find((t) => t.name === SERIAL_TABLE)?.name;
-  const lockAll = `LOCK TABLE ${byName.map((t) => ident(t.name)).join(', ')} IN ACCESS EXCLUSIVE MODE`;
+  // EXCLUSIVE: no other transaction writes a domain table (or locks its rows) until the restore commits; reads go on,
+  // and see the data as it was (the restore deletes rows, it does not truncate tables).
+  const lockAll = `LOCK TABLE ${byName.map((t) => ident(t.name)).join(', ')} IN EXCLUSIVE MODE`;
+  let vacuumed = false;
   for (let attempt = 1; ; attempt++) {
-    const patient = attempt > LOCK_ATTEMPTS;
+    // Autovacuum works on the tables: PostgreSQL cancels it for a transaction that has waited deadlock_timeout (1 s
+    // by default) for a table it holds — which a restore that lets go after 100 ms would never do.
+    const patient = attempt > LOCK_ATTEMPTS || vacuumed;
     try {
       await store.grouped(async () => {
         const q = store.current();
@@ -414,9 +421,24 @@ async function restoring(
     } catch (err) {
       // The locks were not all had in time: let the requests that hold them go on, and try again shortly.
       if (sqlState(err) !== '55P03' || patient) throw err;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * LOCK_WAIT_MS));
+      vacuumed = await autovacuumRuns(store);
+      if (!vacuumed) await new Promise((resolve) => setTimeout(resolve, Math.random() * LOCK_WAIT_MS));
     }
   }
+}
+
+/**
+ * Whether an autovacuum worker works in this database now (it goes from table to table: when the restore's lock
+ * attempt has timed out, it may hold another table than the one it held then, or be about to take one).
+ */
+async function autovacuumRuns(store: PostgresStore): Promise<boolean> {
+  const [row] = await store.read(() =>
+    store.current().unsafe<{ runs: boolean }[]>(
+      `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+                      WHERE backend_type = 'autovacuum worker' AND datname = current_database()) AS runs`,
+    ),
+  );
+  return row?.runs === true;
 }
 
 /**
