@@ -419,16 +419,16 @@ describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (ski
     }
   });
 
-  it('restores any table of the schema: with no primary key, tied by a foreign key, of floats, ids moved', async () => {
+  it('restores any table of the schema: with no primary key, tied by a foreign key, of floats and json, ids moved', async () => {
     const { store } = await fresh();
     try {
       await store.grouped(async () => {
         const q = store.current();
-        await q`CREATE TABLE probe_floats (seq bigint PRIMARY KEY, x double precision)`;
+        await q`CREATE TABLE probe_floats (seq bigint PRIMARY KEY, f double precision, n numeric, j json)`;
         await q`CREATE TABLE probe_nokey (a text, b bigint)`;
         await q`CREATE TABLE probe_parent (id text PRIMARY KEY, label text)`;
         await q`CREATE TABLE probe_child (seq bigint PRIMARY KEY, parent text NOT NULL REFERENCES probe_parent (id))`;
-        await q`INSERT INTO probe_floats VALUES (1, 0), (2, 1.5), (3, NULL)`;
+        await q`INSERT INTO probe_floats VALUES (1, 0, 1, '[]'), (2, 1.5, 2.0, '[]'), (3, NULL, NULL, NULL), (4, 4, 4, '{"b": 2}')`;
         await q`INSERT INTO probe_nokey VALUES ('d', 1), ('d', 1), ('e', NULL)`;
         await q`INSERT INTO probe_parent VALUES ('p1', 'one'), ('p2', 'two')`;
         await q`INSERT INTO probe_child VALUES (1, 'p1'), (2, 'p2')`;
@@ -440,8 +440,11 @@ describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (ski
       const scramble = () =>
         store.grouped(async () => {
           const q = store.current();
-          await q`UPDATE probe_floats SET x = '-0'::float8 WHERE seq = 1`;
-          await q`UPDATE probe_floats SET x = 2 WHERE seq = 3`;
+          await q`UPDATE probe_floats SET f = '-0'::float8 WHERE seq = 1`;
+          await q`UPDATE probe_floats SET f = 2 WHERE seq = 3`;
+          // Equal, not the same: 2.0 = 2.00; json has no equality at all.
+          await q`UPDATE probe_floats SET n = 2.00 WHERE seq = 2`;
+          await q`UPDATE probe_floats SET j = '{"b":2}' WHERE seq = 4`;
           await q`DELETE FROM probe_nokey WHERE ctid = (SELECT min(ctid) FROM probe_nokey WHERE a = 'd')`;
           await q`INSERT INTO probe_nokey VALUES ('e', NULL)`;
           // A parent changed whose child is not, and a child moved to another parent.

@@ -57,8 +57,11 @@ interface Table {
   sequence?: { column: string; name: string };
   /** Its primary key's columns (none: it has no primary key). */
   key: string[];
-  /** Its columns of a floating-point type (compared as text by a restore: 0 and -0 are equal numbers). */
-  floats: string[];
+  /**
+   * Its columns of a type whose equality is not sameness (floats: 0 = -0; numeric: 1.0 = 1.00; json has none), which
+   * a restore compares as text.
+   */
+  inexact: string[];
   /** A foreign key names it, or it names another table. */
   related: boolean;
 }
@@ -107,7 +110,7 @@ async function domainTables(q: Handle): Promise<Table[]> {
       table_name: string;
       columns: string[];
       key: string[];
-      floats: string[];
+      inexact: string[];
       seq_column: string | null;
       seq: string | null;
     }[]
@@ -122,8 +125,8 @@ async function domainTables(q: Handle): Promise<Table[]> {
                   ORDER BY a.attnum) AS key,
             array(SELECT c.column_name::text FROM information_schema.columns c
                   WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.is_generated = 'NEVER'
-                    AND c.data_type IN ('double precision', 'real')
-                  ORDER BY c.ordinal_position) AS floats,
+                    AND c.data_type NOT IN ('text', 'character varying', 'bigint', 'integer', 'smallint', 'boolean')
+                  ORDER BY c.ordinal_position) AS inexact,
             s.column_name AS seq_column,
             pg_get_serial_sequence(format('%I.%I', t.table_schema, t.table_name), s.column_name) AS seq
      FROM information_schema.tables t
@@ -146,7 +149,7 @@ async function domainTables(q: Handle): Promise<Table[]> {
     columns: r.columns,
     ...(r.seq_column && r.seq ? { sequence: { column: r.seq_column, name: r.seq } } : {}),
     key: r.key,
-    floats: r.floats,
+    inexact: r.inexact,
     related: related.has(r.table_name),
   }));
   return parentsFirst(tables, refs);
@@ -477,10 +480,11 @@ async function emptyAll(q: Handle, tables: Table[]): Promise<void> {
 }
 
 /**
- * The domain tables (`tables`, locked) made equal to the copies (`source`: a qualified table name) of those in `saved`
- * (the others emptied), touching only the rows that differ: a row whose primary key and every column are the same in both
- * stays as it is; the others are deleted, and the snapshot's rows whose key is then missing inserted. A restore after
- * a test that changed a few rows writes those rows, not the whole database (measured in bench/README.md).
+ * The domain tables (`tables`, locked) made equal to the copies (`source`: a qualified table name) of those in
+ * `saved` (the others emptied), touching only the rows that differ: a row whose primary key and every column are the
+ * same in both stays as it is (a column of a type whose equality is not sameness is compared as text); the others are
+ * deleted, and the snapshot's rows whose key is then missing inserted. A restore after a test that changed a few rows
+ * writes those rows, not the whole database (measured in bench/README.md).
  *
  * Rows are deleted, never truncated, and rows that stay are not written: a transaction whose snapshot was taken before
  * the restore committed sees every row as it was, those the restore deleted included (MVCC), and one that begins after
@@ -497,13 +501,12 @@ async function converge(q: Handle, source: (t: Table) => string, tables: Table[]
       continue;
     }
     const same = t.columns
-      .map((c) =>
-        t.key.includes(c)
-          ? `s.${ident(c)} = l.${ident(c)}`
-          : t.floats.includes(c)
-            ? `s.${ident(c)}::text IS NOT DISTINCT FROM l.${ident(c)}::text`
-            : `s.${ident(c)} IS NOT DISTINCT FROM l.${ident(c)}`,
-      )
+      .flatMap((c) => {
+        const [a, b] = [`s.${ident(c)}`, `l.${ident(c)}`];
+        const text = `${a}::text IS NOT DISTINCT FROM ${b}::text`;
+        if (t.key.includes(c)) return t.inexact.includes(c) ? [`${a} = ${b}`, text] : [`${a} = ${b}`];
+        return [t.inexact.includes(c) ? text : `${a} IS NOT DISTINCT FROM ${b}`];
+      })
       .join(' AND ');
     await q.unsafe(`DELETE FROM ${ident(t.name)} l WHERE NOT EXISTS (SELECT 1 FROM ${source(t)} s WHERE ${same})`);
   }
