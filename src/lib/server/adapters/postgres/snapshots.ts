@@ -646,14 +646,23 @@ const SMALL_TABLE = 256 * 1024;
 async function copyOut(q: Handle, statement: string): Promise<Buffer[]> {
   const stream = await q.unsafe(statement).readable();
   const chunks: Buffer[] = [];
-  // Read as it comes ('data': a row a chunk, ~100k at 10k objects: an async iterator's cost per chunk would show).
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.once('end', resolve);
-    stream.once('error', reject);
-    stream.once('close', () => reject(new Error('The COPY of an image ended before its rows did.')));
-  });
-  (stream as unknown as { _read(size: number): void })._read(0);
+  try {
+    // Read as it comes ('data': a row a chunk, ~100k at 10k objects: an async iterator's cost per chunk would show).
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.once('end', resolve);
+      stream.once('error', reject);
+      stream.once('close', () => reject(new Error('The COPY of an image ended before its rows did.')));
+    });
+  } finally {
+    // Also when PostgreSQL ended the COPY with an error (the transaction's ROLLBACK must be answered); not when the
+    // connection is gone (the driver has no socket to resume then).
+    try {
+      (stream as unknown as { _read(size: number): void })._read(0);
+    } catch {
+      // the connection is gone
+    }
+  }
   return chunks;
 }
 
