@@ -238,7 +238,7 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     }
   });
 
-  it('runs again a transaction PostgreSQL chose to break a deadlock, once: the re-run waits for the rest to end', async () => {
+  it('runs again a transaction PostgreSQL chose to break a deadlock, at most twice more', async () => {
     // The victim is run again behind its turn on the serial table; if it meets a conflict again (its snapshot older
     // than the survivor's COMMIT), its next run waits for every write in flight: at most three runs of it in all.
     // The survivor commits only once the re-run waits on a lock, the widest window for such a conflict.
