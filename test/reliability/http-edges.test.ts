@@ -2,6 +2,7 @@
 // parser rejects, a URL that cannot be percent-decoded, a path parameter longer than the router's default 100
 // characters. Each now gets the contract's error body with a Request-Id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import net from 'node:net';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expectError } from '../foundation/util.js';
 import { send, sendRaw } from './fuzz-driver.js';
@@ -59,5 +60,21 @@ describe('requests rejected before routing', () => {
     expectError(tooLong, 400, 'validation_error', 'parameter_invalid', 'account_id');
     const huge = await s.request('GET', `/ledger-accounts/${'a'.repeat(3000)}`);
     expectError(huge, 400, 'invalid_request_error', 'invalid_url');
+  });
+});
+
+describe('a stop', () => {
+  it('does not wait for a connection that never sent a byte', async () => {
+    // A browser's preconnect, a load balancer's TCP probe: Node's server waited for such a connection until its
+    // client dropped it, so the stop hung (a minute and more).
+    const server = await startTestServer({ memory: true });
+    const { hostname, port } = new URL(server.baseUrl);
+    const silent = net.connect(Number(port), hostname);
+    await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+    const dropped = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+    silent.on('error', () => {});
+    expect((await server.request('GET', '/health')).status).toBe(200); // the server has accepted it by now
+    await server.close(); // before: never resolved (the test's timeout)
+    await dropped;
   });
 });
