@@ -3,7 +3,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Socket } from 'node:net';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix.js';
 import { appUrls, buildApp, mayMatch } from './app.js';
@@ -39,7 +38,7 @@ import type { ChangeWatch } from './store/changes.js';
 import { Gate } from './http/gate.js';
 import type { RestoreResult, SnapshotAdmin } from './http/snapshots.js';
 import { type SnapshotInfo } from './snapshots.js';
-import { DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
+import { closeSilentConnectionsOnStop, DEFAULT_TIMEOUTS, type Timeouts } from './http/fastify.js';
 import { fileLogger, type FileLogger } from './log.js';
 import { VERSION } from './version.js';
 import { runSteps, runStepsNow } from './store/steps.js';
@@ -412,29 +411,6 @@ function seedingOf(options: ServerOptions): Seeding | undefined {
     seed: new Seed(options.seed),
     now: options.clock === 'real' ? Date.now : () => SEEDED_EPOCH_MS,
     frozen: options.clock !== 'real',
-  };
-}
-
-/**
- * Connections that never sent a byte (a browser's preconnect, a load balancer's TCP probe, a client's spare socket)
- * carry no request, but Node's HTTP server waits for them when it closes — `closeIdleConnections` leaves a
- * connection alone until it has begun a request — so a stop could wait until the client dropped them (a minute or
- * more). At the stop, they are closed; connections with a request in flight (or half sent, bounded by the header
- * and request timeouts) are still waited for.
- */
-function closeSilentConnectionsOnStop(app: FastifyInstance): () => void {
-  const open = new Set<Socket>();
-  let stopping = false;
-  app.server.on('connection', (socket: Socket) => {
-    // Arrived while the stop begins (the server has not stopped accepting yet): closed after a second without
-    // traffic; a request it sends meanwhile is answered 503, as the server is closing.
-    if (stopping) socket.setTimeout(1000, () => socket.destroy());
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  });
-  return () => {
-    stopping = true;
-    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
   };
 }
 

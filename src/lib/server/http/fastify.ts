@@ -1,6 +1,7 @@
 // The fastify instance and what it does before any route runs: the options, the JSON body parser, lazy
 // validator compilation, and the contract's error body for requests fastify or Node reject before routing.
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { FastifyValidationResult } from 'fastify/types/schema.js';
 import type { Logger } from 'pino';
@@ -121,4 +122,27 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser); // numbers read exactly or a 400: json.ts
   return app;
+}
+
+/**
+ * Connections that never sent a byte (a browser's preconnect, a load balancer's TCP probe, a client's spare socket)
+ * carry no request, but Node's HTTP server waits for them when it closes — `closeIdleConnections` leaves a
+ * connection alone until it has begun a request — so a stop could wait until the client dropped them (a minute or
+ * more). At the stop, they are closed; connections with a request in flight (or half sent, bounded by the header
+ * and request timeouts) are still waited for.
+ */
+export function closeSilentConnectionsOnStop(app: FastifyInstance): () => void {
+  const open = new Set<Socket>();
+  let stopping = false;
+  app.server.on('connection', (socket: Socket) => {
+    // Arrived while the stop begins (the server has not stopped accepting yet): closed after a second without
+    // traffic; a request it sends meanwhile is answered 503, as the server is closing.
+    if (stopping) socket.setTimeout(1000, () => socket.destroy());
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  return () => {
+    stopping = true;
+    for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+  };
 }
