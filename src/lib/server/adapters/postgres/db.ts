@@ -36,9 +36,10 @@ export interface PostgresStoreOptions {
   attempts?: number;
   retryForMs?: number;
   /**
-   * A table that every `alone` transaction locks (EXCLUSIVE) before anything else, so that such work takes turns
-   * across processes: `LOCK TABLE` takes no snapshot, so each sees what the one before it committed, and two never
-   * abort each other (work in `alone` is not run again). The server's engine passes `serial_work`.
+   * A table that every write transaction locks before anything else, in a mode that says what it is (`serialLock`):
+   * work in `alone` takes turns across processes with itself and with re-runs, a second re-run waits for every write
+   * in flight. `LOCK TABLE` takes no snapshot, so each sees what the one before it committed. The server's engine
+   * passes `serial_work`.
    */
   serialTable?: string;
   /** The isolation level of writes (default 'repeatable read'; docs/api.md says why). */
