@@ -8,9 +8,10 @@
 // build measured ±10% from one minute to the next, and differences below that need several runs.
 //
 // Env: COMPARE_ROUNDS (default 5), COMPARE_MS (ms per create/journal load, default 4000), COMPARE_CONFIRMS
-// (sessions confirmed per confirm round, default 4000).
+// (sessions confirmed per confirm round, default 4000), COMPARE_POSTGRES=1 (each server on a database of its own in
+// one throwaway PostgreSQL cluster, bench/pg-cluster.js; PostgreSQL's CPU per request is printed too).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { confirmTargets, cpuMs, journalBody, loadPosts, median, startChild, stopChildren } from './children.js';
@@ -43,10 +44,20 @@ async function prepare(server, confirms) {
   return () => loadPosts(server.info.baseUrl, JSON.stringify({ token_id: 'tok_visa' }), {}, 600_000, file);
 }
 
+const cluster =
+  process.env.COMPARE_POSTGRES === '1' ? await (await import('./pg-cluster.js')).startCluster() : undefined;
 try {
   const servers = [];
   for (const [i, script] of scripts.entries()) {
-    const { child, info } = await startChild(script, [join(tmp, `server-${i}`)]);
+    let env = {};
+    if (cluster) {
+      const { default: postgres } = await import('postgres');
+      const admin = postgres(cluster.url('postgres'), { max: 1, onnotice: () => {} });
+      await admin.unsafe(`CREATE DATABASE compare_${i}`);
+      await admin.end();
+      env = { BENCH_DATABASE: cluster.url(`compare_${i}`), BENCH_SEALING_KEY: randomBytes(32).toString('hex') };
+    }
+    const { child, info } = await startChild(script, [join(tmp, `server-${i}`)], [], env);
     servers.push({ script, pid: child.pid, info, rounds: [] });
   }
   for (const s of servers) (await prepare(s, 1500))(); // warm-up
@@ -55,22 +66,25 @@ try {
       const run = await prepare(s, CONFIRMS);
       const main0 = cpuMs(s.pid, true);
       const all0 = cpuMs(s.pid);
+      const pg0 = cluster?.cpuMs() ?? 0;
       const out = run();
       s.rounds.push({
         rps: out.rps,
         main: ((cpuMs(s.pid, true) - main0) * 1000) / out.requests,
         all: ((cpuMs(s.pid) - all0) * 1000) / out.requests,
+        pg: cluster ? ((cluster.cpuMs() - pg0) * 1000) / out.requests : 0,
       });
     }
   }
   for (const s of servers) {
     const m = (k) => median(s.rounds.map((x) => x[k]));
     process.stdout.write(
-      `${mode} ${s.script}: main thread ${m('main').toFixed(0)} µs/request (rounds ${s.rounds.map((x) => x.main.toFixed(0)).join(', ')}), process ${m('all').toFixed(0)} µs, ${m('rps').toFixed(0)} req/s\n`,
+      `${mode} ${s.script}: main thread ${m('main').toFixed(0)} µs/request (rounds ${s.rounds.map((x) => x.main.toFixed(0)).join(', ')}), process ${m('all').toFixed(0)} µs,${cluster ? ` PostgreSQL ${m('pg').toFixed(0)} µs,` : ''} ${m('rps').toFixed(0)} req/s\n`,
     );
   }
 } finally {
   stopChildren();
   await new Promise((r) => setTimeout(r, 300));
+  cluster?.destroy();
   rmSync(tmp, { recursive: true, force: true });
 }
