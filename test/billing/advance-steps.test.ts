@@ -3,7 +3,7 @@
 // completed before the advance did), not about how fast this machine is: an advance in one transaction answers
 // none of them until it is done, however fast or slow the machine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { sqliteOf, startTestServer, type TestServer } from '../helpers/server.js';
 import { statementsRun } from '../helpers/statements.js';
 import { advance, customer, DAY, monthlyPrice, ok, product } from './helpers.js';
 import { onSqlite } from '../helpers/engine.js';
@@ -94,7 +94,7 @@ describe('the scheduler’s catch-up over many accounts', () => {
       const due = [...new Set(ran.filter((q) => /FROM (subscriptions|invoices) WHERE .*(due_ms|action_kind)/.test(q)))];
       // when next: subscriptions (trial ends; renewals), invoices (one statement for both kinds); what is due: renewals
       expect(due.length).toBeGreaterThanOrEqual(4);
-      const { db } = s.server.services.store;
+      const { db } = sqliteOf(s);
       for (const q of due) {
         const plan = (
           db.prepare(`EXPLAIN QUERY PLAN ${q}`).all(...Array.from(q.matchAll(/\?/g), () => 0)) as { detail: string }[]

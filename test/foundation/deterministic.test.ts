@@ -214,12 +214,12 @@ describe('what a seed refuses', () => {
       try {
         // In the server's own store and id stream (this process's: the seeded server holds it), as a handler would.
         let undone = '';
-        expect(() =>
-          s.server.services.store.tx(() => {
+        await expect(
+          s.server.services.store.tx(async () => {
             undone = newId('cus');
             throw new Error('undo');
           }),
-        ).toThrow('undo');
+        ).rejects.toThrow('undo');
         expect(undone).toMatch(/^cus_/);
         const kept = (await s.request('POST', '/customers', { body: {} })).body.id as string;
         expect(kept).toBe(undone);

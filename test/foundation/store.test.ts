@@ -15,6 +15,7 @@ import { createHmac } from 'node:crypto';
 import { KeyedHmac, Sealer, secureRandomBytes, secureRandomUint32 } from '../../dist/lib/server/crypto.js';
 import { newUuid } from '../../dist/lib/server/ids.js';
 import { AccountClock } from '../../dist/lib/server/clock.js';
+import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import { sqliteClockStore } from '../../dist/lib/server/adapters/sqlite/core.js';
 import { openDataDir } from '../../dist/lib/server/datadir.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -534,9 +535,11 @@ describe('group commit', () => {
   });
 
   it('a clock advance undone with its batch is not kept in memory, and is applied once when run again', async () => {
-    const store = open(join(tempDir(), 'payorch.db'));
-    const clock = new AccountClock(store, sqliteClockStore(store), () => 1_000_000);
-    store.db.prepare("INSERT INTO accounts (id, created_ms) VALUES ('acct_c', 0)").run();
+    const raw = open(join(tempDir(), 'payorch.db'));
+    // The domain opens its transactions through a frame per transaction, on SQLite as on PostgreSQL.
+    const store = new ScopedStore(raw);
+    const clock = new AccountClock(store, sqliteClockStore(raw), () => 1_000_000);
+    raw.db.prepare("INSERT INTO accounts (id, created_ms) VALUES ('acct_c', 0)").run();
     const results = await Promise.allSettled([
       store.grouped(() => clock.advance('acct_c', 5000)),
       store.grouped(() => {
@@ -545,7 +548,7 @@ describe('group commit', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect(clock.now('acct_c')).toBe(1_005_000);
-    expect(store.db.prepare("SELECT clock_offset_ms FROM accounts WHERE id = 'acct_c'").pluck().get()).toBe(5000);
+    expect(raw.db.prepare("SELECT clock_offset_ms FROM accounts WHERE id = 'acct_c'").pluck().get()).toBe(5000);
     // a rolled-back advance alone
     await expect(
       store.tx(async () => {

@@ -189,7 +189,7 @@ describe.skipIf(pg.missing !== '')(
     it('a serial store runs its transactions one at a time, in order, and a part inside one at once', async () => {
       const [engine] = await fresh();
       try {
-        const store = new ScopedStore(engine!, { serial: true });
+        const store = new ScopedStore(engine!, { inTurn: true });
         expect(store.serial).toBe(true);
         const order: string[] = [];
         const firstIn = signal();

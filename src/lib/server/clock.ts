@@ -1,8 +1,7 @@
 // The clock every piece of time-dependent work reads. Real time plus a per-account offset that
 // test-mode can advance (POST /test-helpers/advance-clock), persisted with the account.
-import type { Store } from './store/seam.js';
 import type { ChangeWatch } from './store/changes.js';
-import { ScopedStore, type TxFrame } from './store/scoped.js';
+import type { ScopedStore, TxFrame } from './store/scoped.js';
 
 export interface Clock {
   /** Milliseconds since the epoch as seen by `accountId` (from memory: see AccountClock). */
@@ -19,7 +18,10 @@ export interface ClockStore {
   offset(accountId: string): Promise<number | undefined>;
   /** Every account whose stored offset is not 0, with its offset (ms). */
   offsets(): Promise<[accountId: string, offsetMs: number][]>;
-  /** Stores the account's offset (ms). */
+  /**
+   * Stores the account's offset (ms), in the caller's transaction, and moves the store's change mark with it
+   * (AccountsStore.changeMark): every other process reads the offsets again before its next request.
+   */
   setOffset(accountId: string, offsetMs: number): Promise<void>;
   /** The ids of every account. */
   accounts(): Promise<string[]>;
@@ -28,40 +30,27 @@ export interface ClockStore {
 /**
  * The accounts' clocks, each offset kept in memory: `now` is asked on every request's path and answers at once. The
  * offsets are read at start (`load`, before the first request: domain/services.ts), then follow this process's own
- * writes, and are read again whenever another connection has written to the store (`changes`: a clock advanced by
- * another server process on the same database, or by a command on the same data directory); an account this
- * process does not know of has offset 0 (a new account starts with it).
+ * writes, and are read again whenever the store's change mark moves (`changes`: an advance through another server
+ * process on the same database moves it in its transaction, and so does any write of a command on the same data
+ * directory); an account this process does not know of has offset 0 (a new account starts with it).
  *
- * Two ways to follow this process's own writes, after the store (Store.serial):
- * - one transaction's work at a time (SQLite): an advance is in memory at once, and a rollback puts back what it
- *   undid (`written`, `rolledBack`);
- * - transactions at once (a ScopedStore): an advance is noted in its transaction's frame — seen by that
- *   transaction's own work only — and in memory once that transaction has committed; it takes the account's stored
- *   offset in its transaction, so that of two processes advancing one clock the later never moves it back (and the
- *   engine aborts one of two that overlap).
+ * An advance is noted in its transaction's frame (store/scoped.ts) — seen by that transaction's own work only — and
+ * kept in memory once that transaction has committed. It takes the account's stored offset in its transaction, so
+ * that of two processes advancing one clock the later never moves it back (and the engine aborts one of two that
+ * overlap).
  */
 export class AccountClock implements Clock {
-  /** The offsets: committed ones, and (one transaction at a time) those of the transaction in progress. */
+  /** The committed offsets, as this process last read or wrote them. */
   private readonly offsets = new Map<string, number>();
-  /** The accounts whose offset was written since the last COMMIT, each with its offset before the first write. */
-  private readonly written = new Map<string, number>();
-  /** Moves at each write of an offset: a re-read that started before it does not replace what it wrote. */
+  /** Moves at each committed write of an offset: a re-read that started before it does not replace what it wrote. */
   private writes = 0;
-  /** Transactions at once: their frames (undefined: one transaction's work at a time). */
-  private readonly frames?: ScopedStore;
 
   constructor(
-    store: Store,
+    private readonly store: ScopedStore,
     private readonly stored: ClockStore,
     private readonly realNow: () => number = Date.now,
     changes?: ChangeWatch,
   ) {
-    if (store instanceof ScopedStore) this.frames = store;
-    else {
-      store.onCommit(() => this.written.clear());
-      // An advance undone by a rollback must not stay in memory (a group commit also runs requests again).
-      store.onRollback(() => this.rolledBack());
-    }
     changes?.onChange(() => this.reload());
   }
 
@@ -73,8 +62,8 @@ export class AccountClock implements Clock {
   }
 
   /**
-   * Another connection has written: every offset again, as the store has it (with, one transaction at a time, the
-   * one in progress). Not when this process wrote one meanwhile: it stays, and the next change reads them again.
+   * The change mark moved: every offset again, as the store has it. Not when this process committed one meanwhile:
+   * it stays, and the next change reads them again.
    */
   private async reload(): Promise<void> {
     const writes = this.writes;
@@ -84,31 +73,22 @@ export class AccountClock implements Clock {
     for (const [accountId, offset] of offsets) this.offsets.set(accountId, offset);
   }
 
-  /** The account's offset as the caller's transaction sees it (`frame`: its frame, with transactions at once). */
-  private offset(accountId: string, frame?: TxFrame): number {
+  /** The account's offset as the caller's transaction sees it (its own advance first). */
+  private offset(accountId: string, frame: TxFrame | undefined): number {
     return frame?.get<number>(CLOCK + accountId) ?? this.offsets.get(accountId) ?? 0;
   }
 
   now(accountId: string): number {
-    return this.realNow() + this.offset(accountId, this.frames?.frame());
-  }
-
-  async advance(accountId: string, ms: number): Promise<number> {
-    if (!(ms >= 0)) throw new RangeError('the clock only moves forward');
-    if (this.frames) return this.advanceInFrame(accountId, ms, this.frames.frame());
-    const offset = this.offset(accountId) + ms;
-    await this.stored.setOffset(accountId, offset);
-    if (!this.written.has(accountId)) this.written.set(accountId, this.offset(accountId));
-    this.offsets.set(accountId, offset);
-    this.writes++;
-    return this.now(accountId);
+    return this.realNow() + this.offset(accountId, this.store.frame());
   }
 
   /**
-   * An advance with transactions at once: by `ms` from the time the transaction sees, and never behind the stored
-   * offset (another process may have moved it further meanwhile). Read, then written, in the transaction.
+   * By `ms` from the time the transaction sees, and never behind the stored offset (another process may have moved it
+   * further meanwhile). Read, then written, in the transaction; the store moves its change mark with the write.
    */
-  private async advanceInFrame(accountId: string, ms: number, frame: TxFrame | undefined): Promise<number> {
+  async advance(accountId: string, ms: number): Promise<number> {
+    if (!(ms >= 0)) throw new RangeError('the clock only moves forward');
+    const frame = this.store.frame();
     const stored = (await this.stored.offset(accountId)) ?? 0;
     const offset = Math.max(this.offset(accountId, frame) + ms, stored);
     await this.stored.setOffset(accountId, offset);
@@ -125,25 +105,6 @@ export class AccountClock implements Clock {
 
   accounts(): Promise<string[]> {
     return this.stored.accounts();
-  }
-
-  /**
-   * After a rollback the offsets written since the last COMMIT are what the store says: all of them undone (a
-   * transaction), or only a savepoint's. Each goes back to its committed value at once, then to what the store
-   * holds now (read at once: an engine that answers in a microtask has it before the caller goes on).
-   */
-  private rolledBack(): void {
-    if (this.written.size === 0) return;
-    const writes = this.writes;
-    for (const [accountId, before] of this.written) {
-      this.offsets.set(accountId, before);
-      void this.stored.offset(accountId).then(
-        (offset) => {
-          if (this.writes === writes) this.offsets.set(accountId, offset ?? 0);
-        },
-        () => undefined, // the committed value stays
-      );
-    }
   }
 }
 

@@ -8,7 +8,7 @@
 //   requests in the same order draw the same values, and a seeded data directory continues its stream across
 //   restarts. The stream is one sequence drawn by every request in turn, so a seeded server's transactions run one
 //   at a time (Store.serial): SQLite's do; on an engine that runs transactions at once the composition root opens
-//   the store serialized (store/scoped.ts, `new ScopedStore(store, { serial: true })`), and `open` refuses a store
+//   the store serialized (store/scoped.ts, `new ScopedStore(store, { inTurn: true })`), and `open` refuses a store
 //   that is not — two requests drawing at once would interleave their draws by the engine's timing, and the
 //   rollback of one would put the position back under the other's feet (the same ids drawn twice). The engine's
 //   `cell` must then answer at once: its value as the open transaction left it (written with the transaction,
@@ -149,7 +149,7 @@ export class Seed {
   async open(store: Store, records: ServerRecords): Promise<SeededIds> {
     if (!store.serial)
       throw new Error(
-        'A seeded server runs one transaction at a time: open its store serialized (new ScopedStore(store, { serial: true })).',
+        'A seeded server runs one transaction at a time: open its store serialized (new ScopedStore(store, { inTurn: true })).',
       );
     const starts = await records.exclusive(async () => {
       const marked = await records.get('seed');

@@ -156,8 +156,6 @@ export class Dispatcher {
    * here — not a write transaction (the scan) and a read (due deliveries) after every group commit for nothing.
    */
   private noEndpoints = false;
-  /** Set inside the dispatcher's own write transactions: their COMMITs do not wake it again. */
-  private ownWrite = false;
   private readonly poll: NodeJS.Timeout;
 
   constructor(
@@ -183,22 +181,16 @@ export class Dispatcher {
       this.eventsSignaled = true;
       if (!this.noEndpoints) this.wake(false);
     });
-    deps.store.onCommit(() => {
-      if (this.ownWrite) {
-        this.ownWrite = false;
-        return;
-      }
-      const changed = deps.webhooks.takeChanged();
+    deps.webhooks.onChanged((endpointId) => {
       // A batch for an endpoint changed meanwhile (disabled, deleted, another URL or secret) is cut short: its
       // POST in flight is not recorded, and what is left is read again as the endpoint now is.
-      for (const id of changed.endpoints) if (this.serving.has(id)) this.link.abort(id);
-      if (changed.any) {
-        this.noEndpoints = false;
-        this.wake();
-      } else if (this.retryDue()) this.wake();
+      if (endpointId !== undefined && this.serving.has(endpointId)) this.link.abort(endpointId);
+      this.noEndpoints = false;
+      this.wake();
     });
-    deps.store.onRollback(() => {
-      this.ownWrite = false;
+    // A COMMIT may have moved an account's clock past a retry's time.
+    deps.store.onCommit(() => {
+      if (this.retryDue()) this.wake();
     });
     this.poll = setInterval(() => {
       this.eventsSignaled = true; // another process may have recorded events, or created an endpoint (the scan finds it)
@@ -265,10 +257,7 @@ export class Dispatcher {
     }
     this.eventsSignaled = false;
     this.lastScan = Date.now();
-    const { more, endpoints, created } = await this.deps.store.alone(() => {
-      this.ownWrite = true;
-      return this.deps.webhooks.deliveries.scan();
-    });
+    const { more, endpoints, created } = await this.deps.store.alone(() => this.deps.webhooks.deliveries.scan());
     this.noEndpoints = endpoints === 0;
     this.dueSignaled = !this.noEndpoints;
     if (more) {

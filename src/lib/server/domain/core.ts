@@ -1,6 +1,6 @@
 // What every domain area is built on: the store, the clock, the sealer, the event log, cross-area hooks, the
 // accounts and the sessions. domain/services.ts makes it and hands it to each area's domain/<area>/area.ts.
-import type { Store } from '../store/seam.js';
+import type { ScopedStore } from '../store/scoped.js';
 import type { ChangeWatch } from '../store/changes.js';
 import type { StorePorts } from './ports.js';
 import type { Clock } from '../clock.js';
@@ -29,7 +29,7 @@ export interface ServerConfig {
 }
 
 export interface CoreServices {
-  store: Store;
+  store: ScopedStore;
   /** Each area's persistence (domain/ports.ts). */
   ports: StorePorts;
   clock: Clock;

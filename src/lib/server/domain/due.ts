@@ -9,9 +9,8 @@
 // A write that acts on one object whose time has come applies that object's own change first (confirming a
 // session past its expiry finds it expired): that is part of the write, in its transaction.
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/seam.js';
 import { runSteps, type Steps } from '../store/steps.js';
-import { ScopedStore } from '../store/scoped.js';
+import type { ScopedStore } from '../store/scoped.js';
 
 export interface DueWork {
   readonly name: string;
@@ -44,26 +43,22 @@ const BATCH = 8;
 export const STEP_BUDGET_MS = 25;
 
 export class Scheduler {
-  /** Accounts a write made something due for at once (Hooks 'dueNow'). */
-  private readonly woken = new Set<string>();
   /**
-   * Transactions at once (store/scoped.ts): an account is woken once the write that woke it has committed (another
-   * request's afterWrite must not run its catch-up before), and a write whose catch-up another request took waits
-   * for that one (`catchingUp`).
+   * Accounts a write made something due for at once (Hooks 'dueNow'), each once the write that woke it has committed
+   * (another request's afterWrite must not run its catch-up before); a write whose catch-up another request took
+   * waits for that one (`catchingUp`).
    */
-  private readonly frames?: ScopedStore;
+  private readonly woken = new Set<string>();
   private catchingUp?: Promise<unknown>;
   /** Per account, the advances of its clock in progress (advance with a target ahead of it): how many, and their end. */
   private readonly moving = new Map<string, { n: number; ended: Promise<void>; end: () => void }>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: ScopedStore,
     private readonly clock: Clock,
     private readonly work: DueWork[],
     private readonly elapsed: () => number = () => performance.now(),
-  ) {
-    if (store instanceof ScopedStore) this.frames = store;
-  }
+  ) {}
 
   /**
    * Moves the account's clock to `target`, stopping at each moment something comes due so that work runs in
@@ -143,7 +138,7 @@ export class Scheduler {
 
   /** Marks the account as having work due now (run by `afterWrite`). */
   wake(accountId: string): void {
-    const frame = this.frames?.frame();
+    const frame = this.store.frame();
     if (frame) frame.afterCommit(() => this.woken.add(accountId));
     else this.woken.add(accountId);
   }
@@ -157,7 +152,6 @@ export class Scheduler {
     const accounts = [...this.woken];
     this.woken.clear();
     const run = runSteps(this.store, this.catchUp(accounts));
-    if (!this.frames) return run;
     const tracked: Promise<unknown> = run
       .catch(() => undefined)
       .then(() => {

@@ -2,8 +2,8 @@
 // it describes, so an event exists exactly when its change committed: a rolled-back change (a failing request,
 // a group commit's re-run, a crash before COMMIT) leaves none, and a re-run records it once more with the rest.
 // Readers of the log (GET /events, the webhook dispatcher, `payorch listen`) learn of new events after COMMIT.
-import type { ReadAway, Store } from '../store/seam.js';
-import { ScopedStore, type TxFrame } from '../store/scoped.js';
+import type { ReadAway } from '../store/seam.js';
+import type { ScopedStore, TxFrame } from '../store/scoped.js';
 import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { PRUNE_BATCH, type DueWork } from './due.js';
@@ -131,46 +131,26 @@ const RECENT = 8;
 const DATA_OBJECT = '"data":{"object":';
 
 type Recent = { id: string; objectId: string; body: string };
-/** Keys of a transaction's frame (an engine that runs transactions at once: store/scoped.ts). */
+/** Keys of a transaction's frame (store/scoped.ts). */
 const RECORDED = 'events recorded';
 const RECENT_KEY = 'events recent';
 
 export class Events implements DueWork {
   readonly name = HOUSEKEEPING_WORK.events;
-  /**
-   * One transaction's work at a time (SQLite), `recorded` and `recent` are the open transaction's. With transactions
-   * at once they are kept in each transaction's frame instead (`frames`): another transaction's COMMIT must neither
-   * take this one's news (its own COMMIT would then wake no one) nor its events (recordedAs would point an answer at
-   * an event of another transaction, which may still roll back).
-   */
-  private readonly frames?: ScopedStore;
-  /** Whether the open transaction recorded an event (cleared at COMMIT and at rollback). */
-  private recorded = false;
   private readonly committedListeners: (() => void)[] = [];
   private waiters: (() => void)[] = [];
-  /** The last few events the open transaction recorded (see recordedAs); emptied at COMMIT and rollback. */
-  private recent: Recent[] = [];
   private readonly pruneListeners: PruneListener[] = [];
 
+  /**
+   * What a transaction recorded is kept in its frame: another transaction's COMMIT must neither take this one's news
+   * (its own COMMIT would then wake no one) nor its events (recordedAs would point an answer at an event of another
+   * transaction, which may still roll back).
+   */
   constructor(
-    store: Store,
+    private readonly store: ScopedStore,
     private readonly stored: EventLogStore,
     private readonly clock: Clock,
-  ) {
-    if (store instanceof ScopedStore) {
-      this.frames = store;
-      return;
-    }
-    store.onRollback(() => {
-      this.recent = [];
-    });
-    store.onCommit(() => {
-      this.recent = [];
-      if (!this.recorded) return;
-      this.recorded = false;
-      this.committed();
-    });
-  }
+  ) {}
 
   /** A COMMIT recorded events: the long-polling readers and the listeners (the dispatcher) hear of it. */
   private committed(): void {
@@ -180,9 +160,8 @@ export class Events implements DueWork {
     for (const l of this.committedListeners) l();
   }
 
-  /** The last few events the caller's transaction recorded (one transaction at a time: `recent`). */
-  private recentOf(frame: TxFrame | undefined): Recent[] {
-    if (!frame) return this.recent;
+  /** The last few events the caller's transaction recorded (its part's own list, started from the enclosing one's). */
+  private recentOf(frame: TxFrame): Recent[] {
     let own = frame.own<Recent[]>(RECENT_KEY);
     if (!own) frame.set(RECENT_KEY, (own = [...(frame.get<Recent[]>(RECENT_KEY) ?? [])]));
     return own;
@@ -224,10 +203,12 @@ export class Events implements DueWork {
     }
     const body = eventJson(event, opts.json);
     await this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
-    const frame = this.frames?.frame();
-    if (!this.frames) this.recorded = true;
-    else if (!frame) this.committed(); // outside a transaction: committed on its own
-    else if (!frame.get(RECORDED)) {
+    const frame = this.store.frame();
+    if (!frame) {
+      this.committed(); // outside a transaction: committed on its own
+      return event;
+    }
+    if (!frame.get(RECORDED)) {
       frame.set(RECORDED, true);
       frame.afterCommit(() => this.committed());
     }
@@ -244,8 +225,7 @@ export class Events implements DueWork {
    * scalars), and a complete JSON object that starts there is the whole of data.object.
    */
   recordedAs(objectId: string, json: string): string | undefined {
-    const frame = this.frames?.frame();
-    const recent = frame ? (frame.get<Recent[]>(RECENT_KEY) ?? []) : this.recent;
+    const recent = this.store.frame()?.get<Recent[]>(RECENT_KEY) ?? [];
     for (let i = recent.length - 1; i >= 0; i--) {
       const e = recent[i]!;
       if (e.objectId !== objectId) continue;

@@ -25,10 +25,10 @@ export interface Services extends CoreServices, PaymentsArea, BillingArea, Ledge
 }
 
 /**
- * The domain over `engineStore`, its accounts' clocks read (AccountClock.load): ready for the first request. An
- * engine that runs transactions at once (Store.serial unset) is given a frame per transaction (store/scoped.ts) unless
- * the composition root did (a seeded server's, serialized): `services.store` is then that ScopedStore, and every
- * transaction must be opened through it.
+ * The domain over `engineStore`, its accounts' clocks read (AccountClock.load): ready for the first request. The
+ * engine's store is given a frame per transaction (store/scoped.ts) unless the composition root did (a seeded
+ * server's on PostgreSQL, in turn): `services.store` is that ScopedStore, and every transaction of the domain is
+ * opened through it.
  */
 export async function createServices(
   engineStore: Store,
@@ -36,7 +36,7 @@ export async function createServices(
   sealer: Sealer,
   config: ServerConfig,
 ): Promise<Services> {
-  const store = engineStore.serial || engineStore instanceof ScopedStore ? engineStore : new ScopedStore(engineStore);
+  const store = engineStore instanceof ScopedStore ? engineStore : new ScopedStore(engineStore);
   const changes = new ChangeWatch(() => ports.accounts.changeMark());
   // The mark first, then the offsets: a write of another connection in between moves the mark again.
   await changes.start();
@@ -59,7 +59,7 @@ export async function createServices(
   // Ledger first: it subscribes to payment events that the payments and billing areas emit.
   const ledger = createLedgerArea(core);
   const identity = createIdentityArea(core);
-  const payments = createPaymentsArea(core);
+  const payments = await createPaymentsArea(core);
   const billing = createBillingArea({ ...core, ...payments.area });
   const webhooks = createWebhooksArea(core);
   const due = [

@@ -1,9 +1,7 @@
-// What the domain keeps in memory of a transaction in progress, for an engine that runs many transactions at once
-// (Store.serial unset: PostgreSQL over a pool). On SQLite one transaction's work runs to its end before another's
-// starts, so such state can sit in one field and be put back by a rollback listener (the accounts' clocks,
-// clock.ts). With transactions at once, another transaction would see it before it committed, and a COMMIT or a
-// rollback listener cannot tell whose transaction ended: the state is kept per transaction instead, in a frame
-// that the work of the transaction (and only it) sees, and applied when that transaction committed.
+// What the domain keeps in memory of a transaction in progress, on every engine: a frame per transaction that the
+// work of that transaction (and only it) sees, applied once that transaction has committed. A COMMIT or rollback
+// listener cannot tell whose transaction ended (many run at once on PostgreSQL; a group commit holds several requests
+// on SQLite), so nothing of a transaction's is kept anywhere else.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ReadAway, Store } from './seam.js';
 
@@ -47,29 +45,32 @@ export class TxFrame {
 }
 
 /**
- * The store of an engine that runs transactions at once, with a frame per transaction: `frame()` is the frame of the
- * transaction the caller's work runs in. Each run of a transaction's function gets a new frame (an engine may run
+ * An engine's store with a frame per transaction: `frame()` is the frame of the transaction the caller's work runs
+ * in. The domain opens every transaction through it (domain/services.ts wraps the engine's store). Each run of a transaction's function gets a new frame (an engine may run
  * it again after a conflict: the first run's notes are gone with its writes); the frame's `afterCommit` work runs
  * once the engine's promise says it committed. A part (`tx`, or a transaction asked for inside one) gets a frame
  * inside its transaction's, joined to it when the part succeeds and dropped when it throws.
  *
- * `serial`: this process's transactions run one at a time, in the order they are asked for (a part, asked for inside
- * a transaction, runs in it at once). For a seeded server (seed.ts), whose one stream of ids and secrets is drawn by
- * every request in turn: two requests drawing at once would interleave their draws by the timing of the engine's
- * answers, and a rollback of one would give back the other's draws too. The composition root asks for it.
+ * `inTurn`: this process's transactions run one at a time, in the order they are asked for (a part, asked for inside
+ * a transaction, runs in it at once), on an engine that would otherwise run them at once. For a seeded server
+ * (seed.ts), whose one stream of ids and secrets is drawn by every request in turn: two requests drawing at once
+ * would interleave their draws by the timing of the engine's answers, and a rollback of one would give back the
+ * other's draws too. The composition root asks for it. An engine that is serial already (SQLite) needs no turns.
  */
 export class ScopedStore implements Store {
   readonly serial: boolean;
+  private readonly inTurns: boolean;
   private readonly als = new AsyncLocalStorage<TxFrame>();
-  /** With `serial`: the transaction asked for last, settled or not (the next starts after it). */
+  /** With `inTurn`: the transaction asked for last, settled or not (the next starts after it). */
   private last: Promise<unknown> = Promise.resolve();
   private readonly commitListeners: (() => void)[] = [];
 
   constructor(
     readonly inner: Store,
-    opts: { serial?: boolean } = {},
+    opts: { inTurn?: boolean } = {},
   ) {
-    this.serial = opts.serial ?? false;
+    this.inTurns = (opts.inTurn ?? false) && !inner.serial;
+    this.serial = this.inTurns || (inner.serial ?? false);
   }
 
   get shared(): boolean | undefined {
@@ -136,9 +137,9 @@ export class ScopedStore implements Store {
     return value;
   }
 
-  /** A transaction of its own: at once, or with `serial` once those asked for before it have settled. */
+  /** A transaction of its own: at once, or with `inTurn` once those asked for before it have settled. */
   private inTurn<T>(start: () => Promise<T>): Promise<T> {
-    if (!this.serial) return start();
+    if (!this.inTurns) return start();
     const next = this.last.then(start, start);
     this.last = next.catch(() => undefined);
     return next;

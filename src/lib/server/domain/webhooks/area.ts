@@ -8,7 +8,6 @@ import type { ResendEventResult } from '../../../contract/listeners.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { Deliveries } from './deliveries.js';
 import { Listeners } from './listeners.js';
-import { ScopedStore } from '../../store/scoped.js';
 
 export class Webhooks {
   readonly endpoints: WebhookEndpoints;
@@ -16,21 +15,16 @@ export class Webhooks {
   /** Running `payorch listen`s and the resends queued for them (listeners.ts). */
   readonly listeners: Listeners;
   private readonly events: CoreServices['events'];
-  /** Whether a write since the last look may have given the dispatcher work (read and cleared by it). */
-  private dirty = false;
-  /** Endpoints changed (updated, deleted) since the last look: a batch being sent to one of them is cut short. */
-  private changedEndpoints = new Set<string>();
+  private readonly changeListeners: ((endpointId?: string) => void)[] = [];
 
   constructor(core: CoreServices) {
     const note = (endpointId?: string) => {
-      this.dirty = true;
-      if (endpointId !== undefined) this.changedEndpoints.add(endpointId);
+      for (const l of this.changeListeners) l(endpointId);
     };
-    // With transactions at once (store/scoped.ts), noted once the change has committed: another transaction's
-    // COMMIT must not hand the dispatcher a change that may still roll back, nor take it before it is committed.
-    const frames = core.store instanceof ScopedStore ? core.store : undefined;
+    // Told once the change has committed (its transaction's frame, store/scoped.ts): the dispatcher must not be handed
+    // a change that may still roll back, nor look for it before it is committed.
     const changed = (endpointId?: string) => {
-      const frame = frames?.frame();
+      const frame = core.store.frame();
       if (frame) frame.afterCommit(() => note(endpointId));
       else note(endpointId);
     };
@@ -67,12 +61,12 @@ export class Webhooks {
     return this.endpoints.delete(accountId, id);
   }
 
-  /** Whether a write since the last call may have given the dispatcher work, and which endpoints changed. */
-  takeChanged(): { any: boolean; endpoints: string[] } {
-    const out = { any: this.dirty, endpoints: [...this.changedEndpoints] };
-    this.dirty = false;
-    this.changedEndpoints.clear();
-    return out;
+  /**
+   * Calls `listener` after each committed write that may have given the dispatcher work: with the endpoint's id when
+   * an endpoint was changed (created, updated, deleted, its secret rolled).
+   */
+  onChanged(listener: (endpointId?: string) => void): void {
+    this.changeListeners.push(listener);
   }
 }
 
