@@ -17,7 +17,7 @@ import {
 import { sqliteEngine } from '../../dist/lib/server/adapters/sqlite/engine.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
 import {
-  keysReplaced,
+  moveChangeMark,
   pgAccountsStore,
   pgClockStore,
   pgSessionsStore,
@@ -378,7 +378,7 @@ describe.skipIf(pg.missing !== '')(
         const got = await draws(() => {
           // A seeded server's store runs one transaction at a time (seed.ts): the composition root's wrapping.
           const raw = openPostgresStore(db, { max: 2 });
-          return { store: new ScopedStore(raw, { serial: true }), records: pgServerRecords(raw), end: () => raw.end() };
+          return { store: new ScopedStore(raw, { inTurn: true }), records: pgServerRecords(raw), end: () => raw.end() };
         });
         expect(got).toEqual(expected);
         // Given back: the rolled-back draw and the savepoint's are drawn again next.
@@ -531,7 +531,7 @@ describe.skipIf(pg.missing !== '')(
       const now = await marks.changeMark();
       await s1.grouped(async () => {
         await s1.current()`DELETE FROM api_keys`;
-        await keysReplaced(s1);
+        await moveChangeMark(s1);
       });
       expect(await marks.changeMark()).not.toBe(now);
       await turn();

@@ -270,11 +270,19 @@ async function openShared(
   seeding: Seeding | undefined,
 ): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store>; raw: PostgresStore }> {
   const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : sealerOfKey(shared.sealingKey ?? '');
-  const { openDatabase, postgresEngine } = await import('./adapters/postgres/engine.js');
+  const { openDatabase, postgresEngine, holdSeededLock } = await import('./adapters/postgres/engine.js');
   const raw = await openDatabase(shared.url);
   started.add(() => raw.end());
+  if (seeding) {
+    const release = await holdSeededLock(shared.url);
+    if (!release)
+      throw new SeedError(
+        `A seeded server already serves the database ${shared.where}: a seeded server draws one stream of ids, so it is its database's only process. Stop that one, or use another database.`,
+      );
+    started.add(release);
+  }
   // A seeded server draws one stream of ids in turn: its transactions run one at a time (seed.ts).
-  const store: Store = seeding ? new ScopedStore(raw, { serial: true }) : raw;
+  const store: Store = seeding ? new ScopedStore(raw, { inTurn: true }) : raw;
   const engine = postgresEngine(raw);
   const opened = await openSharedDatabase(engine, store, sealer, { seeding, credentialsDir: dataDir });
   if (dataDir) recordDatabase(dataDir, shared.url);
@@ -458,7 +466,9 @@ function dueWork(started: Started, services: Services, log: FileLogger, everyMs:
   let catchingUp: Promise<unknown> | undefined;
   let stopping = false;
   const timer = setInterval(() => {
-    catchingUp ??= runSteps(services.store, services.scheduler.catchUp(), () => stopping)
+    // The clocks as the store has them (another process may have advanced one), then what is due on them.
+    catchingUp ??= Promise.resolve(services.changes.check())
+      .then(() => runSteps(services.store, services.scheduler.catchUp(), () => stopping))
       .catch((err) => log.logger.error({ err }, 'scheduled work failed'))
       .finally(() => (catchingUp = undefined));
   }, everyMs);

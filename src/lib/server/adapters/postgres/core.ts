@@ -18,24 +18,27 @@ const query = <R extends object>(q: Handle, sql: string, args: Value[] = []) =>
   q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
 
 /**
- * The meta record whose value moves whenever an API key is revoked or un-revoked, or the keys are replaced (a snapshot
- * restored: `keysReplaced`) — by any process: AccountsStore.changeMark. Written in the transaction that changes the
- * keys, so that it moves exactly when the change becomes visible to other processes' reads (a mark that moved before
- * the COMMIT would let another process cache the key it is about to lose, and never look again).
+ * The meta record whose value moves whenever state that every process keeps in memory changes, by any process: an API
+ * key revoked or un-revoked, an account's clock advanced, its processors marked up or down, a fault rule added or
+ * deleted, the whole database replaced by a snapshot's restore (AccountsStore.changeMark). Written in the transaction
+ * that makes the change, so that it moves exactly when the change becomes visible to other processes' reads (a mark
+ * that moved before the COMMIT would let another process cache the value it is about to lose, and never look again).
+ * Each process looks at it once per event-loop turn, before a request's first use of what it guards (store/changes.ts).
  *
  * A key added does not move it: the processes' caches hold keys they found active, and a new key (its hash is
  * unique) cannot make one of them wrong — while every account made would otherwise write this one row, and two made
  * at once would conflict (one of them re-run). Its value is random, not a count: a restore that copies the record
- * back from a snapshot cannot bring a mark some process already saw with other keys.
+ * back from a snapshot cannot bring a mark some process already saw with other state. (Its key still says what it
+ * first guarded: databases made before keep theirs.)
  */
-export const KEYS_MARK = 'api_keys_mark';
+export const CHANGE_MARK = 'api_keys_mark';
 
 const BUMP_MARK =
   'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
 
-/** Moves the keys' change mark, in the caller's transaction (a restore that replaced api_keys must call it). */
-export async function keysReplaced(store: PostgresStore): Promise<void> {
-  await query(store.current(), BUMP_MARK, [KEYS_MARK, String(randomInt(1, 2 ** 47))]);
+/** Moves the change mark, in the caller's transaction (a restore must call it: it replaced what every process keeps). */
+export async function moveChangeMark(store: PostgresStore): Promise<void> {
+  await query(store.current(), BUMP_MARK, [CHANGE_MARK, String(randomInt(1, 2 ** 47))]);
 }
 
 const KEY_COLUMNS = 'id, account_id, last4, created_ms, revoked_ms';
@@ -53,7 +56,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
     // One primary-key read, outside any transaction on the pool: it sees what every process has committed.
     async changeMark() {
       const rows = await query<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [
-        KEYS_MARK,
+        CHANGE_MARK,
       ]);
       return rows.length ? Number(rows[0]!.value) : 0;
     },
@@ -88,7 +91,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
         'UPDATE api_keys SET revoked_ms = NULL WHERE hash = $1 AND revoked_ms IS NOT NULL',
         [hash],
       );
-      if (r.count > 0) await keysReplaced(store);
+      if (r.count > 0) await moveChangeMark(store);
     },
     keys: async () =>
       query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_ms, id COLLATE "C"`),
@@ -104,7 +107,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
         'UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS DISTINCT FROM $1',
         [revokedMs, id],
       );
-      if (r.count > 0) await keysReplaced(store);
+      if (r.count > 0) await moveChangeMark(store);
     },
   };
 }
@@ -128,6 +131,7 @@ export function pgClockStore(store: PostgresStore): ClockStore {
       ).map((r): [string, number] => [r.id, r.clock_offset_ms]),
     async setOffset(accountId, offsetMs) {
       await query(store.current(), 'UPDATE accounts SET clock_offset_ms = $1 WHERE id = $2', [offsetMs, accountId]);
+      await moveChangeMark(store);
     },
     // In the order of their ids, as SQLite answers (it reads them from the primary key's index).
     accounts: async () =>

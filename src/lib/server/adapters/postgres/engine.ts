@@ -92,3 +92,33 @@ export async function openDatabase(url: string, options: PostgresStoreOptions = 
   await migrateDatabase(url);
   return openPostgresStore(url, { serialTable: 'serial_work', ...options });
 }
+
+/** The advisory lock a seeded server holds on its database for as long as it runs ('seed' in ASCII). */
+const SEEDED_LOCK = 0x73656564;
+
+/**
+ * Takes the database's seeded-server lock (a session-level advisory lock, on a connection of its own kept for as long
+ * as the server runs: PostgreSQL lets it go when the process stops or dies); undefined when another process holds it.
+ * A seeded server draws one stream of ids in turn, in its own memory: a second process drawing from the same stream
+ * would hand out the same ids. The function answered lets the lock go.
+ */
+export async function holdSeededLock(url: string): Promise<(() => Promise<void>) | undefined> {
+  // One connection that is never recycled (postgres.js otherwise ends a connection after 30–60 minutes).
+  const sql = postgres(url, { max: 1, max_lifetime: 0, idle_timeout: 0, connect_timeout: 5, onnotice: () => {} });
+  try {
+    const conn = await sql.reserve();
+    const [row] = await conn<{ held: boolean }[]>`SELECT pg_try_advisory_lock(${SEEDED_LOCK}) AS held`;
+    if (row?.held) {
+      return async () => {
+        conn.release();
+        await sql.end({ timeout: 5 }).catch(() => {});
+      };
+    }
+    conn.release();
+  } catch (err) {
+    await sql.end({ timeout: 5 }).catch(() => {});
+    throw unavailable(err) ? new DatabaseError(`The database ${describeUrl(url)} could not be reached.`, true) : err;
+  }
+  await sql.end({ timeout: 5 }).catch(() => {});
+  return undefined;
+}

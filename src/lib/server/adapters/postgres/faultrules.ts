@@ -5,7 +5,7 @@
 // on SQLite: every process is given the same file.
 //
 // What a request pays: each process keeps the rules' definitions in memory (not their counts), read again when the
-// store's change mark moves — a rule added or deleted moves it (`keysReplaced`, in the same transaction), and
+// store's change mark moves — a rule added or deleted moves it (`moveChangeMark`, in the same transaction), and
 // authentication already looks at it once per event-loop turn (store/changes.ts). A request of an account with no
 // unspent rule that may match it pays a map lookup; one that may match pays one UPDATE per candidate rule, which
 // counts the match and takes the fault in one statement (`… WHERE injected < count RETURNING …`: two processes never
@@ -27,7 +27,7 @@ import {
   type Rule,
 } from '../../http/faultrules.js';
 import type { PostgresStore } from './db.js';
-import { keysReplaced } from './core.js';
+import { moveChangeMark } from './core.js';
 
 interface RuleRow {
   seq: number;
@@ -171,7 +171,7 @@ export class SharedFaultRules implements FaultRuleStore {
    * (this one too) reads them again at its next look.
    */
   private changed(): Promise<void> {
-    return keysReplaced(this.store);
+    return moveChangeMark(this.store);
   }
 
   async list(accountId: string): Promise<FaultRule[]> {

@@ -28,7 +28,7 @@
 // after it, never a mix and never empty tables. An image is restored the same way, through temporary tables that its
 // rows are loaded into (`COPY … FROM STDIN`); a snapshot or image of an older schema is migrated in a schema of the
 // restore's own, and then every domain table is emptied and copied whole.
-import { keysReplaced } from './core.js';
+import { moveChangeMark } from './core.js';
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { migrations } from '../../store/migrations/index.js';
@@ -425,7 +425,7 @@ async function restoring(
         if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
         await replace(q, listed, fill);
         // Every process's key cache and clocks look again (AccountsStore.changeMark): the keys and offsets changed.
-        await keysReplaced(store);
+        await moveChangeMark(store);
       });
       return;
     } catch (err) {
