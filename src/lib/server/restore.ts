@@ -191,9 +191,9 @@ export class SharedSnapshots extends OneAtATime implements Snapshots {
 }
 
 /**
- * The services made again on `store`, into the object the app uses; the processors (server state, not data:
- * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
- * what it had (requests on data that is gone).
+ * The services made again on `store`, into the object the app uses; the processors registered (adapters: server
+ * state, not data) carry over, while the accounts' marks of them up or down are data, restored with the rest;
+ * idempotency records are the store's; the request log forgets what it had (requests on data that is gone).
  */
 async function rebuild(
   parts: { services: Services; runtime: HttpRuntime; opened: OpenedDataDir<SeamStore>; config: ServerConfig },
@@ -203,10 +203,7 @@ async function rebuild(
   const { services, runtime, opened, config } = parts;
   opened.store = store;
   const fresh = await createServices(store, engine.ports(store), opened.sealer, config);
-  for (const { id, status } of services.processors.state()) {
-    fresh.processors.register(services.processors.get(id));
-    fresh.processors.setDown(id, status === 'down');
-  }
+  for (const id of services.processors.ids()) fresh.processors.register(services.processors.get(id));
   Object.assign(services, fresh);
   runtime.idempotency = idempotencyStore(store, engine.idempotency(store), opened.sealer);
   await runtime.requestLog.forget();

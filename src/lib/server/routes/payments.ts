@@ -249,9 +249,9 @@ export const paymentsRoutes: RouteSpec[] = [
     auth: 'api_key',
     query: EmptyQuery,
     response: ProcessorsState,
-    handler: ({ services }) => ({
+    handler: ({ services, accountId }) => ({
       object: 'processors',
-      processors: services.processors.state(),
+      processors: services.processors.state(accountId),
       routing: services.routing,
       max_attempts: MAX_ATTEMPTS,
     }),
@@ -260,19 +260,19 @@ export const paymentsRoutes: RouteSpec[] = [
     method: 'POST',
     url: '/test-helpers/processors/:psp',
     operationId: 'setProcessorStatus',
-    summary: 'Mark a processor down (or up again); affects the whole local server',
+    summary: "Mark a processor down (or up again) for the key's account, through every process of the server",
     tag: 'Test helpers',
     auth: 'api_key',
     params: PspParams,
     body: SetProcessorBody,
     response: ProcessorsState,
     errors: [404],
-    handler: ({ params, body, services }) => {
+    handler: async ({ params, body, services, accountId }) => {
       if (!services.processors.has(params.psp)) throw errors.notFound('processor', params.psp, 'psp');
-      services.processors.setDown(params.psp, body.status === 'down');
+      await services.processors.setDown(accountId, params.psp, body.status === 'down');
       return {
         object: 'processors',
-        processors: services.processors.state(),
+        processors: services.processors.state(accountId),
         routing: services.routing,
         max_attempts: MAX_ATTEMPTS,
       };

@@ -3,6 +3,7 @@
 // one default bank account is kept by a unique index (claim.ts).
 import type {
   PaymentsStore,
+  ProcessorStatus,
   StoredBankAccount,
   StoredNetworkToken,
   StoredPayment,
@@ -12,6 +13,7 @@ import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest, racing } from './claim.js';
+import { moveChangeMark } from './core.js';
 
 export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
   return {
@@ -50,6 +52,24 @@ export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
         'SELECT data FROM bank_accounts WHERE account_id = $1 AND customer_id = $2 ORDER BY seq',
         [accountId, customerId],
       );
+    },
+    processorMarks: () =>
+      store
+        .current()
+        .unsafe<{ account_id: string; psp: string; status: ProcessorStatus }[]>(
+          'SELECT account_id, psp, status FROM processor_marks ORDER BY account_id COLLATE "C", psp COLLATE "C"',
+          [],
+          { prepare: true },
+        ),
+    async markProcessor(accountId, psp, status) {
+      await store
+        .current()
+        .unsafe(
+          'INSERT INTO processor_marks (account_id, psp, status) VALUES ($1, $2, $3) ON CONFLICT (account_id, psp) DO UPDATE SET status = excluded.status',
+          [accountId, psp, status],
+          { prepare: true },
+        );
+      await moveChangeMark(store);
     },
   };
 }

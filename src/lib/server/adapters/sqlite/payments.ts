@@ -1,6 +1,7 @@
 // The payments area's persistence in SQLite: payments, bank accounts, vault and network tokens.
 import type {
   PaymentsStore,
+  ProcessorStatus,
   StoredBankAccount,
   StoredNetworkToken,
   StoredPayment,
@@ -37,6 +38,18 @@ export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
     },
     async bankAccountsOfCustomer(accountId, customerId) {
       return bankAccounts.selectWhere('account_id = ? AND customer_id = ?', accountId, customerId).map((r) => r.doc);
+    },
+    processorMarks: async () =>
+      store.statement('SELECT account_id, psp, status FROM processor_marks ORDER BY account_id, psp').all() as {
+        account_id: string;
+        psp: string;
+        status: ProcessorStatus;
+      }[],
+    // Another connection's write moves PRAGMA data_version by itself (AccountsStore.changeMark).
+    async markProcessor(accountId, psp, status) {
+      store
+        .statement('INSERT OR REPLACE INTO processor_marks (account_id, psp, status) VALUES (?, ?, ?)')
+        .run(accountId, psp, status);
     },
   };
 }

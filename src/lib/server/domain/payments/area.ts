@@ -19,14 +19,16 @@ export interface PaymentsArea {
   bankAccounts: BankAccounts;
 }
 
-export function createPaymentsArea(core: CoreServices): { area: PaymentsArea; due: DueWork[] } {
+/** The payments area, its processors' marks read (ProcessorRegistry.load): ready for the first request. */
+export async function createPaymentsArea(core: CoreServices): Promise<{ area: PaymentsArea; due: DueWork[] }> {
   const config = core.config.payments ?? {};
   const routing = config.routing ? parseRouting(config.routing) : DEFAULT_ROUTING;
-  const processors = new ProcessorRegistry(config.pspDown ?? []);
+  const stored = core.ports.payments;
+  const processors = new ProcessorRegistry(config.pspDown ?? [], { store: core.store, stored, changes: core.changes });
+  await processors.load();
   for (const rule of routing)
     for (const id of rule.candidates)
       if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
-  const stored = core.ports.payments;
   const cards = new Cards(stored, core.events);
   const bankAccounts = new BankAccounts(stored, core.sealer, core.events);
   const payments = new PaymentsEngine({

@@ -276,7 +276,7 @@ export class PaymentsEngine implements Charger {
     );
     p.selection_reason = body.psp ? 'forced' : 'routing_rules';
     p.routing_profile_id = body.routing_profile_id ?? null;
-    const r = route(this.d.routing, this.d.processors, source.method, session.currency, session.amount, body.psp, {
+    const r = route(this.d.routing, this.d.processors, accountId, source.method, session.currency, session.amount, body.psp, {
       amount: session.amount,
       currency: session.currency,
       method: source.method,
@@ -505,7 +505,7 @@ export class PaymentsEngine implements Charger {
       source,
       now,
     );
-    const r = route(this.d.routing, this.d.processors, 'card', req.currency, req.amount, undefined, {
+    const r = route(this.d.routing, this.d.processors, accountId, 'card', req.currency, req.amount, undefined, {
       amount: req.amount,
       currency: req.currency,
       method: 'card',

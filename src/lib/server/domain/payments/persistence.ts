@@ -57,7 +57,21 @@ export interface StoredNetworkToken {
   created_ms: number;
 }
 
-export interface PaymentsStore {
+/** A processor's status as an account marked it (`POST /test-helpers/processors/{psp}`). */
+export type ProcessorStatus = 'up' | 'down';
+
+/** What the processors' marks keep: per account, the processors it marked up or down. */
+export interface ProcessorMarksStore {
+  /** Every account's marks. */
+  processorMarks(): Promise<{ account_id: string; psp: string; status: ProcessorStatus }[]>;
+  /**
+   * Marks the account's processor up or down, in the caller's transaction, and moves the store's change mark with it
+   * (AccountsStore.changeMark): every other process reads the marks again before its next request.
+   */
+  markProcessor(accountId: string, psp: string, status: ProcessorStatus): Promise<void>;
+}
+
+export interface PaymentsStore extends ProcessorMarksStore {
   readonly payments: Documents<StoredPayment>;
   readonly bankAccounts: Documents<StoredBankAccount>;
   /** Vault tokens belong to no merchant account: stored under the account id `''`. */

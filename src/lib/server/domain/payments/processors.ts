@@ -5,6 +5,9 @@ import { randomBase62 } from '../../ids.js';
 import { PSP_IDS, type PspId } from '../../../contract/payments.js';
 import type { PaymentMethodType } from '../../../contract/sessions.js';
 import type { CardOutcome } from '../testcards.js';
+import type { ScopedStore } from '../../store/scoped.js';
+import type { ChangeWatch } from '../../store/changes.js';
+import type { ProcessorMarksStore, ProcessorStatus } from './persistence.js';
 
 /** What the engine asks a processor to do. Never carries raw card or account numbers. */
 export interface ProcessorRequest {
@@ -84,17 +87,51 @@ export class SimulatedProcessor implements Processor {
   }
 }
 
-/** The processors and which of them are down (in memory: `--psp-down` at start, the test-helpers endpoint at runtime). */
+/**
+ * The processors, and which of them are down for each account. A process's `--psp-down` (its start option) is each
+ * account's default; an account's own marks, stored with its data, win over it and are the same through every
+ * process of a shared database. The marks are kept in memory (routing asks on every payment) and follow the store as
+ * the accounts' clocks do (clock.ts): a mark is noted in its transaction's frame and kept once that has committed, and
+ * all are read again when the store's change mark moves.
+ */
 export class ProcessorRegistry {
   private readonly processors = new Map<string, Processor>();
-  private readonly down = new Set<string>();
+  private readonly downAtStart = new Set<string>();
+  /** The committed marks, by account, then processor. */
+  private marks = new Map<string, Map<string, ProcessorStatus>>();
+  /** Moves at each committed mark: a re-read that started before it does not replace what it wrote. */
+  private writes = 0;
 
-  constructor(downAtStart: string[] = []) {
+  constructor(
+    downAtStart: string[] = [],
+    private readonly kept?: { store: ScopedStore; stored: ProcessorMarksStore; changes?: ChangeWatch },
+  ) {
     for (const id of PSP_IDS) this.processors.set(id, new SimulatedProcessor(id));
     for (const id of downAtStart) {
       if (!this.processors.has(id)) throw new Error(`Unknown processor "${id}" (known: ${PSP_IDS.join(', ')}).`);
-      this.down.add(id);
+      this.downAtStart.add(id);
     }
+    kept?.changes?.onChange(() => this.reload());
+  }
+
+  /** Reads every account's marks (before the first request, and when the store's change mark moved). */
+  async load(): Promise<void> {
+    if (!this.kept) return;
+    const marks = new Map<string, Map<string, ProcessorStatus>>();
+    for (const m of await this.kept.stored.processorMarks()) {
+      let of = marks.get(m.account_id);
+      if (!of) marks.set(m.account_id, (of = new Map()));
+      of.set(m.psp, m.status);
+    }
+    this.marks = marks;
+  }
+
+  private async reload(): Promise<void> {
+    const writes = this.writes;
+    if (!this.kept) return;
+    const before = this.marks;
+    await this.load();
+    if (this.writes !== writes) this.marks = before; // this process committed one meanwhile: the next change reads again
   }
 
   ids(): string[] {
@@ -116,16 +153,36 @@ export class ProcessorRegistry {
     this.processors.set(processor.id, processor);
   }
 
-  isDown(id: string): boolean {
-    return this.down.has(id);
+  /** Whether the processor is down for the account, as the caller's transaction sees it. */
+  isDown(accountId: string, id: string): boolean {
+    const mark =
+      this.kept?.store.frame()?.get<ProcessorStatus>(markKey(accountId, id)) ?? this.marks.get(accountId)?.get(id);
+    return mark === undefined ? this.downAtStart.has(id) : mark === 'down';
   }
 
-  setDown(id: PspId | string, down: boolean): void {
-    if (down) this.down.add(id);
-    else this.down.delete(id);
+  /** Marks the processor down (or up) for the account, in the caller's transaction. */
+  async setDown(accountId: string, id: PspId | string, down: boolean): Promise<void> {
+    const status: ProcessorStatus = down ? 'down' : 'up';
+    const committed = () => {
+      let of = this.marks.get(accountId);
+      if (!of) this.marks.set(accountId, (of = new Map()));
+      of.set(id, status);
+      this.writes++;
+    };
+    if (!this.kept) return committed();
+    await this.kept.stored.markProcessor(accountId, id, status);
+    const frame = this.kept.store.frame();
+    if (frame) {
+      frame.set(markKey(accountId, id), status);
+      frame.afterCommit(committed);
+    } else committed();
   }
 
-  state(): { id: string; status: 'up' | 'down' }[] {
-    return this.ids().map((id) => ({ id, status: this.down.has(id) ? 'down' : 'up' }));
+  /** Each processor, up or down for the account. */
+  state(accountId: string): { id: string; status: ProcessorStatus }[] {
+    return this.ids().map((id) => ({ id, status: this.isDown(accountId, id) ? 'down' : 'up' }));
   }
 }
+
+/** The key of an account's mark of a processor in a transaction's frame. */
+const markKey = (accountId: string, psp: string) => `psp ${accountId} ${psp}`;

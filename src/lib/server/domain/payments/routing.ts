@@ -103,6 +103,8 @@ export interface RouteResult {
 export function route(
   rules: RoutingRule[],
   processors: ProcessorRegistry,
+  /** The account the payment is for: which processors it has marked down. */
+  accountId: string,
   method: PaymentMethodType,
   currency: string,
   amount: number,
@@ -115,7 +117,7 @@ export function route(
   const attempts: PaymentAttempt[] = [];
   let last = { code: 'processing_error', message: 'No processor could take this payment.' };
   for (const psp of candidates) {
-    if (processors.isDown(psp) || !processors.has(psp)) {
+    if (!processors.has(psp) || processors.isDown(accountId, psp)) {
       attempts.push({ psp, status: 'failed', code: 'processor_unavailable' });
       last = { code: 'processor_unavailable', message: `Processor ${psp} is unavailable.` };
       continue;

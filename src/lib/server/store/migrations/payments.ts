@@ -177,4 +177,22 @@ INSERT INTO count_specs (tbl, cols) VALUES ('bank_accounts', 'customer_id');
 INSERT INTO count_specs (tbl, cols) VALUES ('bank_accounts', 'verification_status');
 `,
   },
+  {
+    // An account's processors marked up or down (POST /test-helpers/processors/{psp}) are its own test state, shared
+    // by every process of a database like its clock: a row per mark.
+    version: 101,
+    name: 'payments: processors marked up or down, per account',
+    sql: `CREATE TABLE processor_marks (
+  account_id TEXT NOT NULL,
+  psp TEXT NOT NULL,
+  status TEXT NOT NULL,
+  PRIMARY KEY (account_id, psp)
+) WITHOUT ROWID;`,
+    postgres: `CREATE TABLE processor_marks (
+  account_id text NOT NULL,
+  psp text NOT NULL,
+  status text NOT NULL,
+  PRIMARY KEY (account_id, psp)
+);`,
+  },
 ];
