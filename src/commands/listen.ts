@@ -92,10 +92,14 @@ export default class Listen extends ApiCommand {
       this.notice(
         `Ready: listening for ${filter ? `${filter.patterns.join(', ')} events` : 'every event'} on ${client.baseUrl}${target ? `, forwarding to ${target.href}` : ''}${start.from ? `, starting with the events since ${start.from}` : ''} (signing secret ${maskSecret(secret)}; \`payorch listen --print-secret\` prints it). Ctrl-C to stop.`,
       );
+      // The events shown (the newest of them): where to go on from when the cursor is gone from the log.
+      const shown = new Shown();
+      if (cursor) shown.add(cursor.id);
       const read = async () => {
-        const fresh = await newEvents(client, cursor);
-        cursor = fresh.at(-1) ?? cursor;
+        const { fresh, next } = await newEvents(client, cursor, shown);
         const resent = await resends.read();
+        cursor = next; // only once all of this read is in hand: a failure above reads the same events again
+        for (const e of fresh) shown.add(e.id);
         return [
           ...fresh.map((event) => ({ event, resent: false })),
           ...resent.map((event) => ({ event, resent: true })),
@@ -185,16 +189,40 @@ function randomHex(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
 }
 
+/** The ids of the events shown last (the newest SHOWN_KEPT): enough to recognise where the log and what was shown meet. */
+class Shown {
+  private readonly ids = new Set<string>();
+
+  add(id: string): void {
+    this.ids.add(id);
+    if (this.ids.size > SHOWN_KEPT) this.ids.delete(this.ids.values().next().value!);
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+}
+
+const SHOWN_KEPT = 50_000;
+
 /**
- * The events after `cursor`, oldest first (all of them, page after page). Without a cursor the log was empty when
- * listening began, so everything in it is new. A cursor event that is gone (retention, after the test clock moved 30
- * days) is replaced by the time of that event: events from that second on (at least once, as deliveries are).
+ * The events after `cursor`, oldest first (all of them, page after page), and the cursor to go on from. Without a
+ * cursor the log was empty when listening began, so everything in it is new. A cursor event that is gone from the log
+ * (retention, after the test clock moved 30 days; a snapshot restored to before it) is replaced by the newest event
+ * the log still has among those shown: what is newer than it is new. Not the cursor's time: a restore takes the
+ * newest events away and brings the clock back with its data, so events recorded after it may be older than the
+ * cursor was (they would be missed), and those left from the cursor's second would be shown again.
  */
-async function newEvents(client: Client, cursor: Event | undefined): Promise<Event[]> {
+async function newEvents(
+  client: Client,
+  cursor: Event | undefined,
+  shown: Shown,
+): Promise<{ fresh: Event[]; next: Event | undefined }> {
   const out: Event[] = [];
   if (!cursor) {
     for await (const e of client.events.listAll({})) out.push(e);
-    return out.reverse();
+    out.reverse();
+    return { fresh: out, next: out.at(-1) };
   }
   let after = cursor;
   for (;;) {
@@ -202,19 +230,28 @@ async function newEvents(client: Client, cursor: Event | undefined): Promise<Eve
     try {
       page = await client.events.list({ ending_before: after.id, limit: 100 }, POLL);
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before')
-        return sinceTime(client, after);
+      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before') {
+        const since = await sinceShown(client, shown);
+        return { fresh: [...out, ...since.fresh], next: since.fresh.at(-1) ?? since.next ?? out.at(-1) };
+      }
       throw err;
     }
     const oldestFirst = [...page.data].reverse();
     out.push(...oldestFirst);
-    if (!page.has_more || oldestFirst.length === 0) return out;
+    if (!page.has_more || oldestFirst.length === 0) return { fresh: out, next: out.at(-1) ?? cursor };
     after = oldestFirst.at(-1)!;
   }
 }
 
-async function sinceTime(client: Client, gone: Event): Promise<Event[]> {
+/**
+ * The cursor is gone: the log's events newer than the newest one shown that it still has (all of them when it has
+ * none), oldest first, and that event (the cursor to go on from when none is new).
+ */
+async function sinceShown(client: Client, shown: Shown): Promise<{ fresh: Event[]; next: Event | undefined }> {
   const out: Event[] = [];
-  for await (const e of client.events.listAll({ 'created[gte]': gone.created })) out.push(e);
-  return out.reverse();
+  for await (const e of client.events.listAll({})) {
+    if (shown.has(e.id)) return { fresh: out.reverse(), next: e };
+    out.push(e);
+  }
+  return { fresh: out.reverse(), next: undefined };
 }
