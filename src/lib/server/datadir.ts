@@ -235,13 +235,21 @@ export async function openSharedDatabase<S extends Store>(
   engine: Pick<Engine<S>, 'accounts' | 'records'>,
   store: S,
   sealer: Sealer,
-  { seeding, credentialsDir }: { seeding?: Seeding; credentialsDir?: string | null } = {},
+  {
+    seeding,
+    credentialsDir,
+    database,
+  }: { seeding?: Seeding; credentialsDir?: string | null; database?: string } = {},
 ): Promise<OpenedDataDir<S>> {
   const now = seeding?.now ?? Date.now;
   const records = engine.records(store);
   const check = keyCheck(sealer);
   const refuseOtherKey = async () => {
     const found = await records.get('sealing_key_check');
+    if (found !== undefined && found !== check && !seeding && (await records.get('seed')) !== undefined)
+      throw new SeedError(
+        `The database${database ? ` ${database}` : ''} was made by a seeded server (--seed), whose keys come from its seed: start it with the same --seed as its only process (no other process may serve a seeded server's database), or use another database.`,
+      );
     if (found !== undefined && found !== check)
       throw new KeyError(
         "This database's data is sealed with another key: give every process of a sandbox the same sealing key (the one the database was first started with).",
@@ -254,7 +262,7 @@ export async function openSharedDatabase<S extends Store>(
   };
   let unseed: (() => void) | undefined;
   try {
-    unseed = seeding && useSeededIds(await seeding.seed.open(store, records));
+    unseed = seeding && useSeededIds(await seeding.seed.open(store, records, database));
     const result = await (async () => {
       // The usual start (the key's check and the default key stored and active): reads only.
       const known = await store.read(async () => {

@@ -144,9 +144,10 @@ export class Seed {
   /**
    * Binds the seed to a just-opened store: a fresh one is marked as this seed's; one marked with this seed continues
    * its stream; anything else is refused (the seed applies to a fresh data directory). Returns the streams.
-   * `records`: the store's own records (adapters/engine.ts).
+   * `records`: the store's own records (adapters/engine.ts). `database`: the shared database it is (its URL without
+   * the password), for the refusals' words; a data directory's otherwise.
    */
-  async open(store: Store, records: ServerRecords): Promise<SeededIds> {
+  async open(store: Store, records: ServerRecords, database?: string): Promise<SeededIds> {
     if (!store.serial)
       throw new Error(
         'A seeded server runs one transaction at a time: open its store serialized (new ScopedStore(store, { inTurn: true })).',
@@ -156,14 +157,18 @@ export class Seed {
       if (marked === undefined) {
         if (await records.hasAccounts())
           throw new SeedError(
-            'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
+            database
+              ? `The database ${database} already holds data made without --seed, and other processes may serve it: a seeded server needs a fresh database of its own. Use another database.`
+              : 'This data directory already holds data made without --seed: a seed applies to a fresh data directory. Use another --data-dir (or --memory), or `payorch server reset` first.',
           );
         await records.put('seed', this.fingerprint);
         await records.put(STREAM_KEY, '0:0');
         await records.put('seed_starts', '0');
       } else if (marked !== this.fingerprint) {
         throw new SeedError(
-          'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
+          database
+            ? `The database ${database} was made with another seed. Start with the same --seed, or use a fresh database.`
+            : 'This data directory was made with another seed. Start it with the same --seed, or use a fresh data directory.',
         );
       }
       const n = Number((await records.get('seed_starts')) ?? 0) + 1;

@@ -277,14 +277,18 @@ async function openShared(
     const release = await holdSeededLock(shared.url);
     if (!release)
       throw new SeedError(
-        `A seeded server already serves the database ${shared.where}: a seeded server draws one stream of ids, so it is its database's only process. Stop that one, or use another database.`,
+        `Another server process, seeded, already serves the database ${shared.where}: a seeded server draws one stream of ids, so it must be its database's only process. Stop that one, or use another database.`,
       );
     started.add(release);
   }
   // A seeded server draws one stream of ids in turn: its transactions run one at a time (seed.ts).
   const store: Store = seeding ? new ScopedStore(raw, { inTurn: true }) : raw;
   const engine = postgresEngine(raw);
-  const opened = await openSharedDatabase(engine, store, sealer, { seeding, credentialsDir: dataDir });
+  const opened = await openSharedDatabase(engine, store, sealer, {
+    seeding,
+    credentialsDir: dataDir,
+    database: shared.where,
+  });
   if (dataDir) recordDatabase(dataDir, shared.url);
   return { engine, opened, raw };
 }
