@@ -54,6 +54,8 @@ export default class LogsTail extends ApiCommand {
     }),
   };
 
+  protected override needsServer = "the request log is kept by the server that answers the job's requests";
+
   async run(): Promise<void> {
     const { flags } = await this.parse(LogsTail);
     const statuses = flags.status?.map((st) => st.trim().toLowerCase());

@@ -297,6 +297,15 @@ export abstract class ApiCommand extends BaseCommand {
   private clientInstance?: Client;
   /** Whether client() runs the server inside this process (no key, no server running): it ends with the command. */
   protected inProcess = false;
+  /** The server in this process, when client() runs it there: what it leaves to send is looked at in finally(). */
+  private embedded?: { dataDir: string; pendingDeliveries(): Promise<number> };
+  /**
+   * Set by a command that only makes sense with a long-lived server (`logs tail`: the request log is the memory of
+   * the server that answers the requests): why. With no key configured such a command uses the background server,
+   * started even without a terminal, as at one — never the server in its own process, which would answer nobody
+   * else's requests (README "Quick start").
+   */
+  protected needsServer?: string;
 
   /** The client for the resolved target; on the embedded default, the server runs in this process. */
   protected async client(flags: TargetFlags & { timeout?: string; simulate?: string }): Promise<Client> {
@@ -321,8 +330,20 @@ export abstract class ApiCommand extends BaseCommand {
     } else {
       // No key configured: the server running on the default data directory (started in the background at a
       // terminal, see src/lib/cli/server.ts), else the same server inside this process.
-      const { localServer, autoStartWanted } = await import('./server.js');
-      const local = await localServer(autoStartWanted());
+      const { localServer, autoStartWanted, daemonRefused } = await import('./server.js');
+      const command = `payorch ${(this.id ?? '').split(':').join(' ')}`;
+      if (this.needsServer && daemonRefused())
+        throw new CliError(
+          `${command} needs a running server (${this.needsServer}), and PAYORCH_DAEMON=0 starts none: run \`payorch server start\` first (in another terminal, or with --detach), or unset PAYORCH_DAEMON.`,
+          EXIT.AUTH,
+        );
+      const local = await localServer(this.needsServer ? true : autoStartWanted());
+      if (!local && this.needsServer)
+        throw new CliError(
+          `${command} needs a running server (${this.needsServer}), and the background server could not be started: run \`payorch server start\` and see what it says.`,
+          EXIT.UNREACHABLE,
+          'connection_error',
+        );
       if (local) {
         const how = local.started ? `started it in the background, pid ${local.pid}` : `pid ${local.pid}`;
         const stops = local.auto ? '; it stops after idling, or with `payorch server stop`' : '';
@@ -334,8 +355,9 @@ export abstract class ApiCommand extends BaseCommand {
         const { openInProcess, InProcessTransport } = await (await import('./embedded.js')).loadEmbedded();
         const embedded = await openInProcess();
         this.inProcess = true;
+        this.embedded = embedded;
         this.notice(
-          `payorch: no API key configured — using the embedded test-mode server (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs.`,
+          `payorch: no API key configured — using the embedded test-mode server, in this process (data: ${embedded.dataDir}); its pages (checkout, 3DS) are served only while \`payorch server start\` runs, and webhook deliveries are sent by the background server, started when there are some.`,
         );
         this.clientInstance = new Client({
           ...common,
@@ -393,8 +415,34 @@ export abstract class ApiCommand extends BaseCommand {
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
+    // The server in this process sends no webhook: what its events call for is handed to the background server.
+    const pending = this.embedded ? await this.embedded.pendingDeliveries().catch(() => 0) : 0;
     await this.clientInstance?.close().catch(() => undefined);
+    if (pending > 0) await this.handOverDeliveries(pending, this.embedded!.dataDir);
     return super.finally(err);
+  }
+
+  /**
+   * Webhook deliveries the server in this process recorded and cannot send (it ends with the command): the
+   * background server sends them — the one running on the data directory, else one started now, even without a
+   * terminal (README "Quick start"); with PAYORCH_DAEMON=0 the command says what sends them instead.
+   */
+  private async handOverDeliveries(pending: number, dataDir: string): Promise<void> {
+    const { localServer, daemonRefused, idleTimeoutSeconds } = await import('./server.js');
+    const what = `${pending} webhook ${pending === 1 ? 'delivery' : 'deliveries'} pending`;
+    const later = `they go out once a server runs on ${dataDir} (\`payorch server start\`)`;
+    if (daemonRefused()) {
+      this.notice(`payorch: ${what}: ${later}; PAYORCH_DAEMON=0 keeps every command in its own process.`);
+      return;
+    }
+    const local = await localServer(true).catch(() => undefined);
+    if (!local) {
+      this.notice(`payorch: ${what}, and the background server could not be started: ${later}.`);
+      return;
+    }
+    this.notice(
+      `payorch: ${what} — ${local.started ? 'started' : 'handed to'} the test-mode server in the background to send ${pending === 1 ? 'it' : 'them'} (${local.baseUrl}, pid ${local.pid}; later commands use it; ${local.auto ? `it stops after ${idleTimeoutSeconds()} s without requests, or with` : 'stop it with'} \`payorch server stop\`).`,
+    );
   }
 }
 

@@ -492,14 +492,20 @@ export function idleTimeoutSeconds(env: NodeJS.ProcessEnv = process.env): number
   return env.PAYORCH_IDLE_TIMEOUT && Number.isFinite(n) && n > 0 ? n : 300;
 }
 
+/** PAYORCH_DAEMON=0: no command starts the background server, whatever it would need it for. */
+export function daemonRefused(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.PAYORCH_DAEMON === '0';
+}
+
 /**
  * Whether a command with no key configured starts a background server when none runs: PAYORCH_DAEMON=1
- * always, =0 never; by default at a terminal and not in CI (a CI job gets the in-process server: nothing
- * is left running after the job, and every run starts alike).
+ * always, =0 never; by default at a terminal and not in CI (a CI job gets the in-process server: every run
+ * starts alike, and nothing is left running unless something needs a server after the command — webhook
+ * deliveries to send, or a command that follows the server, `logs tail`: those start it anyway, unless =0).
  */
 export function autoStartWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.PAYORCH_DAEMON === '1') return true;
-  if (env.PAYORCH_DAEMON === '0') return false;
+  if (daemonRefused(env)) return false;
   if (env.CI && env.CI !== 'false' && env.CI !== '0') return false;
   return Boolean(process.stdin.isTTY || process.stdout.isTTY || process.stderr.isTTY);
 }

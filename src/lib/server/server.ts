@@ -583,7 +583,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         // A restore does not hold requests while the store's background thread starts (~20–40 ms).
         if (backgroundStarted) await background;
         else background.catch((err) => log.logger.error({ err }, "the store's background work did not start"));
-        // Webhook deliveries: only a listening server sends them (the embedded default lives for one command).
+        // Webhook deliveries: only a listening server sends them (the embedded default lives for one command; the CLI
+        // hands what it leaves to the background server: InProcessServer.pendingDeliveries).
         const dispatcher = new Dispatcher(
           {
             ...services,
@@ -721,6 +722,12 @@ export interface InProcessServer {
    * (404, 405, errors) is the full app's.
    */
   appFor(path: string): Promise<FastifyInstance>;
+  /**
+   * The webhook deliveries waiting for a server to send them: the deliveries this process's events call for are
+   * recorded first (the scan a listening server's dispatcher makes), then every enabled endpoint's pending ones are
+   * counted. This process sends none (it lives for one command): the CLI hands them to the background server.
+   */
+  pendingDeliveries(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -763,12 +770,26 @@ export async function openInProcess(dataDir: string = defaultDataDir()): Promise
         );
         return result;
       },
+      pendingDeliveries: () => pendingDeliveries(parts.services),
       close: () => started.stopAll(),
     };
   } catch (err) {
     await started.stopAll();
     throw err;
   }
+}
+
+/** InProcessServer.pendingDeliveries: no endpoint, one read; else the dispatcher's scan, then a count per endpoint. */
+async function pendingDeliveries({ store, webhooks }: Services): Promise<number> {
+  const deliveries = webhooks.deliveries;
+  if ((await store.read(() => deliveries.enabledEndpoints())).length === 0) return 0;
+  for (let more = true; more;) ({ more } = await store.alone(() => deliveries.scan()));
+  return store.read(async () => {
+    let n = 0;
+    for (const { accountId, endpoint } of await deliveries.enabledEndpoints())
+      n += await deliveries.deliveries.total(accountId, { webhook_endpoint: endpoint.id, status: 'pending' });
+    return n;
+  });
 }
 
 /**
