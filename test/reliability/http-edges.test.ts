@@ -63,6 +63,37 @@ describe('requests rejected before routing', () => {
   });
 });
 
+describe('a client that half-closes its connection once its request is sent', () => {
+  it('is answered, and the request log has the request (Node aborted it at the FIN: its write committed unanswered)', async () => {
+    // shutdown(SHUT_WR) right behind the request, as `nc -N`, HTTP/1.0-style clients and some proxies do. The
+    // latency keeps the answer back until the FIN has arrived (on PostgreSQL it needed none to show).
+    const { host, pathname } = new URL(s.baseUrl);
+    const email = `half-closed-${Date.now()}@example.test`;
+    const body = JSON.stringify({ email });
+    const res = await sendRaw(
+      s.baseUrl,
+      `POST ${pathname}/customers HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${s.apiKey}\r\n` +
+        `Content-Type: application/json\r\nPayorch-Simulate: latency=300ms\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      { endAfterMs: 0 },
+    );
+    expect(res, 'no answer before the connection closed').not.toBeNull();
+    expect(res!.status).toBe(201);
+    const requestId = res!.headers['request-id']!;
+    const made = JSON.parse(res!.text);
+    expect(made).toMatchObject({ object: 'customer', email });
+    // Its write once, and its entry in the request log (written off the request path on PostgreSQL: looked for again).
+    expect((await s.request('GET', `/customers?email=${encodeURIComponent(email)}`)).body.data).toMatchObject([
+      { id: made.id },
+    ]);
+    let entries: { request_id: string; status: number; method: string; path: string }[] = [];
+    for (let i = 0; i < 100 && entries.length === 0; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      entries = (await s.request('GET', `/request-log?request_id=${requestId}`)).body.data;
+    }
+    expect(entries).toMatchObject([{ request_id: requestId, method: 'POST', path: '/customers', status: 201 }]);
+  });
+});
+
 describe('a stop', () => {
   it('does not wait for a connection that never sent a byte', async () => {
     // A browser's preconnect, a load balancer's TCP probe: Node's server waited for such a connection until its

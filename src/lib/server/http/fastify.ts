@@ -102,6 +102,14 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
     },
   });
 
+  // A client that half-closes its side once its request is sent (shutdown(SHUT_WR): `nc -N`, HTTP/1.0-style clients,
+  // some proxies) still waits for the answer: a half-close neither delimits a request nor says the client lost
+  // interest (RFC 9112 §9.6). Node's HTTP server aborts the request in flight at the client's FIN by default — its
+  // write went on and committed, but no answer left and the request log had no entry. With this the answer is sent,
+  // then the connection ends (a FIN with nothing in flight ends it at once; one inside a request's head or body is
+  // a 400 malformed_request, below). Node's own switch (http.Server's httpAllowHalfOpen, kept for such servers).
+  (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
+
   // Each route's validator is compiled on its first request, not at start: compiling every schema of every
   // area took ~200 ms, which the embedded default (a CLI command that serves one request) paid every time.
   app.setValidatorCompiler(({ schema, httpPart }) => {
