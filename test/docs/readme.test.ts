@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { EXIT } from '../../dist/lib/cli/errors.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -84,5 +85,11 @@ describe('README "Output and exit codes"', () => {
       expect(section).toContain(`\`${code}\``);
       expect(apiDocs).not.toContain(code);
     }
+  });
+
+  it('its table has a row for every exit code the CLI uses (lib/cli/errors.ts EXIT), and no other', () => {
+    const section = readme.slice(readme.indexOf('## Output and exit codes'), readme.indexOf('\n## Commands'));
+    const rows = [...section.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(rows).toEqual([...new Set(Object.values(EXIT))].sort((a, b) => a - b));
   });
 });

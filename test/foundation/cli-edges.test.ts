@@ -305,6 +305,43 @@ describe('exit codes and messages (finding 9)', () => {
     expect((await runCli(['threeds', 'complete', ok.id, ...against(s)])).code).toBe(0);
   });
 
+  it('"try again later" exits 75 (a 503 or a 429 after the retries), apart from a bad id (1)', async () => {
+    // A server whose answers to /customers/* say "not now": 503 to every attempt, or 429 asking for 30 s.
+    const busy = await startTestServer({
+      memory: true,
+      faults: [
+        { fault: 'status=503', method: 'GET', path: '/customers/*' },
+        { fault: 'status=429;retry_after=30', method: 'DELETE', path: '/customers/*' },
+      ],
+    });
+    try {
+      const made = await runCli(['customers', 'create', '--email', 'later@example.test', '--json', ...against(busy)]);
+      expect(made.code, made.stderr).toBe(0);
+      const unavailable = await runCli(['customers', 'get', made.json().id, ...against(busy)]);
+      expect(unavailable.code, unavailable.stderr).toBe(75);
+      expect(unavailable.stderr).toMatch(/service_unavailable.*Try again later; exit 75\./);
+      const json = await runCli(['customers', 'get', made.json().id, '--json', ...against(busy)]);
+      expect(json.code).toBe(75);
+      expect(json.json().error).toMatchObject({ type: 'api_error', code: 'service_unavailable' }); // the API's body
+      const limited = await runCli([
+        'customers',
+        'delete',
+        made.json().id,
+        '--yes',
+        '--timeout',
+        '5',
+        ...against(busy),
+      ]);
+      expect(limited.code, limited.stderr).toBe(75);
+      expect(limited.stderr).toContain('Try again later (the server asks for 30 s); exit 75.');
+      const missing = await runCli(['customers', 'update', 'cus_nonexistent', '--name', 'x', ...against(busy)]);
+      expect(missing.code, missing.stderr).toBe(1);
+      expect(missing.stderr).not.toContain('Try again later');
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('a declined confirm names the payment in text mode', async () => {
     const sess = (await s.request('POST', '/create-session', { body: { amount: 500, currency: 'usd' } })).body;
     const r = await runCli(['sessions', 'confirm', sess.id, '--token', 'tok_chargeDeclined', ...against(s)]);

@@ -13,7 +13,7 @@ import {
 import { colorErr, printable } from '../output/render.js';
 import { isLocalHost } from '../client/url.js';
 import { EVENT_RETENTION_MS } from '../contract/limits.js';
-import { CliError, EXIT } from './errors.js';
+import { apiExitCode, CliError, EXIT } from './errors.js';
 import { FixtureEditError, FixtureError, FixtureStepError } from '../fixtures/errors.js';
 
 export interface Report {
@@ -84,19 +84,24 @@ function apiReport(err: ApiError, c: Colors, message = err.message): Report {
     err.paymentId ? `payment ${err.paymentId}` : '',
     err.requestId ? `request ${err.requestId}` : '',
   ].filter(Boolean);
+  const exit = apiExitCode(err.status, err.code);
   return {
-    exit: err.status === 401 ? EXIT.AUTH : EXIT.API,
+    exit,
     body: err.body,
-    line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}${apiHint(err)}`,
+    line: `${c.red('Error:')} ${printable(message)} ${c.dim(`(${printable(parts.join(', '))})`)}${apiHint(err, exit)}`,
   };
 }
 
 /**
  * What the line adds to an API error (never to --json's body, which stays the API's): what the API's message
- * cannot say. An event id the log does not have may never have existed or may have been removed by retention —
+ * cannot say. An answer that says "not now" gets the exit code a script can act on (75), named. An event id the log does not have may never have existed or may have been removed by retention —
  * the server keeps nothing of a removed event to tell them apart (docs/api.md "Retention"), so both are named.
  */
-function apiHint(err: ApiError): string {
+function apiHint(err: ApiError, exit: number): string {
+  if (exit === EXIT.TRY_LATER) {
+    const after = Number.isFinite(err.retryAfter) ? ` (the server asks for ${err.retryAfter} s)` : '';
+    return ` Try again later${after}; exit ${EXIT.TRY_LATER}.`;
+  }
   if (err.status === 404 && err.code === 'resource_missing' && err.param === 'event_id')
     return ` Events are kept ${EVENT_RETENTION_MS / 86_400_000} days (on the account's clock); an older one is no longer there.`;
   return '';
