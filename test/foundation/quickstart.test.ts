@@ -257,9 +257,19 @@ describe.concurrent('every server the CLI started can be found and stopped (find
       const pid = Number(/pid (\d+)/.exec(started.stdout)![1]);
       pids.add(pid);
       expect(started.stdout).toContain(`stop: \`payorch server stop --pid ${pid}\``);
+      // `server status` answers "is a server running on the data directory?" (exit 0 yes, 4 no): none runs on the
+      // default one, so 4, and the other server is listed, running (it once made the answer 0).
       const status = await cli(['server', 'status', '--json']);
-      expect(status.code, status.stderr).toBe(0);
-      expect(status.json().others).toEqual([expect.objectContaining({ pid, memory: true, healthy: true })]);
+      expect(status.code, status.stderr).toBe(4);
+      expect(status.json()).toMatchObject({ running: false, healthy: false, state: null });
+      expect(status.json().others).toEqual([
+        expect.objectContaining({ pid, memory: true, healthy: true, state: 'running' }),
+      ]);
+      const human = await cli(['server', 'status']);
+      expect(human.code).toBe(4);
+      expect(human.stdout).toMatch(
+        /^No server is running on .*\n\nOther servers payorch started:\n {2}pid \d+ .* running {2}stop:/,
+      );
       const stop = await cli(['server', 'stop']);
       expect(stop.code, stop.stderr).toBe(0);
       expect(stop.stdout).toContain(`(pid ${pid})`);

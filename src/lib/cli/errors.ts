@@ -9,7 +9,10 @@ export const EXIT = {
   AUTH: 3,
   /** The server could not be reached (or did not answer within --timeout). */
   UNREACHABLE: 4,
-  /** The API answered "not now" (try again later): sysexits' EX_TEMPFAIL. See `apiExitCode`. */
+  /**
+   * The API answered "not now" (try again later): sysexits' EX_TEMPFAIL. See `apiExitCode`; also `server status` of a
+   * server that runs while its database is unavailable.
+   */
   TRY_LATER: 75,
   /** Interrupted (Ctrl-C at a prompt), as shells report SIGINT. */
   INTERRUPTED: 130,

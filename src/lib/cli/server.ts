@@ -44,6 +44,18 @@ export async function probeHealth(baseUrl: string, timeoutMs = 1000): Promise<bo
   return (await probeStatus(`${baseUrl}/health`, timeoutMs)) === 200;
 }
 
+/**
+ * What a server's `/health` says of it: it serves requests (200); it runs but cannot serve them now, its database
+ * unavailable (503: a shared sandbox's PostgreSQL stopped or unreachable); or nothing answers (refused, timed out,
+ * anything else).
+ */
+export type ServerState = 'running' | 'database_unavailable' | 'not_answering';
+
+export async function probeServer(baseUrl: string, timeoutMs = 1000): Promise<ServerState> {
+  const status = await probeStatus(`${baseUrl}/health`, timeoutMs);
+  return status === 200 ? 'running' : status === 503 ? 'database_unavailable' : 'not_answering';
+}
+
 /** The status a GET of `url` answers, or undefined when nothing answers (refused, timed out). */
 function probeStatus(url: string, timeoutMs: number): Promise<number | undefined> {
   return new Promise((resolve) => {
