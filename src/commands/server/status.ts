@@ -78,8 +78,8 @@ export default class ServerStatus extends BaseCommand {
       return rest.length ? `${main}\n\nOther servers payorch started:\n${rest.join('\n')}` : main;
     });
     // The data directory's server alone: the others are listed, not asked about.
-    if (state === 'database_unavailable') process.exitCode = EXIT.TRY_LATER;
-    else if (!healthy) process.exitCode = EXIT.UNREACHABLE;
+    if (state === 'database_unavailable') this.io.setExitCode(EXIT.TRY_LATER);
+    else if (!healthy) this.io.setExitCode(EXIT.UNREACHABLE);
   }
 }
 
