@@ -30,6 +30,7 @@ export default class Listen extends ApiCommand {
   ];
   static override flags = {
     'forward-to': Flags.string({
+      char: 'f', // the Stripe CLI's short form
       description: 'POST each event to this URL (localhost:3000/webhooks: http:// is assumed)',
     }),
     events: Flags.string({

@@ -4,7 +4,7 @@
 import type { Hook } from '@oclif/core';
 import { closest, distance } from 'fastest-levenshtein';
 import { printable } from '../lib/output/render.js';
-import { commandsEndingWith, extraArgsMessage, listOfCommands, nearEnough } from '../lib/cli/suggest.js';
+import { commandsEndingWith, extraArgsMessage, listOfCommands, nearEnough, stripeHabit } from '../lib/cli/suggest.js';
 
 const hook: Hook<'command_not_found'> = async function (opts) {
   const typed = opts.id.split(':');
@@ -37,8 +37,11 @@ const hook: Hook<'command_not_found'> = async function (opts) {
     commands.map((c) => c.id),
   );
   const near = suggestion !== undefined && nearEnough(bestScore, suggestion) ? suggestion : undefined;
-  const hint =
-    endings.ids.length > 0 && (endings.exact || near === undefined)
+  // What a Stripe CLI user types (`get /products`, `fixtures seed.json`): payorch's form of it, whole.
+  const habit = stripeHabit(typed, opts.argv ?? []);
+  const hint = habit
+    ? ` Did you mean \`${bin} ${printable(habit.command)}\`? (${habit.why})`
+    : endings.ids.length > 0 && (endings.exact || near === undefined)
       ? ` Did you mean ${listOfCommands(bin, endings.ids)}?`
       : near !== undefined
         ? ` Did you mean \`${bin} ${shown(near)}\`?`

@@ -1,6 +1,8 @@
 // "Did you mean …?" for what the CLI does not know: a command or topic (src/hooks/not-found.ts), a flag
 // (BaseCommand.parse). Loaded only once something was mistyped.
+import { existsSync } from 'node:fs';
 import { distance } from 'fastest-levenshtein';
+import { shellWord } from '../output/shell.js';
 
 /** A typo of `name` rather than another word: up to one edit in three characters, and at least two. */
 export const nearEnough = (edits: number, name: string) => edits <= Math.max(2, Math.floor(name.length / 3));
@@ -130,4 +132,29 @@ export function parseErrorMessage(
       .map((l) => l.replace(/^(--[\w-]+)=\S*/, '$1'))
       .join('; ')}. ${usage}`;
   return `${lines.join(' ')} ${usage}`;
+}
+
+/**
+ * A Stripe CLI habit payorch takes in other words: `get|post|delete PATH` (payorch's is `api METHOD PATH`; a
+ * leading `/v1` — Stripe's prefix — dropped, as the base URL ends in `/functions/v1`) and `fixtures FILE`
+ * (`fixtures run FILE`). The command meant, the rest of what was typed kept (shell-quoted), and why; undefined
+ * for anything else. `typed`: the command words (oclif's id split at its colons); `argv`: the words after them.
+ */
+export function stripeHabit(
+  typed: readonly string[],
+  argv: readonly string[],
+): { command: string; why: string } | undefined {
+  const rest = (words: readonly string[]) => [...words, ...argv].map(shellWord).join(' ');
+  const [first, second] = typed;
+  if (first === undefined || second === undefined || second.startsWith('-')) return undefined;
+  if (/^(get|post|delete|patch)$/i.test(first)) {
+    const path = second.replace(/^\/v1(?=\/|$)/, '') || '/';
+    return {
+      command: `api ${first.toLowerCase()} ${rest([path, ...typed.slice(2)])}`,
+      why: "payorch's form of the Stripe CLI's get, post and delete",
+    };
+  }
+  if (first === 'fixtures' && (/\.(json|ya?ml)$/i.test(second) || existsSync(second)))
+    return { command: `fixtures run ${rest(typed.slice(1))}`, why: 'fixture files run with `fixtures run`' };
+  return undefined;
 }
