@@ -20,6 +20,8 @@ export interface CliOptions {
   home?: string;
   input?: string;
   timeoutMs?: number;
+  /** The working directory (default: the test's). */
+  cwd?: string;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
@@ -29,6 +31,7 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: env as NodeJS.ProcessEnv,
+      cwd: opts.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

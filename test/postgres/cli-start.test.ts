@@ -76,5 +76,27 @@ describe('server start --database', () => {
 
       expect((await runCli(['server', 'stop', '--pid', String(started.pid)], { home })).code).toBe(0);
     });
+
+    it('the sandbox\'s key is new to its first process only: the second shows it masked, not "(new; …)"', async () => {
+      const url = await pg.database();
+      const home = tempDir();
+      const env = { PAYORCH_DATABASE_URL: url, PAYORCH_SEALING_KEY: 'd'.repeat(64) };
+      const dirs = [join(tempDir(), 'sandbox-a'), join(tempDir(), 'sandbox-b')];
+      const start = (dir: string) =>
+        runCli(['server', 'start', '--port', '0', '--data-dir', dir, '--detach'], { home, env });
+      try {
+        const first = await start(dirs[0]!);
+        expect(first.code, output(first)).toBe(0);
+        const key = /API key\s+(sk_test_\w+)/.exec(first.stdout)![1]!;
+        expect(first.stdout).toContain(`${key}  (new; \``);
+        const second = await start(dirs[1]!); // a new data directory, the same sandbox and key
+        expect(second.code, output(second)).toBe(0);
+        expect(second.stdout).not.toContain('(new;');
+        expect(second.stdout).not.toContain(key);
+        expect(second.stdout).toMatch(new RegExp(`API key\\s+sk_test_…${key.slice(-4)}\\s`));
+      } finally {
+        for (const d of dirs) await runCli(['server', 'stop', '--data-dir', d], { home });
+      }
+    });
   });
 });

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../lib/cli/base.js';
 import { CliError, EXIT } from '../../lib/cli/errors.js';
@@ -104,11 +102,7 @@ export default class ServerStart extends BaseCommand {
     // The background server of commands with no key configured is the default data directory's, whatever the
     // environment says of a shared sandbox.
     const db = flags.auto ? undefined : startOnDatabase(flags, this.io.env);
-    if (flags.detach)
-      return this.detach(
-        flags.memory ? undefined : (flags['data-dir'] ?? null),
-        flags.env ? ((flags.shell ?? 'sh') as Shell) : undefined,
-      );
+    if (flags.detach) return this.detach(flags.env ? ((flags.shell ?? 'sh') as Shell) : undefined);
     const { server, stopped, portTaken } = await serve({
       port: flags.port ?? DEFAULT_PORT,
       anyPortIfTaken: flags.port === undefined,
@@ -138,7 +132,11 @@ export default class ServerStart extends BaseCommand {
       data_dir: server.dataDir,
       ...(db ? { database: describeUrl(db.url) } : {}),
     };
-    if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
+    if (this.jsonMode)
+      process.stdout.write(
+        JSON.stringify(process.env.PAYORCH_DETACHED === '1' ? { ...started, key_created: server.created } : started) +
+          '\n',
+      );
     else {
       const c = colorErr();
       const isDefault = server.dataDir !== null && server.dataDir === defaultDataDir();
@@ -161,12 +159,9 @@ export default class ServerStart extends BaseCommand {
 
   /**
    * Starts a child `server start --json` and returns once it has printed its address and answers /health.
-   * @param dataDir the data directory (null: the default one; undefined: --memory).
    * @param envShell --env: stdout gets only the assignments for this shell, the banner goes to stderr (key masked).
    */
-  private async detach(dataDir: string | null | undefined, envShell?: Shell): Promise<void> {
-    // A first start creates the key: then it is printed in full, as the foreground start does.
-    const fresh = dataDir === undefined || !existsSync(join(dataDir ?? defaultDataDir(), 'credentials.json'));
+  private async detach(envShell?: Shell): Promise<void> {
     const r = await spawnServer(foregroundArgs(this.argv));
     if (!('started' in r)) {
       // The database's failures keep their exit code (an unreachable database is 4, a wrong key 3).
@@ -178,7 +173,8 @@ export default class ServerStart extends BaseCommand {
         r.code === 'already_running' || r.code === 'address_in_use' ? r.code : 'start_failed',
       );
     }
-    const started: Started = r.started;
+    // A start that made the key prints it in full, as the foreground start does (the child says whether it did).
+    const { key_created: fresh = false, ...started } = r.started;
     for (let i = 0; i < 50 && !(await probeHealth(started.base_url)); i++) await pollPause();
     if (this.jsonMode) process.stdout.write(JSON.stringify(started) + '\n');
     else if (envShell) {

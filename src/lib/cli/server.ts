@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Flags } from '@oclif/core';
 import {
@@ -29,9 +29,20 @@ import { withoutPassword } from '../server/database-url.js';
 
 export { shellWord };
 
-export const dataDirFlag = Flags.string({
-  description: 'Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)',
-});
+/**
+ * A flag naming a data directory, as an absolute path: a relative one is taken from the working directory, so that
+ * what a server records of it, and the hints that name it (`server stop --data-dir …`), work from anywhere.
+ */
+export const dirFlag = (description: string) =>
+  Flags.custom<string>({
+    description,
+    parse: async (input, _ctx, flag) => {
+      if (input.trim() === '') throw new CliError(`--${flag.name} is blank; give a directory.`, EXIT.USAGE);
+      return resolve(input);
+    },
+  })();
+
+export const dataDirFlag = dirFlag('Data directory (default: $PAYORCH_HOME/server, else ~/.local/share/payorch)');
 
 /** How long the CLI waits before it looks again at a server process it waits for (to stop, listen or answer). */
 const POLL_MS = 100;
@@ -435,6 +446,11 @@ export interface StartRecord {
   data_dir: string | null;
   /** On PostgreSQL: the database, without its password (postgres://user@host:port/db). */
   database?: string;
+  /**
+   * From a detached start's child to its parent only (never printed): this start made the key. On a shared database
+   * the key is the database's, made by its first process, whatever the new data directory holds.
+   */
+  key_created?: boolean;
 }
 
 /**

@@ -4,13 +4,11 @@
 import type { Client } from '../client/client.js';
 import { defaultDataDir, readCredentials, readLock } from '../server/lock.js';
 import { CliError, EXIT } from './errors.js';
-import { Flags } from '@oclif/core';
-import { envServer } from './server.js';
+import { dirFlag, envServer } from './server.js';
 
-export const snapshotDataDirFlag = Flags.string({
-  description:
-    'Data directory (default: that of the server PAYORCH_BASE_URL names, as `server start --detach --env` exports it; else $PAYORCH_HOME/server, else ~/.local/share/payorch)',
-});
+export const snapshotDataDirFlag = dirFlag(
+  'Data directory (default: that of the server PAYORCH_BASE_URL names, as `server start --detach --env` exports it; else $PAYORCH_HOME/server, else ~/.local/share/payorch)',
+);
 
 /**
  * The data directory a snapshot command acts on without --data-dir: that of the server PAYORCH_BASE_URL names (as

@@ -1,8 +1,7 @@
 // Text for a shell to read: one word quoted for it, and environment assignments for `eval` in the forms
 // `ssh-agent` prints (-s for sh and its kin, -c for csh; fish's own).
 
-/** A word for a POSIX shell: quoted when it holds anything but plain path characters. */
-export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export { shellWord } from '../format/shell.js';
 
 export const SHELLS = ['sh', 'csh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

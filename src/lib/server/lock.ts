@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { shellWord } from '../format/shell.js';
 
 export const CREDENTIALS_FILE = 'credentials.json';
 const LOCK_FILE = 'server.lock';
@@ -37,8 +38,10 @@ export interface LockInfo {
 
 export class AlreadyRunningError extends Error {
   constructor(readonly info: LockInfo) {
+    // `server stop` alone stops the default directory's server: another directory is named.
+    const dir = info.data_dir === defaultDataDir() ? '' : ` --data-dir ${shellWord(info.data_dir)}`;
     super(
-      `A payorch server is already running on ${info.data_dir} (pid ${info.pid}${info.base_url ? `, ${info.base_url}` : ''}). Stop it with \`payorch server stop\` or choose another --data-dir.`,
+      `A payorch server is already running on ${info.data_dir} (pid ${info.pid}${info.base_url ? `, ${info.base_url}` : ''}). Stop it with \`payorch server stop${dir}\` or choose another --data-dir.`,
     );
     this.name = 'AlreadyRunningError';
   }

@@ -1,7 +1,7 @@
 // Starting the test-mode server: on loopback over HTTP (`payorch server start`, `startServer()`), or
 // in-process for the CLI's embedded default (`openEmbedded()`: the same app, reached through inject).
 import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix.js';
@@ -65,7 +65,11 @@ export interface ServerOptions {
    * process wrote them. Default: the server's own `http://host:port`.
    */
   publicUrl?: string;
-  /** Default: the user's data directory (see `defaultDataDir`). */
+  /**
+   * Default: the user's data directory (see `defaultDataDir`). A relative path is taken from the working directory
+   * and kept absolute (`RunningServer.dataDir`, the lock, `server status`), so that it names the same directory from
+   * anywhere.
+   */
   dataDir?: string;
   /** Keep the database in memory (nothing persists); runtime files go to `dataDir` if given. */
   memory?: boolean;
@@ -140,7 +144,8 @@ export interface RunningServer {
   catchUp(): Promise<number>;
   /**
    * A snapshot of the database (docs/api.md "Snapshots"): without a name, its bytes, kept by the caller (also for
-   * an in-memory server); with one, saved in the data directory as `snapshots/NAME.sqlite`.
+   * an in-memory server); with one, saved as NAME: `snapshots/NAME.sqlite` in the data directory, or on PostgreSQL in the
+   * database (a schema of its own), where every process of the sandbox sees it.
    */
   snapshot(): Promise<Snapshot>;
   snapshot(name: string): Promise<SnapshotInfo>;
@@ -529,7 +534,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const publicOrigin = options.publicUrl === undefined ? undefined : originOf(options.publicUrl);
   const host = options.host ?? DEFAULT_HOST;
   const memory = options.memory ?? false;
-  const dataDir = options.dataDir ?? (memory ? null : defaultDataDir());
+  const dataDir = options.dataDir !== undefined ? resolve(options.dataDir) : memory ? null : defaultDataDir();
   // The first directory this start creates (undefined when it existed): a start that fails removes it again.
   const createdDir = dataDir ? mkdirSync(dataDir, { recursive: true, mode: 0o700 }) : undefined;
   const started = new Started();

@@ -8,7 +8,7 @@ import { formatSize } from '../../../lib/output/views/snapshots.js';
 export default class ServerSnapshotSave extends BaseCommand {
   static override summary = "Save a snapshot of the data directory's database as NAME (replacing one of that name)";
   static override description =
-    'Works on the server running on the data directory (it goes on answering meanwhile) or on a stopped data directory. The snapshot is snapshots/NAME.sqlite in the data directory: a consistent copy of the database, secrets sealed as in the database.';
+    'A consistent copy of the database, secrets sealed as in the database. On SQLite (the default) it is snapshots/NAME.sqlite in the data directory, saved through the server running on it (which goes on answering meanwhile) or from the stopped directory. On a shared PostgreSQL database (`server start --database`) it is kept in that database, saved through a running server, and every process of the sandbox sees it.';
   static override examples = [
     '<%= config.bin %> server snapshot save seeded',
     '<%= config.bin %> server snapshot save seeded --data-dir ./payorch-data --json',
