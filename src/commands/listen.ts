@@ -26,7 +26,7 @@ export default class Listen extends ApiCommand {
     '<%= config.bin %> listen --events payment.captured,refund.* --json',
     '<%= config.bin %> listen --forward-to localhost:3000/webhooks --since 10m',
     '<%= config.bin %> listen --forward-to https://localhost:8443/hook --skip-verify -H "Authorization:Bearer dev, X-Env:local"',
-    'echo "PAYORCH_WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)" >> .env',
+    'echo "WEBHOOK_SECRET=$(<%= config.bin %> listen --print-secret)" >> .env',
   ];
   static override flags = {
     'forward-to': Flags.string({

@@ -1,7 +1,10 @@
 // README "A shared sandbox" runs as written, on a throwaway PostgreSQL: the database URL and the two ports are the only
 // words replaced (the README's host does not exist here, and fixed ports may be taken on a shared machine). The key is
 // made once and given to both processes, the migrations are applied, two processes start on the one database, and a
-// session created through one is read through the other with the same key; the key is never printed.
+// session created through one is read through the other with the same key; the key is never printed. Then the
+// section's second block, in the same shell: commands reach the sandbox with its key and address, what one process
+// wrote is listed through the other, the clock and snapshots are the sandbox's, and a teammate's key made with
+// --default-account sees the data while a plain `server keys create` key sees none of it.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +43,10 @@ describe.skipIf(pg.missing !== '')(`README "A shared sandbox"${pg.missing ? ` (s
       script = replaceOnce(script, 'postgres://payorch@db.internal:5432/sandbox', url);
       script = replaceOnce(script, '--port 4242', `--port ${portA}`);
       script = replaceOnce(script, '--port 4243', `--port ${portB}`);
+      let use = snippet('shared-sandbox-use', 'bash');
+      use = replaceOnce(use, '127.0.0.1:4242', `127.0.0.1:${portA}`);
+      use = replaceOnce(use, '127.0.0.1:4243', `127.0.0.1:${portB}`);
+      script += use;
 
       // A user's shell: `payorch` on PATH, a home of its own, no terminal.
       const cwd = tempDir();
@@ -75,6 +82,8 @@ describe.skipIf(pg.missing !== '')(`README "A shared sandbox"${pg.missing ? ` (s
         // migrate applied the schema; both processes say which database they serve
         expect(run.stdout).toMatch(/Applied \d+ migrations to postgres:\/\/postgres@127\.0\.0\.1:\d+\//);
         expect(run.stdout.match(new RegExp(`database ${url.replace(/[.]/g, '\\.')}`, 'g'))).toHaveLength(2);
+        // the sandbox's key is new to the first process only
+        expect(run.stdout.match(/\(new; /g)).toHaveLength(1);
 
         // one sandbox: the first process's key works on the second, and what one wrote the other reads
         const reveal = await runCliSlow(['server', 'keys', 'reveal', '--show', '--json', '--data-dir', dirs[0]!], {
@@ -93,6 +102,30 @@ describe.skipIf(pg.missing !== '')(`README "A shared sandbox"${pg.missing ? ` (s
         const read = await fetch(`${base(portB)}/sessions/${session.id}`, { headers: auth });
         expect(read.status).toBe(200);
         expect(await read.json()).toMatchObject({ id: session.id, amount: 1999 });
+
+        // the second block: the customer written through A is listed through B (the block's own output)
+        expect(run.stdout).toMatch(/qa@example\.com[\s\S]*qa@example\.com/);
+        const asKey = (key: string, port: number) => ['--api-key', key, '--base-url', base(port)];
+        const home = { home: env.PAYORCH_HOME };
+        // the block's `clock advance 1d` moved the account's clock; the snapshot saved through A is listed through B
+        const clock = await runCliSlow(['clock', 'get', '--json', ...asKey(reveal.json().api_key, portA)], home);
+        expect(clock.json().now).toBeGreaterThan(Date.now() / 1000 + 86_400 - 3_600);
+        const snapshots = await runCliSlow(['server', 'snapshot', 'list', '--json', '--data-dir', dirs[1]!], home);
+        expect(snapshots.json().data.map((x: { name: string }) => x.name)).toContain('seeded');
+        // a teammate's --default-account key sees the data; a plain `server keys create` key sees none of it
+        const teammate = JSON.parse(readFileSync(join(cwd, 'teammate.json'), 'utf8'));
+        expect(teammate.default_account).toBe(true);
+        const plain = await runCliSlow(['server', 'keys', 'create', '--json', '--data-dir', dirs[0]!], {
+          ...home,
+          env: { PAYORCH_SEALING_KEY_FILE: join(cwd, 'sealing.key') },
+        });
+        expect(plain.code, plain.stderr).toBe(0);
+        const emails = async (key: string) =>
+          (await runCliSlow(['customers', 'list', '--json', ...asKey(key, portB)], home))
+            .json()
+            .data.map((c: { email: string }) => c.email);
+        expect(await emails(teammate.api_key)).toEqual(['qa@example.com']);
+        expect(await emails(plain.json().api_key)).toEqual([]);
       } finally {
         for (const d of dirs) await runCliSlow(['server', 'stop', '--data-dir', d], { home: env.PAYORCH_HOME });
       }

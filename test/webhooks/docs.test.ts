@@ -1,8 +1,10 @@
 // The documentation's webhook examples are true: docs/api.md's worked signature example is what the code computes,
 // and the README's receiver, run as written (only its port changed) in a default CommonJS project, verifies and
 // prints a real delivery — from a server and from a seeded one (--seed), whose account clock stands at 2025-01-01 —
-// and a request signed by Standard Webhooks' own library, and refuses forged ones.
-import { spawn } from 'node:child_process';
+// and a request signed by Standard Webhooks' own library, and refuses forged ones. The README's local loop runs as a
+// user types it (`payorch` on the PATH): the listener's secret written to .env, the receiver started with it, and
+// `listen` forwarding what `trigger` makes, verified by the receiver.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +14,9 @@ import { describe, expect, it } from 'vitest';
 import { signatureHeader, verifyWebhook } from '../../dist/webhooks.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
+import { BIN } from '../helpers/cli.js';
 import { closedPort } from '../foundation/util.js';
+import { eventually } from '../cli-events/util.js';
 import { newSession } from '../payments/util.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -128,4 +132,87 @@ describe("the README's receiver", () => {
       }
     },
   );
+});
+
+/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
+function snippet(readme: string, name: string, lang: string): string {
+  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  expect(m, `the README's ${name} snippet`).not.toBeNull();
+  return m![1]!;
+}
+
+/** `text` with `from` replaced by `to`, which must be there exactly once. */
+function replaceOnce(text: string, from: string, to: string): string {
+  expect(text.split(from), `the snippet names ${from} once`).toHaveLength(2);
+  return text.replace(from, to);
+}
+
+describe("the README's local loop: .env, receiver, listen, trigger", () => {
+  it('the secret `listen --print-secret` writes to .env is the one the receiver reads, and it verifies what listen forwards', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const port = await closedPort();
+    const terminals = snippet(readme, 'listen-terminals', 'sh')
+      .split('\n')
+      .filter((l) => l.startsWith('payorch'))
+      .map((l) => l.replace(/\s+#.*$/, ''));
+    expect(terminals).toHaveLength(3);
+    const [start, listen, trigger] = [
+      replaceOnce(terminals[0]!, 'payorch server start', `payorch server start --port 0`),
+      replaceOnce(terminals[1]!, 'localhost:3000', `localhost:${port}`),
+      terminals[2]!,
+    ];
+    const receiverCode = /### Receiving webhooks[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1]!;
+
+    // A user's shell in a default CommonJS project: `payorch` on PATH (`npm link`), a home of its own, no terminal.
+    const app = tempDir();
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', type: 'commonjs' }));
+    mkdirSync(join(app, 'node_modules'));
+    symlinkSync(root, join(app, 'node_modules', 'payorch'), 'dir');
+    mkdirSync(join(app, 'bin'));
+    symlinkSync(BIN, join(app, 'bin', 'payorch'));
+    writeFileSync(join(app, 'receiver.js'), replaceOnce(receiverCode, '.listen(3000)', `.listen(${port})`));
+    const env: NodeJS.ProcessEnv = { PATH: `${join(app, 'bin')}:${process.env.PATH}`, HOME: app, NO_COLOR: '1' };
+    env.PAYORCH_HOME = join(app, 'home');
+    const children: ChildProcessWithoutNullStreams[] = [];
+    const shell = (line: string) => {
+      // a process group of its own: the receiver's shell and its node stop together
+      const child = spawn('bash', ['-c', line], { cwd: app, env, stdio: 'pipe', detached: true });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      children.push(child);
+      return { child, out: () => out };
+    };
+    const server = shell(`exec ${start}`);
+    try {
+      await eventually(() => server.out().includes('listening on'));
+      // the .env line and the receiver's start, as written
+      const receiver = shell(snippet(readme, 'listen-env', 'sh'));
+      await eventually(
+        async () =>
+          (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).catch(() => undefined))?.status === 400,
+      );
+      expect(readFileSync(join(app, '.env'), 'utf8')).toMatch(/^WEBHOOK_SECRET=whsec_[0-9a-f]{48}\n$/);
+      const forwarding = shell(`exec ${listen}`);
+      await eventually(() => forwarding.out().includes('Ready: listening'));
+      const triggered = spawnSync('bash', ['-c', trigger], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
+      expect(triggered.status, triggered.stderr).toBe(0);
+      // verified by the receiver: it printed the event, and answered 200 to listen
+      const line = await eventually(() => /^evt_\w+ payment\.captured \S+$/m.exec(receiver.out())?.[0]);
+      expect(forwarding.out()).toMatch(new RegExp(`--> 200 POST http://localhost:${port}/webhooks`));
+      expect(forwarding.out()).toContain(line.split(' ')[0]!);
+      expect(forwarding.out()).not.toMatch(/--> 400/);
+    } finally {
+      for (const c of children.reverse()) {
+        if (c.exitCode !== null || c.signalCode !== null) continue;
+        const gone = new Promise((resolve) => c.once('close', resolve));
+        try {
+          process.kill(-c.pid!, 'SIGINT');
+        } catch {
+          continue; // gone already
+        }
+        await gone;
+      }
+    }
+  }, 120_000);
 });
