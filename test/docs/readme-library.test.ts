@@ -57,7 +57,11 @@ describe('README "Fixtures": the library example', () => {
 
       const server = await startServer({ port: 0, memory: true });
       try {
-        const env = { ...process.env, PAYORCH_API_KEY: server.apiKey, PAYORCH_BASE_URL: server.baseUrl };
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          PAYORCH_API_KEY: server.apiKey,
+          PAYORCH_BASE_URL: server.baseUrl,
+        };
         delete env.CUSTOMER_EMAIL;
         const r = await run(process.execPath, ['example.js'], app, env);
         expect(r.out).toBe('ci@example.com active\n');

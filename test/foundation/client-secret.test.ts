@@ -57,7 +57,8 @@ describe('client secrets', () => {
     async () => {
       const created = (await s.request('POST', '/create-session', { body: { amount: 700, currency: 'eur' } })).body;
       const old = `cs_${'Old0'.repeat(12)}`;
-      const { store, sealer } = s.server.services;
+      const { sealer } = s.server.services;
+      const store = sqliteOf(s);
       const doc = JSON.parse(storedRow(created.id).data);
       store.db
         .prepare('UPDATE payment_sessions SET secret_hash = ?, data = ? WHERE id = ?')
@@ -129,11 +130,12 @@ describe('saved for idempotent replays', () => {
 
   it('strip removes the secret whatever the order of the members (the fast path cuts the last one off the text)', () => {
     const { saved } = allRoutes.find((r) => r.operationId === 'updateSession')!;
+    const ctx = { accountId: 'acct_strip', services: s.server.services };
     const session = { id: 'x', amount: 5, client_secret: 'cs_secret"\\value' };
     const secretLast = JSON.stringify(session);
-    expect(JSON.parse(saved!.strip(session, secretLast))).toEqual({ id: 'x', amount: 5 });
+    expect(JSON.parse(saved!.strip(session, secretLast, ctx))).toEqual({ id: 'x', amount: 5 });
     const secretFirst = JSON.stringify({ client_secret: session.client_secret, id: 'x', amount: 5 });
-    const stripped = saved!.strip(session, secretFirst);
+    const stripped = saved!.strip(session, secretFirst, ctx);
     expect(stripped).not.toContain('cs_secret');
     expect(JSON.parse(stripped)).toEqual({ id: 'x', amount: 5 });
   });
@@ -143,7 +145,8 @@ describe('saved for idempotent replays', () => {
     async () => {
       const key = `cs-old-${Date.now()}`;
       const first = await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' });
-      const { store, sealer } = s.server.services;
+      const { sealer } = s.server.services;
+      const store = sqliteOf(s);
       // as an earlier version saved it: the whole response, sealed
       store.db.prepare('UPDATE idempotency_keys SET body = ? WHERE key = ?').run(sealer.sealBytes(first.text), key);
       expect((await withKey('POST', '/create-session', key, { amount: 900, currency: 'usd' })).text).toBe(first.text);

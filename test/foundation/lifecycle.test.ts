@@ -71,6 +71,6 @@ describe('browsers on other origins (the live service SDK runs in a merchant pag
 
     const unknown = await fetch(`${s.baseUrl}/no-such-route`, { method: 'OPTIONS' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.code).toBe('route_not_found');
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('route_not_found');
   });
 });

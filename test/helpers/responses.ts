@@ -1,6 +1,6 @@
 // The response half of the contract, for every end-to-end and fuzz test: a 2xx JSON body must match its route's
 // response schema (the same TypeBox schema that /openapi.json publishes and the client's types come from).
-import Ajv, { type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import FindMyWay from 'find-my-way';
 import { API_PREFIX } from '../../dist/lib/contract/common.js';
@@ -8,7 +8,8 @@ import { allRoutes } from '../../dist/lib/server/routes/index.js';
 import type { HttpMethod } from '../../dist/lib/contract/prefix.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false });
-addFormats(ajv);
+// ajv-formats is CommonJS: its function is the module itself and, under the name its types know, `default`.
+addFormats.default(ajv);
 const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
 const validators = new Map<object, ValidateFunction>();
 for (const spec of allRoutes) router.on(spec.method, API_PREFIX + spec.url, () => undefined, spec);
@@ -29,7 +30,10 @@ export function responseViolation(method: string, path: string, status: number, 
     return `${method} ${path}: ${status} answer is not JSON`;
   }
   let validate = validators.get(spec);
-  if (!validate) validators.set(spec, (validate = ajv.compile(spec.response)));
+  if (!validate) {
+    validate = ajv.compile(spec.response);
+    validators.set(spec, validate);
+  }
   if (validate(body)) return undefined;
   return `${method} ${path} (${spec.operationId}): ${status} body does not match the response schema: ${ajv.errorsText(validate.errors, { separator: '; ' })}`;
 }

@@ -11,8 +11,8 @@ const captured: any[] = [];
 const refunded: any[] = [];
 beforeAll(async () => {
   s = await startTestServer();
-  s.server.services.hooks.on('paymentCaptured', (acct, e) => captured.push({ acct, ...e }));
-  s.server.services.hooks.on('paymentRefunded', (acct, e) => refunded.push({ acct, ...e }));
+  s.server.services.hooks.on('paymentCaptured', (acct, e) => void captured.push({ acct, ...e }));
+  s.server.services.hooks.on('paymentRefunded', (acct, e) => void refunded.push({ acct, ...e }));
 });
 afterAll(() => s.close());
 
@@ -277,7 +277,7 @@ describe('ACH debits', () => {
   it('000123456789: pending, session processing, settles to captured/succeeded on the clock', async () => {
     const t = await startTestServer({ memory: true });
     const events: any[] = [];
-    t.server.services.hooks.on('paymentCaptured', (_a, e) => events.push(e));
+    t.server.services.hooks.on('paymentCaptured', (_a, e) => void events.push(e));
     try {
       const ba = await verified(t, '000123456789');
       const sess = await newSession(t, { payment_method_types: ['card', 'bank_account'] });

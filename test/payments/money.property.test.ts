@@ -10,8 +10,8 @@ let s: TestServer;
 const moved: { kind: string; payment_id: string; amount: number }[] = [];
 beforeAll(async () => {
   s = await startTestServer({ memory: true });
-  s.server.services.hooks.on('paymentCaptured', (_a, e) => moved.push({ kind: 'captured', ...e }));
-  s.server.services.hooks.on('paymentRefunded', (_a, e) => moved.push({ kind: 'refunded', ...e }));
+  s.server.services.hooks.on('paymentCaptured', (_a, e) => void moved.push({ kind: 'captured', ...e }));
+  s.server.services.hooks.on('paymentRefunded', (_a, e) => void moved.push({ kind: 'refunded', ...e }));
 });
 afterAll(() => s.close());
 

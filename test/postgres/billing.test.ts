@@ -479,7 +479,16 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
 
   // The domain's delete rules (customers.ts, products.ts): refused while a child exists. A child created meanwhile by
   // another process must either be seen by the delete (run again) or find its parent gone — never both committed.
-  const parents = [
+  interface Parent {
+    name: string;
+    make: (b: BillingStore) => Promise<unknown>;
+    children: (b: BillingStore) => Promise<readonly unknown[]>;
+    remove: (b: BillingStore) => Promise<unknown>;
+    parent: (b: BillingStore) => Promise<unknown>;
+    child: (b: BillingStore) => Promise<unknown>;
+    childNow: (b: BillingStore) => Promise<unknown>;
+  }
+  const parents: Parent[] = [
     {
       name: 'a customer deleted while a subscription of it is created',
       make: (b: BillingStore) => b.customers.insert(A, customer('cus_1')),

@@ -30,6 +30,8 @@ import { IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { Seed } from '../../dist/lib/server/seed.js';
 import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import type { Store } from '../../dist/lib/server/store/seam.js';
+import type { StoredSession } from '../../dist/lib/server/domain/sessions.js';
+import type { SessionStatus } from '../../dist/lib/contract/sessions.js';
 import { postgresServer } from '../helpers/postgres.js';
 
 const pg = postgresServer();
@@ -94,15 +96,19 @@ const pgSide = (store: PostgresStore): Engine => ({
   },
 });
 
-const session = (id: string, status: string, expires: number, form?: string) => ({
-  id,
-  object: 'payment_session',
-  status,
-  external_id: null,
-  expires_ms: expires,
-  client_secret_hash: form ? `hash_${id}` : undefined,
-  ...(form ? { secret_form: form } : {}),
-});
+/** A session document with the fields the port's columns and queries read: it stores and answers what it is given. */
+const session = (id: string, status: SessionStatus, expires: number, form?: 'named'): StoredSession => {
+  const doc: Partial<StoredSession> = {
+    id,
+    object: 'payment_session',
+    status,
+    external_id: null,
+    expires_ms: expires,
+    client_secret_hash: form ? `hash_${id}` : undefined,
+    ...(form ? { secret_form: form } : {}),
+  };
+  return doc as StoredSession;
+};
 
 /** The same sequence of port calls on one engine; every answer, in order. */
 async function play(e: Engine): Promise<unknown[]> {
@@ -155,13 +161,13 @@ async function play(e: Engine): Promise<unknown[]> {
 
   // ---- sessions
   await tx(async () => {
-    await note(() => s.nextExpiry('acct_a', ['open', 'processing']));
-    await note(() => s.expiring(['open'], 1000, undefined, -1));
-    await s.sessions.insert('acct_a', session('ps_3', 'open', 300, 'sealed') as never);
-    await s.sessions.insert('acct_b', session('ps_1', 'open', 100) as never);
-    await s.sessions.insert('acct_a', session('ps_2', 'processing', 200) as never);
-    await s.sessions.insert('acct_a', session('ps_4', 'succeeded', 50) as never);
-    await s.sessions.insert('acct_a', session('ps_0', 'open', 900) as never);
+    await note(() => s.nextExpiry('acct_a', ['requires_payment_method', 'processing']));
+    await note(() => s.expiring(['requires_payment_method'], 1000, undefined, -1));
+    await s.sessions.insert('acct_a', session('ps_3', 'requires_payment_method', 300, 'named'));
+    await s.sessions.insert('acct_b', session('ps_1', 'requires_payment_method', 100));
+    await s.sessions.insert('acct_a', session('ps_2', 'processing', 200));
+    await s.sessions.insert('acct_a', session('ps_4', 'succeeded', 50));
+    await s.sessions.insert('acct_a', session('ps_0', 'requires_payment_method', 900));
   });
   await tx(async () => {
     await note(() => s.secretFacts('ps_3'));
@@ -169,15 +175,17 @@ async function play(e: Engine): Promise<unknown[]> {
     await note(() => s.secretFacts('nope'));
     await note(() => s.find('ps_2'));
     await note(() => s.find('nope'));
-    await note(() => s.nextExpiry('acct_a', ['open', 'processing']));
-    await note(() => s.nextExpiry('acct_a', ['open']));
+    await note(() => s.nextExpiry('acct_a', ['requires_payment_method', 'processing']));
+    await note(() => s.nextExpiry('acct_a', ['requires_payment_method']));
     await note(() => s.nextExpiry('acct_a', ['canceled']));
-    await note(() => s.expiring(['open', 'processing'], 300, undefined, -1));
-    await note(() => s.expiring(['open', 'processing'], 300, undefined, 2));
-    await note(() => s.expiring(['open', 'processing'], 1000, 'acct_a', -1));
-    await note(() => s.expiring(['open'], 1000, 'acct_a', 0));
+    await note(() => s.expiring(['requires_payment_method', 'processing'], 300, undefined, -1));
+    await note(() => s.expiring(['requires_payment_method', 'processing'], 300, undefined, 2));
+    await note(() => s.expiring(['requires_payment_method', 'processing'], 1000, 'acct_a', -1));
+    await note(() => s.expiring(['requires_payment_method'], 1000, 'acct_a', 0));
     await note(() => s.expiring(['succeeded'], 10, undefined, -1));
-    await note(() => s.sessions.list('acct_a', '/v1/payment_sessions', { where: { status: 'open' } }));
+    await note(() =>
+      s.sessions.list('acct_a', '/v1/payment_sessions', { where: { status: 'requires_payment_method' } }),
+    );
   });
 
   // ---- the trigger's reads of the event log
@@ -544,13 +552,14 @@ describe.skipIf(pg.missing !== '')(
       const p1 = pgSessionsStore(s1);
       const p2 = pgSessionsStore(s2);
       await s1.grouped(async () => {
-        for (let i = 0; i < 10; i++) await p1.sessions.insert('acct_a', session(`ps_${i}`, 'open', i) as never);
+        for (let i = 0; i < 10; i++)
+          await p1.sessions.insert('acct_a', session(`ps_${i}`, 'requires_payment_method', i));
       });
       const firstTook = signal();
       const secondTook = signal();
       const take = (store: PostgresStore, p: typeof p1, took: () => void, wait: Promise<void>) =>
         store.grouped(async () => {
-          const due = await p.expiring(['open'], 100, undefined, 4);
+          const due = await p.expiring(['requires_payment_method'], 100, undefined, 4);
           took();
           await wait;
           return due.map((d) => d.doc.id);

@@ -237,7 +237,7 @@ describe('deliveries across restarts', () => {
         const r = await fetch(baseUrl + path, {
           method,
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: body && JSON.stringify(body),
+          body: body === undefined ? undefined : JSON.stringify(body),
         });
         return (await r.json()) as any;
       };
