@@ -78,9 +78,7 @@ describe('the client under injected faults', () => {
       ).toBe(1);
       expect(await count('/payments')).toBe(payments + 1);
       expect((await systemAsset()) - asset).toBe(4200);
-      expect(
-        (await c.payments.list({ session_id: session.id } as never)).data.filter((p) => p.id === paid.id),
-      ).toHaveLength(1);
+      expect((await c.payments.list({ session_id: session.id })).data.filter((p) => p.id === paid.id)).toHaveLength(1);
     }
     await c.close();
   });

@@ -368,7 +368,7 @@ describe('the fields the live service reads', () => {
     const wrong = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
       bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'checking' },
     });
-    expectError(wrong as never, 400, 'validation_error', 'parameter_invalid', 'bank_account.account_type');
+    expectError(wrong, 400, 'validation_error', 'parameter_invalid', 'bank_account.account_type');
     const ok = await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
       bank_account: { account_holder_name: 'Jenny Rosen', bank_account_id: ba.id, account_type: 'savings' },
     });
@@ -434,10 +434,10 @@ describe('the other shared routes', () => {
     expect(ok.body).toMatchObject({ object: 'walletone_merchant_session', session_id: sess.id });
     const other = await newSession(s, { payment_method_types: ['walletone_pay'] });
     expectError(
-      (await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, {
+      await fromBrowser('POST', '/walletone-pay-validate-merchant', sess.client_secret, {
         ...body,
         session_id: other.id,
-      })) as never,
+      }),
       401,
       'authentication_error',
       'invalid_client_secret',
@@ -509,10 +509,10 @@ describe('the other shared routes', () => {
     });
     const other = await newSession(s);
     expectError(
-      (await fromBrowser('POST', '/network-tokens', sess.client_secret, {
+      await fromBrowser('POST', '/network-tokens', sess.client_secret, {
         session_id: other.id,
         token_id: 'tok_visa',
-      })) as never,
+      }),
       401,
       'authentication_error',
       'invalid_client_secret',
@@ -540,10 +540,10 @@ describe('both confirm forms and the secret that names its session', () => {
     const sess = await newSession(s);
     const other = await newSession(s);
     expectError(
-      (await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
+      await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, {
         session_id: other.id,
         token_id: 'tok_visa',
-      })) as never,
+      }),
       400,
       'validation_error',
       'parameter_invalid',
@@ -557,10 +557,10 @@ describe('both confirm forms and the secret that names its session', () => {
     const a = await newSession(s);
     const b = await newSession(s);
     expectError(
-      (await fromBrowser('POST', '/confirm-payment', a.client_secret, {
+      await fromBrowser('POST', '/confirm-payment', a.client_secret, {
         session_id: b.id,
         token_id: 'tok_visa',
-      })) as never,
+      }),
       401,
       'authentication_error',
       'invalid_client_secret',
@@ -585,7 +585,7 @@ describe('both confirm forms and the secret that names its session', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.json()).toEqual(await first.json());
     expectError(
-      (await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { token_id: 'tok_visa' })) as never,
+      await fromBrowser('POST', `/confirm-payment/${sess.id}`, sess.client_secret, { token_id: 'tok_visa' }),
       409,
       'invalid_request_error',
       'session_unexpected_state',

@@ -17,7 +17,12 @@ import { pgPaymentsStore } from '../../dist/lib/server/adapters/postgres/payment
 import { pgKycStore, pgVaultStore } from '../../dist/lib/server/adapters/postgres/identity.js';
 import { pgLedgerStore } from '../../dist/lib/server/adapters/postgres/ledger.js';
 import { Ledger, type LedgerStore } from '../../dist/lib/server/domain/ledger/ledger.js';
-import type { PaymentsStore, StoredPayment } from '../../dist/lib/server/domain/payments/persistence.js';
+import type {
+  PaymentsStore,
+  StoredBankAccount,
+  StoredPayment,
+} from '../../dist/lib/server/domain/payments/persistence.js';
+import type { AccountType } from '../../dist/lib/contract/ledger.js';
 import type { StoredToken, VaultStore } from '../../dist/lib/server/domain/identity/vault.js';
 import type { KycStore, StoredKyc } from '../../dist/lib/server/domain/identity/kyc.js';
 import type { Events } from '../../dist/lib/server/domain/events.js';
@@ -191,14 +196,18 @@ describe.skipIf(pg.missing !== '')(
           ]),
         );
         // Bank accounts of a customer, oldest first; vault and network tokens (vault tokens under the account '').
-        const ba = (n: number, customer: string | null, isDefault: boolean) => ({
-          id: `ba_${run}_${n}`,
-          object: 'bank_account',
-          customer_id: customer,
-          is_default: isDefault,
-          verification_status: n % 2 ? 'unverified' : 'verified',
-          last4: `000${n}`,
-        });
+        // The fields the port's columns and queries read: it stores and answers what it is given.
+        const ba = (n: number, customer: string | null, isDefault: boolean): StoredBankAccount => {
+          const doc: Partial<StoredBankAccount> = {
+            id: `ba_${run}_${n}`,
+            object: 'bank_account',
+            customer_id: customer,
+            is_default: isDefault,
+            verification_status: n % 2 ? 'unverified' : 'verified',
+            last4: `000${n}`,
+          };
+          return doc as StoredBankAccount;
+        };
         await e.grouped(async () => {
           for (const [n, c, d] of [
             [1, 'cus_1', true],
@@ -207,21 +216,21 @@ describe.skipIf(pg.missing !== '')(
             [4, null, false],
             [5, 'cus_1', false],
           ] as const)
-            await e.payments.bankAccounts.insert(A, ba(n, c, d) as never);
-          await e.payments.bankAccounts.insert(B, ba(6, 'cus_1', true) as never);
+            await e.payments.bankAccounts.insert(A, ba(n, c, d));
+          await e.payments.bankAccounts.insert(B, ba(6, 'cus_1', true));
           await e.payments.vaultTokens.insert('', {
             id: `tok_${run}`,
             card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
             behaves_as: 'tok_visa',
             created_ms: T0,
-          } as never);
+          });
           await e.payments.networkTokens.insert(A, {
             id: `nt_${run}`,
             card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
             behaves_as: 'tok_visa',
             network_token_last4: '1111',
             created_ms: T0,
-          } as never);
+          });
         });
         out.push(
           await e.grouped(async () => [
@@ -350,9 +359,7 @@ describe.skipIf(pg.missing !== '')(
         const out: unknown[] = [];
         const step = async (fn: () => Promise<unknown>) => out.push(await e.grouped(() => attempt(fn)));
         const acct = (name: string, type: 'asset' | 'liability', extra: object = {}) =>
-          e.grouped(() =>
-            ledger.create(A, { name, account_type: type, currency: 'usd', ...extra } as never, at(0), who),
-          );
+          e.grouped(() => ledger.create(A, { name, account_type: type, currency: 'usd', ...extra }, at(0), who));
 
         await step(async () => [
           await e.ledger.accountNumberTaken(A, 'N-1'),
@@ -366,7 +373,7 @@ describe.skipIf(pg.missing !== '')(
         const wallet = await acct('Wallet', 'liability', { account_number: 'N-2', customer_id: 'cus_1' });
         const fees = await acct('Fees', 'liability');
         const eur = await e.grouped(() =>
-          ledger.create(A, { name: 'Euro', account_type: 'asset', currency: 'eur' } as never, at(0), who),
+          ledger.create(A, { name: 'Euro', account_type: 'asset', currency: 'eur' }, at(0), who),
         );
         await acct('Other', 'asset', { account_number: 'N-9' }).catch(() => undefined);
         out.push(cash, wallet, fees, eur);
@@ -384,7 +391,7 @@ describe.skipIf(pg.missing !== '')(
                 description: `entry ${n}`,
                 entries: lines.map(([account_id, direction, amount]) => ({ account_id, direction, amount })),
                 ...extra,
-              } as never,
+              },
               at(n),
             ),
           );
@@ -422,12 +429,7 @@ describe.skipIf(pg.missing !== '')(
         // Holds: placed, too large, captured, released, expired by due work; the account with its recent entries.
         const hold = (amount: number, expires: number) =>
           e.grouped(() =>
-            ledger.createHold(
-              A,
-              wallet.id,
-              { amount, expires_at: new Date(at(expires)).toISOString() } as never,
-              at(9),
-            ),
+            ledger.createHold(A, wallet.id, { amount, expires_at: new Date(at(expires)).toISOString() }, at(9)),
           );
         const h1 = await hold(1_000, 100);
         const h2 = await hold(500, 50);
@@ -444,38 +446,36 @@ describe.skipIf(pg.missing !== '')(
           await e.ledger.recentEntries(A, fees.id, 10),
           await ledger.get(A, wallet.id),
         ]);
-        await step(() =>
-          ledger.captureHold(A, h1.id, { amount: 600, destination_account_id: fees.id } as never, at(10)),
-        );
-        await step(() => ledger.captureHold(A, h1.id, { destination_account_id: fees.id } as never, at(11)));
+        await step(() => ledger.captureHold(A, h1.id, { amount: 600, destination_account_id: fees.id }, at(10)));
+        await step(() => ledger.captureHold(A, h1.id, { destination_account_id: fees.id }, at(11)));
         await step(() => ledger.releaseHold(A, h2.id, at(12)));
         await step(async () => [await ledger.nextDue(A), await ledger.runDue(at(25), A, 8), await ledger.nextDue(A)]);
         await step(() => ledger.getHold(A, h3.id));
         // Freeze and unfreeze against postings; reversals once only.
-        await step(() => ledger.freeze(A, wallet.id, { reason: 'review' } as never, at(30), who));
+        await step(() => ledger.freeze(A, wallet.id, { reason: 'review' }, at(30), who));
         await post(31, [
           [wallet.id, 'debit', 10],
           [fees.id, 'credit', 10],
         ]);
-        await step(() => ledger.createHold(A, wallet.id, { amount: 1 } as never, at(31)));
-        await step(() => ledger.unfreeze(A, wallet.id, {} as never, at(32), who));
-        await step(() => ledger.unfreeze(A, wallet.id, {} as never, at(32), who));
-        const journals = await e.grouped(() => ledger.listJournals(A, '/v1/journal-entries', { limit: 100 } as never));
+        await step(() => ledger.createHold(A, wallet.id, { amount: 1 }, at(31)));
+        await step(() => ledger.unfreeze(A, wallet.id, {}, at(32), who));
+        await step(() => ledger.unfreeze(A, wallet.id, {}, at(32), who));
+        const journals = await e.grouped(() => ledger.listJournals(A, '/v1/journal-entries', { limit: 100 }));
         const first = journals.data.at(-1)!;
-        await step(() => ledger.reverse(A, first.id, {} as never, at(33)));
-        await step(() => ledger.reverse(A, first.id, {} as never, at(34)));
+        await step(() => ledger.reverse(A, first.id, {}, at(33)));
+        await step(() => ledger.reverse(A, first.id, {}, at(34)));
         await step(async () => [
           await e.ledger.reversalOf(A, first.id),
           await ledger.getJournal(A, first.id),
-          await ledger.listJournals(A, '/v1/journal-entries', { limit: 3 } as never),
-          await ledger.listEntries(A, wallet.id, '/x', { limit: 4 } as never),
-          await ledger.listEvents(A, wallet.id, '/x', {} as never),
-          await ledger.list(A, '/v1/ledger-accounts', { currency: 'usd' } as never),
+          await ledger.listJournals(A, '/v1/journal-entries', { limit: 3 }),
+          await ledger.listEntries(A, wallet.id, '/x', { limit: 4 }),
+          await ledger.listEvents(A, wallet.id, '/x', {}),
+          await ledger.list(A, '/v1/ledger-accounts', { currency: 'usd' }),
           await ledger.get(A, wallet.id),
           await ledger.get(A, cash.id),
         ]);
-        await step(() => ledger.close(A, fees.id, {} as never, at(40), who));
-        await step(() => ledger.close(A, eur.id, {} as never, at(40), who));
+        await step(() => ledger.close(A, fees.id, {}, at(40), who));
+        await step(() => ledger.close(A, eur.id, {}, at(40), who));
         await step(() => ledger.audit(A));
         // An account whose stored balance no longer matches its entries: the audit names it.
         await e.grouped(async () => {
@@ -500,8 +500,8 @@ describe.skipIf(pg.missing !== '')(
       const one = new Ledger(pgOne.ledger, noEvents);
       const two = new Ledger(pgTwo.ledger, noEvents);
       const who = { actor: 'test' };
-      const make = (name: string, account_type: string) =>
-        store.grouped(() => one.create(A, { name, account_type, currency: 'usd' } as never, T0, who));
+      const make = (name: string, account_type: AccountType) =>
+        store.grouped(() => one.create(A, { name, account_type, currency: 'usd' }, T0, who));
       const bank = await make('Bank', 'asset');
       const x = await make('X', 'liability');
       const y = await make('Y', 'liability');
@@ -514,7 +514,7 @@ describe.skipIf(pg.missing !== '')(
               { account_id: x.id, direction: 'credit', amount: funds },
               { account_id: y.id, direction: 'credit', amount: funds },
             ],
-          } as never,
+          },
           T0,
         ),
       );
@@ -528,7 +528,7 @@ describe.skipIf(pg.missing !== '')(
                 { account_id: from, direction: 'debit', amount },
                 { account_id: to, direction: 'credit', amount },
               ],
-            } as never,
+            },
             T0 + 1,
           ),
         );
@@ -579,7 +579,7 @@ describe.skipIf(pg.missing !== '')(
     it('a freeze and an unfreeze racing postings lose neither: each posting lands or is refused as frozen', async () => {
       const { one, two, x, y, move, account, A, who } = await twoProcesses(1_000);
       const posts = Array.from({ length: 12 }, (_, i) => attempt(() => move(i % 2 ? one : two, x.id, y.id, 1)));
-      const freeze = attempt(() => other.grouped(() => two.freeze(A, x.id, { reason: 'race' } as never, T0 + 2, who)));
+      const freeze = attempt(() => other.grouped(() => two.freeze(A, x.id, { reason: 'race' }, T0 + 2, who)));
       const results = await Promise.all([...posts, freeze]);
       expect(results.at(-1)).toMatchObject({ status: 'frozen' });
       const landed = results.slice(0, -1).filter((r) => !('thrown' in (r as object))).length;
@@ -592,7 +592,7 @@ describe.skipIf(pg.missing !== '')(
       expect(frozen.balance).toBe(1_000 - landed);
       // Unfrozen while postings race from the other side: it stays unfrozen, and every posting that landed counts.
       const more = Array.from({ length: 12 }, (_, i) => attempt(() => move(i % 2 ? one : two, y.id, x.id, 1)));
-      const unfreeze = attempt(() => store.grouped(() => one.unfreeze(A, x.id, {} as never, T0 + 3, who)));
+      const unfreeze = attempt(() => store.grouped(() => one.unfreeze(A, x.id, {}, T0 + 3, who)));
       const after = await Promise.all([...more, unfreeze]);
       expect(after.at(-1)).toMatchObject({ status: 'active' });
       const back = after.slice(0, -1).filter((r) => !('thrown' in (r as object))).length;
@@ -607,12 +607,7 @@ describe.skipIf(pg.missing !== '')(
       const create = (l: Ledger) =>
         attempt(() =>
           (l === one ? store : other).grouped(() =>
-            l.create(
-              A,
-              { name: 'N', account_type: 'asset', currency: 'usd', account_number: 'SAME' } as never,
-              T0,
-              who,
-            ),
+            l.create(A, { name: 'N', account_type: 'asset', currency: 'usd', account_number: 'SAME' }, T0, who),
           ),
         );
       const made = await Promise.all([create(one), create(two), create(one), create(two)]);
@@ -649,7 +644,7 @@ describe.skipIf(pg.missing !== '')(
       const { A, one, two, x, y, move, account } = await twoProcesses(1_000);
       const original = (await move(one, x.id, y.id, 250)) as { id: string };
       const reverse = (l: Ledger, s: PostgresStore) =>
-        attempt(() => s.grouped(() => l.reverse(A, original.id, {} as never, T0 + 5)));
+        attempt(() => s.grouped(() => l.reverse(A, original.id, {}, T0 + 5)));
       const results = await Promise.all([
         reverse(one, store),
         reverse(two, other),
@@ -669,7 +664,7 @@ describe.skipIf(pg.missing !== '')(
       const { A, one, two, x, account } = await twoProcesses(10_000);
       const expires = new Date(T0 + 60_000).toISOString();
       for (let i = 0; i < 12; i++)
-        await store.grouped(() => one.createHold(A, x.id, { amount: 100 + i, expires_at: expires } as never, T0 + 2));
+        await store.grouped(() => one.createHold(A, x.id, { amount: 100 + i, expires_at: expires }, T0 + 2));
       expect((await account(x.id)).pending_balance).toBe(12 * 100 + 66);
       // Each process runs the due work as the scheduler does: bounded batches until nothing moves.
       const drain = async (l: Ledger, s: PostgresStore) => {
@@ -696,13 +691,12 @@ describe.skipIf(pg.missing !== '')(
       const sealer = new Sealer(randomBytes(32));
       const one = new BankAccounts(pgOne.payments, sealer, noEvents);
       const two = new BankAccounts(pgTwo.payments, sealer, noEvents);
-      const body = (n: number) =>
-        ({
-          customer_id: 'cus_race',
-          holder_name: `Holder ${n}`,
-          routing_number: '110000000',
-          account_number: '000123456789',
-        }) as never;
+      const body = (n: number) => ({
+        customer_id: 'cus_race',
+        holder_name: `Holder ${n}`,
+        routing_number: '110000000',
+        account_number: '000123456789',
+      });
       const made = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
           i % 2 ? store.grouped(() => one.create(A, body(i), T0)) : other.grouped(() => two.create(A, body(i), T0)),
