@@ -1,6 +1,7 @@
 // Customers, products, prices and coupons over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type List, type TestServer } from '../helpers/server.js';
+import type { Coupon, Customer, Price, Product } from '../../dist/lib/contract/billing.js';
 import { customer, fails, ok, product } from './helpers.js';
 
 let s: TestServer;
@@ -100,7 +101,7 @@ describe('customers', () => {
     }
     // nothing was stored: the customer keeps its token, no other customer holds a number
     expect((await ok(s, 'GET', `/customers/${cus.id}`)).default_payment_method).toBe('tok_visa');
-    const all = await ok(s, 'GET', '/customers?limit=100');
+    const all = await ok<List<Customer>>(s, 'GET', '/customers?limit=100');
     expect(JSON.stringify(all.data).replace(/\D/g, '')).not.toContain('4000056655665556');
   });
 
@@ -122,11 +123,11 @@ describe('customers', () => {
   it('pages newest first with total_count', async () => {
     for (let i = 0; i < 3; i++)
       await ok(s, 'POST', '/customers', { email: `page${i}@example.com`, metadata: { batch: 'p' } });
-    const all = await ok(s, 'GET', '/customers?limit=100');
-    const first = await ok(s, 'GET', '/customers?limit=2');
+    const all = await ok<List<Customer>>(s, 'GET', '/customers?limit=100');
+    const first = await ok<List<Customer>>(s, 'GET', '/customers?limit=2');
     expect(first.has_more).toBe(true);
     expect(first.total_count).toBe(all.total_count);
-    expect(first.data.map((c: any) => c.id)).toEqual(all.data.slice(0, 2).map((c: any) => c.id));
+    expect(first.data.map((c) => c.id)).toEqual(all.data.slice(0, 2).map((c) => c.id));
     const next = await ok(s, 'GET', `/customers?limit=2&starting_after=${first.data[1].id}`);
     expect(next.data[0].id).toBe(all.data[2].id);
     await fails(s, 'GET', '/customers?limit=101', undefined, 400, 'parameter_invalid');
@@ -155,10 +156,10 @@ describe('products', () => {
     const plain = await ok(s, 'GET', `/products/${p.id}`);
     expect(plain).not.toHaveProperty('prices');
     expect(plain.default_price).toBe(price.id);
-    const a = await ok(s, 'GET', `/products/${p.id}?expand[]=prices`);
-    const b = await ok(s, 'GET', `/products/${p.id}?expand=prices`);
-    expect(a.prices.map((x: any) => x.id)).toEqual([price.id]);
-    expect(b.prices.map((x: any) => x.id)).toEqual([price.id]);
+    const a = await ok<Product>(s, 'GET', `/products/${p.id}?expand[]=prices`);
+    const b = await ok<Product>(s, 'GET', `/products/${p.id}?expand=prices`);
+    expect(a.prices!.map((x) => x.id)).toEqual([price.id]);
+    expect(b.prices!.map((x) => x.id)).toEqual([price.id]);
     await fails(s, 'GET', `/products/${p.id}?expand=tiers`, undefined, 400, 'parameter_invalid');
     const off = await ok(s, 'PATCH', `/products/${p.id}`, { is_active: false, name: 'Widget 2' });
     expect(off).toMatchObject({ active: false, name: 'Widget 2' });
@@ -333,17 +334,23 @@ describe('prices', () => {
       unit_amount: 2,
       recurring: { interval: 'week' },
     });
-    const byProduct = await ok(s, 'GET', `/prices?product=${p.id}`);
+    const byProduct = await ok<List<Price>>(s, 'GET', `/prices?product=${p.id}`);
     expect(byProduct.total_count).toBe(2);
-    expect(byProduct.data.map((x: any) => x.id)).toEqual([b.id, a.id]);
-    expect((await ok(s, 'GET', `/prices?product=${p.id}&type=recurring`)).data.map((x: any) => x.id)).toEqual([b.id]);
+    expect(byProduct.data.map((x) => x.id)).toEqual([b.id, a.id]);
+    expect((await ok<List<Price>>(s, 'GET', `/prices?product=${p.id}&type=recurring`)).data.map((x) => x.id)).toEqual([
+      b.id,
+    ]);
     expect(
-      (await ok(s, 'GET', `/prices?product=${p.id}&currency=GBP&type=one_time`)).data.map((x: any) => x.id),
+      (await ok<List<Price>>(s, 'GET', `/prices?product=${p.id}&currency=GBP&type=one_time`)).data.map((x) => x.id),
     ).toEqual([a.id]);
     const off = await ok(s, 'PATCH', `/prices/${a.id}`, { active: false, nickname: 'old', metadata: { k: 'v' } });
     expect(off).toMatchObject({ active: false, nickname: 'old', metadata: { k: 'v' }, unit_amount: 1 });
-    expect((await ok(s, 'GET', `/prices?product=${p.id}&active=false`)).data.map((x: any) => x.id)).toEqual([a.id]);
-    expect((await ok(s, 'GET', `/prices?product=${p.id}&active=true`)).data.map((x: any) => x.id)).toEqual([b.id]);
+    expect((await ok<List<Price>>(s, 'GET', `/prices?product=${p.id}&active=false`)).data.map((x) => x.id)).toEqual([
+      a.id,
+    ]);
+    expect((await ok<List<Price>>(s, 'GET', `/prices?product=${p.id}&active=true`)).data.map((x) => x.id)).toEqual([
+      b.id,
+    ]);
     await fails(s, 'PATCH', `/prices/${a.id}`, { unit_amount: 5 }, 400, 'parameter_unknown');
     await fails(s, 'GET', '/prices?type=weekly', undefined, 400, 'parameter_invalid');
   });
@@ -386,8 +393,8 @@ describe('coupons', () => {
     expect(amt).toMatchObject({ id: 'SAVE5', amount_off: 500, currency: 'USD' });
     await fails(s, 'POST', '/coupons', { id: 'SAVE5', percent_off: 5 }, 409, 'resource_exists');
     expect((await ok(s, 'GET', '/coupons/SAVE5')).id).toBe('SAVE5');
-    const list = await ok(s, 'GET', '/coupons');
-    expect(list.data.map((x: any) => x.id)).toEqual(expect.arrayContaining(['SAVE5', c.id]));
+    const list = await ok<List<Coupon>>(s, 'GET', '/coupons');
+    expect(list.data.map((x) => x.id)).toEqual(expect.arrayContaining(['SAVE5', c.id]));
     expect(await ok(s, 'DELETE', '/coupons/SAVE5')).toEqual({ id: 'SAVE5', object: 'coupon', deleted: true });
     await fails(s, 'GET', '/coupons/SAVE5', undefined, 404, 'resource_missing');
   });

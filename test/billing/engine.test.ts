@@ -1,7 +1,8 @@
 // The billing engine on the test clock: a year of monthly renewals with a trial, a coupon and metered usage
 // checked to the cent; dunning to unpaid; send_invoice due dates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type List, type TestServer } from '../helpers/server.js';
+import type { Invoice, Subscription, UsageSummary } from '../../dist/lib/contract/billing.js';
 import { advance, clock, customer, DAY, fails, ok, product } from './helpers.js';
 
 let s: TestServer;
@@ -51,7 +52,7 @@ describe('a year of monthly renewals', () => {
       name: 'Launch',
     });
     const t0 = await clock(s);
-    let sub = await ok(
+    let sub = await ok<Subscription>(
       s,
       'POST',
       '/subscriptions',
@@ -69,12 +70,12 @@ describe('a year of monthly renewals', () => {
       cancel_at_period_end: false,
       collection_method: 'charge_automatically',
     });
-    expect(sub.trial_end - sub.trial_start).toBe(14 * DAY);
+    expect(sub.trial_end! - sub.trial_start!).toBe(14 * DAY);
     expect(sub.current_period_end).toBe(sub.trial_end);
-    expect(sub.discount.coupon.id).toBe(coupon.id);
+    expect(sub.discount!.coupon.id).toBe(coupon.id);
     const t0s = sub.created;
     expect(t0s).toBeGreaterThanOrEqual(t0 - 1);
-    const metered = sub.items.data.find((i: any) => i.price.id === calls.id);
+    const metered = sub.items.data.find((i) => i.price.id === calls.id)!;
 
     // usage during the trial is never billed
     await ok(s, 'POST', '/usage-records', { subscription_item: metered.id, quantity: 500 }, 201);
@@ -83,11 +84,11 @@ describe('a year of monthly renewals', () => {
     const discountEnd = addMonthsUtc(t0s, 3);
     const usages = [0, 7, 120, 33, 101, 0, 999, 1, 50, 250, 100, 13];
     const expected: number[] = [];
-    const anchor = sub.trial_end;
+    const anchor = sub.trial_end!;
 
-    const run = await advance(s, { to: sub.trial_end });
-    expect(run.ran.map((r: any) => r.name)).toContain('subscription trial ends');
-    sub = await ok(s, 'GET', `/subscriptions/${sub.id}`);
+    const run = await advance(s, { to: sub.trial_end! });
+    expect(run.ran.map((r) => r.name)).toContain('subscription trial ends');
+    sub = await ok<Subscription>(s, 'GET', `/subscriptions/${sub.id}`);
     expect(sub.status).toBe('active');
     expect(sub.billing_cycle_anchor).toBe(anchor);
     // invoice 1 (trial end): seats only, 25% off
@@ -105,28 +106,26 @@ describe('a year of monthly renewals', () => {
         await ok(s, 'POST', '/usage-records', { subscription_item: metered.id, quantity: u - a, action: 'increment' });
       }
       await advance(s, { to: sub.current_period_end });
-      sub = await ok(s, 'GET', `/subscriptions/${sub.id}`);
+      sub = await ok<Subscription>(s, 'GET', `/subscriptions/${sub.id}`);
       const newStart = addMonthsUtc(anchor, k);
       const subtotal = 4000 + graduated(u);
       const off = newStart < discountEnd ? Math.round((subtotal * 25) / 100) : 0;
       expected.push(subtotal - off);
     }
 
-    const invoices = (await ok(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
+    const invoices = (await ok<List<Invoice>>(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
     expect(invoices).toHaveLength(12);
-    expect(invoices.map((i: any) => i.total)).toEqual(expected);
+    expect(invoices.map((i) => i.total)).toEqual(expected);
     expect(
-      invoices.every(
-        (i: any) => i.status === 'paid' && i.paid && i.amount_paid === i.total && i.amount_remaining === 0,
-      ),
+      invoices.every((i) => i.status === 'paid' && i.paid && i.amount_paid === i.total && i.amount_remaining === 0),
     ).toBe(true);
     // numbers are sequential within the account
-    const nums = invoices.map((i: any) => Number(i.number.replace('INV-', '')));
+    const nums = invoices.map((i) => Number(i.number!.replace('INV-', '')));
     for (let i = 1; i < nums.length; i++) expect(nums[i]).toBe(nums[i - 1] + 1);
     // lines: seats in advance for the new period, usage in arrears for the one that ended
     const second = invoices[1];
-    const seatLine = second.lines.data.find((l: any) => l.type === 'subscription');
-    const usageLine = second.lines.data.find((l: any) => l.type === 'usage');
+    const seatLine = second.lines.data.find((l) => l.type === 'subscription');
+    const usageLine = second.lines.data.find((l) => l.type === 'usage');
     expect(seatLine).toMatchObject({
       amount: 4000,
       quantity: 2,
@@ -138,31 +137,35 @@ describe('a year of monthly renewals', () => {
       quantity: 7,
       period: { start: anchor, end: addMonthsUtc(anchor, 1) },
     });
-    const disc = second.lines.data.find((l: any) => l.type === 'discount');
+    const disc = second.lines.data.find((l) => l.type === 'discount');
     expect(disc).toMatchObject({ amount: -Math.round(((4000 + 21) * 25) / 100), coupon: coupon.id, price: null });
     expect(second.subtotal).toBe(4021);
     expect(second.discount_amount).toBe(1005);
-    expect(invoices[0].lines.data.some((l: any) => l.type === 'usage')).toBe(false);
-    expect(invoices[3].lines.data.some((l: any) => l.type === 'discount')).toBe(false);
+    expect(invoices[0].lines.data.some((l) => l.type === 'usage')).toBe(false);
+    expect(invoices[3].lines.data.some((l) => l.type === 'discount')).toBe(false);
     // 12 invoices worth exactly the sum
-    expect(invoices.reduce((a: number, i: any) => a + i.amount_paid, 0)).toBe(expected.reduce((a, b) => a + b, 0));
+    expect(invoices.reduce((a: number, i) => a + i.amount_paid, 0)).toBe(expected.reduce((a, b) => a + b, 0));
 
     // usage summaries per period, newest first
-    const summary = await ok(s, 'GET', `/usage-records/summary?subscription_item=${metered.id}&limit=100`);
-    const totals = summary.data.map((x: any) => x.total_usage).reverse();
+    const summary = await ok<List<UsageSummary>>(
+      s,
+      'GET',
+      `/usage-records/summary?subscription_item=${metered.id}&limit=100`,
+    );
+    const totals = summary.data.map((x) => x.total_usage).reverse();
     expect(totals).toEqual([500, ...usages.slice(1), 0]);
     expect(summary.data[1].invoice).toBe(invoices[11].id);
     // pages of them follow the one rule of every list: both cursors, in both directions
-    const ids = summary.data.map((x: any) => x.id);
+    const ids = summary.data.map((x) => x.id);
     const pageUrl = (q: string) => `/usage-records/summary?subscription_item=${metered.id}&limit=3&${q}`;
-    const after = await ok(s, 'GET', pageUrl(`starting_after=${ids[4]}`));
-    expect([after.data.map((x: any) => x.id), after.has_more]).toEqual([ids.slice(5, 8), true]);
-    const before = await ok(s, 'GET', pageUrl(`ending_before=${ids[4]}`));
-    expect([before.data.map((x: any) => x.id), before.has_more]).toEqual([ids.slice(1, 4), true]);
-    const first = await ok(s, 'GET', pageUrl(`ending_before=${ids[2]}`));
-    expect([first.data.map((x: any) => x.id), first.has_more]).toEqual([ids.slice(0, 2), false]);
-    const last = await ok(s, 'GET', pageUrl(`starting_after=${ids.at(-2)}`));
-    expect([last.data.map((x: any) => x.id), last.has_more]).toEqual([ids.slice(-1), false]);
+    const after = await ok<List<UsageSummary>>(s, 'GET', pageUrl(`starting_after=${ids[4]}`));
+    expect([after.data.map((x) => x.id), after.has_more]).toEqual([ids.slice(5, 8), true]);
+    const before = await ok<List<UsageSummary>>(s, 'GET', pageUrl(`ending_before=${ids[4]}`));
+    expect([before.data.map((x) => x.id), before.has_more]).toEqual([ids.slice(1, 4), true]);
+    const first = await ok<List<UsageSummary>>(s, 'GET', pageUrl(`ending_before=${ids[2]}`));
+    expect([first.data.map((x) => x.id), first.has_more]).toEqual([ids.slice(0, 2), false]);
+    const last = await ok<List<UsageSummary>>(s, 'GET', pageUrl(`starting_after=${ids.at(-2)}`));
+    expect([last.data.map((x) => x.id), last.has_more]).toEqual([ids.slice(-1), false]);
   });
 });
 
@@ -205,7 +208,7 @@ describe('dunning', () => {
     expect((await ok(s, 'GET', `/subscriptions/${sub.id}`)).status).toBe('past_due');
 
     r = await advance(s, { to: t + 7 * DAY });
-    expect(r.ran.map((x: any) => x.name)).toEqual(['invoice payment retries']);
+    expect(r.ran.map((x) => x.name)).toEqual(['invoice payment retries']);
     inv = await ok(s, 'GET', `/invoices/${inv.id}`);
     expect(inv).toMatchObject({ status: 'uncollectible', attempt_count: 4, next_payment_attempt: null });
     expect((await ok(s, 'GET', `/subscriptions/${sub.id}`)).status).toBe('unpaid');
@@ -240,10 +243,10 @@ describe('dunning', () => {
         items: [{ price: price.id, quantity: 3 }],
       });
       await advance(s, { seconds: 40 * DAY });
-      const invs = (await ok(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
+      const invs = (await ok<List<Invoice>>(s, 'GET', `/invoices?subscription=${sub.id}&limit=100`)).data.reverse();
       return {
         sub: (await ok(s, 'GET', `/subscriptions/${sub.id}`)).status,
-        invs: invs.map((i: any) => [i.status, i.total, i.attempt_count, i.billing_reason]),
+        invs: invs.map((i) => [i.status, i.total, i.attempt_count, i.billing_reason]),
       };
     };
     const a = await shape();
@@ -299,7 +302,7 @@ describe('send_invoice', () => {
     });
     expect(inv.hosted_invoice_url).toBe(`${s.baseUrl}/invoice/${inv.id}`);
     const r = await advance(s, { to: inv.due_date });
-    expect(r.ran.map((x: any) => x.name)).toEqual(['invoice due dates']);
+    expect(r.ran.map((x) => x.name)).toEqual(['invoice due dates']);
     inv = await ok(s, 'GET', `/invoices/${inv.id}`);
     expect(inv.status).toBe('past_due');
     expect((await ok(s, 'GET', `/subscriptions/${sub.id}`)).status).toBe('past_due');

@@ -1,6 +1,8 @@
 // Shared fixtures for billing tests: everything goes through the real server over HTTP.
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import type { Customer, Price, Product } from '../../dist/lib/contract/billing.js';
+import type { ClockState } from '../../dist/lib/contract/meta.js';
 
 export async function ok<T = any>(
   s: TestServer,
@@ -27,7 +29,7 @@ export async function fails(s: TestServer, method: string, path: string, body: u
 }
 
 export async function product(s: TestServer, name = 'Pro plan') {
-  return ok(s, 'POST', '/products', { name });
+  return ok<Product>(s, 'POST', '/products', { name });
 }
 
 export async function monthlyPrice(
@@ -36,7 +38,7 @@ export async function monthlyPrice(
   unit_amount: number,
   extra: Record<string, unknown> = {},
 ) {
-  return ok(s, 'POST', '/prices', {
+  return ok<Price>(s, 'POST', '/prices', {
     product: productId,
     currency: 'usd',
     unit_amount,
@@ -46,7 +48,7 @@ export async function monthlyPrice(
 }
 
 export async function customer(s: TestServer, pm: string | null = 'tok_visa', extra: Record<string, unknown> = {}) {
-  return ok(s, 'POST', '/customers', {
+  return ok<Customer>(s, 'POST', '/customers', {
     email: 'jo@example.com',
     name: 'Jo',
     ...(pm ? { default_payment_method: pm } : {}),
@@ -55,11 +57,11 @@ export async function customer(s: TestServer, pm: string | null = 'tok_visa', ex
 }
 
 export async function clock(s: TestServer): Promise<number> {
-  return (await ok(s, 'GET', '/test-helpers/clock')).now;
+  return (await ok<ClockState>(s, 'GET', '/test-helpers/clock')).now;
 }
 
 export async function advance(s: TestServer, body: { seconds?: number; to?: number | string }) {
-  return ok(s, 'POST', '/test-helpers/advance-clock', body);
+  return ok<ClockState>(s, 'POST', '/test-helpers/advance-clock', body);
 }
 
 export const DAY = 86_400;

@@ -3,6 +3,9 @@ import { startServer, type RunningServer, type ServerOptions } from '../../dist/
 import type { SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import type { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import { tempDir } from './tmp.js';
+
+/** A list answer (`{object: "list"}`): `s.request<List<Customer>>('GET', '/customers')`. */
+export type { List } from '../../dist/lib/contract/common.js';
 import { responseViolation } from './responses.js';
 import { testDatabase, testEngine } from './engine.js';
 

@@ -1,7 +1,8 @@
 // KYC verifications over HTTP: checks per level, submit → processing, outcomes on the test clock by the
 // documented test values (docs/api.md "KYC verifications").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type List, type TestServer } from '../helpers/server.js';
+import type { KycVerification } from '../../dist/lib/contract/identity.js';
 import { expectError, ISO_MS } from '../foundation/util.js';
 
 let s: TestServer;
@@ -17,8 +18,8 @@ async function token(type: string, value: string): Promise<string> {
   return r.body.token_id;
 }
 
-async function kyc(body: Record<string, unknown>): Promise<any> {
-  const r = await s.request('POST', '/kyc-verifications', {
+async function kyc(body: Record<string, unknown>): Promise<KycVerification> {
+  const r = await s.request<KycVerification>('POST', '/kyc-verifications', {
     body: { customer_id: 'cus_kyc', verification_level: 'basic', ...body },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -26,10 +27,10 @@ async function kyc(body: Record<string, unknown>): Promise<any> {
 }
 
 const advance = (seconds: number) => s.request('POST', '/test-helpers/advance-clock', { body: { seconds } });
-const fetchKyc = async (id: string) => (await s.request('GET', `/kyc-verifications/${id}`)).body;
+const fetchKyc = async (id: string) => (await s.request<KycVerification>('GET', `/kyc-verifications/${id}`)).body;
 
 /** Creates, submits, waits out processing; returns the decided verification. */
-async function decide(level: 'basic' | 'enhanced', tokens: string[]): Promise<any> {
+async function decide(level: 'basic' | 'enhanced', tokens: string[]): Promise<KycVerification> {
   const k = await kyc({ verification_level: level, identity_token_ids: tokens });
   const sub = await s.request('POST', `/kyc-verifications/${k.id}/submit`);
   expect(sub.body.status).toBe('processing');
@@ -55,13 +56,13 @@ describe('KYC verifications', () => {
     expect(basic.id).toMatch(/^kyc_/);
     expect(basic.provider_session_token).toMatch(/^kst_/);
     expect(basic.created_at).toMatch(ISO_MS);
-    expect(basic.checks.map((c: any) => c.check_type)).toEqual(['identity', 'watchlist']);
+    expect(basic.checks.map((c) => c.check_type)).toEqual(['identity', 'watchlist']);
     for (const c of basic.checks) {
       expect(c).toMatchObject({ status: 'pending', status_reason: null, confidence_score: null, completed_at: null });
       expect(c.id).toMatch(/^kchk_/);
     }
     const enhanced = await kyc({ verification_level: 'enhanced' });
-    expect(enhanced.checks.map((c: any) => c.check_type)).toEqual(['identity', 'watchlist', 'document', 'address']);
+    expect(enhanced.checks.map((c) => c.check_type)).toEqual(['identity', 'watchlist', 'document', 'address']);
     expect(await fetchKyc(basic.id)).toEqual(basic);
   });
 
@@ -130,14 +131,14 @@ describe('KYC verifications', () => {
   it('test values: 000000000 → rejected (identity_mismatch), 222222222 → rejected (watchlist_match), 111111111 → requires_input', async () => {
     const mismatch = await decide('basic', [await token('ssn', '000000000')]);
     expect(mismatch).toMatchObject({ status: 'rejected', status_reason: 'identity_mismatch', risk_score: 90 });
-    expect(mismatch.checks.find((c: any) => c.check_type === 'identity')).toMatchObject({
+    expect(mismatch.checks.find((c) => c.check_type === 'identity')).toMatchObject({
       status: 'failed',
       status_reason: 'identity_mismatch',
     });
 
     const watch = await decide('basic', [await token('itin', '922222222'), await token('ssn', '222222222')]);
     expect(watch).toMatchObject({ status: 'rejected', status_reason: 'watchlist_match', risk_score: 100 });
-    expect(watch.checks.find((c: any) => c.check_type === 'watchlist')).toMatchObject({ status: 'failed' });
+    expect(watch.checks.find((c) => c.check_type === 'watchlist')).toMatchObject({ status: 'failed' });
 
     const unsure = await decide('basic', [await token('ssn', '111111111')]);
     expect(unsure).toMatchObject({ status: 'requires_input', status_reason: 'identity_unverifiable', risk_score: 50 });
@@ -149,7 +150,7 @@ describe('KYC verifications', () => {
 
     const enhanced = await decide('enhanced', [await token('ssn', '123456780')]);
     expect(enhanced).toMatchObject({ status: 'requires_input', status_reason: 'missing_document' });
-    expect(enhanced.checks.map((c: any) => [c.check_type, c.status])).toEqual([
+    expect(enhanced.checks.map((c) => [c.check_type, c.status])).toEqual([
       ['identity', 'passed'],
       ['watchlist', 'passed'],
       ['document', 'failed'],
@@ -172,9 +173,11 @@ describe('KYC verifications', () => {
     // Move the clock without running due work through the scheduler: a direct clock advance.
     await s.server.services.clock.advance(s.server.accountId, 31_000);
     expect((await fetchKyc(k.id)).status).toBe('processing');
-    expect((await s.request('GET', `/kyc-verifications?status=processing`)).body.data.map((v: any) => v.id)).toContain(
-      k.id,
-    );
+    expect(
+      (await s.request<List<KycVerification>>('GET', `/kyc-verifications?status=processing`)).body.data.map(
+        (v) => v.id,
+      ),
+    ).toContain(k.id);
     // The server's catch-up (its tick runs exactly this) decides it.
     await s.server.catchUp();
     expect((await fetchKyc(k.id)).status).toBe('verified');
@@ -191,10 +194,13 @@ describe('KYC verifications', () => {
       'invalid_request_error',
       'kyc_verification_unexpected_state',
     );
-    const list = await s.request('GET', '/kyc-verifications?customer=cus_list_kyc');
+    const list = await s.request<List<KycVerification>>('GET', '/kyc-verifications?customer=cus_list_kyc');
     expect(list.body).toMatchObject({ object: 'list', total_count: 2 });
-    expect(list.body.data.map((k: any) => k.id)).toEqual([b.id, a.id]);
-    const pending = await s.request('GET', '/kyc-verifications?customer=cus_list_kyc&status=pending');
-    expect(pending.body.data.map((k: any) => k.id)).toEqual([b.id]);
+    expect(list.body.data.map((k) => k.id)).toEqual([b.id, a.id]);
+    const pending = await s.request<List<KycVerification>>(
+      'GET',
+      '/kyc-verifications?customer=cus_list_kyc&status=pending',
+    );
+    expect(pending.body.data.map((k) => k.id)).toEqual([b.id]);
   });
 });

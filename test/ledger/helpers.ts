@@ -1,8 +1,9 @@
 // Small helpers of the ledger suite: create accounts and fund them over HTTP.
 import { expect } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
+import type { LedgerAccount, LedgerEntry } from '../../dist/lib/contract/ledger.js';
 
-export async function account(s: TestServer, body: Record<string, unknown> = {}): Promise<any> {
+export async function account(s: TestServer, body: Record<string, unknown> = {}): Promise<LedgerAccount> {
   const r = await s.request('POST', '/ledger-accounts', {
     body: { name: 'Account', account_type: 'liability', currency: 'usd', ...body },
   });
@@ -30,7 +31,7 @@ export async function fundedWallet(
   s: TestServer,
   amount: number,
   currency = 'usd',
-): Promise<{ cash: any; wallet: any }> {
+): Promise<{ cash: LedgerAccount; wallet: LedgerAccount }> {
   const cash = await account(s, { name: 'Cash', account_type: 'asset', currency });
   const wallet = await account(s, { name: 'Wallet', account_type: 'liability', currency, customer_id: 'cus_wallet' });
   if (amount > 0) {
@@ -40,15 +41,15 @@ export async function fundedWallet(
   return { cash, wallet };
 }
 
-export async function get(s: TestServer, id: string): Promise<any> {
+export async function get(s: TestServer, id: string): Promise<LedgerAccount> {
   const r = await s.request('GET', `/ledger-accounts/${id}`);
   expect(r.status).toBe(200);
   return r.body;
 }
 
 /** Every entry of an account, following pagination. */
-export async function allEntries(s: TestServer, id: string): Promise<any[]> {
-  const out: any[] = [];
+export async function allEntries(s: TestServer, id: string): Promise<LedgerEntry[]> {
+  const out: LedgerEntry[] = [];
   let after: string | undefined;
   for (;;) {
     const r = await s.request(

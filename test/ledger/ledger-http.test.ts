@@ -1,6 +1,7 @@
 // The ledger over real HTTP: accounts, journal entries, holds, balances (docs/api.md "Ledger" docs/api.md "Ledger").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type List, type TestServer } from '../helpers/server.js';
+import type { Hold, JournalEntry, LedgerAccount, LedgerAccountEvent } from '../../dist/lib/contract/ledger.js';
 import { expectError, ISO_MS } from '../foundation/util.js';
 import { runCli } from '../helpers/cli.js';
 import { account, allEntries, fundedWallet, get, pair, post } from './helpers.js';
@@ -99,11 +100,11 @@ describe('ledger accounts', () => {
     const a2 = await account(s, { customer_id: 'cus_list_a', currency: 'gbp' });
     await account(s, { customer_id: 'cus_list_b', currency: 'gbp' });
     await s.request('POST', `/ledger-accounts/${a1.id}/freeze`, { body: { reason: 'r' } });
-    const byCustomer = await s.request('GET', '/ledger-accounts?customer=cus_list_a');
-    expect(byCustomer.body.data.map((a: any) => a.id)).toEqual([a2.id, a1.id]);
+    const byCustomer = await s.request<List<LedgerAccount>>('GET', '/ledger-accounts?customer=cus_list_a');
+    expect(byCustomer.body.data.map((a) => a.id)).toEqual([a2.id, a1.id]);
     expect(byCustomer.body.total_count).toBe(2);
-    const frozen = await s.request('GET', '/ledger-accounts?customer=cus_list_a&status=frozen');
-    expect(frozen.body.data.map((a: any) => a.id)).toEqual([a1.id]);
+    const frozen = await s.request<List<LedgerAccount>>('GET', '/ledger-accounts?customer=cus_list_a&status=frozen');
+    expect(frozen.body.data.map((a) => a.id)).toEqual([a1.id]);
     const gbp = await s.request('GET', '/ledger-accounts?currency=gbp&limit=2');
     expect(gbp.body).toMatchObject({ object: 'list', has_more: true, total_count: 3 });
     expectError(
@@ -169,10 +170,10 @@ describe('ledger accounts', () => {
       );
     }
 
-    const ev = await s.request('GET', `/ledger-accounts/${a.id}/events`);
+    const ev = await s.request<List<LedgerAccountEvent>>('GET', `/ledger-accounts/${a.id}/events`);
     expect(ev.status).toBe(200);
     const events = [...ev.body.data].reverse();
-    expect(events.map((e: any) => e.type)).toEqual(['created', 'frozen', 'unfrozen', 'closed']);
+    expect(events.map((e) => e.type)).toEqual(['created', 'frozen', 'unfrozen', 'closed']);
     const keyId = events[0].api_key_id;
     expect(keyId).toMatch(/^key_/);
     expect(events[1]).toMatchObject({
@@ -236,12 +237,12 @@ describe('journal entries', () => {
     const w = await get(s, wallet.id);
     expect(c).toMatchObject({ balance: 700, available_balance: 700, pending_balance: 0 }); // asset: debit-normal
     expect(w).toMatchObject({ balance: 700, available_balance: 700, pending_balance: 0 }); // liability: credit-normal
-    expect(w.recent_entries.map((e: any) => [e.entry_type, e.amount, e.running_balance, e.description])).toEqual([
+    expect(w.recent_entries!.map((e) => [e.entry_type, e.amount, e.running_balance, e.description])).toEqual([
       ['debit', 300, 700, 'spend'],
       ['credit', 1000, 1000, 'top-up'],
     ]);
-    expect(w.recent_entries[0]).toMatchObject({ journal_entry_id: r2.body.id, object: 'ledger_entry' });
-    expect(w.recent_entries[0].created_at).toMatch(ISO_MS);
+    expect(w.recent_entries![0]).toMatchObject({ journal_entry_id: r2.body.id, object: 'ledger_entry' });
+    expect(w.recent_entries![0].created_at).toMatch(ISO_MS);
     expect(w.active_holds).toEqual([]);
 
     const got = await s.request('GET', `/journal-entries/${r1.body.id}`);
@@ -253,8 +254,8 @@ describe('journal entries', () => {
     for (let i = 1; i <= 12; i++) expect((await post(s, pair(cash.id, wallet.id, i, `n${i}`))).status).toBe(201);
     const w = await get(s, wallet.id);
     expect(w.recent_entries).toHaveLength(10);
-    expect(w.recent_entries[0]).toMatchObject({ amount: 12, running_balance: 78 });
-    expect(w.recent_entries[9]).toMatchObject({ amount: 3, running_balance: 6 });
+    expect(w.recent_entries![0]).toMatchObject({ amount: 12, running_balance: 78 });
+    expect(w.recent_entries![9]).toMatchObject({ amount: 3, running_balance: 6 });
     const page = await s.request('GET', `/ledger-accounts/${wallet.id}/entries?limit=5`);
     expect(page.body).toMatchObject({ object: 'list', has_more: true, total_count: 12 });
     const all = await allEntries(s, wallet.id);
@@ -389,10 +390,12 @@ describe('journal entries', () => {
   it('reverses an entry with a new, opposite entry; the original stays; only once', async () => {
     const { cash, wallet } = await fundedWallet(s, 0);
     const orig = await post(s, pair(cash.id, wallet.id, 250, 'mistake'));
-    const rev = await s.request('POST', `/journal-entries/${orig.body.id}/reverse`, { body: { description: 'undo' } });
+    const rev = await s.request<JournalEntry>('POST', `/journal-entries/${orig.body.id}/reverse`, {
+      body: { description: 'undo' },
+    });
     expect(rev.status).toBe(201);
     expect(rev.body).toMatchObject({ reverses: orig.body.id, amount: 250, description: 'undo' });
-    expect(rev.body.entries.map((l: any) => [l.account_id, l.direction])).toEqual([
+    expect(rev.body.entries.map((l) => [l.account_id, l.direction])).toEqual([
       [cash.id, 'credit'],
       [wallet.id, 'debit'],
     ]);
@@ -434,8 +437,8 @@ describe('journal entries', () => {
     const { cash, wallet } = await fundedWallet(s, 0);
     const a = await post(s, pair(cash.id, wallet.id, 1));
     const b = await post(s, pair(cash.id, wallet.id, 2));
-    const list = await s.request('GET', '/journal-entries?limit=2');
-    expect(list.body.data.map((j: any) => j.id)).toEqual([b.body.id, a.body.id]);
+    const list = await s.request<List<JournalEntry>>('GET', '/journal-entries?limit=2');
+    expect(list.body.data.map((j) => j.id)).toEqual([b.body.id, a.body.id]);
   });
 });
 
@@ -459,7 +462,12 @@ describe('holds', () => {
     const w = await get(s, wallet.id);
     expect(w).toMatchObject({ balance: 1000, pending_balance: 300, available_balance: 700 });
     expect(w.active_holds).toHaveLength(1);
-    expect(w.active_holds[0]).toMatchObject({ id: h.body.id, amount: 300, description: 'card auth', status: 'active' });
+    expect(w.active_holds![0]).toMatchObject({
+      id: h.body.id,
+      amount: 300,
+      description: 'card auth',
+      status: 'active',
+    });
     expectError(
       await s.request('POST', `/ledger-accounts/${wallet.id}/holds`, { body: { amount: 701 } }),
       409,
@@ -522,9 +530,9 @@ describe('holds', () => {
     });
     expect(cap.status).toBe(200);
     expect(cap.body).toMatchObject({ status: 'captured', captured_amount: 400, destination_account_id: merchant.id });
-    const je = await s.request('GET', `/journal-entries/${cap.body.journal_entry_id}`);
+    const je = await s.request<JournalEntry>('GET', `/journal-entries/${cap.body.journal_entry_id}`);
     expect(je.body).toMatchObject({ hold_id: h.body.id, amount: 400 });
-    expect(je.body.entries.map((l: any) => [l.account_id, l.direction, l.amount])).toEqual([
+    expect(je.body.entries.map((l) => [l.account_id, l.direction, l.amount])).toEqual([
       [wallet.id, 'debit', 400],
       [merchant.id, 'credit', 400],
     ]);
@@ -586,8 +594,8 @@ describe('holds', () => {
         'hold_unexpected_state',
       );
       await t.request('POST', '/test-helpers/advance-clock', { body: { seconds: 7 * 86400 } });
-      const list = await t.request('GET', `/ledger-accounts/${wallet.id}/holds?status=expired`);
-      expect(list.body.data.map((x: any) => x.id)).toEqual([later.body.id, soon.body.id]);
+      const list = await t.request<List<Hold>>('GET', `/ledger-accounts/${wallet.id}/holds?status=expired`);
+      expect(list.body.data.map((x) => x.id)).toEqual([later.body.id, soon.body.id]);
       expect(await get(t, wallet.id)).toMatchObject({ balance: 100, pending_balance: 0, available_balance: 100 });
     } finally {
       await t.close();
