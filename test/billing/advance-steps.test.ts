@@ -7,6 +7,7 @@ import { sqliteOf, startTestServer, type TestServer } from '../helpers/server.js
 import { statementsRun } from '../helpers/statements.js';
 import { advance, customer, DAY, monthlyPrice, ok, product } from './helpers.js';
 import { onSqlite } from '../helpers/engine.js';
+import type { Subscription } from '../../dist/lib/contract/billing.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -28,9 +29,11 @@ describe('a long clock advance', () => {
       const SUBS = onSqlite ? 120 : 30;
       const cus = await customer(s);
       const price = await monthlyPrice(s, (await product(s)).id, 700);
-      const subs: any[] = [];
+      const subs: Subscription[] = [];
       for (let i = 0; i < SUBS; i++)
-        subs.push(await ok(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 201));
+        subs.push(
+          await ok<Subscription>(s, 'POST', '/subscriptions', { customer: cus.id, items: [{ price: price.id }] }, 201),
+        );
       const other = (await s.server.services.accounts.createAccountWithKey()).api_key;
       await s.request('POST', '/customers', { body: { email: 'other@example.com' }, key: other });
 
@@ -45,10 +48,10 @@ describe('a long clock advance', () => {
       const result = await advancing;
 
       expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
-      const renewals = result.ran.filter((r: any) => r.name === 'subscription renewals');
-      expect(renewals.reduce((a: number, r: any) => a + r.count, 0)).toBe(SUBS * 12);
+      const renewals = result.ran.filter((r) => r.name === 'subscription renewals');
+      expect(renewals.reduce((a: number, r) => a + r.count, 0)).toBe(SUBS * 12);
       // one run entry per moment, in time order, however the work was cut into steps
-      const ats = renewals.map((r: any) => r.at);
+      const ats = renewals.map((r) => r.at);
       expect(ats).toEqual([...new Set(ats)].sort());
       const invoices = await ok(s, 'GET', `/invoices?subscription=${subs[SUBS - 1].id}&limit=1`);
       expect(invoices.total_count).toBe(13);

@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { ok, DAY } from './helpers.js';
+import type { ClockState } from '../../dist/lib/contract/meta.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -47,12 +48,12 @@ describe('invoice.upcoming', () => {
     const t = await account();
     const sub = await subscribe(t);
     const end = sub.current_period_end;
-    const ran = await ok(t, 'POST', '/test-helpers/advance-clock', { to: end + 60 });
+    const ran = await ok<ClockState>(t, 'POST', '/test-helpers/advance-clock', { to: end + 60 });
     // To the second: this server's account clock runs with the machine's, and under load a step can start a
     // millisecond after the moment it was due (seen: the renewal at …06.001Z for a period ending at …06Z).
     const billing = ran.ran
-      .filter((r: any) => /subscription|invoice/.test(r.name))
-      .map((r: any) => ({ ...r, at: Math.floor(Date.parse(r.at) / 1000) }));
+      .filter((r) => /subscription|invoice/.test(r.name))
+      .map((r) => ({ ...r, at: Math.floor(Date.parse(r.at) / 1000) }));
     expect(billing).toEqual([
       { name: 'invoice upcoming notices', at: end - 3 * DAY, count: 1 },
       { name: 'subscription renewals', at: end, count: 1 },

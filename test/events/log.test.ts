@@ -323,7 +323,7 @@ describe('the catalog', () => {
     const { readFileSync } = await import('node:fs');
     const { EVENT_TYPES, eventTypes } = await import('../../dist/lib/contract/events.js');
     const docs = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
-    const missing = eventTypes.filter((t: string) => !docs.includes(`| \`${t}\` | ${(EVENT_TYPES as any)[t].when} |`));
+    const missing = eventTypes.filter((t) => !docs.includes(`| \`${t}\` | ${EVENT_TYPES[t].when} |`));
     expect(missing).toEqual([]);
   });
 });

@@ -3,12 +3,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, type List, type TestServer } from '../helpers/server.js';
+import type { PaymentMoneyEvent } from '../../dist/lib/server/domain/hooks.js';
+import type { BankAccount, Payment } from '../../dist/lib/contract/payments.js';
 import { advance, confirm, expectError, newSession, sessionStatus } from './util.js';
 
 let s: TestServer;
-const captured: any[] = [];
-const refunded: any[] = [];
+const captured: ({ acct: string } & PaymentMoneyEvent)[] = [];
+const refunded: ({ acct: string } & PaymentMoneyEvent)[] = [];
 beforeAll(async () => {
   s = await startTestServer();
   s.server.services.hooks.on('paymentCaptured', (acct, e) => void captured.push({ acct, ...e }));
@@ -109,11 +111,14 @@ describe('bank accounts (contract §8)', () => {
     expect(b.is_default).toBe(false);
     await s.request('POST', `/bank-accounts/${b.id}/initiate-microdeposits`);
     expect((await s.request('GET', `/bank-accounts/${a.id}`)).body).toEqual(a);
-    const list = await s.request('GET', '/bank-accounts?customer_id=cus_list');
+    const list = await s.request<List<BankAccount>>('GET', '/bank-accounts?customer_id=cus_list');
     expect(list.body).toMatchObject({ object: 'list', total_count: 2, has_more: false });
-    expect(list.body.data.map((x: any) => x.id)).toEqual([b.id, a.id]);
-    const pending = await s.request('GET', '/bank-accounts?customer_id=cus_list&verification_status=pending');
-    expect(pending.body.data.map((x: any) => x.id)).toEqual([b.id]);
+    expect(list.body.data.map((x) => x.id)).toEqual([b.id, a.id]);
+    const pending = await s.request<List<BankAccount>>(
+      'GET',
+      '/bank-accounts?customer_id=cus_list&verification_status=pending',
+    );
+    expect(pending.body.data.map((x) => x.id)).toEqual([b.id]);
     expectError(
       await s.request('GET', '/bank-accounts?verification_status=weird'),
       400,
@@ -276,7 +281,7 @@ describe('bank accounts (contract §8)', () => {
 describe('ACH debits', () => {
   it('000123456789: pending, session processing, settles to captured/succeeded on the clock', async () => {
     const t = await startTestServer({ memory: true });
-    const events: any[] = [];
+    const events: PaymentMoneyEvent[] = [];
     t.server.services.hooks.on('paymentCaptured', (_a, e) => void events.push(e));
     try {
       const ba = await verified(t, '000123456789');
@@ -303,7 +308,7 @@ describe('ACH debits', () => {
       await advance(t, 86400);
       expect((await t.request('GET', `/payments/${r.body.id}`)).body.status).toBe('pending');
       const ran = await advance(t, 86400);
-      expect(ran.ran.map((x: any) => x.name)).toContain('ach settlement');
+      expect(ran.ran.map((x) => x.name)).toContain('ach settlement');
       expect((await t.request('GET', `/payments/${r.body.id}`)).body).toMatchObject({
         status: 'captured',
         captured_amount: 5000,
@@ -673,9 +678,9 @@ describe('money hooks and billing charger', () => {
       ),
     );
     expect(ok.status).toBe('succeeded');
-    const p = (await s.request('GET', `/payments/${ok.payment_id}`)).body;
+    const p = (await s.request<Payment>('GET', `/payments/${ok.payment_id}`)).body;
     expect(p).toMatchObject({ session_id: null, amount: 1200, status: 'captured', description: 'inv' });
-    expect(p.attempts.map((a: any) => a.status)).toEqual(['failed', 'succeeded']);
+    expect(p.attempts.map((a) => a.status)).toEqual(['failed', 'succeeded']);
     const bad = await services.store.tx(() =>
       services.charger.charge(
         acct,

@@ -1,5 +1,6 @@
 // Helpers of the payments suite: sessions, confirms with the client secret, the test clock.
 import type { TestServer } from '../helpers/server.js';
+import type { ClockState } from '../../dist/lib/contract/meta.js';
 export { expectError, UUID } from '../foundation/util.js';
 
 export async function newSession(s: TestServer, body: Record<string, unknown> = {}) {
@@ -22,7 +23,7 @@ export async function sessionStatus(s: TestServer, id: string): Promise<string> 
 }
 
 export async function advance(s: TestServer, seconds: number) {
-  const r = await s.request('POST', '/test-helpers/advance-clock', { body: { seconds } });
+  const r = await s.request<ClockState>('POST', '/test-helpers/advance-clock', { body: { seconds } });
   if (r.status !== 200) throw new Error(`advance-clock: ${r.status} ${r.text}`);
   return r.body;
 }
