@@ -44,7 +44,8 @@ describe('without a terminal, with no key configured (a CI job)', () => {
         const r = await runCli(['events', 'deliveries', event.id, '--json'], { home, env: CI });
         expect(r.code, r.stderr).toBe(0);
         expect(r.stderr).toMatch(/using the test-mode server at http:\/\/127\.0\.0\.1:\d+\/functions\/v1/);
-        return r.json().data[0]?.status === 'succeeded' && r.json();
+        const list = r.json<{ data: { status: string }[] }>();
+        return list.data[0]?.status === 'succeeded' ? list : undefined;
       });
       expect(deliveries.data).toHaveLength(1);
     } finally {

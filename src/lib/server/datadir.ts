@@ -235,11 +235,7 @@ export async function openSharedDatabase<S extends Store>(
   engine: Pick<Engine<S>, 'accounts' | 'records'>,
   store: S,
   sealer: Sealer,
-  {
-    seeding,
-    credentialsDir,
-    database,
-  }: { seeding?: Seeding; credentialsDir?: string | null; database?: string } = {},
+  { seeding, credentialsDir, database }: { seeding?: Seeding; credentialsDir?: string | null; database?: string } = {},
 ): Promise<OpenedDataDir<S>> {
   const now = seeding?.now ?? Date.now;
   const records = engine.records(store);

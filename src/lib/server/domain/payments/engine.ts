@@ -276,14 +276,23 @@ export class PaymentsEngine implements Charger {
     );
     p.selection_reason = body.psp ? 'forced' : 'routing_rules';
     p.routing_profile_id = body.routing_profile_id ?? null;
-    const r = route(this.d.routing, this.d.processors, accountId, source.method, session.currency, session.amount, body.psp, {
-      amount: session.amount,
-      currency: session.currency,
-      method: source.method,
-      capture: p.capture_method,
-      card: source.method === 'card' ? { outcome: source.outcome } : undefined,
-      wallet_token: 'token' in source ? source.token : undefined,
-    });
+    const r = route(
+      this.d.routing,
+      this.d.processors,
+      accountId,
+      source.method,
+      session.currency,
+      session.amount,
+      body.psp,
+      {
+        amount: session.amount,
+        currency: session.currency,
+        method: source.method,
+        capture: p.capture_method,
+        card: source.method === 'card' ? { outcome: source.outcome } : undefined,
+        wallet_token: 'token' in source ? source.token : undefined,
+      },
+    );
     const next = this.apply(p, r, now, baseUrl, session.success_url ?? undefined);
     // The payment first: the session's event shows it as the session's latest attempt — this payment, handed to
     // the transition rather than read back (measured: a query and a JSON parse of every payment of the session).
