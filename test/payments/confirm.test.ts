@@ -2,8 +2,20 @@
 // `attempts`, forced psp, processors down, capture/refund/void, races.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { RoutingRule } from '../../dist/lib/contract/payments.js';
+import type { ProcessorsState, RoutingRule } from '../../dist/lib/contract/payments.js';
+import { tempDir } from '../helpers/tmp.js';
 import { advance, confirm, expectError, newSession, sessionStatus, UUID } from './util.js';
+
+/** A USD card payment of the account whose key is `key`: the processor it went to. */
+async function paidThrough(t: TestServer, key: string): Promise<{ psp: string }> {
+  const made = await t.request('POST', '/create-session', { body: { amount: 5000, currency: 'usd' }, key });
+  const paid = await t.request('POST', `/confirm-payment/${made.body.id}`, {
+    body: { token_id: 'tok_visa' },
+    key: made.body.client_secret,
+  });
+  if (paid.status !== 200) throw new Error(`confirm: ${paid.status} ${paid.text}`);
+  return paid.body;
+}
 
 let s: TestServer;
 beforeAll(async () => {
@@ -144,6 +156,39 @@ describe('processors marked down', () => {
       'parameter_invalid',
       'status',
     );
+  });
+
+  it("a mark is the account's own test state: another account still routes to the processor, and the mark outlives a restart; --psp-down is each account's default", async () => {
+    const dir = tempDir();
+    let t = await startTestServer({ dataDir: dir, pspDown: ['cobalt'] });
+    try {
+      const other = (await t.server.services.accounts.createAccountWithKey()).api_key;
+      const statusOf = async (psp: string, key?: string) =>
+        (await t.request<ProcessorsState>('GET', '/test-helpers/processors', { key })).body.processors.find(
+          (p) => p.id === psp,
+        )?.status;
+      expect((await t.request('POST', '/test-helpers/processors/aurora', { body: { status: 'down' } })).status).toBe(
+        200,
+      );
+      expect(await statusOf('aurora')).toBe('down');
+      expect(await statusOf('aurora', other)).toBe('up');
+      // The other account's payment goes to aurora; this account's fails over past it.
+      const theirs = await paidThrough(t, other);
+      expect(theirs.psp).toBe('aurora');
+      const mine = await confirm(t, await newSession(t), { token_id: 'tok_visa' });
+      expect(mine.body.psp).toBe('basalt');
+      // --psp-down at start: every account's default; an account's own mark overrides it.
+      expect(await statusOf('cobalt')).toBe('down');
+      await t.request('POST', '/test-helpers/processors/cobalt', { body: { status: 'up' } });
+      expect(await statusOf('cobalt')).toBe('up');
+      expect(await statusOf('cobalt', other)).toBe('down');
+      await t.close();
+      t = await startTestServer({ dataDir: dir });
+      expect(await statusOf('aurora')).toBe('down');
+      expect(await statusOf('aurora', other)).toBe('up');
+    } finally {
+      await t.close();
+    }
   });
 
   it('a processor is replaceable behind the interface (an adapter answering a retryable error)', async () => {

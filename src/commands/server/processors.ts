@@ -3,14 +3,18 @@ import { ApiCommand } from '../../lib/cli/base.js';
 import { color, tableText } from '../../lib/output/render.js';
 
 export default class ServerProcessors extends ApiCommand {
-  static override summary = 'The eleven processors (up or down) and the routing rules; mark one down or up';
+  static override summary =
+    "The eleven processors (up or down for the key's account) and the routing rules; mark one down or up";
   static override examples = [
     '<%= config.bin %> server processors',
     '<%= config.bin %> server processors --down aurora',
     '<%= config.bin %> server processors --up aurora',
   ];
   static override flags = {
-    down: Flags.string({ description: 'Mark this processor down (payments fail over past it)', multiple: true }),
+    down: Flags.string({
+      description: "Mark this processor down for the key's account (its payments fail over past it)",
+      multiple: true,
+    }),
     up: Flags.string({ description: 'Mark this processor up again', multiple: true }),
   };
 

@@ -109,7 +109,7 @@ export interface SharedSnapshotParts {
  * Snapshots of a database shared by several server processes (adapters/postgres/snapshots.ts): kept in the database,
  * so that any process restores what another saved, and restored in one transaction, which every process sees at
  * once. This process holds its requests while it restores (the gate), as on SQLite; the others' next transactions
- * see the restored data, and their caches of keys and clocks look again (the keys' change mark moves with it). The
+ * see the restored data, and their caches of keys, clocks and processors' marks look again (the change mark moves with it). The
  * services of this process are made again on the store, as after a restore on SQLite.
  */
 export class SharedSnapshots extends OneAtATime implements Snapshots {

@@ -71,10 +71,9 @@ export interface Store {
   readAway<T>(read: ReadAway<T>): Promise<T>;
   /**
    * True when one transaction's work runs at a time in this process: each runs to its end before another's starts
-   * (SQLite: a request's work that awaits holds the connection until it settles). In-memory state that follows the
-   * writes of the transaction in progress (the accounts' clocks, the seeded id stream) may then sit in one place and
-   * be put back by `onRollback`. Otherwise (unset: an engine that runs transactions at once) the domain keeps such
-   * state per transaction (store/scoped.ts), and a seeded server must have its engine serialize its requests.
+   * (SQLite: a request's work that awaits holds the connection until it settles). The seeded id stream, drawn by
+   * every request in turn, needs it (seed.ts); an engine that runs transactions at once is given turns for it
+   * (store/scoped.ts `inTurn`). The domain's own state of a transaction is kept per transaction on every engine.
    */
   readonly serial?: boolean;
   /**
