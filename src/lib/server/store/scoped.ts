@@ -60,7 +60,18 @@ export class TxFrame {
 export class ScopedStore implements Store {
   readonly serial: boolean;
   private readonly inTurns: boolean;
+  /**
+   * How the caller's frame is found. An engine that runs transactions at once: an AsyncLocalStorage, which follows
+   * each transaction's work through its awaits. A serial engine (SQLite: a transaction's work holds the connection
+   * until it settles, and the next starts after it): the frame of the work holding the store, in a field — measured,
+   * an AsyncLocalStorage's promise hooks cost SQLite ~10% of the CPU per request (bench/README.md). Code outside any
+   * transaction that looks while one's work awaits (a request's clock read before its own transaction) sees that
+   * transaction's frame; only its clock (`clock.ts`) is read there.
+   */
+  private readonly byField: boolean;
   private readonly als = new AsyncLocalStorage<TxFrame>();
+  /** A serial engine: the frame of the transaction whose work holds the store. */
+  private current: TxFrame | undefined;
   /** With `inTurn`: the transaction asked for last, settled or not (the next starts after it). */
   private last: Promise<unknown> = Promise.resolve();
   private readonly commitListeners: (() => void)[] = [];
@@ -69,8 +80,9 @@ export class ScopedStore implements Store {
     readonly inner: Store,
     opts: { inTurn?: boolean } = {},
   ) {
-    this.inTurns = (opts.inTurn ?? false) && !inner.serial;
-    this.serial = this.inTurns || (inner.serial ?? false);
+    this.byField = inner.serial === true;
+    this.inTurns = (opts.inTurn ?? false) && !this.byField;
+    this.serial = this.inTurns || this.byField;
   }
 
   get shared(): boolean | undefined {
@@ -79,7 +91,35 @@ export class ScopedStore implements Store {
 
   /** The frame of the transaction the caller runs in (undefined outside one). */
   frame(): TxFrame | undefined {
-    return this.als.getStore();
+    return this.byField ? this.current : this.als.getStore();
+  }
+
+  /** Runs `fn` (a transaction's work) with `frame` as its frame. */
+  private enter<T>(frame: TxFrame, fn: () => T | Promise<T>): T | Promise<T> {
+    if (!this.byField) return this.als.run(frame, fn);
+    const before = this.current;
+    this.current = frame;
+    let out: T | Promise<T>;
+    try {
+      out = fn();
+    } catch (err) {
+      this.current = before;
+      throw err;
+    }
+    if (!(out instanceof Promise)) {
+      this.current = before;
+      return out;
+    }
+    return out.then(
+      (value) => {
+        this.current = before;
+        return value;
+      },
+      (err: unknown) => {
+        this.current = before;
+        throw err;
+      },
+    );
   }
 
   grouped<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -98,7 +138,7 @@ export class ScopedStore implements Store {
     // A read inside a transaction runs in it (and sees its frame); one of its own notes nothing, and runs with a
     // frame of its own, so that it never sees another transaction's (whatever context the engine calls it in).
     if (this.frame()) return this.inner.read(fn);
-    return this.inTurn(() => this.inner.read(() => this.als.run(new TxFrame(), fn)));
+    return this.inTurn(() => this.inner.read(() => this.enter(new TxFrame(), fn)));
   }
 
   readAway<T>(read: ReadAway<T>): Promise<T> {
@@ -121,20 +161,23 @@ export class ScopedStore implements Store {
     this.inner.close();
   }
 
-  private async scoped<T>(run: (f: () => T | Promise<T>) => Promise<T>, fn: () => T | Promise<T>): Promise<T> {
+  private scoped<T>(run: (f: () => T | Promise<T>) => Promise<T>, fn: () => T | Promise<T>): Promise<T> {
     const outer = this.frame();
     let frame: TxFrame | undefined;
     const framed = () => {
       frame = new TxFrame(outer);
-      return this.als.run(frame, fn);
+      return this.enter(frame, fn);
     };
-    const value = await (outer ? run(framed) : this.inTurn(() => run(framed)));
-    if (outer) frame!.join();
-    else {
+    if (outer)
+      return run(framed).then((value) => {
+        frame!.join();
+        return value;
+      });
+    return this.inTurn(() => run(framed)).then((value) => {
       frame!.commit();
       for (const l of this.commitListeners) l();
-    }
-    return value;
+      return value;
+    });
   }
 
   /** A transaction of its own: at once, or with `inTurn` once those asked for before it have settled. */
