@@ -18,6 +18,24 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `payorch listen --json` against a server, ready (its "Ready" line printed); `printed()`: the ids of the events it printed. */
+export async function listenJson(baseUrl: string, apiKey: string): Promise<Running & { printed: () => string[] }> {
+  const l = spawnCli(['listen', '--json', '--base-url', baseUrl, '--api-key', apiKey]);
+  const printed = () =>
+    l
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+  try {
+    await l.waitFor('stderr', (t) => t.includes('Ready: listening'));
+  } catch (err) {
+    await l.stop();
+    throw err;
+  }
+  return Object.assign(l, { printed });
+}
+
 export function spawnCli(args: string[], opts: { home?: string; env?: Record<string, string> } = {}): Running {
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAYORCH_') && k !== 'FORCE_COLOR') env[k] = v;

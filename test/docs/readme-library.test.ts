@@ -8,16 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../../dist/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { readmeSnippet } from '../helpers/readme.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-
-/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
-function snippet(name: string, lang: string): string {
-  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  expect(m, `the README's ${name} snippet`).not.toBeNull();
-  return m![1]!;
-}
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
   return new Promise<{ code: number; out: string; stdout: string }>((resolve) => {
@@ -32,7 +26,7 @@ describe('README "Fixtures": the library example', () => {
     'compiles as written (strict, no cast) and prints the seeded customer and subscription',
     { timeout: 180_000 },
     async () => {
-      const code = snippet('fixtures-library', 'ts');
+      const code = readmeSnippet('fixtures-library', 'ts');
       // The README's seed file: the first JSON block of its "Fixtures" section.
       const fixtures = readme.slice(readme.indexOf('## Fixtures'));
       const seed = /```json\n([\s\S]*?)```/.exec(fixtures)![1]!;

@@ -2,22 +2,15 @@
 // global prefix of the test's own (npm_config_prefix; offline, no scripts: nothing but the link is made), and the
 // `payorch` it puts on the PATH is this clone's CLI, from any directory.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { readmeSnippet } from '../helpers/readme.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-
-/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
-function snippet(name: string, lang: string): string {
-  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  expect(m, `the README's ${name} snippet`).not.toBeNull();
-  return m![1]!;
-}
 
 describe('README "Quick start": payorch on the PATH', () => {
   it('`npm link` in the clone puts its `payorch` on the PATH; `payorch sessions list` then works anywhere', () => {
@@ -35,7 +28,7 @@ describe('README "Quick start": payorch on the PATH', () => {
       npm_config_fund: 'false',
       npm_config_update_notifier: 'false',
     };
-    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', snippet('on-path', 'sh')], {
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', readmeSnippet('on-path', 'sh')], {
       cwd: root,
       env,
       encoding: 'utf8',

@@ -10,16 +10,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { readmeSnippet } from '../helpers/readme.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-
-/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
-function snippet(name: string, lang: string): string {
-  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  if (!m) throw new Error(`README has no ${lang} snippet "${name}"`);
-  return m[1]!;
-}
 
 /** The README's fixture example (section "Fixtures"): the seed the job runs. */
 function readmeFixture(): string {
@@ -60,7 +54,7 @@ describe('README "CI"', () => {
   /** The README's job in a fresh application whose suites are `suite.mjs`: its run and each suite's record. */
   function runJob(failSuite?: string) {
     const dir = app();
-    writeFileSync(join(dir, 'ci', 'payments-tests.sh'), snippet('ci-job', 'bash'));
+    writeFileSync(join(dir, 'ci', 'payments-tests.sh'), readmeSnippet('ci-job', 'bash'));
     // The application's tests: each suite checks it starts from the seed (one customer, one subscription), then adds a
     // customer.
     writeFileSync(
@@ -112,7 +106,7 @@ if (process.argv[2] === ${JSON.stringify(failSuite ?? null)}) process.exit(1);
   });
 
   it('the GitHub Actions workflow installs and runs that same script', () => {
-    const workflow = parse(snippet('ci-workflow', 'yaml')) as {
+    const workflow = parse(readmeSnippet('ci-workflow', 'yaml')) as {
       jobs: Record<string, { steps: { run?: string; uses?: string }[] }>;
     };
     const steps = Object.values(workflow.jobs)[0]!.steps;
@@ -122,7 +116,7 @@ if (process.argv[2] === ${JSON.stringify(failSuite ?? null)}) process.exit(1);
       'npm ci',
       'bash ci/payments-tests.sh',
     ]);
-    expect(snippet('ci-job', 'bash')).toMatch(/^#!\/usr\/bin\/env bash\n# ci\/payments-tests\.sh\n/);
+    expect(readmeSnippet('ci-job', 'bash')).toMatch(/^#!\/usr\/bin\/env bash\n# ci\/payments-tests\.sh\n/);
   });
 
   it('the vitest example gives every test the seeded state', () => {
@@ -130,7 +124,7 @@ if (process.argv[2] === ${JSON.stringify(failSuite ?? null)}) process.exit(1);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     writeFileSync(
       join(dir, 'payments.test.ts'),
-      `${snippet('ci-vitest', 'ts')}
+      `${readmeSnippet('ci-vitest', 'ts')}
 import { expect, it } from 'vitest';
 import { Client } from 'payorch';
 for (const name of ['first', 'second']) {

@@ -17,7 +17,7 @@ import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { startChild, type Child } from '../reliability/child.js';
 import { listAll, requester, type Requester } from '../reliability/health.js';
-import { spawnCli, type Running } from '../cli-events/util.js';
+import { listenJson, type Running } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
@@ -60,7 +60,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
 
 /**
  * Maps each distinct id to `<id:N>` in order of appearance (the same map for the whole run), and each time (Unix
- * seconds, milliseconds, or ISO 8601) to whole hours from `anchor` on the test clock.
+ * seconds, milliseconds, ISO 8601, or written in a text) to whole hours from `anchor` on the test clock.
  */
 class Normalizer {
   private readonly ids = new Map<string, string>();
@@ -81,7 +81,12 @@ class Normalizer {
   value(v: unknown): unknown {
     if (typeof v === 'string') {
       if (ISO.test(v)) return this.time(Date.parse(v) / 1000);
-      return v.replace(ID, (m) => this.id(m));
+      // A time written into a text (an invoice line's period, 'YYYY-MM-DD HH:MM:SS UTC') is a time too.
+      return v
+        .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/g, (m) =>
+          this.time(Date.parse(m.replace(' ', 'T').replace(' UTC', 'Z')) / 1000),
+        )
+        .replace(ID, (m) => this.id(m));
     }
     if (typeof v === 'number') {
       const lo = this.anchor - 400 * DAY;
@@ -172,15 +177,9 @@ async function scriptedRun(procs: Child[], anchor: number): Promise<Outcome> {
   };
 
   const listenVia = procs.at(-1)!;
-  const l = spawnCli(['listen', '--json', '--base-url', listenVia.baseUrl, '--api-key', key]);
+  const l = await listenJson(listenVia.baseUrl, key);
   listeners.push(l);
-  await l.waitFor('stderr', (t) => t.includes('Ready: listening'));
-  const listened = () =>
-    l
-      .stdout()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { id: string }).id);
+  const listened = l.printed;
   const unmet: string[] = [];
   /** Reads the log, and waits until listen has printed its newest event (noted, not thrown, if it does not). */
   const caughtUp = async (where: string) => {

@@ -13,7 +13,7 @@ import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { startChild, type Child } from '../reliability/child.js';
 import { requester, type Requester } from '../reliability/health.js';
-import { spawnCli, type Running } from '../cli-events/util.js';
+import { listenJson, type Running } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
@@ -42,16 +42,9 @@ async function two(): Promise<[Child, Child]> {
 
 /** `payorch listen --json` through `c`, ready. */
 async function listen(c: Child): Promise<Running & { printed: () => string[] }> {
-  const l = spawnCli(['listen', '--json', '--base-url', c.baseUrl, '--api-key', c.apiKey]);
+  const l = await listenJson(c.baseUrl, c.apiKey);
   listeners.push(l);
-  await l.waitFor('stderr', (t) => t.includes('Ready: listening'));
-  const printed = () =>
-    l
-      .stdout()
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => (JSON.parse(line) as { id: string }).id);
-  return Object.assign(l, { printed });
+  return l;
 }
 
 /** A new customer through `req`: its customer.created event (id, created). */

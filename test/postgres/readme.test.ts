@@ -14,17 +14,10 @@ import { BIN, runCliSlow } from '../helpers/cli.js';
 import { freePort, postgresServer } from '../helpers/postgres.js';
 import { stoppedAfterAll } from '../helpers/processes.js';
 import { tempDir } from '../helpers/tmp.js';
+import { readmeSnippet } from '../helpers/readme.js';
 
 const pg = postgresServer();
 const pids = stoppedAfterAll();
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-
-/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
-function snippet(name: string, lang: string): string {
-  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  if (!m) throw new Error(`README has no ${lang} snippet "${name}"`);
-  return m[1]!;
-}
 
 /** `text` with `from` replaced by `to`, which must be there exactly once. */
 function replaceOnce(text: string, from: string, to: string): string {
@@ -39,11 +32,11 @@ describe.skipIf(pg.missing !== '')(`README "A shared sandbox"${pg.missing ? ` (s
     async () => {
       const url = await pg.database();
       const [portA, portB] = [await freePort(), await freePort()];
-      let script = snippet('shared-sandbox', 'bash');
+      let script = readmeSnippet('shared-sandbox', 'bash');
       script = replaceOnce(script, 'postgres://payorch@db.internal:5432/sandbox', url);
       script = replaceOnce(script, '--port 4242', `--port ${portA}`);
       script = replaceOnce(script, '--port 4243', `--port ${portB}`);
-      let use = snippet('shared-sandbox-use', 'bash');
+      let use = readmeSnippet('shared-sandbox-use', 'bash');
       use = replaceOnce(use, '127.0.0.1:4242', `127.0.0.1:${portA}`);
       use = replaceOnce(use, '127.0.0.1:4243', `127.0.0.1:${portB}`);
       script += use;

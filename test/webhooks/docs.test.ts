@@ -18,6 +18,7 @@ import { BIN } from '../helpers/cli.js';
 import { closedPort } from '../foundation/util.js';
 import { eventually } from '../cli-events/util.js';
 import { newSession } from '../payments/util.js';
+import { readmeSnippet } from '../helpers/readme.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -134,13 +135,6 @@ describe("the README's receiver", () => {
   );
 });
 
-/** The fenced block of `lang` right after the README marker `readme-snippet: NAME`. */
-function snippet(readme: string, name: string, lang: string): string {
-  const m = new RegExp(`<!-- readme-snippet: ${name}\\b[^>]*-->\\n\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  expect(m, `the README's ${name} snippet`).not.toBeNull();
-  return m![1]!;
-}
-
 /** `text` with `from` replaced by `to`, which must be there exactly once. */
 function replaceOnce(text: string, from: string, to: string): string {
   expect(text.split(from), `the snippet names ${from} once`).toHaveLength(2);
@@ -151,7 +145,7 @@ describe("the README's local loop: .env, receiver, listen, trigger", () => {
   it('the secret `listen --print-secret` writes to .env is the one the receiver reads, and it verifies what listen forwards', async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const port = await closedPort();
-    const terminals = snippet(readme, 'listen-terminals', 'sh')
+    const terminals = readmeSnippet('listen-terminals', 'sh')
       .split('\n')
       .filter((l) => l.startsWith('payorch'))
       .map((l) => l.replace(/\s+#.*$/, ''));
@@ -187,7 +181,7 @@ describe("the README's local loop: .env, receiver, listen, trigger", () => {
     try {
       await eventually(() => server.out().includes('listening on'));
       // the .env line and the receiver's start, as written
-      const receiver = shell(snippet(readme, 'listen-env', 'sh'));
+      const receiver = shell(readmeSnippet('listen-env', 'sh'));
       await eventually(
         async () =>
           (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).catch(() => undefined))?.status === 400,
