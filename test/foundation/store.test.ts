@@ -534,6 +534,38 @@ describe('group commit', () => {
     expect(store.db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 3]);
   });
 
+  it("frames on SQLite: a part whose work answers at once; a transaction sees its own notes only, even one asked for while another's work awaits; notes applied after its COMMIT", async () => {
+    const store = new ScopedStore(open(join(tempDir(), 'payorch.db')));
+    // SQLite's tx answers a part whose work answered at once with its value, not a promise.
+    expect(await (store.tx as (fn: () => number) => Promise<number>)(() => 5)).toBe(5);
+    expect(await store.grouped(() => store.tx(async () => 7))).toBe(7);
+    const applied: string[] = [];
+    const seen: [string, string | undefined][] = [];
+    // Both asked for at once: the second while the first's work awaits (its frame in the store's field).
+    const results = await Promise.allSettled([
+      store.grouped(async () => {
+        store.frame()!.set('k', 'a');
+        store.frame()!.afterCommit(() => applied.push('a'));
+        await Promise.resolve();
+        seen.push(['a', store.frame()?.get<string>('k')]);
+      }),
+      store.grouped(async () => {
+        seen.push(['b', store.frame()?.get<string>('k')]);
+        store.frame()!.afterCommit(() => applied.push('b'));
+        throw new Error('b fails');
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    // 'a' ran again after 'b' failed (the group commit's re-run), each time with its own note; 'b' never saw it.
+    expect(seen).toEqual([
+      ['a', 'a'],
+      ['b', undefined],
+      ['a', 'a'],
+    ]);
+    expect(applied).toEqual(['a']);
+    expect(store.frame()).toBeUndefined(); // outside every transaction again
+  });
+
   it('a clock advance undone with its batch is not kept in memory, and is applied once when run again', async () => {
     const raw = open(join(tempDir(), 'payorch.db'));
     // The domain opens its transactions through a frame per transaction, on SQLite as on PostgreSQL.

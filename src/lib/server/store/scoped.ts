@@ -64,9 +64,10 @@ export class ScopedStore implements Store {
    * How the caller's frame is found. An engine that runs transactions at once: an AsyncLocalStorage, which follows
    * each transaction's work through its awaits. A serial engine (SQLite: a transaction's work holds the connection
    * until it settles, and the next starts after it): the frame of the work holding the store, in a field — measured,
-   * an AsyncLocalStorage's promise hooks cost SQLite ~10% of the CPU per request (bench/README.md). Code outside any
-   * transaction that looks while one's work awaits (a request's clock read before its own transaction) sees that
-   * transaction's frame; only its clock (`clock.ts`) is read there.
+   * an AsyncLocalStorage's promise hooks cost SQLite ~10% of the CPU per request (bench/README.md). A transaction of
+   * its own asked for while another's work awaits is never taken for a part of it (`enclosing`); code outside any
+   * transaction that reads a frame in that moment (a clock read before a request's own transaction, in the same
+   * microtask run) sees the other transaction's.
    */
   private readonly byField: boolean;
   private readonly als = new AsyncLocalStorage<TxFrame>();
@@ -123,26 +124,36 @@ export class ScopedStore implements Store {
   }
 
   grouped<T>(fn: () => T | Promise<T>): Promise<T> {
-    return this.scoped((f) => this.inner.grouped(f), fn);
+    return this.scoped((f) => this.inner.grouped(f), fn, this.enclosing());
   }
 
   alone<T>(fn: () => T | Promise<T>): Promise<T> {
-    return this.scoped((f) => this.inner.alone(f), fn);
+    return this.scoped((f) => this.inner.alone(f), fn, this.enclosing());
   }
 
   tx<T>(fn: () => Promise<T>): Promise<T> {
-    return this.scoped((f) => this.inner.tx(f as () => Promise<T>), fn);
+    return this.scoped((f) => this.inner.tx(f as () => Promise<T>), fn, this.frame());
   }
 
   read<T>(fn: () => T | Promise<T>): Promise<T> {
     // A read inside a transaction runs in it (and sees its frame); one of its own notes nothing, and runs with a
     // frame of its own, so that it never sees another transaction's (whatever context the engine calls it in).
-    if (this.frame()) return this.inner.read(fn);
+    if (this.enclosing()) return this.inner.read(fn);
     return this.inTurn(() => this.inner.read(() => this.enter(new TxFrame(), fn)));
   }
 
   readAway<T>(read: ReadAway<T>): Promise<T> {
-    return this.frame() ? this.inner.readAway(read) : this.inTurn(() => this.inner.readAway(read));
+    return this.enclosing() ? this.inner.readAway(read) : this.inTurn(() => this.inner.readAway(read));
+  }
+
+  /**
+   * The transaction a transaction of its own (grouped, alone) or a read is asked for inside, if any. On a serial engine
+   * none: there such a call made inside a transaction's work would wait for that work to end, so it is made from
+   * outside — by other work that runs while the transaction's awaits (another request's), which the field would
+   * otherwise take for the transaction's own.
+   */
+  private enclosing(): TxFrame | undefined {
+    return this.byField ? undefined : this.als.getStore();
   }
 
   onRollback(listener: () => void): void {
@@ -161,19 +172,24 @@ export class ScopedStore implements Store {
     this.inner.close();
   }
 
-  private scoped<T>(run: (f: () => T | Promise<T>) => Promise<T>, fn: () => T | Promise<T>): Promise<T> {
-    const outer = this.frame();
+  private scoped<T>(
+    run: (f: () => T | Promise<T>) => Promise<T>,
+    fn: () => T | Promise<T>,
+    outer: TxFrame | undefined,
+  ): Promise<T> {
     let frame: TxFrame | undefined;
     const framed = () => {
       frame = new TxFrame(outer);
       return this.enter(frame, fn);
     };
+    // An engine may answer a part whose work answered at once with its value (SQLite's `tx`): Promise.resolve is the
+    // promise itself when it is one.
     if (outer)
-      return run(framed).then((value) => {
+      return Promise.resolve(run(framed)).then((value) => {
         frame!.join();
         return value;
       });
-    return this.inTurn(() => run(framed)).then((value) => {
+    return Promise.resolve(this.inTurn(() => run(framed))).then((value) => {
       frame!.commit();
       for (const l of this.commitListeners) l();
       return value;
