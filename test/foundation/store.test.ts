@@ -537,7 +537,7 @@ describe('group commit', () => {
   it("frames on SQLite: a part whose work answers at once; a transaction sees its own notes only, even one asked for while another's work awaits; notes applied after its COMMIT", async () => {
     const store = new ScopedStore(open(join(tempDir(), 'payorch.db')));
     // SQLite's tx answers a part whose work answered at once with its value, not a promise.
-    expect(await (store.tx as (fn: () => number) => Promise<number>)(() => 5)).toBe(5);
+    expect(await (store.tx as unknown as (fn: () => number) => Promise<number>)(() => 5)).toBe(5);
     expect(await store.grouped(() => store.tx(async () => 7))).toBe(7);
     const applied: string[] = [];
     const seen: [string, string | undefined][] = [];
