@@ -100,9 +100,12 @@ describe.skipIf(pg.missing !== '')(`README "A shared sandbox"${pg.missing ? ` (s
         expect(run.stdout).toMatch(/qa@example\.com[\s\S]*qa@example\.com/);
         const asKey = (key: string, port: number) => ['--api-key', key, '--base-url', base(port)];
         const home = { home: env.PAYORCH_HOME };
-        // the block's `clock advance 1d` moved the account's clock; the snapshot saved through A is listed through B
-        const clock = await runCliSlow(['clock', 'get', '--json', ...asKey(reveal.json().api_key, portA)], home);
-        expect(clock.json().now).toBeGreaterThan(Date.now() / 1000 + 86_400 - 3_600);
+        // the block's `clock advance 1d` (through A) moved the account's clock on every process; the snapshot saved
+        // through A is listed through B
+        for (const port of [portA, portB]) {
+          const clock = await runCliSlow(['clock', 'get', '--json', ...asKey(reveal.json().api_key, port)], home);
+          expect(clock.json<{ now: number }>().now).toBeGreaterThan(Date.now() / 1000 + 86_400 - 3_600);
+        }
         const snapshots = await runCliSlow(['server', 'snapshot', 'list', '--json', '--data-dir', dirs[1]!], home);
         expect(snapshots.json().data.map((x: { name: string }) => x.name)).toContain('seeded');
         // a teammate's --default-account key sees the data; a plain `server keys create` key sees none of it
