@@ -11,22 +11,19 @@
 // Nothing is timed: the clock is first moved to a fixed anchor (the same for both runs: the first of a month, 12:00
 // UTC), every later time is the anchor plus whole hours plus the real time the run has taken (well under an hour), and
 // waits are for conditions, with generous bounds.
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresServer } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/tmp.js';
-import { startChild, type Child } from '../reliability/child.js';
+import { sandboxes } from './sandbox.js';
+import type { Child } from '../reliability/child.js';
 import { listAll, requester, type Requester } from '../reliability/health.js';
 import { listenJson, type Running } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
-const children: Child[] = [];
+const sandboxesOfFile = sandboxes(pg);
 const listeners: Running[] = [];
-afterEach(async () => {
-  await Promise.all(listeners.splice(0).map((l) => l.stop('SIGINT')));
-  await Promise.all(children.splice(0).map((c) => c.stop()));
-});
+const stopListeners = () => Promise.all(listeners.splice(0).map((l) => l.stop('SIGINT')));
+afterEach(stopListeners);
 
 const PUBLIC_URL = 'https://sandbox.example.test';
 const DAY = 86_400;
@@ -35,21 +32,8 @@ const LISTEN_BOUND_MS = 20_000;
 
 /** `n` server processes on a fresh database, the same public URL (hosted-page links are the sandbox's). */
 async function sandbox(n: number): Promise<Child[]> {
-  const url = await pg.database();
-  const key = randomBytes(32).toString('hex');
-  const procs: Child[] = [];
-  for (let i = 0; i < n; i++) {
-    // No background due work: what comes due runs in the advance that reaches it (its answer's `ran`), in either run.
-    const c = await startChild(tempDir(), undefined, {
-      database: url,
-      sealingKey: key,
-      publicUrl: PUBLIC_URL,
-      dueWorkIntervalMs: 0,
-    });
-    children.push(c);
-    procs.push(c);
-  }
-  return procs;
+  // No background due work: what comes due runs in the advance that reaches it (its answer's `ran`), in either run.
+  return (await sandboxesOfFile.sandbox(n, { publicUrl: PUBLIC_URL, dueWorkIntervalMs: 0 })).procs;
 }
 
 // ------------------------------------------------------------------------------------------ normalizing
@@ -324,8 +308,8 @@ describe.skipIf(pg.missing !== '')(
     it('gives the same answers, events, invoices and balances, and listen prints each event once', async () => {
       const anchor = anchorTime();
       const one = await scriptedRun(await sandbox(1), anchor);
-      await Promise.all(listeners.splice(0).map((l) => l.stop('SIGINT')));
-      await Promise.all(children.splice(0).map((c) => c.stop()));
+      await stopListeners();
+      await sandboxesOfFile.stopAll();
       const two = await scriptedRun(await sandbox(2), anchor);
 
       // The run itself did what it says (in the one-process run): three renewals and the first invoice, all paid.

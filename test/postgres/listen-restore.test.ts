@@ -7,37 +7,31 @@
 //   are created before the removed cursor's second, and were never printed.
 // Now it goes on from the newest event it printed that the log still has. The real binary, on SQLite (one process) and
 // on PostgreSQL, listening through one process while the snapshot is restored through the other.
-import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresServer } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/tmp.js';
-import { startChild, type Child } from '../reliability/child.js';
+import { sandboxes } from './sandbox.js';
+import type { Child } from '../reliability/child.js';
 import { requester, type Requester } from '../reliability/health.js';
 import { listenJson, type Running } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
-const children: Child[] = [];
+const { sandbox, process } = sandboxes(pg);
 const listeners: Running[] = [];
 afterEach(async () => {
   await Promise.all(listeners.splice(0).map((l) => l.stop('SIGINT')));
-  await Promise.all(children.splice(0).map((c) => c.stop()));
 });
 
+/** One process on SQLite, as both sides. */
 async function one(): Promise<[Child, Child]> {
-  const a = await startChild(tempDir());
-  children.push(a);
+  const a = await process();
   return [a, a];
 }
 
+/** Two processes on one PostgreSQL database. */
 async function two(): Promise<[Child, Child]> {
-  const url = await pg.database();
-  const key = randomBytes(32).toString('hex');
-  const a = await startChild(tempDir(), undefined, { database: url, sealingKey: key });
-  children.push(a);
-  const b = await startChild(tempDir(), undefined, { database: url, sealingKey: key });
-  children.push(b);
-  return [a, b];
+  const { procs } = await sandbox(2);
+  return [procs[0]!, procs[1]!];
 }
 
 /** `payorch listen --json` through `c`, ready. */

@@ -4,37 +4,18 @@
 // acknowledged write and the other keeps answering; a PostgreSQL restart gives 503 storage_unavailable with
 // Retry-After while it is down (never a hang or a 500), and the processes reconnect by themselves.
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresServer } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/tmp.js';
-import { startChild, type Child } from '../reliability/child.js';
+import { sandboxes } from './sandbox.js';
+import type { Child } from '../reliability/child.js';
 import { ledgerViolations, listAll, requester, type Requester } from '../reliability/health.js';
 import { startReceiver, until } from '../webhooks/receiver.js';
 
 const pg = postgresServer();
 
-const children: Child[] = [];
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((c) => c.stop()));
-});
-
-/** `n` server processes on one fresh database, each with a data directory of its own (lock, log). */
-async function sandbox(n: number, options: object = {}): Promise<{ url: string; key: string; procs: Child[] }> {
-  const url = await pg.database();
-  const key = randomBytes(32).toString('hex');
-  const procs: Child[] = [];
-  // The first start migrates and makes the default account; the others start at once after it, racing each other.
-  procs.push(await startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options }));
-  procs.push(
-    ...(await Promise.all(
-      Array.from({ length: n - 1 }, () =>
-        startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options }),
-      ),
-    )),
-  );
-  children.push(...procs);
-  return { url, key, procs };
-}
+// The first start migrates and makes the default account; the others start at once after it, racing each other.
+const { sandbox: start, process } = sandboxes(pg);
+const sandbox = (n: number, options: object = {}) => start(n, options, { race: true });
 
 const reqOf = (c: Child): Requester => requester(c.baseUrl, c.apiKey);
 
@@ -61,11 +42,8 @@ describe.skipIf(pg.missing !== '')(
     it('refuses a process given another sealing key, naming no key', { timeout: 60_000 }, async () => {
       const { url } = await sandbox(1);
       const other = randomBytes(32).toString('hex');
-      const err = await startChild(tempDir(), undefined, { database: url, sealingKey: other }).then(
-        (c) => {
-          children.push(c);
-          return '';
-        },
+      const err = await process({ database: url, sealingKey: other }).then(
+        () => '',
         (e: Error) => e.message,
       );
       expect(err).toMatch(/sealed with another key/);
@@ -143,7 +121,7 @@ describe.skipIf(pg.missing !== '')(
       { timeout: 120_000 },
       async () => {
         const { procs } = await sandbox(2);
-        const [victim, survivor] = procs as [Child, Child];
+        const [victim, survivor] = [procs[0]!, procs[1]!];
         const acknowledged: string[] = [];
         let stop = false;
         const writer = async (c: Child) => {
@@ -218,7 +196,7 @@ describe.skipIf(pg.missing !== '')(
         try {
           // Only `holder` runs while the endpoint is made: it claims the endpoint, and its first POST hangs.
           const { url, key, procs } = await sandbox(1, { webhooks: { timeoutMs: 120_000 } });
-          const [holder] = procs as [Child];
+          const holder = procs[0]!;
           const req = reqOf(holder);
           const we = await req('POST', '/webhook-endpoints', {
             body: { url: rx.url, enabled_events: ['payment_session.created'] },
@@ -229,8 +207,7 @@ describe.skipIf(pg.missing !== '')(
               201,
             );
           await rx.waitFor(1); // the holder's first POST is open
-          const other = await startChild(tempDir(), undefined, { database: url, sealingKey: key });
-          children.push(other);
+          const other = await process({ database: url, sealingKey: key });
           rx.answer = 200;
           await holder.kill9();
           const events = (await listAll(reqOf(other), '/events?type=payment_session.created')).reverse();

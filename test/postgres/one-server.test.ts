@@ -5,37 +5,21 @@
 // (`--seed`), whose ids are one stream drawn in turn, is refused on a database another process serves (and a plain
 // process on a database a seeded one serves), saying why.
 import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliSlow } from '../helpers/cli.js';
 import { postgresServer } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/tmp.js';
-import { startChild, type Child } from '../reliability/child.js';
+import { sandboxes, type SandboxProcess } from './sandbox.js';
+import type { Child } from '../reliability/child.js';
 import { requester, type Requester } from '../reliability/health.js';
 
 const pg = postgresServer();
 
-const children: Child[] = [];
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((c) => c.stop()));
-});
-
-interface Proc extends Child {
-  dataDir: string;
-}
+const { sandbox, process } = sandboxes(pg);
 
 /** Two server processes on one fresh database, each with a data directory of its own. */
-async function two(options: object = {}): Promise<{ url: string; key: string; a: Proc; b: Proc }> {
-  const url = await pg.database();
-  const key = randomBytes(32).toString('hex');
-  const start = async () => {
-    const dataDir = tempDir();
-    const c = await startChild(dataDir, undefined, { database: url, sealingKey: key, ...options });
-    children.push(c);
-    return Object.assign(c, { dataDir });
-  };
-  const a = await start(); // migrates and makes the default account
-  const b = await start();
-  return { url, key, a, b };
+async function two(options: object = {}): Promise<{ url: string; key: string; a: SandboxProcess; b: SandboxProcess }> {
+  const { url, key, procs } = await sandbox(2, options);
+  return { url, key, a: procs[0]!, b: procs[1]! };
 }
 
 const reqOf = (c: Child, key = c.apiKey): Requester => requester(c.baseUrl, key);
@@ -177,11 +161,8 @@ describe.skipIf(pg.missing !== '')(
     it('a seeded server is refused on a database another process serves, saying why', async () => {
       const { url, key } = await two();
       // A seeded process beside the plain ones: its ids would not be one stream drawn in turn.
-      const seeded = await startChild(tempDir(), undefined, { database: url, seed: 42 }).then(
-        (c) => {
-          children.push(c);
-          return 'started';
-        },
+      const seeded = await process({ database: url, seed: 42 }).then(
+        () => 'started',
         (e: Error) => e.message,
       );
       expect(seeded).not.toBe('started');
@@ -192,15 +173,11 @@ describe.skipIf(pg.missing !== '')(
 
     it('a second seeded process, and a plain one, are refused on a database a seeded server serves, saying why', async () => {
       const url = await pg.database();
-      const first = await startChild(tempDir(), undefined, { database: url, seed: 42 });
-      children.push(first);
+      const first = await process({ database: url, seed: 42 });
       expect((await reqOf(first)('GET', '/test-helpers/clock')).status).toBe(200);
       const attempt = (options: object) =>
-        startChild(tempDir(), undefined, { database: url, ...options }).then(
-          (c) => {
-            children.push(c);
-            return 'started';
-          },
+        process({ database: url, ...options }).then(
+          () => 'started',
           (e: Error) => e.message,
         );
       // The same seed: two processes would draw the one stream at once (the same ids twice).

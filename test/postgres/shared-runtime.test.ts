@@ -2,11 +2,10 @@
 // server needs of PostgreSQL"): a rule added through one process applies to the next request reaching another, a
 // rule's count is used up once across them, its rate's turns are counted across them, and `GET /request-log` (and
 // `payorch logs tail`) through one process shows the requests another served.
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postgresServer } from '../helpers/postgres.js';
-import { tempDir } from '../helpers/tmp.js';
-import { startChild, type Child } from '../reliability/child.js';
+import { sandboxes } from './sandbox.js';
+import type { Child } from '../reliability/child.js';
 import { requester, type Requester } from '../reliability/health.js';
 import { until } from '../webhooks/receiver.js';
 import { against } from '../helpers/cli.js';
@@ -14,20 +13,12 @@ import { spawnCli } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
-const children: Child[] = [];
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((c) => c.stop()));
-});
+const { sandbox } = sandboxes(pg);
 
 /** Two server processes on one fresh database. */
 async function pair(options: object = {}): Promise<[Child, Child]> {
-  const url = await pg.database();
-  const key = randomBytes(32).toString('hex');
-  const a = await startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options });
-  children.push(a);
-  const b = await startChild(tempDir(), undefined, { database: url, sealingKey: key, ...options });
-  children.push(b);
-  return [a, b];
+  const { procs } = await sandbox(2, options);
+  return [procs[0]!, procs[1]!];
 }
 
 const reqOf = (c: Child): Requester => requester(c.baseUrl, c.apiKey);
