@@ -16,7 +16,7 @@ import { listenJson, type Running } from '../cli-events/util.js';
 
 const pg = postgresServer();
 
-const { sandbox, process } = sandboxes(pg);
+const { sandbox, startProcess } = sandboxes(pg);
 const listeners: Running[] = [];
 afterEach(async () => {
   await Promise.all(listeners.splice(0).map((l) => l.stop('SIGINT')));
@@ -24,7 +24,7 @@ afterEach(async () => {
 
 /** One process on SQLite, as both sides. */
 async function one(): Promise<[Child, Child]> {
-  const a = await process();
+  const a = await startProcess();
   return [a, a];
 }
 

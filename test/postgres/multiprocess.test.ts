@@ -14,7 +14,7 @@ import { startReceiver, until } from '../webhooks/receiver.js';
 const pg = postgresServer();
 
 // The first start migrates and makes the default account; the others start at once after it, racing each other.
-const { sandbox: start, process } = sandboxes(pg);
+const { sandbox: start, startProcess } = sandboxes(pg);
 const sandbox = (n: number, options: object = {}) => start(n, options, { race: true });
 
 const reqOf = (c: Child): Requester => requester(c.baseUrl, c.apiKey);
@@ -42,7 +42,7 @@ describe.skipIf(pg.missing !== '')(
     it('refuses a process given another sealing key, naming no key', { timeout: 60_000 }, async () => {
       const { url } = await sandbox(1);
       const other = randomBytes(32).toString('hex');
-      const err = await process({ database: url, sealingKey: other }).then(
+      const err = await startProcess({ database: url, sealingKey: other }).then(
         () => '',
         (e: Error) => e.message,
       );
@@ -207,7 +207,7 @@ describe.skipIf(pg.missing !== '')(
               201,
             );
           await rx.waitFor(1); // the holder's first POST is open
-          const other = await process({ database: url, sealingKey: key });
+          const other = await startProcess({ database: url, sealingKey: key });
           rx.answer = 200;
           await holder.kill9();
           const events = (await listAll(reqOf(other), '/events?type=payment_session.created')).reverse();

@@ -14,7 +14,7 @@ import { requester, type Requester } from '../reliability/health.js';
 
 const pg = postgresServer();
 
-const { sandbox, process } = sandboxes(pg);
+const { sandbox, startProcess } = sandboxes(pg);
 
 /** Two server processes on one fresh database, each with a data directory of its own. */
 async function two(options: object = {}): Promise<{ url: string; key: string; a: SandboxProcess; b: SandboxProcess }> {
@@ -161,7 +161,7 @@ describe.skipIf(pg.missing !== '')(
     it('a seeded server is refused on a database another process serves, saying why', async () => {
       const { url, key } = await two();
       // A seeded process beside the plain ones: its ids would not be one stream drawn in turn.
-      const seeded = await process({ database: url, seed: 42 }).then(
+      const seeded = await startProcess({ database: url, seed: 42 }).then(
         () => 'started',
         (e: Error) => e.message,
       );
@@ -173,10 +173,10 @@ describe.skipIf(pg.missing !== '')(
 
     it('a second seeded process, and a plain one, are refused on a database a seeded server serves, saying why', async () => {
       const url = await pg.database();
-      const first = await process({ database: url, seed: 42 });
+      const first = await startProcess({ database: url, seed: 42 });
       expect((await reqOf(first)('GET', '/test-helpers/clock')).status).toBe(200);
       const attempt = (options: object) =>
-        process({ database: url, ...options }).then(
+        startProcess({ database: url, ...options }).then(
           () => 'started',
           (e: Error) => e.message,
         );

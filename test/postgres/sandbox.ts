@@ -30,7 +30,7 @@ export function sandboxes(pg: PostgresServer) {
     return c;
   };
   /** A process of its own on `dataDir` (fresh when not given), with these options; stopped after the test. */
-  const process = async (options?: object, dataDir = tempDir()): Promise<SandboxProcess> =>
+  const startProcess = async (options?: object, dataDir = tempDir()): Promise<SandboxProcess> =>
     Object.assign(own(await startChild(dataDir, undefined, options)), { dataDir });
   /**
    * `n` processes on a fresh database: the first migrates it and makes the default account and key; the others
@@ -39,11 +39,11 @@ export function sandboxes(pg: PostgresServer) {
   const sandbox = async (n: number, options: object = {}, { race = false } = {}): Promise<Sandbox> => {
     const url = await pg.database();
     const key = randomBytes(32).toString('hex');
-    const start = () => process({ database: url, sealingKey: key, ...options });
+    const start = () => startProcess({ database: url, sealingKey: key, ...options });
     const procs = [await start()];
     if (race) procs.push(...(await Promise.all(Array.from({ length: n - 1 }, start))));
     else for (let i = 1; i < n; i++) procs.push(await start());
     return { url, key, procs };
   };
-  return { sandbox, process, own, stopAll };
+  return { sandbox, startProcess, own, stopAll };
 }
