@@ -161,11 +161,19 @@ describe.skipIf(pg.missing !== '')(
           pg.stop(mode);
           try {
             for (const c of procs) {
-              const res = await fetch(`${c.baseUrl}/create-session`, {
-                method: 'POST',
-                headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
-                body: JSON.stringify({ amount: 100, currency: 'usd' }),
-                signal: AbortSignal.timeout(20_000),
+              const send = () =>
+                fetch(`${c.baseUrl}/create-session`, {
+                  method: 'POST',
+                  headers: { authorization: `Bearer ${c.apiKey}`, 'content-type': 'application/json' },
+                  body: JSON.stringify({ amount: 100, currency: 'usd' }),
+                  signal: AbortSignal.timeout(20_000),
+                });
+              // A keep-alive socket of the pool found closed ('other side closed', once in CI as PostgreSQL stopped; not
+              // reproduced in ~20 runs since) is sent again once: what is asserted is the server's answer, which must
+              // still be the 503 below (a process that died would refuse the second send too).
+              const res = await send().catch((err: Error) => {
+                console.warn(`multiprocess: a socket of the pool failed (${err.message}); sent once more`);
+                return send();
               });
               expect(res.status, await res.clone().text()).toBe(503);
               expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
