@@ -232,8 +232,11 @@ async function newEvents(
       page = await client.events.list({ ending_before: after.id, limit: 100 }, POLL);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'resource_missing' && err.param === 'ending_before') {
+        // Pages already read in this call are not shown yet: what the log still has of them is not new twice.
+        const read = new Set(out.map((e) => e.id));
         const since = await sinceShown(client, shown);
-        return { fresh: [...out, ...since.fresh], next: since.fresh.at(-1) ?? since.next ?? out.at(-1) };
+        const fresh = [...out, ...since.fresh.filter((e) => !read.has(e.id))];
+        return { fresh, next: fresh.at(-1) ?? since.next };
       }
       throw err;
     }

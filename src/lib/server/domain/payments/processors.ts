@@ -103,35 +103,37 @@ export class ProcessorRegistry {
   private writes = 0;
 
   constructor(
-    downAtStart: string[] = [],
-    private readonly kept?: { store: ScopedStore; stored: ProcessorMarksStore; changes?: ChangeWatch },
+    downAtStart: string[],
+    private readonly kept: { store: ScopedStore; stored: ProcessorMarksStore; changes: ChangeWatch },
   ) {
     for (const id of PSP_IDS) this.processors.set(id, new SimulatedProcessor(id));
     for (const id of downAtStart) {
       if (!this.processors.has(id)) throw new Error(`Unknown processor "${id}" (known: ${PSP_IDS.join(', ')}).`);
       this.downAtStart.add(id);
     }
-    kept?.changes?.onChange(() => this.reload());
+    kept.changes.onChange(() => this.reload());
   }
 
-  /** Reads every account's marks (before the first request, and when the store's change mark moved). */
+  /** Reads every account's marks (before the first request). */
   async load(): Promise<void> {
-    if (!this.kept) return;
+    this.marks = await this.stored();
+  }
+
+  /** The change mark moved: every mark again. Not when this process committed one meanwhile: the next change reads. */
+  private async reload(): Promise<void> {
+    const writes = this.writes;
+    const marks = await this.stored();
+    if (this.writes === writes) this.marks = marks;
+  }
+
+  private async stored(): Promise<Map<string, Map<string, ProcessorStatus>>> {
     const marks = new Map<string, Map<string, ProcessorStatus>>();
     for (const m of await this.kept.stored.processorMarks()) {
       let of = marks.get(m.account_id);
       if (!of) marks.set(m.account_id, (of = new Map()));
       of.set(m.psp, m.status);
     }
-    this.marks = marks;
-  }
-
-  private async reload(): Promise<void> {
-    const writes = this.writes;
-    if (!this.kept) return;
-    const before = this.marks;
-    await this.load();
-    if (this.writes !== writes) this.marks = before; // this process committed one meanwhile: the next change reads again
+    return marks;
   }
 
   ids(): string[] {
@@ -156,7 +158,7 @@ export class ProcessorRegistry {
   /** Whether the processor is down for the account, as the caller's transaction sees it. */
   isDown(accountId: string, id: string): boolean {
     const mark =
-      this.kept?.store.frame()?.get<ProcessorStatus>(markKey(accountId, id)) ?? this.marks.get(accountId)?.get(id);
+      this.kept.store.frame()?.get<ProcessorStatus>(markKey(accountId, id)) ?? this.marks.get(accountId)?.get(id);
     return mark === undefined ? this.downAtStart.has(id) : mark === 'down';
   }
 
@@ -169,7 +171,6 @@ export class ProcessorRegistry {
       of.set(id, status);
       this.writes++;
     };
-    if (!this.kept) return committed();
     await this.kept.stored.markProcessor(accountId, id, status);
     const frame = this.kept.store.frame();
     if (frame) {
