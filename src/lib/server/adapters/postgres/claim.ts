@@ -12,7 +12,7 @@
 //   the ledger's available balance before a hold): `FOR UPDATE`, waiting for a transaction that holds one of them.
 //   Skipping would let the request check what that row was before it came due (a hold still counted as pending),
 //   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
-import type { Documents, Owned } from '../../store/seam.js';
+import type { Owned } from '../../store/seam.js';
 import type { PostgresStore } from './db.js';
 
 type Arg = string | number;
@@ -69,20 +69,14 @@ export function conflict(message: string, cause?: unknown): Error {
 }
 
 /**
- * `docs`, whose writes report a violation of one of the unique indexes `raced` as a conflict: the rule that wrote
+ * A write's failure, with a violation of one of the unique indexes `raced` reported as a conflict: the rule that wrote
  * checked the key first (in its snapshot), so the row in the way is a concurrent transaction's. The transaction runs
  * again, and the rule's check then sees that row (and answers as it does on SQLite, where one ran after the other).
+ * Documents are given their raced indexes when they are made (documents.ts `pgDocuments`).
  */
-export function racing<T extends { id: string }>(docs: Documents<T>, raced: readonly string[]): Documents<T> {
-  const raise = (err: unknown): never => {
-    const e = err as { code?: string; constraint_name?: string };
-    if (e.code === '23505' && e.constraint_name && raced.includes(e.constraint_name))
-      throw conflict(`${e.constraint_name}: the key was taken by a concurrent transaction`, err);
-    throw err;
-  };
-  return {
-    ...docs,
-    insert: (accountId, doc) => docs.insert(accountId, doc).catch(raise),
-    update: (accountId, doc) => docs.update(accountId, doc).catch(raise),
-  };
+export function raceLost(err: unknown, raced: readonly string[]): never {
+  const e = err as { code?: string; constraint_name?: string };
+  if (e.code === '23505' && e.constraint_name && raced.includes(e.constraint_name))
+    throw conflict(`${e.constraint_name}: the key was taken by a concurrent transaction`, err);
+  throw err;
 }

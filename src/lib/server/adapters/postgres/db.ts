@@ -2,6 +2,16 @@
 // connection; the domain's ports take no transaction handle, so the adapter's queries find the one they run in
 // through an AsyncLocalStorage (`current()`), set by the transaction that runs the domain's function.
 //
+// - Round trips: a transaction's statements are sent on a reserved connection without waiting for the one before
+//   where nothing needs its answer — BEGIN and the serial table's lock with the first statement, the writes the
+//   adapters `send` (inserts, updates) with what follows them, COMMIT behind the last writes. A failed write fails its
+//   transaction (PostgreSQL refuses every statement after it, and answers COMMIT by undoing it).
+// - Shared commits: requests' writes (`grouped`) waiting when a transaction can start run in one transaction, each in
+//   a savepoint, answered once it committed (`batch`): one BEGIN, lock and COMMIT (one WAL flush) for many requests,
+//   and requests of this process that post to the same rows (a ledger's system accounts) take turns within it
+//   instead of aborting each other. A batch takes only writes asked for before it began, so its snapshot holds every
+//   write answered before any of them was asked for.
+//
 // - A write (`grouped`, `alone`, `tx` outside a transaction) is REPEATABLE READ: one snapshot, and of two
 //   transactions that write the same row the second is aborted (40001) once the first commits, so a rule that reads,
 //   checks and writes back the row it checked (a payment confirmed once, a counter's next number, an
@@ -17,7 +27,7 @@
 //   (the contract's 503 `storage_unavailable` with Retry-After), raised as soon as the driver reports it; the pool
 //   connects again by itself on the next transaction. No error names the password.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import postgres, { type Options, type Sql, type TransactionSql } from 'postgres';
+import postgres, { type Options, type ReservedSql, type Sql, type TransactionSql } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
 import { errors } from '../../errors.js';
 import { describeUrl } from '../../database-url.js';
@@ -44,6 +54,13 @@ export interface PostgresStoreOptions {
   serialTable?: string;
   /** The isolation level of writes (default 'repeatable read'; docs/api.md says why). */
   isolation?: 'serializable' | 'repeatable read';
+  /**
+   * Shared commits (`grouped`): the requests' writes waiting when a transaction can start run in one transaction,
+   * each in a savepoint of its own, at most `batchSize` of them (default 16), in at most `batches` transactions at
+   * once (default 2). 0 batches: a transaction per request.
+   */
+  batches?: number;
+  batchSize?: number;
 }
 
 /** The handle an adapter's query runs on: the current transaction's, or the pool's outside any transaction. */
@@ -54,6 +71,15 @@ export interface PostgresStore extends Store {
   current(): Handle;
   /** Whether the caller runs inside one of this store's transactions. */
   inTransaction(): boolean;
+  /**
+   * A write whose answer the caller does not need (an insert, an update whose row count `run` checks itself). In a
+   * transaction it is sent at once and not waited for: the statements after it go out behind it on the same
+   * connection, in the same network write when they follow in the same turn, and PostgreSQL runs them in order. Its
+   * failure (what `run` throws) is the transaction's: every statement after it fails, and the transaction is undone
+   * and reported with that failure (run again when it is a conflict). A savepoint waits for its part's writes before
+   * it ends. Outside a transaction it is awaited.
+   */
+  send(run: (q: Handle) => Promise<unknown>): Promise<void>;
   /** A read an adapter hands the domain to be run away from the request (`readAway` runs it in a read). */
   away<T>(run: () => Promise<T>): ReadAway<T>;
   /** The pool's connections closed, once their queries have ended. */
@@ -91,6 +117,8 @@ interface Root {
   /** Rejects with the connection's failure once it is seen. */
   lost: Promise<never>;
   lose(err: unknown): void;
+  /** Savepoints named on the connection so far. */
+  names: { n: number };
 }
 
 function newRoot(): Root {
@@ -104,17 +132,60 @@ function newRoot(): Root {
       root.lostWith = err;
       reject(err);
     },
+    names: { n: 0 },
   };
   return root;
 }
 
 interface Frame {
   /** The handle the adapters' queries run on (`textSafe`). */
-  sql: TransactionSql;
-  /** The driver's own handle (for its savepoints). */
-  raw: TransactionSql;
+  sql: ReservedSql;
+  /** The driver's own handle (the transaction's statements: BEGIN, SAVEPOINT, COMMIT). */
+  raw: ReservedSql;
   root: Root;
+  /** Writes sent and not waited for (`send`), in this transaction or savepoint, in order: each settles with its failure. */
+  pending: Promise<{ err: unknown } | undefined>[];
 }
+
+/**
+ * The first (in the order sent) of the frame's writes that failed, once each has settled (each failure is the cause of
+ * what failed after it: PostgreSQL refuses every statement after a failed one). Undefined when none did.
+ */
+async function firstFailure(frame: Frame | undefined, root: Root): Promise<{ err: unknown } | undefined> {
+  if (!frame?.pending.length) return undefined;
+  const settled = await Promise.race([Promise.all(frame.pending), root.lost]);
+  return settled.find((f) => f !== undefined);
+}
+
+/** `run` sent on the frame's connection and not waited for: its failure is noted in the frame (`send`). */
+function sendIn(frame: Frame, run: (q: ReservedSql) => Promise<unknown>): void {
+  let sent: Promise<unknown>;
+  try {
+    sent = run(frame.sql);
+  } catch (err) {
+    sent = Promise.reject(err);
+  }
+  frame.pending.push(
+    sent.then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    ),
+  );
+}
+
+/** A request's write waiting for a batch, or running in one (`grouped`). */
+interface Member {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+  /** How many times a conflict undid it, and the last one. */
+  tries: number;
+  conflict?: unknown;
+  /** When it was asked for (ms). */
+  since: number;
+}
+
+const newFrame = (sql: ReservedSql, root: Root): Frame => ({ sql: textSafe(sql), raw: sql, root, pending: [] });
 
 /**
  * PostgreSQL's text cannot hold U+0000, which SQLite stores and a request may carry (an id, a filter, a column's
@@ -239,6 +310,7 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
     begin,
     options.retryForMs ?? 10_000,
     options.serialTable,
+    { at: options.batches ?? 2, size: Math.max(1, options.batchSize ?? 16) },
   );
 }
 
@@ -265,7 +337,8 @@ class PgStore implements PostgresStore {
     private readonly attempts: number,
     private readonly begin: Record<Mode, string>,
     private readonly retryForMs: number,
-    private readonly serialTable?: string,
+    private readonly serialTable: string | undefined,
+    private readonly batching: { at: number; size: number },
   ) {
     this.sql = open();
   }
@@ -299,12 +372,170 @@ class PgStore implements PostgresStore {
     return this.als.getStore() !== undefined;
   }
 
+  send(run: (q: Handle) => Promise<unknown>): Promise<void> {
+    const frame = this.als.getStore();
+    if (!frame) return run(this.current()).then(() => undefined);
+    if (frame.root.lostWith !== undefined) return Promise.reject(frame.root.lostWith);
+    sendIn(frame, run);
+    return Promise.resolve();
+  }
+
   away<T>(run: () => Promise<T>): ReadAway<T> {
     return new AwayRead(run);
   }
 
   grouped<T>(fn: () => T | Promise<T>): Promise<T> {
-    return this.transaction('write', fn, true);
+    if (this.batching.at <= 0 || this.inTransaction()) return this.transaction('write', fn, true);
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject, tries: 0, since: Date.now() });
+      this.startBatches();
+    });
+  }
+
+  /** Requests' writes waiting for a batch (`grouped`), oldest first. */
+  private readonly waiting: Member[] = [];
+  /** Batches running now. */
+  private running = 0;
+
+  private startBatches(): void {
+    while (this.waiting.length > 0 && this.running < this.batching.at) {
+      this.running++;
+      // A batch takes only writes that were waiting when it started: its snapshot, taken after, sees every write
+      // acknowledged before any of them was asked for (a client's next request sees its last one).
+      const members = this.waiting.splice(0, this.batching.size);
+      void this.batch(members).finally(() => {
+        this.running--;
+        this.startBatches();
+      });
+    }
+  }
+
+  /**
+   * `members` in one write transaction, each in a savepoint of its own, one after another, each answered once the
+   * transaction committed. A member's writes are not waited for (`send`): the next member's statements go out behind
+   * them. A member that throws is undone alone (ROLLBACK TO its savepoint) and answered with its failure at once — or,
+   * when a write of an earlier member failed (PostgreSQL then refuses every statement after it), that member is
+   * undone with all that ran after it, and those go back to the queue. A conflict (40001, 40P01) ends the batch: what
+   * ran before it commits, and the members after it would meet the same change (the batch's snapshot is older), so
+   * they go back to the front of the queue, the conflicted one first, for a batch with a new snapshot (`again`).
+   */
+  private async batch(members: Member[]): Promise<void> {
+    const root = newRoot();
+    const pool = this.sql;
+    /** Members that ran and were not undone, in order. */
+    const ran: { m: Member; part: Frame; name: string; value: unknown }[] = [];
+    /** Members to run again in a later batch, in order. */
+    const back: Member[] = [];
+    let next = 0;
+    let conn: ReservedSql | undefined;
+    /** The first member in `ran` whose write failed, and the failure. */
+    const culprit = async () => {
+      for (const [index, r] of ran.entries()) {
+        const failed = await firstFailure(r.part, root);
+        if (failed) return { index, err: failed.err };
+      }
+      return undefined;
+    };
+    const conflicted = (m: Member, err: unknown) => {
+      m.tries++;
+      m.conflict = err;
+      back.push(m);
+    };
+    try {
+      conn = await pool.reserve();
+      const c = conn;
+      await this.shell(c, root, 'write', this.serialLock('write', 1, true), async () => {
+        while (next < members.length) {
+          const m = members[next]!;
+          const name = `m${next++}`;
+          // A member's own `doomed`; the connection's state is the batch's.
+          const own = Object.create(root) as Root;
+          const part = newFrame(c, own);
+          sendIn(part, (q) => q.unsafe(`SAVEPOINT ${name}`));
+          let err: unknown;
+          try {
+            const value = await this.als.run(part, async () => m.fn());
+            if (own.doomed !== undefined) throw own.doomed;
+            ran.push({ m, part, name, value });
+            continue;
+          } catch (caught) {
+            err = caught;
+          }
+          if (root.lostWith !== undefined || lostConnection(err)) throw err;
+          const earlier = await culprit();
+          if (earlier) {
+            const [failed, ...after] = ran.splice(earlier.index);
+            await c.unsafe(`ROLLBACK TO SAVEPOINT ${failed!.name}`);
+            this.emit(this.rollbackListeners);
+            if (retryable(earlier.err)) conflicted(failed!.m, earlier.err);
+            else failed!.m.reject(this.fault(earlier.err));
+            back.push(...after.map((r) => r.m), m);
+            if (retryable(earlier.err)) break;
+            continue;
+          }
+          const own_ = await firstFailure(part, root);
+          if (own_) err = own_.err;
+          if (root.lostWith !== undefined || lostConnection(err)) throw err;
+          await c.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
+          this.emit(this.rollbackListeners);
+          if (retryable(err)) {
+            // The batch ends here: what ran before commits, the rest waits for a new snapshot.
+            conflicted(m, err);
+            break;
+          }
+          m.reject(this.fault(err));
+        }
+        back.push(...members.slice(next));
+        next = members.length;
+      });
+    } catch (err) {
+      this.emit(this.rollbackListeners);
+      await this.ended(pool, conn, root, err);
+      // The transaction was undone: by a write of a member that failed after the member's end (PostgreSQL answered
+      // the COMMIT behind it by undoing all), or with the connection, or by a conflict.
+      const earlier =
+        root.lostWith === undefined && !lostConnection(err) ? await culprit().catch(() => undefined) : undefined;
+      const undone = ran.map((r) => r.m);
+      const rest = members.slice(next);
+      if (earlier) {
+        const failed = undone.splice(earlier.index, 1)[0]!;
+        if (retryable(earlier.err)) conflicted(failed, earlier.err);
+        else failed.reject(this.fault(earlier.err));
+        // The others' work was undone with it, through no fault of theirs.
+        this.again(...back.splice(0), ...undone, ...rest);
+        return;
+      }
+      if (!retryable(err)) {
+        for (const m of [...undone, ...back, ...rest]) m.reject(this.fault(err));
+        return;
+      }
+      for (const m of undone) {
+        m.tries++;
+        m.conflict = err;
+      }
+      this.again(...undone, ...back, ...rest);
+      return;
+    }
+    await this.ended(pool, conn, root);
+    if (ran.length) this.emit(this.commitListeners);
+    for (const r of ran) r.m.resolve(r.value);
+    this.again(...back);
+  }
+
+  /**
+   * Members undone for a conflict (or not run for one), in their order: to the front of the queue, for a batch with a
+   * new snapshot; one that a conflict undid twice, as a transaction of its own that takes its turn (`serialLock`).
+   */
+  private again(...members: Member[]): void {
+    const batched: Member[] = [];
+    for (const m of members) {
+      if (m.tries === 0 || (m.tries <= 1 && m.tries < this.attempts)) batched.push(m);
+      else if (m.tries >= this.attempts || Date.now() - m.since >= this.retryForMs) m.reject(this.fault(m.conflict));
+      else this.transaction('write', m.fn, true, m.tries).then(m.resolve, m.reject);
+    }
+    if (!batched.length) return;
+    this.waiting.unshift(...batched);
+    this.startBatches();
   }
 
   read<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -381,49 +612,40 @@ class PgStore implements PostgresStore {
   }
 
   /** `fn` in a transaction of its own, or in a savepoint of the one the caller runs in. */
-  private async transaction<T>(mode: Mode, fn: () => T | Promise<T>, rerun: boolean): Promise<T> {
+  private async transaction<T>(mode: Mode, fn: () => T | Promise<T>, rerun: boolean, first = 1): Promise<T> {
     const outer = this.als.getStore();
     if (outer) return this.savepoint(outer, fn);
     const since = Date.now();
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = first; ; attempt++) {
       const root = newRoot();
       const pool = this.sql;
+      let conn: ReservedSql | undefined;
       let result: T;
       try {
-        const run = pool.begin(this.begin[mode], (sql) =>
-          this.als.run(
-            { sql: textSafe(sql), raw: sql, root },
-            this.guarded(root, async () => {
-              // The turn this attempt takes on the serial table (`serialLock`), asked for before anything else
-              // and not waited for here: the driver sends the next statement behind it on this connection, and
-              // PostgreSQL runs that one (which takes the snapshot) once the lock is held. One round trip saved.
-              const lockMode = this.serialLock(mode, attempt, rerun);
-              const locked =
-                lockMode === undefined
-                  ? undefined
-                  : this.current().unsafe(`LOCK TABLE ${this.serialTable} IN ${lockMode} MODE`).execute();
-              locked?.catch(() => {});
-              let value: T;
-              try {
-                value = await fn();
-              } catch (err) {
-                // The lock's failure (a lost connection, a deadlock) is the cause of what followed it.
-                await locked;
-                throw err;
-              }
-              await locked;
-              // A conflict the domain's code caught in a part of the transaction still undoes all of it.
-              if (root.doomed !== undefined) throw root.doomed;
-              return value;
-            }),
-          ),
+        conn = await pool.reserve();
+        const frame = newFrame(conn, root);
+        result = await this.shell(
+          conn,
+          root,
+          mode,
+          this.serialLock(mode, attempt, rerun),
+          async () => {
+            let value: T;
+            try {
+              value = await this.als.run(frame, fn);
+            } catch (caught) {
+              const failed = await firstFailure(frame, root);
+              throw failed ? failed.err : caught;
+            }
+            // A conflict the domain's code caught in a part of the transaction still undoes all of it.
+            if (root.doomed !== undefined) throw root.doomed;
+            return value;
+          },
+          frame,
         );
-        // Given up when the connection is lost: it still rejects once the driver sees the socket close.
-        run.catch(() => {});
-        result = (await Promise.race([run, root.lost])) as T;
       } catch (err) {
         this.emit(this.rollbackListeners);
-        if (lostConnection(err)) this.retire(pool);
+        await this.ended(pool, conn, root, err);
         if (retryable(err) && rerun && attempt < this.attempts && Date.now() - since < this.retryForMs) {
           // A short random pause, longer at each attempt, so that two that conflicted do not meet again at once.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
@@ -431,22 +653,97 @@ class PgStore implements PostgresStore {
         }
         throw this.fault(err);
       }
+      await this.ended(pool, conn, root);
       // A read commits nothing: only a write's COMMIT is news for those who wait for committed data.
       if (mode === 'write') this.emit(this.commitListeners);
       return result;
     }
   }
 
+  /**
+   * BEGIN, `body`, COMMIT on the reserved connection `conn`, each statement sent without waiting for the one before:
+   * BEGIN and the serial table's lock (`serialLock`, a utility statement that takes no snapshot) go out with the
+   * body's first statement, and COMMIT behind its last writes. The writes sent and not waited for (`send`) are the
+   * transaction's: the first that failed is what it fails with (PostgreSQL answered the COMMIT behind it by undoing
+   * the transaction). A lost connection rejects with its failure (`guarded`).
+   */
+  private shell<T>(
+    conn: ReservedSql,
+    root: Root,
+    mode: Mode,
+    lockMode: string | undefined,
+    body: () => Promise<T>,
+    frame: Frame = newFrame(conn, root),
+  ): Promise<T> {
+    sendIn(frame, (q) => q.unsafe(`BEGIN ${this.begin[mode]}`));
+    if (lockMode !== undefined) sendIn(frame, (q) => q.unsafe(`LOCK TABLE ${this.serialTable} IN ${lockMode} MODE`));
+    const work = this.guarded(root, async () => {
+      let value: T;
+      try {
+        value = await body();
+      } catch (caught) {
+        const failed = await firstFailure(frame, root);
+        throw failed ? failed.err : caught;
+      }
+      let tag: string | undefined;
+      let failed: { err: unknown } | undefined;
+      try {
+        tag = (await conn.unsafe('COMMIT')).command;
+      } finally {
+        failed = await firstFailure(frame, root);
+      }
+      if (failed) throw failed.err;
+      if (tag !== 'COMMIT') throw new Error(`PostgreSQL answered the COMMIT with ${tag}: nothing was written`);
+      return value;
+    })();
+    work.catch(() => {});
+    return Promise.race([work, root.lost]);
+  }
+
+  /**
+   * The transaction on `conn` is over (committed, or failed with `err`): the connection is rolled back if it is still
+   * in one, and goes back to the pool — unless it was lost, then the pool is given up (`retire`).
+   */
+  private async ended(pool: Sql, conn: ReservedSql | undefined, root: Root, err?: unknown): Promise<void> {
+    if (err !== undefined && (root.lostWith !== undefined || lostConnection(err))) {
+      this.retire(pool);
+      return;
+    }
+    if (!conn) return;
+    if (err !== undefined) {
+      try {
+        await conn.unsafe('ROLLBACK');
+      } catch (e) {
+        if (lostConnection(e)) {
+          this.retire(pool);
+          return;
+        }
+      }
+    }
+    conn.release();
+  }
+
   /** `fn` in a savepoint: a throw undoes its part alone (a conflict or lost connection dooms the transaction). */
   private async savepoint<T>(outer: Frame, fn: () => T | Promise<T>): Promise<T> {
+    const name = `s${outer.root.names.n++}`;
+    const part = newFrame(outer.raw, outer.root);
+    sendIn(part, (q) => q.unsafe(`SAVEPOINT ${name}`));
     try {
-      return (await outer.raw.savepoint((sql) =>
-        this.als.run(
-          { sql: textSafe(sql), raw: sql, root: outer.root },
-          this.guarded(outer.root, async () => fn()),
-        ),
-      )) as T;
-    } catch (err) {
+      const value = await this.als.run(
+        part,
+        this.guarded(outer.root, async () => fn()),
+      );
+      // The part's writes are done (or failed, undoing the part) before it ends.
+      const failed = await firstFailure(part, outer.root);
+      if (failed) throw failed.err;
+      sendIn(outer, (q) => q.unsafe(`RELEASE SAVEPOINT ${name}`));
+      return value;
+    } catch (caught) {
+      const failed =
+        outer.root.lostWith === undefined ? await firstFailure(part, outer.root).catch(() => undefined) : undefined;
+      const err = failed ? failed.err : caught;
+      if (outer.root.lostWith === undefined && !lostConnection(err))
+        await outer.raw.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
       if (retryable(err) || unavailable(err)) outer.root.doomed ??= err;
       this.emit(this.rollbackListeners);
       throw err;
@@ -454,10 +751,9 @@ class PgStore implements PostgresStore {
   }
 
   /**
-   * `fn` as the driver's transaction or savepoint runs it — except when its connection failed: then the driver must
-   * be told nothing more (postgres.js 3.4 would write its ROLLBACK to a socket it has already dropped, and throw
-   * where no one can catch it, ending the process). The transaction is given up instead (`root.lost` rejects), and
-   * `fn`'s promise to the driver never settles.
+   * `fn` as a transaction or savepoint runs it — except when its connection failed: then nothing more is sent on it
+   * (postgres.js 3.4 can throw where no one can catch it, ending the process, when written to a socket it has
+   * dropped). The transaction is given up instead (`root.lost` rejects), and `fn`'s promise never settles.
    */
   private guarded<T>(root: Root, fn: () => Promise<T>): () => Promise<T> {
     return async () => {

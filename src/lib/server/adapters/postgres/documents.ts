@@ -13,6 +13,7 @@ import { cursorOf, pageOf } from '../../store/paging.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import type { TableDef } from '../sqlite/tables.js';
 import type { Handle, PostgresStore } from './db.js';
+import { raceLost } from './claim.js';
 
 type Value = string | number | null;
 
@@ -20,7 +21,11 @@ type Value = string | number | null;
  * The documents of table `def` on the store's database. The statements of writes and reads are written once; a list's
  * text depends on its filter set and cursor. The driver prepares each text once per connection.
  */
-export function pgDocuments<T extends { id: string }>(store: PostgresStore, def: TableDef<T>): Documents<T> {
+export function pgDocuments<T extends { id: string }>(
+  store: PostgresStore,
+  def: TableDef<T>,
+  raced: readonly string[] = [],
+): Documents<T> {
   const table = def.name;
   const names = Object.keys(def.columns);
   const readers = Object.values(def.columns).map((c) => c.read);
@@ -72,15 +77,24 @@ export function pgDocuments<T extends { id: string }>(store: PostgresStore, def:
     return rows.length ? (JSON.parse(rows[0]!.data) as T) : undefined;
   };
 
+  /** A violation of one of the `raced` unique indexes is a conflict (claim.ts `raceLost`). */
+  const write = (run: (q: Handle) => Promise<unknown>) =>
+    store.send(raced.length ? (q) => run(q).catch((err: unknown) => raceLost(err, raced)) : run);
+
   return {
+    // Writes are sent and not waited for (`PostgresStore.send`): their failure is the transaction's.
     async insert(accountId, doc) {
-      await query(store.current(), insertSql, [doc.id, accountId, ...values(doc), JSON.stringify(doc)]);
+      const args = [doc.id, accountId, ...values(doc), JSON.stringify(doc)];
+      await write((q) => query(q, insertSql, args));
       return doc;
     },
 
     async update(accountId, doc) {
-      const r = await query(store.current(), updateSql, [...values(doc), JSON.stringify(doc), doc.id, accountId]);
-      if (r.count !== 1) throw new Error(`${table}: update of ${doc.id} touched ${r.count} rows`);
+      const args = [...values(doc), JSON.stringify(doc), doc.id, accountId];
+      await write(async (q) => {
+        const r = await query(q, updateSql, args);
+        if (r.count !== 1) throw new Error(`${table}: update of ${doc.id} touched ${r.count} rows`);
+      });
       return doc;
     },
 

@@ -49,7 +49,8 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
 
   return {
     async append(accountId, e) {
-      await pgQuery(store.current(), appendSql, [e.id, accountId, e.type, e.objectId, e.createdMs, e.body]);
+      const args = [e.id, accountId, e.type, e.objectId, e.createdMs, e.body];
+      await store.send((q) => pgQuery(q, appendSql, args));
     },
 
     async find(accountId, id) {

@@ -51,7 +51,8 @@ export function pgIdempotencyRecords(store: PostgresStore): IdempotencyRecords {
       };
     },
     async save(accountId, key, r) {
-      await run(SAVE, [accountId, key, r.fingerprint, r.state, r.owner, r.status, toText(r.body), r.created_ms]);
+      const args = [accountId, key, r.fingerprint, r.state, r.owner, r.status, toText(r.body), r.created_ms];
+      await store.send((q) => q.unsafe(SAVE, args as (string | number)[], { prepare: true }));
     },
     async forget(accountId, key) {
       await run(FORGET, [accountId, key]);

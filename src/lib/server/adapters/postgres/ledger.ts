@@ -20,14 +20,14 @@ import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-import { claimDue, conflict, docsOf, earliest, racing } from './claim.js';
+import { claimDue, conflict, docsOf, earliest } from './claim.js';
 
 /** The unique indexes whose violation means that a concurrent transaction inserted the same key first. */
 const RACED = ['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses'];
 
 export function pgLedgerStore(store: PostgresStore): LedgerStore {
-  const accounts = racing(pgDocuments<StoredAccount>(store, tables.ledger_accounts), RACED);
-  const journals = racing(pgDocuments<StoredJournal>(store, tables.journal_entries), RACED);
+  const accounts = pgDocuments<StoredAccount>(store, tables.ledger_accounts, RACED);
+  const journals = pgDocuments<StoredJournal>(store, tables.journal_entries, RACED);
   const entries = pgDocuments<StoredEntry>(store, tables.ledger_entries);
   const holds = pgDocuments<StoredHold>(store, tables.ledger_holds);
   const events = pgDocuments<LedgerAccountEvent>(store, tables.ledger_account_events);

@@ -12,14 +12,14 @@ import type {
 import { tables } from '../sqlite/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-import { claimDue, docsOf, earliest, racing } from './claim.js';
+import { claimDue, docsOf, earliest } from './claim.js';
 import { moveChangeMark } from './core.js';
 
 export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
   return {
     payments: pgDocuments<StoredPayment>(store, tables.payments),
     // One default per customer (bank_accounts_default): two accounts made default at once conflict.
-    bankAccounts: racing(pgDocuments<StoredBankAccount>(store, tables.bank_accounts), ['bank_accounts_default']),
+    bankAccounts: pgDocuments<StoredBankAccount>(store, tables.bank_accounts, ['bank_accounts_default']),
     vaultTokens: pgDocuments<StoredVaultToken>(store, tables.vault_tokens),
     networkTokens: pgDocuments<StoredNetworkToken>(store, tables.network_tokens),
     async ofSession(accountId, sessionId) {
