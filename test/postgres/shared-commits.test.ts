@@ -87,9 +87,11 @@ describe.skipIf(pg.missing !== '')(
           await store.current()`INSERT INTO t (k, v) VALUES ('held0', 2)`;
         });
         const c = store.grouped(async () => insert(store, 'c'));
+        // A member that throws is answered at once, before its batch commits.
+        const answers = Promise.allSettled([a, b, c]);
         release.give();
         await Promise.all(held);
-        const settled = await Promise.allSettled([a, b, c]);
+        const settled = await answers;
         expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
         expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
         expect(await keys(store)).toEqual(['a', 'c', 'held0', 'held1']);
@@ -117,9 +119,11 @@ describe.skipIf(pg.missing !== '')(
         });
         // And as the last of a transaction: its failure comes with the COMMIT, which PostgreSQL turned into a ROLLBACK.
         const d = store.grouped(async () => insert(store, 'held0'));
+        // A member that throws is answered at once, before its batch commits.
+        const answers = Promise.allSettled([a, b, c, d]);
         release.give();
         await Promise.all(held);
-        const settled = await Promise.allSettled([a, b, c, d]);
+        const settled = await answers;
         expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
         expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
         expect((settled[3] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });

@@ -27,6 +27,7 @@
 //   (the contract's 503 `storage_unavailable` with Retry-After), raised as soon as the driver reports it; the pool
 //   connects again by itself on the next transaction. No error names the password.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { connect, type Socket } from 'node:net';
 import postgres, { type Options, type ReservedSql, type Sql, type TransactionSql } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
 import { errors } from '../../errors.js';
@@ -300,6 +301,14 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
       },
     },
   };
+  // One host (not a list: the driver goes through a list itself).
+  if (
+    !url
+      .replace(/^[a-z]+:\/\//i, '')
+      .split('/')[0]!
+      .includes(',')
+  )
+    Object.assign(driverOptions, { socket: coalescingSocket });
   const secrets = secretsOf(url, driverOptions);
   const begin = { write: `isolation level ${options.isolation ?? 'repeatable read'}`, read: READ };
   return new PgStore(
@@ -312,6 +321,31 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
     options.serialTable,
     { at: options.batches ?? 2, size: Math.max(1, options.batchSize ?? 16) },
   );
+}
+
+/**
+ * The driver's connection to PostgreSQL, its writes of one event-loop turn sent together (`cork` until the turn's
+ * check phase): the driver writes each statement of 1 KB or more at once, so a transaction's statements sent without
+ * waiting (`send`) would each be a system call and a wake-up of PostgreSQL's backend. Returned while still connecting:
+ * the driver's first message waits in the socket, and its errors reach the driver's handlers as a socket of its own
+ * would.
+ */
+function coalescingSocket(options: { host: string[]; port: number[]; path?: string | false }): Socket {
+  const socket = options.path ? connect(options.path) : connect(options.port[0]!, options.host[0]!);
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  socket.write = ((...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return write(...args);
+  }) as typeof socket.write;
+  return socket;
 }
 
 class AwayRead<T> extends ReadAway<T> {
@@ -427,6 +461,8 @@ class PgStore implements PostgresStore {
     /** Members to run again in a later batch, in order. */
     const back: Member[] = [];
     let next = 0;
+    /** The member whose work runs now (it is in neither `ran` nor `back`). */
+    let running: Member | undefined;
     let conn: ReservedSql | undefined;
     /** The first member in `ran` whose write failed, and the failure. */
     const culprit = async () => {
@@ -448,6 +484,7 @@ class PgStore implements PostgresStore {
         while (next < members.length) {
           const m = members[next]!;
           const name = `m${next++}`;
+          running = m;
           // A member's own `doomed`; the connection's state is the batch's.
           const own = Object.create(root) as Root;
           const part = newFrame(c, own);
@@ -457,6 +494,7 @@ class PgStore implements PostgresStore {
             const value = await this.als.run(part, async () => m.fn());
             if (own.doomed !== undefined) throw own.doomed;
             ran.push({ m, part, name, value });
+            running = undefined;
             continue;
           } catch (caught) {
             err = caught;
@@ -464,6 +502,7 @@ class PgStore implements PostgresStore {
           if (root.lostWith !== undefined || lostConnection(err)) throw err;
           const earlier = await culprit();
           if (earlier) {
+            running = undefined;
             const [failed, ...after] = ran.splice(earlier.index);
             await c.unsafe(`ROLLBACK TO SAVEPOINT ${failed!.name}`);
             this.emit(this.rollbackListeners);
@@ -476,6 +515,7 @@ class PgStore implements PostgresStore {
           const own_ = await firstFailure(part, root);
           if (own_) err = own_.err;
           if (root.lostWith !== undefined || lostConnection(err)) throw err;
+          running = undefined;
           await c.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
           this.emit(this.rollbackListeners);
           if (retryable(err)) {
@@ -496,7 +536,7 @@ class PgStore implements PostgresStore {
       const earlier =
         root.lostWith === undefined && !lostConnection(err) ? await culprit().catch(() => undefined) : undefined;
       const undone = ran.map((r) => r.m);
-      const rest = members.slice(next);
+      const rest = [...(running ? [running] : []), ...members.slice(next)];
       if (earlier) {
         const failed = undone.splice(earlier.index, 1)[0]!;
         if (retryable(earlier.err)) conflicted(failed, earlier.err);
