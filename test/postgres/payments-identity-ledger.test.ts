@@ -381,6 +381,10 @@ describe.skipIf(pg.missing !== '')(
         await step(async () => [
           await e.ledger.accountNumberTaken(A, 'N-1'),
           await e.ledger.accountNumberTaken(B, 'N-1'),
+          // In any order: by id here. An unknown id and another account's are not there.
+          (await e.ledger.accountsOf(A, [wallet.id, 'la_none', cash.id])).sort((x, y) => (x.id < y.id ? -1 : 1)),
+          await e.ledger.accountsOf(B, [cash.id]),
+          await e.ledger.accountsOf(A, []),
         ]);
         // Postings: funded, moved, refused (unbalanced, currency, insufficient), payments into system accounts.
         const post = (n: number, lines: [string, 'debit' | 'credit', number][], extra: object = {}) =>

@@ -79,6 +79,15 @@ export function pgLedgerStore(store: PostgresStore): LedgerStore {
       return rows.length > 0;
     },
 
+    async accountsOf(accountId, ids) {
+      if (ids.length === 0) return [];
+      return docsOf<StoredAccount>(
+        store,
+        `SELECT data FROM ledger_accounts WHERE account_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')})`,
+        [accountId, ...ids],
+      );
+    },
+
     async systemAccounts(accountId, keys) {
       return docsOf<StoredAccount>(
         store,

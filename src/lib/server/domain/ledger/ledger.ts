@@ -57,6 +57,11 @@ export interface LedgerStore {
   readonly events: Documents<LedgerAccountEvent>;
   /** Whether the account has a ledger account numbered `accountNumber` (of any status). */
   accountNumberTaken(accountId: string, accountNumber: string): Promise<boolean>;
+  /**
+   * Those of the ledger accounts `ids` (of the account) that exist, in any order: one read where the engine pays for
+   * each (PostgreSQL), a read by id each where it does not (SQLite).
+   */
+  accountsOf(accountId: string, ids: readonly string[]): Promise<StoredAccount[]>;
   /** Those of the account's system accounts with the keys `keys` that exist, in one read (creation order). */
   systemAccounts(accountId: string, keys: readonly [string, string]): Promise<StoredAccount[]>;
   /** The last `limit` entries posted to a ledger account, newest first (however long its history, one indexed read). */
@@ -480,15 +485,14 @@ export class Ledger implements DueWork {
     now: number,
     loaded: StoredAccount[] = [],
   ): Promise<JournalEntry> {
-    // Accounts the caller read in this transaction are used as read (a payment's system accounts).
+    // Accounts the caller read in this transaction are used as read (a payment's system accounts); the others are
+    // read together.
     const accts = new Map<string, StoredAccount>(loaded.map((a) => [a.id, a]));
-    for (const line of spec.lines) {
-      if (accts.has(line.account_id)) continue;
-      accts.set(
-        line.account_id,
-        await this.accounts.require(accountId, line.account_id, 'ledger_account', `${line.param}.account_id`),
-      );
-    }
+    const unread = [...new Set(spec.lines.map((l) => l.account_id))].filter((id) => !accts.has(id));
+    if (unread.length) for (const a of await this.stored.accountsOf(accountId, unread)) accts.set(a.id, a);
+    for (const line of spec.lines)
+      if (!accts.has(line.account_id))
+        throw errors.notFound('ledger_account', line.account_id, `${line.param}.account_id`);
     const first = accts.get(spec.lines[0]!.account_id)!;
     const currency = spec.currency ? normalizeCurrency(spec.currency, 'currency') : first.currency;
     for (const line of spec.lines) {
