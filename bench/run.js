@@ -465,6 +465,18 @@ try {
         `on SQLite ${f(l.fixed.p99_ms)} ms; bare node:http ${f(pg.workloads[w].bare_fixed.p99_ms)} ms; answered ${us(p.fixed.rps)} and ${us(l.fixed.rps)} req/s`,
         ' ms',
       );
+      // Issue 44's targets, from the saturated loads of the same rounds: PostgreSQL at least half of SQLite's req/s
+      // (SQLite's ÷ PostgreSQL's ≤ 2), at most 3× its CPU per request (server process + PostgreSQL's).
+      row(
+        `${label}, saturated: SQLite req/s ÷ PostgreSQL's`,
+        judged(l.saturated.rps / p.saturated.rps, 2),
+        `${us(l.saturated.rps)} vs ${us(p.saturated.rps)} req/s (PostgreSQL ${f(p.saturated.rps / l.saturated.rps)}× SQLite's)`,
+      );
+      row(
+        `${label}, saturated: CPU per request on PostgreSQL (server + PostgreSQL) ÷ SQLite's`,
+        judged((p.saturated.server + p.saturated.postgres) / l.saturated.server, 3),
+        `${us(p.saturated.server)} + ${us(p.saturated.postgres)} vs ${us(l.saturated.server)} µs`,
+      );
       row(
         `${label} on PostgreSQL, saturated (50 connections): req/s`,
         p.saturated.rps,
@@ -475,8 +487,8 @@ try {
     }
     const { one, two } = pg.processes;
     row(
-      'create-session on PostgreSQL, saturated: req/s of two server processes on one database ÷ one',
-      two.rps / one.rps,
+      'create-session on PostgreSQL, saturated: req/s of one server process ÷ two on one database',
+      judged(one.rps / two.rps, 1),
       `${us(two.rps)} vs ${us(one.rps)} req/s; servers ${us(two.server)} + PostgreSQL ${us(two.postgres)} µs a request vs ${us(one.server)} + ${us(one.postgres)}; machine idle ${f(two.idle, 0)}% vs ${f(one.idle, 0)}%`,
     );
     // 10,000 create-sessions a second: CPU per request at saturation × 10,000 = cores; a server process's HTTP
