@@ -394,7 +394,7 @@ describe.skipIf(pg.missing !== '')(
       });
       await inA;
       const txB = b.grouped(() => logB.append(acct, logged(2)));
-      // B either commits at once (a number handed out under A's), or waits for A's turn on the account's log.
+      // B either commits at once, or waits for A's turn on the account's log.
       const waitsForA = async () => {
         for (;;) {
           const [w] =
@@ -408,8 +408,9 @@ describe.skipIf(pg.missing !== '')(
       commitA();
       await Promise.all([txA, txB]);
       await follow();
-      expect(seen).toEqual([logged(0).id, logged(1).id, logged(2).id]);
-      // numbered in commit order: A's before B's
+      // Numbered in commit order: an append is made at its transaction's COMMIT (db.ts `last`), so B, which did not
+      // wait, committed first and has the lower number; the cursor saw each once.
+      expect(seen).toEqual([logged(0).id, logged(2).id, logged(1).id]);
       const rows = await sql`SELECT id FROM events WHERE account_id = ${acct} ORDER BY seq`;
       expect(rows.map((x) => x.id)).toEqual(seen);
     }, 60_000);

@@ -81,6 +81,14 @@ export interface PostgresStore extends Store {
    * it ends. Outside a transaction it is awaited.
    */
   send(run: (q: Handle) => Promise<unknown>): Promise<void>;
+  /**
+   * A write held to the end of the transaction: sent (as `send` sends) just before its COMMIT, after all its other
+   * statements — or before the first of them that names `table`, which must see it. The event log's append: it takes
+   * the account's log lock, which then is the last lock a transaction takes (no transaction holding it waits for a row
+   * another holds), and is held only for the COMMIT. A write held in a part (a savepoint, a request in a shared
+   * transaction) that is undone is never sent. Outside a transaction it is sent at once and awaited.
+   */
+  last(table: string, run: (q: Handle) => Promise<unknown>): Promise<void>;
   /** A read an adapter hands the domain to be run away from the request (`readAway` runs it in a read). */
   away<T>(run: () => Promise<T>): ReadAway<T>;
   /** The pool's connections closed, once their queries have ended. */
@@ -104,6 +112,13 @@ export class StorageUnavailable extends Error {
 }
 
 type Mode = 'write' | 'read';
+
+/** A lock waited for longer than `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = '55P03';
+/** In a shared transaction: a conflict, or a lock waited for too long (`batch`): the request runs in a later one. */
+const conflictLike = (err: unknown) => retryable(err) || codeOf(err) === LOCK_NOT_AVAILABLE;
+/** How long a request of a shared transaction that already holds others' locks waits for a lock (ms). */
+const LOCK_WAIT_MS = 100;
 
 /** SQLSTATEs of text PostgreSQL cannot store or parse: untranslatable character, invalid byte sequence. */
 const UNSTORABLE = new Set(['22P05', '22021']);
@@ -146,6 +161,47 @@ interface Frame {
   root: Root;
   /** Writes sent and not waited for (`send`), in this transaction or savepoint, in order: each settles with its failure. */
   pending: Promise<{ err: unknown } | undefined>[];
+  /** Writes held to the transaction's end (`last`), in order. */
+  held: Held[];
+  /** The frame of the request's work this one is a savepoint of: its held writes come before this one's. */
+  parent?: Frame;
+  /** Held writes of the frames around this one sent in it (`sendHeld`): held again if this part is undone. */
+  borrowed: { from: Frame; held: Held[] }[];
+}
+
+interface Held {
+  /** The table it writes, as a word of a statement's text. */
+  table: RegExp;
+  run: (q: ReservedSql) => Promise<unknown>;
+  /** In a shared transaction, the index (in `batch`'s `ran`) of the request that made it. */
+  owner?: number;
+}
+
+/**
+ * The writes held in `frame` and the frames of the same work around it sent now (outermost first), and no longer
+ * held; those of the frames around it are noted as borrowed, to be held again if this part is undone.
+ */
+function sendHeld(frame: Frame): void {
+  const around: Frame[] = [];
+  for (let f = frame.parent; f; f = f.parent) around.unshift(f);
+  for (const from of around) {
+    const held = from.held.splice(0);
+    if (!held.length) continue;
+    frame.borrowed.push({ from, held });
+    for (const h of held) sendIn(frame, h.run);
+  }
+  for (const h of frame.held.splice(0)) sendIn(frame, h.run);
+}
+
+/** `part` was undone: the held writes of the frames around it that it sent are held again. */
+function unborrow(part: Frame): void {
+  for (const { from, held } of part.borrowed.splice(0).reverse()) from.held.unshift(...held);
+}
+
+/** Whether a write held in `frame` (or a frame it is part of) writes a table that `text` names. */
+function namesHeld(frame: Frame, text: string): boolean {
+  for (let f: Frame | undefined = frame; f; f = f.parent) if (f.held.some((h) => h.table.test(text))) return true;
+  return false;
 }
 
 /**
@@ -174,6 +230,14 @@ function sendIn(frame: Frame, run: (q: ReservedSql) => Promise<unknown>): void {
   );
 }
 
+const tableWords = new Map<string, RegExp>();
+/** `table` as a word of a statement's text. */
+function tableWord(table: string): RegExp {
+  let re = tableWords.get(table);
+  if (!re) tableWords.set(table, (re = new RegExp(`\\b${table}\\b`, 'i')));
+  return re;
+}
+
 /** A request's write waiting for a batch, or running in one (`grouped`). */
 interface Member {
   fn: () => unknown;
@@ -182,11 +246,21 @@ interface Member {
   /** How many times a conflict undid it, and the last one. */
   tries: number;
   conflict?: unknown;
-  /** When it was asked for (ms). */
-  since: number;
+  /** When it first ran (ms): the budget of re-runs (`retryForMs`) counts from then. */
+  since?: number;
 }
 
-const newFrame = (sql: ReservedSql, root: Root): Frame => ({ sql: textSafe(sql), raw: sql, root, pending: [] });
+/**
+ * A frame on `sql`: a statement of it that names a table a held write (`last`) writes sends the held writes first, so
+ * that it sees them.
+ */
+function newFrame(sql: ReservedSql, root: Root, parent?: Frame): Frame {
+  const frame: Frame = { sql, raw: sql, root, pending: [], held: [], borrowed: [], ...(parent && { parent }) };
+  frame.sql = textSafe(sql, undefined, (text) => {
+    if (namesHeld(frame, text)) sendHeld(frame);
+  });
+  return frame;
+}
 
 /**
  * PostgreSQL's text cannot hold U+0000, which SQLite stores and a request may carry (an id, a filter, a column's
@@ -199,18 +273,21 @@ const safe = (v: unknown): unknown =>
   typeof v === 'string' ? (v.includes('\u0000') ? v.replace(NUL, '\uffff') : v) : Array.isArray(v) ? v.map(safe) : v;
 
 /** `handle` with every string parameter made storable (see `safe`), its failures passed to `fail` when given. */
-function textSafe<H extends Handle>(handle: H, fail?: (err: unknown) => never): H {
+function textSafe<H extends Handle>(handle: H, fail?: (err: unknown) => never, before?: (text: string) => void): H {
   const caught = <R>(q: R): R => (fail ? ((q as Promise<unknown>).catch(fail) as R) : q);
   return new Proxy(handle, {
     apply: (target, self, args: unknown[]) => {
       // A tagged template (sql`… ${value} …`) has its values after the strings; a helper call (sql(name)) is left.
       const template = Array.isArray(args[0]) && 'raw' in (args[0] as object);
+      if (template) before?.((args[0] as string[]).join(' '));
       return caught(Reflect.apply(target, self, template ? [args[0], ...args.slice(1).map(safe)] : args));
     },
     get: (target, key) => {
       if (key === 'unsafe')
-        return (query: string, params?: unknown[], options?: object) =>
-          caught(target.unsafe(query, params?.map(safe) as never, options as never));
+        return (query: string, params?: unknown[], options?: object) => {
+          before?.(query);
+          return caught(target.unsafe(query, params?.map(safe) as never, options as never));
+        };
       const value = Reflect.get(target, key, target) as unknown;
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -406,6 +483,14 @@ class PgStore implements PostgresStore {
     return this.als.getStore() !== undefined;
   }
 
+  last(table: string, run: (q: Handle) => Promise<unknown>): Promise<void> {
+    const frame = this.als.getStore();
+    if (!frame) return run(this.current()).then(() => undefined);
+    if (frame.root.lostWith !== undefined) return Promise.reject(frame.root.lostWith);
+    frame.held.push({ table: tableWord(table), run });
+    return Promise.resolve();
+  }
+
   send(run: (q: Handle) => Promise<unknown>): Promise<void> {
     const frame = this.als.getStore();
     if (!frame) return run(this.current()).then(() => undefined);
@@ -421,7 +506,7 @@ class PgStore implements PostgresStore {
   grouped<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.batching.at <= 0 || this.inTransaction()) return this.transaction('write', fn, true);
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject, tries: 0, since: Date.now() });
+      this.waiting.push({ fn, resolve: resolve as (value: unknown) => void, reject, tries: 0 });
       this.startBatches();
     });
   }
@@ -461,6 +546,8 @@ class PgStore implements PostgresStore {
     /** Members to run again in a later batch, in order. */
     const back: Member[] = [];
     let next = 0;
+    /** Whether lock waits are bounded in this batch (after its first request). */
+    let waitBounded = false;
     /** The member whose work runs now (it is in neither `ran` nor `back`). */
     let running: Member | undefined;
     let conn: ReservedSql | undefined;
@@ -480,54 +567,76 @@ class PgStore implements PostgresStore {
     try {
       conn = await pool.reserve();
       const c = conn;
-      await this.shell(c, root, 'write', this.serialLock('write', 1, true), async () => {
-        while (next < members.length) {
-          const m = members[next]!;
-          const name = `m${next++}`;
-          running = m;
-          // A member's own `doomed`; the connection's state is the batch's.
-          const own = Object.create(root) as Root;
-          const part = newFrame(c, own);
-          sendIn(part, (q) => q.unsafe(`SAVEPOINT ${name}`));
-          let err: unknown;
-          try {
-            const value = await this.als.run(part, async () => m.fn());
-            if (own.doomed !== undefined) throw own.doomed;
-            ran.push({ m, part, name, value });
+      const whole = newFrame(c, root);
+      await this.shell(
+        c,
+        root,
+        'write',
+        this.serialLock('write', 1, true),
+        async () => {
+          while (next < members.length) {
+            const m = members[next]!;
+            const name = `m${next++}`;
+            running = m;
+            m.since ??= Date.now();
+            // Once the batch holds what a request locked, a later request that waits for a lock another transaction
+            // holds may be one half of a deadlock (the other batch waiting for a row this one locked): it gives up
+            // after LOCK_WAIT_MS (55P03) and runs in the next batch, rather than PostgreSQL breaking the cycle after
+            // its deadlock_timeout (1 s).
+            // A member's own `doomed`; the connection's state is the batch's.
+            const own = Object.create(root) as Root;
+            const part = newFrame(c, own);
+            // (In this request's part: a failure of an earlier request's write that makes it fail is that one's.)
+            if (ran.length > 0 && !waitBounded) {
+              waitBounded = true;
+              sendIn(part, (q) => q.unsafe(`SET LOCAL lock_timeout = ${LOCK_WAIT_MS}`));
+            }
+            sendIn(part, (q) => q.unsafe(`SAVEPOINT ${name}`));
+            let err: unknown;
+            try {
+              const value = await this.als.run(part, async () => m.fn());
+              if (own.doomed !== undefined) throw own.doomed;
+              const index = ran.length;
+              whole.held.push(...part.held.splice(0).map((h) => ({ ...h, owner: index })));
+              ran.push({ m, part, name, value });
+              running = undefined;
+              continue;
+            } catch (caught) {
+              err = caught;
+            }
+            if (root.lostWith !== undefined || lostConnection(err)) throw err;
+            const earlier = await culprit();
+            if (earlier) {
+              running = undefined;
+              const [failed, ...after] = ran.splice(earlier.index);
+              // Their held writes (never sent: a request's part sends only its own) go with them.
+              whole.held = whole.held.filter((h) => (h.owner ?? 0) < earlier.index);
+              await c.unsafe(`ROLLBACK TO SAVEPOINT ${failed!.name}`);
+              this.emit(this.rollbackListeners);
+              if (conflictLike(earlier.err)) conflicted(failed!.m, earlier.err);
+              else failed!.m.reject(this.fault(earlier.err));
+              back.push(...after.map((r) => r.m), m);
+              if (conflictLike(earlier.err)) break;
+              continue;
+            }
+            const own_ = await firstFailure(part, root);
+            if (own_) err = own_.err;
+            if (root.lostWith !== undefined || lostConnection(err)) throw err;
             running = undefined;
-            continue;
-          } catch (caught) {
-            err = caught;
-          }
-          if (root.lostWith !== undefined || lostConnection(err)) throw err;
-          const earlier = await culprit();
-          if (earlier) {
-            running = undefined;
-            const [failed, ...after] = ran.splice(earlier.index);
-            await c.unsafe(`ROLLBACK TO SAVEPOINT ${failed!.name}`);
+            await c.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
             this.emit(this.rollbackListeners);
-            if (retryable(earlier.err)) conflicted(failed!.m, earlier.err);
-            else failed!.m.reject(this.fault(earlier.err));
-            back.push(...after.map((r) => r.m), m);
-            if (retryable(earlier.err)) break;
-            continue;
+            if (conflictLike(err)) {
+              // The batch ends here: what ran before commits, the rest waits for a new snapshot.
+              conflicted(m, err);
+              break;
+            }
+            m.reject(this.fault(err));
           }
-          const own_ = await firstFailure(part, root);
-          if (own_) err = own_.err;
-          if (root.lostWith !== undefined || lostConnection(err)) throw err;
-          running = undefined;
-          await c.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
-          this.emit(this.rollbackListeners);
-          if (retryable(err)) {
-            // The batch ends here: what ran before commits, the rest waits for a new snapshot.
-            conflicted(m, err);
-            break;
-          }
-          m.reject(this.fault(err));
-        }
-        back.push(...members.slice(next));
-        next = members.length;
-      });
+          back.push(...members.slice(next));
+          next = members.length;
+        },
+        whole,
+      );
     } catch (err) {
       this.emit(this.rollbackListeners);
       await this.ended(pool, conn, root, err);
@@ -539,13 +648,13 @@ class PgStore implements PostgresStore {
       const rest = [...(running ? [running] : []), ...members.slice(next)];
       if (earlier) {
         const failed = undone.splice(earlier.index, 1)[0]!;
-        if (retryable(earlier.err)) conflicted(failed, earlier.err);
+        if (conflictLike(earlier.err)) conflicted(failed, earlier.err);
         else failed.reject(this.fault(earlier.err));
         // The others' work was undone with it, through no fault of theirs.
         this.again(...back.splice(0), ...undone, ...rest);
         return;
       }
-      if (!retryable(err)) {
+      if (!conflictLike(err)) {
         for (const m of [...undone, ...back, ...rest]) m.reject(this.fault(err));
         return;
       }
@@ -570,7 +679,8 @@ class PgStore implements PostgresStore {
     const batched: Member[] = [];
     for (const m of members) {
       if (m.tries === 0 || (m.tries <= 1 && m.tries < this.attempts)) batched.push(m);
-      else if (m.tries >= this.attempts || Date.now() - m.since >= this.retryForMs) m.reject(this.fault(m.conflict));
+      else if (m.tries >= this.attempts || Date.now() - (m.since ?? 0) >= this.retryForMs)
+        m.reject(this.fault(m.conflict));
       else this.transaction('write', m.fn, true, m.tries).then(m.resolve, m.reject);
     }
     if (!batched.length) return;
@@ -725,6 +835,7 @@ class PgStore implements PostgresStore {
         const failed = await firstFailure(frame, root);
         throw failed ? failed.err : caught;
       }
+      sendHeld(frame);
       let tag: string | undefined;
       let failed: { err: unknown } | undefined;
       try {
@@ -766,16 +877,18 @@ class PgStore implements PostgresStore {
   /** `fn` in a savepoint: a throw undoes its part alone (a conflict or lost connection dooms the transaction). */
   private async savepoint<T>(outer: Frame, fn: () => T | Promise<T>): Promise<T> {
     const name = `s${outer.root.names.n++}`;
-    const part = newFrame(outer.raw, outer.root);
+    const part = newFrame(outer.raw, outer.root, outer);
     sendIn(part, (q) => q.unsafe(`SAVEPOINT ${name}`));
     try {
       const value = await this.als.run(
         part,
         this.guarded(outer.root, async () => fn()),
       );
-      // The part's writes are done (or failed, undoing the part) before it ends.
+      // The part's writes are done (or failed, undoing the part) before it ends; those held are the whole's.
       const failed = await firstFailure(part, outer.root);
       if (failed) throw failed.err;
+      outer.held.push(...part.held.splice(0));
+      outer.borrowed.push(...part.borrowed.splice(0));
       sendIn(outer, (q) => q.unsafe(`RELEASE SAVEPOINT ${name}`));
       return value;
     } catch (caught) {
@@ -784,6 +897,7 @@ class PgStore implements PostgresStore {
       const err = failed ? failed.err : caught;
       if (outer.root.lostWith === undefined && !lostConnection(err))
         await outer.raw.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
+      unborrow(part);
       if (retryable(err) || unavailable(err)) outer.root.doomed ??= err;
       this.emit(this.rollbackListeners);
       throw err;

@@ -50,7 +50,8 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
   return {
     async append(accountId, e) {
       const args = [e.id, accountId, e.type, e.objectId, e.createdMs, e.body];
-      await store.send((q) => pgQuery(q, appendSql, args));
+      // Held to the end of the transaction (`last`): the account's log lock is the last lock it takes.
+      await store.last('events', (q) => pgQuery(q, appendSql, args));
     },
 
     async find(accountId, id) {
