@@ -17,8 +17,8 @@
 // second writer of that row is aborted (40001) once the first commits and its whole request runs again; the lock
 // makes it wait instead, and nothing is re-run. Why not readers that stop below the oldest number in flight: a
 // number in flight is not visible to other transactions (it would take pg_locks or a registry of writers), and a
-// single number per cursor cannot describe "committed above, in flight below". The cost: requests of one account
-// that record events serialize from their first event to COMMIT (an SQLite database serializes every write).
+// single number per cursor cannot describe "committed above, in flight below". The cost: transactions of one account
+// that record events take turns for their COMMIT — short, as the append is the last statement before it (`last`).
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
