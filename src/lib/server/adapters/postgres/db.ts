@@ -579,14 +579,14 @@ class PgStore implements PostgresStore {
             const name = `m${next++}`;
             running = m;
             m.since ??= Date.now();
-            // Once the batch holds what a request locked, a later request that waits for a lock another transaction
-            // holds may be one half of a deadlock (the other batch waiting for a row this one locked): it gives up
-            // after LOCK_WAIT_MS (55P03) and runs in the next batch, rather than PostgreSQL breaking the cycle after
-            // its deadlock_timeout (1 s).
             // A member's own `doomed`; the connection's state is the batch's.
             const own = Object.create(root) as Root;
             const part = newFrame(c, own);
-            // (In this request's part: a failure of an earlier request's write that makes it fail is that one's.)
+            // Once the batch holds what a request locked, a later request that waits for a lock another transaction
+            // holds may be one half of a deadlock (the other batch waiting for a row this one locked): it gives up
+            // after LOCK_WAIT_MS (55P03) and runs in the next batch, rather than PostgreSQL breaking the cycle after
+            // its deadlock_timeout (1 s). Sent in this request's part: a failure of an earlier request's write that
+            // makes it fail is that one's.
             if (ran.length > 0 && !waitBounded) {
               waitBounded = true;
               sendIn(part, (q) => q.unsafe(`SET LOCAL lock_timeout = ${LOCK_WAIT_MS}`));
@@ -634,6 +634,9 @@ class PgStore implements PostgresStore {
           }
           back.push(...members.slice(next));
           next = members.length;
+          // The held writes (the event log's append, whose lock is the last a transaction takes: no deadlock) may
+          // wait for another transaction's COMMIT as long as it takes.
+          if (waitBounded) sendIn(whole, (q) => q.unsafe('SET LOCAL lock_timeout = 0'));
         },
         whole,
       );
