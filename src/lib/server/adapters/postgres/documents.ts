@@ -36,7 +36,9 @@ export function pgDocuments<T extends { id: string }>(
   const insertSql = `INSERT INTO ${table} (id, account_id, ${names.map((n) => `${n}, `).join('')}data) VALUES (${params(names.length + 3).join(', ')})`;
   // Every declared column is set: PostgreSQL decides on a HOT update (no new index entries) by comparing the indexed
   // values themselves, so a column set to the value it had does not by itself cost an index write.
-  const updateSql = `UPDATE ${table} SET ${names.map((n, i) => `${n} = $${i + 1}, `).join('')}data = $${names.length + 1} WHERE id = $${names.length + 2} AND account_id = $${names.length + 3}`;
+  // The update fails in PostgreSQL (a division by zero, 22012) unless it touched its row: it is sent and not waited
+  // for (`send`), and a failure PostgreSQL knows of undoes the transaction at its COMMIT; one found afterwards could not.
+  const updateSql = `WITH u AS (UPDATE ${table} SET ${names.map((n, i) => `${n} = $${i + 1}, `).join('')}data = $${names.length + 1} WHERE id = $${names.length + 2} AND account_id = $${names.length + 3} RETURNING 1) SELECT 1 / (SELECT COUNT(*) FROM u) AS one`;
   const deleteSql = `DELETE FROM ${table} WHERE id = $1 AND account_id = $2`;
   const getSql = `SELECT data FROM ${table} WHERE id = $1 AND account_id = $2`;
   const seqSql = `SELECT seq FROM ${table} WHERE id = $1 AND account_id = $2`;
@@ -91,10 +93,13 @@ export function pgDocuments<T extends { id: string }>(
 
     async update(accountId, doc) {
       const args = [...values(doc), JSON.stringify(doc), doc.id, accountId];
-      await write(async (q) => {
-        const r = await query(q, updateSql, args);
-        if (r.count !== 1) throw new Error(`${table}: update of ${doc.id} touched ${r.count} rows`);
-      });
+      await write((q) =>
+        query(q, updateSql, args).catch((err: unknown) => {
+          if ((err as { code?: string }).code === '22012')
+            throw new Error(`${table}: update of ${doc.id} touched 0 rows`);
+          throw err;
+        }),
+      );
       return doc;
     },
 
