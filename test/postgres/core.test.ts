@@ -188,6 +188,56 @@ async function play(e: Engine): Promise<unknown[]> {
     );
   });
 
+  // ---- sessions expiring in sets: in order of expiry time, then of creation (made out of that order); written whole
+  await tx(async () => {
+    const at = [500, 300, 500, 100, 300, 500, 700, 500];
+    for (const [i, ms] of at.entries()) {
+      const doc = session(
+        `ps_c${i}`,
+        i === 5 ? 'requires_action' : i === 6 ? 'succeeded' : 'requires_payment_method',
+        ms,
+      );
+      if (i === 2) doc.external_id = 'order-2';
+      await s.sessions.insert('acct_c', doc);
+    }
+    await s.sessions.insert('acct_d', session('ps_d0', 'requires_payment_method', 100));
+  });
+  const statuses = ['requires_payment_method', 'requires_action'] as const;
+  await tx(async () => {
+    await note(() => s.expiringInOrder('acct_c', statuses, 1000, 100));
+    await note(() => s.expiringInOrder('acct_c', statuses, 500, 3));
+    await note(() => s.expiringInOrder('acct_c', statuses, 500, 4));
+    await note(() => s.expiringInOrder('acct_c', statuses, 299, 10));
+    await note(() => s.expiringInOrder('acct_c', ['requires_action'], 1000, 10));
+    await note(() => s.expiringInOrder('acct_c', statuses, 1000, 0));
+    await note(() => s.expiringInOrder('acct_c', [], 1000, 10));
+    await note(() => s.expiringInOrder('acct_none', statuses, 1000, 10));
+  });
+  await tx(async () => {
+    const due = await s.expiringInOrder('acct_c', statuses, 500, 4);
+    for (const [i, doc] of due.entries()) {
+      doc.status = 'canceled';
+      doc.external_id = i === 0 ? 'renamed' : null;
+      doc.expires_ms += 1;
+    }
+    await note(() => s.updateAll('acct_c', due));
+    await note(() => s.updateAll('acct_c', []));
+  });
+  await tx(async () => {
+    await note(() => s.expiringInOrder('acct_c', statuses, 1000, 100));
+    await note(() => s.sessions.list('acct_c', '/v1/payment_sessions', { where: { status: 'canceled' } }));
+    await note(() => s.sessions.list('acct_c', '/v1/payment_sessions', { where: { external_id: 'renamed' } }));
+    await note(() => s.sessions.total('acct_c', { status: 'requires_payment_method' }));
+  });
+  // A session of another account is none of the account's: the write throws and writes nothing.
+  await tx(async () => {
+    const other = await s.sessions.require('acct_d', 'ps_d0', 'payment_session');
+    await note(() => s.updateAll('acct_c', [{ ...other, status: 'canceled' }]));
+  });
+  await tx(async () => {
+    await note(() => s.sessions.get('acct_d', 'ps_d0'));
+  });
+
   // ---- the trigger's reads of the event log
   await tx(async () => {
     await note(() => t.lastEvent());

@@ -148,6 +148,28 @@ async function script(e: Engine): Promise<unknown[]> {
   await rec('lastRecordedBy 2', () => events.lastRecordedBy(a0, T0 + 10 * 700, 2));
   await rec('lastRecordedBy all', () => events.lastRecordedBy(a0, T0 + 10 * 700, -1));
   await rec('lastRecordedBy none', () => events.lastRecordedBy(a0, T0 - 1, -1));
+  // Many at once (a set of due work): in their order, counted, found, and paged as those appended one by one.
+  const a2 = 'acct_2';
+  await rec('appendAll none', () => events.appendAll(a2, []));
+  await rec('appendAll one', () => events.appendAll(a2, [logged(100)]));
+  await rec('appendAll', async () => {
+    await events.appendAll(
+      a2,
+      Array.from({ length: 40 }, (_, i) => logged(101 + i, TYPES[i % 3], i % 2 ? 'obj_set' : '')),
+    );
+  });
+  for (const q of [
+    { limit: 100 },
+    { limit: 5, starting_after: ev(120) },
+    { object_id: 'obj_set' },
+    { type: 'payment.*' },
+  ])
+    out.push([
+      `page ${a2} ${JSON.stringify(q)}`,
+      await outcome(async () => e.settle(await e.tx(() => events.page(a2, '/v1/events', q as ListEventsQuery)))),
+    ]);
+  await rec('find appended', () => events.find(a2, ev(133)));
+  await rec('oldestMs appended', () => events.oldestMs(a2));
 
   // ---- endpoints and their cursors
   await e.tx(async () => {

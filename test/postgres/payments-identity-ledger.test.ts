@@ -192,6 +192,10 @@ describe.skipIf(pg.missing !== '')(
             await e.payments.ofSession(A, s(2)),
             await e.payments.payments.list(A, '/v1/payments', { limit: 2, where: { session_id: s(1) } }),
             await e.payments.payments.total(A, { status: 'pending' }),
+            (await e.payments.sessionsWithPayments(A, [s(1), s(2), 'ps_none', s(1), s(3)])).sort(),
+            (await e.payments.sessionsWithPayments(B, [s(1), s(2)])).sort(),
+            await e.payments.sessionsWithPayments(A, []),
+            await e.payments.sessionsWithPayments('acct_none', [s(1)]),
             await attempt(() => e.payments.payments.require(A, 'pay_none', 'payment', 'payment_id')),
           ]),
         );
@@ -254,6 +258,9 @@ describe.skipIf(pg.missing !== '')(
         expect.stringMatching(/_1$/),
         expect.stringMatching(/_3$/),
       ]);
+      // the sessions with a payment: of A's, the first and the second; of B's, the first
+      expect((answers[2] as string[][])[5]).toEqual([expect.stringMatching(/_1$/), expect.stringMatching(/_2$/)]);
+      expect((answers[2] as string[][])[6]).toEqual([expect.stringMatching(/_1$/)]);
     });
 
     // -------------------------------------------------------------------------------------------- identity

@@ -91,6 +91,8 @@ export interface LoggedEvent {
 export interface EventLogStore {
   /** Appends the event to the account's log, in the caller's transaction, and counts it (in all and by type). */
   append(accountId: string, event: LoggedEvent): Promise<void>;
+  /** Appends the events to the account's log in their order, as `append` one after another (in one operation where the engine can). */
+  appendAll(accountId: string, events: readonly LoggedEvent[]): Promise<void>;
   /** The event, if the log still has it. */
   find(accountId: string, id: string): Promise<Event | undefined>;
   /**

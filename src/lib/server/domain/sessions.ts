@@ -91,6 +91,19 @@ export interface SessionsStore {
     accountId: string | undefined,
     limit: number,
   ): Promise<Owned<StoredSession>[]>;
+  /**
+   * The account's sessions in one of `statuses` whose expiry time is at or before `until`, in order of expiry time and
+   * then of creation, at most `limit` of them — taken for the caller's write transaction (on an engine of many
+   * processes, rows another's transaction holds are passed over, as `expiring`).
+   */
+  expiringInOrder(
+    accountId: string,
+    statuses: readonly SessionStatus[],
+    until: number,
+    limit: number,
+  ): Promise<StoredSession[]>;
+  /** Writes each of `docs` (sessions of the account, each changed whole), in one operation where the engine can. */
+  updateAll(accountId: string, docs: readonly StoredSession[]): Promise<void>;
 }
 
 /** The session events a status change records (the others record none). */

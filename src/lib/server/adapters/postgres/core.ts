@@ -9,7 +9,7 @@ import type { Event } from '../../../contract/events.js';
 import type { Owned } from '../../store/seam.js';
 import { tables } from '../sqlite/tables.js';
 import type { Handle, PostgresStore } from './db.js';
-import { pgDocuments } from './documents.js';
+import { pgDocuments, pgUpdateAll } from './documents.js';
 
 type Value = string | number | null;
 
@@ -172,9 +172,12 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
     },
     async nextExpiry(accountId, statuses) {
       if (statuses.length === 0) return undefined;
-      // One MIN per status: each is a single seek on (account_id, status, expires_ms).
+      // Per status, the first of (account_id, status, expires_ms): a single seek. Written as ORDER BY … LIMIT 1, not
+      // MIN: measured, on a table not yet analyzed (a sandbox's first minutes) the planner read every row of the status
+      // for a MIN (~1 ms per 3,000 sessions), on each step of an advance.
       const parts = statuses.map(
-        (_, i) => `SELECT MIN(expires_ms) AS t FROM payment_sessions WHERE account_id = $1 AND status = $${i + 2}`,
+        (_, i) =>
+          `SELECT (SELECT expires_ms FROM payment_sessions WHERE account_id = $1 AND status = $${i + 2} ORDER BY expires_ms LIMIT 1) AS t`,
       );
       const rows = await query<{ t: number | null }>(
         store.current(),
@@ -208,6 +211,23 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
       );
       return owned(rows);
     },
+    async expiringInOrder(accountId, statuses, until, limit) {
+      if (statuses.length === 0 || limit < 1) return [];
+      // Per status, the first `limit` by (expires_ms, seq), claimed as `expiring` claims them; then merged. The index
+      // (account_id, status, expires_ms) does not order ties by seq, so the rows are bounded first by the expiry time
+      // of the status's `limit`-th (an index-only seek): measured, without that bound the planner of a table not yet
+      // analyzed sorted every row due (each with its document) for each set, ~5 ms per set of 256 of 5,000.
+      const lock = store.inTransaction() ? ' FOR UPDATE SKIP LOCKED' : '';
+      const n = Math.trunc(limit);
+      const bound = `(SELECT expires_ms FROM payment_sessions WHERE account_id = $2 AND status = st.status AND expires_ms <= $3 ORDER BY expires_ms OFFSET $4 - 1 LIMIT 1)`;
+      const rows = await query<{ data: string }>(
+        store.current(),
+        `SELECT d.data FROM unnest($1::text[]) AS st(status) CROSS JOIN LATERAL (SELECT data, expires_ms, seq FROM payment_sessions WHERE account_id = $2 AND status = st.status AND expires_ms <= LEAST($3, ${bound}) ORDER BY expires_ms, seq LIMIT $4${lock}) AS d ORDER BY d.expires_ms, d.seq LIMIT $4`,
+        [statuses as unknown as Value, accountId, until, n],
+      );
+      return rows.map((r) => JSON.parse(r.data) as StoredSession);
+    },
+    updateAll: pgUpdateAll<StoredSession>(store, tables.payment_sessions),
   };
 }
 

@@ -146,3 +146,49 @@ export function pgDocuments<T extends { id: string }>(
     },
   };
 }
+
+/**
+ * JSON texts (documents, event bodies) sent as one parameter for a statement of many rows: joined by U+001E, which no
+ * JSON text holds raw (JSON.stringify writes every control character as an escape), and split by PostgreSQL. Measured:
+ * the driver's text[] parameter escapes each element (two regular expressions over every character), ~80 ms of a
+ * 5,000 sessions' expiry's ~450 ms of CPU.
+ */
+export const JSON_TEXTS = '\x1e';
+
+/** The SQL of parameter `$n` (JSON texts joined by JSON_TEXTS) as a text[]. */
+export const jsonTexts = (n: number): string => `string_to_array($${n}::text, chr(30))`;
+
+/** PostgreSQL's type of a column declared with SQLite's `sql` (tables.ts): INTEGER → bigint, REAL → double precision. */
+const pgType = (sql: string): string => {
+  const t = sql.trim().split(/\s+/)[0]!.toUpperCase();
+  return t === 'INTEGER' ? 'bigint' : t === 'REAL' ? 'double precision' : 'text';
+};
+
+/**
+ * Writes many documents of table `def` (each changed whole, of one account) in one UPDATE: their columns as arrays and
+ * their texts (JSON_TEXTS), `unnest`ed and joined to the rows by id and account. Each must be a row of the account, as
+ * Documents.update requires (else it throws, having written none). The account is a column of the arrays, not a
+ * condition on the table: measured, with `account_id = $n` the planner of a table not yet analyzed read every row of
+ * the account for each set (~2 ms per 256 of 3,000); this way it finds the rows by their ids.
+ */
+export function pgUpdateAll<T extends { id: string }>(
+  store: PostgresStore,
+  def: TableDef<T>,
+): (accountId: string, docs: readonly T[]) => Promise<void> {
+  const table = def.name;
+  const names = Object.keys(def.columns);
+  const readers = Object.values(def.columns).map((c) => c.read);
+  const arrays = Object.values(def.columns).map((c, i) => `$${i + 1}::${pgType(c.sql)}[]`);
+  const n = names.length;
+  const sql = `UPDATE ${table} AS t SET ${names.map((c) => `${c} = u.${c}, `).join('')}data = u.data FROM unnest(${[...arrays, `$${n + 1}::text[]`, jsonTexts(n + 2), `$${n + 3}::text[]`].join(', ')}) AS u(${names.map((c) => `${c}, `).join('')}id, data, account_id) WHERE t.id = ANY($${n + 1}::text[]) AND t.id = u.id AND t.account_id = u.account_id`;
+  return async (accountId, docs) => {
+    if (docs.length === 0) return;
+    const columns = readers.map((read) => docs.map((doc) => read(doc)));
+    const ids = docs.map((doc) => doc.id);
+    const texts = docs.map((doc) => JSON.stringify(doc)).join(JSON_TEXTS);
+    const r = await store
+      .current()
+      .unsafe(sql, [...columns, ids, texts, docs.map(() => accountId)] as never[], { prepare: true });
+    if (r.count !== docs.length) throw new Error(`${table}: an update of ${docs.length} rows touched ${r.count}`);
+  };
+}

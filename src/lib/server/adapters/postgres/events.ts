@@ -24,6 +24,7 @@ import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
 import { createdBounds, cursorOf, pageOf } from '../../store/paging.js';
 import type { Handle, PostgresStore } from './db.js';
+import { JSON_TEXTS, jsonTexts } from './documents.js';
 
 /** The first key of the event log's advisory locks ('evts'); the second is the account's hashtext. */
 export const EVENT_LOG_LOCK = 0x65767473;
@@ -47,11 +48,32 @@ const likePattern = (type: string): string => type.replace(/_/g, '\\_').replace(
 export function pgEventLogStore(store: PostgresStore): EventLogStore {
   const appendSql = `INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::text FROM ${accountLogLock(2)}`;
 
+  const appendAllSql = `INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT e.id, $1::text, e.type, e.object_id, e.created_ms, e.body FROM ${accountLogLock(1)}, unnest($2::text[], $3::text[], $4::text[], $5::bigint[], ${jsonTexts(6)}) WITH ORDINALITY AS e(id, type, object_id, created_ms, body, n) ORDER BY e.n`;
+
   return {
     async append(accountId, e) {
       const args = [e.id, accountId, e.type, e.objectId, e.createdMs, e.body];
       // Held to the end of the transaction (`last`): the account's log lock is the last lock it takes.
       await store.last('events', (q) => pgQuery(q, appendSql, args));
+    },
+
+    // One INSERT of every row, under the account's log lock as `append`; `seq` is handed out in the order of the rows
+    // (ORDER BY their place in the arrays).
+    async appendAll(accountId, events) {
+      if (events.length === 0) return;
+      if (events.length === 1) {
+        const e = events[0]!;
+        await pgQuery(store.current(), appendSql, [e.id, accountId, e.type, e.objectId, e.createdMs, e.body]);
+        return;
+      }
+      await pgQuery(store.current(), appendAllSql, [
+        accountId,
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.objectId),
+        events.map((e) => e.createdMs),
+        events.map((e) => e.body).join(JSON_TEXTS),
+      ] as never[]);
     },
 
     async find(accountId, id) {

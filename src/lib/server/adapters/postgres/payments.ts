@@ -29,6 +29,17 @@ export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
         [accountId, sessionId],
       );
     },
+    async sessionsWithPayments(accountId, sessionIds) {
+      if (sessionIds.length === 0) return [];
+      const rows = await store
+        .current()
+        .unsafe<{ session_id: string }[]>(
+          'SELECT DISTINCT session_id FROM payments WHERE account_id = $1 AND session_id = ANY($2::text[])',
+          [accountId, sessionIds as string[]] as never[],
+          { prepare: true },
+        );
+      return rows.map((r) => r.session_id);
+    },
     async nextSettlement(accountId) {
       return earliest(
         store,

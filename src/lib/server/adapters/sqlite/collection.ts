@@ -265,6 +265,15 @@ export class Collection<T extends { id: string }> {
     return rows.map((r) => ({ accountId: r.account_id, doc: this.read(JSON.parse(r.data) as T) }));
   }
 
+  /**
+   * The documents of a whole statement `sql` of this table's rows, which selects their `data` (due work in an order
+   * of its own), in its order; read as `get` reads them (an update of one is the guarded UPDATE).
+   */
+  selectDocs(sql: string, ...params: (string | number)[]): T[] {
+    const rows = this.store.statement(sql).all(...params) as { data: string }[];
+    return rows.map((r) => this.read(JSON.parse(r.data) as T));
+  }
+
   list(accountId: string, url: string, opts: ListOptions = {}): List<T> {
     const limit = opts.limit ?? 10;
     const { filters, where, params } = this.filtered(accountId, opts.where);

@@ -99,6 +99,22 @@ export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
       const cond = `status IN (${statuses.map(() => '?').join(', ')}) AND expires_ms <= ?${accountId ? ' AND account_id = ?' : ''}`;
       return sessions.selectFirst(limit, cond, ...statuses, now, ...(accountId ? [accountId] : []));
     },
+    async expiringInOrder(accountId, statuses, until, limit) {
+      if (statuses.length === 0 || limit < 1) return [];
+      // Each status's first `limit` in the order of its index (account_id, status, expires_ms, and seq: the rowid),
+      // merged: an IN list would read every row due and sort them all.
+      const part =
+        'SELECT * FROM (SELECT data, expires_ms, seq FROM payment_sessions WHERE account_id = ? AND status = ? AND expires_ms <= ? ORDER BY expires_ms, seq LIMIT ?)';
+      const n = Math.trunc(limit);
+      return sessions.selectDocs(
+        `SELECT data FROM (${statuses.map(() => part).join(' UNION ALL ')}) ORDER BY expires_ms, seq LIMIT ?`,
+        ...statuses.flatMap((st) => [accountId, st, until, n]),
+        n,
+      );
+    },
+    async updateAll(accountId, docs) {
+      for (const doc of docs) sessions.update(accountId, doc);
+    },
   };
 }
 

@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
-import type { EventLogStore } from '../../domain/events.js';
+import type { EventLogStore, LoggedEvent } from '../../domain/events.js';
 import { createdBounds } from '../../store/paging.js';
 import type { SqliteStore } from './db.js';
 import { pageOf, seqCursor } from './collection.js';
@@ -29,14 +29,22 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
     return (store.statement(sql).get(...params) as { n: number }).n;
   };
 
+  const append = (accountId: string, e: LoggedEvent) => {
+    insertStmt ??= store.db.prepare(
+      'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    insertStmt.run(e.id, accountId, e.type, e.objectId, e.createdMs, e.body);
+    store.count('events', accountId, '', '', 1);
+    store.count('events', accountId, 'type', e.type, 1);
+  };
+
   return {
     async append(accountId, e) {
-      insertStmt ??= store.db.prepare(
-        'INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      insertStmt.run(e.id, accountId, e.type, e.objectId, e.createdMs, e.body);
-      store.count('events', accountId, '', '', 1);
-      store.count('events', accountId, 'type', e.type, 1);
+      append(accountId, e);
+    },
+
+    async appendAll(accountId, events) {
+      for (const e of events) append(accountId, e);
     },
 
     async find(accountId, id) {

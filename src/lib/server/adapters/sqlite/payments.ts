@@ -24,6 +24,16 @@ export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
     async ofSession(accountId, sessionId) {
       return payments.selectWhere('account_id = ? AND session_id = ?', accountId, sessionId).map((r) => r.doc);
     },
+    async sessionsWithPayments(accountId, sessionIds) {
+      if (sessionIds.length === 0) return [];
+      // One statement whatever the number of ids (an IN list of `?` would prepare one per length).
+      return store
+        .statement(
+          'SELECT DISTINCT session_id FROM payments WHERE account_id = ? AND session_id IN (SELECT value FROM json_each(?))',
+        )
+        .pluck()
+        .all(accountId, JSON.stringify(sessionIds)) as string[];
+    },
     async nextSettlement(accountId) {
       const row = store
         .statement(

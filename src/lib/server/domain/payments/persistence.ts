@@ -79,6 +79,8 @@ export interface PaymentsStore extends ProcessorMarksStore {
   readonly networkTokens: Documents<StoredNetworkToken>;
   /** The payments of a session, oldest first (all of them). */
   ofSession(accountId: string, sessionId: string): Promise<StoredPayment[]>;
+  /** Of the account's sessions `sessionIds`, those that have a payment (each once, in no particular order). */
+  sessionsWithPayments(accountId: string, sessionIds: readonly string[]): Promise<string[]>;
   /** The earliest settlement time (ms) of the account's pending ACH debits, or undefined when none waits. */
   nextSettlement(accountId: string): Promise<number | undefined>;
   /**
