@@ -8,7 +8,7 @@
 //   - when the embedded default opens the data directory, before the command's request.
 // A write that acts on one object whose time has come applies that object's own change first (confirming a
 // session past its expiry finds it expired): that is part of the write, in its transaction.
-import type { Clock } from '../clock.js';
+import { isoTime, type Clock } from '../clock.js';
 import { runSteps, type Steps } from '../store/steps.js';
 import type { ScopedStore } from '../store/scoped.js';
 
@@ -23,6 +23,26 @@ export interface DueWork {
    * `tally` with its own name, for the advance's `ran`; the rest count under `name`.
    */
   runDue(now: number, accountId?: string, limit?: number, tally?: (name: string) => void): Promise<number>;
+  /** Present when the kind's items may run many at once (DueSets). */
+  readonly inSets?: DueSets;
+}
+
+/**
+ * A kind of due work whose items may run in sets: each item is whole by itself and dated by its own due time (its
+ * writes read no clock: they are the same whatever the clock shows when it runs), no item changes another of its
+ * kind, and an item due at `t` makes nothing of another kind due before `t + horizonMs`. The scheduler then runs the
+ * items due before the next item of any other kind (and the target) many per call, the clock moved once per set
+ * rather than stopped at each item — with the same order, the same writes and the same `ran` as one item at a time.
+ */
+export interface DueSets {
+  /** Nothing an item due at `t` writes makes work of another kind due before `t + horizonMs`. */
+  readonly horizonMs: number;
+  /**
+   * Runs, of the account's items due at or before `until`, in order of their due times (then of their creation), the
+   * first that `take` admits: each item's due time is offered to `take` in that order until it answers false (or
+   * `limit` were admitted); the admitted run, in that order, and nothing else. Returns how many ran.
+   */
+  runSet(accountId: string, until: number, limit: number, take: (dueMs: number) => boolean): Promise<number>;
 }
 
 /**
@@ -39,6 +59,8 @@ export interface DueRun {
 
 /** Items per runDue call inside a step. */
 const BATCH = 8;
+/** Items per DueSets.runSet call inside a step. */
+export const SET = 512;
 /** A step stops starting new items after this long (ms): other requests run between steps. */
 export const STEP_BUDGET_MS = 25;
 
@@ -106,26 +128,37 @@ export class Scheduler {
 
   private async *steps(accountId: string, target: number): Steps<DueRun[]> {
     const runs: DueRun[] = [];
+    const note = (name: string, iso: string, n: number) => tally(runs, name, iso, n);
+    /** A set kind's batch that a set's end cut short: the next set of that kind goes on with it. */
+    let batch: Batch | undefined;
     let stepStarted = this.elapsed();
     for (let guard = 0; guard < 10_000_000; guard++) {
-      const next = await this.next(accountId, target);
+      let next = await this.next(accountId, target);
+      if (batch) {
+        // One at a time, a batch's items all ran before any kind was asked again.
+        const d = next?.dues[batch.k];
+        if (next && d !== undefined && d <= batch.at)
+          next = { at: d, w: this.work[batch.k]!, k: batch.k, dues: next.dues };
+        else batch = undefined;
+      }
       if (!next) break;
       const now = this.clock.now(accountId);
-      if (next.at > now) await this.clock.advance(accountId, next.at - now);
-      const at = Math.max(next.at, now);
-      const iso = new Date(at).toISOString();
-      const note = (name: string, n: number) => {
-        const last = runs[runs.length - 1];
-        if (last && last.name === name && last.at === iso) last.count += n;
-        else runs.push({ name, at: iso, count: n });
-      };
-      let tallied = 0;
-      const count = await next.w.runDue(at, accountId, BATCH, (name) => {
-        tallied++;
-        note(name, 1);
-      });
-      if (count === 0) break; // nothing moved: stop rather than spin
-      if (count > tallied) note(next.w.name, count - tallied);
+      if (next.w.inSets) {
+        const set = await this.runSet(accountId, target, next, now, note, batch);
+        if (set.count === 0) break; // nothing moved: stop rather than spin
+        batch = set.batch;
+      } else {
+        batch = undefined;
+        if (next.at > now) await this.clock.advance(accountId, next.at - now);
+        const iso = new Date(Math.max(next.at, now)).toISOString();
+        let tallied = 0;
+        const count = await next.w.runDue(Math.max(next.at, now), accountId, BATCH, (name) => {
+          tallied++;
+          note(name, iso, 1);
+        });
+        if (count === 0) break; // nothing moved: stop rather than spin
+        if (count > tallied) note(next.w.name, iso, count - tallied);
+      }
       if (this.elapsed() - stepStarted >= STEP_BUDGET_MS) {
         yield;
         stepStarted = this.elapsed();
@@ -134,6 +167,63 @@ export class Scheduler {
     const now = this.clock.now(accountId);
     if (target > now) await this.clock.advance(accountId, target - now);
     return runs;
+  }
+
+  /**
+   * A set of the kind `next` names (DueSets), up to SET items: the items that one item at a time would have run before
+   * any other kind's, each told to `note` at the moment one at a time would have run it; then the clock moved once, to
+   * the last of those moments. One at a time, the scheduler stops the clock at the kind's next due time (or, for what
+   * is overdue, runs at the clock's time), runs up to BATCH items due by then, and asks every kind again; a kind goes
+   * first when its next item is due before every other kind's, or at the same time and the kind is listed first.
+   * `take` follows those rules item by item, the other kinds' next times as they were (an item of the set changes none
+   * of them before its horizon), from `carried` when the last set ended inside a batch. Answers how many ran, and the
+   * batch it ended inside, if any.
+   */
+  private async runSet(
+    accountId: string,
+    target: number,
+    next: Next,
+    now: number,
+    note: (name: string, iso: string, n: number) => void,
+    carried: Batch | undefined,
+  ): Promise<{ count: number; batch?: Batch }> {
+    const { w, k, dues } = next;
+    const sets = w.inSets!;
+    // What may run: by the target and every other kind's next time — and anything overdue (a batch at the clock's
+    // time takes what is due by then, whatever comes due of other kinds before).
+    let until = target;
+    for (let j = 0; j < dues.length; j++) if (j !== k && dues[j] !== undefined) until = Math.min(until, dues[j]!);
+    until = Math.max(until, now);
+    /** Does an item of this kind due at `d` go before every other kind's next? */
+    const first = (d: number) => {
+      for (let j = 0; j < dues.length; j++) {
+        const e = dues[j];
+        if (j !== k && e !== undefined && (e < d || (e === d && j < k))) return false;
+      }
+      return true;
+    };
+    const horizon = next.at + sets.horizonMs;
+    /** The moment (stopped clock) the batch being admitted runs at, how many it has, and the moment's ISO form. */
+    let clock = now;
+    let at = carried?.at ?? -Infinity;
+    let inBatch = carried?.n ?? BATCH;
+    let iso = carried ? isoTime(at) : '';
+    const take = (d: number): boolean => {
+      if (inBatch < BATCH && d <= at) {
+        inBatch++;
+      } else {
+        if (d > target || d >= horizon || !first(d)) return false;
+        at = clock = Math.max(d, clock);
+        iso = isoTime(at);
+        inBatch = 1;
+      }
+      note(w.name, iso, 1);
+      return true;
+    };
+    const count = await sets.runSet(accountId, until, SET, take);
+    const moved = this.clock.now(accountId);
+    if (count > 0 && at > moved) await this.clock.advance(accountId, at - moved);
+    return { count, batch: count > 0 && inBatch < BATCH ? { k, at, n: inBatch } : undefined };
   }
 
   /** Marks the account as having work due now (run by `afterWrite`). */
@@ -179,12 +269,37 @@ export class Scheduler {
     return n;
   }
 
-  private async next(accountId: string, target: number): Promise<{ at: number; w: DueWork } | undefined> {
-    let next: { at: number; w: DueWork } | undefined;
-    for (const w of this.work) {
-      const at = await w.nextDue(accountId);
-      if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w };
-    }
+  /**
+   * The kind whose work comes first (the earliest, the first listed at a tie), by `target`; every kind's next time.
+   * Asked of every kind at once: reads of one transaction, which an engine of round trips sends together.
+   */
+  private async next(accountId: string, target: number): Promise<Next | undefined> {
+    const dues = await Promise.all(this.work.map((w) => w.nextDue(accountId)));
+    let next: Next | undefined;
+    for (const [k, at] of dues.entries())
+      if (at !== undefined && at <= target && (!next || at < next.at)) next = { at, w: this.work[k]!, k, dues };
     return next;
   }
+}
+
+/** Adds `n` runs of `name` at `iso` to `runs`: to its last entry when that is the same name at the same moment. */
+function tally(runs: DueRun[], name: string, iso: string, n: number): void {
+  const last = runs[runs.length - 1];
+  if (last && last.name === name && last.at === iso) last.count += n;
+  else runs.push({ name, at: iso, count: n });
+}
+
+/** A batch of a set kind (the kind's place in the list), at its moment, with `n` items so far. */
+interface Batch {
+  k: number;
+  at: number;
+  n: number;
+}
+
+/** The kind whose work comes next: its next time, itself, its place in the list, and every kind's next time. */
+interface Next {
+  at: number;
+  w: DueWork;
+  k: number;
+  dues: (number | undefined)[];
 }

@@ -69,6 +69,13 @@ function eventJson(event: Event, objectJson: string | undefined): string {
   return `{"id":"${event.id}","object":"event","type":"${event.type}","created":${event.created},"livemode":false,"data":{"object":${objectJson}}}`;
 }
 
+/** One event of Events.recordAll: what `record` is given. */
+export interface EventRecord {
+  type: EventType;
+  object: { id: string; object: string } | { id?: undefined; object: string };
+  opts?: RecordOptions;
+}
+
 /** What retention tells those who still need events it deletes (Events.onPrune). */
 export interface PruneListener {
   before(accountId: string, lastSeq: number): Promise<void>;
@@ -179,6 +186,30 @@ export class Events implements DueWork {
     object: { id: string; object: string } | { id?: undefined; object: string },
     opts: RecordOptions = {},
   ): Promise<Event> {
+    const { event, logged } = this.made(accountId, type, object, opts);
+    await this.stored.append(accountId, logged);
+    this.recorded([logged]);
+    return event;
+  }
+
+  /**
+   * Records many events of one account at once, in their order (each as `record` would, one after another), in the
+   * caller's transaction: the log takes them in one operation where its engine can.
+   */
+  async recordAll(accountId: string, records: readonly EventRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const logged = records.map((r) => this.made(accountId, r.type, r.object, r.opts ?? {}).logged);
+    await this.stored.appendAll(accountId, logged);
+    this.recorded(logged);
+  }
+
+  /** The event `record` records, and the log's row of it (its id drawn here). */
+  private made(
+    accountId: string,
+    type: EventType,
+    object: { id: string; object: string } | { id?: undefined; object: string },
+    opts: RecordOptions,
+  ): { event: Event; logged: LoggedEvent } {
     const objectId = object.id ?? opts.objectId ?? '';
     const at = opts.at ?? this.clock.now(accountId);
     const event: Event = {
@@ -204,20 +235,26 @@ export class Events implements DueWork {
       if (p.refund) event.refund = p.refund;
     }
     const body = eventJson(event, opts.json);
-    await this.stored.append(accountId, { id: event.id, type, objectId, createdMs: at, body });
+    return { event, logged: { id: event.id, type, objectId, createdMs: at, body } };
+  }
+
+  /** Events the caller's transaction has appended: news once it commits, and the last few for recordedAs. */
+  private recorded(logged: readonly LoggedEvent[]): void {
     const frame = this.store.frame();
     if (!frame) {
       this.committed(); // outside a transaction: committed on its own
-      return event;
+      return;
     }
     if (!frame.get(RECORDED)) {
       frame.set(RECORDED, true);
       frame.afterCommit(() => this.committed());
     }
     const recent = this.recentOf(frame);
-    if (recent.length === RECENT) recent.shift();
-    recent.push({ id: event.id, objectId, body });
-    return event;
+    for (let i = Math.max(0, logged.length - RECENT); i < logged.length; i++) {
+      const e = logged[i]!;
+      if (recent.length === RECENT) recent.shift();
+      recent.push({ id: e.id, objectId: e.objectId, body: e.body });
+    }
   }
 
   /**

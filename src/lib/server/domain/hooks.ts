@@ -30,6 +30,16 @@ export interface SessionPaymentQuery {
   payment: SessionPayment | null;
 }
 
+/**
+ * Sessions asks, before it expires many sessions at once, which of them another area must see one at a time: a
+ * listener adds those to `one_by_one`. Those expire as one session expires ('sessionCanceling', then the event with
+ * 'sessionPayment''s answer); the others expire with neither asked (nothing to cancel with them, no payment to show).
+ */
+export interface SessionsExpiring {
+  session_ids: readonly string[];
+  one_by_one: Set<string>;
+}
+
 export interface HookEvents {
   /** Money was captured on a payment (automatic capture, manual capture, ACH settlement). */
   paymentCaptured: PaymentMoneyEvent;
@@ -41,6 +51,8 @@ export interface HookEvents {
   /** A payment session is being canceled or is expiring, before it becomes canceled (payments voids its
    * payment; a listener may throw to refuse). */
   sessionCanceling: SessionEvent;
+  /** Sessions is about to expire many sessions at once (SessionsExpiring). */
+  sessionsExpiring: SessionsExpiring;
   /** A payment session moved to succeeded (billing completes its checkout session). */
   sessionSucceeded: SessionEvent;
   /** Sessions asks, for a session's API object, for its latest payment (`latest_attempt`, `next_action`):

@@ -14,13 +14,14 @@ import { isoTime, unixSeconds } from '../clock.js';
 import { macsEqual, sha256, secretsEqual, type Sealer } from '../crypto.js';
 import { errors } from '../errors.js';
 import { checkHttpUrl, normalizeCurrency, mergeMetadata } from './values.js';
-import type { DueWork } from './due.js';
+import type { DueSets, DueWork } from './due.js';
 import type { Hooks, SessionPayment, SessionPaymentQuery } from './hooks.js';
 import { withJsonText } from './json.js';
-import { previousAttributes, type Events } from './events.js';
+import { previousAttributes, type EventRecord, type Events } from './events.js';
 import { hostedLinks } from './links.js';
 import type { EventType } from '../../contract/events.js';
 import { DAY_MS } from '../../contract/time.js';
+import { EVENT_RETENTION_MS } from '../../contract/limits.js';
 
 export const SESSION_TTL_MS = DAY_MS;
 
@@ -456,11 +457,7 @@ export class Sessions implements DueWork {
 
   private async expire(accountId: string, s: StoredSession): Promise<StoredSession> {
     await this.hooks.emit('sessionCanceling', accountId, { session_id: s.id, at: s.expires_ms });
-    const previous = changing(s);
-    s.status = 'canceled';
-    s.cancellation_reason = 'abandoned';
-    s.canceled_at = unixSeconds(s.expires_ms);
-    s.updated_at = isoTime(s.expires_ms);
+    const previous = expired(s);
     await this.collection.update(accountId, s);
     await this.recordEvent(accountId, 'payment_session.expired', s, s.expires_ms, previous);
     return s;
@@ -476,6 +473,70 @@ export class Sessions implements DueWork {
     for (const { accountId: acct, doc } of due) await this.expire(acct, doc);
     return due.length;
   }
+
+  /**
+   * Sessions expire in sets (domain/due.ts): each is dated by its own expiry time, none changes another, and what an
+   * expiry records (its events) comes due for retention EVENT_RETENTION_MS later, no sooner.
+   */
+  readonly inSets: DueSets = {
+    horizonMs: EVENT_RETENTION_MS,
+    runSet: (accountId, until, limit, take) => this.expireSet(accountId, until, limit, take),
+  };
+
+  /**
+   * The sessions due by `until` that `take` admits, in order of their expiry times, each as `expire` expires it. The
+   * areas that must see a session expire (its payment voided, its payment shown in the event) name it
+   * ('sessionsExpiring'): those expire one at a time; a run of the others between them is written, and its events
+   * recorded, in one operation each.
+   */
+  private async expireSet(
+    accountId: string,
+    until: number,
+    limit: number,
+    take: (dueMs: number) => boolean,
+  ): Promise<number> {
+    const due = await this.stored.expiringInOrder(accountId, EXPIRABLE, until, limit);
+    let n = 0;
+    while (n < due.length && take(due[n]!.expires_ms)) n++;
+    if (n === 0) return 0;
+    const set = due.slice(0, n);
+    const asked = { session_ids: set.map((s) => s.id), one_by_one: new Set<string>() };
+    await this.hooks.emit('sessionsExpiring', accountId, asked);
+    let run: StoredSession[] = [];
+    for (const s of set) {
+      if (!asked.one_by_one.has(s.id)) {
+        run.push(s);
+        continue;
+      }
+      await this.expireAll(accountId, run);
+      run = [];
+      await this.expire(accountId, s);
+    }
+    await this.expireAll(accountId, run);
+    return n;
+  }
+
+  /** Sessions no other area has to see expire (no payment): written together, their events recorded together. */
+  private async expireAll(accountId: string, set: StoredSession[]): Promise<void> {
+    if (set.length === 0) return;
+    const previous = set.map(expired);
+    await this.stored.updateAll(accountId, set);
+    const records: EventRecord[] = set.map((s, i) => {
+      const { client_secret: _secret, ...object } = this.toApi(s, '', null);
+      return { type: 'payment_session.expired', object, opts: { at: s.expires_ms, previous: previous[i] } };
+    });
+    await this.events.recordAll(accountId, records);
+  }
+}
+
+/** Makes `s` expired (canceled, abandoned, at its expiry time); what it was before (events' previous_attributes). */
+function expired(s: StoredSession): ReturnType<typeof changing> {
+  const previous = changing(s);
+  s.status = 'canceled';
+  s.cancellation_reason = 'abandoned';
+  s.canceled_at = unixSeconds(s.expires_ms);
+  s.updated_at = isoTime(s.expires_ms);
+  return previous;
 }
 
 /**

@@ -77,6 +77,10 @@ export class PaymentsEngine implements Charger {
     this.ach = new AchSettlement(d.stored, this.records, d.sessions);
     // Void on session cancel / expiry.
     d.hooks.on('sessionCanceling', (accountId, ev) => this.onSessionCanceled(accountId, ev.session_id, ev.at));
+    // Sessions that expire at once: those with a payment expire one by one (their payment voided, and shown).
+    d.hooks.on('sessionsExpiring', async (accountId, q) => {
+      for (const id of await this.d.stored.sessionsWithPayments(accountId, q.session_ids)) q.one_by_one.add(id);
+    });
     // A session shows its latest payment (`latest_attempt`) and that payment's `next_action`.
     d.hooks.on('sessionPayment', async (accountId, query) => {
       const p = (await this.records.ofSession(accountId, query.session_id)).at(-1);
