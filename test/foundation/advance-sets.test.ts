@@ -3,11 +3,13 @@
 // event per session in time order (at a moment, the kinds in the scheduler's order), a session with a payment voided
 // first. Over real HTTP on each engine; the statements an advance runs on SQLite are counted (a count, not a time: the
 // same on any machine); and the scheduler's set rules are held against one item at a time on made-up work (overdue
-// items, ties with other kinds, a horizon, a target that cuts a moment's items).
+// items, ties with other kinds, a horizon, a target that cuts a moment's items), and through steps given up for a
+// conflict and gone on with.
 import { describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { statementsRun } from '../helpers/statements.js';
 import { onSqlite } from '../helpers/engine.js';
+import { AGAIN, runSteps } from '../../dist/lib/server/store/steps.js';
 import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import { Scheduler, SET, type DueRun, type DueWork } from '../../dist/lib/server/domain/due.js';
 import type { Clock } from '../../dist/lib/server/clock.js';
@@ -278,6 +280,26 @@ function clockAt(t: number): Clock & { t: number } {
   return c;
 }
 
+/** A clock of the test's own whose advances, as the accounts' clocks', take effect once their transaction commits. */
+function transactionalClock(store: ScopedStore, t: number): Clock & { t: number } {
+  const KEY = 'test clock';
+  const c = {
+    t,
+    now: () => store.frame()?.get<number>(KEY) ?? c.t,
+    advance: async (_account: string, ms: number) => {
+      const moved = c.now() + ms;
+      const frame = store.frame();
+      if (frame) {
+        frame.set(KEY, moved);
+        frame.afterCommit(() => (c.t = moved));
+      } else c.t = moved;
+      return moved;
+    },
+    accounts: async () => ['acct'],
+  };
+  return c;
+}
+
 /** A seeded pseudo-random source (the same scenario every run). */
 function random(seed: number): () => number {
   let x = seed;
@@ -363,5 +385,71 @@ describe('the scheduler’s sets', () => {
       expect(ran2).toEqual(ran1);
       expect(c2.t).toBe(c1.t);
     }
+  });
+
+  it('go on after a step whose transaction was given up for a conflict, and run each item once', async () => {
+    // An engine that aborts the first transactions in which a set's claim is made, as PostgreSQL aborts one of two
+    // transactions that met: the claim throws, and the transaction it was in is undone, item writes and all.
+    const log: string[] = [];
+    const items = Array.from({ length: 3000 }, (_, i) => ({ at: 1000 + Math.floor(i / 3), id: `s${i}` }));
+    const work = kind('set', items, log, { sets: { horizonMs: 1e9 } });
+    let aborts = 3;
+    const sets = work.inSets!;
+    const runSet = sets.runSet.bind(sets);
+    /** The items done in the transaction open now: undone with it. */
+    let open: { done?: boolean }[] = [];
+    (sets as { runSet: typeof runSet }).runSet = async (...args) => {
+      if (aborts > 0 && open.length > 0) {
+        aborts--;
+        throw Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+      }
+      const before = work.items.filter((i) => i.done).length;
+      const n = await runSet(...args);
+      open.push(...work.items.filter((i) => i.done).slice(before));
+      return n;
+    };
+    let failed = false;
+    const engine: Store = {
+      ...memoryEngine(),
+      tx: async (fn) => {
+        try {
+          return await fn();
+        } catch (err) {
+          failed = true; // as PostgreSQL's store dooms a transaction whose part met a conflict
+          throw err;
+        }
+      },
+      alone: async (fn) => {
+        open = [];
+        failed = false;
+        const r = await fn();
+        if (failed) {
+          // undone: the writes of this transaction, and the log's lines of them
+          for (const item of open) item.done = false;
+          log.splice(log.length - open.length, open.length);
+          throw new Error('the transaction was aborted for a conflict');
+        }
+        return r;
+      },
+    };
+    const store = new ScopedStore(engine);
+    const clock = transactionalClock(store, 0);
+    const yielded: unknown[] = [];
+    // A step ends only when it gives up (no step budget runs out): a second set in a step meets the conflict.
+    const scheduler = new Scheduler(store, clock, [work], () => 0);
+    const steps = scheduler.advance('acct', 5000);
+    const watched = (async function* () {
+      for (;;) {
+        const r = await steps.next();
+        if (r.done) return r.value;
+        yielded.push(r.value);
+        yield r.value;
+      }
+    })();
+    const ran = await runSteps(store, watched);
+    expect(yielded.filter((y) => y === AGAIN).length).toBe(3);
+    expect(log).toEqual(items.map((i) => `set ${i.id}`));
+    expect(ran).toEqual(Array.from({ length: 1000 }, (_, m) => ({ name: 'set', at: iso(1000 + m), count: 3 })));
+    expect(clock.t).toBe(5000);
   });
 });

@@ -9,7 +9,7 @@
 // A write that acts on one object whose time has come applies that object's own change first (confirming a
 // session past its expiry finds it expired): that is part of the write, in its transaction.
 import { isoTime, type Clock } from '../clock.js';
-import { runSteps, type Steps } from '../store/steps.js';
+import { AGAIN, runSteps, type Steps } from '../store/steps.js';
 import type { ScopedStore } from '../store/scoped.js';
 
 export interface DueWork {
@@ -128,9 +128,16 @@ export class Scheduler {
 
   private async *steps(accountId: string, target: number): Steps<DueRun[]> {
     const runs: DueRun[] = [];
-    const note = (name: string, iso: string, n: number) => tally(runs, name, iso, n);
+    /** What this step ran, told to `runs` when the step ends (a step given up with AGAIN ran nothing). */
+    let ran: DueRun[] = [];
+    const note = (name: string, iso: string, n: number) => tally(ran, name, iso, n);
+    const keep = () => {
+      for (const r of ran) tally(runs, r.name, r.at, r.count);
+      ran = [];
+    };
     /** A set kind's batch that a set's end cut short: the next set of that kind goes on with it. */
     let batch: Batch | undefined;
+    let batchAtStep = batch;
     let stepStarted = this.elapsed();
     for (let guard = 0; guard < 10_000_000; guard++) {
       let next = await this.next(accountId, target);
@@ -145,6 +152,18 @@ export class Scheduler {
       const now = this.clock.now(accountId);
       if (next.w.inSets) {
         const set = await this.runSet(accountId, target, next, now, note, batch);
+        if (set.failed) {
+          // Its transaction is given up (an engine that aborted it for a conflict dooms it): this step ran nothing,
+          // and the next goes on from what is committed. Had it committed anyway, the failure was the set's own.
+          let committed = !this.store.frame();
+          this.store.frame()?.afterCommit(() => (committed = true));
+          ran = [];
+          batch = batchAtStep;
+          yield AGAIN;
+          if (committed) throw set.failed.err;
+          stepStarted = this.elapsed();
+          continue;
+        }
         if (set.count === 0) break; // nothing moved: stop rather than spin
         batch = set.batch;
       } else {
@@ -160,12 +179,15 @@ export class Scheduler {
         if (count > tallied) note(next.w.name, iso, count - tallied);
       }
       if (this.elapsed() - stepStarted >= STEP_BUDGET_MS) {
+        keep();
         yield;
+        batchAtStep = batch;
         stepStarted = this.elapsed();
       }
     }
     const now = this.clock.now(accountId);
     if (target > now) await this.clock.advance(accountId, target - now);
+    keep();
     return runs;
   }
 
@@ -186,7 +208,7 @@ export class Scheduler {
     now: number,
     note: (name: string, iso: string, n: number) => void,
     carried: Batch | undefined,
-  ): Promise<{ count: number; batch?: Batch }> {
+  ): Promise<{ count: number; batch?: Batch; failed?: { err: unknown } }> {
     const { w, k, dues } = next;
     const sets = w.inSets!;
     // What may run: by the target and every other kind's next time — and anything overdue (a batch at the clock's
@@ -220,7 +242,14 @@ export class Scheduler {
       note(w.name, iso, 1);
       return true;
     };
-    const count = await sets.runSet(accountId, until, SET, take);
+    let count: number;
+    try {
+      // In a part of its own: a failure there (a conflict with another transaction) leaves the step's transaction
+      // knowing of it, and the scheduler gives the step up (AGAIN).
+      count = await this.store.tx(() => sets.runSet(accountId, until, SET, take));
+    } catch (err) {
+      return { count: 0, failed: { err } };
+    }
     const moved = this.clock.now(accountId);
     if (count > 0 && at > moved) await this.clock.advance(accountId, at - moved);
     return { count, batch: count > 0 && inBatch < BATCH ? { k, at, n: inBatch } : undefined };

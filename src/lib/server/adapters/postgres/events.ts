@@ -57,6 +57,10 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
       await store.last('events', (q) => pgQuery(q, appendSql, args));
     },
 
+    async takeTurn(accountId) {
+      await pgQuery(store.current(), `SELECT 1 AS turn FROM ${accountLogLock(1)}`, [accountId]);
+    },
+
     // One INSERT of every row, under the account's log lock as `append`; `seq` is handed out in the order of the rows
     // (ORDER BY their place in the arrays).
     async appendAll(accountId, events) {
