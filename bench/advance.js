@@ -17,7 +17,7 @@
 //         answer 200 ends the bench.
 //
 // Targets (issue 44): the `once` advance on PostgreSQL ≤ 2× SQLite's; the worst 1-day advance under load ≤ 5 s.
-// Prints JSON on stdout; progress and the verdicts on stderr.
+// Prints JSON on stdout; progress and the verdicts on stderr. bench/postgres.js runs it as part of `npm run bench`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';

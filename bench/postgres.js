@@ -9,6 +9,8 @@
 //     other work on the machine hits both; each figure is the median of its rounds.
 //   - create-session at saturation on one server process against two on the same database (the load split between
 //     them), alternated the same way: req/s and CPU per request (both processes' together, and PostgreSQL's).
+//   - a clock advance that meets many sessions (bench/advance.js, issue 44): 2 days after 5,000 sessions on each
+//     engine, alternated; and the worst 1-day advance while 20 clients create and confirm.
 //
 // The servers, PostgreSQL and the load generator share the machine's cores: a req/s figure is this machine's, a CPU
 // per request is what the bench carries to other machines.
@@ -19,6 +21,7 @@ import postgres from 'postgres';
 import { confirmTargets, cpuMs, journalBody, loadPosts, median, startChild } from './children.js';
 import { measure } from './per-request.js';
 import { startCluster } from './pg-cluster.js';
+import { advanceBench } from './advance.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -198,6 +201,9 @@ export async function postgresPart({ tmp, seconds, rounds, rate, log }) {
       results.workloads[w].bare_fixed = summary(floor);
       if (w === 'create_session') await twoProcesses();
     }
+
+    log('postgres: a clock advance over 5,000 sessions, and advances under a mixed load, on each engine…');
+    results.advance = await advanceBench({ cluster, rounds, loadSeconds: Math.max(20, seconds * 4), log });
 
     return results;
   } finally {

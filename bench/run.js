@@ -19,7 +19,8 @@
 // and writes only its own figures), BENCH_PG_RATE (the postgres part's fixed rate, requests a second, default 200).
 //   postgres the server on PostgreSQL beside the server on SQLite (bench/postgres.js): CPU per request of the server
 //            and of PostgreSQL, p99 at a fixed rate and req/s at saturation, for the three workloads of `server`;
-//            one server process on a database against two
+//            one server process on a database against two; a clock advance over 5,000 sessions (PostgreSQL ÷ SQLite)
+//            and the worst 1-day advance under a mixed load of 20 clients (bench/advance.js)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,7 @@ import { api, call, confirmTargets, journalBody, loadPosts, median, startChild, 
 import { measure } from './per-request.js';
 import { findPostgres } from './pg-cluster.js';
 import { postgresPart } from './postgres.js';
+import { advanceVerdicts } from './advance.js';
 import Database from 'better-sqlite3';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -506,6 +508,23 @@ try {
       `10,000 × ${us(c.server)} µs + 10,000 × ${us(c.postgres)} µs; ≥ ${e.server_processes_at_full_thread} server processes (HTTP thread ${us(c.main)} µs a request)`,
       '',
     );
+    const adv = pg.advance;
+    if (adv) {
+      const v = advanceVerdicts(adv);
+      row(
+        `clock advance of 2 days over ${adv.sessions.toLocaleString('en-US')} sessions: PostgreSQL ÷ SQLite`,
+        v.once_postgres_over_sqlite,
+        `${us(adv.once.postgres.median_ms)} vs ${us(adv.once.sqlite.median_ms)} ms; rounds' ratios ${adv.once.postgres_over_sqlite.rounds.join(', ')}`,
+      );
+      for (const e of ['postgres', 'sqlite'])
+        row(
+          `clock advance of 1 day under ${adv.clients} clients creating and confirming, on ${e === 'postgres' ? 'PostgreSQL' : 'SQLite'}: the worst`,
+          v[`load_worst_ms_${e}`],
+          `each: ${adv.load[e].advances_ms.join(', ')} ms; sessions expired ${adv.load[e].expired.join(', ')}; ${adv.load[e].requests} requests ${JSON.stringify(adv.load[e].statuses)}`,
+          ' ms',
+          0,
+        );
+    }
   }
   for (const [key, x] of Object.entries(results.snapshot ?? {})) {
     const n = key.replace(/^restore_|_ms$/g, '');
