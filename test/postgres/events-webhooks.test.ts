@@ -150,11 +150,9 @@ async function script(e: Engine): Promise<unknown[]> {
   await rec('lastRecordedBy none', () => events.lastRecordedBy(a0, T0 - 1, -1));
   // Many at once (a set of due work): in their order, counted, found, and paged as those appended one by one.
   const a2 = 'acct_2';
-  await rec('takeTurn', () => events.takeTurn(a2));
   await rec('appendAll none', () => events.appendAll(a2, []));
   await rec('appendAll one', () => events.appendAll(a2, [logged(100)]));
   await rec('appendAll', async () => {
-    await events.takeTurn(a2);
     await events.appendAll(
       a2,
       Array.from({ length: 40 }, (_, i) => logged(101 + i, TYPES[i % 3], i % 2 ? 'obj_set' : '')),

@@ -98,13 +98,6 @@ export interface LoggedEvent {
 export interface EventLogStore {
   /** Appends the event to the account's log, in the caller's transaction, and counts it (in all and by type). */
   append(accountId: string, event: LoggedEvent): Promise<void>;
-  /**
-   * The caller's transaction takes its turn in the account's log now, before it claims the rows whose changes it will
-   * record: as a request does, which records an event (its turn) before it writes the row its change ends with (a
-   * confirm: the payment's event, then the session). An engine whose appends wait for each other's transactions
-   * (PostgreSQL: the log's lock) takes it here; another does nothing.
-   */
-  takeTurn(accountId: string): Promise<void>;
   /** Appends the events to the account's log in their order, as `append` one after another (in one operation where the engine can). */
   appendAll(accountId: string, events: readonly LoggedEvent[]): Promise<void>;
   /** The event, if the log still has it. */
@@ -197,11 +190,6 @@ export class Events implements DueWork {
     await this.stored.append(accountId, logged);
     this.recorded([logged]);
     return event;
-  }
-
-  /** The caller's transaction takes its turn in the account's log now (EventLogStore.takeTurn). */
-  takeTurn(accountId: string): Promise<void> {
-    return this.stored.takeTurn(accountId);
   }
 
   /**

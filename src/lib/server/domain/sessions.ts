@@ -495,9 +495,6 @@ export class Sessions implements DueWork {
     limit: number,
     take: (dueMs: number) => boolean,
   ): Promise<number> {
-    // Its turn in the account's event log first, then the sessions: in the order a confirm takes them, so that one
-    // waits for the other rather than each holding what the other waits for.
-    await this.events.takeTurn(accountId);
     const due = await this.stored.expiringInOrder(accountId, EXPIRABLE, until, limit);
     let n = 0;
     while (n < due.length && take(due[n]!.expires_ms)) n++;

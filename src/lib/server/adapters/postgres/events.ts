@@ -57,27 +57,25 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
       await store.last('events', (q) => pgQuery(q, appendSql, args));
     },
 
-    async takeTurn(accountId) {
-      await pgQuery(store.current(), `SELECT 1 AS turn FROM ${accountLogLock(1)}`, [accountId]);
-    },
-
-    // One INSERT of every row, under the account's log lock as `append`; `seq` is handed out in the order of the rows
-    // (ORDER BY their place in the arrays).
+    // One INSERT of every row, under the account's log lock as `append`, and held to the end as it is (`last`), so
+    // that a transaction's appends keep their order; `seq` is handed out in the order of the rows.
     async appendAll(accountId, events) {
       if (events.length === 0) return;
       if (events.length === 1) {
         const e = events[0]!;
-        await pgQuery(store.current(), appendSql, [e.id, accountId, e.type, e.objectId, e.createdMs, e.body]);
+        const args = [e.id, accountId, e.type, e.objectId, e.createdMs, e.body];
+        await store.last('events', (q) => pgQuery(q, appendSql, args));
         return;
       }
-      await pgQuery(store.current(), appendAllSql, [
+      const args = [
         accountId,
         events.map((e) => e.id),
         events.map((e) => e.type),
         events.map((e) => e.objectId),
         events.map((e) => e.createdMs),
         events.map((e) => e.body).join(JSON_TEXTS),
-      ] as never[]);
+      ] as never[];
+      await store.last('events', (q) => pgQuery(q, appendAllSql, args));
     },
 
     async find(accountId, id) {

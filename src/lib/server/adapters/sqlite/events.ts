@@ -43,9 +43,6 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
       append(accountId, e);
     },
 
-    // One writer at a time: a transaction's turn is the whole database's.
-    async takeTurn() {},
-
     async appendAll(accountId, events) {
       for (const e of events) append(accountId, e);
     },
