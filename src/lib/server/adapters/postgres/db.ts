@@ -73,12 +73,13 @@ export interface PostgresStore extends Store {
   /** Whether the caller runs inside one of this store's transactions. */
   inTransaction(): boolean;
   /**
-   * A write whose answer the caller does not need (an insert, an update whose row count `run` checks itself). In a
-   * transaction it is sent at once and not waited for: the statements after it go out behind it on the same
-   * connection, in the same network write when they follow in the same turn, and PostgreSQL runs them in order. Its
-   * failure (what `run` throws) is the transaction's: every statement after it fails, and the transaction is undone
-   * and reported with that failure (run again when it is a conflict). A savepoint waits for its part's writes before
-   * it ends. Outside a transaction it is awaited.
+   * A write whose answer the caller does not need (an insert, an update). In a transaction it is sent at once and not
+   * waited for: the statements after it go out behind it on the same connection, in the same network write when they
+   * follow in the same turn, and PostgreSQL runs them in order. Its failure is the transaction's: every statement
+   * after it fails, and the transaction is undone and reported with that failure (run again when it is a conflict).
+   * The failure must be PostgreSQL's (a check in `run` of the answer can come after the COMMIT behind it went out:
+   * documents.ts makes an update of no row fail in SQL); `run` may only say what a failure means. A savepoint waits
+   * for its part's writes before it ends. Outside a transaction it is awaited.
    */
   send(run: (q: Handle) => Promise<unknown>): Promise<void>;
   /**
