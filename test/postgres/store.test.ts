@@ -357,6 +357,50 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     90_000,
   );
 
+  it('answers a transaction whose connection closed while none of its statements was in flight, and sends nothing more on it', async () => {
+    const { store, url } = await fresh();
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      const started = signal<number>();
+      const goOn = signal();
+      const stale = signal<unknown>();
+      const open = store.grouped(async () => {
+        await put(store, 'lost', 1);
+        const [row] = await store.current()<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        started.give(row!.pid);
+        // The request's own work between two statements (a call elsewhere): its connection closes meanwhile.
+        await goOn.promise;
+        await Promise.resolve()
+          .then(() => put(store, 'stale', 2))
+          .then(
+            () => stale.give(undefined),
+            (e: unknown) => stale.give(e),
+          );
+      });
+      await admin`SELECT pg_terminate_backend(${await started.promise})`;
+      // Answered once the driver sees the close, though the work has not asked for anything since.
+      const outcome = await Promise.race([
+        open.then(
+          () => 'committed',
+          (e: unknown) => e,
+        ),
+        new Promise((resolve) => setTimeout(resolve, 20_000, 'no answer in 20 s')),
+      ]);
+      expect(outcome).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+      // The work's next statement is refused, not sent on a connection the pool may have made again for another.
+      goOn.give();
+      expect(await stale.promise).toBeDefined();
+      await Promise.all(Array.from({ length: 6 }, (_, i) => store.grouped(() => put(store, `next${i}`, i))));
+      const after = await rows(store);
+      expect(after.lost).toBeUndefined();
+      expect(after.stale).toBeUndefined();
+      expect(Object.keys(after)).toHaveLength(6);
+    } finally {
+      await admin.end();
+      await store.end();
+    }
+  }, 60_000);
+
   it('never shows the password of the URL in an error', async () => {
     const password = 'Pa55:w0rd@secret';
     const plain = await pg.database();

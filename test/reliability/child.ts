@@ -13,6 +13,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** How long a child server may take to stop after SIGTERM (ms). */
+const STOP_MS = 20_000;
+
 const SCRIPT = fileURLToPath(new URL('./child-server.mjs', import.meta.url));
 
 /** `options`: more ServerOptions (JSON), e.g. `{dueWorkIntervalMs: 0}` for a server whose clock work runs only when asked. */
@@ -45,7 +48,18 @@ export function startChild(dataDir: string, limits?: object, options?: object): 
         },
         async stop() {
           if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+          // A server that does not stop is a failure of the test that stops it, with what it wrote.
+          let hung = false;
+          const timer = setTimeout(() => {
+            hung = true;
+            proc.kill('SIGKILL');
+          }, STOP_MS);
           await exited;
+          clearTimeout(timer);
+          if (hung)
+            throw new Error(
+              `the child server did not stop within ${STOP_MS / 1000} s of SIGTERM (killed); it wrote:\n${out.slice(-4000)}`,
+            );
         },
       });
     });

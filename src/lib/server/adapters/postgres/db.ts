@@ -136,6 +136,31 @@ interface Root {
   lose(err: unknown): void;
   /** Savepoints named on the connection so far. */
   names: { n: number };
+  /** The driver's connection, once BEGIN went out on it (`watchClose`). */
+  connection?: DriverConnection;
+}
+
+/**
+ * The driver's own connection object (postgres.js 3.4): the pool calls its `onclose` once when the connection closes,
+ * as the driver's `begin` relies on. A reserved connection has no other word of it: a statement sent on one that
+ * closed meanwhile never settles, or goes out on the connection the pool made again for someone else.
+ */
+interface DriverConnection {
+  onclose?: ((err: unknown) => void) | null;
+}
+
+/**
+ * Options for the statement that opens a transaction on a reserved connection: once it is sent, the connection's
+ * closing loses the transaction (`root.lose`), whether a statement of it is waiting or not.
+ */
+function watchClose(root: Root): object {
+  return {
+    onexecute: (c: DriverConnection) => {
+      root.connection = c;
+      c.onclose = (err) => root.lose(err);
+      return true; // the statements behind it go out without waiting for its answer
+    },
+  };
 }
 
 function newRoot(): Root {
@@ -258,6 +283,8 @@ interface Member {
 function newFrame(sql: ReservedSql, root: Root, parent?: Frame): Frame {
   const frame: Frame = { sql, raw: sql, root, pending: [], held: [], borrowed: [], ...(parent && { parent }) };
   frame.sql = textSafe(sql, undefined, (text) => {
+    // Nothing more goes out on a connection that was lost (it may serve another transaction by now).
+    if (root.lostWith !== undefined) throw root.lostWith;
     if (namesHeld(frame, text)) sendHeld(frame);
   });
   return frame;
@@ -829,7 +856,7 @@ class PgStore implements PostgresStore {
     body: () => Promise<T>,
     frame: Frame = newFrame(conn, root),
   ): Promise<T> {
-    sendIn(frame, (q) => q.unsafe(`BEGIN ${this.begin[mode]}`));
+    sendIn(frame, (q) => q.unsafe(`BEGIN ${this.begin[mode]}`, [], watchClose(root)));
     if (lockMode !== undefined) sendIn(frame, (q) => q.unsafe(`LOCK TABLE ${this.serialTable} IN ${lockMode} MODE`));
     const work = this.guarded(root, async () => {
       let value: T;
@@ -860,11 +887,13 @@ class PgStore implements PostgresStore {
    * in one, and goes back to the pool — unless it was lost, then the pool is given up (`retire`).
    */
   private async ended(pool: Sql, conn: ReservedSql | undefined, root: Root, err?: unknown): Promise<void> {
-    if (err !== undefined && (root.lostWith !== undefined || lostConnection(err))) {
+    // A connection that closed, even after its COMMIT was answered, never goes back to the pool.
+    if (root.lostWith !== undefined || (err !== undefined && lostConnection(err))) {
       this.retire(pool);
       return;
     }
     if (!conn) return;
+    if (root.connection) root.connection.onclose = null;
     if (err !== undefined) {
       try {
         await conn.unsafe('ROLLBACK');
