@@ -1,7 +1,7 @@
-// ARCHITECTURE.md is the map a maintainer reads first: every file and folder it names must exist. A path with a folder
-// is looked for from the repository's root and from src/, src/lib/, src/lib/server/ and src/lib/output/ (the map's
-// rooms name their files from there); a bare file name must be some file's name in the tree. `<area>`-style placeholders stand for any
-// folder or file.
+// ARCHITECTURE.md is the map a maintainer reads first: every file and folder it names must exist. A path with a
+// folder is looked for from the repository's root and from src/, src/lib/, src/lib/server/ and src/lib/output/ (the
+// map's rooms name their files from there); a bare file name must be some file's name in the tree. `<area>`-style
+// placeholders stand for any folder or file.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
