@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
 import { openStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
-import { tables, type TableDef } from '../../dist/lib/server/adapters/sqlite/tables.js';
+import { tables, type TableDef } from '../../dist/lib/server/store/tables.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**

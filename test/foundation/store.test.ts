@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countTriggers, documentTable, openStore, type Store } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
-import { declareTable, tables } from '../../dist/lib/server/adapters/sqlite/tables.js';
+import { declareTable, tables } from '../../dist/lib/server/store/tables.js';
 import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
 import { sqliteIdempotencyRecords } from '../../dist/lib/server/adapters/sqlite/idempotency.js';
 import { sqliteEngine } from '../../dist/lib/server/adapters/sqlite/engine.js';

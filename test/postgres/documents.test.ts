@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { asyncDocuments, Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
-import { tables, type TableDef } from '../../dist/lib/server/adapters/sqlite/tables.js';
+import { tables, type TableDef } from '../../dist/lib/server/store/tables.js';
 import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
 import { pgDocuments } from '../../dist/lib/server/adapters/postgres/documents.js';
 import type { Documents, ListOptions } from '../../dist/lib/server/store/seam.js';

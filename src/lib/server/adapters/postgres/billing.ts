@@ -26,7 +26,7 @@ import type {
   StoredSubscription,
   StoredUsage,
 } from '../../domain/billing/store.js';
-import { tables } from '../sqlite/tables.js';
+import { tables } from '../../store/tables.js';
 import type { Documents } from '../../store/seam.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';

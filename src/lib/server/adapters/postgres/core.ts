@@ -7,7 +7,7 @@ import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/ses
 import type { TriggerStore } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
 import type { Owned } from '../../store/seam.js';
-import { tables } from '../sqlite/tables.js';
+import { tables } from '../../store/tables.js';
 import type { Handle, PostgresStore } from './db.js';
 import { pgDocuments, pgUpdateAll } from './documents.js';
 

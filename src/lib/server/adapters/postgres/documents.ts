@@ -11,7 +11,7 @@ import type { List } from '../../../contract/common.js';
 import { errors } from '../../errors.js';
 import { cursorOf, pageOf } from '../../store/paging.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
-import type { TableDef } from '../sqlite/tables.js';
+import type { TableDef } from '../../store/tables.js';
 import type { Handle, PostgresStore } from './db.js';
 import { raceLost } from './claim.js';
 

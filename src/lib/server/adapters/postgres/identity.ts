@@ -2,7 +2,7 @@
 // adapters/sqlite/identity.ts). The decisions due are claimed by the query that reads them (claim.ts).
 import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
 import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
-import { tables } from '../sqlite/tables.js';
+import { tables } from '../../store/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest } from './claim.js';

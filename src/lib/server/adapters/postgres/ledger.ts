@@ -17,7 +17,7 @@
 // - Holds expired by due work are claimed by the query that reads them (claim.ts).
 import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
-import { tables } from '../sqlite/tables.js';
+import { tables } from '../../store/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, conflict, docsOf, earliest } from './claim.js';

@@ -9,7 +9,7 @@ import type {
   StoredPayment,
   StoredVaultToken,
 } from '../../domain/payments/persistence.js';
-import { tables } from '../sqlite/tables.js';
+import { tables } from '../../store/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest } from './claim.js';

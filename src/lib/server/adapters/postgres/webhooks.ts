@@ -43,7 +43,7 @@ import { cursorOf, pageOf } from '../../store/paging.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { accountLogLock, pgQuery } from './events.js';
-import { tables, type TableDef } from '../sqlite/tables.js';
+import { tables, type TableDef } from '../../store/tables.js';
 import type { WebhookDelivery } from '../../../contract/webhooks.js';
 
 /** How long a process may go without beating before its endpoints are taken over (ms, the database's clock). */

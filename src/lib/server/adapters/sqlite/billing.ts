@@ -14,7 +14,7 @@ import type {
 } from '../../domain/billing/store.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 /**
  * The open checkout sessions of a payment session (account, payment session): a seek of the index of migration

@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import { errors } from '../../errors.js';
 import { countColumns, countValue, countValues, type Store } from './db.js';
-import type { TableDef } from './tables.js';
+import type { TableDef } from '../../store/tables.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import { cursorOf, pageOf } from '../../store/paging.js';
 
@@ -47,7 +47,7 @@ export class Collection<T extends { id: string }> {
   /** The table's columns (besides seq, id, account_id and data) and how to read each from a document. */
   private readonly columns: Record<string, (doc: T) => string | number | null>;
 
-  /** @param def the table's declaration (adapters/sqlite/tables.ts) */
+  /** @param def the table's declaration (store/tables.ts) */
   constructor(
     private readonly store: Store,
     def: TableDef<T>,

@@ -7,7 +7,7 @@ import type { TriggerStore } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
   const byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');

@@ -3,7 +3,7 @@ import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
 import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 export function sqliteVaultStore(store: SqliteStore): VaultStore {
   const tokens = new Collection<StoredToken>(store, tables.identity_tokens);

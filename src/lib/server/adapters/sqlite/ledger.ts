@@ -3,7 +3,7 @@ import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
   const accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);

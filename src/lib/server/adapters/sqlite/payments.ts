@@ -9,7 +9,7 @@ import type {
 } from '../../domain/payments/persistence.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
   // One Collection per table, shared by every method: an update of a document read through it is the guarded

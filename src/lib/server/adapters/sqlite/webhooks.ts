@@ -9,7 +9,7 @@ import type { ListenerStore } from '../../domain/webhooks/listeners.js';
 import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection, pageOf, seqCursor } from './collection.js';
-import { tables } from './tables.js';
+import { tables } from '../../store/tables.js';
 
 export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
   return {

@@ -1,10 +1,8 @@
-// Every document table, declared once: its columns (SQL type and how each is read from a document), its list filters
-// (each an index and, unless narrow, a row count per account, kept by the Collection), the filter columns that may be
-// NULL (partial indexes, NULLs not counted) and its other indexes. The adapter's per-area files build their
-// Collections from these (`new Collection<StoredPayment>(store, tables.payments)`); the migrations that created the
-// tables are frozen SQL (store/migrations/), and test/foundation/migrations.test.ts checks that a fresh database has
-// exactly what is declared here. A change here is a new migration (generate its SQL once with adapters/sqlite/db.ts's
-// helpers, check it in), never an edit of a released one.
+// Every document table, declared once for both engines: its columns (SQL type, how each is read from a document), its
+// list filters (an index each and, unless narrow, a kept row count per account), nullable filter columns and other
+// indexes. Each adapter builds its documents from these (SQLite's Collection, PostgreSQL's documents.ts). A change
+// here is a new migration (SQLite's SQL generated once with adapters/sqlite/db.ts's documentTable), never an edit of a
+// released one; test/foundation/migrations.test.ts checks that a fresh database has exactly what is declared here.
 //
 // Each column's reader states only the fields it reads: a Collection<T> compiles only when T has them.
 
