@@ -3,7 +3,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import { errors } from '../../errors.js';
-import { countColumns, countValue, countValues, type Store } from './db.js';
+import { countColumns, countValue, countValues } from './counts.js';
+import type { Store } from './db.js';
 import type { TableDef } from '../../store/tables.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import { cursorOf, pageOf } from '../../store/paging.js';
