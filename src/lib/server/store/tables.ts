@@ -1,8 +1,8 @@
 // Every document table, declared once for both engines: its columns (SQL type, how each is read from a document), its
 // list filters (an index each and, unless narrow, a kept row count per account), nullable filter columns and other
 // indexes. Each adapter builds its documents from these (SQLite's Collection, PostgreSQL's documents.ts). A change
-// here is a new migration (SQLite's SQL generated once with adapters/sqlite/db.ts's documentTable), never an edit of a
-// released one; test/foundation/migrations.test.ts checks that a fresh database has exactly what is declared here.
+// here is a new migration (SQLite's SQL generated once with adapters/sqlite/tablesql.ts's documentTable), never an
+// edit of a released one; test/foundation/migrations.test.ts checks that a fresh database has exactly these.
 //
 // Each column's reader states only the fields it reads: a Collection<T> compiles only when T has them.
 

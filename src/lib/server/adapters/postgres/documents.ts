@@ -1,4 +1,4 @@
-// A document table on PostgreSQL: the seam's Documents over any table declared in adapters/sqlite/tables.ts, with
+// A document table on PostgreSQL: the seam's Documents over any table declared in store/tables.ts, with
 // the same contract as SQLite's Collection — the same errors, newest-first keyset pagination on `seq`, equality
 // filters on the declared filter columns (a null value matches NULL), exact totals. Documents are JSON text in
 // `data`; the declared columns are written beside them from the document's readers. Every query runs on
