@@ -33,4 +33,5 @@ export {
   type RunFixturesOptions,
 } from './lib/fixtures/run.js';
 export { builtinFixture, builtinFixtureNames } from './lib/fixtures/builtin.js';
-export { SnapshotError, type SnapshotErrorCode, type SnapshotInfo } from './lib/server/snapshots.js';
+export { SnapshotError, type SnapshotErrorCode } from './lib/server/store/snapshot-rules.js';
+export type { SnapshotInfo } from './lib/server/snapshots.js';

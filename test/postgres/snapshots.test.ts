@@ -22,7 +22,8 @@ import {
   snapshotInfo,
 } from '../../dist/lib/server/adapters/postgres/snapshots.js';
 import { sqliteSnapshots } from '../../dist/lib/server/adapters/sqlite/snapshots.js';
-import { deleteSnapshot as deleteSqliteSnapshot, SnapshotError } from '../../dist/lib/server/snapshots.js';
+import { deleteSnapshot as deleteSqliteSnapshot } from '../../dist/lib/server/snapshots.js';
+import { SnapshotError } from '../../dist/lib/server/store/snapshot-rules.js';
 import postgres from 'postgres';
 import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';

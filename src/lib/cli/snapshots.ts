@@ -66,7 +66,7 @@ export async function snapshotTarget(dir: string, userAgent: string): Promise<Sn
 /** A snapshot error of the files (snapshots.ts SnapshotError, the lock) as the CLI's: a bad name is a usage error. */
 export async function snapshotCliError(err: unknown): Promise<unknown> {
   const [{ SnapshotError }, { AlreadyRunningError }] = await Promise.all([
-    import('../server/snapshots.js'),
+    import('../server/store/snapshot-rules.js'),
     import('../server/lock.js'),
   ]);
   if (err instanceof SnapshotError)
@@ -86,7 +86,7 @@ export async function onSnapshot<T>(
   act: (target: SnapshotTarget) => Promise<T>,
 ): Promise<T> {
   try {
-    const { checkName } = await import('../server/snapshots.js');
+    const { checkName } = await import('../server/store/snapshot-rules.js');
     checkName(name);
     return await act(await snapshotTarget(dir, userAgent));
   } catch (err) {

@@ -20,16 +20,15 @@ import { Sealer } from './crypto.js';
 import { useSeededIds } from './ids.js';
 import { SeedError, type Seed } from './seed.js';
 import {
-  checkName,
   checkSnapshot,
   installStaged,
   isCurrentSchema,
   saveSnapshot,
   SNAPSHOTS_DIR,
-  SnapshotError,
   stageSnapshot,
   type SnapshotInfo,
 } from './snapshots.js';
+import { checkName, SnapshotError } from './store/snapshot-rules.js';
 import { acquireLock } from './lock.js';
 
 export * from './lock.js';

@@ -15,7 +15,6 @@ import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
 import { Gate } from './http/gate.js';
 import type { RestoreResult } from './http/snapshots.js';
 import {
-  checkName,
   checkSnapshot,
   deleteSnapshot,
   isCurrentSchema,
@@ -23,13 +22,13 @@ import {
   makeSpare,
   saveImage,
   saveSnapshot,
-  SnapshotError,
   stageImage,
   stageSnapshot,
   installStaged,
   snapshotFile,
   type SnapshotInfo,
 } from './snapshots.js';
+import { checkName, SnapshotError } from './store/snapshot-rules.js';
 
 /** The store a server runs on (its engine's). */
 type Store = SqliteStore;

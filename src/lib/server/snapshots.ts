@@ -3,7 +3,7 @@
 // `copy`: writers go on meanwhile). What is here works on files: saving a copy, checking one before it is restored,
 // preparing the file a restore puts in place, listing and deleting. Swapping a running server's database is
 // restore.ts's (the request gate, the services made again); a stopped data directory's is datadir.ts's
-// restoreSnapshotStopped.
+// restoreSnapshotStopped; the names and errors are every engine's (store/snapshot-rules.ts).
 import {
   constants,
   existsSync,
@@ -20,38 +20,19 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { SnapshotInfo } from '../contract/snapshots.js';
 import type { Inspected, SnapshotEngine } from './adapters/engine.js';
+import {
+  checkName,
+  checkRestorable,
+  missingSnapshot,
+  SNAPSHOT_NAME,
+  type SnapshotError,
+  unrestorable,
+} from './store/snapshot-rules.js';
 
 export const SNAPSHOTS_DIR = 'snapshots';
 const EXT = '.sqlite';
-/** Letters, digits, `.`, `_`, `-`; starting with a letter or digit (no hidden files, no `..`); at most 64. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export type SnapshotErrorCode = 'invalid_name' | 'snapshot_missing' | 'invalid_snapshot' | 'snapshots_unavailable';
-
-export class SnapshotError extends Error {
-  constructor(
-    readonly code: SnapshotErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SnapshotError';
-  }
-}
 
 export type { SnapshotInfo };
-
-/** `name` if it can name a snapshot, else the error that says what names can be. */
-export function checkName(name: string): string {
-  if (!name.trim())
-    throw new SnapshotError('invalid_name', 'A snapshot needs a name (letters, digits, `.`, `_` and `-`).');
-  if (!NAME.test(name)) {
-    throw new SnapshotError(
-      'invalid_name',
-      `Invalid snapshot name ${JSON.stringify(name.slice(0, 80))}: use 1–64 letters, digits, \`.\`, \`_\` and \`-\`, starting with a letter or digit.`,
-    );
-  }
-  return name;
-}
 
 const dirOf = (dataDir: string) => join(dataDir, SNAPSHOTS_DIR);
 const fileOf = (dataDir: string, name: string) => join(dirOf(dataDir), checkName(name) + EXT);
@@ -122,7 +103,7 @@ export function listSnapshots(engine: SnapshotEngine, dataDir: string): Snapshot
   const out: SnapshotInfo[] = [];
   for (const f of names) {
     const name = f.endsWith(EXT) ? f.slice(0, -EXT.length) : '';
-    if (!NAME.test(name)) continue;
+    if (!SNAPSHOT_NAME.test(name)) continue;
     try {
       out.push(infoOf(engine, dataDir, name));
     } catch {
@@ -160,18 +141,10 @@ function missing(dataDir: string, name: string): SnapshotError {
   return missingSnapshot(name, listNames(dataDir));
 }
 
-/** The error for a snapshot `name` that is not there, naming those there are (`have`, sorted). */
-export function missingSnapshot(name: string, have: string[]): SnapshotError {
-  return new SnapshotError(
-    'snapshot_missing',
-    `No snapshot named ${JSON.stringify(name)}${have.length ? ` (snapshots: ${have.join(', ')})` : ' (there are no snapshots yet: `payorch server snapshot save NAME`)'}.`,
-  );
-}
-
 function listNames(dataDir: string): string[] {
   try {
     return readdirSync(dirOf(dataDir))
-      .filter((f) => f.endsWith(EXT) && NAME.test(f.slice(0, -EXT.length)))
+      .filter((f) => f.endsWith(EXT) && SNAPSHOT_NAME.test(f.slice(0, -EXT.length)))
       .map((f) => f.slice(0, -EXT.length))
       .sort();
   } catch {
@@ -194,22 +167,15 @@ export function checkSnapshot(
   keyCheck: string,
   label: string,
 ): number {
-  const bad = (why: string) =>
-    new SnapshotError('invalid_snapshot', `Snapshot ${label} cannot be restored: ${why}. Nothing was changed.`);
   const problem = engine.problem(source);
-  if (problem) throw bad(problem);
+  if (problem) throw unrestorable(label, problem);
   let found: Inspected;
   try {
     found = engine.inspect(source);
   } catch (err) {
-    throw bad(`it is not a payorch database, or it is damaged (${(err as Error).message})`);
+    throw unrestorable(label, `it is not a payorch database, or it is damaged (${(err as Error).message})`);
   }
-  if (found.schema > engine.schema)
-    throw bad(`it was written by a newer payorch (schema ${found.schema}; this build knows ${engine.schema})`);
-  if (found.keyCheck !== undefined && found.keyCheck !== keyCheck) {
-    throw bad('it was taken of another data directory (its secrets are sealed with another key)');
-  }
-  return found.schema;
+  return checkRestorable(found, engine.schema, keyCheck, label);
 }
 
 export const isCurrentSchema = (engine: SnapshotEngine, schema: number) => schema === engine.schema;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { API_PREFIX } from '../../contract/common.js';
 import { errors, ServiceError } from '../errors.js';
-import { SnapshotError } from '../snapshots.js';
+import { SnapshotError } from '../store/snapshot-rules.js';
 import type { SnapshotInfo, SnapshotRestore } from '../../contract/snapshots.js';
 import type { Gate } from './gate.js';
 import type { KnownPaths } from './replies.js';

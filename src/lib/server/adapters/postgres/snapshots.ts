@@ -33,8 +33,14 @@ import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { migrations } from '../../store/migrations/index.js';
 import { migrationSql } from '../../store/migrations/migration.js';
-import { checkName, checkSnapshot, missingSnapshot, SnapshotError } from '../../snapshots.js';
-import type { Inspected, SnapshotEngine } from '../engine.js';
+import {
+  checkName,
+  checkRestorable,
+  missingSnapshot,
+  SnapshotError,
+  unrestorable,
+} from '../../store/snapshot-rules.js';
+import type { Inspected } from '../engine.js';
 import type { Handle, PostgresStore } from './db.js';
 
 /** The newest schema version this build knows. */
@@ -212,18 +218,12 @@ async function positions(q: Handle, tables: Table[]): Promise<Positions> {
 // ------------------------------------------------------------------------------------------------ checks
 
 /**
- * `found` checked as snapshots.ts checks a SQLite snapshot (same errors): not of a newer schema, sealed with this
- * key. Answers its schema version.
+ * `found` checked as every engine's snapshot is (store/snapshot-rules.ts): not of a newer schema, sealed with this key;
+ * a string is what is wrong with it. Answers its schema version.
  */
 function check(found: Inspected | string, keyCheck: string, label: string): number {
-  const engine: SnapshotEngine = {
-    schema: SNAPSHOT_SCHEMA,
-    companions: () => [],
-    copy: () => Promise.reject(new Error('not a file')),
-    problem: () => (typeof found === 'string' ? found : undefined),
-    inspect: () => found as Inspected,
-  };
-  return checkSnapshot(engine, { image: Buffer.alloc(0) }, keyCheck, label);
+  if (typeof found === 'string') throw unrestorable(label, found);
+  return checkRestorable(found, SNAPSHOT_SCHEMA, keyCheck, label);
 }
 
 // ------------------------------------------------------------------------------------------------ named snapshots
@@ -798,10 +798,7 @@ export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: 
         at += s.bytes;
         const t = to.find((x) => x.name === s.name);
         if (!t || JSON.stringify(s.columns) !== JSON.stringify(t.columns))
-          throw new SnapshotError(
-            'invalid_snapshot',
-            `Snapshot ${label} cannot be restored: its table ${s.name} is not one of schema ${header.schema}'s. Nothing was changed.`,
-          );
+          throw unrestorable(label, `its table ${s.name} is not one of schema ${header.schema}'s`);
         const cols = s.columns.map(ident).join(', ');
         if (s.format === 'binary')
           copies.push({
