@@ -13,7 +13,8 @@ import postgres from 'postgres';
 import { startServer } from '../dist/index.js';
 import { openPostgresStore } from '../dist/lib/server/adapters/postgres/db.js';
 import { migratePostgres } from '../dist/lib/server/adapters/postgres/migrate.js';
-import { image, restoreImage, restoreSnapshot, saveSnapshot } from '../dist/lib/server/adapters/postgres/snapshots.js';
+import { restoreSnapshot, saveSnapshot } from '../dist/lib/server/adapters/postgres/snapshots.js';
+import { image, restoreImage } from '../dist/lib/server/adapters/postgres/snapshot-image.js';
 import { seed } from './sessions.js';
 
 const url = process.argv[2];

@@ -12,15 +12,13 @@ import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
 import {
   deleteSnapshot,
-  image,
-  inspectImage,
   listSnapshots,
-  restoreImage,
   restoreSnapshot,
   saveSnapshot,
-  SNAPSHOT_SCHEMA,
   snapshotInfo,
 } from '../../dist/lib/server/adapters/postgres/snapshots.js';
+import { image, inspectImage, restoreImage } from '../../dist/lib/server/adapters/postgres/snapshot-image.js';
+import { SNAPSHOT_SCHEMA } from '../../dist/lib/server/adapters/postgres/snapshot-tables.js';
 import { sqliteSnapshots } from '../../dist/lib/server/adapters/sqlite/snapshots.js';
 import { deleteSnapshot as deleteSqliteSnapshot } from '../../dist/lib/server/snapshots.js';
 import { SnapshotError } from '../../dist/lib/server/store/snapshot-rules.js';

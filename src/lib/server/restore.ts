@@ -89,6 +89,10 @@ abstract class OneAtATime {
   }
 }
 
+/** The PostgreSQL adapter's snapshots (SharedSnapshots loads them on first use). */
+type PgSnapshots = typeof import('./adapters/postgres/snapshots.js') &
+  typeof import('./adapters/postgres/snapshot-image.js');
+
 /** What a server on a shared database (PostgreSQL) restores into: its store, and what is rebuilt on it. */
 export interface SharedSnapshotParts {
   opened: OpenedDataDir<SeamStore>;
@@ -116,8 +120,13 @@ export class SharedSnapshots extends OneAtATime implements Snapshots {
     super();
   }
 
-  private pg() {
-    return import('./adapters/postgres/snapshots.js');
+  /** The PostgreSQL adapter's snapshots, named and images, loaded on first use (a SQLite server never loads them). */
+  private async pg(): Promise<PgSnapshots> {
+    const [named, images] = await Promise.all([
+      import('./adapters/postgres/snapshots.js'),
+      import('./adapters/postgres/snapshot-image.js'),
+    ]);
+    return { ...named, ...images };
   }
 
   defaultAccount(): string {
