@@ -6,7 +6,7 @@ import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } fr
 import { useSeededIds } from './ids.js';
 import { sqliteEngine as engine } from './adapters/sqlite/engine.js';
 import type { SqliteStore } from './adapters/sqlite/db.js';
-import type { OpenEngine } from './adapters/engine.js';
+import type { OpenEngine, ServerRecords } from './adapters/engine.js';
 import type { PostgresStore } from './adapters/postgres/db.js';
 import type { Store as SeamStore } from './store/seam.js';
 import { createServices, type Services } from './domain/services.js';
@@ -89,6 +89,54 @@ abstract class OneAtATime {
   }
 }
 
+/** How a server puts a snapshot in place of its data (swap). */
+interface Swap<R> {
+  /** Before the gate closes (requests go on): the snapshot checked, and made ready to put in place. */
+  ready(name: string): Promise<R>;
+  /** With the gate closed and what runs on the store stopped: the snapshot in place, the services made again. */
+  put(ready: R): Promise<void>;
+  /** What `ready` made, given up when the restore failed after it. */
+  drop?(ready: R): void;
+}
+
+/**
+ * Restores `source` (a saved snapshot's name, or one in memory) into a running server, the same steps on every
+ * engine: made ready while requests go on, then put in place behind the closed gate, what runs on the store stopped
+ * meanwhile. Answers how long requests were held (`paused_ms`) and the restore took.
+ */
+async function swap<R>(
+  parts: { gate: Gate; stopOnStore(): Promise<void>; startOnStore(): Promise<void> },
+  source: Snapshot | string,
+  how: Swap<R>,
+): Promise<RestoreResult> {
+  const t0 = performance.now();
+  const { gate } = parts;
+  const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
+  const ready = await how.ready(name);
+  const t1 = performance.now();
+  await gate.close();
+  try {
+    await parts.stopOnStore();
+    try {
+      await how.put(ready);
+    } finally {
+      await parts.startOnStore();
+    }
+  } catch (err) {
+    how.drop?.(ready);
+    throw err;
+  } finally {
+    gate.open();
+  }
+  const t2 = performance.now();
+  return {
+    object: 'snapshot_restore',
+    name,
+    paused_ms: Math.round((t2 - t1) * 10) / 10,
+    took_ms: Math.round((t2 - t0) * 10) / 10,
+  };
+}
+
 /** The PostgreSQL adapter's snapshots (SharedSnapshots loads them on first use). */
 type PgSnapshots = typeof import('./adapters/postgres/snapshots.js') &
   typeof import('./adapters/postgres/snapshot-image.js');
@@ -154,22 +202,21 @@ export class SharedSnapshots extends OneAtATime implements Snapshots {
   }
 
   restore(source: Snapshot | string): Promise<RestoreResult> {
-    return this.exclusive(() => this.swap(source));
+    return this.exclusive(() => swap(this.p, source, this.swapIn(source)));
   }
 
-  private async swap(source: Snapshot | string): Promise<RestoreResult> {
-    const t0 = performance.now();
-    const { opened, gate, raw, engine, seeding } = this.p;
-    const pg = await this.pg();
-    const check = keyCheck(opened.sealer);
-    const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
-    if (typeof source === 'string') checkName(source);
-    else pg.inspectImage(source.image); // a damaged image is refused before anything waits
-    const t1 = performance.now();
-    await gate.close();
-    try {
-      await this.p.stopOnStore();
-      try {
+  /** How this engine's restore goes: the snapshot checked before the gate closes, restored in one transaction behind it. */
+  private swapIn(source: Snapshot | string): Swap<{ pg: PgSnapshots; check: string }> {
+    const { opened, raw, engine, seeding } = this.p;
+    return {
+      ready: async () => {
+        const pg = await this.pg();
+        const check = keyCheck(opened.sealer);
+        if (typeof source === 'string') checkName(source);
+        else pg.inspectImage(source.image); // a damaged image is refused before anything waits
+        return { pg, check };
+      },
+      put: async ({ pg, check }) => {
         if (typeof source === 'string') await pg.restoreSnapshot(raw, source, check);
         else await pg.restoreImage(raw, source.image, check);
         // This process's default key works in the restored data, which carries the sealing key's check.
@@ -179,23 +226,22 @@ export class SharedSnapshots extends OneAtATime implements Snapshots {
             .keepKey(opened.credentials.account_id, opened.credentials.api_key);
           await engine.records(opened.store).add('sealing_key_check', check);
         });
-        opened.unseed?.();
-        opened.unseed = seeding && useSeededIds(await seeding.seed.open(opened.store, engine.records(opened.store)));
+        await reseed(opened, seeding, opened.store, engine.records(opened.store));
         await rebuild(this.p, opened.store, engine);
-      } finally {
-        await this.p.startOnStore();
-      }
-    } finally {
-      gate.open();
-    }
-    const t2 = performance.now();
-    return {
-      object: 'snapshot_restore',
-      name,
-      paused_ms: Math.round((t2 - t1) * 10) / 10,
-      took_ms: Math.round((t2 - t0) * 10) / 10,
+      },
     };
   }
+}
+
+/** Seeded, the process's id streams go on from the restored database's position, as they went on from the snapshot. */
+async function reseed(
+  opened: { unseed?: () => void },
+  seeding: Seeding | undefined,
+  store: SeamStore,
+  records: ServerRecords,
+): Promise<void> {
+  opened.unseed?.();
+  opened.unseed = seeding && useSeededIds(await seeding.seed.open(store, records));
 }
 
 /**
@@ -279,7 +325,11 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
   }
 
   restore(source: Snapshot | string): Promise<RestoreResult> {
-    return this.exclusive(() => this.swap(source));
+    return this.exclusive(async () => {
+      const result = await swap(this.p, source, this.swapIn(source));
+      if (typeof source === 'string' && this.p.fileBacked) this.spare(source);
+      return result;
+    });
   }
 
   /** A spare copy of snapshot `name` for its next restore (snapshots.ts makeSpare), made in the background. */
@@ -288,37 +338,34 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
     this.spares.add(making);
   }
 
-  private async swap(source: Snapshot | string): Promise<RestoreResult> {
-    const t0 = performance.now();
-    const { opened, gate } = this.p;
-    const check = keyCheck(opened.sealer);
-    const name = typeof source === 'string' ? source : `(in memory, taken ${source.takenAt.toISOString()})`;
-    // Before the gate closes (requests go on): the snapshot checked, and made ready to replace the store — a file
-    // to rename into place, or, in memory, the restored store itself.
-    let next: { file: string } | { store: Store };
-    if (this.p.fileBacked) {
-      const file =
-        typeof source === 'string'
-          ? await stageSnapshot(engine, this.dir(), source, check)
-          : stageFromImage(this.dir(), source.image, check);
-      try {
-        // migrated now, not after the swap
-        if (!isCurrentSchema(engine, checkSnapshot(engine, { file }, check, name))) engine.open(file).close();
-      } catch (err) {
-        rmSync(file, { force: true });
-        throw err;
-      }
-      next = { file };
-    } else {
-      const image = typeof source === 'string' ? readSavedImage(this.dir(), source, check) : source.image;
-      if (typeof source !== 'string') checkSnapshot(engine, { image }, check, name);
-      next = { store: engine.open({ image }) }; // migrated if older; made fit to serve at the swap (adopt)
-    }
-    const t1 = performance.now();
-    await gate.close();
-    try {
-      await this.p.stopOnStore();
-      try {
+  /**
+   * How this engine's restore goes: before the gate closes, the snapshot checked and made ready to replace the store
+   * — a file to rename into place, or, in memory, the restored store itself; behind it, the swap.
+   */
+  private swapIn(source: Snapshot | string): Swap<{ file: string } | { store: Store }> {
+    const { opened } = this.p;
+    return {
+      ready: async (name) => {
+        const check = keyCheck(opened.sealer);
+        if (this.p.fileBacked) {
+          const file =
+            typeof source === 'string'
+              ? await stageSnapshot(engine, this.dir(), source, check)
+              : stageFromImage(this.dir(), source.image, check);
+          try {
+            // migrated now, not after the swap
+            if (!isCurrentSchema(engine, checkSnapshot(engine, { file }, check, name))) engine.open(file).close();
+          } catch (err) {
+            rmSync(file, { force: true });
+            throw err;
+          }
+          return { file };
+        }
+        const image = typeof source === 'string' ? readSavedImage(this.dir(), source, check) : source.image;
+        if (typeof source !== 'string') checkSnapshot(engine, { image }, check, name);
+        return { store: engine.open({ image }) }; // migrated if older; made fit to serve at the swap (adopt)
+      },
+      put: async (next) => {
         const old = opened.store;
         await old.alone(() => undefined); // the last group commit has committed
         if ('store' in next) {
@@ -334,23 +381,11 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
             throw err;
           }
         }
-      } finally {
-        await this.p.startOnStore();
-      }
-    } catch (err) {
-      if ('store' in next && next.store !== opened.store) next.store.close();
-      else if ('file' in next) rmSync(next.file, { force: true });
-      throw err;
-    } finally {
-      gate.open();
-    }
-    const t2 = performance.now();
-    if (typeof source === 'string' && this.p.fileBacked) this.spare(source);
-    return {
-      object: 'snapshot_restore',
-      name,
-      paused_ms: Math.round((t2 - t1) * 10) / 10,
-      took_ms: Math.round((t2 - t0) * 10) / 10,
+      },
+      drop: (next) => {
+        if ('store' in next && next.store !== opened.store) next.store.close();
+        else if ('file' in next) rmSync(next.file, { force: true });
+      },
     };
   }
 
@@ -360,8 +395,7 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
    */
   private async adopt(store: Store): Promise<Store> {
     const { opened, seeding } = this.p;
-    opened.unseed?.();
-    opened.unseed = seeding && useSeededIds(await seeding.seed.open(store, engine.records(store)));
+    await reseed(opened, seeding, store, engine.records(store));
     return adoptRestored(engine, store, opened.sealer, opened.credentials, seeding?.now);
   }
 
