@@ -16,7 +16,8 @@ import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/ada
 import { pgPaymentsStore } from '../../dist/lib/server/adapters/postgres/payments.js';
 import { pgKycStore, pgVaultStore } from '../../dist/lib/server/adapters/postgres/identity.js';
 import { pgLedgerStore } from '../../dist/lib/server/adapters/postgres/ledger.js';
-import { Ledger, type LedgerStore } from '../../dist/lib/server/domain/ledger/ledger.js';
+import { Ledger } from '../../dist/lib/server/domain/ledger/ledger.js';
+import type { LedgerStore } from '../../dist/lib/server/domain/ledger/port.js';
 import type {
   PaymentsStore,
   StoredBankAccount,

@@ -7,7 +7,7 @@ import type { ClockStore } from '../clock.js';
 import type { SessionsStore } from './sessions.js';
 import type { PaymentsStore } from './payments/persistence.js';
 import type { KycStore } from './identity/kyc.js';
-import type { LedgerStore } from './ledger/ledger.js';
+import type { LedgerStore } from './ledger/port.js';
 import type { BillingStore } from './billing/store.js';
 import type { EventLogStore, TriggerStore } from './events.js';
 import type { WebhooksStore } from './webhooks/persistence.js';

@@ -15,7 +15,7 @@
 //   second of two concurrent inserts fails on the index, and that is a conflict like any other (run again, where
 //   the query sees the first).
 // - Holds expired by due work are claimed by the query that reads them (claim.ts).
-import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
+import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import { tables } from '../../store/tables.js';
 import type { PostgresStore } from './db.js';

@@ -1,5 +1,5 @@
 // The ledger area's persistence in SQLite: accounts, journal entries and their lines, holds, account events.
-import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/ledger.js';
+import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import type { SqliteStore } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
