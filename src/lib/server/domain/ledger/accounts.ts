@@ -132,20 +132,7 @@ export abstract class LedgerAccounts extends LedgerBase {
         'ledger_account',
         'This system account receives payments automatically and cannot be frozen.',
       );
-    const actor = actorOf(who);
-    const previous = {
-      status: acct.status,
-      frozen_at: acct.frozen_at,
-      frozen_reason: acct.frozen_reason,
-      frozen_by: acct.frozen_by,
-    };
-    acct.status = 'frozen';
-    acct.frozen_at = isoTime(now);
-    acct.frozen_reason = body.reason ?? null;
-    acct.frozen_by = actor;
-    await this.accounts.update(accountId, acct);
-    await this.recordEvent(accountId, id, 'frozen', body.reason ?? null, who, now);
-    return await this.recorded(accountId, 'ledger_account.frozen', toApiAccount(acct), now, previous);
+    return await this.setFrozen(accountId, acct, true, body, now, who);
   }
 
   async unfreeze(
@@ -161,19 +148,32 @@ export abstract class LedgerAccounts extends LedgerBase {
         'ledger_account',
         `This ledger account is ${acct.status}; only frozen accounts can be unfrozen.`,
       );
+    return await this.setFrozen(accountId, acct, false, body, now, who);
+  }
+
+  /** Freezes the account or lifts its freeze (the caller checked it may), with both events of the change. */
+  private async setFrozen(
+    accountId: string,
+    acct: StoredAccount,
+    frozen: boolean,
+    body: LedgerAccountActionBody,
+    now: number,
+    who: Actor,
+  ): Promise<LedgerAccount> {
     const previous = {
       status: acct.status,
       frozen_at: acct.frozen_at,
       frozen_reason: acct.frozen_reason,
       frozen_by: acct.frozen_by,
     };
-    acct.status = 'active';
-    acct.frozen_at = null;
-    acct.frozen_reason = null;
-    acct.frozen_by = null;
+    acct.status = frozen ? 'frozen' : 'active';
+    acct.frozen_at = frozen ? isoTime(now) : null;
+    acct.frozen_reason = frozen ? (body.reason ?? null) : null;
+    acct.frozen_by = frozen ? actorOf(who) : null;
     await this.accounts.update(accountId, acct);
-    await this.recordEvent(accountId, id, 'unfrozen', body.reason ?? null, who, now);
-    return await this.recorded(accountId, 'ledger_account.unfrozen', toApiAccount(acct), now, previous);
+    const type = frozen ? 'frozen' : 'unfrozen';
+    await this.recordEvent(accountId, acct.id, type, body.reason ?? null, who, now);
+    return await this.recorded(accountId, `ledger_account.${type}`, toApiAccount(acct), now, previous);
   }
 
   async close(

@@ -23,15 +23,7 @@ export abstract class LedgerHoldExpiry extends LedgerHolds implements DueWork {
   private async expireHold(accountId: string, doc: StoredHold, now: number): Promise<void> {
     doc.status = 'expired';
     doc.expired_at = isoTime(doc.expires_ms ?? now);
-    // The account before the hold, as a capture and a release write them.
-    await this.adjustPending(
-      accountId,
-      await this.accounts.require(accountId, doc.ledger_account_id, 'ledger_account'),
-      -doc.amount,
-      now,
-    );
-    await this.holds.update(accountId, doc);
-    await this.recorded(accountId, 'hold.expired', toApiHold(doc), doc.expires_ms ?? now, {
+    await this.endHold(accountId, doc, now, 'hold.expired', doc.expires_ms ?? now, {
       status: 'active',
       expired_at: null,
     });

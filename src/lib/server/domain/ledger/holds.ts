@@ -130,6 +130,18 @@ export abstract class LedgerHolds extends LedgerJournals {
       throw errors.unexpectedState('hold', `This hold is ${hold.status}; only active holds can be released.`);
     hold.status = 'released';
     hold.released_at = isoTime(now);
+    return await this.endHold(accountId, hold, now, 'hold.released', now, { status: 'active', released_at: null });
+  }
+
+  /** Writes a hold that ended without a capture (released or expired, its fields set) and records `type` at `at`. */
+  protected async endHold(
+    accountId: string,
+    hold: StoredHold,
+    now: number,
+    type: 'hold.released' | 'hold.expired',
+    at: number,
+    previous: object,
+  ): Promise<Hold> {
     // The held account before the hold, as a capture writes them: two requests on one hold never wait for each
     // other's second row (a deadlock, on an engine with row locks).
     await this.adjustPending(
@@ -139,10 +151,7 @@ export abstract class LedgerHolds extends LedgerJournals {
       now,
     );
     await this.holds.update(accountId, hold);
-    return await this.recorded(accountId, 'hold.released', toApiHold(hold), now, {
-      status: 'active',
-      released_at: null,
-    });
+    return await this.recorded(accountId, type, toApiHold(hold), at, previous);
   }
 
   /** Moves a hold's amount into (or out of) the account's pending balance: with posting, the only balance write. */
