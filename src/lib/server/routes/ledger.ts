@@ -1,4 +1,4 @@
-// Ledger routes (docs/api.md "Ledger" docs/api.md "Ledger"). Rules live in domain/ledger/ledger.ts.
+// Ledger routes (docs/api.md "Ledger"). Rules live in domain/ledger/.
 import {
   CaptureHoldBody,
   CreateHoldBody,
