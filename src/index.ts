@@ -1,14 +1,9 @@
 // payorch as a library: the typed client, the test-mode server and the contract's types.
 export * from './lib/client/index.js';
-export {
-  startServer,
-  migrateDatabase,
-  openEmbedded,
-  Snapshot,
-  type ServerOptions,
-  type RunningServer,
-  type EmbeddedServer,
-} from './lib/server/server.js';
+export { startServer, type ServerOptions, type RunningServer } from './lib/server/listening.js';
+export { migrateDatabase } from './lib/server/shared-database.js';
+export { openEmbedded, type EmbeddedServer } from './lib/server/embedded.js';
+export { Snapshot } from './lib/server/restore.js';
 export type * from './lib/contract/index.js';
 export {
   verifyWebhook,

@@ -5,7 +5,7 @@ import FindMyWay from 'find-my-way';
 import { describe, expect, it } from 'vitest';
 import { Client, InProcessTransport, openEmbedded } from '../../dist/index.js';
 import { appUrls, mayMatch } from '../../dist/lib/server/app.js';
-import { openInProcess } from '../../dist/lib/server/server.js';
+import { openInProcess } from '../../dist/lib/server/embedded.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('routes registered as asked for', { timeout: 120_000 }, () => {

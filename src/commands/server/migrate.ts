@@ -19,7 +19,7 @@ export default class ServerMigrate extends BaseCommand {
     const url = databaseUrl(flags.database, this.io.env);
     if (url === undefined)
       throw new CliError('Which database? Give --database URL, or set PAYORCH_DATABASE_URL.', EXIT.USAGE);
-    const { migrateDatabase } = await import('../../lib/server/server.js');
+    const { migrateDatabase } = await import('../../lib/server/shared-database.js');
     let applied: number[];
     try {
       ({ applied } = await migrateDatabase(url));

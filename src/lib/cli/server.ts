@@ -17,7 +17,7 @@ import {
   readCredentials,
   readLock,
 } from '../server/lock.js';
-import type { RunningServer, ServerOptions } from '../server/server.js';
+import type { RunningServer, ServerOptions } from '../server/listening.js';
 import { SeedError } from '../server/seed.js';
 import { maskSecret } from '../output/mask.js';
 import type { FaultRuleBody } from '../contract/faults.js';
@@ -259,7 +259,7 @@ export interface Serving {
  * takes over from the background server of the same data directory. Failures come back as the CLI's errors.
  */
 export async function serve(options: ServeOptions): Promise<Serving> {
-  const { startServer } = await import('../server/server.js');
+  const { startServer } = await import('../server/listening.js');
   if (options.seed !== undefined) refuseLiveProfile();
   let stop = () => undefined as void;
   const start: ServerOptions = {
