@@ -1,6 +1,6 @@
 // The webhooks area's services (docs/api.md "Events and webhooks"): endpoints and deliveries, reachable from
 // handlers as ctx.services.webhooks. The dispatcher that sends deliveries runs only in a listening server
-// (server.ts startServer), never in the CLI's embedded default.
+// (listening.ts startServer), never in the CLI's embedded default.
 import type { CoreServices } from '../core.js';
 import { isoTime } from '../../clock.js';
 import type { ResendEventBody } from '../../../contract/webhooks.js';
