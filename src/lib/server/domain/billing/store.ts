@@ -56,6 +56,8 @@ export type StoredSubscription = Omit<Subscription, 'items' | 'discount'> & {
    * recorded, or for a period no longer than the notice.
    */
   upcoming_ms?: number | null;
+  /** The status a paused subscription had (a paused trial bills no usage on resume); null when not paused. */
+  paused_from?: SubscriptionStatus | null;
 };
 export type StoredInvoice = Omit<Invoice, 'hosted_invoice_url' | 'discount'> & {
   discount: StoredDiscount | null;
