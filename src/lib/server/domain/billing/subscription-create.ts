@@ -21,13 +21,8 @@ export class SubscriptionCreation {
   ) {}
 
   async create(accountId: string, body: CreateSubscriptionBody, now: number): Promise<StoredSubscription> {
-    const customer = await this.records.billing.stored.customers.require(
-      accountId,
-      body.customer,
-      'customer',
-      'customer',
-    );
-    const first = await usablePrice(this.records.billing, accountId, body.items[0]!.price, 'items[0].price');
+    const customer = await this.records.stored.customers.require(accountId, body.customer, 'customer', 'customer');
+    const first = await usablePrice(this.records.stored, accountId, body.items[0]!.price, 'items[0].price');
     const like = {
       currency: first.currency,
       interval: first.recurring!.interval,
@@ -36,7 +31,7 @@ export class SubscriptionCreation {
     const seen = new Set<string>();
     const prices: Price[] = [];
     for (const [i, it] of body.items.entries()) {
-      const p = await usablePrice(this.records.billing, accountId, it.price, `items[${i}].price`, like);
+      const p = await usablePrice(this.records.stored, accountId, it.price, `items[${i}].price`, like);
       if (seen.has(p.id)) throw errors.parameterInvalid(`items[${i}].price`, `price ${p.id} appears twice`);
       seen.add(p.id);
       if (p.recurring!.usage_type === 'metered' && it.quantity !== undefined)
@@ -119,7 +114,7 @@ export class SubscriptionCreation {
     };
     s.upcoming_ms = upcomingAt(s);
     s.due_ms = subscriptionDue(s);
-    await this.records.billing.stored.subscriptions.insert(accountId, s);
+    await this.records.stored.subscriptions.insert(accountId, s);
     const items: StoredItem[] = [];
     for (const [i, it] of body.items.entries()) {
       const metered = prices[i]!.recurring!.usage_type === 'metered';
@@ -132,7 +127,7 @@ export class SubscriptionCreation {
         metadata: it.metadata ?? {},
         created: s0,
       };
-      items.push(await this.records.billing.stored.items.insert(accountId, item));
+      items.push(await this.records.stored.items.insert(accountId, item));
     }
     if (s.status === 'trialing') {
       await this.records.record(accountId, 'subscription.created', s, now);

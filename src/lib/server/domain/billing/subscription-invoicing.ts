@@ -15,12 +15,8 @@ export class SubscriptionInvoicing {
     private readonly invoices: Invoices,
   ) {}
 
-  private get stored() {
-    return this.records.billing.stored;
-  }
-
   async productName(accountId: string, productId: string): Promise<string> {
-    return (await this.stored.products.get(accountId, productId))?.name ?? productId;
+    return (await this.records.stored.products.get(accountId, productId))?.name ?? productId;
   }
 
   /** The period `index` counted from the billing cycle anchor. */
@@ -46,7 +42,7 @@ export class SubscriptionInvoicing {
   ): Promise<PendingLine[]> {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = (await this.stored.prices.get(accountId, i.price))!;
+      const p = (await this.records.stored.prices.get(accountId, i.price))!;
       if (p.recurring?.usage_type === 'metered') continue;
       const full = priceAmount(p, i.quantity);
       out.push({
@@ -66,10 +62,10 @@ export class SubscriptionInvoicing {
   async usageLines(accountId: string, items: StoredItem[], period: Period): Promise<PendingLine[]> {
     const out: PendingLine[] = [];
     for (const i of items) {
-      const p = (await this.stored.prices.get(accountId, i.price))!;
+      const p = (await this.records.stored.prices.get(accountId, i.price))!;
       if (p.recurring?.usage_type !== 'metered') continue;
       const q = await aggregateUsage(
-        this.stored,
+        this.records.stored,
         accountId,
         i.id,
         p.recurring.aggregate_usage ?? 'sum',

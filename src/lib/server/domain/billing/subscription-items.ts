@@ -17,7 +17,7 @@ import { mergeMetadata } from '../values.js';
 import { priceAmount, prorate } from './money.js';
 import {
   assertBillable,
-  type BillingContext,
+  type BillingStore,
   type PendingLine,
   type StoredItem,
   type StoredSubscription,
@@ -33,13 +33,13 @@ export type ItemChange =
 
 /** A price usable on a subscription: recurring, active, and (when given) the same currency and interval. */
 export async function usablePrice(
-  billing: BillingContext,
+  stored: BillingStore,
   accountId: string,
   id: string,
   param: string,
   like?: { currency: string; interval: string; interval_count: number },
 ): Promise<Price> {
-  const p = await billing.stored.prices.require(accountId, id, 'price', param);
+  const p = await stored.prices.require(accountId, id, 'price', param);
   if (!p.recurring)
     throw errors.parameterInvalid(param, `price ${p.id} is one_time; subscriptions take recurring prices`);
   if (!p.active) throw errors.parameterInvalid(param, `price ${p.id} is not active`);
@@ -60,10 +60,6 @@ export class SubscriptionItems {
     private readonly invoicing: SubscriptionInvoicing,
   ) {}
 
-  private get stored() {
-    return this.records.billing.stored;
-  }
-
   /** Applies item changes; prorations (credit for the old, charge for the new) for the rest of the period. */
   async change(
     accountId: string,
@@ -73,7 +69,7 @@ export class SubscriptionItems {
     now: number,
   ): Promise<StoredItem[]> {
     const like = { currency: s.currency, interval: s.interval, interval_count: s.interval_count };
-    const items = await this.stored.itemsOf(accountId, s.id);
+    const items = await this.records.stored.itemsOf(accountId, s.id);
     const byId = new Map(items.map((i) => [i.id, i]));
     const nowS = unixSeconds(now);
     const prorate_ = prorations && (s.status === 'active' || s.status === 'past_due') && nowS < s.current_period_end;
@@ -97,7 +93,7 @@ export class SubscriptionItems {
     const touched: StoredItem[] = [];
     for (const c of changes) {
       if (c.kind === 'add') {
-        const p = await usablePrice(this.records.billing, accountId, c.price, c.param, like);
+        const p = await usablePrice(this.records.stored, accountId, c.price, c.param, like);
         if ([...byId.values()].some((i) => i.price === p.id))
           throw errors.parameterInvalid(c.param, `price ${p.id} is already on the subscription`);
         const metered = p.recurring!.usage_type === 'metered';
@@ -116,7 +112,7 @@ export class SubscriptionItems {
           created: nowS,
         };
         assertBillable(p, item.quantity, c.param.replace(/price$/, 'quantity'));
-        await this.stored.items.insert(accountId, item);
+        await this.records.stored.items.insert(accountId, item);
         byId.set(item.id, item);
         await proration(p, item.quantity, 1);
         touched.push(item);
@@ -124,7 +120,7 @@ export class SubscriptionItems {
       }
       const item = byId.get(c.id);
       if (!item) throw errors.notFound('subscription_item', c.id, c.param);
-      const oldPrice = (await this.stored.prices.get(accountId, item.price))!;
+      const oldPrice = (await this.records.stored.prices.get(accountId, item.price))!;
       if (c.kind === 'delete') {
         if (byId.size === 1)
           throw errors.invalidRequest(
@@ -133,13 +129,13 @@ export class SubscriptionItems {
             c.param,
           );
         await proration(oldPrice, item.quantity, -1);
-        await this.stored.items.delete(accountId, item.id);
+        await this.records.stored.items.delete(accountId, item.id);
         byId.delete(item.id);
         continue;
       }
       const newPrice =
         c.price !== undefined && c.price !== item.price
-          ? await usablePrice(this.records.billing, accountId, c.price, c.param.replace(/id$/, 'price'), like)
+          ? await usablePrice(this.records.stored, accountId, c.price, c.param.replace(/id$/, 'price'), like)
           : oldPrice;
       const metered = newPrice.recurring!.usage_type === 'metered';
       if (metered && c.quantity !== undefined)
@@ -156,7 +152,7 @@ export class SubscriptionItems {
       item.price = newPrice.id;
       item.quantity = newQty;
       if (c.metadata !== undefined) item.metadata = mergeMetadata(item.metadata, c.metadata);
-      await this.stored.items.update(accountId, item);
+      await this.records.stored.items.update(accountId, item);
       touched.push(item);
     }
     s.pending_lines.push(...lines);
@@ -164,7 +160,7 @@ export class SubscriptionItems {
   }
 
   private async owner(accountId: string, itemId: string): Promise<{ item: StoredItem; sub: StoredSubscription }> {
-    const item = await this.stored.items.require(accountId, itemId, 'subscription_item', 'item_id');
+    const item = await this.records.stored.items.require(accountId, itemId, 'subscription_item', 'item_id');
     return { item, sub: await this.records.load(accountId, item.subscription) };
   }
 
@@ -232,7 +228,7 @@ export class SubscriptionItems {
 
   async list(accountId: string, url: string, q: ListSubscriptionItemsQuery): Promise<List<SubscriptionItem>> {
     await this.records.load(accountId, q.subscription, 'subscription');
-    const page = await this.stored.items.list(accountId, url, {
+    const page = await this.records.stored.items.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

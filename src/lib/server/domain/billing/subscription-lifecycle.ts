@@ -9,7 +9,7 @@ import type { StoredSubscription } from './store.js';
 import type { SubscriptionInvoicing } from './subscription-invoicing.js';
 import type { ItemChange, SubscriptionItems } from './subscription-items.js';
 import type { SubscriptionRecords } from './subscription-records.js';
-import { upcomingAt } from './subscription-renewals.js';
+import { startCycle } from './subscription-renewals.js';
 
 export class SubscriptionLifecycle {
   constructor(
@@ -27,7 +27,7 @@ export class SubscriptionLifecycle {
     const changes: ItemChange[] = [];
     if (body.quantity !== undefined) {
       if (body.items !== undefined) throw errors.parameterInvalid('quantity', 'give either quantity or items');
-      const items = await this.records.billing.stored.itemsOf(accountId, s.id);
+      const items = await this.records.stored.itemsOf(accountId, s.id);
       if (items.length !== 1)
         throw errors.parameterInvalid('quantity', 'only for subscriptions with one item; use items');
       changes.push({ kind: 'update', id: items[0]!.id, quantity: body.quantity, param: 'quantity' });
@@ -132,7 +132,7 @@ export class SubscriptionLifecycle {
       );
     const before = await this.records.toApi(accountId, s, now);
     const nowS = unixSeconds(now);
-    const items = await this.records.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.records.stored.itemsOf(accountId, s.id);
     const pausedAt = s.paused_at ?? nowS;
     const usage =
       s.paused_from === 'trialing'
@@ -141,13 +141,7 @@ export class SubscriptionLifecycle {
     if (s.trial_end !== null && s.trial_end > nowS) s.trial_end = nowS;
     s.trial_reminder_ms = null;
     s.period_history.push({ start: s.current_period_start, end: pausedAt, invoice: null });
-    s.billing_cycle_anchor = nowS;
-    s.period_index = 0;
-    const b = this.invoicing.bounds(s, 0);
-    s.current_period_start = b.start;
-    s.current_period_end = b.end;
-    s.status = 'active';
-    s.upcoming_ms = upcomingAt(s);
+    const b = startCycle(s, this.invoicing, nowS);
     s.paused_at = null;
     s.paused_from = null;
     const lines = [...(await this.invoicing.licensedLines(accountId, items, b)), ...usage];

@@ -11,15 +11,26 @@ import type { EventType } from '../../../contract/events.js';
 import { errors } from '../../errors.js';
 import { recordUpdate } from '../record.js';
 import { discountApi } from './coupons.js';
-import { subscriptionDue, type BillingContext, type StoredItem, type StoredSubscription } from './store.js';
+import {
+  subscriptionDue,
+  type BillingContext,
+  type BillingStore,
+  type StoredItem,
+  type StoredSubscription,
+} from './store.js';
 
 const ENDED: SubscriptionStatus[] = ['canceled'];
 
 export class SubscriptionRecords {
   constructor(readonly billing: BillingContext) {}
 
+  /** The area's documents and queries. */
+  get stored(): BillingStore {
+    return this.billing.stored;
+  }
+
   async itemApi(accountId: string, i: StoredItem): Promise<SubscriptionItem> {
-    return { ...i, price: (await this.billing.stored.prices.get(accountId, i.price))! };
+    return { ...i, price: (await this.stored.prices.get(accountId, i.price))! };
   }
 
   async toApi(accountId: string, s: StoredSubscription, now: number): Promise<Subscription> {
@@ -37,18 +48,18 @@ export class SubscriptionRecords {
       ...rest
     } = s;
     const items: SubscriptionItem[] = [];
-    for (const i of await this.billing.stored.itemsOf(accountId, s.id)) items.push(await this.itemApi(accountId, i));
+    for (const i of await this.stored.itemsOf(accountId, s.id)) items.push(await this.itemApi(accountId, i));
     return { ...rest, discount: discountApi(discount, now), items: { object: 'list', data: items } };
   }
 
   load(accountId: string, id: string, param = 'subscription_id'): Promise<StoredSubscription> {
-    return this.billing.stored.subscriptions.require(accountId, id, 'subscription', param);
+    return this.stored.subscriptions.require(accountId, id, 'subscription', param);
   }
 
   /** Stores `s` with its due time recomputed, so that the billing engine finds it when its time comes. */
   save(accountId: string, s: StoredSubscription): Promise<StoredSubscription> {
     s.due_ms = subscriptionDue(s);
-    return this.billing.stored.subscriptions.update(accountId, s);
+    return this.stored.subscriptions.update(accountId, s);
   }
 
   async record(
@@ -84,7 +95,7 @@ export class SubscriptionRecords {
   }
 
   async list(accountId: string, url: string, q: ListSubscriptionsQuery, now: number): Promise<List<Subscription>> {
-    const page = await this.billing.stored.subscriptions.list(accountId, url, {
+    const page = await this.stored.subscriptions.list(accountId, url, {
       limit: q.limit,
       starting_after: q.starting_after,
       ending_before: q.ending_before,

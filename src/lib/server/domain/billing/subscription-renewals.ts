@@ -4,7 +4,7 @@ import type { SubscriptionStatus } from '../../../contract/billing.js';
 import { DAY_MS } from '../../../contract/time.js';
 import type { Invoices } from './invoices.js';
 import type { Owned, StoredSubscription } from './store.js';
-import type { SubscriptionInvoicing } from './subscription-invoicing.js';
+import type { Period, SubscriptionInvoicing } from './subscription-invoicing.js';
 import type { SubscriptionRecords } from './subscription-records.js';
 
 /** subscription.trial_will_end is recorded this long before trial_end (at once for a shorter trial). */
@@ -23,6 +23,18 @@ export function upcomingAt(
   if (s.status !== 'active' && s.status !== 'past_due') return null;
   const at = s.current_period_end * 1000 - UPCOMING_NOTICE_MS;
   return at > s.current_period_start * 1000 ? at : null;
+}
+
+/** A first period starts at `anchor` (a trial's end, a resume): the new billing_cycle_anchor, `active` from there. */
+export function startCycle(s: StoredSubscription, invoicing: SubscriptionInvoicing, anchor: number): Period {
+  s.billing_cycle_anchor = anchor;
+  s.period_index = 0;
+  const b = invoicing.bounds(s, 0);
+  s.current_period_start = b.start;
+  s.current_period_end = b.end;
+  s.status = 'active';
+  s.upcoming_ms = upcomingAt(s);
+  return b;
 }
 
 export class SubscriptionRenewals {
@@ -45,14 +57,8 @@ export class SubscriptionRenewals {
       await this.records.record(accountId, 'subscription.canceled', s, now, before);
       return;
     }
-    s.billing_cycle_anchor = end;
-    s.period_index = 0;
-    const b = this.invoicing.bounds(s, 0);
-    s.current_period_start = b.start;
-    s.current_period_end = b.end;
-    s.status = 'active';
-    s.upcoming_ms = upcomingAt(s);
-    const items = await this.records.billing.stored.itemsOf(accountId, s.id);
+    const b = startCycle(s, this.invoicing, end);
+    const items = await this.records.stored.itemsOf(accountId, s.id);
     const out = await this.invoicing.invoiceAndCollect(
       accountId,
       s,
@@ -87,7 +93,7 @@ export class SubscriptionRenewals {
   }
 
   private async renewQuietly(accountId: string, s: StoredSubscription, now: number): Promise<void> {
-    const items = await this.records.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.records.stored.itemsOf(accountId, s.id);
     const ended = { start: s.current_period_start, end: s.current_period_end };
     const usage = await this.invoicing.usageLines(accountId, items, ended);
     const record = { ...ended, invoice: null as string | null };
@@ -118,7 +124,7 @@ export class SubscriptionRenewals {
       now,
     );
     after.period_history[after.period_history.length - 1]!.invoice = after.latest_invoice;
-    await this.records.billing.stored.subscriptions.update(accountId, after);
+    await this.records.stored.subscriptions.update(accountId, after);
   }
 
   /** Due work on an active or past_due subscription: its renewal, or 3 days before it the invoice.upcoming notice. */
@@ -141,7 +147,7 @@ export class SubscriptionRenewals {
     s.upcoming_ms = null;
     await this.records.save(accountId, s);
     if (s.cancel_at_period_end) return;
-    const items = await this.records.billing.stored.itemsOf(accountId, s.id);
+    const items = await this.records.stored.itemsOf(accountId, s.id);
     const next = this.invoicing.bounds(s, s.period_index + 1);
     const usage = await this.invoicing.usageLines(accountId, items, {
       start: s.current_period_start,
@@ -169,7 +175,7 @@ export class SubscriptionRenewals {
   }
 
   nextDue(accountId: string, statuses: SubscriptionStatus[]): Promise<number | undefined> {
-    return this.records.billing.stored.nextSubscriptionDue(accountId, statuses);
+    return this.records.stored.nextSubscriptionDue(accountId, statuses);
   }
 
   due(
@@ -178,6 +184,6 @@ export class SubscriptionRenewals {
     accountId?: string,
     limit = -1,
   ): Promise<Owned<StoredSubscription>[]> {
-    return this.records.billing.stored.subscriptionsDue(statuses, now, accountId, limit);
+    return this.records.stored.subscriptionsDue(statuses, now, accountId, limit);
   }
 }
