@@ -433,7 +433,7 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
       await b1.invoices.insert(A, invoice('in_1', 'cus_1', 'sub_1', 'open'));
       await b1.invoices.insert(A, invoice('in_2', 'cus_1', 'sub_1', 'open'));
     });
-    // The domain's rule (invoices.ts, syncSubscription): paid, and none of the others unsettled → active again.
+    // The domain's rule (invoice-collection.ts, syncSubscription): paid, and none of the others unsettled → active again.
     const pay = async (b: BillingStore, id: string) => {
       const inv = (await b.invoices.get(A, id))!;
       await b.invoices.update(A, { ...inv, status: 'paid' });
