@@ -1,5 +1,5 @@
 // The test values of docs/api.md "Payments" as data: what the local processors do with each card token / number.
-// Shared by the payments engine, the test vault, billing charges and `GET /test-cards`.
+// Shared by the payments service (payments/payments.ts), the test vault, billing charges and `GET /test-cards`.
 
 export type CardOutcome =
   /** `refunds: 'fail'`: the payment succeeds; the processor refuses its refunds (refund.failed). */

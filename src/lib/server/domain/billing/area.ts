@@ -12,7 +12,7 @@ import { Subscriptions } from './subscriptions.js';
 import { UsageRecords } from './usage.js';
 import { Checkouts } from './checkout.js';
 import { Portals } from './portal.js';
-import { billingDueWork } from './engine.js';
+import { billingDueWork } from './due-work.js';
 import { Hosted } from './hosted.js';
 
 export interface Billing {

@@ -56,7 +56,7 @@ export class Invoices {
     return this.records.toApi(inv, baseUrl, now);
   }
 
-  // Building and collecting, for the subscriptions and the billing engine.
+  // Building and collecting, for the subscriptions and billing's due work.
   build(accountId: string, draft: InvoiceDraft, now: number): Promise<StoredInvoice> {
     return this.drafts.build(accountId, draft, now);
   }

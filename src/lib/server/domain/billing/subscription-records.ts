@@ -56,7 +56,7 @@ export class SubscriptionRecords {
     return this.stored.subscriptions.require(accountId, id, 'subscription', param);
   }
 
-  /** Stores `s` with its due time recomputed, so that the billing engine finds it when its time comes. */
+  /** Stores `s` with its due time recomputed, so that billing's due work finds it when its time comes. */
   save(accountId: string, s: StoredSubscription): Promise<StoredSubscription> {
     s.due_ms = subscriptionDue(s);
     return this.stored.subscriptions.update(accountId, s);

@@ -1,4 +1,4 @@
-// A subscription's due work, which the billing engine (engine.ts) runs when its time comes: a trial's end and the
+// A subscription's due work, which the scheduler runs through due-work.ts when its time comes: a trial's end and the
 // notice before it, a period's renewal (or its end, when set to cancel) and the invoice.upcoming notice before it.
 import type { SubscriptionStatus } from '../../../contract/billing.js';
 import { DAY_MS } from '../../../contract/time.js';

@@ -1,5 +1,5 @@
-// Subscriptions (docs/api.md "Billing") and their items: the one service the routes, the other areas and the billing
-// engine call. It hands each call to the file of its job (subscription-*.ts) and builds them over one set of records.
+// Subscriptions (docs/api.md "Billing") and their items: the one service the routes, the other areas and billing's
+// due work call. It hands each call to the file of its job (subscription-*.ts) and builds them over one set of records.
 import type {
   CancelSubscriptionBody,
   CreateSubscriptionBody,
@@ -99,7 +99,7 @@ export class Subscriptions {
     return this.items.list(accountId, url, q);
   }
 
-  // The due work (engine.ts; triggers run a renewal or a notice at once).
+  // The due work (due-work.ts; triggers run a renewal or a notice at once).
   trialDue(accountId: string, s: StoredSubscription, now: number): Promise<void> {
     return this.renewals.trialDue(accountId, s, now);
   }

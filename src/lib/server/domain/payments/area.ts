@@ -7,12 +7,12 @@ import { ProcessorRegistry } from './processors.js';
 import { DEFAULT_ROUTING, parseRouting } from './routing.js';
 import { Cards } from './cards.js';
 import { BankAccounts } from './bankaccounts.js';
-import { PaymentsEngine } from './engine.js';
+import { Payments } from './payments.js';
 
 export interface PaymentsArea {
-  /** Off-session charges for billing: real payments through the routed engine. */
+  /** Off-session charges for billing: real payments, routed as a confirm is. */
   charger: Charger;
-  payments: PaymentsEngine;
+  payments: Payments;
   processors: ProcessorRegistry;
   routing: RoutingRule[];
   cards: Cards;
@@ -31,7 +31,7 @@ export async function createPaymentsArea(core: CoreServices): Promise<{ area: Pa
       if (!processors.has(id)) throw new Error(`Routing rule names unknown processor "${id}".`);
   const cards = new Cards(stored, core.events);
   const bankAccounts = new BankAccounts(stored, core.sealer, core.events);
-  const payments = new PaymentsEngine({
+  const payments = new Payments({
     stored,
     hooks: core.hooks,
     events: core.events,

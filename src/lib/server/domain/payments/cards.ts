@@ -11,7 +11,7 @@ import { luhnValid, testCardByNumber, testCardByToken, type CardOutcome } from '
 import type { Events } from '../events.js';
 import { looksLikeCardNumber } from '../../../contract/common.js';
 
-/** A card as the payments engine sees it. */
+/** A card as the payments service sees it. */
 export interface ResolvedCard {
   card: Card;
   outcome: CardOutcome;

@@ -34,7 +34,7 @@ export type ProcessorResult =
 
 export interface Processor {
   readonly id: string;
-  /** Card and wallet authorizations; ACH debits are accepted here and settle later (engine's DueWork). */
+  /** Card and wallet authorizations; ACH debits are accepted here and settle later (payments.ts's DueWork). */
   authorize(req: ProcessorRequest): ProcessorResult;
 }
 

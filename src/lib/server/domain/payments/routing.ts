@@ -1,6 +1,6 @@
 // Routing rules as data: the first rule that matches a payment's method, currency and amount gives the
 // ordered candidate processors. A default set ships here; `payorch server start --routing FILE` replaces it.
-// `route` tries those candidates in order with failover (the payments engine's confirm and off-session charges).
+// `route` tries those candidates in order with failover (the payments service's confirm and off-session charges).
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';

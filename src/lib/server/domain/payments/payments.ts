@@ -1,4 +1,4 @@
-// The payments engine: confirm, capture, refund, void on session cancel, and off-session charges for billing,
+// The payments service: confirm, capture, refund, void on session cancel, and off-session charges for billing,
 // composed of routing (routing.ts: failover across processors), 3D Secure (threeds.ts) and ACH settlement
 // (ach.ts) over the stored payments (records.ts). Every method runs inside the caller's transaction.
 import type {
@@ -66,7 +66,7 @@ export interface PaymentsDeps {
   publicUrl: () => string;
 }
 
-export class PaymentsEngine implements Charger {
+export class Payments implements Charger {
   readonly records: PaymentRecords;
   readonly threeds: ThreeDS;
   /** DueWork: pending ACH debits settle on the account's clock. */

@@ -1,4 +1,4 @@
-// The billing engine on the test clock: a year of monthly renewals with a trial, a coupon and metered usage
+// Billing's due work on the test clock: a year of monthly renewals with a trial, a coupon and metered usage
 // checked to the cent; dunning to unpaid; send_invoice due dates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type List, type TestServer } from '../helpers/server.js';

@@ -1,4 +1,4 @@
-// The billing engine on the test clock: four kinds of due work, run by the scheduler in time order (and, at
+// Billing's due work on the test clock: four kinds of due work, run by the scheduler in time order (and, at
 // equal times, in this order): trial ends (and, 3 days before, the trial_will_end notice), renewals (incl.
 // cancel at period end; and, 3 days before, the invoice.upcoming notice, named `invoice upcoming notices` in an
 // advance's `ran`), dunning retries, due dates.
