@@ -30,8 +30,7 @@ import { tables } from '../../store/tables.js';
 import type { Documents } from '../../store/seam.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-
-type Value = string | number | null;
+import { pgQuery, type Value } from './query.js';
 
 /**
  * The open checkout sessions of a payment session (account $1, payment session $2): a seek of the index of migration
@@ -47,9 +46,6 @@ const EXPIRES_MS = "(((data::jsonb) ->> 'expires_ms')::bigint)";
 const CLAIM = 'FOR UPDATE SKIP LOCKED';
 
 export function pgBillingStore(store: PostgresStore): BillingStore {
-  const query = <R extends object>(sql: string, args: Value[]) =>
-    store.current().unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
-
   /** The documents of `table` matching `cond`, in creation order: the first `limit` (all when negative). */
   async function select<T>(
     table: string,
@@ -60,7 +56,8 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
     const limit = opts.limit ?? -1;
     const limited = limit >= 0 ? ` LIMIT $${args.length + 1}` : '';
     const lock = opts.lock ? ` ${opts.lock}` : '';
-    const rows = await query<{ account_id: string; data: string }>(
+    const rows = await pgQuery<{ account_id: string; data: string }>(
+      store.current(),
       `SELECT account_id, data FROM ${table} WHERE ${cond} ORDER BY seq${limited}${lock}`,
       limit >= 0 ? [...args, Math.trunc(limit)] : args,
     );
@@ -71,7 +68,11 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
 
   /** The smallest value of `expr` among the rows matching `cond`; undefined when none. */
   async function min(table: string, expr: string, cond: string, args: Value[]): Promise<number | undefined> {
-    const rows = await query<{ t: number | null }>(`SELECT MIN(${expr}) AS t FROM ${table} WHERE ${cond}`, args);
+    const rows = await pgQuery<{ t: number | null }>(
+      store.current(),
+      `SELECT MIN(${expr}) AS t FROM ${table} WHERE ${cond}`,
+      args,
+    );
     return rows[0]?.t ?? undefined;
   }
 
@@ -80,7 +81,10 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
    * cannot both commit. Only in a write transaction.
    */
   async function touch(table: string, accountId: string, id: string): Promise<void> {
-    await query(`UPDATE ${table} SET data = data WHERE id = $1 AND account_id = $2`, [id, accountId]);
+    await pgQuery(store.current(), `UPDATE ${table} SET data = data WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+    ]);
   }
 
   /**
@@ -110,7 +114,8 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
   const createdOnce = (docs: Documents<StoredCoupon>): Documents<StoredCoupon> => ({
     ...docs,
     async insert(accountId, doc) {
-      const r = await query(
+      const r = await pgQuery(
+        store.current(),
         'INSERT INTO coupons (id, account_id, data) VALUES ($1, $2, $3) ON CONFLICT (account_id, id) DO NOTHING',
         [doc.id, accountId, JSON.stringify(doc)],
       );
@@ -143,7 +148,8 @@ export function pgBillingStore(store: PostgresStore): BillingStore {
     portals: pgDocuments<PortalSession>(store, tables.portal_sessions),
 
     async nextCounter(accountId, name) {
-      const rows = await query<{ value: number }>(
+      const rows = await pgQuery<{ value: number }>(
+        store.current(),
         `INSERT INTO billing_counters (account_id, name, value) VALUES ($1, $2, 1)
          ON CONFLICT (account_id, name) DO UPDATE SET value = billing_counters.value + 1 RETURNING value`,
         [accountId, name],

@@ -14,18 +14,19 @@
 //   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
 import type { Owned } from '../../store/seam.js';
 import type { PostgresStore } from './db.js';
+import { pgQuery } from './query.js';
 
 type Arg = string | number;
 
 /** The documents (`data`) the query `sql` answers, in its order. */
 export async function docsOf<T>(store: PostgresStore, sql: string, args: Arg[]): Promise<T[]> {
-  const rows = await store.current().unsafe<{ data: string }[]>(sql, args, { prepare: true });
+  const rows = await pgQuery<{ data: string }>(store.current(), sql, args);
   return rows.map((r) => JSON.parse(r.data) as T);
 }
 
 /** The single value `t` (a MIN of a bigint column) the query answers for the account, or undefined when NULL. */
 export async function earliest(store: PostgresStore, sql: string, accountId: string): Promise<number | undefined> {
-  const rows = await store.current().unsafe<{ t: number | null }[]>(sql, [accountId], { prepare: true });
+  const rows = await pgQuery<{ t: number | null }>(store.current(), sql, [accountId]);
   return rows[0]?.t ?? undefined;
 }
 
@@ -53,13 +54,11 @@ export async function claimDue<T>(
     args.push(Math.trunc(limit));
     tail = ` LIMIT $${args.length} FOR UPDATE SKIP LOCKED`;
   }
-  const rows = await store
-    .current()
-    .unsafe<{ account_id: string; data: string }[]>(
-      `SELECT account_id, data FROM ${table} WHERE ${where} ORDER BY seq${tail}`,
-      args,
-      { prepare: true },
-    );
+  const rows = await pgQuery<{ account_id: string; data: string }>(
+    store.current(),
+    `SELECT account_id, data FROM ${table} WHERE ${where} ORDER BY seq${tail}`,
+    args,
+  );
   return rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as T }));
 }
 

@@ -8,14 +8,9 @@ import type { TriggerStore } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
 import type { Owned } from '../../store/seam.js';
 import { tables } from '../../store/tables.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { PostgresStore } from './db.js';
 import { pgDocuments, pgUpdateAll } from './documents.js';
-
-type Value = string | number | null;
-
-/** A prepared query on `q` (the caller's transaction, or the pool outside one). */
-const query = <R extends object>(q: Handle, sql: string, args: Value[] = []) =>
-  q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
+import { pgQuery, type Value } from './query.js';
 
 /**
  * The meta record whose value moves whenever state that every process keeps in memory changes, by any process: an API
@@ -38,7 +33,7 @@ const BUMP_MARK =
 
 /** Moves the change mark, in the caller's transaction (a restore must call it: it replaced what every process keeps). */
 export async function moveChangeMark(store: PostgresStore): Promise<void> {
-  await query(store.current(), BUMP_MARK, [CHANGE_MARK, String(randomInt(1, 2 ** 47))]);
+  await pgQuery(store.current(), BUMP_MARK, [CHANGE_MARK, String(randomInt(1, 2 ** 47))]);
 }
 
 const KEY_COLUMNS = 'id, account_id, last4, created_ms, revoked_ms';
@@ -46,7 +41,7 @@ const KEY_COLUMNS = 'id, account_id, last4, created_ms, revoked_ms';
 export function pgAccountsStore(store: PostgresStore): AccountsStore {
   return {
     async keyFacts(hash) {
-      const rows = await query<KeyFacts>(
+      const rows = await pgQuery<KeyFacts>(
         store.current(),
         'SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = $1',
         [hash],
@@ -55,29 +50,29 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
     },
     // One primary-key read, outside any transaction on the pool: it sees what every process has committed.
     async changeMark() {
-      const rows = await query<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [
+      const rows = await pgQuery<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [
         CHANGE_MARK,
       ]);
       return rows.length ? Number(rows[0]!.value) : 0;
     },
     async addAccount(accountId, createdMs) {
-      await query(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2)', [accountId, createdMs]);
+      await pgQuery(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2)', [accountId, createdMs]);
     },
     async keepAccount(accountId, createdMs) {
-      await query(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      await pgQuery(store.current(), 'INSERT INTO accounts (id, created_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
         accountId,
         createdMs,
       ]);
     },
     async addKey(key, hash) {
-      await query(
+      await pgQuery(
         store.current(),
         'INSERT INTO api_keys (id, account_id, hash, last4, created_ms) VALUES ($1, $2, $3, $4, $5)',
         [key.id, key.account_id, hash, key.last4, key.created_ms],
       );
     },
     async keyAccount(hash) {
-      const rows = await query<{ account_id: string }>(
+      const rows = await pgQuery<{ account_id: string }>(
         store.current(),
         'SELECT account_id FROM api_keys WHERE hash = $1',
         [hash],
@@ -86,7 +81,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
     },
     async unrevokeKey(hash) {
       // The mark moves only when a key was revoked (every server start un-revokes its default key).
-      const r = await query(
+      const r = await pgQuery(
         store.current(),
         'UPDATE api_keys SET revoked_ms = NULL WHERE hash = $1 AND revoked_ms IS NOT NULL',
         [hash],
@@ -94,15 +89,15 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
       if (r.count > 0) await moveChangeMark(store);
     },
     keys: async () =>
-      query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_ms, id COLLATE "C"`),
+      pgQuery<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_ms, id COLLATE "C"`),
     async keyByHash(hash) {
-      return (await query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]))[0];
+      return (await pgQuery<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]))[0];
     },
     async keyById(id) {
-      return (await query<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]))[0];
+      return (await pgQuery<KeyRow>(store.current(), `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]))[0];
     },
     async revokeKey(id, revokedMs) {
-      const r = await query(
+      const r = await pgQuery(
         store.current(),
         'UPDATE api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS DISTINCT FROM $1',
         [revokedMs, id],
@@ -115,7 +110,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
 export function pgClockStore(store: PostgresStore): ClockStore {
   return {
     async offset(accountId) {
-      const rows = await query<{ clock_offset_ms: number }>(
+      const rows = await pgQuery<{ clock_offset_ms: number }>(
         store.current(),
         'SELECT clock_offset_ms FROM accounts WHERE id = $1',
         [accountId],
@@ -124,18 +119,18 @@ export function pgClockStore(store: PostgresStore): ClockStore {
     },
     offsets: async () =>
       (
-        await query<{ id: string; clock_offset_ms: number }>(
+        await pgQuery<{ id: string; clock_offset_ms: number }>(
           store.current(),
           'SELECT id, clock_offset_ms FROM accounts WHERE clock_offset_ms != 0 ORDER BY id COLLATE "C"',
         )
       ).map((r): [string, number] => [r.id, r.clock_offset_ms]),
     async setOffset(accountId, offsetMs) {
-      await query(store.current(), 'UPDATE accounts SET clock_offset_ms = $1 WHERE id = $2', [offsetMs, accountId]);
+      await pgQuery(store.current(), 'UPDATE accounts SET clock_offset_ms = $1 WHERE id = $2', [offsetMs, accountId]);
       await moveChangeMark(store);
     },
     // In the order of their ids, as SQLite answers (it reads them from the primary key's index).
     accounts: async () =>
-      (await query<{ id: string }>(store.current(), 'SELECT id FROM accounts ORDER BY id COLLATE "C"')).map(
+      (await pgQuery<{ id: string }>(store.current(), 'SELECT id FROM accounts ORDER BY id COLLATE "C"')).map(
         (r) => r.id,
       ),
   };
@@ -154,7 +149,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
   return {
     sessions: pgDocuments<StoredSession>(store, tables.payment_sessions),
     async secretFacts(id) {
-      const row = (await query<Omit<SecretFacts, 'form'> & { data: string }>(store.current(), SECRET_FACTS, [id]))[0];
+      const row = (await pgQuery<Omit<SecretFacts, 'form'> & { data: string }>(store.current(), SECRET_FACTS, [id]))[0];
       if (!row) return undefined;
       const { data, ...facts } = row;
       return {
@@ -163,7 +158,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
       } as SecretFacts;
     },
     async find(id) {
-      const rows = await query<{ account_id: string; data: string }>(
+      const rows = await pgQuery<{ account_id: string; data: string }>(
         store.current(),
         'SELECT account_id, data FROM payment_sessions WHERE id = $1 ORDER BY seq',
         [id],
@@ -179,7 +174,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
         (_, i) =>
           `SELECT (SELECT expires_ms FROM payment_sessions WHERE account_id = $1 AND status = $${i + 2} ORDER BY expires_ms LIMIT 1) AS t`,
       );
-      const rows = await query<{ t: number | null }>(
+      const rows = await pgQuery<{ t: number | null }>(
         store.current(),
         `SELECT MIN(t) AS t FROM (${parts.join(' UNION ALL ')}) AS due`,
         [accountId, ...statuses],
@@ -204,7 +199,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
       // passed over (it is expiring them), so two processes never take the same session nor wait on each other.
       // Outside a write transaction (no lock to take) it is a plain read.
       const lock = store.inTransaction() ? ' FOR UPDATE SKIP LOCKED' : '';
-      const rows = await query<{ account_id: string; data: string }>(
+      const rows = await pgQuery<{ account_id: string; data: string }>(
         store.current(),
         `SELECT account_id, data FROM payment_sessions WHERE ${cond} ORDER BY seq${tail}${lock}`,
         args,
@@ -220,7 +215,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
       const lock = store.inTransaction() ? ' FOR UPDATE SKIP LOCKED' : '';
       const n = Math.trunc(limit);
       const bound = `(SELECT expires_ms FROM payment_sessions WHERE account_id = $2 AND status = st.status AND expires_ms <= $3 ORDER BY expires_ms OFFSET $4 - 1 LIMIT 1)`;
-      const rows = await query<{ data: string }>(
+      const rows = await pgQuery<{ data: string }>(
         store.current(),
         `SELECT d.data FROM unnest($1::text[]) AS st(status) CROSS JOIN LATERAL (SELECT data, expires_ms, seq FROM payment_sessions WHERE account_id = $2 AND status = st.status AND expires_ms <= LEAST($3, ${bound}) ORDER BY expires_ms, seq LIMIT $4${lock}) AS d ORDER BY d.expires_ms, d.seq LIMIT $4`,
         [statuses as unknown as Value, accountId, until, n],
@@ -236,10 +231,10 @@ export function pgTriggerStore(store: PostgresStore): TriggerStore {
     // The mark is the event log's last seq in the transaction's snapshot: of the events after it, that snapshot
     // shows only the transaction's own (others' commit later, or are not in it), as SQLite's one writer guarantees.
     lastEvent: async () =>
-      (await query<{ seq: number }>(store.current(), 'SELECT COALESCE(MAX(seq), 0) AS seq FROM events'))[0]!.seq,
+      (await pgQuery<{ seq: number }>(store.current(), 'SELECT COALESCE(MAX(seq), 0) AS seq FROM events'))[0]!.seq,
     eventsAfter: async (accountId, after) =>
       (
-        await query<{ body: string }>(
+        await pgQuery<{ body: string }>(
           store.current(),
           'SELECT body FROM events WHERE account_id = $1 AND seq > $2 ORDER BY seq',
           [accountId, after],

@@ -14,8 +14,7 @@ import type { Documents, ListOptions } from '../../store/seam.js';
 import type { TableDef } from '../../store/tables.js';
 import type { Handle, PostgresStore } from './db.js';
 import { raceLost } from './claim.js';
-
-type Value = string | number | null;
+import { pgQuery, type Value } from './query.js';
 
 /**
  * The documents of table `def` on the store's database. The statements of writes and reads are written once; a list's
@@ -43,10 +42,6 @@ export function pgDocuments<T extends { id: string }>(
   const getSql = `SELECT data FROM ${table} WHERE id = $1 AND account_id = $2`;
   const seqSql = `SELECT seq FROM ${table} WHERE id = $1 AND account_id = $2`;
 
-  /** A prepared query on the caller's transaction. */
-  const query = <R extends object>(q: Handle, sql: string, args: Value[]) =>
-    q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
-
   /** The WHERE condition of the account's rows matching `where`, and its parameters ($1 is the account). */
   const filtered = (accountId: string, where: ListOptions['where'] = {}) => {
     const filters = Object.entries(where).filter(([, v]) => v !== undefined);
@@ -70,12 +65,12 @@ export function pgDocuments<T extends { id: string }>(
    * count is read each time, which a table of many rows per account will feel — keeping counts is for a later step.
    */
   const count = async (q: Handle, cond: string, args: Value[]): Promise<number> => {
-    const rows = await query<{ n: number }>(q, `SELECT COUNT(*) AS n FROM ${table} WHERE ${cond}`, args);
+    const rows = await pgQuery<{ n: number }>(q, `SELECT COUNT(*) AS n FROM ${table} WHERE ${cond}`, args);
     return rows[0]!.n;
   };
 
   const get = async (accountId: string, id: string): Promise<T | undefined> => {
-    const rows = await query<{ data: string }>(store.current(), getSql, [id, accountId]);
+    const rows = await pgQuery<{ data: string }>(store.current(), getSql, [id, accountId]);
     return rows.length ? (JSON.parse(rows[0]!.data) as T) : undefined;
   };
 
@@ -87,14 +82,14 @@ export function pgDocuments<T extends { id: string }>(
     // Writes are sent and not waited for (`PostgresStore.send`): their failure is the transaction's.
     async insert(accountId, doc) {
       const args = [doc.id, accountId, ...values(doc), JSON.stringify(doc)];
-      await write((q) => query(q, insertSql, args));
+      await write((q) => pgQuery(q, insertSql, args));
       return doc;
     },
 
     async update(accountId, doc) {
       const args = [...values(doc), JSON.stringify(doc), doc.id, accountId];
       await write((q) =>
-        query(q, updateSql, args).catch((err: unknown) => {
+        pgQuery(q, updateSql, args).catch((err: unknown) => {
           if ((err as { code?: string }).code === '22012')
             throw new Error(`${table}: update of ${doc.id} touched 0 rows`);
           throw err;
@@ -104,7 +99,7 @@ export function pgDocuments<T extends { id: string }>(
     },
 
     async delete(accountId, id) {
-      const r = await query(store.current(), deleteSql, [id, accountId]);
+      const r = await pgQuery(store.current(), deleteSql, [id, accountId]);
       return r.count > 0;
     },
 
@@ -123,13 +118,13 @@ export function pgDocuments<T extends { id: string }>(
       // cursorOf asks for the cursor's place synchronously: the one id it can ask about is looked up first.
       const cursorId = opts.starting_after ?? opts.ending_before;
       const at =
-        cursorId === undefined ? undefined : (await query<{ seq: number }>(q, seqSql, [cursorId, accountId]))[0]?.seq;
+        cursorId === undefined ? undefined : (await pgQuery<{ seq: number }>(q, seqSql, [cursorId, accountId]))[0]?.seq;
       const { seq, order } = cursorOf(opts, () => at);
       const pageArgs = seq === undefined ? [...args, limit + 1] : [...args, seq, limit + 1];
       const after = seq === undefined ? '' : ` AND seq ${order === 'DESC' ? '<' : '>'} $${args.length + 1}`;
       const pageSql = `SELECT data FROM ${table} WHERE ${cond}${after} ORDER BY seq ${order} LIMIT $${pageArgs.length}`;
       // The page and its total, sent together on the transaction's connection (one round trip).
-      const [rows, total] = await Promise.all([query<{ data: string }>(q, pageSql, pageArgs), count(q, cond, args)]);
+      const [rows, total] = await Promise.all([pgQuery<{ data: string }>(q, pageSql, pageArgs), count(q, cond, args)]);
       const { page, has_more } = pageOf(rows, limit, order);
       return {
         object: 'list',
@@ -186,9 +181,7 @@ export function pgUpdateAll<T extends { id: string }>(
     const columns = readers.map((read) => docs.map((doc) => read(doc)));
     const ids = docs.map((doc) => doc.id);
     const texts = docs.map((doc) => JSON.stringify(doc)).join(JSON_TEXTS);
-    const r = await store
-      .current()
-      .unsafe(sql, [...columns, ids, texts, docs.map(() => accountId)] as never[], { prepare: true });
+    const r = await pgQuery(store.current(), sql, [...columns, ids, texts, docs.map(() => accountId)]);
     if (r.count !== docs.length) throw new Error(`${table}: an update of ${docs.length} rows touched ${r.count}`);
   };
 }

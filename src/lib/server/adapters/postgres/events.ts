@@ -23,8 +23,9 @@ import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
 import { createdBounds, cursorOf, pageOf } from '../../store/paging.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { PostgresStore } from './db.js';
 import { JSON_TEXTS, jsonTexts } from './documents.js';
+import { pgQuery, type Value } from './query.js';
 
 /** The first key of the event log's advisory locks ('evts'); the second is the account's hashtext. */
 export const EVENT_LOG_LOCK = 0x65767473;
@@ -35,12 +36,6 @@ export const EVENT_LOG_LOCK = 0x65767473;
  */
 export const accountLogLock = (n: number): string =>
   `(SELECT pg_advisory_xact_lock(${EVENT_LOG_LOCK}, hashtext($${n}::text))) AS account_log_lock`;
-
-type Value = string | number;
-
-/** A prepared query on `q` (the caller's transaction). */
-export const pgQuery = <R extends object>(q: Handle, sql: string, args: Value[] = []) =>
-  q.unsafe<R[]>(sql, args, { prepare: true });
 
 /** A type pattern (`[a-z_.*]`, ListEventsQuery) as a LIKE pattern: `*` any text, `_` itself. */
 const likePattern = (type: string): string => type.replace(/_/g, '\\_').replace(/\*/g, '%');

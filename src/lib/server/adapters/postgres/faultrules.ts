@@ -28,6 +28,7 @@ import {
 } from '../../http/faultrules.js';
 import type { PostgresStore } from './db.js';
 import { moveChangeMark } from './core.js';
+import { pgQuery } from './query.js';
 
 interface RuleRow {
   seq: number;
@@ -119,13 +120,11 @@ export class SharedFaultRules implements FaultRuleStore {
     if (!this.stale) return this.reading;
     this.stale = false;
     const reading = this.outside(() =>
-      this.store
-        .current()
-        .unsafe<RuleRow[]>(
-          `SELECT ${COLUMNS} FROM fault_rules WHERE count IS NULL OR injected < count ORDER BY seq`,
-          [],
-          { prepare: true },
-        ),
+      pgQuery<RuleRow>(
+        this.store.current(),
+        `SELECT ${COLUMNS} FROM fault_rules WHERE count IS NULL OR injected < count ORDER BY seq`,
+        [],
+      ),
     ).then(
       (rows) => {
         const byAccount = new Map<string, Rule[]>();
@@ -155,13 +154,11 @@ export class SharedFaultRules implements FaultRuleStore {
   ): Promise<FaultRule> {
     if (!accountId) return this.local.add(accountId, body, checkEndpoint);
     const r = await compileRule(accountId, body, checkEndpoint);
-    const [row] = await this.store
-      .current()
-      .unsafe<RuleRow[]>(
-        `INSERT INTO fault_rules (account_id, target, method, path, endpoint, fault, rate, count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-        [accountId, r.target, r.method, r.path, r.endpoint, r.fault.text, r.rate, r.count] as never[],
-        { prepare: true },
-      );
+    const [row] = await pgQuery<RuleRow>(
+      this.store.current(),
+      `INSERT INTO fault_rules (account_id, target, method, path, endpoint, fault, rate, count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [accountId, r.target, r.method, r.path, r.endpoint, r.fault.text, r.rate, r.count] as never[],
+    );
     await this.changed();
     return view(ruleOf(row!));
   }
@@ -175,18 +172,18 @@ export class SharedFaultRules implements FaultRuleStore {
   }
 
   async list(accountId: string): Promise<FaultRule[]> {
-    const rows = await this.store
-      .current()
-      .unsafe<RuleRow[]>(`SELECT ${COLUMNS} FROM fault_rules WHERE account_id = $1 ORDER BY seq`, [accountId], {
-        prepare: true,
-      });
+    const rows = await pgQuery<RuleRow>(
+      this.store.current(),
+      `SELECT ${COLUMNS} FROM fault_rules WHERE account_id = $1 ORDER BY seq`,
+      [accountId],
+    );
     return [...this.local.list(accountId), ...rows.map((row) => view(ruleOf(row)))];
   }
 
   async clear(accountId: string): Promise<number> {
-    const rows = await this.store
-      .current()
-      .unsafe('DELETE FROM fault_rules WHERE account_id = $1 RETURNING seq', [accountId], { prepare: true });
+    const rows = await pgQuery(this.store.current(), 'DELETE FROM fault_rules WHERE account_id = $1 RETURNING seq', [
+      accountId,
+    ]);
     if (rows.length > 0) await this.changed();
     return rows.length;
   }
@@ -196,11 +193,11 @@ export class SharedFaultRules implements FaultRuleStore {
     if (local !== 'missing') return local;
     const seq = /^flt_([1-9][0-9]{0,15})$/.exec(id)?.[1];
     if (seq === undefined) return 'missing';
-    const rows = await this.store
-      .current()
-      .unsafe('DELETE FROM fault_rules WHERE seq = $1 AND account_id = $2 RETURNING seq', [Number(seq), accountId], {
-        prepare: true,
-      });
+    const rows = await pgQuery(
+      this.store.current(),
+      'DELETE FROM fault_rules WHERE seq = $1 AND account_id = $2 RETURNING seq',
+      [Number(seq), accountId],
+    );
     if (rows.length === 0) return 'missing';
     await this.changed();
     return 'deleted';
@@ -248,9 +245,9 @@ export class SharedFaultRules implements FaultRuleStore {
     if (!candidates?.length) return undefined; // the common case: nothing to ask the database
     return this.outside(async () => {
       for (const r of candidates) {
-        const [row] = await this.store
-          .current()
-          .unsafe<{ injected: number; hit: boolean }[]>(TAKE, [Number(r.id.slice(4))], { prepare: true });
+        const [row] = await pgQuery<{ injected: number; hit: boolean }>(this.store.current(), TAKE, [
+          Number(r.id.slice(4)),
+        ]);
         if (!row) {
           this.spentRules.add(r.id);
           continue;

@@ -13,6 +13,7 @@
 // text and no sealed text starts so), and given back as a Buffer.
 import type { IdempotencyRecord, IdempotencyRecords } from '../../http/idempotency.js';
 import type { PostgresStore } from './db.js';
+import { pgQuery } from './query.js';
 
 const FIND =
   'SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = $1 AND key = $2';
@@ -35,11 +36,12 @@ const fromText = (body: string | null): Buffer | string | null =>
   body !== null && body.startsWith(BYTES) ? Buffer.from(body.slice(BYTES.length), 'base64') : body;
 
 export function pgIdempotencyRecords(store: PostgresStore): IdempotencyRecords {
-  const run = <R extends object>(sql: string, args: (string | number | null)[]) =>
-    store.current().unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
   return {
     async find(accountId, key) {
-      const rows = await run<Omit<IdempotencyRecord, 'body'> & { body: string | null }>(FIND, [accountId, key]);
+      const rows = await pgQuery<Omit<IdempotencyRecord, 'body'> & { body: string | null }>(store.current(), FIND, [
+        accountId,
+        key,
+      ]);
       const row = rows[0];
       if (!row) return undefined;
       return {
@@ -52,16 +54,16 @@ export function pgIdempotencyRecords(store: PostgresStore): IdempotencyRecords {
     },
     async save(accountId, key, r) {
       const args = [accountId, key, r.fingerprint, r.state, r.owner, r.status, toText(r.body), r.created_ms];
-      await store.send((q) => q.unsafe(SAVE, args as (string | number)[], { prepare: true }));
+      await store.send((q) => pgQuery(q, SAVE, args));
     },
     async forget(accountId, key) {
-      await run(FORGET, [accountId, key]);
+      await pgQuery(store.current(), FORGET, [accountId, key]);
     },
     async oldest(limit) {
-      return run<{ seq: number; created_ms: number }>(OLDEST, [limit]);
+      return pgQuery<{ seq: number; created_ms: number }>(store.current(), OLDEST, [limit]);
     },
     async forgetUpTo(seq) {
-      return (await run(PURGE, [seq])).count;
+      return (await pgQuery(store.current(), PURGE, [seq])).count;
     },
   };
 }

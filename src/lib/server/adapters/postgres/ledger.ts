@@ -21,6 +21,7 @@ import { tables } from '../../store/tables.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, conflict, docsOf, earliest } from './claim.js';
+import { pgQuery } from './query.js';
 
 /** The unique indexes whose violation means that a concurrent transaction inserted the same key first. */
 const RACED = ['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses'];
@@ -38,13 +39,11 @@ export function pgLedgerStore(store: PostgresStore): LedgerStore {
    */
   const lockBalances = async (accountId: string, lines: StoredEntry[], balances: StoredAccount[]) => {
     const ids = [...new Set(balances.map((a) => a.id))].sort();
-    const rows = await store
-      .current()
-      .unsafe<{ id: string; status: string; balance: number; pending: number }[]>(
-        `SELECT id, status, balance, pending FROM ledger_accounts WHERE account_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')}) ORDER BY id FOR UPDATE`,
-        [accountId, ...ids],
-        { prepare: true },
-      );
+    const rows = await pgQuery<{ id: string; status: string; balance: number; pending: number }>(
+      store.current(),
+      `SELECT id, status, balance, pending FROM ledger_accounts WHERE account_id = $1 AND id IN (${ids.map((_, i) => `$${i + 2}`).join(', ')}) ORDER BY id FOR UPDATE`,
+      [accountId, ...ids],
+    );
     const moved = new Map<string, number>();
     for (const l of lines) moved.set(l.ledger_account_id, (moved.get(l.ledger_account_id) ?? 0) + l.delta);
     for (const a of balances) {
@@ -67,15 +66,11 @@ export function pgLedgerStore(store: PostgresStore): LedgerStore {
     events,
 
     async accountNumberTaken(accountId, accountNumber) {
-      const rows = await store
-        .current()
-        .unsafe(
-          'SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND account_number = $2',
-          [accountId, accountNumber],
-          {
-            prepare: true,
-          },
-        );
+      const rows = await pgQuery(
+        store.current(),
+        'SELECT 1 FROM ledger_accounts WHERE account_id = $1 AND account_number = $2',
+        [accountId, accountNumber],
+      );
       return rows.length > 0;
     },
 
@@ -114,13 +109,11 @@ export function pgLedgerStore(store: PostgresStore): LedgerStore {
     },
 
     async reversalOf(accountId, journalEntryId) {
-      const rows = await store
-        .current()
-        .unsafe<{ id: string }[]>(
-          'SELECT id FROM journal_entries WHERE account_id = $1 AND reverses = $2 ORDER BY seq LIMIT 1',
-          [accountId, journalEntryId],
-          { prepare: true },
-        );
+      const rows = await pgQuery<{ id: string }>(
+        store.current(),
+        'SELECT id FROM journal_entries WHERE account_id = $1 AND reverses = $2 ORDER BY seq LIMIT 1',
+        [accountId, journalEntryId],
+      );
       return rows[0]?.id ?? null;
     },
 
@@ -152,21 +145,21 @@ export function pgLedgerStore(store: PostgresStore): LedgerStore {
 
     async audit(accountId) {
       const q = store.current();
-      const currencies = await q.unsafe<{ currency: string; debits: number; credits: number }[]>(
+      const currencies = await pgQuery<{ currency: string; debits: number; credits: number }>(
+        q,
         `SELECT currency,
                 SUM(CASE WHEN direction = 'debit' THEN amount ELSE 0 END)::bigint AS debits,
                 SUM(CASE WHEN direction = 'credit' THEN amount ELSE 0 END)::bigint AS credits
            FROM ledger_entries WHERE account_id = $1 GROUP BY currency ORDER BY currency`,
         [accountId],
-        { prepare: true },
       );
-      const mismatched = await q.unsafe<{ id: string }[]>(
+      const mismatched = await pgQuery<{ id: string }>(
+        q,
         `SELECT a.id FROM ledger_accounts a
            LEFT JOIN (SELECT ledger_account_id, SUM(delta)::bigint AS s FROM ledger_entries WHERE account_id = $1
                       GROUP BY ledger_account_id) e ON e.ledger_account_id = a.id
           WHERE a.account_id = $1 AND a.balance != COALESCE(e.s, 0) ORDER BY a.seq`,
         [accountId],
-        { prepare: true },
       );
       return { currencies: [...currencies], mismatched: mismatched.map((r) => r.id) };
     },

@@ -14,6 +14,7 @@ import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest } from './claim.js';
 import { moveChangeMark } from './core.js';
+import { pgQuery } from './query.js';
 
 export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
   return {
@@ -31,13 +32,11 @@ export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
     },
     async sessionsWithPayments(accountId, sessionIds) {
       if (sessionIds.length === 0) return [];
-      const rows = await store
-        .current()
-        .unsafe<{ session_id: string }[]>(
-          'SELECT DISTINCT session_id FROM payments WHERE account_id = $1 AND session_id = ANY($2::text[])',
-          [accountId, sessionIds as string[]] as never[],
-          { prepare: true },
-        );
+      const rows = await pgQuery<{ session_id: string }>(
+        store.current(),
+        'SELECT DISTINCT session_id FROM payments WHERE account_id = $1 AND session_id = ANY($2::text[])',
+        [accountId, sessionIds as string[]] as never[],
+      );
       return rows.map((r) => r.session_id);
     },
     async nextSettlement(accountId) {
@@ -65,21 +64,17 @@ export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
       );
     },
     processorMarks: () =>
-      store
-        .current()
-        .unsafe<{ account_id: string; psp: string; status: ProcessorStatus }[]>(
-          'SELECT account_id, psp, status FROM processor_marks ORDER BY account_id COLLATE "C", psp COLLATE "C"',
-          [],
-          { prepare: true },
-        ),
+      pgQuery<{ account_id: string; psp: string; status: ProcessorStatus }>(
+        store.current(),
+        'SELECT account_id, psp, status FROM processor_marks ORDER BY account_id COLLATE "C", psp COLLATE "C"',
+        [],
+      ),
     async markProcessor(accountId, psp, status) {
-      await store
-        .current()
-        .unsafe(
-          'INSERT INTO processor_marks (account_id, psp, status) VALUES ($1, $2, $3) ON CONFLICT (account_id, psp) DO UPDATE SET status = excluded.status',
-          [accountId, psp, status],
-          { prepare: true },
-        );
+      await pgQuery(
+        store.current(),
+        'INSERT INTO processor_marks (account_id, psp, status) VALUES ($1, $2, $3) ON CONFLICT (account_id, psp) DO UPDATE SET status = excluded.status',
+        [accountId, psp, status],
+      );
       await moveChangeMark(store);
     },
   };

@@ -1,6 +1,7 @@
 // The server's own records in PostgreSQL: table meta (key, value), as SQLite keeps them (adapters/sqlite/engine.ts).
 import type { ServerRecords } from '../engine.js';
 import type { Handle, PostgresStore } from './db.js';
+import { pgQuery } from './query.js';
 
 /**
  * What `exclusive` locks: table meta, in SHARE ROW EXCLUSIVE mode (it conflicts with itself and with every write to
@@ -38,12 +39,10 @@ interface Cell {
  * not committed yet (the cell's row conflict aborts a later draw that overlaps them only while that one is open).
  */
 export function pgServerRecords(store: PostgresStore): ServerRecords {
-  const run = <R extends object>(sql: string, args: string[] = []) =>
-    store.current().unsafe<R[]>(sql, args, { prepare: true });
   const get = async (key: string) =>
-    (await run<{ value: string }>('SELECT value FROM meta WHERE key = $1', [key]))[0]?.value;
+    (await pgQuery<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [key]))[0]?.value;
   const change = async (key: string, v: string) => {
-    await run('UPDATE meta SET value = $1 WHERE key = $2', [v, key]);
+    await pgQuery(store.current(), 'UPDATE meta SET value = $1 WHERE key = $2', [v, key]);
   };
 
   /** The values read at the end of the last `exclusive`, and the cells made from them. */
@@ -96,23 +95,27 @@ export function pgServerRecords(store: PostgresStore): ServerRecords {
 
   return {
     get,
-    has: async (key) => (await run('SELECT 1 FROM meta WHERE key = $1', [key])).length > 0,
+    has: async (key) => (await pgQuery(store.current(), 'SELECT 1 FROM meta WHERE key = $1', [key])).length > 0,
     async put(key, v) {
-      await run(
+      await pgQuery(
+        store.current(),
         'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         [key, v],
       );
     },
     async add(key, v) {
-      await run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, v]);
+      await pgQuery(store.current(), 'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+        key,
+        v,
+      ]);
     },
     change,
-    hasAccounts: async () => (await run('SELECT 1 FROM accounts LIMIT 1')).length > 0,
+    hasAccounts: async () => (await pgQuery(store.current(), 'SELECT 1 FROM accounts LIMIT 1')).length > 0,
     async exclusive(fn) {
       return store.alone(async () => {
-        await run(EXCLUSIVE_LOCK);
+        await pgQuery(store.current(), EXCLUSIVE_LOCK);
         const value = await fn();
-        const rows = await run<{ key: string; value: string }>('SELECT key, value FROM meta');
+        const rows = await pgQuery<{ key: string; value: string }>(store.current(), 'SELECT key, value FROM meta');
         loaded = new Map(rows.map((r) => [r.key, r.value]));
         for (const [key, c] of cells) c.committed = c.value = loaded.get(key);
         return value;

@@ -19,6 +19,7 @@ import {
   type RequestSummary,
 } from '../../http/requestlog.js';
 import type { PostgresStore } from './db.js';
+import { pgQuery } from './query.js';
 
 /** How long an entry waits in memory before it is written (ms). */
 export const REQUEST_LOG_FLUSH_MS = 200;
@@ -87,13 +88,12 @@ export class SharedRequestLog implements RequestLogStore {
     const run = this.writing.then(() =>
       this.outside(async () => {
         for (const [accountId, entries] of batch) {
-          await this.store
-            .current()
-            .unsafe(
-              WRITE,
-              [accountId, entries.length, JSON.stringify(entries.map((e) => JSON.stringify(e))), this.size],
-              { prepare: true },
-            );
+          await pgQuery(this.store.current(), WRITE, [
+            accountId,
+            entries.length,
+            JSON.stringify(entries.map((e) => JSON.stringify(e))),
+            this.size,
+          ]);
         }
       }),
     );
@@ -105,15 +105,11 @@ export class SharedRequestLog implements RequestLogStore {
     // This process's own requests first: a read right after a request through the same process shows it.
     await this.flush().catch(this.onError);
     const rows = await this.outside(() =>
-      this.store
-        .current()
-        .unsafe<{ top: number; seq: number | null; entry: string | null }[]>(
-          READ,
-          [accountId, this.size, q.after ?? 0],
-          {
-            prepare: true,
-          },
-        ),
+      pgQuery<{ top: number; seq: number | null; entry: string | null }>(this.store.current(), READ, [
+        accountId,
+        this.size,
+        q.after ?? 0,
+      ]),
     );
     const ring: Kept[] = [];
     for (const row of rows) if (row.seq !== null) ring.push({ ...(JSON.parse(row.entry!) as Entry), seq: row.seq });
@@ -123,7 +119,7 @@ export class SharedRequestLog implements RequestLogStore {
   async forget(): Promise<void> {
     this.pending.clear();
     await this.writing;
-    await this.outside(() => this.store.current().unsafe('DELETE FROM request_log', [], { prepare: true }));
+    await this.outside(() => pgQuery(this.store.current(), 'DELETE FROM request_log', []));
   }
 
   /** Writes what waits, before the store closes. */

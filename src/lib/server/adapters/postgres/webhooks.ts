@@ -42,9 +42,10 @@ import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
 import { cursorOf, pageOf } from '../../store/paging.js';
 import type { PostgresStore } from './db.js';
 import { pgDocuments } from './documents.js';
-import { accountLogLock, pgQuery } from './events.js';
+import { accountLogLock } from './events.js';
 import { tables, type TableDef } from '../../store/tables.js';
 import type { WebhookDelivery } from '../../../contract/webhooks.js';
+import { pgQuery } from './query.js';
 
 /** How long a process may go without beating before its endpoints are taken over (ms, the database's clock). */
 export const CLAIM_LEASE_MS = 10_000;
