@@ -9,12 +9,12 @@
 // time, cannot). A list read in one snapshot (`Store.read`) is consistent in itself: its page and its total agree.
 import type { List } from '../../../contract/common.js';
 import { errors } from '../../errors.js';
-import { cursorOf, pageOf } from '../../store/paging.js';
+import { keysetAsync, type Keyset, type PageQuery } from '../../store/paging.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import type { TableDef } from '../../store/tables.js';
 import type { Handle, PostgresStore } from './db.js';
 import { raceLost } from './claim.js';
-import { pgQuery, type Value } from './query.js';
+import { bind, pgQuery, type Value } from './query.js';
 
 /**
  * The documents of table `def` on the store's database. The statements of writes and reads are written once; a list's
@@ -40,7 +40,6 @@ export function pgDocuments<T extends { id: string }>(
   const updateSql = `WITH u AS (UPDATE ${table} SET ${names.map((n, i) => `${n} = $${i + 1}, `).join('')}data = $${names.length + 1} WHERE id = $${names.length + 2} AND account_id = $${names.length + 3} RETURNING 1) SELECT 1 / (SELECT COUNT(*) FROM u) AS one`;
   const deleteSql = `DELETE FROM ${table} WHERE id = $1 AND account_id = $2`;
   const getSql = `SELECT data FROM ${table} WHERE id = $1 AND account_id = $2`;
-  const seqSql = `SELECT seq FROM ${table} WHERE id = $1 AND account_id = $2`;
 
   /** The WHERE condition of the account's rows matching `where`, and its parameters ($1 is the account). */
   const filtered = (accountId: string, where: ListOptions['where'] = {}) => {
@@ -113,26 +112,13 @@ export function pgDocuments<T extends { id: string }>(
 
     async list(accountId: string, url: string, opts: ListOptions = {}): Promise<List<T>> {
       const q = store.current();
-      const limit = opts.limit ?? 10;
       const { cond, args } = filtered(accountId, opts.where);
-      // cursorOf asks for the cursor's place synchronously: the one id it can ask about is looked up first.
-      const cursorId = opts.starting_after ?? opts.ending_before;
-      const at =
-        cursorId === undefined ? undefined : (await pgQuery<{ seq: number }>(q, seqSql, [cursorId, accountId]))[0]?.seq;
-      const { seq, order } = cursorOf(opts, () => at);
-      const pageArgs = seq === undefined ? [...args, limit + 1] : [...args, seq, limit + 1];
-      const after = seq === undefined ? '' : ` AND seq ${order === 'DESC' ? '<' : '>'} $${args.length + 1}`;
-      const pageSql = `SELECT data FROM ${table} WHERE ${cond}${after} ORDER BY seq ${order} LIMIT $${pageArgs.length}`;
+      const pageArgs = [...args];
+      const { keyset: k, cond: after } = await pgKeyset(q, table, 'account_id', accountId, opts, pageArgs);
+      const pageSql = `SELECT data FROM ${table} WHERE ${cond}${after} ORDER BY seq ${k.order} LIMIT ${bind(pageArgs, k.fetch)}`;
       // The page and its total, sent together on the transaction's connection (one round trip).
       const [rows, total] = await Promise.all([pgQuery<{ data: string }>(q, pageSql, pageArgs), count(q, cond, args)]);
-      const { page, has_more } = pageOf(rows, limit, order);
-      return {
-        object: 'list',
-        data: page.map((r) => JSON.parse(r.data) as T),
-        has_more,
-        total_count: total,
-        url,
-      };
+      return k.list(rows, (r) => JSON.parse(r.data) as T, total, url);
     },
 
     async total(accountId, where) {
@@ -140,6 +126,31 @@ export function pgDocuments<T extends { id: string }>(
       return count(store.current(), cond, args);
     },
   };
+}
+
+/**
+ * The keyset (store/paging.ts) of a page of `table`'s rows whose `owner` column (the account, a listener) is
+ * `ownerId`, the cursor's row found by its id on `q`; and its bound as a condition on `column` (default `seq`), the
+ * cursor's seq added to `args` (its placeholder followed by `cast`).
+ */
+export async function pgKeyset(
+  q: Handle,
+  table: string,
+  owner: string,
+  ownerId: string,
+  opts: PageQuery,
+  args: Value[],
+  { column = 'seq', cast = '' } = {},
+): Promise<{ keyset: Keyset; cond: string }> {
+  const seqOf = async (id: string) => {
+    const rows = await pgQuery<{ seq: number }>(q, `SELECT seq FROM ${table} WHERE id = $1 AND ${owner} = $2`, [
+      id,
+      ownerId,
+    ]);
+    return rows[0]?.seq;
+  };
+  const k = await keysetAsync(opts, seqOf);
+  return { keyset: k, cond: k.after ? ` AND ${column} ${k.after.op} ${bind(args, k.after.seq)}${cast}` : '' };
 }
 
 /**

@@ -22,10 +22,10 @@
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore } from '../../domain/events.js';
-import { createdBounds, cursorOf, pageOf } from '../../store/paging.js';
+import { createdBounds, keysetAsync } from '../../store/paging.js';
 import type { PostgresStore } from './db.js';
-import { JSON_TEXTS, jsonTexts } from './documents.js';
-import { pgQuery, type Value } from './query.js';
+import { JSON_TEXTS, jsonTexts, pgKeyset } from './documents.js';
+import { bind, pgQuery, type Value } from './query.js';
 
 /** The first key of the event log's advisory locks ('evts'); the second is the account's hashtext. */
 export const EVENT_LOG_LOCK = 0x65767473;
@@ -88,13 +88,9 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
      * transaction); the object's events (an index) and the newest of the whole log are read here.
      */
     async page(accountId, url, q: ListEventsQuery) {
-      const limit = q.limit ?? 10;
       const cond = ['account_id = $1'];
       const args: Value[] = [accountId];
-      const param = (v: Value) => {
-        args.push(v);
-        return `$${args.length}`;
-      };
+      const param = (v: Value) => bind(args, v);
       if (q.object_id !== undefined) cond.push(`object_id = ${param(q.object_id)}`);
       if (q.type !== undefined)
         cond.push(q.type.includes('*') ? `type LIKE ${param(likePattern(q.type))}` : `type = ${param(q.type)}`);
@@ -102,50 +98,32 @@ export function pgEventLogStore(store: PostgresStore): EventLogStore {
       const timed = bounds.length > 0;
       for (const { op, ms } of bounds) cond.push(`created_ms ${op} ${param(ms)}::bigint`);
       const where = cond.join(' AND ');
-      const filterArgs = [...args];
-      const cursorId = q.starting_after ?? q.ending_before;
       const read = async (): Promise<List<Event>> => {
         const h = store.current();
-        const at =
-          cursorId === undefined
-            ? undefined
-            : (
-                await pgQuery<{ seq: number }>(h, 'SELECT seq FROM events WHERE id = $1 AND account_id = $2', [
-                  cursorId,
-                  accountId,
-                ])
-              )[0]?.seq;
-        const { seq, order } = cursorOf(q, () => at);
-        const pageArgs = [...filterArgs];
-        let after = '';
-        if (seq !== undefined) {
-          pageArgs.push(seq);
-          after = ` AND seq ${order === 'DESC' ? '<' : '>'} $${pageArgs.length}::bigint`;
-        }
-        pageArgs.push(limit + 1);
-        const pageSql = `SELECT body FROM events WHERE ${where}${after} ORDER BY seq ${order} LIMIT $${pageArgs.length}`;
+        const pageArgs = [...args];
+        const { keyset: k, cond: after } = await pgKeyset(h, 'events', 'account_id', accountId, q, pageArgs, {
+          cast: '::bigint',
+        });
+        const pageSql = `SELECT body FROM events WHERE ${where}${after} ORDER BY seq ${k.order} LIMIT ${bind(pageArgs, k.fetch)}`;
         const [rows, counted] = await Promise.all([
           pgQuery<{ body: string }>(h, pageSql, pageArgs),
-          pgQuery<{ n: number }>(h, `SELECT COUNT(*) AS n FROM events WHERE ${where}`, filterArgs),
+          pgQuery<{ n: number }>(h, `SELECT COUNT(*) AS n FROM events WHERE ${where}`, args),
         ]);
-        const { page, has_more } = pageOf(rows, limit, order);
-        return {
-          object: 'list',
-          data: page.map((r) => JSON.parse(r.body) as Event),
-          has_more,
-          total_count: counted[0]!.n,
-          url,
-        };
+        return k.list(rows, (r) => JSON.parse(r.body) as Event, counted[0]!.n, url);
       };
       if (q.object_id !== undefined || (q.type === undefined && !timed)) return read();
       // An unknown cursor is the request's 400 at once, as on SQLite (the page itself is read away).
-      if (cursorId !== undefined) {
-        const known = await pgQuery(store.current(), 'SELECT 1 FROM events WHERE id = $1 AND account_id = $2', [
-          cursorId,
-          accountId,
-        ]);
-        cursorOf(q, () => (known.length ? 0 : undefined));
-      } else cursorOf(q, () => undefined);
+      if (q.starting_after !== undefined || q.ending_before !== undefined) {
+        // Only whether the cursor's event is there counts here, not its place.
+        const known = async (id: string) => {
+          const rows = await pgQuery(store.current(), 'SELECT 1 FROM events WHERE id = $1 AND account_id = $2', [
+            id,
+            accountId,
+          ]);
+          return rows.length ? 0 : undefined;
+        };
+        await keysetAsync(q, known);
+      }
       return store.away(read);
     },
 

@@ -9,3 +9,9 @@ export type Value = string | number | null | readonly (string | number | null)[]
 /** The rows `sql` answers with `args` ($1, $2, …), on `q`; sent when awaited (or `.execute()`d). */
 export const pgQuery = <R extends object>(q: Handle, sql: string, args: readonly Value[] = []): PendingQuery<R[]> =>
   q.unsafe<R[]>(sql, args as (string | number)[], { prepare: true });
+
+/** Adds `v` to `args` and answers its placeholder (`$n`). */
+export const bind = (args: Value[], v: Value): string => {
+  args.push(v);
+  return `$${args.length}`;
+};

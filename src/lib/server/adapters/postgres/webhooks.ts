@@ -39,13 +39,12 @@ import type { StoredEndpoint, WebhookEndpointStore } from '../../domain/webhooks
 import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliveries.js';
 import type { ListenerStore } from '../../domain/webhooks/listeners.js';
 import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
-import { cursorOf, pageOf } from '../../store/paging.js';
 import type { PostgresStore } from './db.js';
-import { pgDocuments } from './documents.js';
+import { pgDocuments, pgKeyset } from './documents.js';
 import { accountLogLock } from './events.js';
 import { tables, type TableDef } from '../../store/tables.js';
 import type { WebhookDelivery } from '../../../contract/webhooks.js';
-import { pgQuery } from './query.js';
+import { bind, pgQuery, type Value } from './query.js';
 
 /** How long a process may go without beating before its endpoints are taken over (ms, the database's clock). */
 export const CLAIM_LEASE_MS = 10_000;
@@ -375,37 +374,22 @@ function pgListenerStore(store: PostgresStore): ListenerStore {
     },
 
     async resends(listenerId, q) {
-      const limit = q.limit ?? 10;
       const h = store.current();
-      const cursorId = q.starting_after ?? q.ending_before;
-      const at =
-        cursorId === undefined
-          ? undefined
-          : (
-              await pgQuery<{ seq: number }>(h, 'SELECT seq FROM event_resends WHERE id = $1 AND listener = $2', [
-                cursorId,
-                listenerId,
-              ])
-            )[0]?.seq;
-      const { seq, order } = cursorOf(q, () => at);
       const from =
         'FROM event_resends r JOIN events e ON e.id = r.event AND e.account_id = r.account_id WHERE r.listener = $1';
-      const args: (string | number)[] = [listenerId];
-      let after = '';
-      if (seq !== undefined) {
-        args.push(seq);
-        after = order === 'DESC' ? ' AND r.seq < $2' : ' AND r.seq > $2';
-      }
-      args.push(limit + 1);
+      const args: Value[] = [listenerId];
+      const { keyset: k, cond } = await pgKeyset(h, 'event_resends', 'listener', listenerId, q, args, {
+        column: 'r.seq',
+      });
       const [rows, total] = await Promise.all([
         pgQuery<{ id: string; created_ms: number; body: string }>(
           h,
-          `SELECT r.id, r.created_ms, e.body ${from}${after} ORDER BY r.seq ${order} LIMIT $${args.length}`,
+          `SELECT r.id, r.created_ms, e.body ${from}${cond} ORDER BY r.seq ${k.order} LIMIT ${bind(args, k.fetch)}`,
           args,
         ),
         pgQuery<{ n: number }>(h, `SELECT COUNT(*) AS n ${from}`, [listenerId]),
       ]);
-      const { page, has_more } = pageOf(rows, limit, order);
+      const { page, has_more } = k.page(rows);
       const data = page.map((r) => ({ id: r.id, created_ms: r.created_ms, event: JSON.parse(r.body) as Event }));
       return { data, has_more, total_count: total[0]!.n };
     },

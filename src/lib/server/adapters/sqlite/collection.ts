@@ -7,21 +7,33 @@ import { countColumns, countValue, countValues } from './counts.js';
 import type { Store } from './db.js';
 import type { TableDef } from '../../store/tables.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
-import { cursorOf, pageOf } from '../../store/paging.js';
+import { keyset, type Keyset, type PageQuery } from '../../store/paging.js';
 
 export type { ListOptions };
 
-/** A list's cursor (store/paging.ts) as a condition on the table's `seq`, its parameters, and the order to read in. */
-export function seqCursor(
-  opts: { starting_after?: string; ending_before?: string },
-  seqOf: (id: string) => number | undefined,
-): { cond: string; params: number[]; order: 'ASC' | 'DESC' } {
-  const { seq, order } = cursorOf(opts, seqOf);
-  if (seq === undefined) return { cond: '', params: [], order };
-  return { cond: order === 'DESC' ? ' AND seq < ?' : ' AND seq > ?', params: [seq], order };
+/**
+ * The keyset (store/paging.ts) of a page of `table`'s rows whose `owner` column (the account, a listener) is
+ * `ownerId`, the cursor's row found by its id; and its bound as SQLite's condition on `column` (default `seq`), with
+ * its parameters.
+ */
+export function seqKeyset(
+  store: Store,
+  table: string,
+  owner: string,
+  ownerId: string,
+  opts: PageQuery,
+  { column = 'seq' } = {},
+): { keyset: Keyset; cond: string; params: number[] } {
+  const seqOf = (id: string) =>
+    (
+      store.statement(`SELECT seq FROM ${table} WHERE id = ? AND ${owner} = ?`).get(id, ownerId) as
+        | { seq: number }
+        | undefined
+    )?.seq;
+  const k = keyset(opts, seqOf);
+  if (!k.after) return { keyset: k, cond: '', params: [] };
+  return { keyset: k, cond: ` AND ${column} ${k.after.op} ?`, params: [k.after.seq] };
 }
-
-export { pageOf };
 
 /** At most this many remembered documents per Collection (see `known`). */
 const KNOWN_MAX = 1024;
@@ -276,29 +288,12 @@ export class Collection<T extends { id: string }> {
   }
 
   list(accountId: string, url: string, opts: ListOptions = {}): List<T> {
-    const limit = opts.limit ?? 10;
     const { filters, where, params } = this.filtered(accountId, opts.where);
-
-    const cursor = seqCursor(
-      opts,
-      (id) =>
-        (
-          this.store.statement(`SELECT seq FROM ${this.table} WHERE id = ? AND account_id = ?`).get(id, accountId) as
-            | { seq: number }
-            | undefined
-        )?.seq,
-    );
+    const { keyset: k, cond, params: after } = seqKeyset(this.store, this.table, 'account_id', accountId, opts);
     const rows = this.store
-      .statement(`SELECT data FROM ${this.table} WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`)
-      .all(...params, ...cursor.params, limit + 1) as { data: string }[];
-    const { page, has_more } = pageOf(rows, limit, cursor.order);
-    return {
-      object: 'list',
-      data: page.map((r) => JSON.parse(r.data) as T),
-      has_more,
-      total_count: this.count(accountId, filters, where, params),
-      url,
-    };
+      .statement(`SELECT data FROM ${this.table} WHERE ${where}${cond} ORDER BY seq ${k.order} LIMIT ?`)
+      .all(...params, ...after, k.fetch) as { data: string }[];
+    return k.list(rows, (r) => JSON.parse(r.data) as T, this.count(accountId, filters, where, params), url);
   }
 
   /** How many of the account's rows match `where` (as list's `total_count`: from the kept counters when it can). */

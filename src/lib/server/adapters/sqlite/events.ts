@@ -6,7 +6,7 @@ import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogStore, LoggedEvent } from '../../domain/events.js';
 import { createdBounds } from '../../store/paging.js';
 import type { SqliteStore } from './db.js';
-import { pageOf, seqCursor } from './collection.js';
+import { seqKeyset } from './collection.js';
 import { LongRead } from './longread.js';
 
 export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
@@ -59,7 +59,6 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
      * that page is a long read (LongRead), run off the HTTP thread when the server has a background reader.
      */
     async page(accountId, url, q: ListEventsQuery) {
-      const limit = q.limit ?? 10;
       const cond = ['account_id = ?'];
       const params: (string | number)[] = [accountId];
       if (q.object_id !== undefined) {
@@ -81,31 +80,15 @@ export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
       // Without an object or time filter the count is kept (migration 503): a filter on a type nobody recorded
       // reads nothing, and no list counts the account's whole log.
       const kept = q.object_id === undefined && !timed ? keptCount(accountId, q.type) : undefined;
-      const cursor = seqCursor(
-        q,
-        (id) =>
-          (
-            store.statement('SELECT seq FROM events WHERE id = ? AND account_id = ?').get(id, accountId) as
-              | { seq: number }
-              | undefined
-          )?.seq,
-      );
+      const { keyset: k, cond: after, params: afterParams } = seqKeyset(store, 'events', 'account_id', accountId, q);
       if (kept === 0) return { object: 'list', data: [], has_more: false, total_count: 0, url };
       const rowsQuery = {
-        sql: `SELECT body FROM events WHERE ${where}${cursor.cond} ORDER BY seq ${cursor.order} LIMIT ?`,
-        params: [...params, ...cursor.params, limit + 1],
+        sql: `SELECT body FROM events WHERE ${where}${after} ORDER BY seq ${k.order} LIMIT ?`,
+        params: [...params, ...afterParams, k.fetch],
       };
       const countAll = { sql: `SELECT COUNT(*) AS n FROM events WHERE ${where}`, params };
-      const finish = (rows: { body: string }[], total: number): List<Event> => {
-        const { page, has_more } = pageOf(rows, limit, cursor.order);
-        return {
-          object: 'list',
-          data: page.map((r) => JSON.parse(r.body) as Event),
-          has_more,
-          total_count: total,
-          url,
-        };
-      };
+      const finish = (rows: { body: string }[], total: number): List<Event> =>
+        k.list(rows, (r) => JSON.parse(r.body) as Event, total, url);
       if (q.object_id !== undefined || (q.type === undefined && !timed)) {
         // An index lookup (the object's events), or the newest of the whole log with its kept count: here.
         const rows = store.statement(rowsQuery.sql).all(...rowsQuery.params) as { body: string }[];

@@ -8,7 +8,7 @@ import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliver
 import type { ListenerStore } from '../../domain/webhooks/listeners.js';
 import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
 import type { SqliteStore } from './db.js';
-import { asyncDocuments, Collection, pageOf, seqCursor } from './collection.js';
+import { asyncDocuments, Collection, seqKeyset } from './collection.js';
 import { tables } from '../../store/tables.js';
 
 export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
@@ -231,24 +231,18 @@ function sqliteListenerStore(store: SqliteStore): ListenerStore {
     },
 
     async resends(listenerId, q) {
-      const limit = q.limit ?? 10;
-      const cursor = seqCursor(
-        q,
-        (id) =>
-          (
-            store.statement('SELECT seq FROM event_resends WHERE id = ? AND listener = ?').get(id, listenerId) as
-              | { seq: number }
-              | undefined
-          )?.seq,
-      );
-      const after = cursor.params.length === 0 ? '' : cursor.order === 'DESC' ? ' AND r.seq < ?' : ' AND r.seq > ?';
+      const {
+        keyset: k,
+        cond,
+        params,
+      } = seqKeyset(store, 'event_resends', 'listener', listenerId, q, { column: 'r.seq' });
       const from =
         'FROM event_resends r JOIN events e ON e.id = r.event AND e.account_id = r.account_id WHERE r.listener = ?';
       const rows = store
-        .statement(`SELECT r.id, r.created_ms, e.body ${from}${after} ORDER BY r.seq ${cursor.order} LIMIT ?`)
-        .all(listenerId, ...cursor.params, limit + 1) as { id: string; created_ms: number; body: string }[];
+        .statement(`SELECT r.id, r.created_ms, e.body ${from}${cond} ORDER BY r.seq ${k.order} LIMIT ?`)
+        .all(listenerId, ...params, k.fetch) as { id: string; created_ms: number; body: string }[];
       const total = (store.statement(`SELECT COUNT(*) AS n ${from}`).get(listenerId) as { n: number }).n;
-      const { page, has_more } = pageOf(rows, limit, cursor.order);
+      const { page, has_more } = k.page(rows);
       const data = page.map((r) => ({ id: r.id, created_ms: r.created_ms, event: JSON.parse(r.body) as Event }));
       return { data, has_more, total_count: total };
     },
