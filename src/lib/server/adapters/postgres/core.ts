@@ -167,9 +167,8 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
     },
     async nextExpiry(accountId, statuses) {
       if (statuses.length === 0) return undefined;
-      // Per status, the first of (account_id, status, expires_ms): a single seek. Written as ORDER BY … LIMIT 1, not
-      // MIN: measured, on a table not yet analyzed (a sandbox's first minutes) the planner read every row of the status
-      // for a MIN (~1 ms per 3,000 sessions), on each step of an advance.
+      // Per status, the first of (account_id, status, expires_ms): a single seek. ORDER BY … LIMIT 1, not MIN: on a
+      // table not yet analyzed (a sandbox's first minutes) the planner reads every row of the status for a MIN.
       const parts = statuses.map(
         (_, i) =>
           `SELECT (SELECT expires_ms FROM payment_sessions WHERE account_id = $1 AND status = $${i + 2} ORDER BY expires_ms LIMIT 1) AS t`,
@@ -210,8 +209,8 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
       if (statuses.length === 0 || limit < 1) return [];
       // Per status, the first `limit` by (expires_ms, seq), claimed as `expiring` claims them; then merged. The index
       // (account_id, status, expires_ms) does not order ties by seq, so the rows are bounded first by the expiry time
-      // of the status's `limit`-th (an index-only seek): measured, without that bound the planner of a table not yet
-      // analyzed sorted every row due (each with its document) for each set, ~5 ms per set of 256 of 5,000.
+      // of the status's `limit`-th (an index-only seek): without it the planner of a table not yet analyzed sorts
+      // every row due (each with its document) for each set.
       const lock = store.inTransaction() ? ' FOR UPDATE SKIP LOCKED' : '';
       const n = Math.trunc(limit);
       const bound = `(SELECT expires_ms FROM payment_sessions WHERE account_id = $2 AND status = st.status AND expires_ms <= $3 ORDER BY expires_ms OFFSET $4 - 1 LIMIT 1)`;

@@ -155,9 +155,8 @@ export async function pgKeyset(
 
 /**
  * JSON texts (documents, event bodies) sent as one parameter for a statement of many rows: joined by U+001E, which no
- * JSON text holds raw (JSON.stringify writes every control character as an escape), and split by PostgreSQL. Measured:
- * the driver's text[] parameter escapes each element (two regular expressions over every character), ~80 ms of a
- * 5,000 sessions' expiry's ~450 ms of CPU.
+ * JSON text holds raw (JSON.stringify writes every control character as an escape), and split by PostgreSQL: the
+ * driver's text[] parameter escapes each element, which costs (bench/README.md).
  */
 export const JSON_TEXTS = '\x1e';
 
@@ -174,8 +173,8 @@ const pgType = (sql: string): string => {
  * Writes many documents of table `def` (each changed whole, of one account) in one UPDATE: their columns as arrays and
  * their texts (JSON_TEXTS), `unnest`ed and joined to the rows by id and account. Each must be a row of the account, as
  * Documents.update requires (else it throws, having written none). The account is a column of the arrays, not a
- * condition on the table: measured, with `account_id = $n` the planner of a table not yet analyzed read every row of
- * the account for each set (~2 ms per 256 of 3,000); this way it finds the rows by their ids.
+ * condition on the table: with `account_id = $n` the planner of a table not yet analyzed reads every row of the
+ * account for each set; this way it finds the rows by their ids.
  */
 export function pgUpdateAll<T extends { id: string }>(
   store: PostgresStore,

@@ -102,8 +102,7 @@ export class Collection<T extends { id: string }> {
    * The indexed column values each document this Collection read or wrote had then (see update). Documents
    * are the callers' to change; the values are taken when the row is read, before any change. Hints only (an
    * update checks them, see guardedUpdate), so they are dropped at every COMMIT and rollback, and past
-   * KNOWN_MAX entries (reads outside write transactions). Measured: a WeakMap here cost a confirm-payment
-   * ~10 µs of V8's ephemeron write barriers and scavenges.
+   * KNOWN_MAX entries (reads outside write transactions). A Map, not a WeakMap: cheaper (bench/README.md).
    */
   private readonly known = new Map<T, (string | number | null)[]>();
   private readonly names: string[];
@@ -166,9 +165,8 @@ export class Collection<T extends { id: string }> {
   }
 
   /**
-   * Writes the document, and of its indexed columns only those whose value changed. Measured: SQLite rewrites
-   * every index on a column named in SET whether or not the value changed (and, until migration 902, fired the
-   * count triggers watching it) — a ledger posting's two balance updates cost ~30 µs each when all columns were set.
+   * Writes the document, and of its indexed columns only those whose value changed: SQLite rewrites every index on
+   * a column named in SET whether or not the value changed (cost in bench/README.md).
    *
    * What changed is known without reading the row back when this Collection read (or wrote) `doc` itself: the
    * column values it had then are remembered with it. That UPDATE also requires the columns it leaves alone to

@@ -152,8 +152,8 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
      * what it handed on until the outcomes are recorded.
      */
     async claimDue(accountId, endpointId, now, max, afterSeq) {
-      // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: measured,
-      // SQLite's own choice (the pending index by time, then a sort by seq) read the whole backlog every time.
+      // In seq order through the (account, endpoint, status, seq) index, stopping after `max` due ones: SQLite's own
+      // choice (the pending index by time, then a sort by seq) reads the whole backlog every time.
       return store
         .statement(
           `SELECT d.seq, d.id, d.event, json_extract(d.data, '$.event_type') AS type, COALESCE(ev.body, kept.body) AS body
