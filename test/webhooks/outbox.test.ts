@@ -59,17 +59,24 @@ describe('no delivery lost to retention', () => {
       const dataDir = tempDir();
       const rx = await startReceiver(200);
       let s = await startTestServer({ dataDir });
+      // A stop aborts the POSTs in flight, and their deliveries are sent again (at least once): a POST the receiver
+      // has answered counts once its outcome is recorded, which is what is waited for before each stop.
+      const recorded = (id: string) =>
+        until(
+          async () =>
+            (await s.request('GET', `/webhook-endpoints/${id}/deliveries?status=pending`)).body.total_count === 0 ||
+            undefined,
+          'every delivery recorded',
+        );
       try {
-        expect(
-          (
-            await s.request('POST', '/webhook-endpoints', {
-              body: { url: rx.url, enabled_events: ['customer.created'] },
-            })
-          ).status,
-        ).toBe(201);
+        const endpoint = await s.request('POST', '/webhook-endpoints', {
+          body: { url: rx.url, enabled_events: ['customer.created'] },
+        });
+        expect(endpoint.status).toBe(201);
         for (let i = 0; i < 3; i++) await customer(s, i);
         await rx.waitFor(3);
         for (let round = 0; round < 3; round++) {
+          await recorded(endpoint.body.id);
           await s.close();
           // The CLI's embedded default (no dispatcher): the clock moves past retention, then 8 customers.
           const embedded = await openEmbedded(dataDir);
