@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { startServer } from '../dist/index.js';
-import { openPostgresStore } from '../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase } from '../dist/lib/server/adapters/postgres/db.js';
 import { migratePostgres } from '../dist/lib/server/adapters/postgres/migrate.js';
 import { restoreSnapshot, saveSnapshot } from '../dist/lib/server/adapters/postgres/snapshots.js';
 import { image, restoreImage } from '../dist/lib/server/adapters/postgres/snapshot-image.js';
@@ -78,7 +78,7 @@ for (const n of sizes.length ? sizes : [10_000]) {
     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`;
   const [{ value: keyCheck }] = await sql`SELECT value FROM meta WHERE key = 'sealing_key_check'`;
   await sql.end();
-  const store = openPostgresStore(url, { max: 4 });
+  const store = openPostgresDatabase(url, { max: 4 });
   const write = () => store.grouped(() => store.current()`UPDATE payments SET status = 'bench' WHERE seq % 10 = 0`);
   // Every row gone: a restore then writes the whole snapshot (the most it can have to write).
   const wipe = () =>

@@ -4,9 +4,9 @@
 // "request" runs `statements` (default 11, create-session's count; 19 a journal entry's, 30 a confirm's) statements —
 // an insert, then reads by key, updates and event rows, as bench/seam.js and bench/pg-drivers.js run them — in one
 // write transaction, CONCURRENCY requests in flight, driven four ways:
-//   sqlite     SqliteStore.grouped (group commit, WAL file), each statement awaited as the domain awaits its ports;
+//   sqlite     SqliteDatabase.grouped (group commit, WAL file), each statement awaited as the domain awaits its ports;
 //   driver     postgres.js alone: sql.begin (READ COMMITTED), each statement awaited on the transaction's handle;
-//   store-ser  PostgresStore.grouped with SERIALIZABLE writes, each statement run on store.current()
+//   store-ser  PostgresDatabase.grouped with SERIALIZABLE writes, each statement run on store.current()
 //              (AsyncLocalStorage); serialization failures run again (up to 100 times here), counted;
 //   store-rr   the store as it is (REPEATABLE READ writes: conflicts on the same rows only);
 //   store-rc   the same store code with the driver's default isolation: what SERIALIZABLE itself costs.
@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { measure, median, SQL } from './pg-shape.js';
-import { openPostgresStore } from '../dist/lib/server/adapters/postgres/db.js';
-import { openStore } from '../dist/lib/server/adapters/sqlite/db.js';
+import { openPostgresDatabase } from '../dist/lib/server/adapters/postgres/db.js';
+import { openSqliteDatabase } from '../dist/lib/server/adapters/sqlite/db.js';
 
 const url = process.argv[2];
 if (!url) {
@@ -40,9 +40,9 @@ const TABLES = `CREATE TABLE bench_objects (id TEXT PRIMARY KEY, account_id TEXT
 const admin = postgres(url, { max: 1, onnotice: () => {} });
 await admin.unsafe(`DROP TABLE IF EXISTS bench_objects, bench_events; ${TABLES}`);
 const sql = postgres(url, { max: CONCURRENCY, onnotice: () => {} });
-const store = openPostgresStore(url, { max: CONCURRENCY, attempts: 100, isolation: 'serializable' });
+const store = openPostgresDatabase(url, { max: CONCURRENCY, attempts: 100, isolation: 'serializable' });
 const tmp = mkdtempSync(join(tmpdir(), 'payorch-pg-store-'));
-const lite = openStore(join(tmp, 'bench.db'));
+const lite = openSqliteDatabase(join(tmp, 'bench.db'));
 lite.db.exec(
   TABLES.replace('BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', 'INTEGER PRIMARY KEY AUTOINCREMENT').replace(
     /BIGINT/g,
@@ -51,9 +51,9 @@ lite.db.exec(
 );
 
 /** A store whose writes run at the driver's default isolation (READ COMMITTED): the same code otherwise. */
-const storeRc = openPostgresStore(url, { max: CONCURRENCY, attempts: 100 });
+const storeRc = openPostgresDatabase(url, { max: CONCURRENCY, attempts: 100 });
 // Transactions run again after a serialization failure, per request (SERIALIZABLE's false conflicts included).
-const storeRr = openPostgresStore(url, { max: CONCURRENCY, attempts: 100 });
+const storeRr = openPostgresDatabase(url, { max: CONCURRENCY, attempts: 100 });
 const reruns = { 'store-ser': 0, 'store-rr': 0, 'store-rc': 0 };
 storeRr.onRollback(() => reruns['store-rr']++);
 store.onRollback(() => reruns['store-ser']++);

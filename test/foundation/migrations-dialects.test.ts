@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
 import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
-import { openStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -124,7 +124,7 @@ function splitTop(s: string): string[] {
 }
 
 function sqliteSchema(file: string): Schema {
-  const store = openStore(file);
+  const store = openSqliteDatabase(file);
   try {
     const q = <T>(sql: string, ...args: unknown[]) => store.db.prepare(sql).all(...args) as T[];
     const schema: Schema = {};
@@ -256,7 +256,7 @@ async function postgresSchema(sql: postgres.Sql): Promise<Schema> {
 
 /** Rows the migrations themselves write (the count series the store keeps, and none kept yet). */
 const sqliteRows = (file: string) => {
-  const store = openStore(file);
+  const store = openSqliteDatabase(file);
   try {
     return {
       count_specs: store.db.prepare('SELECT tbl, cols FROM count_specs ORDER BY tbl, cols').raw().all(),
@@ -297,11 +297,11 @@ describe.skipIf(pg.missing !== '')(`on PostgreSQL and SQLite${pg.missing ? ` (sk
   it('migrating again is a no-op, on both engines', async () => {
     const file = join(tempDir(), 'payorch.db');
     const before = sqliteSchema(file);
-    const store = openStore(file);
+    const store = openSqliteDatabase(file);
     const liteVersions = store.db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all();
     store.close();
     expect(sqliteSchema(file)).toEqual(before);
-    const again = openStore(file);
+    const again = openSqliteDatabase(file);
     expect(again.db.prepare('SELECT version, applied_at FROM schema_migrations ORDER BY version').all()).toEqual(
       liteVersions,
     );

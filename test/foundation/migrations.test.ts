@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
-import { openStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
 import { tables, type TableDef } from '../../dist/lib/server/store/tables.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -61,7 +61,7 @@ describe('released migrations', () => {
 
 describe('migration 503 (event counts)', () => {
   it('counts the events a database already has, per account and per type', () => {
-    const store = openStore(join(tempDir(), 'payorch.db'));
+    const store = openSqliteDatabase(join(tempDir(), 'payorch.db'));
     try {
       const ins = store.db.prepare(
         "INSERT INTO events (id, account_id, type, object_id, created_ms, body) VALUES (?, ?, ?, 'o', 0, '{}')",
@@ -95,7 +95,7 @@ describe('migration 503 (event counts)', () => {
 
 describe('migration 504 (event numbers never reused)', () => {
   it('keeps every event and its number, numbers new ones after the highest ever, and starts over a cursor past the newest', () => {
-    const store = openStore(join(tempDir(), 'payorch.db'));
+    const store = openSqliteDatabase(join(tempDir(), 'payorch.db'));
     try {
       const db = store.db;
       // Back to the table as it was before 504 (no AUTOINCREMENT), with the numbers retention left: 1, 2, 7 kept.
@@ -136,7 +136,7 @@ describe('migration 504 (event numbers never reused)', () => {
 
 describe('migration 905 (one default bank account per customer)', () => {
   it('keeps every account, marks the defaults, and keeps only the newest default of a customer that had several', () => {
-    const store = openStore(join(tempDir(), 'payorch.db'));
+    const store = openSqliteDatabase(join(tempDir(), 'payorch.db'));
     try {
       const db = store.db;
       // Back to the table as it was before 905 (no is_default column, no unique index).
@@ -184,7 +184,7 @@ describe('migration 905 (one default bank account per customer)', () => {
 
 describe('the declared tables (adapters/sqlite/tables.ts)', () => {
   const db = () => {
-    const store = openStore(join(tempDir(), 'payorch.db'));
+    const store = openSqliteDatabase(join(tempDir(), 'payorch.db'));
     return store;
   };
 

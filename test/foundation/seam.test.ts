@@ -17,7 +17,8 @@ function sources(dir: string): string[] {
 /** Where SQL may be written: the adapters (src/lib/server/adapters/) and the migrations (both dialects). */
 const STORE_OWN = /^src\/lib\/server\/(adapters\/(sqlite|postgres)|store\/migrations)\//;
 /** Where an adapter may be picked: the server's composition root and the data-directory commands (and their database). */
-const PICKS_ENGINE = /^(src\/lib\/server\/(server|listening|shared-database|restore|directory)\.ts|src\/commands\/server\/)/;
+const PICKS_ENGINE =
+  /^(src\/lib\/server\/(server|listening|shared-database|restore|directory)\.ts|src\/commands\/server\/)/;
 /** An import of an adapter. */
 const PICKS_ADAPTER = /from '[./]*(\/?[\w-]+\/)*adapters\/(sqlite|postgres)\//;
 

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { countTriggers, documentTable } from '../../dist/lib/server/adapters/sqlite/tablesql.js';
 import { Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
 import { declareTable, tables } from '../../dist/lib/server/store/tables.js';
-import { canonicalJson, IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
+import { canonicalJson, IdempotencyKeys } from '../../dist/lib/server/http/idempotency.js';
 import { sqliteIdempotencyRecords } from '../../dist/lib/server/adapters/sqlite/idempotency.js';
 import { sqliteEngine } from '../../dist/lib/server/adapters/sqlite/engine.js';
 import { createHmac } from 'node:crypto';
@@ -21,12 +21,12 @@ import { sqliteClockStore } from '../../dist/lib/server/adapters/sqlite/core.js'
 import { openDataDir } from '../../dist/lib/server/datadir.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const stores: Store[] = [];
+const stores: SqliteDatabase[] = [];
 afterEach(() => {
   for (const s of stores.splice(0)) s.close();
 });
 const open = (path: string) => {
-  const s = openStore(path);
+  const s = openSqliteDatabase(path);
   stores.push(s);
   return s;
 };
@@ -73,7 +73,7 @@ describe('the migrations check on open', () => {
       "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999999, 'from the future', '2030-01-01')",
     ).run();
     db.close();
-    expect(() => openStore(path)).toThrow(/newer payorch/);
+    expect(() => openSqliteDatabase(path)).toThrow(/newer payorch/);
   });
 });
 
@@ -115,12 +115,12 @@ describe('migration 3: idempotency keys become a rowid table', () => {
 });
 
 describe('migration 900: nullable list filters', () => {
-  const count = (store: Store, cols: string, vals: string) =>
+  const count = (store: SqliteDatabase, cols: string, vals: string) =>
     (store.db
       .prepare("SELECT n FROM list_counts WHERE tbl = 'payment_sessions' AND cols = ? AND vals = ?")
       .pluck()
       .get(cols, vals) as number | undefined) ?? 0;
-  // Since migration 902 the counts are kept by Collection (Store.count), not by triggers: rows are written through one.
+  // Since migration 902 the counts are kept by Collection (SqliteDatabase.count), not by triggers: rows are written through one.
   const doc = (id: string, ext: string | null) => ({ id, status: 'open', external_id: ext, expires_ms: 0 });
 
   it('drops the NULL counters of an existing database, keeps the others exact, and counts correctly from then on', () => {
@@ -359,7 +359,7 @@ describe('saved idempotent responses', () => {
   it('are sealed bytes at rest; rows written as sealed text or plain JSON by earlier versions still replay', async () => {
     const store = open(join(tempDir(), 'payorch.db'));
     const sealer = Sealer.random();
-    const idem = new IdempotencyStore(store, sqliteIdempotencyRecords(store), 'owner', () => 5000, sealer);
+    const idem = new IdempotencyKeys(store, sqliteIdempotencyRecords(store), 'owner', () => 5000, sealer);
     const body = JSON.stringify({ id: 'sess_1', client_secret: 'cs_secretsecretsecret' });
     await store.tx(() => idem.save('acct_1', 'new', 'fp', 201, body));
     const raw = store.db.prepare("SELECT body FROM idempotency_keys WHERE key = 'new'").pluck().get() as Buffer;
@@ -389,7 +389,7 @@ describe('expired idempotency records', () => {
     ).toBeUndefined(); // migration 901
     const DAY = 24 * 3600 * 1000;
     let now = 1_000_000;
-    const idem = new IdempotencyStore(store, sqliteIdempotencyRecords(store), 'owner', () => now);
+    const idem = new IdempotencyKeys(store, sqliteIdempotencyRecords(store), 'owner', () => now);
     const keys = () => store.db.prepare('SELECT key FROM idempotency_keys ORDER BY seq').pluck().all();
     for (let i = 0; i < 2500; i++) {
       now += 10;
@@ -815,7 +815,7 @@ describe('canonicalJson (the idempotency fingerprint)', () => {
   });
 });
 
-describe('list counts kept by the store (Store.count, since migration 902)', () => {
+describe('list counts kept by the store (SqliteDatabase.count, since migration 902)', () => {
   type Thing = { id: string; status: string; owner: string | null };
   const setup = () => {
     const store = open(join(tempDir(), 'payorch.db'));

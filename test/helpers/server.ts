@@ -1,6 +1,6 @@
 // A real test-mode server on loopback (port 0), from the built package — the same code the binary runs.
 import { startServer, type RunningServer, type ServerOptions } from '../../dist/index.js';
-import type { SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import type { SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import type { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import { tempDir } from './tmp.js';
 
@@ -17,8 +17,8 @@ export interface HttpResult<T = any> {
 }
 
 /** The server's store as the SQLite adapter it is (the tests look at rows and background workers directly). */
-export const sqliteOf = (s: { server: RunningServer }): SqliteStore =>
-  (s.server.services.store as ScopedStore).inner as SqliteStore;
+export const sqliteOf = (s: { server: RunningServer }): SqliteDatabase =>
+  (s.server.services.store as ScopedStore).inner as SqliteDatabase;
 
 export interface TestServer {
   server: RunningServer;

@@ -6,11 +6,11 @@
 // usage record's "is there one at this timestamp", a paid invoice's "are the others settled", a customer or product
 // deleted only without subscriptions or prices) decided by one transaction at a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { sqliteBillingStore } from '../../dist/lib/server/adapters/sqlite/billing.js';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { pgBillingStore } from '../../dist/lib/server/adapters/postgres/billing.js';
-import type { BillingStore } from '../../dist/lib/server/domain/billing/store.js';
+import type { BillingPort } from '../../dist/lib/server/domain/billing/store.js';
 import { postgresServer } from '../helpers/postgres.js';
 
 const pg = postgresServer();
@@ -76,7 +76,7 @@ const checkout = (id: string, status: string, ps: string | null, expires: number
 const portal = (id: string, cust: string): Any => ({ id, object: 'billing_portal.session', customer: cust });
 
 /** The same documents on either engine, inserted in the same order (creation order is not the order of due times). */
-async function seed(b: BillingStore): Promise<void> {
+async function seed(b: BillingPort): Promise<void> {
   for (const [acct, id] of [
     [A, 'cus_1'],
     [A, 'cus_2'],
@@ -142,7 +142,7 @@ async function outcome(f: () => Promise<unknown>): Promise<unknown> {
 }
 
 /** Every query of the port, asked the same questions: the answers in order. */
-async function ask(b: BillingStore): Promise<unknown[]> {
+async function ask(b: BillingPort): Promise<unknown[]> {
   const qs: (() => Promise<unknown>)[] = [
     () => b.nextCounter(A, 'invoice_number'),
     () => b.nextCounter(A, 'invoice_number'),
@@ -219,19 +219,19 @@ async function ask(b: BillingStore): Promise<unknown[]> {
 }
 
 describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`, () => {
-  let lite: SqliteStore;
+  let lite: SqliteDatabase;
   let url: string;
-  const stores: PostgresStore[] = [];
+  const stores: PostgresDatabase[] = [];
   /** A store over the test's database (closed after the file). */
   const open = (u = url) => {
-    const s = openPostgresStore(u, { max: 4 });
+    const s = openPostgresDatabase(u, { max: 4 });
     stores.push(s);
     return s;
   };
 
   beforeAll(async () => {
     url = await migrated();
-    lite = openStore(':memory:');
+    lite = openSqliteDatabase(':memory:');
   }, 60_000);
 
   afterAll(async () => {
@@ -272,13 +272,13 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
     expect(await one.grouped(() => ports[0]!.nextCounter(A, 'invoice_number'))).toBe(n + 1);
   });
 
-  type Claim = (b: BillingStore, limit: number) => Promise<{ accountId: string; doc: { id: string } }[]>;
+  type Claim = (b: BillingPort, limit: number) => Promise<{ accountId: string; doc: { id: string } }[]>;
   const kinds: {
     name: string;
     prefix: string;
-    insert: (b: BillingStore, i: number) => Promise<unknown>;
+    insert: (b: BillingPort, i: number) => Promise<unknown>;
     claim: Claim;
-    done: (b: BillingStore, id: string) => Promise<unknown>;
+    done: (b: BillingPort, id: string) => Promise<unknown>;
   }[] = [
     {
       name: 'subscriptions due',
@@ -324,7 +324,7 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
       // a transaction run once, `alone`). A claim that waited for the other's rows would never see its signal.
       const claimed = [signal(), signal()];
       const worked: string[][] = [[], []];
-      const step = (store: PostgresStore, b: BillingStore, me: 0 | 1) =>
+      const step = (store: PostgresDatabase, b: BillingPort, me: 0 | 1) =>
         store.alone(async () => {
           if (me === 1) await claimed[0]!.promise;
           const rows = await k.claim(b, 2);
@@ -379,8 +379,8 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
    * commits, and runs the rule (`second`) once the first has run it (`first`) and before the first commits.
    */
   const rivals = (
-    one: PostgresStore,
-    two: PostgresStore,
+    one: PostgresDatabase,
+    two: PostgresDatabase,
     first: () => Promise<unknown>,
     begin: () => Promise<unknown>,
     second: () => Promise<unknown>,
@@ -408,7 +408,7 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
     const [b1, b2] = [pgBillingStore(one), pgBillingStore(two)];
     await one.grouped(() => b1.items.insert(A, item('si_1', 'sub_1')));
     // The domain's rule (usage.ts): the record at this timestamp is added to, or a new one inserted.
-    const record = async (b: BillingStore, id: string) => {
+    const record = async (b: BillingPort, id: string) => {
       const existing = await b.usageAt(A, 'si_1', 20);
       if (existing) await b.usage.update(A, { ...existing, quantity: existing.quantity + 1 });
       else await b.usage.insert(A, usage(id, 'si_1', 20));
@@ -434,7 +434,7 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
       await b1.invoices.insert(A, invoice('in_2', 'cus_1', 'sub_1', 'open'));
     });
     // The domain's rule (invoice-collection.ts, syncSubscription): paid, and none of the others unsettled → active again.
-    const pay = async (b: BillingStore, id: string) => {
+    const pay = async (b: BillingPort, id: string) => {
       const inv = (await b.invoices.get(A, id))!;
       await b.invoices.update(A, { ...inv, status: 'paid' });
       if ((await b.unsettledInvoicesOf(A, 'sub_1', id)).length > 0) return;
@@ -457,7 +457,7 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
     const [b1, b2] = [pgBillingStore(one), pgBillingStore(two)];
     // The domain's rule (coupons.ts, create): a taken id is refused (409), else the coupon is inserted.
     const answers: string[] = [];
-    const create = async (b: BillingStore, name: string) => {
+    const create = async (b: BillingPort, name: string) => {
       if (await b.coupons.get(A, 'SAVE')) return answers.push(`${name}: taken`);
       await b.coupons.insert(A, { id: 'SAVE', object: 'coupon', name } as Any);
       return answers.push(`${name}: created`);
@@ -481,31 +481,31 @@ describe.skipIf(pg.missing !== '')(`billing on PostgreSQL${pg.missing ? ` (skipp
   // another process must either be seen by the delete (run again) or find its parent gone — never both committed.
   interface Parent {
     name: string;
-    make: (b: BillingStore) => Promise<unknown>;
-    children: (b: BillingStore) => Promise<readonly unknown[]>;
-    remove: (b: BillingStore) => Promise<unknown>;
-    parent: (b: BillingStore) => Promise<unknown>;
-    child: (b: BillingStore) => Promise<unknown>;
-    childNow: (b: BillingStore) => Promise<unknown>;
+    make: (b: BillingPort) => Promise<unknown>;
+    children: (b: BillingPort) => Promise<readonly unknown[]>;
+    remove: (b: BillingPort) => Promise<unknown>;
+    parent: (b: BillingPort) => Promise<unknown>;
+    child: (b: BillingPort) => Promise<unknown>;
+    childNow: (b: BillingPort) => Promise<unknown>;
   }
   const parents: Parent[] = [
     {
       name: 'a customer deleted while a subscription of it is created',
-      make: (b: BillingStore) => b.customers.insert(A, customer('cus_1')),
-      children: (b: BillingStore) => b.liveSubscriptionsOf(A, 'cus_1'),
-      remove: (b: BillingStore) => b.customers.delete(A, 'cus_1'),
-      parent: (b: BillingStore) => b.customers.get(A, 'cus_1'),
-      child: (b: BillingStore) => b.subscriptions.insert(A, sub('sub_1', 'cus_1', 'active', 100)),
-      childNow: (b: BillingStore) => b.subscriptions.get(A, 'sub_1'),
+      make: (b: BillingPort) => b.customers.insert(A, customer('cus_1')),
+      children: (b: BillingPort) => b.liveSubscriptionsOf(A, 'cus_1'),
+      remove: (b: BillingPort) => b.customers.delete(A, 'cus_1'),
+      parent: (b: BillingPort) => b.customers.get(A, 'cus_1'),
+      child: (b: BillingPort) => b.subscriptions.insert(A, sub('sub_1', 'cus_1', 'active', 100)),
+      childNow: (b: BillingPort) => b.subscriptions.get(A, 'sub_1'),
     },
     {
       name: 'a product deleted while a price of it is created',
-      make: (b: BillingStore) => b.products.insert(A, product('prod_1')),
-      children: (b: BillingStore) => b.pricesOf(A, 'prod_1'),
-      remove: (b: BillingStore) => b.products.delete(A, 'prod_1'),
-      parent: (b: BillingStore) => b.products.get(A, 'prod_1'),
-      child: (b: BillingStore) => b.prices.insert(A, price('price_1', 'prod_1')),
-      childNow: (b: BillingStore) => b.prices.get(A, 'price_1'),
+      make: (b: BillingPort) => b.products.insert(A, product('prod_1')),
+      children: (b: BillingPort) => b.pricesOf(A, 'prod_1'),
+      remove: (b: BillingPort) => b.products.delete(A, 'prod_1'),
+      parent: (b: BillingPort) => b.products.get(A, 'prod_1'),
+      child: (b: BillingPort) => b.prices.insert(A, price('price_1', 'prod_1')),
+      childNow: (b: BillingPort) => b.prices.get(A, 'price_1'),
     },
   ];
   for (const p of parents)

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import {
   sqliteAccountsStore,
   sqliteClockStore,
@@ -15,7 +15,7 @@ import {
   sqliteTriggerStore,
 } from '../../dist/lib/server/adapters/sqlite/core.js';
 import { sqliteEngine } from '../../dist/lib/server/adapters/sqlite/engine.js';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import {
   moveChangeMark,
   pgAccountsStore,
@@ -26,7 +26,7 @@ import {
 import { pgIdempotencyRecords } from '../../dist/lib/server/adapters/postgres/idempotency.js';
 import { pgServerRecords } from '../../dist/lib/server/adapters/postgres/records.js';
 import { Accounts } from '../../dist/lib/server/domain/accounts.js';
-import { IdempotencyStore } from '../../dist/lib/server/http/idempotency.js';
+import { IdempotencyKeys } from '../../dist/lib/server/http/idempotency.js';
 import { Seed } from '../../dist/lib/server/seed.js';
 import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import type { Store } from '../../dist/lib/server/store/seam.js';
@@ -67,7 +67,7 @@ interface Engine {
   addEvent(accountId: string, id: string, type: string): Promise<void>;
 }
 
-const sqliteSide = (lite: SqliteStore): Engine => ({
+const sqliteSide = (lite: SqliteDatabase): Engine => ({
   store: lite,
   accounts: sqliteAccountsStore(lite),
   clock: sqliteClockStore(lite),
@@ -82,7 +82,7 @@ const sqliteSide = (lite: SqliteStore): Engine => ({
   },
 });
 
-const pgSide = (store: PostgresStore): Engine => ({
+const pgSide = (store: PostgresDatabase): Engine => ({
   store,
   accounts: pgAccountsStore(store),
   clock: pgClockStore(store),
@@ -357,9 +357,9 @@ async function play(e: Engine): Promise<unknown[]> {
 describe.skipIf(pg.missing !== '')(
   `the core's ports on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`,
   () => {
-    const stores: PostgresStore[] = [];
+    const stores: PostgresDatabase[] = [];
     const open = (url: string) => {
-      const s = openPostgresStore(url, { max: 3 });
+      const s = openPostgresDatabase(url, { max: 3 });
       stores.push(s);
       return s;
     };
@@ -372,7 +372,7 @@ describe.skipIf(pg.missing !== '')(
     }, 60_000);
 
     it('answer every call as SQLite does, in the same order, errors included', async () => {
-      const lite = openStore(':memory:');
+      const lite = openSqliteDatabase(':memory:');
       try {
         const expected = await play(sqliteSide(lite));
         const got = await play(pgSide(open(url)));
@@ -429,13 +429,13 @@ describe.skipIf(pg.missing !== '')(
       const dir = mkdtempSync(join(tmpdir(), 'payorch-core-'));
       try {
         const expected = await draws(() => {
-          const store = openStore(join(dir, 'seeded.db'));
+          const store = openSqliteDatabase(join(dir, 'seeded.db'));
           return { store, records: sqliteEngine.records(store) };
         });
         const db = await database();
         const got = await draws(() => {
           // A seeded server's store runs one transaction at a time (seed.ts): the composition root's wrapping.
-          const raw = openPostgresStore(db, { max: 2 });
+          const raw = openPostgresDatabase(db, { max: 2 });
           return { store: new ScopedStore(raw, { inTurn: true }), records: pgServerRecords(raw), end: () => raw.end() };
         });
         expect(got).toEqual(expected);
@@ -469,8 +469,8 @@ describe.skipIf(pg.missing !== '')(
       for (const s of racers) await s.grouped(() => s.current()`CREATE TABLE IF NOT EXISTS effects (n bigint)`);
       const bothLooked = signal();
       let looked = 0;
-      const request = async (store: PostgresStore, i: number) => {
-        const idem = new IdempotencyStore(store, pgIdempotencyRecords(store), `owner${i}`, () => 1_000);
+      const request = async (store: PostgresDatabase, i: number) => {
+        const idem = new IdempotencyKeys(store, pgIdempotencyRecords(store), `owner${i}`, () => 1_000);
         let attempts = 0;
         const answer = await store.grouped(async () => {
           attempts++;
@@ -499,8 +499,8 @@ describe.skipIf(pg.missing !== '')(
       const racers = [open(db), open(db)];
       const bothLooked = signal();
       let looked = 0;
-      const claim = async (store: PostgresStore, i: number) => {
-        const idem = new IdempotencyStore(store, pgIdempotencyRecords(store), `owner${i}`, () => 1_000);
+      const claim = async (store: PostgresDatabase, i: number) => {
+        const idem = new IdempotencyKeys(store, pgIdempotencyRecords(store), `owner${i}`, () => 1_000);
         let attempts = 0;
         return outcome(() =>
           store.grouped(async () => {
@@ -524,7 +524,7 @@ describe.skipIf(pg.missing !== '')(
     it('two processes opening one fresh database run exclusive() one after the other and agree on one account', async () => {
       const db = await database();
       const [s1, s2] = [open(db), open(db)];
-      const init = (store: PostgresStore, inside?: () => Promise<void>) => {
+      const init = (store: PostgresDatabase, inside?: () => Promise<void>) => {
         const r = pgServerRecords(store);
         const a = new Accounts(store, pgAccountsStore(store));
         return r.exclusive(async () => {
@@ -607,7 +607,7 @@ describe.skipIf(pg.missing !== '')(
       });
       const firstTook = signal();
       const secondTook = signal();
-      const take = (store: PostgresStore, p: typeof p1, took: () => void, wait: Promise<void>) =>
+      const take = (store: PostgresDatabase, p: typeof p1, took: () => void, wait: Promise<void>) =>
         store.grouped(async () => {
           const due = await p.expiring(['requires_payment_method'], 100, undefined, 4);
           took();

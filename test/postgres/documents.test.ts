@@ -4,10 +4,10 @@
 // engines' migrated schemas, and every answer (documents, pages, totals, error bodies) is the same.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { asyncDocuments, Collection } from '../../dist/lib/server/adapters/sqlite/collection.js';
 import { tables, type TableDef } from '../../dist/lib/server/store/tables.js';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { pgDocuments } from '../../dist/lib/server/adapters/postgres/documents.js';
 import type { Documents, ListOptions } from '../../dist/lib/server/store/seam.js';
 import { postgresServer } from '../helpers/postgres.js';
@@ -218,14 +218,14 @@ async function play(
 }
 
 describe.skipIf(pg.missing !== '')(`documents on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`, () => {
-  let lite: SqliteStore;
-  let store: PostgresStore;
+  let lite: SqliteDatabase;
+  let store: PostgresDatabase;
   let runs = 0;
 
   beforeAll(async () => {
     const url = await pg.migrated();
-    store = openPostgresStore(url, { max: 2 });
-    lite = openStore(':memory:');
+    store = openPostgresDatabase(url, { max: 2 });
+    lite = openSqliteDatabase(':memory:');
   }, 60_000);
 
   afterAll(async () => {

@@ -5,15 +5,15 @@
 // stopped is taken over once its lease ran out.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { sqlitePorts } from '../../dist/lib/server/adapters/sqlite/ports.js';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import { pgEventLogStore } from '../../dist/lib/server/adapters/postgres/events.js';
 import { CLAIM_LEASE_MS, pgWebhooksStore } from '../../dist/lib/server/adapters/postgres/webhooks.js';
 import { ReadAway } from '../../dist/lib/server/store/seam.js';
-import type { EventLogStore, LoggedEvent } from '../../dist/lib/server/domain/events.js';
-import type { WebhooksStore } from '../../dist/lib/server/domain/webhooks/persistence.js';
+import type { EventLogPort, LoggedEvent } from '../../dist/lib/server/domain/events.js';
+import type { WebhooksPort } from '../../dist/lib/server/domain/webhooks/persistence.js';
 import type { StoredEndpoint } from '../../dist/lib/server/domain/webhooks/endpoints.js';
 import type { WebhookDelivery } from '../../dist/lib/contract/webhooks.js';
 import type { EventType, ListEventsQuery } from '../../dist/lib/contract/events.js';
@@ -83,8 +83,8 @@ async function outcome(f: () => Promise<unknown>): Promise<unknown> {
 }
 
 interface Engine {
-  events: EventLogStore;
-  webhooks: WebhooksStore;
+  events: EventLogPort;
+  webhooks: WebhooksPort;
   tx<R>(fn: () => Promise<R>): Promise<R>;
   settle<R>(r: R | ReadAway<R>): Promise<R>;
   /** How many event bodies are kept for pending deliveries. */
@@ -334,8 +334,8 @@ async function migrated(url: string): Promise<void> {
 describe.skipIf(pg.missing !== '')(
   `events and webhooks on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`,
   () => {
-    let lite: SqliteStore;
-    const opened: PostgresStore[] = [];
+    let lite: SqliteDatabase;
+    const opened: PostgresDatabase[] = [];
     const sqls: postgres.Sql[] = [];
     /** A fresh migrated database: a store on it (a pool: one server process) per call of `open`, and plain SQL. */
     const database = async () => {
@@ -344,7 +344,7 @@ describe.skipIf(pg.missing !== '')(
       const sql = postgres(url, { max: 2, onnotice: () => {} });
       sqls.push(sql);
       const open = () => {
-        const s = openPostgresStore(url, { max: 3 });
+        const s = openPostgresDatabase(url, { max: 3 });
         opened.push(s);
         return s;
       };
@@ -352,7 +352,7 @@ describe.skipIf(pg.missing !== '')(
     };
 
     beforeAll(() => {
-      lite = openStore(':memory:');
+      lite = openSqliteDatabase(':memory:');
     });
 
     afterAll(async () => {
@@ -478,7 +478,7 @@ describe.skipIf(pg.missing !== '')(
     }, 60_000);
 
     /** Endpoints with due deliveries, written through process `s`. */
-    const withDue = async (s: PostgresStore, w: WebhooksStore, endpoints: string[], perEndpoint: number) => {
+    const withDue = async (s: PostgresDatabase, w: WebhooksPort, endpoints: string[], perEndpoint: number) => {
       await s.grouped(async () => {
         for (const [n, id] of endpoints.entries()) {
           const acct = `acct_${n % 2}`;
@@ -536,7 +536,7 @@ describe.skipIf(pg.missing !== '')(
       const wa = pgWebhooksStore(a, { dispatcherId: 'proc_dead' });
       const wb = pgWebhooksStore(b, { dispatcherId: 'proc_live' });
       await withDue(a, wa, ['we_x'], 3);
-      const claim = (s: PostgresStore, w: WebhooksStore) =>
+      const claim = (s: PostgresDatabase, w: WebhooksPort) =>
         s.grouped(() => w.outbox.claimDue('acct_0', 'we_x', T0, 100, 0));
       expect((await claim(a, wa)).map((r) => r.id)).toEqual(['whd_we_x_0', 'whd_we_x_1', 'whd_we_x_2']);
       // Process A dies holding them (its POSTs in flight, never recorded).

@@ -1,5 +1,5 @@
 // The payments, identity and ledger ports on PostgreSQL answer as SQLite's: the same calls — every method of
-// PaymentsStore, VaultStore, KycStore and LedgerStore, with their orders, limits, filters, empty answers and errors,
+// PaymentsPort, VaultPort, KycPort and LedgerPort, with their orders, limits, filters, empty answers and errors,
 // the ledger's driven through its rules (domain/ledger) — run on an in-memory SQLite store and on a migrated
 // PostgreSQL database, and every answer is the same (ids made by the rules compared by order of appearance).
 //
@@ -8,24 +8,24 @@
 // postings, account numbers and system accounts created at once, hold expiry run by both — and the claim of due
 // KYC decisions, where two transactions never take the same row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store as SqliteStore } from '../../dist/lib/server/adapters/sqlite/db.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../dist/lib/server/adapters/sqlite/db.js';
 import { sqlitePaymentsStore } from '../../dist/lib/server/adapters/sqlite/payments.js';
 import { sqliteKycStore, sqliteVaultStore } from '../../dist/lib/server/adapters/sqlite/identity.js';
 import { sqliteLedgerStore } from '../../dist/lib/server/adapters/sqlite/ledger.js';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { pgPaymentsStore } from '../../dist/lib/server/adapters/postgres/payments.js';
 import { pgKycStore, pgVaultStore } from '../../dist/lib/server/adapters/postgres/identity.js';
 import { pgLedgerStore } from '../../dist/lib/server/adapters/postgres/ledger.js';
 import { Ledger } from '../../dist/lib/server/domain/ledger/ledger.js';
-import type { LedgerStore } from '../../dist/lib/server/domain/ledger/port.js';
+import type { LedgerPort } from '../../dist/lib/server/domain/ledger/port.js';
 import type {
-  PaymentsStore,
+  PaymentsPort,
   StoredBankAccount,
   StoredPayment,
 } from '../../dist/lib/server/domain/payments/persistence.js';
 import type { AccountType } from '../../dist/lib/contract/ledger.js';
-import type { StoredToken, VaultStore } from '../../dist/lib/server/domain/identity/vault.js';
-import type { KycStore, StoredKyc } from '../../dist/lib/server/domain/identity/kyc.js';
+import type { StoredToken, VaultPort } from '../../dist/lib/server/domain/identity/vault.js';
+import type { KycPort, StoredKyc } from '../../dist/lib/server/domain/identity/kyc.js';
 import type { Events } from '../../dist/lib/server/domain/events.js';
 import { BankAccounts } from '../../dist/lib/server/domain/payments/bankaccounts.js';
 import { Sealer } from '../../dist/lib/server/crypto.js';
@@ -36,10 +36,10 @@ const pg = postgresServer();
 
 interface Engine {
   grouped<R>(fn: () => Promise<R>): Promise<R>;
-  payments: PaymentsStore;
-  vault: VaultStore;
-  kyc: KycStore;
-  ledger: LedgerStore;
+  payments: PaymentsPort;
+  vault: VaultPort;
+  kyc: KycPort;
+  ledger: LedgerPort;
 }
 
 /**
@@ -76,16 +76,16 @@ const T0 = Date.UTC(2026, 0, 1);
 describe.skipIf(pg.missing !== '')(
   `payments, identity and ledger on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`,
   () => {
-    let lite: SqliteStore;
-    let store: PostgresStore;
+    let lite: SqliteDatabase;
+    let store: PostgresDatabase;
     /** A second store on the same database: another server process. */
-    let other: PostgresStore;
+    let other: PostgresDatabase;
     let sqlite: Engine;
     let pgOne: Engine;
     let pgTwo: Engine;
     let runs = 0;
 
-    const pgEngine = (s: PostgresStore): Engine => ({
+    const pgEngine = (s: PostgresDatabase): Engine => ({
       grouped: (fn) => s.grouped(fn),
       payments: pgPaymentsStore(s),
       vault: pgVaultStore(s),
@@ -99,9 +99,9 @@ describe.skipIf(pg.missing !== '')(
       // 10 attempts, a posting on an account that another process posts to all the time is sometimes aborted every
       // time (a 503). The retry budget is the store's to tune; these tests check what the ledger keeps, so they give
       // it room.
-      store = openPostgresStore(url, { max: 6, attempts: 50 });
-      other = openPostgresStore(url, { max: 6, attempts: 50 });
-      lite = openStore(':memory:');
+      store = openPostgresDatabase(url, { max: 6, attempts: 50 });
+      other = openPostgresDatabase(url, { max: 6, attempts: 50 });
+      lite = openSqliteDatabase(':memory:');
       sqlite = {
         grouped: (fn) => lite.grouped(fn),
         payments: sqlitePaymentsStore(lite),
@@ -655,7 +655,7 @@ describe.skipIf(pg.missing !== '')(
     it('a journal entry reversed by two processes at once is reversed once, the other told it already was', async () => {
       const { A, one, two, x, y, move, account } = await twoProcesses(1_000);
       const original = (await move(one, x.id, y.id, 250)) as { id: string };
-      const reverse = (l: Ledger, s: PostgresStore) =>
+      const reverse = (l: Ledger, s: PostgresDatabase) =>
         attempt(() => s.grouped(() => l.reverse(A, original.id, {}, T0 + 5)));
       const results = await Promise.all([
         reverse(one, store),
@@ -679,7 +679,7 @@ describe.skipIf(pg.missing !== '')(
         await store.grouped(() => one.createHold(A, x.id, { amount: 100 + i, expires_at: expires }, T0 + 2));
       expect((await account(x.id)).pending_balance).toBe(12 * 100 + 66);
       // Each process runs the due work as the scheduler does: bounded batches until nothing moves.
-      const drain = async (l: Ledger, s: PostgresStore) => {
+      const drain = async (l: Ledger, s: PostgresDatabase) => {
         let n = 0;
         for (let moved = -1; moved !== 0;) {
           moved = await s.grouped(() => l.runDue(T0 + 60_000, A, 3));

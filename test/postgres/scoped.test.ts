@@ -4,12 +4,12 @@
 // transactions commit or roll back meanwhile; a process whose offset is stale never moves a clock back; a seeded
 // server's store (serial) runs its transactions one at a time, a part inside one at once.
 //
-// The accounts' offsets are read and written here by a ClockStore of the test's own over a table of the same shape
+// The accounts' offsets are read and written here by a ClockPort of the test's own over a table of the same shape
 // as the schema's `accounts` (the PostgreSQL adapter's ports are written elsewhere): what is under test is the
 // clock and the store's frames, on PostgreSQL's real transactions.
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
-import { AccountClock, type ClockStore } from '../../dist/lib/server/clock.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
+import { AccountClock, type ClockPort } from '../../dist/lib/server/clock.js';
 import { ScopedStore } from '../../dist/lib/server/store/scoped.js';
 import { postgresServer } from '../helpers/postgres.js';
 
@@ -24,7 +24,7 @@ function signal<T = void>(): { promise: Promise<T>; give: (v: T) => void } {
   return { promise, give };
 }
 
-function clockStore(store: PostgresStore): ClockStore {
+function clockStore(store: PostgresDatabase): ClockPort {
   return {
     async offset(id) {
       const rows = await store.current()<
@@ -48,9 +48,9 @@ function clockStore(store: PostgresStore): ClockStore {
 }
 
 /** A database with account `acct_a` at offset 0, and `n` stores over it (each as one server process would have). */
-async function fresh(n = 1): Promise<PostgresStore[]> {
+async function fresh(n = 1): Promise<PostgresDatabase[]> {
   const url = await pg.database();
-  const stores = Array.from({ length: n }, () => openPostgresStore(url, { max: 4 }));
+  const stores = Array.from({ length: n }, () => openPostgresDatabase(url, { max: 4 }));
   await stores[0]!.grouped(async () => {
     const q = stores[0]!.current();
     await q`CREATE TABLE accounts (id text PRIMARY KEY, created_ms bigint NOT NULL, clock_offset_ms bigint NOT NULL DEFAULT 0)`;
@@ -60,7 +60,7 @@ async function fresh(n = 1): Promise<PostgresStore[]> {
 }
 
 /** The clock of one process over `store`, as domain/services.ts makes it. */
-async function clockOver(engine: PostgresStore): Promise<{ store: ScopedStore; clock: AccountClock }> {
+async function clockOver(engine: PostgresDatabase): Promise<{ store: ScopedStore; clock: AccountClock }> {
   const store = new ScopedStore(engine);
   const clock = new AccountClock(store, clockStore(engine), () => REAL);
   await store.read(() => clock.load());

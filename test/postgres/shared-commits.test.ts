@@ -4,7 +4,7 @@
 // (the store does not wait for writes: `send`) is answered with that failure and undoes no other member's work; a
 // batch only takes writes asked for before it started, so a write sees every write answered before it was asked for.
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { postgresServer } from '../helpers/postgres.js';
 
 const pg = postgresServer();
@@ -15,8 +15,8 @@ function signal(): { promise: Promise<void>; give: () => void } {
   return { promise, give };
 }
 
-async function fresh(): Promise<PostgresStore> {
-  const store = openPostgresStore(await pg.database(), { max: 4 });
+async function fresh(): Promise<PostgresDatabase> {
+  const store = openPostgresDatabase(await pg.database(), { max: 4 });
   await store.tx(async () => {
     await store.current()`CREATE TABLE t (k text PRIMARY KEY, v bigint NOT NULL)`;
   });
@@ -24,21 +24,21 @@ async function fresh(): Promise<PostgresStore> {
 }
 
 /** Inserts (k, v), sent without waiting (as the adapters' writes are). */
-const insert = (store: PostgresStore, k: string, v = 1) =>
+const insert = (store: PostgresDatabase, k: string, v = 1) =>
   store.send((q) => q`INSERT INTO t (k, v) VALUES (${k}, ${v})`);
 
 /** The id of the transaction the caller runs in. */
-const txid = async (store: PostgresStore) =>
+const txid = async (store: PostgresDatabase) =>
   Number((await store.current()<{ x: string }[]>`SELECT txid_current()::text AS x`)[0]!.x);
 
-const keys = async (store: PostgresStore) =>
+const keys = async (store: PostgresDatabase) =>
   (await store.read(() => store.current()<{ k: string }[]>`SELECT k FROM t ORDER BY k`)).map((r) => r.k);
 
 /**
  * Holds the store's two batches (each running one write that waits for `release`), then asks for `more` writes: they
  * wait together, and the next batch takes them all. Answers the held writes' promises.
  */
-async function holdBatches(store: PostgresStore, release: Promise<void>): Promise<Promise<unknown>[]> {
+async function holdBatches(store: PostgresDatabase, release: Promise<void>): Promise<Promise<unknown>[]> {
   const started = [signal(), signal()];
   const held = started.map((s, i) =>
     store.grouped(async () => {

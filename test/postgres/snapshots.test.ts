@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../dist/lib/server/adapters/postgres/db.js';
+import { openPostgresDatabase, type PostgresDatabase } from '../../dist/lib/server/adapters/postgres/db.js';
 import { migratePostgres } from '../../dist/lib/server/adapters/postgres/migrate.js';
 import { migrations } from '../../dist/lib/server/store/migrations/index.js';
 import {
@@ -33,14 +33,14 @@ const KEY = 'key-check-of-this-sandbox';
  * A fresh database migrated (up to `upTo`, else to the newest schema) with an account, a key and the sealing key's
  * check; a store over it.
  */
-async function fresh(url?: string, upTo?: number): Promise<{ store: PostgresStore; url: string }> {
+async function fresh(url?: string, upTo?: number): Promise<{ store: PostgresDatabase; url: string }> {
   const u = url ?? (await pg.database());
   if (!url) {
     const sql = postgres(u, { max: 1, onnotice: () => {} });
     await migratePostgres(sql, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo));
     await sql.end();
   }
-  const store = openPostgresStore(u, { max: 4 });
+  const store = openPostgresDatabase(u, { max: 4 });
   if (!url)
     await store.grouped(async () => {
       const q = store.current();
@@ -52,7 +52,7 @@ async function fresh(url?: string, upTo?: number): Promise<{ store: PostgresStor
 }
 
 /** `n` sessions, each with a payment and an event, numbered from `from`; `pad` characters of data each. */
-async function addObjects(store: PostgresStore, from: number, n: number, pad = 40): Promise<void> {
+async function addObjects(store: PostgresDatabase, from: number, n: number, pad = 40): Promise<void> {
   await store.grouped(async () => {
     const q = store.current();
     const args = [from, from + n - 1, pad];
@@ -83,7 +83,7 @@ async function addObjects(store: PostgresStore, from: number, n: number, pad = 4
  * Every domain table's rows (all of them, in a stable order), as text: what a restore must give back — but the keys'
  * change mark, which a restore moves on purpose (every process's key cache looks again: adapters/postgres/core.ts).
  */
-async function contents(store: PostgresStore): Promise<Record<string, string>> {
+async function contents(store: PostgresDatabase): Promise<Record<string, string>> {
   return store.read(async () => {
     const q = store.current();
     const tables = await q<{ table_name: string }[]>`
@@ -102,7 +102,7 @@ async function contents(store: PostgresStore): Promise<Record<string, string>> {
 }
 
 /** Changes rows of several tables: inserted, updated, deleted. */
-async function change(store: PostgresStore): Promise<void> {
+async function change(store: PostgresDatabase): Promise<void> {
   await addObjects(store, 100_000, 3);
   await store.grouped(async () => {
     const q = store.current();
@@ -113,7 +113,7 @@ async function change(store: PostgresStore): Promise<void> {
   });
 }
 
-const seqOfNew = async (store: PostgresStore, id: string): Promise<number> => {
+const seqOfNew = async (store: PostgresDatabase, id: string): Promise<number> => {
   const [row] = await store.grouped(
     () =>
       store.current()<{ seq: number }[]>`INSERT INTO events (id, account_id, type, object_id, created_ms, body)
@@ -122,7 +122,7 @@ const seqOfNew = async (store: PostgresStore, id: string): Promise<number> => {
   return row!.seq;
 };
 
-const maxSeq = async (store: PostgresStore) =>
+const maxSeq = async (store: PostgresDatabase) =>
   (await store.read(() => store.current()<{ m: number }[]>`SELECT max(seq) AS m FROM events`))[0]!.m;
 
 async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: string; name: string }> {
@@ -138,7 +138,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: s
 describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (skipped: ${pg.missing})` : ''}`, () => {
   it('restores every domain table as saved, through another pool, with new seqs above the restored ones', async () => {
     const { store, url } = await fresh();
-    const other = openPostgresStore(url, { max: 2 });
+    const other = openPostgresDatabase(url, { max: 2 });
     try {
       await addObjects(store, 1, 20);
       const saved = await contents(store);
@@ -282,7 +282,7 @@ describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (ski
 
   it('round-trips an image, through another pool, with the sequences where they stood', async () => {
     const { store, url } = await fresh();
-    const other = openPostgresStore(url, { max: 2 });
+    const other = openPostgresDatabase(url, { max: 2 });
     try {
       await addObjects(store, 1, 30);
       const saved = await contents(store);
@@ -345,7 +345,7 @@ describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (ski
 
   it('is atomic for a reader in another pool: two tables counted in one read agree, before and after', async () => {
     const { store, url } = await fresh();
-    const reader = openPostgresStore(url, { max: 3 });
+    const reader = openPostgresDatabase(url, { max: 3 });
     try {
       await addObjects(store, 1, 10);
       await saveSnapshot(store, 'ten');
@@ -381,7 +381,7 @@ describe.skipIf(pg.missing !== '')(`snapshots on PostgreSQL${pg.missing ? ` (ski
 
   it('writes only the rows that differ, and a read that began before the restore sees the old rows, all of them', async () => {
     const { store, url } = await fresh();
-    const reader = openPostgresStore(url, { max: 2 });
+    const reader = openPostgresDatabase(url, { max: 2 });
     const xmins = async () =>
       new Map(
         (

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { toServiceError } from '../../dist/lib/server/http/replies.js';
 import {
-  openPostgresStore,
-  type PostgresStore,
-  type PostgresStoreOptions,
+  openPostgresDatabase,
+  type PostgresDatabase,
+  type PostgresDatabaseOptions,
 } from '../../dist/lib/server/adapters/postgres/db.js';
 import { postgresServer } from '../helpers/postgres.js';
 
@@ -23,9 +23,12 @@ function signal<T = void>(): { promise: Promise<T>; give: (v: T) => void } {
 }
 
 /** A fresh database with a table `t (k text primary key, v bigint)`, and a store over it. */
-async function fresh(options: PostgresStoreOptions = {}, url?: string): Promise<{ store: PostgresStore; url: string }> {
+async function fresh(
+  options: PostgresDatabaseOptions = {},
+  url?: string,
+): Promise<{ store: PostgresDatabase; url: string }> {
   const u = url ?? (await pg.database());
-  const store = openPostgresStore(u, { max: 4, ...options });
+  const store = openPostgresDatabase(u, { max: 4, ...options });
   await store.grouped(async () => {
     const q = store.current();
     await q`CREATE TABLE t (k text PRIMARY KEY, v bigint NOT NULL)`;
@@ -34,18 +37,18 @@ async function fresh(options: PostgresStoreOptions = {}, url?: string): Promise<
   return { store, url: u };
 }
 
-async function rows(store: PostgresStore): Promise<Record<string, number>> {
+async function rows(store: PostgresDatabase): Promise<Record<string, number>> {
   const got = await store.read(() => store.current()<{ k: string; v: number }[]>`SELECT k, v FROM t ORDER BY k`);
   return Object.fromEntries(got.map((r) => [r.k, r.v]));
 }
 
 /** Polls `query` (in reads of the store) until it finds a row: what a test waits for that PostgreSQL does. */
-async function waitFor(store: PostgresStore, query: string): Promise<void> {
+async function waitFor(store: PostgresDatabase, query: string): Promise<void> {
   while ((await store.read(() => store.current().unsafe(query))).length === 0)
     await new Promise((resolve) => setImmediate(resolve));
 }
 
-const put = (store: PostgresStore, k: string, v: number) =>
+const put = (store: PostgresDatabase, k: string, v: number) =>
   store.current()`INSERT INTO t (k, v) VALUES (${k}, ${v})`.then(() => undefined);
 
 describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skipped: ${pg.missing})` : ''}`, () => {
@@ -208,12 +211,12 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     // the request's work, then claims the key (INSERT … ON CONFLICT DO NOTHING), as the request pipeline does; both
     // look before either claims.
     const { store: a, url } = await fresh();
-    const b = openPostgresStore(url, { max: 4 });
+    const b = openPostgresDatabase(url, { max: 4 });
     try {
       await a.grouped(() => a.current()`CREATE TABLE idem (key text PRIMARY KEY, answer text NOT NULL)`);
       let looked = 0;
       const bothLooked = signal();
-      const request = (store: PostgresStore, who: string) =>
+      const request = (store: PostgresDatabase, who: string) =>
         store.grouped(async () => {
           const q = store.current();
           const [saved] = await q<{ answer: string }[]>`SELECT answer FROM idem WHERE key = 'k1'`;
@@ -245,7 +248,7 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     const made = await fresh();
     await made.store.grouped(() => made.store.current()`CREATE TABLE serial_lock ()`);
     await made.store.end();
-    const store = openPostgresStore(made.url, { max: 4, serialTable: 'serial_lock' });
+    const store = openPostgresDatabase(made.url, { max: 4, serialTable: 'serial_lock' });
     const watch = postgres(made.url, { max: 1, onnotice: () => {} });
     const someoneWaits = async () => {
       for (;;) {
@@ -406,7 +409,7 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
     const plain = await pg.database();
     const withPassword = (u: string) => u.replace('postgres@', `postgres:${encodeURIComponent(password)}@`);
     const { store } = await fresh({ connectTimeout: 3 }, withPassword(plain));
-    const missing = openPostgresStore(withPassword(plain).replace(/\/[^/]+$/, '/no_such_database'));
+    const missing = openPostgresDatabase(withPassword(plain).replace(/\/[^/]+$/, '/no_such_database'));
     const texts = (e: unknown) => {
       const err = e as Error;
       return [err.message, String(err.stack), JSON.stringify(err), String(err)].join('\n');

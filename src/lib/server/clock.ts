@@ -13,14 +13,14 @@ export interface Clock {
 }
 
 /** What the accounts' clocks keep: each account's offset from real time, stored with the account. */
-export interface ClockStore {
+export interface ClockPort {
   /** The account's stored offset (ms); undefined when there is no such account. */
   offset(accountId: string): Promise<number | undefined>;
   /** Every account whose stored offset is not 0, with its offset (ms). */
   offsets(): Promise<[accountId: string, offsetMs: number][]>;
   /**
    * Stores the account's offset (ms), in the caller's transaction, and moves the store's change mark with it
-   * (AccountsStore.changeMark): every other process reads the offsets again before its next request.
+   * (AccountsPort.changeMark): every other process reads the offsets again before its next request.
    */
   setOffset(accountId: string, offsetMs: number): Promise<void>;
   /** The ids of every account. */
@@ -47,7 +47,7 @@ export class AccountClock implements Clock {
 
   constructor(
     private readonly store: ScopedStore,
-    private readonly stored: ClockStore,
+    private readonly stored: ClockPort,
     private readonly realNow: () => number = Date.now,
     changes?: ChangeWatch,
   ) {

@@ -7,7 +7,7 @@ import { API_PREFIX } from '../contract/common.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../contract/prefix.js';
 import { acquireLock, defaultDataDir, type Lock, type OpenedDataDir, type Seeding } from './datadir.js';
 import { refuseLiveWithSeed, Seed, SEEDED_EPOCH_MS, SeedError, type SeedValue } from './seed.js';
-import type { SqliteStore } from './adapters/sqlite/db.js';
+import type { SqliteDatabase } from './adapters/sqlite/db.js';
 import type { Services } from './domain/services.js';
 import type { RateLimitConfig } from './http/ratelimit.js';
 import { Gate } from './http/gate.js';
@@ -20,7 +20,7 @@ import type { RoutingRule } from '../contract/payments.js';
 import type { DispatcherOptions } from './dispatch/dispatcher.js';
 import { OWN_PORTS_BYTES } from './ownports.js';
 import type { FaultRuleBody } from '../contract/faults.js';
-import type { FaultRuleStore } from './http/faultrules.js';
+import type { FaultRulePort } from './http/faultrules.js';
 import type { FixtureInput, FixtureRun } from '../fixtures/run.js';
 import { ServerSnapshots, SharedSnapshots, type Snapshot, type Snapshots } from './restore.js';
 import { assemble } from './server.js';
@@ -208,7 +208,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         })
       : new ServerSnapshots({
           ...parts,
-          opened: parts.opened as OpenedDataDir<SqliteStore>,
+          opened: parts.opened as OpenedDataDir<SqliteDatabase>,
           dataDir,
           fileBacked: dataDir !== null && !memory,
           seeding,
@@ -367,7 +367,7 @@ async function runStartFixtures(app: FastifyInstance, apiKey: string, input: Fix
 }
 
 /** The server-wide fault rules; a rule that is not one fails the start, naming it. */
-async function addFaultRules(rules: FaultRuleStore, faults: FaultRuleBody[] | undefined): Promise<void> {
+async function addFaultRules(rules: FaultRulePort, faults: FaultRuleBody[] | undefined): Promise<void> {
   const all = faults ?? [];
   for (const [i, rule] of all.entries()) {
     try {

@@ -66,7 +66,7 @@ export function errorStatuses(r: RouteSpec): number[] {
   return [...new Set([400, ...(r.auth === 'none' ? [] : [401]), 429, 500, ...(r.errors ?? [])])].sort((a, b) => a - b);
 }
 
-/** The `Idempotency-Key` header (docs/api.md "Idempotency"): the lengths the server checks (IdempotencyStore.validateKey). */
+/** The `Idempotency-Key` header (docs/api.md "Idempotency"): the lengths the server checks (IdempotencyKeys.validateKey). */
 export const IDEMPOTENCY_KEY_SCHEMA = {
   type: 'string',
   minLength: IDEMPOTENCY_KEY_LENGTH.min,

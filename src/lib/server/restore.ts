@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { adoptRestored, DB_FILE, keyCheck, type OpenedDataDir, type Seeding } from './datadir.js';
 import { useSeededIds } from './ids.js';
 import { sqliteEngine as engine } from './adapters/sqlite/engine.js';
-import type { SqliteStore } from './adapters/sqlite/db.js';
+import type { SqliteDatabase } from './adapters/sqlite/db.js';
 import type { OpenEngine, ServerRecords } from './adapters/engine.js';
-import type { PostgresStore } from './adapters/postgres/db.js';
-import type { Store as SeamStore } from './store/seam.js';
+import type { PostgresDatabase } from './adapters/postgres/db.js';
+import type { Store } from './store/seam.js';
 import { createServices, type Services } from './domain/services.js';
 import type { ServerConfig } from './domain/core.js';
 import { idempotencyStore, type HttpRuntime } from './http/runtime.js';
@@ -31,7 +31,6 @@ import {
 import { checkName, SnapshotError } from './store/snapshot-rules.js';
 
 /** The store a server runs on (its engine's). */
-type Store = SqliteStore;
 
 /** A snapshot kept in memory: the database's bytes (its engine's image of it), for `RunningServer.restore`. */
 export class Snapshot {
@@ -44,7 +43,7 @@ export class Snapshot {
 }
 
 export interface SnapshotParts {
-  opened: OpenedDataDir<Store>;
+  opened: OpenedDataDir<SqliteDatabase>;
   config: ServerConfig;
   /** The object the app and the routes use: its members are replaced by the restored store's. */
   services: Services;
@@ -143,10 +142,10 @@ type PgSnapshots = typeof import('./adapters/postgres/snapshots.js') &
 
 /** What a server on a shared database (PostgreSQL) restores into: its store, and what is rebuilt on it. */
 export interface SharedSnapshotParts {
-  opened: OpenedDataDir<SeamStore>;
+  opened: OpenedDataDir<Store>;
   /** The PostgreSQL store itself (the snapshots' queries run on it); `opened.store` may wrap it. */
-  raw: PostgresStore;
-  engine: OpenEngine<SeamStore>;
+  raw: PostgresDatabase;
+  engine: OpenEngine<Store>;
   config: ServerConfig;
   services: Services;
   runtime: HttpRuntime;
@@ -237,7 +236,7 @@ export class SharedSnapshots extends OneAtATime implements Snapshots {
 async function reseed(
   opened: { unseed?: () => void },
   seeding: Seeding | undefined,
-  store: SeamStore,
+  store: Store,
   records: ServerRecords,
 ): Promise<void> {
   opened.unseed?.();
@@ -250,9 +249,9 @@ async function reseed(
  * idempotency records are the store's; the request log forgets what it had (requests on data that is gone).
  */
 async function rebuild(
-  parts: { services: Services; runtime: HttpRuntime; opened: OpenedDataDir<SeamStore>; config: ServerConfig },
-  store: SeamStore,
-  engine: OpenEngine<SeamStore>,
+  parts: { services: Services; runtime: HttpRuntime; opened: OpenedDataDir<Store>; config: ServerConfig },
+  store: Store,
+  engine: OpenEngine<Store>,
 ): Promise<void> {
   const { services, runtime, opened, config } = parts;
   opened.store = store;
@@ -342,7 +341,7 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
    * How this engine's restore goes: before the gate closes, the snapshot checked and made ready to replace the store
    * — a file to rename into place, or, in memory, the restored store itself; behind it, the swap.
    */
-  private swapIn(source: Snapshot | string): Swap<{ file: string } | { store: Store }> {
+  private swapIn(source: Snapshot | string): Swap<{ file: string } | { store: SqliteDatabase }> {
     const { opened } = this.p;
     return {
       ready: async (name) => {
@@ -393,7 +392,7 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
    * A restored store made fit to serve (datadir.ts adoptRestored); seeded, the process's id streams continue from
    * the restored database's position (so a restored seeded server goes on as it went on from the snapshot).
    */
-  private async adopt(store: Store): Promise<Store> {
+  private async adopt(store: SqliteDatabase): Promise<SqliteDatabase> {
     const { opened, seeding } = this.p;
     await reseed(opened, seeding, store, engine.records(store));
     return adoptRestored(engine, store, opened.sealer, opened.credentials, seeding?.now);
@@ -404,12 +403,8 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
    * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
    * what it had (requests on data that is gone).
    */
-  private async use(store: Store): Promise<void> {
-    await rebuild(
-      this.p as unknown as Parameters<typeof rebuild>[0],
-      store,
-      engine as unknown as OpenEngine<SeamStore>,
-    );
+  private async use(store: SqliteDatabase): Promise<void> {
+    await rebuild(this.p as unknown as Parameters<typeof rebuild>[0], store, engine as unknown as OpenEngine<Store>);
   }
 }
 

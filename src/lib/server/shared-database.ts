@@ -11,7 +11,7 @@ import {
 } from './datadir.js';
 import { SeedError, type SeedValue } from './seed.js';
 import type { OpenEngine } from './adapters/engine.js';
-import type { PostgresStore } from './adapters/postgres/db.js';
+import type { PostgresDatabase } from './adapters/postgres/db.js';
 import type { Store } from './store/seam.js';
 import { Sealer } from './crypto.js';
 import { describeUrl } from './database-url.js';
@@ -60,7 +60,7 @@ export async function openShared(
   shared: SharedDatabase,
   dataDir: string | null,
   seeding: Seeding | undefined,
-): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store>; raw: PostgresStore }> {
+): Promise<{ engine: OpenEngine<Store>; opened: OpenedDataDir<Store>; raw: PostgresDatabase }> {
   const sealer = seeding ? new Sealer(seeding.seed.sealingKey()) : sealerOfKey(shared.sealingKey ?? '');
   const { openDatabase, postgresEngine, holdSeededLock } = await import('./adapters/postgres/engine.js');
   const raw = await openDatabase(shared.url);
@@ -91,7 +91,7 @@ export async function openShared(
  */
 export async function sharedHttpState(
   started: Started,
-  store: PostgresStore,
+  store: PostgresDatabase,
   changes: () => ChangeWatch,
   log: FileLogger,
 ): Promise<SharedHttpState> {

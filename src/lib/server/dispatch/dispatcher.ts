@@ -31,7 +31,7 @@ import type { Webhooks } from '../domain/webhooks/area.js';
 import type { AttemptOutcome } from '../domain/webhooks/deliveries.js';
 import { senderLink, type SenderLink } from './sender-link.js';
 import type { FaultedJob, SendResult } from './sender.js';
-import type { FaultRuleStore } from '../http/faultrules.js';
+import type { FaultRulePort } from '../http/faultrules.js';
 
 /** An outcome to write: an attempt's, or 'lost' (the event is gone: given up unattempted). */
 interface Outcome {
@@ -93,7 +93,7 @@ export interface DispatcherDeps {
   /** Unexpected failures (a storage error): never a secret, never a body. */
   onError: (err: unknown) => void;
   /** Fault rules on deliveries (docs/api.md "Fault injection"): an endpoint they watch is sent one delivery at a time. */
-  faults?: FaultRuleStore;
+  faults?: FaultRulePort;
   /**
    * A seeded server's (Scheduler.advancing): while the account's test clock is being advanced, when that ends. Its
    * deliveries' outcomes, and the ends of their batches, are written after it.

@@ -27,7 +27,7 @@ export interface KeyRow {
 export type KeyFacts = Pick<KeyRow, 'id' | 'account_id' | 'revoked_ms'>;
 
 /** What the accounts keep: the accounts, and their keys found by the SHA-256 hash of the key or by the key's id. */
-export interface AccountsStore {
+export interface AccountsPort {
   /** The key whose hash is `hash` (revoked or not): authentication's lookup, on every request's path. */
   keyFacts(hash: string): Promise<KeyFacts | undefined>;
   /**
@@ -66,7 +66,7 @@ const info = (r: KeyRow): ApiKeyInfo => ({
 export class Accounts {
   /**
    * Active keys already looked up, by the key itself (never persisted). Emptied when this process revokes a
-   * key, and whenever another connection has written to the database (AccountsStore.changeMark moved, `changes`:
+   * key, and whenever another connection has written to the database (AccountsPort.changeMark moved, `changes`:
    * e.g. a `payorch server keys revoke` run against the same data directory). Measured: hashing and selecting on
    * every request was ~4% of the server's CPU for create-session.
    */
@@ -79,7 +79,7 @@ export class Accounts {
    */
   constructor(
     private readonly store: Store,
-    private readonly stored: AccountsStore,
+    private readonly stored: AccountsPort,
     private readonly now: () => number = Date.now,
     private readonly changes: ChangeWatch = new ChangeWatch(() => stored.changeMark()),
   ) {

@@ -95,7 +95,7 @@ export interface LoggedEvent {
 }
 
 /** What the event log keeps: the events of every account, in the order they were recorded, and their counts. */
-export interface EventLogStore {
+export interface EventLogPort {
   /** Appends the event to the account's log, in the caller's transaction, and counts it (in all and by type). */
   append(accountId: string, event: LoggedEvent): Promise<void>;
   /** Appends the events to the account's log in their order, as `append` one after another (in one operation where the engine can). */
@@ -128,10 +128,10 @@ export interface EventLogStore {
  * What a test trigger's scenario (triggers.ts) reads back of the event log: the events it recorded, after the last
  * event recorded before it.
  */
-export interface TriggerStore {
+export interface TriggerPort {
   /** Where the event log ends now (of every account): a mark to read the events recorded after. */
   lastEvent(): Promise<number>;
-  /** The account's events recorded after the mark `after` (TriggerStore.lastEvent), oldest first. */
+  /** The account's events recorded after the mark `after` (TriggerPort.lastEvent), oldest first. */
   eventsAfter(accountId: string, after: number): Promise<Event[]>;
 }
 
@@ -157,7 +157,7 @@ export class Events implements DueWork {
    */
   constructor(
     private readonly store: ScopedStore,
-    private readonly stored: EventLogStore,
+    private readonly stored: EventLogPort,
     private readonly clock: Clock,
   ) {}
 
@@ -288,7 +288,7 @@ export class Events implements DueWork {
   /**
    * The account's events, newest first, filtered (type patterns with `*`, object id, created range). A filter on
    * type or time without an object id may have to look through the whole log (no index serves it): that page is
-   * read away from the request's own work when the engine can (EventLogStore.page).
+   * read away from the request's own work when the engine can (EventLogPort.page).
    */
   list(accountId: string, url: string, q: ListEventsQuery): Promise<List<Event> | ReadAway<List<Event>>> {
     return this.stored.page(accountId, url, q);

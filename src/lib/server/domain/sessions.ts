@@ -74,7 +74,7 @@ export interface SecretFacts {
 }
 
 /** What the sessions keep: the sessions, and the reads that find them across accounts or by due time. */
-export interface SessionsStore {
+export interface SessionsPort {
   readonly sessions: Documents<StoredSession>;
   /** What client-secret authentication needs of session `id`, whatever its account, without the whole document. */
   secretFacts(id: string): Promise<SecretFacts | undefined>;
@@ -126,7 +126,7 @@ export class Sessions implements DueWork {
   readonly collection: Documents<StoredSession>;
 
   constructor(
-    private readonly stored: SessionsStore,
+    private readonly stored: SessionsPort,
     private readonly sealer: Sealer,
     private readonly events: Events,
     /** Other areas react to a session canceling or succeeding, and report its payment (hooks.ts). */

@@ -11,7 +11,7 @@ import { ReadAway } from '../store/seam.js';
 import { ServiceError } from '../errors.js';
 import type { Services } from '../domain/services.js';
 import type { HttpRuntime } from './runtime.js';
-import { fingerprint, IdempotencyStore, isSavedOutcome } from './idempotency.js';
+import { fingerprint, IdempotencyKeys, isSavedOutcome } from './idempotency.js';
 import type { KnownPaths } from './replies.js';
 import { InSteps, type HandlerResult, type RouteContext, type RouteSpec } from './route.js';
 
@@ -148,12 +148,12 @@ async function idempotently(
   ctx: RouteContext<unknown, unknown, unknown>,
   key: string,
   body: unknown,
-  idempotency: IdempotencyStore,
+  idempotency: IdempotencyKeys,
 ): Promise<Answer> {
   const { services } = ctx;
   const { store } = services;
   const accountId = ctx.accountId;
-  IdempotencyStore.validateKey(key);
+  IdempotencyKeys.validateKey(key);
   const fp = fingerprint((d) => services.sealer.mac(d), spec.method, ctx.path, body);
   try {
     return await store.grouped(async () => {

@@ -102,7 +102,7 @@ export type Removal = 'deleted' | 'server' | 'missing';
  * any process applies to requests reaching any of them and its count is used up once across them. Each answer may be
  * a promise (a store that awaits its database); `active` and `watches` never wait.
  */
-export interface FaultRuleStore {
+export interface FaultRulePort {
   /** Whether a rule may apply to a request (the one check a request without the header pays, per request). */
   readonly active: boolean;
   /** Adds a rule: `accountId` '' for a server-wide one (`server start --faults`, kept in each process's memory). */
@@ -124,7 +124,7 @@ export interface FaultRuleStore {
 }
 
 /** The server's fault rules, in memory (a restart forgets those added over the API). */
-export class FaultRules implements FaultRuleStore {
+export class FaultRules implements FaultRulePort {
   private rules: Rule[] = [];
   private seq = 0;
 

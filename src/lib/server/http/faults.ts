@@ -19,11 +19,11 @@ import {
 } from '../../contract/faults.js';
 import { API_PREFIX } from '../../contract/common.js';
 import { errors, ServiceError } from '../errors.js';
-import type { FaultRuleStore } from './faultrules.js';
+import type { FaultRulePort } from './faultrules.js';
 import type { RequestFault } from './state.js';
 
 export interface FaultHooks {
-  rules: FaultRuleStore;
+  rules: FaultRulePort;
   /** The request's fault, kept on its state (state.ts RequestState). */
   get(request: FastifyRequest): RequestFault | undefined;
   set(request: FastifyRequest, fault: RequestFault): void;
@@ -62,7 +62,7 @@ function resetConnection(reply: FastifyReply): void {
 /** The header's fault, or the rules'; a malformed header is the contract's 400. */
 function faultOf(
   request: FastifyRequest,
-  rules: FaultRuleStore,
+  rules: FaultRulePort,
   accountId: string,
 ): Fault | undefined | Promise<Fault | undefined> {
   const header = request.headers[SIMULATE_HEADER_LC];

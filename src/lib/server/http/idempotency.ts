@@ -90,7 +90,7 @@ export function isSavedOutcome(err: ServiceError): boolean {
   return err.status === 400 && err.type === 'invalid_request_error';
 }
 
-export class IdempotencyStore {
+export class IdempotencyKeys {
   /**
    * `sealer` encrypts the saved responses at rest: they can hold secrets (create-session answers carry the
    * session's client_secret). Records written before sealing (plain JSON) still replay.

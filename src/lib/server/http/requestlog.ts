@@ -3,7 +3,7 @@
 // the client's address, the id of the API key that made it, and the fault injected into it (docs/api.md "Fault
 // injection"). Nothing else of a request is kept: no headers, bodies, keys or client secrets. One server on a data
 // directory keeps it in memory only (a restart empties it; the access log on disk is the durable record); the
-// processes of a shared database keep it there (RequestLogStore).
+// processes of a shared database keep it there (RequestLogPort).
 import { API_PREFIX } from '../../contract/common.js';
 import {
   statusMatches,
@@ -98,7 +98,7 @@ const TRIM = 64;
  * every server process of a sandbox shares (adapters/postgres/requestlog.ts), so that a read through any process
  * shows every process's requests.
  */
-export interface RequestLogStore {
+export interface RequestLogPort {
   /** Keeps the request's entry (if the log records it); never waits, never fails the request. */
   record(r: RequestSummary): void;
   /** A page of the account's log (docs/api.md "Request log"): the same answer whichever store keeps it. */
@@ -108,7 +108,7 @@ export interface RequestLogStore {
 }
 
 /** The request log in this process's memory. */
-export class RequestLog implements RequestLogStore {
+export class RequestLog implements RequestLogPort {
   /** Per account: its entries and its own sequence (a shared one would tell an account how busy the others are). */
   private readonly rings = new Map<string, { seq: number; entries: Kept[] }>();
 

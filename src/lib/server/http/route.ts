@@ -4,8 +4,8 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import type { Services } from '../domain/services.js';
 import type { Outcome } from '../domain/outcome.js';
 import type { Steps } from '../store/steps.js';
-import type { RequestLogStore } from './requestlog.js';
-import type { FaultRuleStore } from './faultrules.js';
+import type { RequestLogPort } from './requestlog.js';
+import type { FaultRulePort } from './faultrules.js';
 import type { HttpMethod } from '../../contract/prefix.js';
 
 export type AuthMode =
@@ -36,9 +36,9 @@ export interface RouteContext<B, Q, P> {
   baseUrl: string;
   services: Services;
   /** The server's live request log (`GET /request-log`). */
-  requestLog: RequestLogStore;
+  requestLog: RequestLogPort;
   /** The server's fault rules (`/test-helpers/faults`). */
-  faults: FaultRuleStore;
+  faults: FaultRulePort;
 }
 
 export interface RouteSpec<B = unknown, Q = unknown, P = unknown> {

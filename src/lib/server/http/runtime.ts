@@ -5,23 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/seam.js';
 import type { Sealer } from '../crypto.js';
-import { IdempotencyStore, type IdempotencyRecords } from './idempotency.js';
+import { IdempotencyKeys, type IdempotencyRecords } from './idempotency.js';
 import { RateLimiter, type RateLimitConfig } from './ratelimit.js';
-import { RequestLog, type RequestLogStore } from './requestlog.js';
-import { FaultRules, type FaultRuleStore } from './faultrules.js';
+import { RequestLog, type RequestLogPort } from './requestlog.js';
+import { FaultRules, type FaultRulePort } from './faultrules.js';
 
 export interface HttpRuntime {
-  idempotency: IdempotencyStore;
+  idempotency: IdempotencyKeys;
   limiter: RateLimiter;
-  requestLog: RequestLogStore;
+  requestLog: RequestLogPort;
   /** Fault injection's rules (docs/api.md "Fault injection"). */
-  faults: FaultRuleStore;
+  faults: FaultRulePort;
 }
 
 /** Where the request log and the fault rules are kept, when not in this process's memory. */
 export interface SharedHttpState {
-  requestLog: RequestLogStore;
-  faults: FaultRuleStore;
+  requestLog: RequestLogPort;
+  faults: FaultRulePort;
 }
 
 /**
@@ -45,5 +45,5 @@ export function createHttpRuntime(
 }
 
 /** The idempotency records of `store` (made again when a restored snapshot replaces the store). */
-export const idempotencyStore = (store: Store, records: IdempotencyRecords, sealer: Sealer): IdempotencyStore =>
-  new IdempotencyStore(store, records, randomBytes(8).toString('hex'), Date.now, sealer);
+export const idempotencyStore = (store: Store, records: IdempotencyRecords, sealer: Sealer): IdempotencyKeys =>
+  new IdempotencyKeys(store, records, randomBytes(8).toString('hex'), Date.now, sealer);

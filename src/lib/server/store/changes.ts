@@ -3,7 +3,7 @@
 // CLI command on the same data directory, another server process on the same database) has written since.
 
 /**
- * The store's change mark (AccountsStore.changeMark: SQLite's `PRAGMA data_version`), looked at once per event-loop
+ * The store's change mark (AccountsPort.changeMark: SQLite's `PRAGMA data_version`), looked at once per event-loop
  * turn by whoever needs fresh values first (authentication, on every request's path), for all who listen.
  */
 export class ChangeWatch {

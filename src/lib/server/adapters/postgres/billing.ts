@@ -16,7 +16,7 @@
 //   aborted and run again, and then sees them.
 import type { Customer, Price, PortalSession, SubscriptionStatus } from '../../../contract/billing.js';
 import type {
-  BillingStore,
+  BillingPort,
   Owned,
   StoredCheckout,
   StoredCoupon,
@@ -28,7 +28,7 @@ import type {
 } from '../../domain/billing/store.js';
 import { tables } from '../../store/tables.js';
 import type { Documents } from '../../store/seam.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments } from './documents.js';
 import { pgQuery, type Value } from './query.js';
 
@@ -45,7 +45,7 @@ const EXPIRES_MS = "(((data::jsonb) ->> 'expires_ms')::bigint)";
 /** A claim of due work: the rows it returns are locked until the transaction ends, and rows locked by others skipped. */
 const CLAIM = 'FOR UPDATE SKIP LOCKED';
 
-export function pgBillingStore(store: PostgresStore): BillingStore {
+export function pgBillingStore(store: PostgresDatabase): BillingPort {
   /** The documents of `table` matching `cond`, in creation order: the first `limit` (all when negative). */
   async function select<T>(
     table: string,

@@ -13,19 +13,19 @@
 //   Skipping would let the request check what that row was before it came due (a hold still counted as pending),
 //   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
 import type { Owned } from '../../store/seam.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';
 
 type Arg = string | number;
 
 /** The documents (`data`) the query `sql` answers, in its order. */
-export async function docsOf<T>(store: PostgresStore, sql: string, args: Arg[]): Promise<T[]> {
+export async function docsOf<T>(store: PostgresDatabase, sql: string, args: Arg[]): Promise<T[]> {
   const rows = await pgQuery<{ data: string }>(store.current(), sql, args);
   return rows.map((r) => JSON.parse(r.data) as T);
 }
 
 /** The single value `t` (a MIN of a bigint column) the query answers for the account, or undefined when NULL. */
-export async function earliest(store: PostgresStore, sql: string, accountId: string): Promise<number | undefined> {
+export async function earliest(store: PostgresDatabase, sql: string, accountId: string): Promise<number | undefined> {
   const rows = await pgQuery<{ t: number | null }>(store.current(), sql, [accountId]);
   return rows[0]?.t ?? undefined;
 }
@@ -36,7 +36,7 @@ export async function earliest(store: PostgresStore, sql: string, accountId: str
  * comment says.
  */
 export async function claimDue<T>(
-  store: PostgresStore,
+  store: PostgresDatabase,
   table: string,
   due: string,
   now: number,

@@ -1,21 +1,21 @@
 // The core's persistence in PostgreSQL: accounts and their API keys, the accounts' clocks, payment sessions, and what a
 // test trigger reads back of the event log — the same answers as adapters/sqlite/core.ts, with PostgreSQL's SQL.
 import { randomInt } from 'node:crypto';
-import type { AccountsStore, KeyFacts, KeyRow } from '../../domain/accounts.js';
-import type { ClockStore } from '../../clock.js';
-import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/sessions.js';
-import type { TriggerStore } from '../../domain/events.js';
+import type { AccountsPort, KeyFacts, KeyRow } from '../../domain/accounts.js';
+import type { ClockPort } from '../../clock.js';
+import type { SecretFacts, SessionsPort, StoredSession } from '../../domain/sessions.js';
+import type { TriggerPort } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
 import type { Owned } from '../../store/seam.js';
 import { tables } from '../../store/tables.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments, pgUpdateAll } from './documents.js';
 import { pgQuery, type Value } from './query.js';
 
 /**
  * The meta record whose value moves whenever state that every process keeps in memory changes, by any process: an API
  * key revoked or un-revoked, an account's clock advanced, its processors marked up or down, a fault rule added or
- * deleted, the whole database replaced by a snapshot's restore (AccountsStore.changeMark). Written in the transaction
+ * deleted, the whole database replaced by a snapshot's restore (AccountsPort.changeMark). Written in the transaction
  * that makes the change, so that it moves exactly when the change becomes visible to other processes' reads (a mark
  * that moved before the COMMIT would let another process cache the value it is about to lose, and never look again).
  * Each process looks at it once per event-loop turn, before a request's first use of what it guards (store/changes.ts).
@@ -32,13 +32,13 @@ const BUMP_MARK =
   'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
 
 /** Moves the change mark, in the caller's transaction (a restore must call it: it replaced what every process keeps). */
-export async function moveChangeMark(store: PostgresStore): Promise<void> {
+export async function moveChangeMark(store: PostgresDatabase): Promise<void> {
   await pgQuery(store.current(), BUMP_MARK, [CHANGE_MARK, String(randomInt(1, 2 ** 47))]);
 }
 
 const KEY_COLUMNS = 'id, account_id, last4, created_ms, revoked_ms';
 
-export function pgAccountsStore(store: PostgresStore): AccountsStore {
+export function pgAccountsStore(store: PostgresDatabase): AccountsPort {
   return {
     async keyFacts(hash) {
       const rows = await pgQuery<KeyFacts>(
@@ -107,7 +107,7 @@ export function pgAccountsStore(store: PostgresStore): AccountsStore {
   };
 }
 
-export function pgClockStore(store: PostgresStore): ClockStore {
+export function pgClockStore(store: PostgresDatabase): ClockPort {
   return {
     async offset(accountId) {
       const rows = await pgQuery<{ clock_offset_ms: number }>(
@@ -145,7 +145,7 @@ const SECRET_FACTS = 'SELECT account_id, expires_ms, secret_hash, data FROM paym
 const owned = (rows: { account_id: string; data: string }[]): Owned<StoredSession>[] =>
   rows.map((r) => ({ accountId: r.account_id, doc: JSON.parse(r.data) as StoredSession }));
 
-export function pgSessionsStore(store: PostgresStore): SessionsStore {
+export function pgSessionsStore(store: PostgresDatabase): SessionsPort {
   return {
     sessions: pgDocuments<StoredSession>(store, tables.payment_sessions),
     async secretFacts(id) {
@@ -225,7 +225,7 @@ export function pgSessionsStore(store: PostgresStore): SessionsStore {
   };
 }
 
-export function pgTriggerStore(store: PostgresStore): TriggerStore {
+export function pgTriggerStore(store: PostgresDatabase): TriggerPort {
   return {
     // The mark is the event log's last seq in the transaction's snapshot: of the events after it, that snapshot
     // shows only the transaction's own (others' commit later, or are not in it), as SQLite's one writer guarantees.

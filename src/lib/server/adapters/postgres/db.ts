@@ -33,7 +33,7 @@ import { SharedCommits } from './batches.js';
 import { sendIn, tableWord, type Handle } from './frames.js';
 import { coalescingSocket } from './socket.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresDatabaseOptions {
   /** Connections in the pool: at most this many transactions at once, the others wait for one (default 10). */
   max?: number;
   /** Seconds to wait for a connection to be made before the transaction fails as unavailable (default 5). */
@@ -67,7 +67,7 @@ export interface PostgresStoreOptions {
 export type { Handle };
 export { StorageUnavailable, unavailable } from './faults.js';
 
-export interface PostgresStore extends Store {
+export interface PostgresDatabase extends Store {
   /** The handle of the transaction the caller runs in (its savepoint's, inside `tx`), or the pool's. */
   current(): Handle;
   /** Whether the caller runs inside one of this store's transactions. */
@@ -123,7 +123,7 @@ function secretsOf(url: string, options: Options<{}>): string[] {
  * Opens a store over the PostgreSQL database at `url` (postgres://user:password@host:port/db). No connection is made
  * until the first transaction; the schema is not migrated here (migrate.ts).
  */
-export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): PostgresStore {
+export function openPostgresDatabase(url: string, options: PostgresDatabaseOptions = {}): PostgresDatabase {
   const driverOptions: Options<{}> = {
     max: options.max ?? 10,
     connect_timeout: options.connectTimeout ?? 5,
@@ -153,7 +153,7 @@ export function openPostgresStore(url: string, options: PostgresStoreOptions = {
     Object.assign(driverOptions, { socket: coalescingSocket });
   const secrets = secretsOf(url, driverOptions);
   const begin = { write: `isolation level ${options.isolation ?? 'repeatable read'}`, read: READ };
-  return new PgStore(
+  return new PgDatabase(
     {
       open: () => postgres(url, driverOptions),
       where: describeUrl(url),
@@ -174,7 +174,7 @@ class AwayRead<T> extends ReadAway<T> {
 }
 
 /** The store: its transactions (transactions.ts) and shared commits (batches.ts), and the seam's operations on them. */
-class PgStore extends SharedCommits implements PostgresStore {
+class PgDatabase extends SharedCommits implements PostgresDatabase {
   readonly shared = true;
 
   last(table: string, run: (q: Handle) => Promise<unknown>): Promise<void> {

@@ -12,7 +12,7 @@ import { errors } from '../../errors.js';
 import { keysetAsync, type Keyset, type PageQuery } from '../../store/paging.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import type { TableDef } from '../../store/tables.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { Handle, PostgresDatabase } from './db.js';
 import { raceLost } from './claim.js';
 import { bind, pgQuery, type Value } from './query.js';
 
@@ -21,7 +21,7 @@ import { bind, pgQuery, type Value } from './query.js';
  * text depends on its filter set and cursor. The driver prepares each text once per connection.
  */
 export function pgDocuments<T extends { id: string }>(
-  store: PostgresStore,
+  store: PostgresDatabase,
   def: TableDef<T>,
   raced: readonly string[] = [],
 ): Documents<T> {
@@ -78,7 +78,7 @@ export function pgDocuments<T extends { id: string }>(
     store.send(raced.length ? (q) => run(q).catch((err: unknown) => raceLost(err, raced)) : run);
 
   return {
-    // Writes are sent and not waited for (`PostgresStore.send`): their failure is the transaction's.
+    // Writes are sent and not waited for (`PostgresDatabase.send`): their failure is the transaction's.
     async insert(accountId, doc) {
       const args = [doc.id, accountId, ...values(doc), JSON.stringify(doc)];
       await write((q) => pgQuery(q, insertSql, args));
@@ -177,7 +177,7 @@ const pgType = (sql: string): string => {
  * account for each set; this way it finds the rows by their ids.
  */
 export function pgUpdateAll<T extends { id: string }>(
-  store: PostgresStore,
+  store: PostgresDatabase,
   def: TableDef<T>,
 ): (accountId: string, docs: readonly T[]) => Promise<void> {
   const table = def.name;

@@ -6,7 +6,13 @@ import postgres from 'postgres';
 import type { OpenEngine } from '../engine.js';
 import type { Store } from '../../store/seam.js';
 import { Accounts } from '../../domain/accounts.js';
-import { describeUrl, openPostgresStore, unavailable, type PostgresStore, type PostgresStoreOptions } from './db.js';
+import {
+  describeUrl,
+  openPostgresDatabase,
+  unavailable,
+  type PostgresDatabase,
+  type PostgresDatabaseOptions,
+} from './db.js';
 import { migratePostgres, type MigrateResult } from './migrate.js';
 import { databaseUrlProblem } from '../../database-url.js';
 import { postgresPorts } from './ports.js';
@@ -19,7 +25,7 @@ import { pgServerRecords } from './records.js';
  * transactions with may wrap it (a seeded server's, serialized: store/scoped.ts): the ports are built on `raw`
  * whatever store they are asked for.
  */
-export function postgresEngine(raw: PostgresStore): OpenEngine<Store> {
+export function postgresEngine(raw: PostgresDatabase): OpenEngine<Store> {
   return {
     ports: () => postgresPorts(raw),
     accounts: (store, now) => new Accounts(store, pgAccountsStore(raw), now),
@@ -88,9 +94,9 @@ export async function migrateDatabase(url: string): Promise<MigrateResult> {
 }
 
 /** The store over the database at `url`, migrated to this build's schema first. */
-export async function openDatabase(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+export async function openDatabase(url: string, options: PostgresDatabaseOptions = {}): Promise<PostgresDatabase> {
   await migrateDatabase(url);
-  return openPostgresStore(url, { serialTable: 'serial_work', ...options });
+  return openPostgresDatabase(url, { serialTable: 'serial_work', ...options });
 }
 
 /** The advisory lock a seeded server holds on its database for as long as it runs ('seed' in ASCII). */

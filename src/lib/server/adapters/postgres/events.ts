@@ -21,9 +21,9 @@
 // that record events take turns for their COMMIT — short, as the append is the last statement before it (`last`).
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
-import type { EventLogStore } from '../../domain/events.js';
+import type { EventLogPort } from '../../domain/events.js';
 import { createdBounds, keysetAsync } from '../../store/paging.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { JSON_TEXTS, jsonTexts, pgKeyset } from './documents.js';
 import { bind, pgQuery, type Value } from './query.js';
 
@@ -40,7 +40,7 @@ export const accountLogLock = (n: number): string =>
 /** A type pattern (`[a-z_.*]`, ListEventsQuery) as a LIKE pattern: `*` any text, `_` itself. */
 const likePattern = (type: string): string => type.replace(/_/g, '\\_').replace(/\*/g, '%');
 
-export function pgEventLogStore(store: PostgresStore): EventLogStore {
+export function pgEventLogStore(store: PostgresDatabase): EventLogPort {
   const appendSql = `INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT $1::text, $2::text, $3::text, $4::text, $5::bigint, $6::text FROM ${accountLogLock(2)}`;
 
   const appendAllSql = `INSERT INTO events (id, account_id, type, object_id, created_ms, body) SELECT e.id, $1::text, e.type, e.object_id, e.created_ms, e.body FROM ${accountLogLock(1)}, unnest($2::text[], $3::text[], $4::text[], $5::bigint[], ${jsonTexts(6)}) WITH ORDINALITY AS e(id, type, object_id, created_ms, body, n) ORDER BY e.n`;

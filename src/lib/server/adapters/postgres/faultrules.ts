@@ -22,11 +22,11 @@ import {
   matchesRequest,
   RULES_PATH,
   view,
-  type FaultRuleStore,
+  type FaultRulePort,
   type Removal,
   type Rule,
 } from '../../http/faultrules.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { moveChangeMark } from './core.js';
 import { pgQuery } from './query.js';
 
@@ -77,7 +77,7 @@ const TAKE = `UPDATE fault_rules
   WHERE seq = $1 AND (count IS NULL OR injected < count)
   RETURNING injected, floor(matched * rate + 1e-9) <> floor((matched - 1) * rate + 1e-9) AS hit`;
 
-export class SharedFaultRules implements FaultRuleStore {
+export class SharedFaultRules implements FaultRulePort {
   /** Server-wide rules: this process's own (from its `--faults`), ids `flt_s1`, `flt_s2`… */
   private readonly local = new FaultRules('flt_s');
   /** The accounts' unspent rules as last read (their definitions; the counts are the rows'), oldest first. */
@@ -93,7 +93,7 @@ export class SharedFaultRules implements FaultRuleStore {
   private readonly outside = AsyncResource.bind(<T>(fn: () => T): T => fn());
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: PostgresDatabase,
     /** The services' change watch (the one authentication looks at), as it is now. */
     private readonly changes: () => ChangeWatch,
   ) {}

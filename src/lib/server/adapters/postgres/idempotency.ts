@@ -12,7 +12,7 @@
 // The saved response's sealed bytes (a Buffer) are kept in the text column as 'b64:' and their base64 (no JSON
 // text and no sealed text starts so), and given back as a Buffer.
 import type { IdempotencyRecord, IdempotencyRecords } from '../../http/idempotency.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';
 
 const FIND =
@@ -35,7 +35,7 @@ const toText = (body: Buffer | string | null): string | null =>
 const fromText = (body: string | null): Buffer | string | null =>
   body !== null && body.startsWith(BYTES) ? Buffer.from(body.slice(BYTES.length), 'base64') : body;
 
-export function pgIdempotencyRecords(store: PostgresStore): IdempotencyRecords {
+export function pgIdempotencyRecords(store: PostgresDatabase): IdempotencyRecords {
   return {
     async find(accountId, key) {
       const rows = await pgQuery<Omit<IdempotencyRecord, 'body'> & { body: string | null }>(store.current(), FIND, [

@@ -1,13 +1,13 @@
 // The identity area's persistence on PostgreSQL: the vault's tokens, KYC verifications (the same answers as
 // adapters/sqlite/identity.ts). The decisions due are claimed by the query that reads them (claim.ts).
-import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
-import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
+import type { StoredToken, VaultPort } from '../../domain/identity/vault.js';
+import type { KycPort, StoredKyc } from '../../domain/identity/kyc.js';
 import { tables } from '../../store/tables.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest } from './claim.js';
 
-export function pgVaultStore(store: PostgresStore): VaultStore {
+export function pgVaultStore(store: PostgresDatabase): VaultPort {
   return {
     tokens: pgDocuments<StoredToken>(store, tables.identity_tokens),
     async page(accountId, type, limit, offset) {
@@ -26,7 +26,7 @@ export function pgVaultStore(store: PostgresStore): VaultStore {
   };
 }
 
-export function pgKycStore(store: PostgresStore): KycStore {
+export function pgKycStore(store: PostgresDatabase): KycPort {
   return {
     verifications: pgDocuments<StoredKyc>(store, tables.kyc_verifications),
     async nextDecision(accountId) {

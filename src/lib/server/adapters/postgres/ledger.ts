@@ -15,10 +15,10 @@
 //   second of two concurrent inserts fails on the index, and that is a conflict like any other (run again, where
 //   the query sees the first).
 // - Holds expired by due work are claimed by the query that reads them (claim.ts).
-import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
+import type { LedgerPort, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
 import { tables } from '../../store/tables.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, conflict, docsOf, earliest } from './claim.js';
 import { pgQuery } from './query.js';
@@ -26,7 +26,7 @@ import { pgQuery } from './query.js';
 /** The unique indexes whose violation means that a concurrent transaction inserted the same key first. */
 const RACED = ['ledger_accounts_number', 'ledger_accounts_system', 'journal_entries_reverses'];
 
-export function pgLedgerStore(store: PostgresStore): LedgerStore {
+export function pgLedgerStore(store: PostgresDatabase): LedgerPort {
   const accounts = pgDocuments<StoredAccount>(store, tables.ledger_accounts, RACED);
   const journals = pgDocuments<StoredJournal>(store, tables.journal_entries, RACED);
   const entries = pgDocuments<StoredEntry>(store, tables.ledger_entries);

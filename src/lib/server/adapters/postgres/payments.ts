@@ -2,7 +2,7 @@
 // as adapters/sqlite/payments.ts). The settlements due are claimed by the query that reads them, and a customer's
 // one default bank account is kept by a unique index (claim.ts).
 import type {
-  PaymentsStore,
+  PaymentsPort,
   ProcessorStatus,
   StoredBankAccount,
   StoredNetworkToken,
@@ -10,13 +10,13 @@ import type {
   StoredVaultToken,
 } from '../../domain/payments/persistence.js';
 import { tables } from '../../store/tables.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments } from './documents.js';
 import { claimDue, docsOf, earliest } from './claim.js';
 import { moveChangeMark } from './core.js';
 import { pgQuery } from './query.js';
 
-export function pgPaymentsStore(store: PostgresStore): PaymentsStore {
+export function pgPaymentsStore(store: PostgresDatabase): PaymentsPort {
   return {
     payments: pgDocuments<StoredPayment>(store, tables.payments),
     // One default per customer (bank_accounts_default): two accounts made default at once conflict.

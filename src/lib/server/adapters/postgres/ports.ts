@@ -1,6 +1,6 @@
 // The PostgreSQL adapter's ports: every area's persistence (domain/ports.ts) over one PostgreSQL store.
 import type { StorePorts } from '../../domain/ports.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgAccountsStore, pgClockStore, pgSessionsStore, pgTriggerStore } from './core.js';
 import { pgPaymentsStore } from './payments.js';
 import { pgKycStore, pgVaultStore } from './identity.js';
@@ -9,7 +9,7 @@ import { pgBillingStore } from './billing.js';
 import { pgEventLogStore } from './events.js';
 import { pgWebhooksStore } from './webhooks.js';
 
-export function postgresPorts(store: PostgresStore): StorePorts {
+export function postgresPorts(store: PostgresDatabase): StorePorts {
   return {
     vault: pgVaultStore(store),
     accounts: pgAccountsStore(store),

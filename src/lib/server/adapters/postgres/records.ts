@@ -1,6 +1,6 @@
 // The server's own records in PostgreSQL: table meta (key, value), as SQLite keeps them (adapters/sqlite/engine.ts).
 import type { ServerRecords } from '../engine.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { Handle, PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';
 
 /**
@@ -38,7 +38,7 @@ interface Cell {
  * writing at once, a rollback of one takes the value back to what was committed, below the other's draws if it has
  * not committed yet (the cell's row conflict aborts a later draw that overlaps them only while that one is open).
  */
-export function pgServerRecords(store: PostgresStore): ServerRecords {
+export function pgServerRecords(store: PostgresDatabase): ServerRecords {
   const get = async (key: string) =>
     (await pgQuery<{ value: string }>(store.current(), 'SELECT value FROM meta WHERE key = $1', [key]))[0]?.value;
   const change = async (key: string, v: string) => {

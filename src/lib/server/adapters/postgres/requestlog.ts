@@ -15,10 +15,10 @@ import {
   REQUEST_LOG_SIZE,
   summaryOf,
   type Kept,
-  type RequestLogStore,
+  type RequestLogPort,
   type RequestSummary,
 } from '../../http/requestlog.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';
 
 /** How long an entry waits in memory before it is written (ms). */
@@ -45,7 +45,7 @@ const READ = `SELECT s.seq AS top, l.seq, l.entry FROM request_log_seqs s
 
 type Entry = Omit<Kept, 'seq'>;
 
-export class SharedRequestLog implements RequestLogStore {
+export class SharedRequestLog implements RequestLogPort {
   /** Entries not written yet, per account, oldest first. */
   private pending = new Map<string, Entry[]>();
   private timer: NodeJS.Timeout | undefined;
@@ -55,7 +55,7 @@ export class SharedRequestLog implements RequestLogStore {
   private readonly outside = AsyncResource.bind(<T>(fn: () => T): T => fn());
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: PostgresDatabase,
     /** Told of a write that failed (its entries are dropped). */
     private readonly onError: (err: unknown) => void = () => {},
     private readonly size = REQUEST_LOG_SIZE,

@@ -4,7 +4,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { SnapshotError, unrestorable } from '../../store/snapshot-rules.js';
 import type { Inspected } from '../engine.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { Handle, PostgresDatabase } from './db.js';
 import { checkSaved, converge, emptyAll, migrated, restoring } from './snapshot-restore.js';
 import {
   domainTables,
@@ -47,7 +47,7 @@ type ImageFormat = 'json' | 'binary';
  * COPY is PostgreSQL's fastest way out and in, but each COPY into a table costs a restore a wait (copyIn), which a
  * table of a few rows is not worth. It holds the database only: secrets stay sealed as they are in it.
  */
-export async function image(store: PostgresStore): Promise<Buffer> {
+export async function image(store: PostgresDatabase): Promise<Buffer> {
   ownTransaction(store, 'A snapshot image');
   return store.read(async () => {
     const q = store.current();
@@ -226,7 +226,7 @@ export function inspectImage(buf: Buffer): Inspected {
  * (SnapshotError 'invalid_snapshot', nothing changed) when it is not an image, is cut short or damaged, was taken of
  * another sealing key than `keyCheck`'s, or of another schema version.
  */
-export async function restoreImage(store: PostgresStore, buf: Buffer, keyCheck: string): Promise<void> {
+export async function restoreImage(store: PostgresDatabase, buf: Buffer, keyCheck: string): Promise<void> {
   ownTransaction(store, 'A snapshot restore');
   const read = readImage(buf);
   const label = 'in memory';

@@ -15,7 +15,7 @@ import { migrations } from '../../store/migrations/index.js';
 import { migrationSql } from '../../store/migrations/migration.js';
 import { checkRestorable, unrestorable } from '../../store/snapshot-rules.js';
 import type { Inspected } from '../engine.js';
-import type { Handle, PostgresStore } from './db.js';
+import type { Handle, PostgresDatabase } from './db.js';
 import {
   domainTables,
   ident,
@@ -41,7 +41,7 @@ export function checkSaved(found: Inspected | string, keyCheck: string, label: s
  * `fill` (which answers where the sequences stood), the sequences restarted.
  */
 export async function restoring(
-  store: PostgresStore,
+  store: PostgresDatabase,
   fill: (q: Handle, tables: Table[]) => Promise<Positions>,
   lockFirst?: string,
 ): Promise<void> {
@@ -77,7 +77,7 @@ export async function restoring(
         await q.unsafe(lockAll);
         if (!patient) await q.unsafe('SET LOCAL lock_timeout = 0');
         await replace(q, listed, fill);
-        // Every process's key cache and clocks look again (AccountsStore.changeMark): the keys and offsets changed.
+        // Every process's key cache and clocks look again (AccountsPort.changeMark): the keys and offsets changed.
         await moveChangeMark(store);
       });
       return;
@@ -94,7 +94,7 @@ export async function restoring(
  * Whether an autovacuum worker works in this database now (it goes from table to table: when the restore's lock
  * attempt has timed out, it may hold another table than the one it held then, or be about to take one).
  */
-async function autovacuumRuns(store: PostgresStore): Promise<boolean> {
+async function autovacuumRuns(store: PostgresDatabase): Promise<boolean> {
   const [row] = await store.read(() =>
     store.current().unsafe<{ runs: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM pg_stat_activity

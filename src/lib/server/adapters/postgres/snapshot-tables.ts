@@ -1,7 +1,7 @@
 // What a snapshot on PostgreSQL is made of: the domain tables as the catalog describes them (every base table but
 // the server's own, NOT_DATA: a table a new migration adds is covered with no change here), where their sequences
 // stand, and the database's schema version and sealing-key check.
-import type { PostgresStore, Handle } from './db.js';
+import type { PostgresDatabase, Handle } from './db.js';
 import { migrations } from '../../store/migrations/index.js';
 
 /** The newest schema version this build knows. */
@@ -31,7 +31,7 @@ export const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 export const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** A snapshot's transactions run on their own: inside another, their snapshot would be that one's. */
-export function ownTransaction(store: PostgresStore, what: string): void {
+export function ownTransaction(store: PostgresDatabase, what: string): void {
   if (store.inTransaction()) throw new Error(`${what} runs in a transaction of its own, not inside another`);
 }
 

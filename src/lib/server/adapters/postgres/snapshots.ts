@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { SnapshotInfo } from '../../../contract/snapshots.js';
 import { checkName, missingSnapshot, SnapshotError } from '../../store/snapshot-rules.js';
-import type { PostgresStore } from './db.js';
+import type { PostgresDatabase } from './db.js';
 import { checkSaved, converge, copyTables, emptyAll, migrated, restoring } from './snapshot-restore.js';
 import {
   domainTables,
@@ -32,7 +32,7 @@ export function snapshotSchema(name: string): string {
  * Saves what is committed now as snapshot `name`, replacing one of that name (atomically: a restore of it finds the
  * old one or the new one). Writers go on meanwhile.
  */
-export async function saveSnapshot(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+export async function saveSnapshot(store: PostgresDatabase, name: string): Promise<SnapshotInfo> {
   const schema = snapshotSchema(name);
   ownTransaction(store, 'A snapshot save');
   await store.grouped(async () => {
@@ -62,7 +62,7 @@ export async function saveSnapshot(store: PostgresStore, name: string): Promise<
 }
 
 /** Snapshot `name`'s info; SnapshotError('snapshot_missing') when there is none. */
-export async function snapshotInfo(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+export async function snapshotInfo(store: PostgresDatabase, name: string): Promise<SnapshotInfo> {
   checkName(name);
   const all = await listSnapshots(store);
   const found = all.find((s) => s.name === name);
@@ -71,7 +71,7 @@ export async function snapshotInfo(store: PostgresStore, name: string): Promise<
 }
 
 /** The saved snapshots, by name. */
-export async function listSnapshots(store: PostgresStore): Promise<SnapshotInfo[]> {
+export async function listSnapshots(store: PostgresDatabase): Promise<SnapshotInfo[]> {
   // A snapshot dropped between the two statements (a save or delete elsewhere) is looked for again.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -110,12 +110,12 @@ export async function listSnapshots(store: PostgresStore): Promise<SnapshotInfo[
   }
 }
 
-async function names(store: PostgresStore): Promise<string[]> {
+async function names(store: PostgresDatabase): Promise<string[]> {
   return (await listSnapshots(store)).map((s) => s.name).sort();
 }
 
 /** Deletes snapshot `name`, answering what it was; SnapshotError('snapshot_missing') when there is none. */
-export async function deleteSnapshot(store: PostgresStore, name: string): Promise<SnapshotInfo> {
+export async function deleteSnapshot(store: PostgresDatabase, name: string): Promise<SnapshotInfo> {
   const schema = snapshotSchema(name);
   ownTransaction(store, 'A snapshot delete');
   const info = await snapshotInfo(store, name);
@@ -137,7 +137,7 @@ export async function deleteSnapshot(store: PostgresStore, name: string): Promis
  * one of another schema version (SnapshotError 'invalid_snapshot'); an unknown name is 'snapshot_missing'. Nothing
  * changes when it throws.
  */
-export async function restoreSnapshot(store: PostgresStore, name: string, keyCheck: string): Promise<void> {
+export async function restoreSnapshot(store: PostgresDatabase, name: string, keyCheck: string): Promise<void> {
   const schema = snapshotSchema(name);
   ownTransaction(store, 'A snapshot restore');
   const label = JSON.stringify(name);

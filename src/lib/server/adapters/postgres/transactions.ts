@@ -21,7 +21,7 @@ import {
 
 export type Mode = 'write' | 'read';
 
-/** What a store's transactions are made with (openPostgresStore). */
+/** What a store's transactions are made with (openPostgresDatabase). */
 export interface TransactionSettings {
   /** Makes a pool (again, after a lost connection). */
   open: () => Sql;

@@ -35,11 +35,11 @@
 // sender (a claim in a read-only transaction fails with 25006).
 import { randomUUID } from 'node:crypto';
 import type { Event } from '../../../contract/events.js';
-import type { StoredEndpoint, WebhookEndpointStore } from '../../domain/webhooks/endpoints.js';
-import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliveries.js';
-import type { ListenerStore } from '../../domain/webhooks/listeners.js';
-import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
-import type { PostgresStore } from './db.js';
+import type { StoredEndpoint, WebhookEndpointPort } from '../../domain/webhooks/endpoints.js';
+import type { ClaimedDelivery, OutboxPort } from '../../domain/webhooks/deliveries.js';
+import type { ListenerPort } from '../../domain/webhooks/listeners.js';
+import type { WebhooksPort } from '../../domain/webhooks/persistence.js';
+import type { PostgresDatabase } from './db.js';
 import { pgDocuments, pgKeyset } from './documents.js';
 import { accountLogLock } from './events.js';
 import { tables, type TableDef } from '../../store/tables.js';
@@ -58,7 +58,7 @@ export interface PgWebhooksOptions {
   dispatcherId?: string;
 }
 
-export function pgWebhooksStore(store: PostgresStore, opts: PgWebhooksOptions = {}): WebhooksStore {
+export function pgWebhooksStore(store: PostgresDatabase, opts: PgWebhooksOptions = {}): WebhooksPort {
   return {
     endpoints: pgEndpointStore(store),
     outbox: pgOutboxStore(store, opts.dispatcherId ?? randomUUID()),
@@ -66,7 +66,7 @@ export function pgWebhooksStore(store: PostgresStore, opts: PgWebhooksOptions = 
   };
 }
 
-function pgEndpointStore(store: PostgresStore): WebhookEndpointStore {
+function pgEndpointStore(store: PostgresDatabase): WebhookEndpointPort {
   const endpoints = pgDocuments<StoredEndpoint>(store, tables.webhook_endpoints as unknown as TableDef<StoredEndpoint>);
   return {
     endpoints,
@@ -105,7 +105,7 @@ function pgEndpointStore(store: PostgresStore): WebhookEndpointStore {
   };
 }
 
-function pgOutboxStore(store: PostgresStore, me: string): OutboxStore {
+function pgOutboxStore(store: PostgresDatabase, me: string): OutboxPort {
   const deliveries = pgDocuments<WebhookDelivery>(
     store,
     tables.webhook_deliveries as unknown as TableDef<WebhookDelivery>,
@@ -310,7 +310,7 @@ ORDER BY d.seq LIMIT $5`;
   };
 }
 
-function pgListenerStore(store: PostgresStore): ListenerStore {
+function pgListenerStore(store: PostgresDatabase): ListenerPort {
   return {
     async insert(accountId, l) {
       await pgQuery(

@@ -2,7 +2,7 @@
 // numbers), and the queries of the billing rules and of its due work.
 import type { Customer, Price, PortalSession, SubscriptionStatus } from '../../../contract/billing.js';
 import type {
-  BillingStore,
+  BillingPort,
   Owned,
   StoredCheckout,
   StoredCoupon,
@@ -12,7 +12,7 @@ import type {
   StoredSubscription,
   StoredUsage,
 } from '../../domain/billing/store.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from '../../store/tables.js';
 
@@ -25,7 +25,7 @@ export const OPEN_FOR_PAYMENT_SESSION =
 
 const docs = <T>(rows: Owned<T>[]): T[] => rows.map((r) => r.doc);
 
-export function sqliteBillingStore(store: SqliteStore): BillingStore {
+export function sqliteBillingStore(store: SqliteDatabase): BillingPort {
   const customers = new Collection<Customer>(store, tables.customers);
   const products = new Collection<StoredProduct>(store, tables.products);
   const prices = new Collection<Price>(store, tables.prices);

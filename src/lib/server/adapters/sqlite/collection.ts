@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import { errors } from '../../errors.js';
 import { countColumns, countValue, countValues } from './counts.js';
-import type { Store } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import type { TableDef } from '../../store/tables.js';
 import type { Documents, ListOptions } from '../../store/seam.js';
 import { keyset, type Keyset, type PageQuery } from '../../store/paging.js';
@@ -17,7 +17,7 @@ export type { ListOptions };
  * its parameters.
  */
 export function seqKeyset(
-  store: Store,
+  store: SqliteDatabase,
   table: string,
   owner: string,
   ownerId: string,
@@ -62,7 +62,7 @@ export class Collection<T extends { id: string }> {
 
   /** @param def the table's declaration (store/tables.ts) */
   constructor(
-    private readonly store: Store,
+    private readonly store: SqliteDatabase,
     def: TableDef<T>,
   ) {
     this.table = def.name;
@@ -107,7 +107,7 @@ export class Collection<T extends { id: string }> {
   private readonly known = new Map<T, (string | number | null)[]>();
   private readonly names: string[];
   /**
-   * The counts a row of this table is in (Store.count): its filter sets, as column indexes; a set with a
+   * The counts a row of this table is in (SqliteDatabase.count): its filter sets, as column indexes; a set with a
    * nullable column counts only rows that have a value in it.
    */
   private readonly tallies: { cols: string; idx: number[]; nullable: number[] }[] = [];
@@ -312,7 +312,7 @@ export class Collection<T extends { id: string }> {
     return { filters, where: cond.join(' AND '), params };
   }
 
-  /** Exact count of the filter's matches: O(1) from the kept counters (Store.count) when the filter set has one. */
+  /** Exact count of the filter's matches: O(1) from the kept counters (SqliteDatabase.count) when the filter set has one. */
   private count(
     accountId: string,
     filters: [string, string | number | null | undefined][],

@@ -1,15 +1,15 @@
 // The core's persistence in SQLite: accounts and their API keys, the accounts' clocks, payment sessions, and what a
 // test trigger reads back of the event log.
-import type { AccountsStore, KeyFacts, KeyRow } from '../../domain/accounts.js';
-import type { ClockStore } from '../../clock.js';
-import type { SecretFacts, SessionsStore, StoredSession } from '../../domain/sessions.js';
-import type { TriggerStore } from '../../domain/events.js';
+import type { AccountsPort, KeyFacts, KeyRow } from '../../domain/accounts.js';
+import type { ClockPort } from '../../clock.js';
+import type { SecretFacts, SessionsPort, StoredSession } from '../../domain/sessions.js';
+import type { TriggerPort } from '../../domain/events.js';
 import type { Event } from '../../../contract/events.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from '../../store/tables.js';
 
-export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
+export function sqliteAccountsStore(store: SqliteDatabase): AccountsPort {
   const byHash = store.db.prepare('SELECT id, account_id, revoked_ms FROM api_keys WHERE hash = ?');
   // PRAGMA data_version moves when another connection has committed a write to the database file.
   const dataVersion = store.db.prepare('PRAGMA data_version').pluck();
@@ -54,7 +54,7 @@ export function sqliteAccountsStore(store: SqliteStore): AccountsStore {
   };
 }
 
-export function sqliteClockStore(store: SqliteStore): ClockStore {
+export function sqliteClockStore(store: SqliteDatabase): ClockPort {
   return {
     async offset(accountId) {
       const row = store.db.prepare('SELECT clock_offset_ms FROM accounts WHERE id = ?').get(accountId) as
@@ -80,7 +80,7 @@ export function sqliteClockStore(store: SqliteStore): ClockStore {
 const SECRET_FACTS =
   "SELECT account_id, expires_ms, secret_hash, json_extract(data, '$.secret_form') AS form FROM payment_sessions WHERE id = ?";
 
-export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
+export function sqliteSessionsStore(store: SqliteDatabase): SessionsPort {
   const sessions = new Collection<StoredSession>(store, tables.payment_sessions);
   return {
     sessions: asyncDocuments(sessions),
@@ -118,7 +118,7 @@ export function sqliteSessionsStore(store: SqliteStore): SessionsStore {
   };
 }
 
-export function sqliteTriggerStore(store: SqliteStore): TriggerStore {
+export function sqliteTriggerStore(store: SqliteDatabase): TriggerPort {
   return {
     // The mark is the event log's last seq (one writer at a time: nothing else records in between).
     lastEvent: async () =>

@@ -13,7 +13,7 @@ import { Transactions } from './transactions.js';
 import type { ReadAway, Store as SeamStore } from '../../store/seam.js';
 
 /** The SQLite adapter's store: the seam's transactions, and what only the adapter's own files may use. */
-export interface SqliteStore extends SeamStore {
+export interface SqliteDatabase extends SeamStore {
   readonly db: Connection;
   readonly path: string;
   /** The prepared statement for `sql`: prepared once per connection, then reused. */
@@ -63,10 +63,10 @@ export interface SqliteStore extends SeamStore {
 }
 
 /**
- * Opens the database file at `path` (or `:memory:`), or, given the bytes of a database (`serializeStore`), an
+ * Opens the database file at `path` (or `:memory:`), or, given the bytes of a database (`serializeSqliteDatabase`), an
  * in-memory database holding a copy of them (a restored snapshot of an in-memory server).
  */
-export function openStore(source: string | Buffer): SqliteStore {
+export function openSqliteDatabase(source: string | Buffer): SqliteDatabase {
   const path = typeof source === 'string' ? source : ':memory:';
   const db = openDatabase(source);
   const tx = new Transactions(db);
@@ -153,9 +153,6 @@ export function openStore(source: string | Buffer): SqliteStore {
  * The committed content of the store's database as bytes (SQLite's serialization: a database file's image), taken
  * once no group-commit batch is open, in a read transaction of its own.
  */
-export function serializeStore(store: Store): Promise<Buffer> {
+export function serializeSqliteDatabase(store: SqliteDatabase): Promise<Buffer> {
   return store.read(() => store.db.serialize());
 }
-
-/** Until every caller names it: the SQLite store under its earlier name. */
-export type Store = SqliteStore;

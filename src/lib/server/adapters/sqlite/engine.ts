@@ -3,20 +3,21 @@
 // serialize/deserialize, and the checkpointer and long-read worker threads of a long-running server.
 import type { Engine, ServerRecords } from '../engine.js';
 import { Accounts } from '../../domain/accounts.js';
-import { openStore, serializeStore, type SqliteStore } from './db.js';
+import { openSqliteDatabase, serializeSqliteDatabase, type SqliteDatabase } from './db.js';
 import { sqliteIdempotencyRecords } from './idempotency.js';
 import { sqlitePorts } from './ports.js';
 import { sqliteAccountsStore } from './core.js';
 import { sqliteSnapshots } from './snapshots.js';
 
-export const sqliteEngine: Engine<SqliteStore> = {
+export const sqliteEngine: Engine<SqliteDatabase> = {
   ...sqliteSnapshots,
-  open: (source) => openStore(source === null ? ':memory:' : typeof source === 'string' ? source : source.image),
+  open: (source) =>
+    openSqliteDatabase(source === null ? ':memory:' : typeof source === 'string' ? source : source.image),
   ports: sqlitePorts,
   accounts: (store, now) => new Accounts(store, sqliteAccountsStore(store), now),
   idempotency: sqliteIdempotencyRecords,
   records: sqliteServerRecords,
-  image: serializeStore,
+  image: serializeSqliteDatabase,
   background(store) {
     store.readInBackground();
     return {
@@ -30,7 +31,7 @@ export const sqliteEngine: Engine<SqliteStore> = {
 };
 
 /** The server's own records: table meta (key, value). */
-function sqliteServerRecords(store: SqliteStore): ServerRecords {
+function sqliteServerRecords(store: SqliteDatabase): ServerRecords {
   const value = store.db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
   const get = (key: string) => (value.get(key) as string | null | undefined) ?? undefined;
   const change = (key: string, v: string) => {

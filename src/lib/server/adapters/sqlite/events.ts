@@ -3,13 +3,13 @@
 import type { Statement } from 'better-sqlite3';
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
-import type { EventLogStore, LoggedEvent } from '../../domain/events.js';
+import type { EventLogPort, LoggedEvent } from '../../domain/events.js';
 import { createdBounds } from '../../store/paging.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { seqKeyset } from './collection.js';
 import { LongRead } from './longread.js';
 
-export function sqliteEventLogStore(store: SqliteStore): EventLogStore {
+export function sqliteEventLogStore(store: SqliteDatabase): EventLogPort {
   let insertStmt: Statement | undefined;
 
   /** The statement that reads the kept count of a type or type pattern (`*`). */

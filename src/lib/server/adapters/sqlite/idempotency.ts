@@ -1,9 +1,9 @@
 // The idempotency records (http/idempotency.ts) in SQLite: table idempotency_keys, one row per (account, key),
 // numbered by `seq` in the order the rows were created.
 import type { IdempotencyRecord, IdempotencyRecords } from '../../http/idempotency.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 
-export function sqliteIdempotencyRecords(store: SqliteStore): IdempotencyRecords {
+export function sqliteIdempotencyRecords(store: SqliteDatabase): IdempotencyRecords {
   const db = store.db;
   const find = db.prepare(
     'SELECT fingerprint, state, status, body, created_ms FROM idempotency_keys WHERE account_id = ? AND key = ?',

@@ -1,11 +1,11 @@
 // The identity area's persistence in SQLite: the vault's tokens, KYC verifications.
-import type { StoredToken, VaultStore } from '../../domain/identity/vault.js';
-import type { KycStore, StoredKyc } from '../../domain/identity/kyc.js';
-import type { SqliteStore } from './db.js';
+import type { StoredToken, VaultPort } from '../../domain/identity/vault.js';
+import type { KycPort, StoredKyc } from '../../domain/identity/kyc.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from '../../store/tables.js';
 
-export function sqliteVaultStore(store: SqliteStore): VaultStore {
+export function sqliteVaultStore(store: SqliteDatabase): VaultPort {
   const tokens = new Collection<StoredToken>(store, tables.identity_tokens);
   return {
     tokens: asyncDocuments(tokens),
@@ -26,7 +26,7 @@ export function sqliteVaultStore(store: SqliteStore): VaultStore {
   };
 }
 
-export function sqliteKycStore(store: SqliteStore): KycStore {
+export function sqliteKycStore(store: SqliteDatabase): KycPort {
   const verifications = new Collection<StoredKyc>(store, tables.kyc_verifications);
   return {
     verifications: asyncDocuments(verifications),

@@ -1,11 +1,11 @@
 // The ledger area's persistence in SQLite: accounts, journal entries and their lines, holds, account events.
-import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
+import type { LedgerPort, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from '../../store/tables.js';
 
-export function sqliteLedgerStore(store: SqliteStore): LedgerStore {
+export function sqliteLedgerStore(store: SqliteDatabase): LedgerPort {
   const accounts = new Collection<StoredAccount>(store, tables.ledger_accounts);
   const journals = new Collection<StoredJournal>(store, tables.journal_entries);
   const entries = new Collection<StoredEntry>(store, tables.ledger_entries);

@@ -1,17 +1,17 @@
 // The payments area's persistence in SQLite: payments, bank accounts, vault and network tokens.
 import type {
-  PaymentsStore,
+  PaymentsPort,
   ProcessorStatus,
   StoredBankAccount,
   StoredNetworkToken,
   StoredPayment,
   StoredVaultToken,
 } from '../../domain/payments/persistence.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection } from './collection.js';
 import { tables } from '../../store/tables.js';
 
-export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
+export function sqlitePaymentsStore(store: SqliteDatabase): PaymentsPort {
   // One Collection per table, shared by every method: an update of a document read through it is the guarded
   // UPDATE (collection.ts), with no read of the row's columns first.
   const payments = new Collection<StoredPayment>(store, tables.payments);
@@ -55,7 +55,7 @@ export function sqlitePaymentsStore(store: SqliteStore): PaymentsStore {
         psp: string;
         status: ProcessorStatus;
       }[],
-    // Another connection's write moves PRAGMA data_version by itself (AccountsStore.changeMark).
+    // Another connection's write moves PRAGMA data_version by itself (AccountsPort.changeMark).
     async markProcessor(accountId, psp, status) {
       store
         .statement('INSERT OR REPLACE INTO processor_marks (account_id, psp, status) VALUES (?, ?, ?)')

@@ -1,6 +1,6 @@
 // The SQLite adapter's ports: every area's persistence (domain/ports.ts) over one SQLite store.
 import type { StorePorts } from '../../domain/ports.js';
-import type { SqliteStore } from './db.js';
+import type { SqliteDatabase } from './db.js';
 import { sqliteAccountsStore, sqliteClockStore, sqliteSessionsStore, sqliteTriggerStore } from './core.js';
 import { sqlitePaymentsStore } from './payments.js';
 import { sqliteKycStore, sqliteVaultStore } from './identity.js';
@@ -9,7 +9,7 @@ import { sqliteBillingStore } from './billing.js';
 import { sqliteEventLogStore } from './events.js';
 import { sqliteWebhooksStore } from './webhooks.js';
 
-export function sqlitePorts(store: SqliteStore): StorePorts {
+export function sqlitePorts(store: SqliteDatabase): StorePorts {
   return {
     vault: sqliteVaultStore(store),
     accounts: sqliteAccountsStore(store),

@@ -3,15 +3,15 @@
 // pending), and the listeners with their queues of resends (event_listeners, event_resends).
 import type { WebhookDelivery } from '../../../contract/webhooks.js';
 import type { Event } from '../../../contract/events.js';
-import type { StoredEndpoint, WebhookEndpointStore } from '../../domain/webhooks/endpoints.js';
-import type { ClaimedDelivery, OutboxStore } from '../../domain/webhooks/deliveries.js';
-import type { ListenerStore } from '../../domain/webhooks/listeners.js';
-import type { WebhooksStore } from '../../domain/webhooks/persistence.js';
-import type { SqliteStore } from './db.js';
+import type { StoredEndpoint, WebhookEndpointPort } from '../../domain/webhooks/endpoints.js';
+import type { ClaimedDelivery, OutboxPort } from '../../domain/webhooks/deliveries.js';
+import type { ListenerPort } from '../../domain/webhooks/listeners.js';
+import type { WebhooksPort } from '../../domain/webhooks/persistence.js';
+import type { SqliteDatabase } from './db.js';
 import { asyncDocuments, Collection, seqKeyset } from './collection.js';
 import { tables } from '../../store/tables.js';
 
-export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
+export function sqliteWebhooksStore(store: SqliteDatabase): WebhooksPort {
   return {
     endpoints: sqliteEndpointStore(store),
     outbox: sqliteOutboxStore(store),
@@ -19,7 +19,7 @@ export function sqliteWebhooksStore(store: SqliteStore): WebhooksStore {
   };
 }
 
-function sqliteEndpointStore(store: SqliteStore): WebhookEndpointStore {
+function sqliteEndpointStore(store: SqliteDatabase): WebhookEndpointPort {
   const endpoints = new Collection<StoredEndpoint>(store, tables.webhook_endpoints);
   return {
     endpoints: asyncDocuments(endpoints),
@@ -43,7 +43,7 @@ function sqliteEndpointStore(store: SqliteStore): WebhookEndpointStore {
   };
 }
 
-function sqliteOutboxStore(store: SqliteStore): OutboxStore {
+function sqliteOutboxStore(store: SqliteDatabase): OutboxPort {
   const deliveries = new Collection<WebhookDelivery>(store, tables.webhook_deliveries);
 
   /** Forgets a kept body once no delivery of its event is pending any more. */
@@ -179,7 +179,7 @@ function sqliteOutboxStore(store: SqliteStore): OutboxStore {
   };
 }
 
-function sqliteListenerStore(store: SqliteStore): ListenerStore {
+function sqliteListenerStore(store: SqliteDatabase): ListenerPort {
   return {
     async insert(accountId, l) {
       store

@@ -3,13 +3,13 @@ import type { Invoice } from '../../../contract/billing.js';
 import type { EventType } from '../../../contract/events.js';
 import { hostedLinks } from '../links.js';
 import { discountApi } from './coupons.js';
-import type { BillingContext, BillingStore, StoredInvoice } from './store.js';
+import type { BillingContext, BillingPort, StoredInvoice } from './store.js';
 
 export class InvoiceRecords {
   constructor(readonly billing: BillingContext) {}
 
   /** The area's documents and queries. */
-  get stored(): BillingStore {
+  get stored(): BillingPort {
     return this.billing.stored;
   }
 

@@ -1,4 +1,4 @@
-// The billing area's persistence (BillingStore, the port an engine's adapter implements) and the documents it keeps.
+// The billing area's persistence (BillingPort, the port an engine's adapter implements) and the documents it keeps.
 import type {
   RecurringInterval,
   Customer,
@@ -74,7 +74,7 @@ export type StoredCheckout = CheckoutSession & { expires_ms: number };
  * and the queries its rules and its due work ask. Lists of documents come whole, in creation order (oldest
  * first) unless a method says otherwise.
  */
-export interface BillingStore {
+export interface BillingPort {
   readonly customers: Documents<Customer>;
   readonly products: Documents<StoredProduct>;
   readonly prices: Documents<Price>;
@@ -153,7 +153,7 @@ export interface BillingStore {
 
 /** What the billing services share: the area's store, the event log, and the server's base URL. */
 export interface BillingContext {
-  readonly stored: BillingStore;
+  readonly stored: BillingPort;
   /** The event log: every change of a billing object records its event here, in the change's transaction. */
   readonly events: Events;
   /** The server's base URL now, for links to its hosted pages (links.ts). */

@@ -17,7 +17,7 @@ import { mergeMetadata } from '../values.js';
 import { priceAmount, prorate } from './money.js';
 import {
   assertBillable,
-  type BillingStore,
+  type BillingPort,
   type PendingLine,
   type StoredItem,
   type StoredSubscription,
@@ -33,7 +33,7 @@ export type ItemChange =
 
 /** A price usable on a subscription: recurring, active, and (when given) the same currency and interval. */
 export async function usablePrice(
-  stored: BillingStore,
+  stored: BillingPort,
   accountId: string,
   id: string,
   param: string,

@@ -14,7 +14,7 @@ import { discountApi } from './coupons.js';
 import {
   subscriptionDue,
   type BillingContext,
-  type BillingStore,
+  type BillingPort,
   type StoredItem,
   type StoredSubscription,
 } from './store.js';
@@ -25,7 +25,7 @@ export class SubscriptionRecords {
   constructor(readonly billing: BillingContext) {}
 
   /** The area's documents and queries. */
-  get stored(): BillingStore {
+  get stored(): BillingPort {
     return this.billing.stored;
   }
 

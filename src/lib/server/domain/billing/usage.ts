@@ -12,11 +12,11 @@ import { unixSeconds } from '../../clock.js';
 import { errors } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { pageOfList } from '../../store/paging.js';
-import { assertBillable, type BillingContext, type BillingStore, type StoredUsage } from './store.js';
+import { assertBillable, type BillingContext, type BillingPort, type StoredUsage } from './store.js';
 
 /** The usage of item `itemId` for the period [start, end). */
 export async function aggregateUsage(
-  billing: BillingStore,
+  billing: BillingPort,
   accountId: string,
   itemId: string,
   mode: AggregateUsage,

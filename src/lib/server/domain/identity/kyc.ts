@@ -65,7 +65,7 @@ const REJECTING = new Set(['identity_mismatch', 'watchlist_match']);
 export type StoredKyc = KycVerification & { due_ms: number | null };
 
 /** What KYC keeps: its verifications, and the processing ones whose decision is due. */
-export interface KycStore {
+export interface KycPort {
   readonly verifications: Documents<StoredKyc>;
   /** The earliest `due_ms` among the account's `processing` verifications, if any. */
   nextDecision(accountId: string): Promise<number | undefined>;
@@ -81,7 +81,7 @@ export class Kyc implements DueWork {
   readonly collection: Documents<StoredKyc>;
 
   constructor(
-    private readonly stored: KycStore,
+    private readonly stored: KycPort,
     private readonly vault: Vault,
     private readonly events: Events,
   ) {

@@ -18,7 +18,7 @@ import type { Events } from '../events.js';
 export type StoredToken = Omit<IdentityToken, 'token_id'> & { id: string; value_sealed: string };
 
 /** What the vault keeps: its tokens, and a page of an account's tokens (of one type) by offset, newest first. */
-export interface VaultStore {
+export interface VaultPort {
   readonly tokens: Documents<StoredToken>;
   page(accountId: string, type: IdentityTokenType | undefined, limit: number, offset: number): Promise<StoredToken[]>;
 }
@@ -65,7 +65,7 @@ export class Vault {
   readonly tokens: Documents<StoredToken>;
 
   constructor(
-    private readonly stored: VaultStore,
+    private readonly stored: VaultPort,
     private readonly sealer: Sealer,
     private readonly events: Events,
   ) {

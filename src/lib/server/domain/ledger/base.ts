@@ -4,7 +4,7 @@ import type { Direction, Hold, LedgerAccountEvent, LedgerEntry } from '../../../
 import type { EventType } from '../../../contract/events.js';
 import type { Documents } from '../../store/seam.js';
 import type { Events } from '../events.js';
-import type { LedgerStore, StoredAccount, StoredEntry, StoredHold, StoredJournal } from './port.js';
+import type { LedgerPort, StoredAccount, StoredEntry, StoredHold, StoredJournal } from './port.js';
 
 export abstract class LedgerBase {
   readonly accounts: Documents<StoredAccount>;
@@ -14,7 +14,7 @@ export abstract class LedgerBase {
   readonly events: Documents<LedgerAccountEvent>;
 
   constructor(
-    protected readonly stored: LedgerStore,
+    protected readonly stored: LedgerPort,
     protected readonly eventLog: Events,
   ) {
     this.accounts = stored.accounts;

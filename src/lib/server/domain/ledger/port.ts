@@ -13,7 +13,7 @@ export type StoredHold = Hold & { expires_ms: number | null };
  * account's running balance), holds and account events; the reads its rules need; and a journal entry posted with
  * its lines and balances. Every method runs in the caller's transaction.
  */
-export interface LedgerStore {
+export interface LedgerPort {
   readonly accounts: Documents<StoredAccount>;
   readonly journals: Documents<StoredJournal>;
   readonly entries: Documents<StoredEntry>;

@@ -7,7 +7,7 @@ import type { DueWork } from '../due.js';
 import { isoTime } from '../../clock.js';
 import type { PaymentRecords } from './records.js';
 import type { StoredPayment } from './persistence.js';
-import type { PaymentsStore } from './persistence.js';
+import type { PaymentsPort } from './persistence.js';
 import { DAY_MS } from '../../../contract/time.js';
 
 /** An ACH debit settles this long after confirmation (test mode). */
@@ -17,7 +17,7 @@ export class AchSettlement implements DueWork {
   readonly name = 'ach settlement';
 
   constructor(
-    private readonly stored: PaymentsStore,
+    private readonly stored: PaymentsPort,
     private readonly records: PaymentRecords,
     private readonly sessions: Sessions,
   ) {}

@@ -20,7 +20,7 @@ import type { Events } from '../events.js';
 import type { EventType } from '../../../contract/events.js';
 import { recordUpdate } from '../record.js';
 import { DAY_MS } from '../../../contract/time.js';
-import type { AchOutcome, PaymentsStore, StoredBankAccount } from './persistence.js';
+import type { AchOutcome, PaymentsPort, StoredBankAccount } from './persistence.js';
 
 export const MICRODEPOSIT_AMOUNTS = [32, 45] as const;
 export const MICRODEPOSIT_TTL_MS = 10 * DAY_MS;
@@ -38,7 +38,7 @@ export class BankAccounts {
   readonly collection: Documents<StoredBankAccount>;
 
   constructor(
-    private readonly stored: PaymentsStore,
+    private readonly stored: PaymentsPort,
     private readonly sealer: Sealer,
     private readonly events: Events,
   ) {

@@ -3,7 +3,7 @@
 // expiry and the test behaviour (CardOutcome) — never a card number.
 import type { NetworkToken, VaultToken, VaultTokenBody, Cryptogram } from '../../../contract/payments.js';
 import type { Documents } from '../../store/seam.js';
-import type { Card, PaymentsStore, StoredNetworkToken, StoredVaultToken } from './persistence.js';
+import type { Card, PaymentsPort, StoredNetworkToken, StoredVaultToken } from './persistence.js';
 import { idBytes, newId } from '../../ids.js';
 import { isoTime } from '../../clock.js';
 import { errors } from '../../errors.js';
@@ -33,7 +33,7 @@ export class Cards {
   readonly networkTokens: Documents<StoredNetworkToken>;
 
   constructor(
-    stored: PaymentsStore,
+    stored: PaymentsPort,
     private readonly events: Events,
   ) {
     this.vault = stored.vaultTokens;

@@ -28,7 +28,7 @@ import type { BankAccounts } from './bankaccounts.js';
 import { apiNextAction, apiStatus, PaymentRecords } from './records.js';
 import { ThreeDS } from './threeds.js';
 import { AchSettlement } from './ach.js';
-import type { AchOutcome, PaymentsStore, StoredPayment } from './persistence.js';
+import type { AchOutcome, PaymentsPort, StoredPayment } from './persistence.js';
 
 /** The merchant name wallet payment sheets show in test mode. */
 const TEST_MERCHANT_NAME = 'payorch test merchant';
@@ -54,7 +54,7 @@ const METHOD_OF: Record<(typeof SOURCE_FIELDS)[number], PaymentMethodType> = {
 };
 
 export interface PaymentsDeps {
-  stored: PaymentsStore;
+  stored: PaymentsPort;
   hooks: Hooks;
   events: Events;
   sessions: Sessions;

@@ -61,17 +61,17 @@ export interface StoredNetworkToken {
 export type ProcessorStatus = 'up' | 'down';
 
 /** What the processors' marks keep: per account, the processors it marked up or down. */
-export interface ProcessorMarksStore {
+export interface ProcessorMarksPort {
   /** Every account's marks. */
   processorMarks(): Promise<{ account_id: string; psp: string; status: ProcessorStatus }[]>;
   /**
    * Marks the account's processor up or down, in the caller's transaction, and moves the store's change mark with it
-   * (AccountsStore.changeMark): every other process reads the marks again before its next request.
+   * (AccountsPort.changeMark): every other process reads the marks again before its next request.
    */
   markProcessor(accountId: string, psp: string, status: ProcessorStatus): Promise<void>;
 }
 
-export interface PaymentsStore extends ProcessorMarksStore {
+export interface PaymentsPort extends ProcessorMarksPort {
   readonly payments: Documents<StoredPayment>;
   readonly bankAccounts: Documents<StoredBankAccount>;
   /** Vault tokens belong to no merchant account: stored under the account id `''`. */

@@ -7,7 +7,7 @@ import type { PaymentMethodType } from '../../../contract/sessions.js';
 import type { CardOutcome } from '../testcards.js';
 import type { ScopedStore } from '../../store/scoped.js';
 import type { ChangeWatch } from '../../store/changes.js';
-import type { ProcessorMarksStore, ProcessorStatus } from './persistence.js';
+import type { ProcessorMarksPort, ProcessorStatus } from './persistence.js';
 
 /** What the engine asks a processor to do. Never carries raw card or account numbers. */
 export interface ProcessorRequest {
@@ -104,7 +104,7 @@ export class ProcessorRegistry {
 
   constructor(
     downAtStart: string[],
-    private readonly kept: { store: ScopedStore; stored: ProcessorMarksStore; changes: ChangeWatch },
+    private readonly kept: { store: ScopedStore; stored: ProcessorMarksPort; changes: ChangeWatch },
   ) {
     for (const id of PSP_IDS) this.processors.set(id, new SimulatedProcessor(id));
     for (const id of downAtStart) {

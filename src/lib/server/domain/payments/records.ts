@@ -9,7 +9,7 @@ import type { Documents } from '../../store/seam.js';
 import type { Hooks } from '../hooks.js';
 import type { Events } from '../events.js';
 import { hostedLinks } from '../links.js';
-import type { PaymentsStore, StoredPayment } from './persistence.js';
+import type { PaymentsPort, StoredPayment } from './persistence.js';
 
 /** The 3DS protocol version the test challenge speaks (reported in `three_d_secure.version`). */
 export const THREEDS_VERSION = '2.2.0';
@@ -53,7 +53,7 @@ export function apiNextAction(p: StoredPayment, base: string): Payment['next_act
 export class PaymentRecords {
   readonly collection: Documents<StoredPayment>;
 
-  constructor(private readonly d: { stored: PaymentsStore; events: Events; hooks: Hooks; publicUrl: () => string }) {
+  constructor(private readonly d: { stored: PaymentsPort; events: Events; hooks: Hooks; publicUrl: () => string }) {
     this.collection = d.stored.payments;
   }
 

@@ -64,7 +64,7 @@ export interface EndpointCursor {
  * What the delivery outbox keeps: the deliveries, the bodies of events that left the log while a delivery of them
  * was pending, and the endpoints' dispatch cursors in the event log.
  */
-export interface OutboxStore {
+export interface OutboxPort {
   readonly deliveries: Documents<WebhookDelivery>;
   /** Keeps the body of an event leaving the log if a delivery of it is pending (until none is). */
   keepBodyIfPending(accountId: string, eventId: string, body: string): Promise<void>;
@@ -142,7 +142,7 @@ export class Deliveries implements DueWork {
   readonly deliveries: Documents<WebhookDelivery>;
 
   constructor(
-    private readonly kept: OutboxStore,
+    private readonly kept: OutboxPort,
     private readonly clock: Clock,
     private readonly events: Events,
     private readonly endpoints: WebhookEndpoints,
@@ -327,7 +327,7 @@ export class Deliveries implements DueWork {
   }
 
   /**
-   * The endpoint's next POSTs, claimed (OutboxStore.claimDue): its earliest pending deliveries (event order) that
+   * The endpoint's next POSTs, claimed (OutboxPort.claimDue): its earliest pending deliveries (event order) that
    * are due on the account's clock, at most `max`, after delivery number `afterSeq` (those before it are with the
    * sender) — one waiting for a retry does not hold back later ones. Each with its event's body, from the log or,
    * past retention, as kept for it; `lost`: deliveries of events gone without a kept body (written before bodies
@@ -357,7 +357,7 @@ export class Deliveries implements DueWork {
     return this.kept.nextRetry(endpointId, now);
   }
 
-  /** This process stops dispatching: its claims are given up (OutboxStore.releaseClaims). */
+  /** This process stops dispatching: its claims are given up (OutboxPort.releaseClaims). */
   releaseClaims(): Promise<void> {
     return this.kept.releaseClaims();
   }

@@ -27,7 +27,7 @@ export interface StoredEndpoint extends WebhookEndpoint {
 }
 
 /** What the endpoints keep: the endpoints themselves, and each one's dispatch cursor (deliveries.ts). */
-export interface WebhookEndpointStore {
+export interface WebhookEndpointPort {
   readonly endpoints: Documents<StoredEndpoint>;
   /** How many endpoints the account has. */
   count(accountId: string): Promise<number>;
@@ -76,7 +76,7 @@ export class WebhookEndpoints {
   readonly endpoints: Documents<StoredEndpoint>;
 
   constructor(
-    private readonly kept: WebhookEndpointStore,
+    private readonly kept: WebhookEndpointPort,
     private readonly sealer: Sealer,
     /** Called when a change may give the dispatcher work (an endpoint enabled again, a deletion). */
     private readonly changed: (endpointId?: string) => void,

@@ -37,7 +37,7 @@ export interface QueuedResend {
 }
 
 /** What the listeners keep: the listeners of every account and their queues of resends. */
-export interface ListenerStore {
+export interface ListenerPort {
   /** Stores a new listener of the account. */
   insert(accountId: string, listener: StoredListener): Promise<void>;
   /** The account's listener, if it has one by that id. */
@@ -73,7 +73,7 @@ export class Listeners implements DueWork {
   readonly name = HOUSEKEEPING_WORK.resends;
 
   constructor(
-    private readonly kept: ListenerStore,
+    private readonly kept: ListenerPort,
     /**
      * The server's wall clock, for leases: whether a listener runs is a matter of real time, not of the account's
      * test clock (advancing it a month must not end every lease).

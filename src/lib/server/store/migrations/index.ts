@@ -342,7 +342,7 @@ CREATE INDEX bank_accounts_customer_id ON bank_accounts (account_id, customer_id
 `,
   },
   {
-    // Expired idempotency records are purged from the oldest row on (IdempotencyStore.purgeExpired), which needs
+    // Expired idempotency records are purged from the oldest row on (IdempotencyKeys.purgeExpired), which needs
     // no index on created_ms: measured, that index entry was ~2% of a create-session.
     version: 901,
     name: 'store: idempotency keys purged in row order, without the created_ms index',
