@@ -225,7 +225,7 @@ for (const s of sites.sort((a, b) => b.start - a.start)) {
       : `__payorchImport(${s.args})`;
   code = code.slice(0, s.start) + text + code.slice(s.end);
 }
-// Which of the bundle's modules ran (test/foundation/cli-bundle.test.ts): esbuild's module wrappers report their
+// Which of the bundle's modules ran (test/cli/bundle.test.ts): esbuild's module wrappers report their
 // module's path to an array at globalThis[Symbol.for('payorch.modules')] when there is one (a test puts it
 // there with --require); otherwise one lookup per module.
 const WRAPPERS = [

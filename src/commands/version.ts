@@ -13,7 +13,7 @@ export default class Version extends BaseCommand {
       arch: process.arch,
       node: process.version,
     };
-    // The line bin/run.js prints for --version (test/foundation/version.test.ts holds them equal).
+    // The line bin/run.js prints for --version (test/cli/terminal.test.ts holds them equal).
     return await this.print(info, () => `${info.name}/${info.version} ${info.platform}-${info.arch} node-${info.node}`);
   }
 }

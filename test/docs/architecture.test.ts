@@ -1,7 +1,7 @@
 // ARCHITECTURE.md is the map a maintainer reads first: every file and folder it names must exist. A path with a
-// folder is looked for from the repository's root and from src/, src/lib/, src/lib/server/ and src/lib/output/ (the
-// map's rooms name their files from there); a bare file name must be some file's name in the tree. `<area>`-style
-// placeholders stand for any folder or file.
+// folder is looked for from the repository's root and from src/, src/lib/, src/lib/server/, src/lib/output/ and
+// test/ (the map's rooms name their files from there); a bare file name must be some file's name in the tree.
+// `<area>`-style placeholders stand for any folder or file.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const map = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
-const BASES = ['', 'src', 'src/lib', 'src/lib/server', 'src/lib/output'];
+const BASES = ['', 'src', 'src/lib', 'src/lib/server', 'src/lib/output', 'test'];
 const TREES = ['src', 'test', 'bin', 'scripts', 'bench'];
 
 /** Every file name under the project's own trees. */

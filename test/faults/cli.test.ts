@@ -8,7 +8,7 @@ import { against, runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { spawnCli } from '../cli-events/util.js';
-import { closedPort } from '../foundation/util.js';
+import { closedPort } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

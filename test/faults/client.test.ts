@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, Client, ConnectionError, SimulateWithLiveKeyError, TimeoutError } from '../../dist/index.js';
 import type { TransportRequest } from '../../dist/lib/client/transport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { closedPort } from '../foundation/util.js';
+import { closedPort } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

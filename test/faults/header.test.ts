@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, ConnectionError, InProcessTransport, openEmbedded } from '../../dist/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
-import { expectError, REQUEST_ID } from '../foundation/util.js';
+import { expectError, REQUEST_ID } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

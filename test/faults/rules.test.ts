@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../dist/index.js';
 import type { FaultRuleBody } from '../../dist/lib/contract/faults.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 import { runCli } from '../helpers/cli.js';
 
 let s: TestServer;

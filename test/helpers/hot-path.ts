@@ -1,4 +1,4 @@
-// The three requests of the hot path whose statements are counted (test/foundation/hot-path-statements.test.ts on
+// The three requests of the hot path whose statements are counted (test/store/hot-path-statements.test.ts on
 // SQLite, test/postgres/hot-path-statements.test.ts on PostgreSQL), as the bench loads them: create-session, a
 // two-line journal entry between two system accounts, confirm-payment with tok_visa (of a session of its own). Every
 // POST has an Idempotency-Key of its own.

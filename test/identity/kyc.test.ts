@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type List, type TestServer } from '../helpers/server.js';
 import type { KycVerification } from '../../dist/lib/contract/identity.js';
-import { expectError, ISO_MS } from '../foundation/util.js';
+import { expectError, ISO_MS } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
-import { expectError, ISO_MS } from '../foundation/util.js';
+import { expectError, ISO_MS } from '../helpers/util.js';
 import { statementsRun } from '../helpers/statements.js';
 import { onSqlite } from '../helpers/engine.js';
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type List, type TestServer } from '../helpers/server.js';
 import type { Hold, JournalEntry, LedgerAccount, LedgerAccountEvent } from '../../dist/lib/contract/ledger.js';
-import { expectError, ISO_MS } from '../foundation/util.js';
+import { expectError, ISO_MS } from '../helpers/util.js';
 import { runCli } from '../helpers/cli.js';
 import { account, allEntries, fundedWallet, get, pair, post } from './helpers.js';
 

@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 import { allEntries, get } from './helpers.js';
 import { onSqlite } from '../helpers/engine.js';
 

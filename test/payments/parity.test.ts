@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
-import { CLIENT_SECRET, ISO_MS } from '../foundation/util.js';
+import { CLIENT_SECRET, ISO_MS } from '../helpers/util.js';
 import { expectError, newSession, sessionStatus } from './util.js';
 import { onSqlite } from '../helpers/engine.js';
 

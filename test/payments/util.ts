@@ -1,7 +1,7 @@
 // Helpers of the payments suite: sessions, confirms with the client secret, the test clock.
 import type { TestServer } from '../helpers/server.js';
 import type { ClockState } from '../../dist/lib/contract/meta.js';
-export { expectError, UUID } from '../foundation/util.js';
+export { expectError, UUID } from '../helpers/util.js';
 
 export async function newSession(s: TestServer, body: Record<string, unknown> = {}) {
   const r = await s.request('POST', '/create-session', { body: { amount: 5000, currency: 'usd', ...body } });

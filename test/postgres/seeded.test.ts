@@ -1,5 +1,5 @@
 // A seeded server gives the same bytes on PostgreSQL as on SQLite (docs/api.md "Deterministic mode"): the scripted run
-// of test/foundation/deterministic.test.ts — sessions, confirms, a decline, refunds, a subscription over a clock
+// of test/server/deterministic.test.ts — sessions, confirms, a decline, refunds, a subscription over a clock
 // advance, webhooks — once on each engine, with the same seed and port, gives the same answers, event log and webhook
 // bodies. So a suite's snapshots taken against one engine hold on the other.
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -7,7 +7,7 @@ import { startServer } from '../../dist/index.js';
 import { postgresServer } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { expectSameBytes, scriptedRun } from '../foundation/scripted-run.js';
+import { expectSameBytes, scriptedRun } from '../server/scripted-run.js';
 
 const pg = postgresServer();
 

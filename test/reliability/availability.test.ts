@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testClock } from '../helpers/clock.js';
 import { startChild } from './child.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 import { send, sendRaw } from './fuzz-driver.js';
 
 let s: TestServer;

@@ -1,12 +1,12 @@
 // The DEFAULT limits of docs/api.md "Rate limits" (1,000 per UTC minute, 50 in flight per key), exercised at their real
-// values. test/foundation/ratelimits.test.ts covers the mechanics with small configured limits (countdown order,
+// values. test/http/ratelimits.test.ts covers the mechanics with small configured limits (countdown order,
 // refused requests not counted, other keys' windows, per-address limits for unauthenticated calls, the day window, a
 // hung-up client giving its slot back); not repeated here.
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { testClock } from '../helpers/clock.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 
 const started: TestServer[] = [];
 afterAll(() => Promise.all(started.map((x) => x.close())));

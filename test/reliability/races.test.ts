@@ -1,12 +1,12 @@
 // 50-way races on one object (issue 6): exactly one effect each. Already covered elsewhere, and not repeated here:
 // 20 concurrent confirms of one session (test/payments/confirm.test.ts "20 concurrent confirms"), 20 parallel
-// create-session with one key (test/foundation/idempotency.test.ts), racing overdrafts and hundreds of parallel
+// create-session with one key (test/http/idempotency.test.ts), racing overdrafts and hundreds of parallel
 // entries/holds/captures (test/ledger/invariants.test.ts). Here: the 50-way versions, and races between DIFFERENT
 // operations on one object (confirm vs cancel, capture vs release, freeze vs post), one key with different bodies.
 // No billing routes exist on this branch yet, so no invoice race (see the report of issue 6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 import { ledgerViolations, listAll, requester } from './health.js';
 
 let s: TestServer;

@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
-import { expectError } from '../foundation/util.js';
+import { expectError } from '../helpers/util.js';
 
 // Long enough for the first poll to see the held slots even on a busy machine, short enough for a quick test.
 const TIMEOUTS = { headersMs: 1_000, requestMs: 3_000 };

@@ -1,4 +1,4 @@
-// Compiled by test/foundation/route-types.test.ts (tsc --noEmit), never run: one place decides an error's type
+// Compiled by test/http/route-types.test.ts (tsc --noEmit), never run: one place decides an error's type
 // (docs/api.md "Errors"). The `parameter_*` codes are validation errors, so errors.invalidRequest refuses them.
 import { errors } from '../../src/lib/server/errors.js';
 

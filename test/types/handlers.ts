@@ -1,4 +1,4 @@
-// Compiled by test/foundation/route-types.test.ts (tsc --noEmit), never run: what a route handler may answer.
+// Compiled by test/http/route-types.test.ts (tsc --noEmit), never run: what a route handler may answer.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../src/lib/server/http/route.js';
 import { Outcome } from '../../src/lib/server/domain/outcome.js';

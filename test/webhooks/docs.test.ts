@@ -15,7 +15,7 @@ import { signatureHeader, verifyWebhook } from '../../dist/webhooks.js';
 import { startTestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
 import { BIN } from '../helpers/cli.js';
-import { closedPort } from '../foundation/util.js';
+import { closedPort } from '../helpers/util.js';
 import { eventually } from '../cli-events/util.js';
 import { newSession } from '../payments/util.js';
 import { readmeSnippet } from '../helpers/readme.js';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { advance, newSession } from '../payments/util.js';
-import { closedPort } from '../foundation/util.js';
+import { closedPort } from '../helpers/util.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
 
 let s: TestServer;

@@ -11,7 +11,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
  * `validateSchema: false`: Ajv would otherwise compile the JSON Schema meta-schema (~30 ms) before the first
- * route's schema. The schemas are ours (contract/, TypeBox); test/foundation/schemas.test.ts checks every one of
+ * route's schema. The schemas are ours (contract/, TypeBox); test/http/schemas.test.ts checks every one of
  * them against the meta-schema instead.
  */
 function makeAjv(coerce: boolean): Ajv {

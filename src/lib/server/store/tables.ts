@@ -2,7 +2,7 @@
 // list filters (an index each and, unless narrow, a kept row count per account), nullable filter columns and other
 // indexes. Each adapter builds its documents from these (SQLite's Collection, PostgreSQL's documents.ts). A change
 // here is a new migration (SQLite's SQL generated once with adapters/sqlite/tablesql.ts's documentTable), never an
-// edit of a released one; test/foundation/migrations.test.ts checks that a fresh database has exactly these.
+// edit of a released one; test/store/migrations.test.ts checks that a fresh database has exactly these.
 //
 // Each column's reader states only the fields it reads: a Collection<T> compiles only when T has them.
 

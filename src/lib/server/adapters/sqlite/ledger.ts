@@ -23,7 +23,7 @@ export function sqliteLedgerStore(store: SqliteDatabase): LedgerPort {
     },
 
     // A read by id each, as before there was this method: a statement costs SQLite ~2 µs, and the count per request
-    // stays as test/foundation/hot-path-statements.test.ts has it.
+    // stays as test/store/hot-path-statements.test.ts has it.
     async accountsOf(accountId, ids) {
       const found: StoredAccount[] = [];
       for (const id of ids) {

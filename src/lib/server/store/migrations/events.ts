@@ -1,5 +1,5 @@
 // Migrations of the events area (events, webhook endpoints, deliveries). Versions 500–599. Released migrations
-// are literal SQL and never change (test/foundation/migrations.test.ts checks each version's SHA-256).
+// are literal SQL and never change (test/store/migrations.test.ts checks each version's SHA-256).
 import type { Migration } from './migration.js';
 
 export const eventsMigrations: Migration[] = [

@@ -1,6 +1,6 @@
 // Schema migrations, in order. Each area appends its own; a version is never edited once released: its SQL is
 // literal text (generated once with adapters/sqlite/tablesql.ts's documentTable from the table declarations of the
-// time, then checked in), and test/foundation/migrations.test.ts holds the SHA-256 of every released version.
+// time, then checked in), and test/store/migrations.test.ts holds the SHA-256 of every released version.
 import { paymentsMigrations } from './payments.js';
 import { billingMigrations } from './billing.js';
 import { ledgerMigrations } from './ledger.js';

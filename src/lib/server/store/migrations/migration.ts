@@ -3,7 +3,7 @@
  *
  * `sql` is SQLite's text. `postgres` is PostgreSQL's, where the dialects differ (types, `WITHOUT ROWID`, table
  * rebuilds, JSON functions, triggers); absent, `sql` serves both engines. Both forms must give the same tables,
- * columns and indexes (test/foundation/migrations-dialects.test.ts).
+ * columns and indexes (test/store/migrations-dialects.test.ts).
  */
 export interface Migration {
   version: number;

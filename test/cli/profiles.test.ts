@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { limiter } from './util.js';
+import { limiter } from '../helpers/util.js';
 
 let A: TestServer;
 let B: TestServer;

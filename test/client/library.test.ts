@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, Client, ConnectionError, InProcessTransport, openEmbedded, TimeoutError } from '../../dist/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { tempDir } from '../helpers/tmp.js';
-import { closedPort, CLIENT_SECRET } from './util.js';
+import { closedPort, CLIENT_SECRET } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

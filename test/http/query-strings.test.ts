@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../dist/lib/server/routes/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { valid, type Schema } from '../reliability/arbitrary.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 
 let s: TestServer;
 let session: { id: string; client_secret: string };

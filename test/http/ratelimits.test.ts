@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { testClock } from '../helpers/clock.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 
 const started: TestServer[] = [];
 afterAll(() => Promise.all(started.map((x) => x.close())));

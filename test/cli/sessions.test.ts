@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { closedPort, CLIENT_SECRET, limiter, UUID } from './util.js';
+import { closedPort, CLIENT_SECRET, limiter, UUID } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

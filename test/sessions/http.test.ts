@@ -1,7 +1,7 @@
 // Payment sessions over real HTTP: create, get, list, update, cancel and expiry (issue 2, docs/api.md "Conventions", "Payments").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { CLIENT_SECRET, expectError, ISO_MS, UUID, UUID_V7 } from './util.js';
+import { CLIENT_SECRET, expectError, ISO_MS, UUID, UUID_V7 } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

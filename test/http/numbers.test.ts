@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { compileValidator, validationError } from '../../dist/lib/server/http/validation.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 
 /** The number literals of the issue: not finite, beyond 2^53 (±), 2^63 − 1, and an exact 1e20. */
 const EDGES = ['1e400', '-1e400', '9007199254740993', '9223372036854775807', '1e20', '-9007199254740993'];

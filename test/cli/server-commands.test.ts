@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, runCliSlow } from '../helpers/cli.js';
 import { alive, stoppedAfterAll } from '../helpers/processes.js';
 import { tempDir } from '../helpers/tmp.js';
-import { CLIENT_SECRET } from './util.js';
+import { CLIENT_SECRET } from '../helpers/util.js';
 import { startTestServer } from '../helpers/server.js';
 
 const runCli = runCliSlow;

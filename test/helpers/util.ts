@@ -1,7 +1,7 @@
-// Shared assertions and small helpers of the foundation suite.
+// Shared assertions and small helpers of the tests: error bodies, ids, a closed port, a limiter.
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
-import type { HttpResult } from '../helpers/server.js';
+import type { HttpResult } from './server.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

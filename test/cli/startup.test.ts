@@ -1,5 +1,5 @@
 // What a CLI command loads at start-up over HTTP from the ES modules in dist/ (without the command path's bundle,
-// PAYORCH_CLI_BUNDLE=0; test/foundation/cli-bundle.test.ts checks the bundle's run): no TypeBox (~200 ES modules
+// PAYORCH_CLI_BUNDLE=0; test/cli/bundle.test.ts checks the bundle's run): no TypeBox (~200 ES modules
 // — the contract's schemas are the server's, and a constant the client needed once pulled them all in) and no
 // module of the server. Node 20 compiles ES modules afresh on each run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer, sqliteOf } from '../helpers/server.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 import { advance } from '../payments/util.js';
 import { onSqlite } from '../helpers/engine.js';
 

@@ -7,7 +7,7 @@ import { startTestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { testClock } from '../helpers/clock.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 
 describe('hardening', () => {
   it('the test clock moves at most 366 days per call (each call runs everything due on the way)', async () => {

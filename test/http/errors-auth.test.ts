@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type HttpResult, type TestServer } from '../helpers/server.js';
 import { runCli } from '../helpers/cli.js';
-import { expectError } from './util.js';
+import { expectError } from '../helpers/util.js';
 
 let s: TestServer;
 beforeAll(async () => {

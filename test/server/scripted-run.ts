@@ -1,6 +1,6 @@
 // The scripted run of deterministic mode (docs/api.md "Deterministic mode"): sessions, confirms, a decline, refunds, a
 // subscription over a clock advance, webhooks to a local receiver — everything a seeded server must answer with the
-// same bytes each time (test/foundation/deterministic.test.ts), on either engine (test/postgres/seeded.test.ts).
+// same bytes each time (test/server/deterministic.test.ts), on either engine (test/postgres/seeded.test.ts).
 import { request } from 'node:http';
 import { expect } from 'vitest';
 import type { RunningServer, ServerOptions } from '../../dist/index.js';
