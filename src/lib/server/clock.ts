@@ -116,8 +116,8 @@ const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
 /**
  * `new Date(ms).toISOString()`, computed directly for whole milliseconds in years 1970–9999 (the calendar
- * arithmetic is H. Hinnant's civil_from_days). Measured: toISOString ~0.9 µs a call, this ~0.2 µs; objects
- * carry several timestamps each. Anything else goes to Date.
+ * arithmetic is H. Hinnant's civil_from_days): faster, and objects carry several timestamps each. Anything else
+ * goes to Date.
  */
 export function isoTime(ms: number): string {
   if (!(ms >= 0 && ms < 253402300800000) || !Number.isInteger(ms)) return new Date(ms).toISOString();

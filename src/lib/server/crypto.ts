@@ -17,8 +17,7 @@ let poolOffset = POOL_SIZE;
 
 /**
  * `n` bytes from the operating system's CSPRNG, drawn from a pool refilled 8 KiB at a time: one call into
- * OpenSSL per ~60 requests instead of several per request (ids, secrets, IVs). Measured under load, the
- * per-call cost of `randomBytes` was ~7% of the server's CPU for create-session. Each byte is handed out once.
+ * OpenSSL per ~60 requests instead of several per request (ids, secrets, IVs). Each byte is handed out once.
  */
 export function secureRandomBytes(n: number): Buffer {
   if (n > POOL_SIZE / 4) return randomBytes(n);
@@ -49,8 +48,7 @@ const MAX_KEPT = 64 * 1024;
 
 /**
  * HMAC (RFC 2104) under one fixed key, as two one-shot hashes (`crypto.hash`) over buffers that hold the padded
- * key: the same bytes as `createHmac(algorithm, key)` without a Hmac object per call. Measured in-process: a
- * create-session (one fingerprint, one derived client secret) ~4% faster than with createHmac.
+ * key: the same bytes as `createHmac(algorithm, key)` without a Hmac object per call (cheaper on the hot path).
  */
 export class KeyedHmac {
   private inner: Buffer;

@@ -1,5 +1,5 @@
 // pino to a file in the data directory through an asynchronous destination (synchronous per-request file
-// logging costs ~40% of throughput here). Secrets are redacted by path as a second line of defence: the
+// logging costs much of the throughput). Secrets are redacted by path as a second line of defence: the
 // pipeline itself logs one line per request with method, path, status and timing — never headers or bodies.
 import { closeSync, fsyncSync, mkdirSync, openSync, write, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -44,9 +44,8 @@ export interface AccessLog {
 
 /**
  * The line pino would write for `info({ req, method, path, status, ms, account }, 'request')` with `base: { pid }`,
- * built by hand and handed to the destination 64 lines at a time. Measured: pino's info() and the destination's
- * write() cost ~6 µs a request (3% of a create-session); this ~1.2 µs. Fixed fields that never hold a secret, so
- * no redaction (see FileLogger.access).
+ * built by hand and handed to the destination 64 lines at a time (cheaper than pino's info() per request). Fixed
+ * fields that never hold a secret, so no redaction (see FileLogger.access).
  */
 class AccessLines implements AccessLog {
   private pending = '';
@@ -79,8 +78,8 @@ class AccessLines implements AccessLog {
  * The log file's destination: lines are buffered and written asynchronously, at most `maxBuffered` bytes held.
  * A failing write (disk full, I/O error) never blocks, throws or emits: the lines wait in the buffer and the
  * write is tried again a second later; lines that do not fit are dropped and counted, and a line saying how
- * many were dropped is written once the file takes writes again. (pino's own destination retried a failed
- * synchronous flush forever and emitted an unhandled `error` on a failed asynchronous write.)
+ * many were dropped is written once the file takes writes again. (pino's own destination retries a failed
+ * synchronous flush forever and emits an unhandled `error` on a failed asynchronous write.)
  */
 export class LogFile {
   private fd = -1;
@@ -234,8 +233,8 @@ export interface FileLogger {
   logger: Logger;
   /**
    * The one line per request (request id, method, path without query, status, ms, account): fixed fields that
-   * never hold a secret, so written without path redaction — measured, redaction cost ~12 µs per line, about
-   * a tenth of a create-session's CPU. Everything else goes through `logger`, redacted.
+   * never hold a secret, so written without path redaction (costly per line). Everything else goes through
+   * `logger`, redacted.
    */
   access: AccessLog;
   flush(): void;

@@ -1,26 +1,15 @@
-// Deterministic mode (`payorch server start --seed N`, `startServer({ seed })`; docs/api.md "Deterministic mode"):
-// everything a client can see that would otherwise come from the CSPRNG or the machine's clock comes from the seed.
+// Deterministic mode (`--seed N`, `startServer({ seed })`; docs/api.md "Deterministic mode"): whatever a client
+// sees that would come from the CSPRNG or the machine's clock comes from the seed.
 //
-// - Ids, keys, client secrets, signing secrets, simulated processor values: one stream, HMAC-SHA256 in counter mode
-//   under a key derived from the seed (`ids`). Its position is kept in the database (the server's own records,
-//   adapters/engine.ts ServerRecords) and written with each draw, inside the drawing request's transaction: a request
-//   rolled back (or run again by the group commit, store/seam.ts `grouped`) gives its draws back, so the same
-//   requests in the same order draw the same values, and a seeded data directory continues its stream across
-//   restarts. The stream is one sequence drawn by every request in turn, so a seeded server's transactions run one
-//   at a time (Store.serial): SQLite's do; on an engine that runs transactions at once the composition root opens
-//   the store serialized (store/scoped.ts, `new ScopedStore(store, { inTurn: true })`), and `open` refuses a store
-//   that is not — two requests drawing at once would interleave their draws by the engine's timing, and the
-//   rollback of one would put the position back under the other's feet (the same ids drawn twice). The engine's
-//   `cell` must then answer at once: its value as the open transaction left it (written with the transaction,
-//   before its COMMIT) and, after a rollback, as the rollback left it.
-// - Request ids: derived from the request's method and URL and how many such requests came before, in this start
-//   (drawn when a request arrives, outside any transaction): polling does not move other requests' ids.
-// - What background work makes (a webhook delivery of an event to an endpoint): derived from what it is about
-//   (ids.ts newIdFor), not drawn, so that it does not depend on when the work ran.
-// - The sealing key (encryption at rest, client secrets' MACs) is derived from the seed: still AES-256-GCM with
-//   random IVs, but anyone who knows the seed knows the key.
-// - The clock starts at SEEDED_EPOCH_MS and moves only when a test advances it (or with the machine's clock,
-//   `clock: 'real'`).
+// - Ids, keys and secrets: one HMAC-SHA256 counter stream (`ids`) whose position is written with each draw, in the
+//   drawing request's transaction, so a rollback or a group-commit re-run (store/seam.ts `grouped`) gives the draws
+//   back and a restart continues the stream. Hence a seeded store must run transactions one at a time
+//   (Store.serial; store/scoped.ts `inTurn` on a concurrent engine; `open` refuses others), else draws interleave
+//   and a rollback rewinds under another request (ids drawn twice); and the engine's `cell` must answer at once,
+//   as the open transaction (or its rollback) left it.
+// - Request ids: from the method, URL and count of such requests this start (outside any transaction).
+// - Background work's ids (a delivery): derived from what it is about (ids.ts newIdFor), not drawn.
+// - The sealing key is derived from the seed (whoever knows the seed knows it); the clock starts at SEEDED_EPOCH_MS.
 import { createHmac } from 'node:crypto';
 import type { Store } from './store/seam.js';
 import type { ServerRecords } from './adapters/engine.js';

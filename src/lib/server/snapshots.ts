@@ -217,8 +217,8 @@ export function stageImage(dataDir: string, image: Buffer): string {
  */
 export function installStaged(engine: SnapshotEngine, staged: string, dbPath: string): void {
   for (const f of engine.companions(dbPath)) rmSync(f, { force: true });
-  // The replaced database is freed off this thread: a rename over it would free its blocks inside the rename
-  // (measured: ~300 ms for 1 GB on ext4, while requests wait).
+  // The replaced database is freed off this thread: a rename over it would free its blocks inside the rename,
+  // while requests wait.
   const old = `${staged}.old`;
   try {
     linkSync(dbPath, old);
@@ -231,7 +231,7 @@ export function installStaged(engine: SnapshotEngine, staged: string, dbPath: st
 
 /**
  * Copies snapshot `name` ahead, off this thread, so that the next restore of it renames the copy into place instead
- * of copying a database-sized file while requests wait (measured in bench/README.md "Snapshots"). Best effort: a
+ * of copying a database-sized file while requests wait (bench/README.md "Snapshots"). Best effort: a
  * restore with no spare copies the snapshot itself.
  */
 export async function makeSpare(dataDir: string, name: string): Promise<void> {

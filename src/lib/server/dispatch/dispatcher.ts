@@ -1,28 +1,11 @@
-// The webhook dispatcher (docs/api.md "Events and webhooks"): sends deliveries, off the request path.
+// The webhook dispatcher: sends deliveries off the request path (docs/api.md "Events and webhooks").
 //
-// It learns of new events after every COMMIT that recorded some (Events.onCommitted) and from a periodic poll
-// (events another process wrote: the CLI's embedded default writes the same database). Each endpoint has a
-// cursor in the database (the last event it has looked at; event numbers are never used twice), so nothing is
-// lost or sent again wholesale across a restart. For each event an enabled endpoint wants, a pending delivery row
-// is written in a transaction of its own (store.alone), then POSTed, then its outcome written: at-least-once — a
-// crash between the POST and its outcome sends it again at the next start.
-//
-// Serving an endpoint: its due deliveries are read as a batch (event order, at most `batchSize`) and handed to
-// the sender (sender.ts, in a thread of its own), which POSTs them one after another and stops at the first
-// failure; the outcomes are written as they come back, and the endpoint's next batch is read only once all of
-// them have committed (so nothing is sent twice, and an endpoint has one POST in flight at a time).
-//
-// Fairness: at most `concurrency` endpoints are served at once, at most `perAccount` of one account, accounts take
-// turns (round robin from the one after the last served), and within an account endpoints that answer go first.
-// An endpoint whose last attempt got no answer in time is backed off: its next batch waits 1, 2, 4… up to 60 s
-// (real time) after each such attempt, and such endpoints together take at most `slowConcurrency` slots. So
-// endpoints that never answer cost one socket each for one timeout at first, and then a few slots in all —
-// never another account's deliveries.
-//
-// A seeded server's outcomes wait for its clock advances (`advancing`): an outcome of an account whose test clock is
-// being advanced is written once the advance has ended, with the time it reached — not with the time of whichever
-// of its steps the outcome happened to come back between, and after the advance's retention steps, which then found
-// the delivery pending whatever the timing (docs/api.md "Deterministic mode").
+// New events are learned of after each COMMIT (Events.onCommitted) and by a poll (another process may write the
+// database). Each endpoint's cursor is in the database, so a restart loses nothing; a pending delivery row is
+// committed (store.alone) before its POST and its outcome after it: at-least-once. The sender (sender.ts, its own
+// thread) POSTs an endpoint's batch in event order, one at a time, stopping at the first failure.
+// Fairness and back-off: docs/api.md "Retries, ordering and duplicates". A seeded server writes an account's outcomes
+// once its clock advance has ended, with the time it reached (docs/api.md "Deterministic mode").
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/seam.js';
 import type { Events } from '../domain/events.js';
@@ -49,8 +32,7 @@ const ERROR_PAUSE_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /**
  * Batches of one endpoint with the sender at once: the next is read and handed over while one is being sent, so
- * that a busy server thread does not leave the sender idle between two batches (measured: without it, deliveries
- * fell behind a saturating load of creates).
+ * that a busy server thread does not leave the sender idle between two batches (deliveries fall behind otherwise).
  */
 const PIPELINE = 2;
 /**
@@ -225,7 +207,7 @@ export class Dispatcher {
       try {
         if (this.eventsSignaled) await this.scan();
         if (this.stopped) return;
-        // Only new events (a scan put off): nothing can have come due (measured: a read per group commit).
+        // Only new events (a scan put off): nothing can have come due, so no read.
         if (!this.dueSignaled) continue;
         if (this.serving.size >= this.concurrency) continue;
         this.dueSignaled = false;
@@ -242,8 +224,7 @@ export class Dispatcher {
 
   /**
    * Records the deliveries new events call for. Under a stream of commits, at most one scan per SCAN_EVERY_MS
-   * while endpoints are being served (each scan is a write transaction; measured, one per group commit cost
-   * create-session throughput): events wait at most that long, and in order.
+   * while endpoints are being served (each scan is a write transaction): events wait at most that long, in order.
    */
   private async scan(): Promise<void> {
     const since = Date.now() - this.lastScan;

@@ -46,8 +46,8 @@ function localLink(options: SenderLinkOptions, events: SenderEvents): SenderLink
 }
 
 /**
- * The sender in a worker thread, started with the first batch (~25 ms and a few MB that a server which never
- * delivers does not pay). If the worker fails, the batches it held end without outcomes (their deliveries stay
+ * The sender in a worker thread, started with the first batch (its start time and memory are not paid by a server
+ * that never delivers). If the worker fails, the batches it held end without outcomes (their deliveries stay
  * pending and are sent again) and the sender goes on in this thread.
  */
 export function senderLink(options: SenderLinkOptions, events: SenderEvents): SenderLink {

@@ -28,9 +28,9 @@ export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 20_000, requestMs: 60_000
 
 /**
  * Writes a last answer and closes the connection for good. Ending the socket alone is not enough: the server
- * allows half-open connections, so an ended socket whose client neither reads nor closes its own side stayed open
- * indefinitely, and with it the request it carried, still holding its in-flight slot (released when the request
- * is aborted, lifecycle.ts). So the socket is destroyed as soon as the answer and the FIN are handed to the kernel
+ * allows half-open connections, so an ended socket whose client neither reads nor closes its own side stays open,
+ * and with it the request it carried, holding its in-flight slot (released when the request is aborted,
+ * lifecycle.ts). So the socket is destroyed as soon as the answer and the FIN are handed to the kernel
  * (a few hundred bytes: the kernel takes them at once); if it cannot take them at once (the client left earlier
  * answers on this connection unread), the socket is destroyed right away and this answer is lost.
  */
@@ -104,14 +104,13 @@ export function createFastify(log: Logger | undefined, timeouts: Timeouts = DEFA
 
   // A client that half-closes its side once its request is sent (shutdown(SHUT_WR): `nc -N`, HTTP/1.0-style clients,
   // some proxies) still waits for the answer: a half-close neither delimits a request nor says the client lost
-  // interest (RFC 9112 §9.6). Node's HTTP server aborts the request in flight at the client's FIN by default — its
-  // write went on and committed, but no answer left and the request log had no entry. With this the answer is sent,
-  // then the connection ends (a FIN with nothing in flight ends it at once; one inside a request's head or body is
-  // a 400 malformed_request, below). Node's own switch (http.Server's httpAllowHalfOpen, kept for such servers).
+  // interest (RFC 9112 §9.6). By default Node aborts the request at the client's FIN: its write commits, but no answer
+  // leaves and the request log has no entry. With this the answer is sent, then the connection ends (a FIN inside a
+  // request's head or body is a 400 malformed_request, below).
   (app.server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
 
-  // Each route's validator is compiled on its first request, not at start: compiling every schema of every
-  // area took ~200 ms, which the embedded default (a CLI command that serves one request) paid every time.
+  // Each route's validator is compiled on its first request, not at start: compiling them all is slow, and the
+  // embedded default (a CLI command that serves one request) would pay it every time.
   app.setValidatorCompiler(({ schema, httpPart }) => {
     let compiled: ReturnType<typeof compileValidator> | undefined;
     const validate: FastifyValidationResult = Object.assign(

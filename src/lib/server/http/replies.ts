@@ -68,7 +68,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Ser
 
 /**
  * The paths the app serves, by method: what tells a 405 from a 404. Its router is built on the first such
- * question (most servers and commands never ask one): a start no longer registers every route twice.
+ * question (most servers and commands never ask one), so a start does not register every route twice.
  */
 export class KnownPaths {
   private readonly paths: [method: string, url: string][] = [];

@@ -10,7 +10,7 @@ import { PAYMENT_METHOD_PATTERN } from '../../contract/common.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /**
- * `validateSchema: false`: Ajv would otherwise compile the JSON Schema meta-schema (~30 ms) before the first
+ * `validateSchema: false`: Ajv would otherwise compile the JSON Schema meta-schema before the first
  * route's schema. The schemas are ours (contract/, TypeBox); test/http/schemas.test.ts checks every one of
  * them against the meta-schema instead.
  */

@@ -15,7 +15,7 @@ const tag = 'Payment sessions';
 const withoutClientSecret: SavedWithoutSecret = {
   strip: (response, json) => {
     // The secret is the object's last member (Sessions.toApi): cut it off the text sent rather than serialise
-    // a copy (measured ~1% of a create-session); any other shape is serialised without it.
+    // a copy; any other shape is serialised without it.
     const session = response as PaymentSession;
     const last = `,"client_secret":${JSON.stringify(session.client_secret)}}`;
     return json.endsWith(last)
