@@ -28,16 +28,12 @@ export interface ClockPort {
 }
 
 /**
- * The accounts' clocks, each offset kept in memory: `now` is asked on every request's path and answers at once. The
- * offsets are read at start (`load`, before the first request: domain/services.ts), then follow this process's own
- * writes, and are read again whenever the store's change mark moves (`changes`: an advance through another server
- * process on the same database moves it in its transaction, and so does any write of a command on the same data
- * directory); an account this process does not know of has offset 0 (a new account starts with it).
- *
- * An advance is noted in its transaction's frame (store/scoped.ts) — seen by that transaction's own work only — and
- * kept in memory once that transaction has committed. It takes the account's stored offset in its transaction, so
- * that of two processes advancing one clock the later never moves it back (and the engine aborts one of two that
- * overlap).
+ * The accounts' clocks, offsets kept in memory (`now` is on every request's path). Read at start (`load`, before the
+ * first request: domain/services.ts), then following this process's writes, and read again whenever the store's
+ * change mark moves (another process's advance, a command's write on the same data directory); an unknown account
+ * has offset 0. An advance is noted in its transaction's frame (store/scoped.ts), kept in memory once committed, and
+ * takes the stored offset in its transaction, so that of two processes advancing one clock the later never moves it
+ * back (the engine aborts one of two that overlap).
  */
 export class AccountClock implements Clock {
   /** The committed offsets, as this process last read or wrote them. */

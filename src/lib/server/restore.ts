@@ -398,11 +398,7 @@ export class ServerSnapshots extends OneAtATime implements Snapshots {
     return adoptRestored(engine, store, opened.sealer, opened.credentials, seeding?.now);
   }
 
-  /**
-   * The services made again on `store`, into the object the app uses; the processors (server state, not data:
-   * up or down, adapters registered) carry over; idempotency records are the store's; the request log forgets
-   * what it had (requests on data that is gone).
-   */
+  /** The services made again on `store` (rebuild). */
   private async use(store: SqliteDatabase): Promise<void> {
     await rebuild(this.p as unknown as Parameters<typeof rebuild>[0], store, engine as unknown as OpenEngine<Store>);
   }

@@ -1,12 +1,8 @@
-// Sending webhook POSTs (docs/api.md "Deliveries"): one batch of an endpoint's deliveries at a time per endpoint,
-// one POST after another in event order, each bounded in time (the whole exchange, connect included) and in what
-// it reads back (the response body is read and discarded up to a small cap, so that the connection can be
-// reused). An attempt succeeds only on a complete 2xx answer: a body cut short, a reset or a timeout fails it.
-// A batch stops at its first failed attempt (the endpoint's later deliveries wait for its next turn), so that an
-// endpoint that does not answer holds a sender slot for one timeout, not for its whole backlog.
-//
-// This module holds no database: the dispatcher (dispatcher.ts) reads the batches and records the outcomes. It
-// runs in the sender's own thread (sender-worker.ts) when it can, else in the server's thread.
+// Sending webhook POSTs (docs/api.md "Deliveries"): an endpoint's batch one POST after another in event order, each
+// bounded in time (connect included) and in the body it reads back (discarded up to a cap, so the connection is
+// reused). Only a complete 2xx answer succeeds. A batch stops at its first failure, so an endpoint that does not
+// answer holds a slot for one timeout, not its whole backlog. No database here: dispatcher.ts reads batches and
+// records outcomes. Runs in its own thread (sender-worker.ts) when it can, else in the server's.
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';

@@ -1,13 +1,8 @@
-// Fault injection (docs/api.md "Fault injection"), test mode only: a request's `Payorch-Simulate` header, or a
-// server-wide rule, makes the server answer a status instead of running the request, close the connection without
-// an answer, wait first, or run the request, commit it and then lose or replace its answer. Rules can also target
-// webhook deliveries (the dispatcher asks `forDelivery`; sender.ts applies what it gets).
-//
-// Where it happens: the fault is decided and the "before" part applied in a preHandler hook (after the request has
-// been received whole, authenticated, admitted and validated: a wait never holds the server's request timeouts,
-// which only cover receiving the request); the "after commit" part in onSend, when the handler's transaction and
-// its idempotency record are committed. The request's fault is kept on its state (lifecycle.ts) so that the
-// request log and the access log mark it.
+// Fault injection (docs/api.md "Fault injection"), test mode only: the `Payorch-Simulate` header or a server-wide
+// rule. The fault is decided and its "before" part applied in preHandler (after the request is received whole,
+// authenticated, admitted and validated, so a wait never runs into the receive timeouts); its "after commit" part in
+// onSend, once the handler's transaction and idempotency record have committed. The fault is kept on the request's
+// state (lifecycle.ts) for the request and access logs. Delivery rules: the dispatcher asks `forDelivery`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   FaultSyntaxError,

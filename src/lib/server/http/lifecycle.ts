@@ -36,13 +36,10 @@ interface Turn {
 }
 
 /**
- * The requests of each bearer credential (the Authorization header as sent) whose caller is being identified, in
- * the order they arrived. Identifying reads the store; on an engine whose reads go out over a pool of connections
- * (PostgreSQL) the answers come back in any order — a lookup that waits for a new connection takes tens of ms, one
- * sent later on an idle connection under one — and a request would take its in-flight slot after requests of its
- * key that arrived after it, and be refused for the slots they hold. Here each is admitted or refused only once
- * every request of its credential that arrived before it has been (docs/api.md "Rate limits"). Requests of
- * different credentials never wait for each other.
+ * The requests of each bearer credential (the Authorization header as sent) being identified, in arrival order.
+ * Over a connection pool (PostgreSQL) lookups come back in any order, so a request could take its in-flight slot
+ * after later ones of its key and be refused for theirs; here each is admitted or refused only once every earlier
+ * request of its credential has been (docs/api.md "Rate limits"). Different credentials never wait for each other.
  */
 class ArrivalOrder {
   private readonly waiting = new Map<string, Turn[]>();
