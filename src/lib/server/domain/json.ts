@@ -1,7 +1,6 @@
-// An API object together with its JSON text, made where the object is made, for objects that are both
-// recorded in an event and returned: the event's body and the answer then use that text instead of serialising
-// the object twice more (measured ~2 µs per serialisation of a payment session). The object must not change
-// after the text is attached: the text is what is sent.
+// An API object together with its JSON text, for objects both recorded in an event and returned: the event's body
+// and the answer use that text rather than serialising the object twice more. The object must not change after the
+// text is attached: the text is what is sent.
 
 const TEXT = Symbol('json text');
 

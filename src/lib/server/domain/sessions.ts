@@ -42,11 +42,9 @@ type LaterFields =
 
 /**
  * What is stored: the API object without its client secret and without what the payments area reports
- * (`latest_attempt`, `next_action`). The secret is made from the session id under the data directory's key
- * (Sealer.derive), so nothing of it is stored: `secret_form: 'named'` secrets carry the session id and a MAC of
- * it (they identify their session on their own); sessions without it have the earlier derived secret, which
- * does not name its session. Sessions written before either kept it sealed (AES-GCM) with a hash; those are
- * still read.
+ * (`latest_attempt`, `next_action`). The secret is derived from the id under the data directory's key (Sealer.derive).
+ * Three forms must all still be read: `secret_form: 'named'` (the id and a MAC of it: names its session), derived
+ * without the id (does not name it), and sealed (AES-GCM) with a hash.
  */
 /** A session as writes see it (Sessions.current): the stored fields, no secret. */
 export type SessionFacts = Readonly<
@@ -137,10 +135,7 @@ export class Sessions implements DueWork {
     this.collection = stored.sessions;
   }
 
-  /**
-   * The session's client secret. Derived rather than sealed and stored: measured, sealing (AES-GCM) and
-   * hashing it cost ~10 µs of a create-session under load, and every retrieve opened it again.
-   */
+  /** The session's client secret, derived from its id (nothing sealed on create, nothing opened on retrieve). */
   private secretFor(id: string): string {
     let round = 0;
     return clientSecretFrom(this.sealer.derive('client_secret', id), () =>
@@ -148,7 +143,7 @@ export class Sessions implements DueWork {
     );
   }
 
-  /** The secret of sessions created from this version on: the session id and a MAC of it (ids.ts). */
+  /** The secret of `secret_form: 'named'` sessions (the current form): the session id and a MAC of it (ids.ts). */
   private namedSecret(id: string): string {
     return clientSecretNaming(id, this.sealer.derive('client_secret_named', id));
   }
@@ -307,8 +302,7 @@ export class Sessions implements DueWork {
 
   /**
    * For a write acting on the session: what it is (expired first if its time has come), without the client
-   * secret and the latest payment the API object carries — a confirm reads neither, and deriving the one and
-   * looking up the other were measured on its path.
+   * secret and the latest payment the API object carries — a confirm needs neither, and both cost on its path.
    */
   current(accountId: string, id: string, now: number): Promise<SessionFacts> {
     return this.load(accountId, id, now);
@@ -395,9 +389,8 @@ export class Sessions implements DueWork {
     const named = clientSecretParts(secret);
     const id = sessionId ?? named?.sessionId;
     if (id === undefined) return undefined;
-    // The current form (every session created since it): the row's columns and its form, not the whole
-    // document, and the MAC the secret carries compared with the session's — nothing rebuilt or hashed.
-    // Measured: the whole document, the secret rebuilt and both hashed were ~8% of a confirm's CPU.
+    // The current form: the row's columns and its form, not the whole document, and the MAC the secret carries
+    // compared with the session's — nothing rebuilt or hashed (this runs on every confirm).
     const facts = await this.stored.secretFacts(id);
     if (!facts) return undefined;
     if (facts.form === 'named' && facts.secret_hash === '') {
@@ -425,7 +418,7 @@ export class Sessions implements DueWork {
    * Moves the session from one of `from` to `to` (expiring it first if due), or throws 409
    * session_unexpected_state. Runs inside the caller's transaction: the check and the set are one step.
    * `known.current`: the session as the caller read it (Sessions.current) in this transaction, when nothing has
-   * written it since — not read again (a confirm reads it first; measured, a query and a parse per confirm).
+   * written it since — not read again (a confirm reads it first: saves a query and a parse).
    * `known.payment`: the session's latest payment as its event shows it, when the caller has it (a confirm has just
    * stored it) — not asked of the payments area (Hooks 'sessionPayment').
    */

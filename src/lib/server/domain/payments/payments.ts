@@ -88,10 +88,7 @@ export class Payments implements Charger {
     });
   }
 
-  /**
-   * What a session shows of `p`, its latest payment: only these fields of the API object (a confirm's V8 profile:
-   * the whole toApi here was ~1.6% of its CPU).
-   */
+  /** What a session shows of `p`, its latest payment: only these fields, not the whole toApi (on every confirm). */
   private sessionPayment(p: StoredPayment): SessionPayment {
     return {
       latest_attempt: { id: p.id, psp: p.psp, status: apiStatus(p), psp_transaction_id: p.psp_transaction_id },
@@ -299,7 +296,7 @@ export class Payments implements Charger {
     );
     const next = this.apply(p, r, now, baseUrl, session.success_url ?? undefined);
     // The payment first: the session's event shows it as the session's latest attempt — this payment, handed to
-    // the transition rather than read back (measured: a query and a JSON parse of every payment of the session).
+    // the transition rather than read back (which costs a query and a JSON parse of every payment of the session).
     // Handed down the call, not kept in a field: with an engine that runs transactions at once, a field would show
     // one confirm's uncommitted payment in another confirm's event.
     await this.records.collection.insert(accountId, p);
