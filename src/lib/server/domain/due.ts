@@ -1,13 +1,8 @@
-// Work that comes due with time: session expiry, ACH settlement, hold expiry, KYC decisions, trial ends,
-// renewals, dunning retries, invoice due dates. Every area registers its DueWork; the scheduler is the one
-// place that runs them — from the one clock, in time order, in bounded steps.
-//
-// The catch-up policy (docs/api.md "Time-driven work"): reads never run due work. It runs
-//   - on a running server, from its tick (every second), for every account that has something due;
-//   - when a test clock is advanced (POST /test-helpers/advance-clock), up to the new time;
-//   - when the embedded default opens the data directory, before the command's request.
-// A write that acts on one object whose time has come applies that object's own change first (confirming a
-// session past its expiry finds it expired): that is part of the write, in its transaction.
+// Work that comes due with time (session expiry, ACH settlement, hold expiry, KYC, trials, renewals, dunning, invoice
+// due dates): each area registers its DueWork; the Scheduler is the one place that runs them, from the one clock, in
+// time order, in bounded steps — on the server's tick, a test clock's advance, or the embedded default's open, never
+// on a read (docs/api.md "Time-driven work"). A write on an object whose time has come applies its change first, in
+// the write's transaction (a confirm of a session past its expiry finds it expired).
 import { isoTime, type Clock } from '../clock.js';
 import { AGAIN, runSteps, type Steps } from '../store/steps.js';
 import type { ScopedStore } from '../store/scoped.js';

@@ -1,8 +1,6 @@
-// Links to the server's own hosted pages, made from the address it serves at now (ServerConfig.publicUrl) each
-// time an object is read, never the address its creator had. A data directory is served at different addresses
-// over time: in the CLI's process (the default, 4242), by a background server on any free port when 4242 is taken,
-// by `server start --port N`; a stored link would 404, or reach another directory's server. Objects keep the link
-// made at creation in what is stored (and in the events recorded then); reads replace it.
+// Links to the server's own hosted pages, made from the address it serves at now (ServerConfig.publicUrl) on every
+// read: a data directory is served at different addresses over time (4242, any free port, `--port N`), so a stored
+// link would 404 or reach another directory's server. The link stored at creation (and in its events) is replaced.
 export const hostedLinks = {
   /** A payment session's checkout page (`fallback_url`). */
   checkout: (base: string, sessionId: string) => `${base}/pay/${sessionId}`,

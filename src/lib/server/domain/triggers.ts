@@ -1,9 +1,7 @@
-// POST /test-helpers/trigger (docs/api.md "Test triggers"): for an event type, a scenario that really produces it
-// through the domain — the same calls the API's requests make (a session confirmed with a test card, a customer
-// with a declining card and a subscription …), never a made-up payload. A scenario runs in the request's one
-// transaction: all of it commits or none. It never moves the account's clock (other objects would change with
-// it): time-driven changes are made due at once by creating their object back-dated by its lifetime, or the
-// one object's due change is run directly (a renewal), and record their events at the time they happen.
+// POST /test-helpers/trigger (docs/api.md "Test triggers"): for an event type, a scenario that produces it through
+// the same domain calls the API's requests make, never a made-up payload; in the request's one transaction (all or
+// nothing). It never moves the account's clock (other objects would change with it): a time-driven change is made due
+// by back-dating its object by its lifetime, or run directly on the one object (a renewal), its events dated then.
 import { createRequire } from 'node:module';
 import type { TSchema } from '@sinclair/typebox';
 import type { Services } from './services.js';

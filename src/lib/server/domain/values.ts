@@ -27,13 +27,11 @@ export function mergeMetadata(current: Record<string, string>, update: Record<st
 const WRITTEN_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/\\?#]*@)?(?:\[[^\]/\\?#]*\]|[^/\\?#@[\]:]*):(\d+)(?:[/\\?#]|$)/i;
 
 /**
- * A URL a request gives that the server will later connect to (a webhook endpoint) or send a browser or a
- * client to (success_url, cancel_url, return_url; a wallet's validation_url, fetched by the live service):
- * absolute, `http:` or `https:` (or `https:` only), and a port from 1 to 65535 when it names one. The port is
- * the one the WHATWG URL parser reads — the parser the server's deliveries and browsers use — so the check
- * and the connection agree: leading zeros are dropped (`:080` is port 80, `:00` port 0) and a scheme's default
- * port written out is no port at all. The parser refuses ports over 65535 but keeps port 0, which nothing can
- * connect to (Node's http client would quietly go to the default port instead). Returns the parsed URL.
+ * A URL a request gives that the server will later connect to (a webhook endpoint) or send a browser or a client to
+ * (success_url, cancel_url, return_url; a wallet's validation_url, which the live service fetches): absolute, `http:`
+ * or `https:` (or `https:` only), a port from 1 to 65535 when it names one. The port is the one the WHATWG URL parser
+ * reads (as deliveries and browsers do, so check and connection agree: `:080` is 80, `:00` is 0, a default port written
+ * out is none); port 0, which the parser keeps, is refused (Node's http client would quietly use the default port).
  */
 export function checkHttpUrl(value: string, param: string, schemes: 'http(s)' | 'https' = 'http(s)'): URL {
   const what = schemes === 'https' ? 'an absolute https URL' : 'an absolute http(s) URL';
