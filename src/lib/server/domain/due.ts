@@ -1,8 +1,8 @@
 // Work that comes due with time (session expiry, ACH settlement, hold expiry, KYC, trials, renewals, dunning, invoice
 // due dates): each area registers its DueWork; the Scheduler is the one place that runs them, from the one clock, in
-// time order, in bounded steps — on the server's tick, a test clock's advance, or the embedded default's open, never
-// on a read (docs/api.md "Time-driven work"). A write on an object whose time has come applies its change first, in
-// the write's transaction (a confirm of a session past its expiry finds it expired).
+// time order, in bounded steps — when docs/api.md "Time-driven work" says (the tick, an advance, the embedded open,
+// after a write that made work due), never on a read. A write on an object whose time has come applies its change
+// first, in the write's transaction (a confirm of a session past its expiry finds it expired).
 import { isoTime, type Clock } from '../clock.js';
 import { AGAIN, runSteps, type Steps } from '../store/steps.js';
 import type { ScopedStore } from '../store/scoped.js';
