@@ -27,7 +27,7 @@ export class ChangeWatch {
 
   /**
    * Looks at the mark, at most once per event-loop turn (outside a transaction a look opens a read of its own: in
-   * SQLite a shared-memory lock and unlock, ~8 µs; and the requests of one turn arrived together anyway). Returns
+   * SQLite a shared-memory lock and unlock; and the requests of one turn arrived together anyway). Returns
    * what to await before the values guarded are used: the look of this turn while it is under way, else nothing.
    */
   check(): Promise<void> | undefined {

@@ -63,8 +63,8 @@ export class ScopedStore implements Store {
   /**
    * How the caller's frame is found. An engine that runs transactions at once: an AsyncLocalStorage, which follows
    * each transaction's work through its awaits. A serial engine (SQLite: a transaction's work holds the connection
-   * until it settles, and the next starts after it): the frame of the work holding the store, in a field — measured,
-   * an AsyncLocalStorage's promise hooks cost SQLite ~10% of the CPU per request (bench/README.md). A transaction of
+   * until it settles, and the next starts after it): the frame of the work holding the store, in a field — an
+   * AsyncLocalStorage's promise hooks cost more (bench/README.md). A transaction of
    * its own asked for while another's work awaits is never taken for a part of it (`enclosing`); code outside any
    * transaction that reads a frame in that moment (a clock read before a request's own transaction, in the same
    * microtask run) sees the other transaction's.

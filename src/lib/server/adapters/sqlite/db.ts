@@ -52,7 +52,7 @@ export interface SqliteDatabase extends SeamStore {
   /**
    * For a long-running server: checkpoint the WAL from a worker thread instead of inside COMMITs on this
    * thread. Resolves once the worker runs; `stopBackgroundCheckpoints()` (or `close()`) ends it. Past
-   * `resetBytes` of WAL (64 MB: rare enough that requests seldom wait for one) this thread finishes one checkpoint
+   * `resetBytes` of WAL (64 MB: rare enough that requests seldom wait) this thread finishes one checkpoint
    * (and syncs the database file) between two batches. `onHandOff` is called on this thread right after each such
    * checkpoint (tests observe the mechanism with it).
    */

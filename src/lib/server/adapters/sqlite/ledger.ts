@@ -22,8 +22,8 @@ export function sqliteLedgerStore(store: SqliteDatabase): LedgerPort {
       return accounts.selectWhere('account_id = ? AND account_number = ?', accountId, accountNumber).length > 0;
     },
 
-    // A read by id each, as before there was this method: a statement costs SQLite ~2 µs, and the count per request
-    // stays as test/store/hot-path-statements.test.ts has it.
+    // A read by id each: a statement is cheap on SQLite, and the count per request stays as
+    // test/store/hot-path-statements.test.ts has it.
     async accountsOf(accountId, ids) {
       const found: StoredAccount[] = [];
       for (const id of ids) {

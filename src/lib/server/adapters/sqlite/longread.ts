@@ -1,7 +1,7 @@
 // Long reads: a GET whose statements may have to look at many rows — a filter no index serves, such as the
 // event log by time — describes them instead of running them (LongRead), and the store runs them off the HTTP
-// thread when it can (a read-only connection in a worker thread, reader.ts). Measured on a 420k-event log:
-// `GET /events?created[gte]=…` held the HTTP thread ~950 ms, during which no other client was answered.
+// thread when it can (a read-only connection in a worker thread, reader.ts): on the HTTP thread such a read keeps
+// every other client waiting.
 import { Worker } from 'node:worker_threads';
 import { ReadAway } from '../../store/seam.js';
 
@@ -97,7 +97,7 @@ export class BackgroundReader {
 
 /**
  * Where a store's long reads run: in a background reader once `enable`d (a long-running server) and started with
- * the first long read (~25 ms and ~8 MB that a server which never gets one does not pay), else on the caller's
+ * the first long read (a cost that a server which never gets one does not pay), else on the caller's
  * thread (`here`). A reader that could not start or has stopped leaves the reads to the caller's thread.
  */
 export class LongReads {

@@ -162,11 +162,10 @@ CREATE INDEX webhook_deliveries_done ON webhook_deliveries (account_id, seq) WHE
 INSERT INTO list_counts (tbl, account_id, cols, vals, n) SELECT 'events', account_id, 'type', type, COUNT(*) FROM events GROUP BY account_id, type;`,
   },
   {
-    // Event numbers are never used twice (AUTOINCREMENT): before, retention could delete the highest-numbered
-    // events and SQLite gave their numbers to the next ones, below the webhook endpoints' cursors, which then
-    // skipped them. A cursor past the newest event can only be such a case: it starts over (what the dispatcher
-    // assumed until now). And the body of an event that leaves the log while one of its deliveries is still
-    // pending is kept for that delivery (webhook_event_bodies) until no pending delivery needs it.
+    // Event numbers are never used twice (AUTOINCREMENT): without it, retention's deletion of the highest-numbered
+    // events let SQLite give their numbers again, below the webhook endpoints' cursors, which skipped them; a
+    // cursor past the newest event is such a case and starts over. The body of an event that leaves the log while a
+    // delivery of it is pending is kept for it (webhook_event_bodies) until no pending delivery needs it.
     version: 504,
     name: 'webhooks: event numbers never reused; bodies kept for pending deliveries past retention',
     sql: `

@@ -152,8 +152,8 @@ INSERT INTO count_specs (tbl, cols) VALUES ('payment_sessions', 'external_id');
 CREATE INDEX payment_sessions_due ON payment_sessions (account_id, status, expires_ms);`,
   },
   {
-    // Measured: a WITHOUT ROWID table stores each ~1.3 KB saved response inside its primary-key b-tree, and an
-    // insert cost 26 µs against 11 µs for a rowid table with a unique index on the same key.
+    // A WITHOUT ROWID table stores each saved response inside its primary-key b-tree: a rowid table with a unique
+    // index on the same key inserts faster (bench/README.md).
     version: 3,
     name: 'core: idempotency keys as a rowid table',
     sql: `
@@ -189,8 +189,7 @@ CREATE UNIQUE INDEX idempotency_keys_account_key ON idempotency_keys (account_id
  */
 const storeMigrations: Migration[] = [
   {
-    // Measured: a create-session without an external_id paid ~8 µs of its ~25 µs insert for an index entry and
-    // two counter statements about a NULL nobody can list by (list filters are strings).
+    // A NULL filter value was indexed and counted, though nobody can list by it (list filters are strings).
     version: 900,
     name: 'store: nullable list filters — partial indexes, NULLs not counted',
     sql: `DROP INDEX IF EXISTS payment_sessions_external_id;
@@ -343,15 +342,14 @@ CREATE INDEX bank_accounts_customer_id ON bank_accounts (account_id, customer_id
   },
   {
     // Expired idempotency records are purged from the oldest row on (IdempotencyKeys.purgeExpired), which needs
-    // no index on created_ms: measured, that index entry was ~2% of a create-session.
+    // no index on created_ms, an entry every create-session paid for.
     version: 901,
     name: 'store: idempotency keys purged in row order, without the created_ms index',
     sql: 'DROP INDEX IF EXISTS idempotency_keys_created;',
   },
   {
     // The list counts are kept by Collection (Store.count): tallied per transaction and written once per count
-    // before COMMIT, instead of two trigger statements per count for every row written. Measured: ~14% of a
-    // confirm-payment's CPU went to these triggers. The counts they kept stay as they are.
+    // before COMMIT, instead of two trigger statements per count for every row written. The counts they kept stay.
     version: 902,
     name: 'store: list counts kept by the store, not by triggers',
     sql: `DROP TRIGGER IF EXISTS bank_accounts_count_delete;
