@@ -1,19 +1,13 @@
 // The billing area's persistence on PostgreSQL: the same answers as adapters/sqlite/billing.ts, in the same order
-// (creation order, `seq`), with what many transactions at once need besides (each rule's reason beside it):
-//
+// (`seq`), safe with many transactions at once (docs/api.md, "What the server needs of PostgreSQL: transactions"):
 // - Invoice numbers come from a counter row written in the statement that reads it (INSERT … ON CONFLICT DO UPDATE
-//   … RETURNING): of two transactions taking the same account's next number, the second waits for the first and,
-//   once the first commits, is aborted (40001) and run again by the store — never two invoices with one number.
-// - Due work (renewals, trial ends, dunning retries, due dates, checkout expiry) is claimed with FOR UPDATE SKIP
-//   LOCKED in the query that finds it: a row one process is working on is passed over by the others, which neither
-//   wait for it nor work on it a second time. A row another process has already finished (updated and committed
-//   since this transaction's snapshot) makes the claim fail with 40001, so its work is not done twice either.
-// - Where a rule decides from rows it does not write (a usage record's "is there one at this timestamp already",
-//   a paid invoice's "are the subscription's other invoices settled", a customer deleted only without live
-//   subscriptions, a product deleted only without prices), both rivals write one row (a no-op UPDATE of the parent
-//   where the rule itself writes none): under REPEATABLE READ a mere lock would not do — the second transaction gets
-//   it once the first commits, still blind to the first's rows — but of two writers of one row the second is
-//   aborted and run again, and then sees them.
+//   … RETURNING): the second taker is aborted (40001) and run again — never two invoices with one number.
+// - Due work is claimed with FOR UPDATE SKIP LOCKED in the query that finds it: other processes pass a held row
+//   over; a row finished since this snapshot fails the claim with 40001. No work is done twice.
+// - A rule that decides from rows it does not write (a usage record per timestamp, a paid invoice's settled
+//   siblings, deletes refused while children exist) makes both rivals write one parent row (a no-op UPDATE): a lock
+//   alone would not do under REPEATABLE READ (the second gets it still blind to the first's rows); a second writer
+//   is aborted and run again, and then sees them.
 import type { Customer, Price, PortalSession, SubscriptionStatus } from '../../../contract/billing.js';
 import type {
   BillingPort,

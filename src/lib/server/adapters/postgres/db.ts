@@ -1,31 +1,14 @@
-// PostgreSQL: the store's transactions over a postgres.js connection pool. Many transactions run at once, one per
-// connection; the domain's ports take no transaction handle, so the adapter's queries find the one they run in
-// through an AsyncLocalStorage (`current()`), set by the transaction that runs the domain's function.
-//
-// - Round trips: a transaction's statements are sent on a reserved connection without waiting for the one before
-//   where nothing needs its answer — BEGIN and the serial table's lock with the first statement, the writes the
-//   adapters `send` (inserts, updates) with what follows them, COMMIT behind the last writes. A failed write fails its
-//   transaction (PostgreSQL refuses every statement after it, and answers COMMIT by undoing it).
-// - Shared commits: requests' writes (`grouped`) waiting when a transaction can start run in one transaction, each in
-//   a savepoint, answered once it committed (`batch`): one BEGIN, lock and COMMIT (one WAL flush) for many requests,
-//   and requests of this process that post to the same rows (a ledger's system accounts) take turns within it
-//   instead of aborting each other. A batch takes only writes asked for before it began, so its snapshot holds every
-//   write answered before any of them was asked for.
-//
-// - A write (`grouped`, `alone`, `tx` outside a transaction) is REPEATABLE READ: one snapshot, and of two
-//   transactions that write the same row the second is aborted (40001) once the first commits, so a rule that reads,
-//   checks and writes back the row it checked (a payment confirmed once, a counter's next number, an
-//   Idempotency-Key's record claimed with INSERT … ON CONFLICT) takes effect once. A rule that checks rows it does
-//   not write must lock what it checked (FOR UPDATE) or lean on a unique index. PostgreSQL aborts one of two
-//   transactions that conflict (40001) or deadlock (40P01); the store runs it again, a bounded number of times, and
-//   the caller never sees it (`alone`, whose work may not run twice, excepted: see there). SERIALIZABLE (an option)
-//   needs no locks but aborts transactions that touched only their own rows (its predicate locks are per index page):
-//   measured in bench/README.md.
-// - A read (`read`, `readAway`) is REPEATABLE READ READ ONLY: one snapshot of committed data for the whole read (a
-//   page and its total agree), no predicate locks (it never makes a writer fail), never aborted.
-// - A connection failure (PostgreSQL stopped, restarting, unreachable, out of connections) is a `StorageUnavailable`
-//   (the contract's 503 `storage_unavailable` with Retry-After), raised as soon as the driver reports it; the pool
-//   connects again by itself on the next transaction. No error names the password.
+// PostgreSQL: the store's transactions over a postgres.js pool, many at once, one per connection. The ports take no
+// handle: the adapter's queries find their transaction through an AsyncLocalStorage (`current()`). Round trips,
+// shared commits, isolation and faults: ARCHITECTURE.md ("The store seam and its transaction rules") and docs/api.md
+// ("What the server needs of PostgreSQL: transactions"). What a change here must keep:
+// - A failed write fails its transaction (PostgreSQL refuses every statement after it, and undoes it at COMMIT).
+// - A batch (`grouped`) takes only writes asked for before it began: its snapshot holds every write answered before.
+// - Writes are REPEATABLE READ: a rule writes back the row it checked, or locks it (FOR UPDATE) or leans on a unique
+//   index. A conflict (40001) or deadlock (40P01) is run again, a bounded number of times, unseen by the caller
+//   (not in `alone`, whose work may not run twice). Reads are REPEATABLE READ READ ONLY: one snapshot, never aborted.
+// - A lost connection is a `StorageUnavailable` (503) at once; the pool reconnects by itself. No error names the
+//   password.
 import postgres, { type Options } from 'postgres';
 import { ReadAway, type Store } from '../../store/seam.js';
 import { describeUrl } from '../../database-url.js';

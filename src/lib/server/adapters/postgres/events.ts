@@ -1,24 +1,13 @@
-// The event log's persistence on PostgreSQL: the `events` table (migration 500), the same answers as SQLite's
-// (adapters/sqlite/events.ts). Totals are an exact COUNT(*) (no kept counts on PostgreSQL yet).
+// The event log's persistence on PostgreSQL: table `events`, the same answers as adapters/sqlite/events.ts (totals
+// are an exact COUNT(*)).
 //
-// Order of commits. `seq` is an identity column: PostgreSQL hands the number out at INSERT, not at COMMIT. Left
-// alone, of two transactions recording events of one account at once, the one with the lower number could commit
-// last — and every reader that follows an account's log forward by number (a webhook endpoint's dispatch cursor,
-// `payorch listen` paging with `ending_before`, the events a trigger reads after its mark) would already have read
-// past it and never see it. So an append takes the account's log lock first, in the same statement: a
-// transaction-level advisory lock on the account (`pg_advisory_xact_lock(EVENT_LOG_LOCK, hashtext(account))`), held
-// until COMMIT or rollback. Two transactions appending to one account's log take turns from the first append to
-// COMMIT: the second gets its number only after the first committed, so an account's events commit in the order of
-// their numbers (the identity's sequence keeps PostgreSQL's default CACHE 1: numbers are handed out in time order
-// across connections), and a cursor over one account never skips (every cursor that reads the log is per account: the
-// dispatcher's are per endpoint and read the endpoint's account, listeners read their account's, a trigger reads its
-// account's). Different accounts never wait on each other (apart from a hash collision, which only serializes more).
-// Why a lock and not a counter row per account updated in the appending transaction: under REPEATABLE READ the
-// second writer of that row is aborted (40001) once the first commits and its whole request runs again; the lock
-// makes it wait instead, and nothing is re-run. Why not readers that stop below the oldest number in flight: a
-// number in flight is not visible to other transactions (it would take pg_locks or a registry of writers), and a
-// single number per cursor cannot describe "committed above, in flight below". The cost: transactions of one account
-// that record events take turns for their COMMIT — short, as the append is the last statement before it (`last`).
+// An account's events commit in the order of their numbers. `seq` (an identity, CACHE 1) is handed out at INSERT, so
+// an append first takes the account's log lock in the same statement (`accountLogLock`: a transaction-level advisory
+// lock held to COMMIT); else a lower number could commit after a reader following the log by number (a dispatch
+// cursor, `payorch listen`, a trigger; every such cursor is per account) had read past it. Accounts never wait on
+// each other. A lock, not a counter row: REPEATABLE READ would abort and re-run the second writer of the row, the
+// lock makes it wait (readers cannot skip numbers in flight: those are invisible to them). The append is sent last
+// (`store.last`), so the lock is held only for the COMMIT.
 import type { List } from '../../../contract/common.js';
 import type { Event, ListEventsQuery } from '../../../contract/events.js';
 import type { EventLogPort } from '../../domain/events.js';

@@ -1,15 +1,11 @@
 // Fault rules shared by the server processes of one database (docs/api.md "Fault injection", "What the server needs of
-// PostgreSQL"): a rule added over the API through any process is a row of `fault_rules`, applies to the account's
-// requests and deliveries on every process, and its counts (matched, injected) are the row's, so a rule with a count
-// is used up once across them. Server-wide rules (`server start --faults`) are each process's own, in its memory, as
-// on SQLite: every process is given the same file.
+// PostgreSQL"): a rule added over the API is a row of `fault_rules`, and its counts are the row's, so a count is used
+// up once across processes. Server-wide rules (`--faults`) stay in each process's memory, as on SQLite.
 //
-// What a request pays: each process keeps the rules' definitions in memory (not their counts), read again when the
-// store's change mark moves — a rule added or deleted moves it (`moveChangeMark`, in the same transaction), and
-// authentication already looks at it once per event-loop turn (store/changes.ts). A request of an account with no
-// unspent rule that may match it pays a map lookup; one that may match pays one UPDATE per candidate rule, which
-// counts the match and takes the fault in one statement (`… WHERE injected < count RETURNING …`: two processes never
-// both take a rule's last injection).
+// Each process keeps the definitions in memory, read again when the change mark moves (adding or deleting a rule
+// moves it, `moveChangeMark`, in the same transaction). A request that may match pays one UPDATE per candidate rule,
+// which counts the match and takes the fault in one statement (`… WHERE injected < count RETURNING …`: two processes
+// never both take a rule's last injection).
 import { AsyncResource } from 'node:async_hooks';
 import type { Fault, FaultRule, FaultRuleBody } from '../../../contract/faults.js';
 import { parseFault } from '../../../contract/faults.js';

@@ -1,16 +1,11 @@
 // The idempotency records (http/idempotency.ts) in PostgreSQL: table idempotency_keys, one row per (account, key)
-// (its unique index), numbered by `seq` in the order the rows were inserted.
+// (its unique index), numbered by `seq` in insertion order.
 //
-// One effect per key across processes: a request looks its key up (`find`) and later writes its record (`save`: the
-// claim, or the outcome) in the same REPEATABLE READ transaction. Of two requests with one key on two processes,
-// both may find nothing; the second one's INSERT … ON CONFLICT then waits on the unique index for the first's
-// transaction, and once that commits PostgreSQL aborts the second (40001: the conflicting row is not in its snapshot,
-// which both ON CONFLICT DO NOTHING and DO UPDATE check at that isolation level). The store runs it again: it finds
-// the first one's record and replays it or answers 409. The record is never written over by a request that did not
-// see it.
-//
-// The saved response's sealed bytes (a Buffer) are kept in the text column as 'b64:' and their base64 (no JSON
-// text and no sealed text starts so), and given back as a Buffer.
+// One effect per key across processes: `find` and `save` run in one REPEATABLE READ transaction. Of two requests with
+// one key, both may find nothing; the second's INSERT … ON CONFLICT waits on the unique index and is aborted (40001)
+// once the first commits; run again, it finds the first's record (replay or 409). A record is never written over
+// by a request that did not see it. Saved responses (a Buffer) are kept in the text column as 'b64:' + base64 (no
+// JSON or sealed text starts so).
 import type { IdempotencyRecord, IdempotencyRecords } from '../../http/idempotency.js';
 import type { PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';

@@ -1,19 +1,12 @@
-// The ledger area's persistence on PostgreSQL: accounts, journal entries and their lines, holds, account events (the
-// same answers as adapters/sqlite/ledger.ts).
-//
-// Many transactions run at once here, and the ledger's rules read before they write:
-//
-// - A journal entry's balances: the ledger reads each account, checks it (active, not frozen, enough available)
-//   and computes the new balance from what it read. `postJournalEntry` locks those accounts' rows (FOR UPDATE, in id
-//   order, so two entries on the same accounts queue instead of deadlocking) and checks that each still has the
-//   balance, pending amount and status the ledger computed from; then it writes. Under REPEATABLE READ a row changed
-//   since the transaction's snapshot cannot be locked (40001: the store runs the request again, and the ledger reads
-//   and checks the current row), so a posting, a hold, a freeze or an unfreeze on the same account never lose one
-//   another; the check makes it so at any isolation level.
-// - Uniqueness read by a query (an account number, a currency's system account, a journal entry's one reversal) is
-//   kept by the unique indexes ledger_accounts_number, ledger_accounts_system and journal_entries_reverses: the
-//   second of two concurrent inserts fails on the index, and that is a conflict like any other (run again, where
-//   the query sees the first).
+// The ledger area's persistence on PostgreSQL (the same answers as adapters/sqlite/ledger.ts). The ledger reads,
+// checks and then writes, with many transactions at once:
+// - `postJournalEntry` locks the entry's accounts (FOR UPDATE, in id order: two entries queue instead of
+//   deadlocking) and checks that each still has the balance, pending amount and status the ledger computed from. A
+//   row changed since the snapshot cannot be locked (40001: run again), so postings, holds and freezes of one
+//   account never lose one another; the check makes it so at any isolation level.
+// - Uniqueness read by a query (an account number, a currency's system account, an entry's one reversal) is kept
+//   by the unique indexes ledger_accounts_number, ledger_accounts_system, journal_entries_reverses: the second
+//   insert fails on the index, a conflict like any other.
 // - Holds expired by due work are claimed by the query that reads them (claim.ts).
 import type { LedgerPort, StoredAccount, StoredEntry, StoredHold, StoredJournal } from '../../domain/ledger/port.js';
 import type { LedgerAccountEvent } from '../../../contract/ledger.js';

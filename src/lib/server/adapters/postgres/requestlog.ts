@@ -1,13 +1,10 @@
 // The request log shared by the server processes of one database (docs/api.md "Request log", "What the server needs
-// of PostgreSQL"): `GET /request-log` through any process reads every process's requests.
-//
-// Off the request path: a process keeps the entries of its requests in memory and writes them every 200 ms (and
-// before it reads the log, and when it closes), one statement per account, outside any transaction. That statement
-// numbers the entries from the account's counter row (request_log_seqs: `INSERT … ON CONFLICT DO UPDATE … RETURNING`,
-// which holds the row to COMMIT, so a second process's entries get the next numbers only once the first's are
-// committed: a reader following `after` never passes over an entry), inserts them, and drops what is past the
-// account's last REQUEST_LOG_SIZE. A read is one statement (one snapshot) that gives the account's kept entries and its
-// counter; filters, order and paging are requestlog.ts's, as in memory.
+// of PostgreSQL"). A process writes its entries off the request path (every REQUEST_LOG_FLUSH_MS, before it reads
+// the log, and when it closes), one statement per account, outside any transaction. That statement numbers them from
+// the account's counter row (request_log_seqs, `INSERT … ON CONFLICT DO UPDATE … RETURNING`, which holds the row to
+// COMMIT: another process's entries get later numbers only once these are committed, so a reader following `after`
+// never passes one), and drops what is past REQUEST_LOG_SIZE. A read is one statement (one snapshot); filters and
+// paging are requestlog.ts's.
 import { AsyncResource } from 'node:async_hooks';
 import type { RequestLogPage, RequestLogQuery } from '../../../contract/requestlog.js';
 import {

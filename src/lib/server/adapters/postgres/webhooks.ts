@@ -1,38 +1,18 @@
-// The webhooks area's persistence on PostgreSQL: the same answers as SQLite's (adapters/sqlite/webhooks.ts) —
-// endpoints and their dispatch cursors (webhook_cursors), the delivery outbox (webhook_deliveries, and
-// webhook_event_bodies for events that left the log while a delivery of them was pending), the listeners with their
-// queues of resends — for any number of server processes on one database.
-//
-// What several processes change, and how this file keeps the outbox's promises (docs/api.md "Events and webhooks"):
-//
-// - **Cursors never skip an event.** Each endpoint's cursor reads its own account's events by number; an account's
-//   events commit in the order of their numbers (the account's log lock, events.ts), so an event with a lower
-//   number never commits after the cursor read past it. A new endpoint's cursor starts after its own account's last
-//   event (not every account's, as on SQLite: the same events follow, and an event of its account still in flight
-//   is not passed over). Resends queued for listeners take the same lock: a listener's queue commits in order too.
-// - **Scans do not step on each other.** The dispatcher's scan locks the cursors it advances (`FOR UPDATE SKIP
-//   LOCKED`): another process's scan passes over them. Retention's scan of one account waits for them instead (it
-//   must look at every cursor before events are deleted); the snapshot rules then abort one of the two (40001)
-//   rather than let both advance a cursor.
-// - **One process serves an endpoint at a time** (one attempt in flight per endpoint, in event order). A claim of
-//   due deliveries first takes the endpoint (webhook_endpoint_claims, migration 907) in the same statement: the
-//   claim row is locked `FOR UPDATE SKIP LOCKED` and taken if it is free, already this process's, or held by a
-//   process that stopped beating (and claimed it more than a lease ago: a claim is live for a lease by itself, so a
-//   beat undone with its transaction does not leave a fresh claim unguarded); then the deliveries are read, in seq
-//   order after `afterSeq`, as on SQLite (within a process the dispatcher remembers what it has handed on). A
-//   process keeps the endpoint while it serves it, and frees it when a fresh turn (afterSeq 0, nothing of the
-//   endpoint with its sender) finds nothing due; until then the endpoint waits for that process's slots.
-// - **A process that dies has its endpoints taken over within seconds.** Each store beats (webhook_dispatchers,
-//   seen_ms on the database's clock, so the machines' clocks do not matter) at most once a second when the
-//   dispatcher scans or claims — it scans at least every poll (a second) while it runs. An endpoint whose process
-//   has not beaten for CLAIM_LEASE_MS is free for any other: its pending deliveries are sent again from the first
-//   (at least once). No claim needs renewing row by row, so nothing the dispatcher records conflicts with a beat.
-// - **Fairness holds across processes**: each process's dispatcher serves accounts in turn as on SQLite; a claim
-//   never waits for another process (SKIP LOCKED), and an endpoint another process serves answers nothing due, so
-//   the turn moves on to the next endpoint.
-//
-// The claim writes, so the dispatcher must claim in a write transaction that commits before the batch goes to the
-// sender (a claim in a read-only transaction fails with 25006).
+// The webhooks area's persistence on PostgreSQL (the same answers as adapters/sqlite/webhooks.ts) for any number of
+// server processes on one database; docs/api.md ("What the server needs of PostgreSQL: transactions") has the rules.
+// What keeps the outbox's promises across processes:
+// - Cursors never skip: an endpoint's cursor reads its own account's events, which commit in number order (the
+//   account's log lock, events.ts; listeners' resends take it too). A new endpoint's cursor starts after its own
+//   account's last event (not every account's, as on SQLite: one of its account still in flight is not passed over).
+// - The dispatcher's scan locks the cursors it advances (FOR UPDATE SKIP LOCKED); retention's scan of an account
+//   waits for them instead (it must see every cursor before events are deleted).
+// - One process serves an endpoint at a time: a claim takes the endpoint's webhook_endpoint_claims row in the same
+//   statement (SKIP LOCKED: never waits for another process) if it is free, this process's, or held by a process
+//   that has not beaten for CLAIM_LEASE_MS and claimed it over a lease ago (a beat undone with its transaction must
+//   not leave a fresh claim unguarded). It is freed when a fresh turn (afterSeq 0) finds nothing due.
+// - Beats (webhook_dispatchers.seen_ms, the database's clock) at most once a second while the dispatcher scans or
+//   claims; no claim is renewed row by row, so nothing the dispatcher records conflicts with a beat.
+// The claim writes: claim in a write transaction that commits before the batch goes to the sender (25006 otherwise).
 import { randomUUID } from 'node:crypto';
 import type { Event } from '../../../contract/events.js';
 import type { StoredEndpoint, WebhookEndpointPort } from '../../domain/webhooks/endpoints.js';
