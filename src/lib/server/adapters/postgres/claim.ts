@@ -1,17 +1,14 @@
 // What the PostgreSQL area adapters share: documents by a query, the earliest due time, the claim of due work, and
 // unique indexes that keep a rule's check against concurrent transactions.
 //
-// Due work (domain/due.ts) reads its due rows inside the write transaction that then changes them. Two processes
-// running the same due work at once never double its effect: the rows are locked by the query that reads them, so
-// of two transactions only one changes a row (REPEATABLE READ would in any case abort the second writer of a row,
-// 40001, with all it wrote — its events too). How the rows are locked depends on what the caller asked for:
-//
-// - at most `limit` rows (the scheduler's bounded steps): a claim, `FOR UPDATE SKIP LOCKED` — rows another
-//   transaction holds are left to it, and the two never wait on each other;
-// - all of them (`limit` -1: a request that catches up with one account's due work before it checks anything, e.g.
-//   the ledger's available balance before a hold): `FOR UPDATE`, waiting for a transaction that holds one of them.
-//   Skipping would let the request check what that row was before it came due (a hold still counted as pending),
-//   an answer no serial order gives; waiting, it is aborted once the holder commits (40001) and run again.
+// Due work (domain/due.ts) reads its due rows in the write transaction that changes them, locked by that query so
+// that two processes never double its effect:
+// - at most `limit` rows (the scheduler's bounded steps): `FOR UPDATE SKIP LOCKED` — rows another transaction holds
+//   are left to it, and neither waits;
+// - all of them (`limit` -1: a request catching up with its account's due work before it checks anything, e.g. the
+//   available balance before a hold): `FOR UPDATE`, waiting. Skipping would let the request check a row as it was
+//   before it came due (a hold still pending), which no serial order gives; waiting, it is aborted (40001) once the
+//   holder commits, and run again.
 import type { Owned } from '../../store/seam.js';
 import type { PostgresDatabase } from './db.js';
 import { pgQuery } from './query.js';

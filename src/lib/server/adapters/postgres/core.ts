@@ -13,18 +13,15 @@ import { pgDocuments, pgUpdateAll } from './documents.js';
 import { pgQuery, type Value } from './query.js';
 
 /**
- * The meta record whose value moves whenever state that every process keeps in memory changes, by any process: an API
- * key revoked or un-revoked, an account's clock advanced, its processors marked up or down, a fault rule added or
- * deleted, the whole database replaced by a snapshot's restore (AccountsPort.changeMark). Written in the transaction
- * that makes the change, so that it moves exactly when the change becomes visible to other processes' reads (a mark
- * that moved before the COMMIT would let another process cache the value it is about to lose, and never look again).
- * Each process looks at it once per event-loop turn, before a request's first use of what it guards (store/changes.ts).
+ * The meta record whose value moves whenever state every process keeps in memory changes, by any process: a key
+ * revoked or un-revoked, a clock advanced, processors marked, a fault rule added or deleted, a restore
+ * (AccountsPort.changeMark). Written in the transaction that makes the change, so that it moves exactly when the
+ * change becomes visible (a mark moved before the COMMIT would let another process cache the value it is about to
+ * lose, and never look again). Each process looks at it once per event-loop turn (store/changes.ts).
  *
- * A key added does not move it: the processes' caches hold keys they found active, and a new key (its hash is
- * unique) cannot make one of them wrong — while every account made would otherwise write this one row, and two made
- * at once would conflict (one of them re-run). Its value is random, not a count: a restore that copies the record
- * back from a snapshot cannot bring a mark some process already saw with other state. (Its key still says what it
- * first guarded: databases made before keep theirs.)
+ * A key added does not move it: a new key cannot make a cached one wrong, and every account made would otherwise
+ * write this one row (two at once: a conflict). Its value is random, not a count, so a restore that copies the
+ * record back cannot bring a mark some process already saw with other state. Its key is its first use's name.
  */
 export const CHANGE_MARK = 'api_keys_mark';
 

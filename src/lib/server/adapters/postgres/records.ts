@@ -25,18 +25,14 @@ interface Cell {
 /**
  * The server's own records: table meta (key, value).
  *
- * `cell(key)` answers synchronously from memory: the values are read once, at the end of each `exclusive` (in its
- * transaction, under its lock), so a cell is made after an `exclusive` — as seed.ts does (`Seed.open` binds the seed
- * in one, then makes the stream's cell). A cell's `change` writes in the caller's transaction without waiting: the
- * statement is sent at once, ahead of the transaction's COMMIT (a failure of it fails the transaction). Its value
- * follows the store's COMMITs and rollbacks (a savepoint's included, as SQLite's reads inside the transaction would).
- * Only this process's writes are seen: a seeded sandbox on PostgreSQL is one server process (seed.ts refuses a second
- * seeded store in a process; a second process would draw the same ids).
+ * `cell(key)` answers synchronously from memory, from the values read at the end of each `exclusive`: make a cell
+ * after one (as `Seed.open` does). Its `change` is sent at once in the caller's transaction, not waited for (its
+ * failure fails the transaction), and its value follows the store's COMMITs and rollbacks, savepoints' included.
+ * Only this process's writes are seen: a seeded sandbox on PostgreSQL is one process (seed.ts).
  *
- * The store's COMMIT and rollback listeners do not say which transaction ended: the value is exact while one
- * transaction at a time writes the cell (SQLite's case, and a seeded server's requests sent one at a time). With two
- * writing at once, a rollback of one takes the value back to what was committed, below the other's draws if it has
- * not committed yet (the cell's row conflict aborts a later draw that overlaps them only while that one is open).
+ * COMMIT and rollback listeners do not say which transaction ended, so the value is exact only while one transaction
+ * at a time writes the cell (a seeded server's, in turn): with two at once, a rollback of one takes it back below the
+ * other's uncommitted draws.
  */
 export function pgServerRecords(store: PostgresDatabase): ServerRecords {
   const get = async (key: string) =>
