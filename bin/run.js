@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// CommonJS (bin/package.json): an ES module entry costs ~5 ms more to start, and so does loading the compile
-// cache as one.
+// CommonJS (bin/package.json): an ES module entry starts slower, and so does loading the compile cache as one.
 'use strict';
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -22,9 +21,8 @@ async function main() {
   const join = (...parts) => path.join(...parts);
   const { pathToFileURL } = require('node:url');
   const root = join(__dirname, '..');
-  // @oclif/core checks on import that Node satisfies ITS engines (>=18) with `semver` (~50 files, ~5–8 ms).
-  // Our own engines (>=20.18) are stricter, so that check cannot fail here: skip it, without leaking the
-  // setting into the environment of processes we start.
+  // @oclif/core checks on import, with `semver`, that Node satisfies ITS engines (>=18). Ours (>=20.18) are
+  // stricter, so that check cannot fail: skip it, without leaking the setting into processes we start.
   const env = process.env;
   const skipSet = env.OCLIF_DISABLE_ENGINE_WARNING === undefined;
   if (skipSet) env.OCLIF_DISABLE_ENGINE_WARNING = '1';

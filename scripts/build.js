@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Build: compile TypeScript to dist/, build the entry points for CommonJS into dist/cjs (scripts/cjs.js),
-// bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js: start-up loads 1 file instead of ~110), bundle the
-// in-process server into dist/vendor/embedded.cjs (scripts/bundle-embedded.js: one file instead of ~250), write
-// the oclif manifest (so startup never scans command files) and bundle the command path into dist/vendor/cli.cjs
-// (scripts/bundle-cli.js, from the manifest: a command runs without oclif's start-up).
+// bundle @oclif/core into dist/vendor (scripts/bundle-oclif.js), bundle the in-process server into
+// dist/vendor/embedded.cjs (scripts/bundle-embedded.js), write the oclif manifest (so startup never scans
+// command files) and bundle the command path into dist/vendor/cli.cjs (scripts/bundle-cli.js, from the
+// manifest: a command runs without oclif's start-up).
 // Runs on `npm ci` / `npm install` (prepare), before `npm test` and before `npm run bench`.
 //
 // `--if-stale` (prepare) skips the build when dist/ was built from the sources as they are: the hash of what it

@@ -1,20 +1,17 @@
 #!/usr/bin/env node
 // Build step (scripts/build.js, after the oclif manifest): the command path in one CommonJS file,
-// dist/vendor/cli.cjs — src/lib/cli/fast.ts (which bin/run.js asks first), every command in the index, what they
-// load (src/lib/cli, output, client, chalk, …) and @oclif/core with its top-level requires made lazy
-// (scripts/lazy-requires.js) — which the V8 code cache (src/lib/cli/compile-cache.ts) keeps compiled. Each
-// command's module runs only when that command runs (esbuild wraps what the index imports on demand).
-// Measured: bench/README.md, "The command path in one file".
-//
-// - The index comes from oclif.manifest.json (ids, aliases, args, strictness: what oclif's argv collation asks).
-//   A command whose code uses oclif's configuration beyond `bin` and `version` (help, completion: the command
-//   list) is left out of it and runs the usual way; so is every command while package.json declares a hook
-//   other than command_not_found, or plugins (the fast path runs none).
-// - The in-process server stays out (it is dist/vendor/embedded.cjs, loaded by path); its ES module form, for
-//   PAYORCH_EMBEDDED_BUNDLE=0, is imported through bin/run.js's import() as before.
+// dist/vendor/cli.cjs — src/lib/cli/fast.ts, every command in the index and what they load, @oclif/core with its
+// top-level requires made lazy (scripts/lazy-requires.js) — kept compiled by the V8 code cache. A command's
+// module runs only when that command runs. ARCHITECTURE.md, "One request"; bench/README.md, "The command path
+// in one file".
+// - The index comes from oclif.manifest.json (what oclif's argv collation asks). A command that uses oclif's
+//   configuration beyond `bin` and `version` (help, completion) is left out; so is every command while
+//   package.json declares plugins or a hook other than command_not_found (the fast path runs none).
+// - The in-process server stays out (dist/vendor/embedded.cjs, loaded by path; its ES module form, for
+//   PAYORCH_EMBEDDED_BUNDLE=0, through bin/run.js's import()).
 // - `import.meta.url` becomes the URL of the module's own file in dist/ (as in scripts/bundle-embedded.js).
-// - Whitespace and comments are minified away and no import() call may be left: the code cache leaves alone a
-//   file in which anything looks like one. The build fails if one is left.
+// - Minified whitespace and comments, and no import() call left (the build fails on one): the code cache leaves
+//   alone a file in which anything looks like one.
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import {
@@ -150,7 +147,7 @@ const external = {
   },
 };
 
-// `debug` (oclif's logger; with supports-color, tty, …: ~3 ms to load) is off on this path: src/lib/cli/fast.ts
+// `debug` (oclif's logger; it loads supports-color, tty, …) is off on this path: src/lib/cli/fast.ts
 // leaves runs with DEBUG (or PAYORCH_DEBUG) set to oclif, and nothing else turns a namespace on. Every logger is
 // a no-op, as debug's own are when no namespace is enabled.
 const debugOff = {
@@ -173,8 +170,8 @@ module.exports = debug;`,
 };
 
 // Packages @oclif/core loads only for its full configuration, help and spinners — on this path, only after a
-// failure (src/lib/cli/fast.ts loads the configuration then) — stay outside the bundle (~210 KB less to read on
-// every run): each is required on first use from where @oclif/core finds it.
+// failure (src/lib/cli/fast.ts loads the configuration then) — stay outside the bundle (less to read on every
+// run): each is required on first use from where @oclif/core finds it.
 const OCLIF_ONLY = ['semver', 'tinyglobby', 'minimatch', 'cli-spinners', 'ejs', 'lilconfig', 'get-package-type'];
 const oclifOnly = {
   name: 'oclif-only-packages',
@@ -242,7 +239,7 @@ for (const [from, to] of WRAPPERS) {
 }
 
 // ASCII only: one character outside it (a regular expression of ansi-regex keeps its U+009B as is) makes V8 hold
-// the whole source as a two-byte string (1.5 MB instead of 0.8), which every run decodes, encodes and compares.
+// the whole source as a two-byte string (twice the size), which every run decodes, encodes and compares.
 // In a string or a regular expression literal an escape means the same character; anywhere else (a template
 // literal's raw text, a name) it might not, so there the build fails.
 code = asciiOnly(code);

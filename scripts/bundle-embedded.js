@@ -1,13 +1,11 @@
 #!/usr/bin/env node
-// Build step (scripts/build.js, after tsc): the in-process way in — dist/lib/server/embedded.js, the server and
-// the transport a command with no key configured runs in its own process — and every package it loads except
-// better-sqlite3 (a native addon), bundled into one CommonJS file, dist/vendor/embedded.cjs, which
-// src/lib/cli/embedded.ts loads in place of the ES modules. On Node 20 ES modules are compiled afresh on every
-// run (no code cache) and ~250 files are looked up and loaded; the bundle is one file that the CLI's code cache
-// (src/lib/cli/compile-cache.ts) keeps compiled. Measured: bench/README.md, "Faster without a server".
+// Build step (scripts/build.js, after tsc): the in-process server and transport (dist/lib/server/embedded.js,
+// what a command with no key configured runs) and every package it loads except better-sqlite3 (a native addon),
+// in one CommonJS file, dist/vendor/embedded.cjs, which src/lib/cli/embedded.ts loads in place of the ES modules:
+// on Node 20 ES modules get no code cache, the bundle does. bench/README.md, "Faster without a server".
 //
 // - Whitespace and comments are minified away (identifiers are kept): the code cache leaves alone a file in
-//   which anything looks like an import() call, and comments (JSDoc types) did. A source map beside it
+//   which anything looks like an import() call, as comments (JSDoc types) can. A source map beside it
 //   (`node --enable-source-maps`, which also turns the code cache off) gives stack traces their files and lines.
 // - `import.meta.url` (a worker's script, a createRequire base) becomes the URL of the module's own file in
 //   dist/, found from the bundle's location at run time: the workers' scripts and package.json stay where they are.
@@ -31,8 +29,8 @@ const outFile = join(outDir, 'embedded.cjs');
 const metaUrl = metaUrlPlugin();
 
 // fastify's server module loads node:https, node:http2 and node:dns at the top, for servers with TLS or HTTP/2
-// and for listening on a host name; the in-process server does neither (~5–10 ms of Node's own modules, with
-// node:tls). In the bundle they load on first use instead. The build fails if the lines are not found.
+// and for listening on a host name; the in-process server does neither. In the bundle they (and node:tls) load
+// on first use instead. The build fails if the lines are not found.
 const LAZY_BUILTINS = { 'fastify/lib/server.js': ['https', 'http2', 'dns'] };
 const lazyBuiltins = {
   name: 'lazy-builtins',

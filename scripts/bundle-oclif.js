@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // Build step (scripts/build.js): @oclif/core and the packages it loads, bundled into one CommonJS file,
 // dist/vendor/oclif-core-<version>.cjs. bin/run.js loads it in place of node_modules/@oclif/core when the
-// installed version is the same; it is the same code, loaded from 1 file instead of ~110 (measured: the CLI
-// start-up of `sessions get --json` -18 ms median; see the commit that added this file).
+// installed version is the same; it is the same code, loaded from one file.
 //
 // Two adjustments, both checked here:
 // - Development-time TypeScript support (typescript, ts-node, tsx) stays outside the bundle: oclif loads it
-//   only for uncompiled plugins, from node_modules, as before.
+//   only for uncompiled plugins, from node_modules.
 // - oclif's dynamic import() calls (ES module commands, hooks, tsx) become calls to a function bin/run.js
 //   provides (`import(url)` from an ES module): they all take absolute file URLs, so they resolve the same.
 //   That leaves the bundle without import(), so that the V8 code cache (src/lib/cli/compile-cache.ts) can

@@ -1,8 +1,8 @@
 // An esbuild plugin for the CLI's bundle (scripts/bundle-cli.js): in the CommonJS packages it bundles (@oclif/core
 // and what it loads), a module's top-level `const x = require('…')` loads the module on first use instead of at
 // once. oclif's modules require one another at the top (the command class loads the whole config machinery,
-// plugins, globbing, help templates, …: ~30 ms of evaluation), while a command that parses its flags and makes a
-// request uses a small part of it.
+// plugins, globbing, help templates, …), while a command that parses its flags and makes a request uses a small
+// part of it.
 //
 // Only a declaration whose every use is a property read (`x.name`, as TypeScript's CommonJS output and most
 // packages use their imports) is made lazy: each `x` becomes `x$lazy()`, a function that requires the module
