@@ -1,26 +1,12 @@
-// V8 code cache for the CLI's CommonJS dependencies (oclif and what it loads; fastify & co. on the embedded
-// path), so that a run does not compile the same ~100 files again. Enabled by bin/run.js before @oclif/core
-// is imported.
-//
-//   Node ≥ 22.1: Node's own `module.enableCompileCache(dir)` (CommonJS and ES modules, keyed by content).
-//   Node 20/21:  a CommonJS compile hook (below). Each entry holds the exact source it was made from and is
-//                used only when the file's source is byte for byte the same, and when its data matches the
-//                checksum it was written with (V8 does not verify code cache data in release builds: a
-//                corrupt entry would crash the process, and every run after it). V8 checks version, flags
-//                and source length itself and rejects what does not fit. Entries live in one file per Node
-//                version, architecture and Node options (V8 rejects data made under other flags: runs with
-//                and without, say, NODE_OPTIONS=--max-old-space-size=… would otherwise keep rewriting one
-//                file) and installation of payorch, read entry by entry, rewritten at exit only when something
-//                was compiled afresh.
-//
-// The cache lives in the per-user cache directory (`$XDG_CACHE_HOME/payorch-nodejs/compile-cache`, else
-// `~/.cache/…`; macOS `~/Library/Caches/payorch-nodejs/…`; Windows `%LOCALAPPDATA%\payorch-nodejs\Cache\…`),
-// never in the installed package. Any failure (unwritable or corrupt cache) is ignored: the CLI then
-// compiles as usual. `NODE_DISABLE_COMPILE_CACHE=1` turns it off.
-//
-// Start-up cost matters here (this runs before everything else): no env-paths (the first package import
-// costs ~4 ms), no node:zlib for its crc32 (~2.5 ms to load; a small checksum in JS instead), no reading of
-// entries that are not used.
+// V8 code cache for the CLI's CommonJS dependencies, so that a run does not compile them again. Enabled by
+// bin/run.js before @oclif/core is imported. Node ≥ 22.1 uses Node's own `module.enableCompileCache(dir)`;
+// Node 20/21 a CommonJS compile hook (below), whose entries are used only when the source is byte for byte the
+// same and the data matches its checksum (V8 does not verify cached data in release builds: a corrupt entry
+// would crash every run). One file per Node version, architecture, Node options (V8 rejects data made under
+// other flags) and installation; rewritten at exit only when something was compiled afresh.
+// It lives in the per-user cache directory (compileCacheDir), never in the package. Any failure is ignored
+// (the CLI compiles as usual); `NODE_DISABLE_COMPILE_CACHE=1` turns it off. This runs before everything else:
+// no env-paths, no node:zlib (a small checksum instead), no reading of entries that are not used.
 import Module from 'node:module';
 import {
   closeSync,
@@ -85,9 +71,7 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
 
 /**
  * This installation of payorch (where this file is), as a short hex name: each installation has a cache file of
- * its own. One file for all of them kept every installation's entries (another project's `npx payorch`, each
- * checkout of this repository), and every run parsed the index of them all: 4,679 entries, a 426 KB index,
- * 10–45 ms a run, on a machine with a few checkouts.
+ * its own, so that a run does not parse the index of every other installation's entries.
  */
 function installId(): string {
   return checksum(Buffer.from(dirname(new URL(import.meta.url).pathname))).toString(16);
@@ -115,10 +99,9 @@ interface Compiled {
 
 /**
  * `globalThis[CHECKPOINT]()` (when the hook is installed): the entries written at exit hold what was compiled up
- * to now, not what runs after. V8's data of a script holds every function compiled in it by then, and the first
- * run decides an entry for the runs after it: src/lib/cli/fast.ts calls this before a failure loads oclif's
- * configuration and help, which every later run would otherwise read and load from the cache (~180 KB more for
- * the command path's bundle).
+ * to now, not what runs after (V8's data holds every function compiled by then, and the first run decides the
+ * entry for later runs). src/lib/cli/fast.ts calls it before a failure loads oclif's configuration and help, so
+ * that later runs do not read and load those from the cache.
  */
 export const CHECKPOINT = Symbol.for('payorch.compileCache.checkpoint');
 
@@ -127,9 +110,8 @@ const isEntry = (e: unknown): e is Entry =>
 
 /**
  * A 32-bit checksum (multiplicative hashing over 32-bit little-endian words, then the bytes left) that detects
- * corrupt data. Large inputs (the command path's ~500 KB of V8 data, on every run) go through the same loop in
- * WebAssembly: ~0.7 ms against ~1.5–3.5 ms for the JavaScript loop, which runs once per process and so mostly
- * in V8's interpreter.
+ * corrupt data. Large inputs go through the same loop in WebAssembly: the JavaScript loop runs once per process,
+ * mostly in V8's interpreter. Both must compute the same value, or existing cache files stop matching.
  */
 export function checksum(b: Buffer): number {
   if (b.length >= WASM_MIN_BYTES) {
@@ -204,7 +186,7 @@ export function checksumJs(b: Buffer): number {
 
 function installCommonJsHook(M: ModuleStatics, file: string, env: NodeJS.ProcessEnv): void {
   const options = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
-  // (`o &&`: no options, the usual case, compiles no regular expression: ~0.3 ms of start-up.)
+  // (`o &&`: no options, the usual case, compiles no regular expression.)
   if (options.some((o) => o && NODE_OPTIONS_LEFT_ALONE.test(o))) return;
 
   let fd = -1;

@@ -8,8 +8,7 @@ import { printable } from '../output/render.js';
 
 /**
  * The event catalog, loaded when a command checks or lists types: its module builds the API's schemas with
- * TypeBox (~150–200 ms of CPU at start-up, measured on `trigger --list` against `profiles list`), which
- * `listen` without --events, `--print-secret` and `logs tail` never need.
+ * TypeBox (costly at start-up), which `listen` without --events, `--print-secret` and `logs tail` never need.
  */
 export const eventCatalog = () => import('../contract/event-types.js');
 

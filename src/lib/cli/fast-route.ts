@@ -1,9 +1,9 @@
 // Which runs the command path (src/lib/cli/fast.ts, dist/vendor/cli.cjs) takes, decided before that file loads:
 // bin/run.js asks this module first, from its own small file (dist/vendor/cli-route.cjs, with the command index
-// scripts/bundle-cli.js makes from oclif's manifest). Everything else goes oclif's usual way, with nothing more
-// loaded than before: no arguments, a help flag, `--version`, a command or topic the index does not have (help,
-// the not-found hook), a command left out of the index (it uses more of oclif's configuration, or loads the
-// server's modules), and oclif's debug output (DEBUG, PAYORCH_DEBUG).
+// scripts/bundle-cli.js makes from oclif's manifest). Everything else goes oclif's usual way, loading nothing
+// more than oclif alone: no arguments, a help flag, `--version`, a command or topic the index does not have
+// (help, the not-found hook), a command left out of the index (it uses more of oclif's configuration, or loads
+// the server's modules), and oclif's debug output (DEBUG, PAYORCH_DEBUG).
 
 /** What oclif's argv collation asks of a command. */
 export interface RouteCommand {

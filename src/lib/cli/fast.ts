@@ -1,15 +1,10 @@
-// The command path without oclif's start-up: bin/run.js hands argv here first, from dist/vendor/cli.cjs (one
-// CommonJS file — this module, every command, src/lib/cli, output, client and the part of @oclif/core a command
-// run uses — which the V8 code cache keeps compiled; scripts/bundle-cli.js builds it with the command index from
-// oclif's manifest). For a command the index knows, it does what oclif's `execute` does for it — the same command
-// class, the same oclif parser, lifecycle (`_run`: init, run, catch, finally) and error handler — without loading
-// oclif's configuration (package.json, the 400 KB manifest, plugins, hooks) and oclif's other modules: the
-// command gets a configuration object holding what a command uses of it (bin, version, user agent, the command
-// ids). A failure loads oclif's full configuration before oclif's handler runs, so that a usage error shows its
-// help as before.
-//
-// What goes the usual way is decided before this file loads, by src/lib/cli/fast-route.ts (its own small file,
-// dist/vendor/cli-route.cjs).
+// The command path without oclif's start-up (built into dist/vendor/cli.cjs by scripts/bundle-cli.js;
+// ARCHITECTURE.md, "One request"). For a command of the index it does what oclif's `execute` does — the same
+// command class, parser, lifecycle (`_run`: init, run, catch, finally) and error handler — without loading oclif's
+// configuration (package.json, the manifest, plugins, hooks): the command gets an object holding what a command
+// uses of it (bin, version, user agent, the command ids). A failure loads oclif's full configuration before
+// oclif's handler runs, so that a usage error shows its help as oclif would. What goes the usual way is decided
+// before this file loads, by src/lib/cli/fast-route.ts.
 import { Errors, Config, flush, type Command } from '@oclif/core';
 import type { RouteCommand, RouteIndex } from './fast-route.js';
 

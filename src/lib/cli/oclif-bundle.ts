@@ -1,6 +1,6 @@
 // @oclif/core from one file: dist/vendor/oclif-core-<version>.cjs, which scripts/bundle-oclif.js builds from
-// node_modules/@oclif/core and the packages it loads (the same code; ~110 files otherwise, whose lookup and
-// loading cost more than running them). bin/run.js calls this before anything imports @oclif/core; the bundle
+// node_modules/@oclif/core and the packages it loads (the same code; looking up and loading its files one by one
+// costs more than running them). bin/run.js calls this before anything imports @oclif/core; the bundle
 // is then what `import … from '@oclif/core'` gives, to bin/run.js and to every command alike (one copy).
 // Used only when the installed @oclif/core has the bundle's version; otherwise (or on any failure) nothing
 // changes and @oclif/core loads from node_modules as usual.

@@ -1,6 +1,6 @@
 // Profiles: named API keys and base URLs, stored with `conf` in `$PAYORCH_HOME` (else conf's default
 // config directory), file mode 0600. Reading goes straight to the JSON file so that every API command does
-// not pay conf's import cost (~90 ms); writing goes through conf (atomic writes, schema, file mode).
+// not pay conf's import cost; writing goes through conf (atomic writes, schema, file mode).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';

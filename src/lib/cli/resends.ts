@@ -1,7 +1,7 @@
 // What makes `payorch listen` a destination of `payorch events resend` (docs/api.md "Resends to listeners"): it
 // registers as a listener of the account, renews its lease on a timer of its own (a forward that hangs does not
 // stop it), reads the resends queued for it after its cursor, and deletes itself when it stops. A server without
-// these routes (404) is followed as before: no resends, said once.
+// these routes (404) is still followed: no resends, said once.
 import type { Client } from '../client/client.js';
 import { ApiError, ConnectionError, TimeoutError } from '../client/errors.js';
 import type { Event } from '../contract/events.js';

@@ -206,7 +206,7 @@ export class Client {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    // node:crypto is loaded only for requests that carry an Idempotency-Key (~2–3 ms of CLI start-up for a GET).
+    // node:crypto is loaded only for requests that carry an Idempotency-Key (a GET does not pay its load).
     if (method !== 'GET' && method !== 'HEAD' && options.idempotencyKey !== false)
       headers['idempotency-key'] = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();
     // A path that already has a query string (`payorch api GET '/sessions?limit=2' --query status=…`) gets the

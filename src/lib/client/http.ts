@@ -1,10 +1,6 @@
-// HTTP transport over node:http / node:https with a keep-alive agent.
-//
-// Measured reason for not using undici here (the project's stack names it for the client): on these machines
-// `import('undici')` opens 113 files and costs ~110–120 ms, which alone is more than the CLI's whole
-// start-up budget for `sessions get --json` (≤ 2.5× `node -e 0` ≈ 150 ms); node:http is already in the
-// binary. Behaviour is the same: keep-alive pooling, per-attempt timeouts, connection errors surfaced as
-// TransportFailure (retried by the client).
+// HTTP transport over node:http / node:https with a keep-alive agent: keep-alive pooling, per-attempt timeouts,
+// connection errors surfaced as TransportFailure (retried by the client). Not undici: importing it alone would
+// exceed the CLI's start-up budget for `sessions get --json`; node:http is already in the binary.
 import * as http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { parseBaseUrl } from './url.js';
@@ -17,7 +13,7 @@ import {
   type TransportResponse,
 } from './transport.js';
 
-/** The transport for `baseUrl`; node:https (TLS, ~1 ms of CLI start-up) is loaded only for https URLs. */
+/** The transport for `baseUrl`; node:https (TLS, a start-up cost) is loaded only for https URLs. */
 export async function httpTransport(baseUrl: string): Promise<HttpTransport> {
   const secure = parseBaseUrl(baseUrl).protocol === 'https:';
   return new HttpTransport(baseUrl, secure ? await import('node:https') : http);

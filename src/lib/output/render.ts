@@ -53,9 +53,9 @@ export function useColor(stream: NodeJS.WriteStream = process.stdout, env = proc
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
-// chalk is loaded only when a stream is coloured (a terminal without NO_COLOR, or FORCE_COLOR): importing it
-// costs ~7–9 ms of CLI start-up, and without colour chalk (level 0) returns its arguments unchanged — which
-// `plain` does too, with chalk's own rule (one argument → '' + it; several → joined with spaces).
+// chalk is loaded only when a stream is coloured (a terminal without NO_COLOR, or FORCE_COLOR): it costs
+// start-up, and without colour chalk (level 0) returns its arguments unchanged — which `plain` does too, with
+// chalk's own rule (one argument → '' + it; several → joined with spaces).
 let chalkModule: typeof import('chalk') | undefined;
 
 /** Loads chalk when stdout or stderr will be coloured. BaseCommand runs it before a command runs or reports. */
