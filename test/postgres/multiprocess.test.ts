@@ -184,6 +184,7 @@ describe.skipIf(pg.missing !== '')(
           }
           // Reconnected by themselves: the next requests are served (a request may still meet a connection the
           // restart closed — 503, retried by any client that honours Retry-After).
+          const made: { id: string; fallback_url: string }[] = [];
           for (const req of reqs) {
             let r = await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
             for (let i = 0; r.status === 503 && i < 20; i++) {
@@ -191,6 +192,14 @@ describe.skipIf(pg.missing !== '')(
               r = await req('POST', '/create-session', { body: { amount: 100, currency: 'usd' } });
             }
             expect(r.status).toBe(201);
+            made.push(r.body);
+          }
+          // What each process wrote after the restart is read through the other, as it was answered (but for the
+          // hosted page's address: each process is its own without a public URL).
+          for (const [i, session] of made.entries()) {
+            const seen = await reqs[(i + 1) % reqs.length]!('GET', `/sessions/${session.id}`);
+            expect(seen.status).toBe(200);
+            expect({ ...seen.body, fallback_url: '' }).toEqual({ ...session, fallback_url: '' });
           }
         }
       },

@@ -30,8 +30,6 @@ import {
 } from './snapshots.js';
 import { checkName, SnapshotError } from './store/snapshot-rules.js';
 
-/** The store a server runs on (its engine's). */
-
 /** A snapshot kept in memory: the database's bytes (its engine's image of it), for `RunningServer.restore`. */
 export class Snapshot {
   readonly object = 'snapshot';
