@@ -182,7 +182,7 @@ describe('migration 905 (one default bank account per customer)', () => {
   });
 });
 
-describe('the declared tables (adapters/sqlite/tables.ts)', () => {
+describe('the declared tables (store/tables.ts)', () => {
   const db = () => {
     const store = openSqliteDatabase(join(tempDir(), 'payorch.db'));
     return store;
