@@ -380,13 +380,15 @@ describe.skipIf(pg.missing !== '')(`the PostgreSQL store${pg.missing ? ` (skippe
             (e: unknown) => stale.give(e),
           );
       });
+      // Its answer is taken now: the close can reach this process before the answer to the terminate does.
+      const answered = open.then(
+        () => 'committed',
+        (e: unknown) => e,
+      );
       await admin`SELECT pg_terminate_backend(${await started.promise})`;
       // Answered once the driver sees the close, though the work has not asked for anything since.
       const outcome = await Promise.race([
-        open.then(
-          () => 'committed',
-          (e: unknown) => e,
-        ),
+        answered,
         new Promise((resolve) => setTimeout(resolve, 20_000, 'no answer in 20 s')),
       ]);
       expect(outcome).toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
